@@ -1,0 +1,38 @@
+# passkeyd: `make run` starts the server with embedded defaults, `make test` runs every test.
+SHELL := /bin/bash
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+DEBIAN_PACKAGES := libssl-dev libcbor-dev libsqlite3-dev libevent-dev pkg-config
+SWIFT ?= swift
+
+.PHONY: deps build release run test test-swift bench-core clean
+
+# Install the Debian packages that are missing; nothing at all when everything is there.
+deps:
+	@missing=""; for p in $(DEBIAN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ -z "$$(ls -A /var/lib/apt/lists 2>/dev/null | grep -v -e lock -e partial -e auxfiles)" ]; then $(SUDO) apt-get update; fi; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+run: release
+	./.build/release/passkeyd serve
+
+test: deps test-swift
+
+test-swift:
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --parallel
+
+bench-core: deps
+	$(SWIFT) build -c release --product passkeyd-bench
+	./.build/release/passkeyd-bench core
+
+clean:
+	rm -rf .build

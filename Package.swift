@@ -1,0 +1,41 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "passkeyd",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "passkeyd", targets: ["passkeyd"]),
+    ],
+    targets: [
+        // C libraries from Debian, each imported by exactly one Swift wrapper module.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLibCBOR", pkgConfig: "libcbor", providers: [.apt(["libcbor-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLibEvent", pkgConfig: "libevent_openssl", providers: [.apt(["libevent-dev"])]),
+
+        // Pure layers.
+        .target(name: "CBOR", dependencies: ["CLibCBOR"]),
+        .target(name: "CryptoCore", dependencies: ["COpenSSL"]),
+        .target(name: "WebAuthnCore", dependencies: ["CBOR", "CryptoCore"]),
+
+        // Storage: protocols and the in-memory driver; SQLite driver.
+        .target(name: "Storage"),
+        .target(name: "StorageSQLite", dependencies: ["Storage", "CSQLite"]),
+
+        // HTTP/1.1 over TLS on libevent; the relying-party server composes everything.
+        .target(name: "HTTPServer", dependencies: ["CLibEvent", "CryptoCore"]),
+        .target(name: "RelyingPartyServer", dependencies: ["WebAuthnCore", "CryptoCore", "Storage", "HTTPServer"]),
+        .executableTarget(name: "passkeyd", dependencies: ["RelyingPartyServer", "StorageSQLite", "WebAuthnCore", "HTTPServer", "CryptoCore"]),
+
+        // Tests.
+        .target(name: "TestSupport", dependencies: ["WebAuthnCore", "CBOR", "CryptoCore", "Storage"], path: "Tests/TestSupport"),
+        .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
+        .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore"]),
+        .testTarget(name: "WebAuthnCoreTests", dependencies: ["WebAuthnCore", "TestSupport", "CBOR", "CryptoCore"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "StorageSQLite", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CryptoCore"]),
+        .testTarget(name: "RelyingPartyServerTests", dependencies: ["RelyingPartyServer", "TestSupport", "Storage", "StorageSQLite", "HTTPServer", "WebAuthnCore", "CryptoCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,48 @@
+#ifndef PASSKEYD_COPENSSL_SHIM_H
+#define PASSKEYD_COPENSSL_SHIM_H
+#include <openssl/evp.h>
+#include <openssl/ec.h>
+#include <openssl/rsa.h>
+#include <openssl/bn.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+#include <openssl/x509_vfy.h>
+#include <openssl/pem.h>
+#include <openssl/err.h>
+#include <openssl/rand.h>
+#include <openssl/crypto.h>
+#include <openssl/core_names.h>
+#include <openssl/param_build.h>
+#include <openssl/ssl.h>
+#include <openssl/asn1.h>
+#include <openssl/asn1t.h>
+#include <openssl/objects.h>
+#include <openssl/ecdsa.h>
+
+static const int PK_EVP_PKEY_PUBLIC_KEY = EVP_PKEY_PUBLIC_KEY;
+static const int PK_EVP_PKEY_KEYPAIR = EVP_PKEY_KEYPAIR;
+
+static inline void pk_OPENSSL_free(void *p) { OPENSSL_free(p); }
+static inline EVP_PKEY *pk_EVP_EC_gen(const char *curve) { return EVP_EC_gen(curve); }
+static inline EVP_PKEY *pk_EVP_RSA_gen(unsigned int bits) { return EVP_RSA_gen(bits); }
+static inline long pk_BIO_get_mem_data(BIO *b, char **pp) { return BIO_get_mem_data(b, pp); }
+static inline long pk_SSL_CTX_set_min_proto_version(SSL_CTX *c, int v) { return SSL_CTX_set_min_proto_version(c, v); }
+static inline long pk_SSL_CTX_set_max_proto_version(SSL_CTX *c, int v) { return SSL_CTX_set_max_proto_version(c, v); }
+static inline long pk_SSL_CTX_set_mode(SSL_CTX *c, long m) { return SSL_CTX_set_mode(c, m); }
+static inline uint64_t pk_SSL_CTX_set_options(SSL_CTX *c, uint64_t o) { return SSL_CTX_set_options(c, o); }
+static const uint64_t PK_SSL_OP_NO_RENEGOTIATION = SSL_OP_NO_RENEGOTIATION;
+static const uint64_t PK_SSL_OP_NO_COMPRESSION = SSL_OP_NO_COMPRESSION;
+static const uint64_t PK_SSL_OP_CIPHER_SERVER_PREFERENCE = SSL_OP_CIPHER_SERVER_PREFERENCE;
+static const long PK_SSL_MODE_RELEASE_BUFFERS = SSL_MODE_RELEASE_BUFFERS;
+static inline int pk_sk_X509_num(const STACK_OF(X509) *s) { return sk_X509_num(s); }
+static inline STACK_OF(X509) *pk_sk_X509_new_null(void) { return sk_X509_new_null(); }
+static inline int pk_sk_X509_push(STACK_OF(X509) *s, X509 *x) { return sk_X509_push(s, x); }
+static inline void pk_sk_X509_free(STACK_OF(X509) *s) { sk_X509_free(s); }
+static inline int pk_sk_GENERAL_NAME_num(const STACK_OF(GENERAL_NAME) *s) { return sk_GENERAL_NAME_num(s); }
+static inline GENERAL_NAME *pk_sk_GENERAL_NAME_value(const STACK_OF(GENERAL_NAME) *s, int i) { return sk_GENERAL_NAME_value(s, i); }
+static inline void pk_GENERAL_NAMES_free(GENERAL_NAMES *g) { GENERAL_NAMES_free(g); }
+static inline int pk_sk_ASN1_OBJECT_num(const STACK_OF(ASN1_OBJECT) *s) { return sk_ASN1_OBJECT_num(s); }
+static inline ASN1_OBJECT *pk_sk_ASN1_OBJECT_value(const STACK_OF(ASN1_OBJECT) *s, int i) { return sk_ASN1_OBJECT_value(s, i); }
+static inline void pk_EXTENDED_KEY_USAGE_free(EXTENDED_KEY_USAGE *e) { EXTENDED_KEY_USAGE_free(e); }
+
+#endif

@@ -1,0 +1,4 @@
+#ifndef PASSKEYD_CSQLITE_SHIM_H
+#define PASSKEYD_CSQLITE_SHIM_H
+#include <sqlite3.h>
+#endif

@@ -1,0 +1,4 @@
+import Testing
+@testable import CBOR
+
+@Test func moduleBuilds() { #expect(Bool(true)) }

@@ -1,0 +1,4 @@
+import Testing
+@testable import CryptoCore
+
+@Test func moduleBuilds() { #expect(Bool(true)) }

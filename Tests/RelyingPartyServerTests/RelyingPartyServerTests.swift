@@ -1,0 +1,4 @@
+import Testing
+@testable import RelyingPartyServer
+
+@Test func moduleBuilds() { #expect(Bool(true)) }

@@ -1,0 +1,4 @@
+import Testing
+@testable import Storage
+
+@Test func moduleBuilds() { #expect(Bool(true)) }
