@@ -7,9 +7,9 @@
 
   // ArrayBuffer / typed array / DataView -> base64url without padding.
   function base64urlEncode(data) {
-    var bytes = data instanceof ArrayBuffer
-      ? new Uint8Array(data)
-      : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    var bytes = ArrayBuffer.isView(data)
+      ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+      : new Uint8Array(data);
     var binary = "";
     for (var i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]);
     return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
@@ -26,7 +26,7 @@
   }
 
   function isBinary(value) {
-    return value instanceof ArrayBuffer || ArrayBuffer.isView(value);
+    return ArrayBuffer.isView(value) || Object.prototype.toString.call(value) === "[object ArrayBuffer]";
   }
 
   // Deep copy where every ArrayBuffer/view becomes base64url (for extension outputs such as prf).
@@ -216,6 +216,11 @@
 
   function reportError(err, ceremony) {
     if (err && err.name !== "AbortError" && typeof console !== "undefined") console.warn("passkeyd:", err);
+    if (err && err.name === "ServerError" && err.status === 401 && state.view === "account") {
+      // The session ended (expired, or signed out elsewhere): back to the signed-out view.
+      state.me = null;
+      setView("signed-out");
+    }
     var text = describeError(err, ceremony);
     if (text) showError(text);
     return text;
@@ -346,7 +351,7 @@
 
     var meta = "Created " + formatDate(pk.createdAt) + " · "
       + (pk.lastUsedAt ? "last used " + formatDate(pk.lastUsedAt) : "never used to sign in");
-    if (pk.authenticatorName && pk.authenticatorName !== pk.name) meta += " · " + pk.authenticatorName;
+    if (pk.authenticatorName && pk.authenticatorName !== passkeyLabel(pk)) meta += " · " + pk.authenticatorName;
     li.appendChild(el("p", { "class": "passkey-meta" }, meta));
 
     if (pk.cloneWarning) {
