@@ -91,19 +91,19 @@ public enum CBOREncoder {
         if value.isNaN { return 0x7E00 }
         if value.isInfinite { return sign | 0x7C00 }
         if value == 0 { return sign }
-        let magnitude = value.magnitude
-        let exponent = Int(magnitude.exponent)
+        guard let single = Float(exactly: value) else { return nil }
+        let exponent = Int(single.exponent)
+        let significand = 1 << 23 | single.significandBitPattern
         switch exponent {
         case -24 ..< -14:
-            // Subnormal: a whole multiple of 2^-24.
-            let units = magnitude * 0x1p24
-            guard units == units.rounded(.towardZero) else { return nil }
-            return sign | UInt16(units)
+            // Subnormal: the value is significand × 2^(exponent - 23), a whole number of 2^-24 units.
+            let shift = UInt32(-1 - exponent)
+            guard significand & (1 << shift - 1) == 0 else { return nil }
+            return sign | UInt16(significand >> shift)
         case -14...15:
-            // Normal: 10 fraction bits after the implicit leading one.
-            let significand = magnitude.significand * 1024
-            guard significand == significand.rounded(.towardZero) else { return nil }
-            return sign | UInt16(exponent + 15) << 10 | (UInt16(significand) - 1024)
+            // Normal: the top 10 of single precision's 23 fraction bits, the other 13 zero.
+            guard significand & 0x1FFF == 0 else { return nil }
+            return sign | UInt16(exponent + 15) << 10 | UInt16(truncatingIfNeeded: significand >> 13) & 0x3FF
         default:
             return nil
         }
