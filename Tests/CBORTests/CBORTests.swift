@@ -1,4 +1,0 @@
-import Testing
-@testable import CBOR
-
-@Test func moduleBuilds() { #expect(Bool(true)) }
