@@ -33,22 +33,19 @@ public final class SQLiteStore: PasskeyStore {
 
     private init(opening path: String, requireWAL: Bool) throws(StorageError) {
         let connection: SQLiteConnection
-        do {
+        let journalMode: String?
+        do throws(SQLiteError) {
             connection = try SQLiteConnection(path: path)
             try connection.setBusyTimeout(milliseconds: SQLiteStore.busyTimeoutMilliseconds)
-            let modes = try connection.statement("PRAGMA journal_mode = WAL").run([]) { row throws(SQLiteError) in
+            journalMode = try connection.statement("PRAGMA journal_mode = WAL").run([]) { row throws(SQLiteError) in
                 row.text(0)
-            }
-            if requireWAL, modes.first?.lowercased() != "wal" {
-                throw StorageError.unavailable("the database refused the WAL journal mode")
-            }
+            }.first
             try connection.execute("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")
-        } catch let error as StorageError {
-            throw error
-        } catch let error as SQLiteError {
-            throw error.storageError
         } catch {
-            throw .unavailable("opening the database failed")
+            throw error.storageError
+        }
+        if requireWAL, journalMode?.lowercased() != "wal" {
+            throw .unavailable("the database refused the WAL journal mode")
         }
         try SQLiteMigrations.migrate(connection)
         self.connection = Mutex(connection)

@@ -424,26 +424,43 @@ public enum StoreContract {
         public var failures: [StorageError] = []
     }
 
-    /// Makes `threads` threads take `challenge` at once, thread `index` using `store(index)`.
+    /// Starts `threads` threads that take `challenge` at the same moment, thread `index` using `store(index)`,
+    /// and returns once all have finished.
     public static func takeConcurrently(
         _ challenge: [UInt8],
         threads: Int,
-        store: @Sendable (Int) -> any PasskeyStore
+        store: @escaping @Sendable (Int) -> any PasskeyStore
     ) -> RaceOutcomes {
         let outcomes = Mutex(RaceOutcomes())
-        DispatchQueue.concurrentPerform(iterations: threads) { index in
-            let result = Result { () throws(StorageError) in
-                try store(index).takeChallenge(challenge, now: StoreSamples.now)
-            }
-            outcomes.withLock { outcomes in
-                switch result {
-                case .success(.valid): outcomes.valid += 1
-                case .success(.expired): outcomes.expired += 1
-                case .success(.unknown): outcomes.unknown += 1
-                case .failure(let error): outcomes.failures.append(error)
+        let ready = DispatchSemaphore(value: 0)
+        let start = DispatchSemaphore(value: 0)
+        let finished = DispatchGroup()
+        for index in 0..<threads {
+            finished.enter()
+            Thread {
+                ready.signal()
+                start.wait()
+                let result = Result { () throws(StorageError) in
+                    try store(index).takeChallenge(challenge, now: StoreSamples.now)
                 }
-            }
+                outcomes.withLock { outcomes in
+                    switch result {
+                    case .success(.valid): outcomes.valid += 1
+                    case .success(.expired): outcomes.expired += 1
+                    case .success(.unknown): outcomes.unknown += 1
+                    case .failure(let error): outcomes.failures.append(error)
+                    }
+                }
+                finished.leave()
+            }.start()
         }
+        for _ in 0..<threads {
+            ready.wait()
+        }
+        for _ in 0..<threads {
+            start.signal()
+        }
+        finished.wait()
         return outcomes.withLock { $0 }
     }
 }
