@@ -10,7 +10,9 @@ public protocol ChallengeStore: Sendable {
     ///   `storage.duplicateKey` when a challenge with the same bytes is already stored.
     func insertChallenge(_ challenge: ChallengeRecord) throws(StorageError)
 
-    /// Single use: atomically removes the challenge and returns it (one DELETE … RETURNING in SQL). Of any number of concurrent callers with the same challenge exactly one gets .valid. An expired row is removed and reported .expired; a missing one .unknown.
+    /// Single use: atomically removes the challenge and returns it (one DELETE … RETURNING in SQL).
+    /// Of any number of concurrent callers with the same challenge exactly one gets .valid.
+    /// An expired row is removed and reported .expired; a missing one .unknown.
     ///
     /// The challenge is expired when `now >= expiresAt`. The exactly-one guarantee holds across
     /// connections and processes sharing the same database.

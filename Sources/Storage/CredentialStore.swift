@@ -15,7 +15,8 @@ public protocol CredentialStore: Sendable {
     /// empty when the user has none or does not exist.
     func credentials(userID: [UInt8]) throws(StorageError) -> [CredentialRecord]
 
-    /// After a successful assertion: stores the new counter, BE/BS, lastUsedAt, and ORs in the warnings (never clears them).
+    /// After a successful assertion: stores the new counter, BE/BS, lastUsedAt, and ORs in the warnings
+    /// (never clears them).
     ///
     /// Sets `signCount`, `backupEligible`, `backupState` and `lastUsedAt = usedAt`; `cloneWarning` and
     /// `backupEligibilityChanged` become true when passed true and stay true once set. Other fields are unchanged.

@@ -80,7 +80,8 @@ enum SQLiteMigrations {
         }
         guard found <= latestVersion else {
             throw .migrationFailed(
-                "the database schema version \(found) is newer than version \(latestVersion), the latest this build knows"
+                "the database schema version \(found) is newer than version \(latestVersion), "
+                    + "the latest this build knows"
             )
         }
     }

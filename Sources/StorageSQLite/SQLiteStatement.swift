@@ -22,7 +22,10 @@ final class SQLiteStatement {
 
     /// Binds `parameters` to ?1, ?2, …, steps until the statement is done and resets it.
     /// - Returns: one element per result row, made by `row` while the row is current.
-    func run<Row>(_ parameters: [SQLiteValue], row: (SQLiteRow) throws(SQLiteError) -> Row) throws(SQLiteError) -> [Row] {
+    func run<Row>(
+        _ parameters: [SQLiteValue],
+        row: (SQLiteRow) throws(SQLiteError) -> Row
+    ) throws(SQLiteError) -> [Row] {
         defer {
             sqlite3_reset(handle)
             sqlite3_clear_bindings(handle)

@@ -16,7 +16,9 @@ extension SQLiteStore {
                 SELECT token_hash, user_id, created_at, expires_at FROM sessions
                 WHERE token_hash = ?1 AND expires_at > ?2
                 """).run([.blob(tokenHash), .date(now)]) { row throws(SQLiteError) in
-                    SessionRecord(tokenHash: row.blob(0), userID: row.blob(1), createdAt: row.date(2), expiresAt: row.date(3))
+                    SessionRecord(
+                        tokenHash: row.blob(0), userID: row.blob(1), createdAt: row.date(2), expiresAt: row.date(3)
+                    )
                 }.first
         }
     }

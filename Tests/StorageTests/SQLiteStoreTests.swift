@@ -106,7 +106,10 @@ struct SQLiteStoreTests {
         defer { store.close() }
         let settings = try store.withConnection { connection throws(SQLiteError) in
             try ["journal_mode", "synchronous", "foreign_keys"].map { pragma throws(SQLiteError) in
-                try connection.statement("PRAGMA \(pragma)").run([]) { row throws(SQLiteError) in row.text(0) }.first ?? ""
+                let values = try connection.statement("PRAGMA \(pragma)").run([]) { row throws(SQLiteError) in
+                    row.text(0)
+                }
+                return values.first ?? ""
             }
         }
         #expect(settings == ["wal", "2", "1"])

@@ -45,7 +45,11 @@ public enum StoreSamples {
     }
 
     /// A challenge with bytes derived from `number`, expiring at `expiresAt`.
-    public static func challenge(_ number: UInt8, userID: [UInt8]? = nil, expiresAt: Date = now.addingTimeInterval(300)) -> ChallengeRecord {
+    public static func challenge(
+        _ number: UInt8,
+        userID: [UInt8]? = nil,
+        expiresAt: Date = now.addingTimeInterval(300)
+    ) -> ChallengeRecord {
         ChallengeRecord(
             challenge: [UInt8](repeating: number, count: 31) + [0xCC],
             ceremony: userID == nil ? .authentication : .registration,
@@ -57,7 +61,11 @@ public enum StoreSamples {
     }
 
     /// A session of the user `owner` with a token hash derived from `number`.
-    public static func session(_ number: UInt8, owner: UInt8, expiresAt: Date = now.addingTimeInterval(3_600)) -> SessionRecord {
+    public static func session(
+        _ number: UInt8,
+        owner: UInt8,
+        expiresAt: Date = now.addingTimeInterval(3_600)
+    ) -> SessionRecord {
         SessionRecord(
             tokenHash: [UInt8](repeating: number, count: 31) + [0x55],
             userID: userID(owner),
