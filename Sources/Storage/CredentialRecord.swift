@@ -1,0 +1,74 @@
+import Foundation
+
+/// A passkey registered to a user.
+public struct CredentialRecord: Sendable, Equatable {
+    /// The credential ID; unique across all users (at most 1023 bytes).
+    public var id: [UInt8]
+    /// The handle of the user who owns the credential.
+    public var userID: [UInt8]
+    /// The public key as COSE_Key bytes.
+    public var publicKey: [UInt8]
+    /// The COSE algorithm identifier of the key.
+    public var algorithm: Int
+    /// The last signature counter seen.
+    public var signCount: UInt32
+    /// The transports the authenticator reported.
+    public var transports: [String]
+    /// The 16-byte authenticator model identifier.
+    public var aaguid: [UInt8]
+    /// The backup eligibility (BE) flag.
+    public var backupEligible: Bool
+    /// The backup state (BS) flag.
+    public var backupState: Bool
+    /// The attestation statement format, such as "packed" or "none".
+    public var attestationFormat: String
+    /// JSON text written by the server: attestation type and trust path summary.
+    public var attestationSummary: String
+    /// The user-editable label.
+    public var name: String
+    /// When the credential was registered.
+    public var createdAt: Date
+    /// When the credential last completed an authentication; nil if never.
+    public var lastUsedAt: Date?
+    /// Set once a signature counter regression was seen; never cleared by storage.
+    public var cloneWarning: Bool
+    /// Set once the BE flag changed since registration; a risk signal visible to the owner, never cleared by storage.
+    public var backupEligibilityChanged: Bool
+
+    /// Creates a credential record from its fields.
+    public init(
+        id: [UInt8],
+        userID: [UInt8],
+        publicKey: [UInt8],
+        algorithm: Int,
+        signCount: UInt32,
+        transports: [String],
+        aaguid: [UInt8],
+        backupEligible: Bool,
+        backupState: Bool,
+        attestationFormat: String,
+        attestationSummary: String,
+        name: String,
+        createdAt: Date,
+        lastUsedAt: Date? = nil,
+        cloneWarning: Bool = false,
+        backupEligibilityChanged: Bool = false
+    ) {
+        self.id = id
+        self.userID = userID
+        self.publicKey = publicKey
+        self.algorithm = algorithm
+        self.signCount = signCount
+        self.transports = transports
+        self.aaguid = aaguid
+        self.backupEligible = backupEligible
+        self.backupState = backupState
+        self.attestationFormat = attestationFormat
+        self.attestationSummary = attestationSummary
+        self.name = name
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+        self.cloneWarning = cloneWarning
+        self.backupEligibilityChanged = backupEligibilityChanged
+    }
+}

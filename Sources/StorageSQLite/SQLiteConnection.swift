@@ -1,0 +1,66 @@
+import CSQLite
+
+/// One SQLite database connection and its cache of prepared statements. Not thread-safe: its owner
+/// (`SQLiteStore`) lets one thread at a time use it.
+final class SQLiteConnection {
+    private let handle: OpaquePointer
+    private var statements: [String: SQLiteStatement] = [:]
+
+    /// Opens (creating if needed) the database at `path`; ":memory:" opens a private in-memory database.
+    init(path: String) throws(SQLiteError) {
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        guard code == SQLITE_OK, let handle else {
+            let error = SQLiteError(operation: "open", code: code, connection: nil)
+            sqlite3_close_v2(handle)
+            throw error
+        }
+        self.handle = handle
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Waits up to `milliseconds` for locks held by other connections before failing with SQLITE_BUSY.
+    func setBusyTimeout(milliseconds: Int32) throws(SQLiteError) {
+        let code = sqlite3_busy_timeout(handle, milliseconds)
+        guard code == SQLITE_OK else { throw error(during: "busy_timeout") }
+    }
+
+    /// Runs fixed SQL text (schema, pragmas) that contains no values; may hold several statements.
+    func execute(_ sql: String) throws(SQLiteError) {
+        let code = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard code == SQLITE_OK else { throw error(during: "execute") }
+    }
+
+    /// Returns the cached prepared statement for `sql`, preparing it on first use.
+    func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        if let statement = statements[sql] { return statement }
+        let statement = try SQLiteStatement(sql: sql, connection: handle)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs `body` in a transaction that takes the write lock at once (BEGIN IMMEDIATE), so no other
+    /// connection can write between its reads and writes. Commits when `body` returns, rolls back when it throws.
+    func immediateTransaction<Result>(_ body: () throws(SQLiteError) -> Result) throws(SQLiteError) -> Result {
+        try statement("BEGIN IMMEDIATE").run([])
+        do {
+            let result = try body()
+            try statement("COMMIT").run([])
+            return result
+        } catch {
+            if sqlite3_get_autocommit(handle) == 0 {
+                _ = try? statement("ROLLBACK").run([])
+            }
+            throw error
+        }
+    }
+
+    private func error(during operation: String) -> SQLiteError {
+        SQLiteError(operation: operation, code: sqlite3_extended_errcode(handle), connection: handle)
+    }
+}

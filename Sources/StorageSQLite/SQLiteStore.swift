@@ -1,0 +1,75 @@
+import Foundation
+import Storage
+import Synchronization
+
+/// A `PasskeyStore` on an SQLite database: WAL journal, `synchronous=FULL` (a call that returned has been
+/// made durable), foreign keys with ON DELETE CASCADE from users, and versioned migrations applied at open.
+///
+/// Threading: one connection behind a `Mutex`. Calls from any number of threads are serialised, so each
+/// call sees the connection alone; at `synchronous=FULL` the fsync per commit, not the lock, bounds the
+/// rate. Several stores (or processes) may open the same file: SQLite's file locks plus a busy timeout
+/// serialise their writes, and every read-then-write runs in a BEGIN IMMEDIATE transaction.
+public final class SQLiteStore: PasskeyStore {
+    private let connection: Mutex<SQLiteConnection?>
+
+    /// Opens the database file at `path`, creating its parent folder and the file when missing, and
+    /// migrates it to the latest schema.
+    /// - Throws: `storage.unavailable` when the file can't be opened or configured;
+    ///   `storage.migrationFailed` when the database is newer than this build or a migration fails.
+    public convenience init(path: String) throws(StorageError) {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw .unavailable("creating the database folder failed")
+        }
+        try self.init(opening: path, requireWAL: true)
+    }
+
+    /// Opens a private, empty in-memory database with the latest schema, for tests. It vanishes on `close()`.
+    public static func inMemory() throws(StorageError) -> SQLiteStore {
+        try SQLiteStore(opening: ":memory:", requireWAL: false)
+    }
+
+    private init(opening path: String, requireWAL: Bool) throws(StorageError) {
+        let connection: SQLiteConnection
+        let journalMode: String?
+        do throws(SQLiteError) {
+            connection = try SQLiteConnection(path: path)
+            try connection.setBusyTimeout(milliseconds: SQLiteStore.busyTimeoutMilliseconds)
+            journalMode = try connection.statement("PRAGMA journal_mode = WAL").run([]) { row throws(SQLiteError) in
+                row.text(0)
+            }.first
+            try connection.execute("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")
+        } catch {
+            throw error.storageError
+        }
+        if requireWAL, journalMode?.lowercased() != "wal" {
+            throw .unavailable("the database refused the WAL journal mode")
+        }
+        try SQLiteMigrations.migrate(connection)
+        self.connection = Mutex(connection)
+    }
+
+    /// Closes the connection. Later calls throw `storage.unavailable`. Idempotent.
+    public func close() {
+        connection.withLock { $0 = nil }
+    }
+
+    /// Runs `body` with the connection held alone, mapping SQLite failures to `StorageError`.
+    @discardableResult
+    func withConnection<Result: Sendable>(
+        _ body: (SQLiteConnection) throws(SQLiteError) -> Result
+    ) throws(StorageError) -> Result {
+        try connection.withLock { connection throws(StorageError) -> Result in
+            guard let connection else { throw .unavailable("the store is closed") }
+            do throws(SQLiteError) {
+                return try body(connection)
+            } catch {
+                throw error.storageError
+            }
+        }
+    }
+
+    private static let busyTimeoutMilliseconds: Int32 = 5_000
+}

@@ -1,0 +1,133 @@
+import Foundation
+import Storage
+@testable import StorageSQLite
+import Testing
+import TestSupport
+
+@Suite("SQLiteStore files")
+struct SQLiteStoreTests {
+    @Test func createsParentFoldersAndFile() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.url.appendingPathComponent("a/b/passkeyd.sqlite").path
+        let store = try SQLiteStore(path: path)
+        defer { store.close() }
+        #expect(FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func everythingSurvivesReopening() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.newDatabasePath()
+        let user = StoreSamples.user(1)
+        let credential = StoreSamples.credential(1, owner: 1)
+        var used = StoreSamples.credential(2, owner: 1)
+        used.lastUsedAt = StoreSamples.now
+        used.cloneWarning = true
+        let challenge = StoreSamples.challenge(1, userID: user.id)
+        let session = StoreSamples.session(1, owner: 1)
+
+        let writer = try SQLiteStore(path: path)
+        try writer.createUser(user, firstCredential: credential)
+        try writer.addCredential(used)
+        try writer.insertChallenge(challenge)
+        try writer.createSession(session)
+        writer.close()
+
+        let reader = try SQLiteStore(path: path)
+        defer { reader.close() }
+        #expect(try reader.user(id: user.id) == user)
+        #expect(try reader.credentials(userID: user.id) == [credential, used])
+        #expect(try reader.session(tokenHash: session.tokenHash, now: StoreSamples.now) == session)
+        #expect(try reader.takeChallenge(challenge.challenge, now: StoreSamples.now) == .valid(challenge))
+    }
+
+    @Test func droppedStoreReleasesTheFile() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.newDatabasePath()
+        do {
+            let writer = try SQLiteStore(path: path)
+            try writer.createUser(StoreSamples.user(1), firstCredential: StoreSamples.credential(1, owner: 1))
+        }
+        let reader = try SQLiteStore(path: path)
+        defer { reader.close() }
+        #expect(try reader.user(id: StoreSamples.userID(1)) == StoreSamples.user(1))
+    }
+
+    @Test func closedStoreThrowsUnavailable() throws {
+        let store = try SQLiteStore.inMemory()
+        store.close()
+        store.close()
+        #expect(throws: StorageError.self) { try store.user(id: StoreSamples.userID(1)) }
+        do {
+            _ = try store.user(id: StoreSamples.userID(1))
+        } catch {
+            #expect(error.code == StorageError.unavailableCode)
+        }
+    }
+
+    @Test func migrationsAreIdempotent() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.newDatabasePath()
+        for _ in 1...3 {
+            let store = try SQLiteStore(path: path)
+            store.close()
+        }
+        let connection = try SQLiteConnection(path: path)
+        #expect(try SQLiteMigrations.currentVersion(connection) == SQLiteMigrations.latestVersion)
+        try SQLiteMigrations.migrate(connection)
+        #expect(try SQLiteMigrations.currentVersion(connection) == SQLiteMigrations.latestVersion)
+    }
+
+    @Test func newerDatabaseIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.newDatabasePath()
+        try SQLiteStore(path: path).close()
+        let newer = SQLiteMigrations.latestVersion + 1
+        try SQLiteConnection(path: path).execute("PRAGMA user_version = \(newer)")
+        do {
+            _ = try SQLiteStore(path: path)
+            Issue.record("opening a newer database succeeded")
+        } catch {
+            #expect(error.code == StorageError.migrationFailedCode)
+            #expect(error.reason.contains("\(newer)"))
+            #expect(error.reason.contains("\(SQLiteMigrations.latestVersion)"))
+        }
+    }
+
+    @Test func usesWALAndDurableSettings() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.newDatabasePath()
+        let store = try SQLiteStore(path: path)
+        defer { store.close() }
+        let settings = try store.withConnection { connection throws(SQLiteError) in
+            try ["journal_mode", "synchronous", "foreign_keys"].map { pragma throws(SQLiteError) in
+                let values = try connection.statement("PRAGMA \(pragma)").run([]) { row throws(SQLiteError) in
+                    row.text(0)
+                }
+                return values.first ?? ""
+            }
+        }
+        #expect(settings == ["wal", "2", "1"])
+    }
+
+    @Test func twoStoresOnOneFileRaceForAChallenge() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.newDatabasePath()
+        let stores = [try SQLiteStore(path: path), try SQLiteStore(path: path)]
+        defer { stores.forEach { $0.close() } }
+        for round: UInt8 in 1...10 {
+            let challenge = StoreSamples.challenge(round)
+            try stores[Int(round) % 2].insertChallenge(challenge)
+            let outcomes = StoreContract.takeConcurrently(challenge.challenge, threads: 16) { stores[$0 % 2] }
+            #expect(outcomes.valid == 1, "round \(round)")
+            #expect(outcomes.unknown == 15, "round \(round)")
+            #expect(outcomes.failures.isEmpty, "round \(round)")
+        }
+    }
+}

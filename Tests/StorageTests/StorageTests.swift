@@ -1,4 +1,0 @@
-import Testing
-@testable import Storage
-
-@Test func moduleBuilds() { #expect(Bool(true)) }

@@ -1,0 +1,76 @@
+import Foundation
+import Storage
+
+/// Sample records for store tests. Times have sub-second fractions so drivers must keep `Date` exactly.
+public enum StoreSamples {
+    /// A fixed "now" with a fractional part.
+    public static let now = Date(timeIntervalSince1970: 1_780_000_000.123_456_7)
+
+    /// A 32-byte user handle derived from `number`.
+    public static func userID(_ number: UInt8) -> [UInt8] {
+        [UInt8](repeating: number, count: 31) + [0xA0]
+    }
+
+    /// A user whose name and handle derive from `number`.
+    public static func user(_ number: UInt8, name: String? = nil) -> UserRecord {
+        UserRecord(
+            id: userID(number),
+            name: name ?? "user-\(number)-é✓",
+            displayName: "User \(number) 🦊",
+            createdAt: now.addingTimeInterval(-86_400.25)
+        )
+    }
+
+    /// A credential of the user `owner` with an ID derived from `number`.
+    public static func credential(
+        _ number: UInt8,
+        owner: UInt8,
+        createdAt: Date = now.addingTimeInterval(-3_600.5)
+    ) -> CredentialRecord {
+        CredentialRecord(
+            id: [0xC0, number] + [UInt8](repeating: number &* 7, count: 62),
+            userID: userID(owner),
+            publicKey: [0xA5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x00] + [UInt8](repeating: number, count: 64),
+            algorithm: -7,
+            signCount: UInt32.max - UInt32(number),
+            transports: ["internal", "hybrid"],
+            aaguid: [UInt8](repeating: 0xAA, count: 15) + [number],
+            backupEligible: true,
+            backupState: false,
+            attestationFormat: "packed",
+            attestationSummary: #"{"type":"self","trustPath":[]}"#,
+            name: "Key \(number) — laptop",
+            createdAt: createdAt
+        )
+    }
+
+    /// A challenge with bytes derived from `number`, expiring at `expiresAt`.
+    public static func challenge(
+        _ number: UInt8,
+        userID: [UInt8]? = nil,
+        expiresAt: Date = now.addingTimeInterval(300)
+    ) -> ChallengeRecord {
+        ChallengeRecord(
+            challenge: [UInt8](repeating: number, count: 31) + [0xCC],
+            ceremony: userID == nil ? .authentication : .registration,
+            userID: userID,
+            userVerification: "preferred",
+            context: Array(#"{"username":"pending"}"#.utf8),
+            expiresAt: expiresAt
+        )
+    }
+
+    /// A session of the user `owner` with a token hash derived from `number`.
+    public static func session(
+        _ number: UInt8,
+        owner: UInt8,
+        expiresAt: Date = now.addingTimeInterval(3_600)
+    ) -> SessionRecord {
+        SessionRecord(
+            tokenHash: [UInt8](repeating: number, count: 31) + [0x55],
+            userID: userID(owner),
+            createdAt: now.addingTimeInterval(-60),
+            expiresAt: expiresAt
+        )
+    }
+}
