@@ -45,4 +45,16 @@ static inline int pk_sk_ASN1_OBJECT_num(const STACK_OF(ASN1_OBJECT) *s) { return
 static inline ASN1_OBJECT *pk_sk_ASN1_OBJECT_value(const STACK_OF(ASN1_OBJECT) *s, int i) { return sk_ASN1_OBJECT_value(s, i); }
 static inline void pk_EXTENDED_KEY_USAGE_free(EXTENDED_KEY_USAGE *e) { EXTENDED_KEY_USAGE_free(e); }
 
+/* OSSL_PARAM keeps pointers to its key names: these are string literals with static storage. */
+static const char *const PK_PARAM_GROUP_NAME = OSSL_PKEY_PARAM_GROUP_NAME;
+static const char *const PK_PARAM_PUB_KEY = OSSL_PKEY_PARAM_PUB_KEY;
+static const char *const PK_PARAM_RSA_N = OSSL_PKEY_PARAM_RSA_N;
+static const char *const PK_PARAM_RSA_E = OSSL_PKEY_PARAM_RSA_E;
+static const char *const PK_PARAM_EC_PUB_X = OSSL_PKEY_PARAM_EC_PUB_X;
+static const char *const PK_PARAM_EC_PUB_Y = OSSL_PKEY_PARAM_EC_PUB_Y;
+static const unsigned long PK_EXFLAG_CA = EXFLAG_CA;
+static inline int pk_sk_X509_EXTENSION_num(const STACK_OF(X509_EXTENSION) *s) { return sk_X509_EXTENSION_num(s); }
+static inline X509 *pk_sk_X509_value(const STACK_OF(X509) *s, int i) { return sk_X509_value(s, i); }
+static inline void pk_sk_X509_pop_free(STACK_OF(X509) *s) { sk_X509_pop_free(s, X509_free); }
+
 #endif

@@ -1,0 +1,13 @@
+import COpenSSL
+
+/// Comparisons whose running time does not depend on where the inputs differ.
+public enum ConstantTime {
+    /// True when both byte sequences are equal. Lengths are not secret: unequal lengths return false at once.
+    public static func equals(_ left: [UInt8], _ right: [UInt8]) -> Bool {
+        guard left.count == right.count else { return false }
+        if left.isEmpty { return true }
+        return left.withUnsafeBytes { l in
+            right.withUnsafeBytes { r in CRYPTO_memcmp(l.baseAddress, r.baseAddress, l.count) == 0 }
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import CBOR
+import CryptoCore
+import Foundation
+
+/// What every attestation statement verification procedure receives (WebAuthn §8: attStmt, authenticatorData,
+/// clientDataHash), plus the ceremony's trust anchors and verification time.
+struct AttestationInput {
+    let statement: CBORValue
+    let authenticatorData: AuthenticatorData
+    let credential: AttestedCredentialData
+    let clientDataHash: [UInt8]
+    let trustAnchors: [X509Certificate]
+    let time: Date
+    let safetyNet: SafetyNetPolicy
+
+    /// `authenticatorData || clientDataHash`, what most formats sign.
+    var signedData: [UInt8] { authenticatorData.bytes + clientDataHash }
+
+    /// The statement's map members, checked against the keys the format allows.
+    func requireOnly(_ allowed: Set<String>, format: AttestationFormat) throws(WebAuthnError) {
+        for entry in statement.mapValue ?? [] {
+            guard let key = entry.key.textValue, allowed.contains(key) else {
+                throw WebAuthnError("attestation.malformedStatement", "\(format.rawValue) attStmt has an unexpected member")
+            }
+        }
+    }
+
+    /// The `x5c` array decoded into certificates (leaf first); nil when absent.
+    func certificates() throws(WebAuthnError) -> [X509Certificate]? {
+        guard let value = statement["x5c"] else { return nil }
+        guard let array = value.arrayValue, !array.isEmpty else {
+            throw WebAuthnError("attestation.malformedStatement", "x5c is not a non-empty array")
+        }
+        var certificates: [X509Certificate] = []
+        for element in array {
+            guard let der = element.bytesValue else { throw WebAuthnError("attestation.malformedStatement", "x5c holds a non-byte-string element") }
+            do {
+                certificates.append(try X509Certificate(der: der))
+            } catch {
+                throw WebAuthnError("attestation.invalidCertificate", "an x5c certificate could not be parsed: \(error.reason)")
+            }
+        }
+        return certificates
+    }
+
+    /// The signature algorithm named by `alg`.
+    func algorithm() throws(WebAuthnError) -> COSEAlgorithm {
+        guard let raw = statement["alg"]?.integerValue else {
+            throw WebAuthnError("attestation.malformedStatement", "attStmt alg is missing or not an integer")
+        }
+        guard let algorithm = COSEAlgorithm(rawValue: Int(raw)) else {
+            throw WebAuthnError("attestation.unsupportedAlgorithm", "attestation algorithm \(raw) is not supported")
+        }
+        return algorithm
+    }
+
+    /// The `sig` byte string.
+    func signature() throws(WebAuthnError) -> [UInt8] {
+        guard let signature = statement["sig"]?.bytesValue else {
+            throw WebAuthnError("attestation.malformedStatement", "attStmt sig is missing or not a byte string")
+        }
+        return signature
+    }
+
+    /// Verifies the certificate path from `certificates` to a configured anchor at the ceremony's time. With no
+    /// anchors the path is reported as not evaluated; with anchors, a path that does not verify fails.
+    func evaluateTrust(_ certificates: [X509Certificate]) throws(WebAuthnError) -> TrustPathEvaluation {
+        guard !trustAnchors.isEmpty else { return .notEvaluated }
+        do {
+            let path = try CertificateChainVerifier(trustAnchors: trustAnchors)
+                .verify(leaf: certificates[0], intermediates: Array(certificates.dropFirst()), at: time)
+            return .trusted(anchorFingerprint: path.last?.sha256Fingerprint ?? "")
+        } catch where error.code == "crypto.certificateExpired" {
+            throw WebAuthnError("attestation.certificateExpired", error.reason)
+        } catch {
+            throw WebAuthnError("attestation.certificateChainUntrusted", error.reason)
+        }
+    }
+
+    /// True when `key` is the credential public key (same key, any encoding).
+    func isCredentialKey(_ key: PublicKey) -> Bool {
+        key.matches(credential.credentialPublicKey.publicKey)
+    }
+}

@@ -1,0 +1,96 @@
+import CryptoCore
+
+/// Verifies an authentication assertion (WebAuthn L3 §7.2 "Verifying an Authentication Assertion").
+public struct AuthenticationCeremony: Sendable {
+    public let relyingParty: RelyingParty
+
+    public init(relyingParty: RelyingParty) {
+        self.relyingParty = relyingParty
+    }
+
+    public func verify(_ credential: AuthenticationResponseJSON, expecting expectations: AuthenticationExpectations) throws(WebAuthnError) -> AuthenticationResult {
+        // §7.2 step 3: the response must be an AuthenticatorAssertionResponse of a public-key credential.
+        guard credential.type == "public-key" else {
+            throw WebAuthnError("response.invalidType", "credential type is not public-key")
+        }
+        let rawID = try ResponseField.decode(credential.rawId, member: "rawId")
+        guard credential.id == credential.rawId else {
+            throw WebAuthnError("response.idMismatch", "credential id is not the base64url encoding of rawId")
+        }
+        // §7.2 step 5: if allowCredentials is not empty, verify that credential.id identifies one of the credentials listed.
+        if !expectations.allowedCredentialIDs.isEmpty, !expectations.allowedCredentialIDs.contains(rawID) {
+            throw WebAuthnError("credential.notAllowed", "the credential was not in allowCredentials")
+        }
+        // §7.2 step 6: the credential record is the one whose id equals credential.rawId.
+        guard rawID == expectations.credential.id else {
+            throw WebAuthnError("credential.unknown", "the credential record does not match rawId")
+        }
+        var userHandle: [UInt8]?
+        if let text = credential.response.userHandle, !text.isEmpty {
+            userHandle = try ResponseField.decode(text, member: "userHandle")
+        }
+        if let identified = expectations.identifiedUserHandle {
+            // §7.2 step 6 (user identified before the ceremony): the account must own the credential, and a present userHandle must equal its user handle.
+            guard ConstantTime.equals(identified, expectations.credential.userHandle) else {
+                throw WebAuthnError("credential.wrongUser", "the credential does not belong to the identified user")
+            }
+            if let userHandle, !ConstantTime.equals(userHandle, identified) {
+                throw WebAuthnError("credential.userHandleMismatch", "userHandle differs from the identified user's handle")
+            }
+        } else {
+            // §7.2 step 6 (user not identified): verify that response.userHandle is present and owns the credential.
+            guard let userHandle else {
+                throw WebAuthnError("credential.missingUserHandle", "a discoverable sign-in needs the userHandle")
+            }
+            guard ConstantTime.equals(userHandle, expectations.credential.userHandle) else {
+                throw WebAuthnError("credential.userHandleMismatch", "userHandle is not the handle of the credential's owner")
+            }
+        }
+        // §7.2 step 7: let cData, authData and sig be the response's clientDataJSON, authenticatorData and signature.
+        let clientDataBytes = try ResponseField.decode(credential.response.clientDataJSON, member: "clientDataJSON")
+        let authenticatorDataBytes = try ResponseField.decode(credential.response.authenticatorData, member: "authenticatorData")
+        let signature = try ResponseField.decode(credential.response.signature, member: "signature")
+
+        // §7.2 steps 8–14: client data (UTF-8, JSON, type, challenge, origin, crossOrigin, topOrigin).
+        _ = try ClientDataVerifier(relyingParty: relyingParty)
+            .verify(clientDataBytes, types: expectations.clientDataTypes, challenge: expectations.challenge)
+
+        let authenticatorData = try AuthenticatorData(bytes: authenticatorDataBytes)
+        guard authenticatorData.attestedCredentialData == nil else {
+            throw WebAuthnError("authenticatorData.unexpectedCredential", "assertion authenticator data must not carry attested credential data")
+        }
+        // §7.2 step 15: verify that the rpIdHash in authData is the SHA-256 hash of the RP ID expected by the RP.
+        guard relyingParty.acceptedIDHashes.contains(where: { ConstantTime.equals($0, authenticatorData.rpIDHash) }) else {
+            throw WebAuthnError("authenticatorData.rpIdHashMismatch", "rpIdHash is not the SHA-256 of the relying party ID")
+        }
+        // §7.2 step 16: verify that the UP bit of the flags in authData is set.
+        guard authenticatorData.flags.contains(.userPresent) else {
+            throw WebAuthnError("authenticatorData.userNotPresent", "the authenticator did not assert user presence")
+        }
+        // §7.2 step 17: if user verification is required for this assertion, verify that the UV bit is set.
+        if expectations.userVerification == .required, !authenticatorData.flags.contains(.userVerified) {
+            throw WebAuthnError("authenticatorData.userNotVerified", "user verification was required but the authenticator did not verify the user")
+        }
+        // §7.2 step 18: if the BE bit of the flags is not set, verify that the BS bit is not set.
+        if !authenticatorData.flags.contains(.backupEligible), authenticatorData.flags.contains(.backupState) {
+            throw WebAuthnError("authenticatorData.backupStateWithoutEligibility", "BS is set while BE is not")
+        }
+        // §7.2 step 19: compare BE with the stored value; passkeyd's policy records a change as a risk signal instead of refusing.
+        let backupEligibilityChanged = expectations.credential.backupEligible.map { $0 != authenticatorData.flags.contains(.backupEligible) } ?? false
+
+        // §7.2 step 21: let hash be the result of computing a hash over the cData using SHA-256.
+        let clientDataHash = DigestAlgorithm.sha256.hash(clientDataBytes)
+        // §7.2 step 22: verify that sig is a valid signature over authData || hash using the stored public key.
+        guard expectations.credential.publicKey.verify(signature: signature, message: authenticatorDataBytes + clientDataHash) else {
+            throw WebAuthnError("assertion.invalidSignature", "the assertion signature does not verify with the stored public key")
+        }
+        // §7.2 step 23: if either counter is non-zero, the new one must be greater; otherwise the authenticator may be cloned.
+        let stored = expectations.credential.signCount
+        if authenticatorData.signCount != 0 || stored != 0, authenticatorData.signCount <= stored {
+            throw WebAuthnError("authenticatorData.signCountNotIncreased", "signature counter \(authenticatorData.signCount) did not increase past the stored \(stored): the authenticator may be cloned")
+        }
+        return AuthenticationResult(
+            credentialID: rawID, userHandle: expectations.credential.userHandle, signCount: authenticatorData.signCount,
+            flags: authenticatorData.flags, backupEligibilityChanged: backupEligibilityChanged)
+    }
+}

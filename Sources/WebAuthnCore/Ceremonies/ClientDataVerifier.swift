@@ -1,0 +1,41 @@
+import CryptoCore
+
+/// The client-data steps shared by registration (§7.1 steps 5–11) and authentication (§7.2 steps 8–14).
+struct ClientDataVerifier {
+    let relyingParty: RelyingParty
+
+    func verify(_ bytes: [UInt8], types: [String], challenge: [UInt8]) throws(WebAuthnError) -> CollectedClientData {
+        let clientData = try CollectedClientData(bytes: bytes)
+        // §7.1 step 7 / §7.2 step 10: verify that the value of C.type is webauthn.create (webauthn.get).
+        guard types.contains(clientData.type) else {
+            throw WebAuthnError("clientData.typeMismatch", "client data type is not one the ceremony expects")
+        }
+        // §7.1 step 8 / §7.2 step 11: verify that C.challenge equals the base64url encoding of the options' challenge.
+        guard ConstantTime.equals(Array(clientData.challenge.utf8), Array(Base64URL.encode(challenge).utf8)) else {
+            throw WebAuthnError("clientData.challengeMismatch", "client data challenge is not the challenge issued for this ceremony")
+        }
+        // §7.1 step 9 / §7.2 step 12: verify that C.origin is an origin expected by the RP (§13.4.9).
+        guard relyingParty.origins.contains(clientData.origin) else {
+            throw WebAuthnError("clientData.originMismatch", "client data origin is not one of the relying party's origins")
+        }
+        // §7.1 step 10 / §7.2 step 13: if C.crossOrigin is true, verify that the RP expects to be embedded cross-origin.
+        if clientData.crossOrigin, !relyingParty.allowsCrossOriginEmbedding {
+            throw WebAuthnError("clientData.crossOriginNotAllowed", "the ceremony ran in a cross-origin iframe, which the relying party does not allow")
+        }
+        // §7.1 step 11 / §7.2 step 14: if C.topOrigin is present, verify that the RP expects to be embedded and that it matches.
+        if let topOrigin = clientData.topOrigin {
+            guard relyingParty.allowsCrossOriginEmbedding else {
+                throw WebAuthnError("clientData.crossOriginNotAllowed", "the ceremony ran embedded in another site, which the relying party does not allow")
+            }
+            guard relyingParty.topOrigins.contains(topOrigin) else {
+                throw WebAuthnError("clientData.topOriginMismatch", "client data topOrigin is not one the relying party may be embedded in")
+            }
+        }
+        // WebAuthn Level 2 §7.1 step 10 (Token Binding): a status other than supported/present is invalid; passkeyd
+        // cannot verify a Token Binding ID, so "present" fails closed too.
+        if let status = clientData.tokenBindingStatus, status != "supported" {
+            throw WebAuthnError("clientData.tokenBindingUnsupported", "client data carries a Token Binding status passkeyd cannot honour")
+        }
+        return clientData
+    }
+}

@@ -1,0 +1,81 @@
+import CryptoCore
+
+/// Verifies a registration response (WebAuthn L3 §7.1 "Registering a New Credential"). Pure: the stored
+/// expectations, the relying party's settings and its injected clock are the only inputs besides the response.
+public struct RegistrationCeremony: Sendable {
+    public let relyingParty: RelyingParty
+
+    public init(relyingParty: RelyingParty) {
+        self.relyingParty = relyingParty
+    }
+
+    public func verify(_ credential: RegistrationResponseJSON, expecting expectations: RegistrationExpectations) throws(WebAuthnError) -> RegistrationResult {
+        // §7.1 step 3: the response must be an AuthenticatorAttestationResponse of a public-key credential.
+        guard credential.type == "public-key" else {
+            throw WebAuthnError("response.invalidType", "credential type is not public-key")
+        }
+        let rawID = try ResponseField.decode(credential.rawId, member: "rawId")
+        guard credential.id == credential.rawId else {
+            throw WebAuthnError("response.idMismatch", "credential id is not the base64url encoding of rawId")
+        }
+        let clientDataBytes = try ResponseField.decode(credential.response.clientDataJSON, member: "clientDataJSON")
+        let attestationBytes = try ResponseField.decode(credential.response.attestationObject, member: "attestationObject")
+
+        // §7.1 steps 5–11: client data (UTF-8, JSON, type, challenge, origin, crossOrigin, topOrigin).
+        _ = try ClientDataVerifier(relyingParty: relyingParty)
+            .verify(clientDataBytes, types: expectations.clientDataTypes, challenge: expectations.challenge)
+
+        // §7.1 step 12: let hash be the result of computing a hash over response.clientDataJSON using SHA-256.
+        let clientDataHash = DigestAlgorithm.sha256.hash(clientDataBytes)
+
+        // §7.1 step 13: perform CBOR decoding on attestationObject to obtain fmt, authData and attStmt.
+        let attestationObject = try AttestationObject(bytes: attestationBytes)
+        let authenticatorData = attestationObject.authenticatorData
+        guard let attested = authenticatorData.attestedCredentialData else {
+            throw WebAuthnError("authenticatorData.missingCredential", "registration authenticator data has no attested credential data (AT flag clear)")
+        }
+
+        // §7.1 step 14: verify that the rpIdHash in authData is the SHA-256 hash of the RP ID expected by the RP.
+        guard relyingParty.acceptedIDHashes.contains(where: { ConstantTime.equals($0, authenticatorData.rpIDHash) }) else {
+            throw WebAuthnError("authenticatorData.rpIdHashMismatch", "rpIdHash is not the SHA-256 of the relying party ID")
+        }
+        // §7.1 step 15: unless the ceremony is a conditional create, verify that the UP bit of the flags is set.
+        if expectations.requiresUserPresence, !authenticatorData.flags.contains(.userPresent) {
+            throw WebAuthnError("authenticatorData.userNotPresent", "the authenticator did not assert user presence")
+        }
+        // §7.1 step 16: if user verification is required for this registration, verify that the UV bit is set.
+        if expectations.userVerification == .required, !authenticatorData.flags.contains(.userVerified) {
+            throw WebAuthnError("authenticatorData.userNotVerified", "user verification was required but the authenticator did not verify the user")
+        }
+        // §7.1 step 17: if the BE bit of the flags is not set, verify that the BS bit is not set.
+        if !authenticatorData.flags.contains(.backupEligible), authenticatorData.flags.contains(.backupState) {
+            throw WebAuthnError("authenticatorData.backupStateWithoutEligibility", "BS is set while BE is not")
+        }
+        // §7.1 step 20: verify that the credential public key's alg is one of the pubKeyCredParams that were offered.
+        guard expectations.allowedAlgorithms.contains(attested.credentialPublicKey.algorithm) else {
+            throw WebAuthnError("credential.algorithmNotAllowed", "the credential's algorithm \(attested.credentialPublicKey.algorithm.rawValue) was not offered in this ceremony")
+        }
+        // §7.1 step 25: verify that the credentialId is ≤ 1023 bytes.
+        guard attested.credentialID.count <= AuthenticatorData.maximumCredentialIDLength else {
+            throw WebAuthnError("credential.idTooLong", "credential ID is longer than 1023 bytes")
+        }
+        // §5.1.3 (create): the credential's [[identifier]] is the credentialId of the attested credential data, so rawId must equal it.
+        guard rawID == attested.credentialID else {
+            throw WebAuthnError("response.rawIdMismatch", "rawId differs from the credential ID in the attested credential data")
+        }
+
+        // §7.1 steps 21–24: determine the format, verify attStmt, and evaluate the trust path against the ceremony's anchors.
+        let input = AttestationInput(
+            statement: attestationObject.statement, authenticatorData: authenticatorData, credential: attested,
+            clientDataHash: clientDataHash, trustAnchors: expectations.trustAnchors, time: relyingParty.time.now,
+            safetyNet: expectations.safetyNet)
+        let attestation = try AttestationVerifier.verify(format: attestationObject.format, input: input)
+
+        // §7.1 step 26 (credentialId not yet registered) is the server's, which owns the store.
+        return RegistrationResult(
+            credentialID: attested.credentialID, publicKey: attested.credentialPublicKey, signCount: authenticatorData.signCount,
+            aaguid: attested.aaguid, flags: authenticatorData.flags, transports: credential.response.transports ?? [],
+            attestation: attestation, authenticatorAttachment: credential.authenticatorAttachment,
+            residentKey: credential.clientExtensionResults?.credProps?.rk)
+    }
+}

@@ -1,0 +1,35 @@
+import CBOR
+
+/// The attestation object (WebAuthn §6.5.4): `fmt`, `attStmt` and `authData`, decoded strictly.
+public struct AttestationObject: Sendable {
+    public let format: String
+    public let statement: CBORValue
+    public let authenticatorData: AuthenticatorData
+
+    public init(bytes: [UInt8]) throws(WebAuthnError) {
+        let value: CBORValue
+        do {
+            value = try CBORDecoder().decode(bytes)
+        } catch {
+            throw WebAuthnError("attestationObject.malformed", "attestation object is not one well-formed CBOR item: \(error.reason)")
+        }
+        guard let entries = value.mapValue else {
+            throw WebAuthnError("attestationObject.malformed", "attestation object is not a CBOR map")
+        }
+        guard let format = value["fmt"]?.textValue else {
+            throw WebAuthnError("attestationObject.missingFormat", "attestation object has no text fmt")
+        }
+        guard let statement = value["attStmt"], statement.mapValue != nil else {
+            throw WebAuthnError("attestationObject.missingStatement", "attestation object has no attStmt map")
+        }
+        guard let authenticatorDataBytes = value["authData"]?.bytesValue else {
+            throw WebAuthnError("attestationObject.missingAuthenticatorData", "attestation object has no authData byte string")
+        }
+        guard entries.count == 3 else {
+            throw WebAuthnError("attestationObject.malformed", "attestation object must hold exactly fmt, attStmt and authData")
+        }
+        self.format = format
+        self.statement = statement
+        authenticatorData = try AuthenticatorData(bytes: authenticatorDataBytes)
+    }
+}

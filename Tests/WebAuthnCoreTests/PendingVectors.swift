@@ -1,0 +1,36 @@
+/// Vector cases that cannot agree, by id, each with its reason and the error passkeyd gives instead.
+/// The test still runs them and checks that they fail closed with exactly that error.
+enum PendingVectors {
+    struct Reason {
+        let expectedError: String
+        let why: String
+    }
+
+    private static let mlDSA = Reason(
+        expectedError: "coseKey.unsupportedKeyType",
+        why: "ML-DSA (COSE kty AKP, FIPS 204) is not available in OpenSSL 3.0, the version Debian 12 ships")
+
+    /// WebAuthn L3 §5.1.3 (Create a New Credential): the credential's [[identifier]] is the credentialId of the
+    /// attested credential data, and `rawId` returns [[identifier]] (§5.1); so a rawId that differs from the attested
+    /// credential ID (or is not base64url at all) was not produced by a conforming client. These fixtures were
+    /// assembled from peer tests that ran only an attestation-format handler, with a rawId from elsewhere.
+    private static let rawIDNotAttested = Reason(
+        expectedError: "response.rawIdMismatch",
+        why: "rawId is not the attested credential ID (§5.1.3); the peer test never compared them")
+    private static let rawIDNotBase64URL = Reason(
+        expectedError: "response.invalidEncoding",
+        why: "rawId is a placeholder ('aaa'/'bbb') that is not base64url of any byte string (§5.1: rawId is [[identifier]], id its base64url)")
+
+    static let reasons: [String: Reason] = [
+        "py_webauthn/none-ml-dsa-44": mlDSA,
+        "py_webauthn/none-ml-dsa-65": mlDSA,
+        "py_webauthn/none-ml-dsa-87": mlDSA,
+        "py_webauthn/auth-ml-dsa-44": mlDSA,
+        "py_webauthn/auth-ml-dsa-65": mlDSA,
+        "py_webauthn/auth-ml-dsa-87": mlDSA,
+        "go-webauthn/apple-ngrok-2020": rawIDNotAttested,
+        "webauthn-rs/android-key-webauthn-org": rawIDNotAttested,
+        "simplewebauthn/packed-self-es256": rawIDNotBase64URL,
+        "simplewebauthn/packed-x5c-yubikey": rawIDNotBase64URL,
+    ]
+}

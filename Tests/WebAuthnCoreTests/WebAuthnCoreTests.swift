@@ -1,4 +1,0 @@
-import Testing
-@testable import WebAuthnCore
-
-@Test func moduleBuilds() { #expect(Bool(true)) }
