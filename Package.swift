@@ -28,6 +28,9 @@ let package = Package(
         .target(name: "RelyingPartyServer", dependencies: ["WebAuthnCore", "CryptoCore", "Storage", "HTTPServer"]),
         .executableTarget(name: "passkeyd", dependencies: ["RelyingPartyServer", "StorageSQLite", "WebAuthnCore", "HTTPServer", "CryptoCore"]),
 
+        // Benchmarks (bench/): run with `make bench`.
+        .executableTarget(name: "passkeyd-bench", dependencies: ["WebAuthnCore", "CryptoCore", "CBOR"], path: "bench/core"),
+
         // Tests.
         .target(name: "TestSupport", dependencies: ["WebAuthnCore", "CBOR", "CryptoCore", "Storage"], path: "Tests/TestSupport"),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),

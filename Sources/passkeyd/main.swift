@@ -1,1 +1,18 @@
-print("passkeyd")
+import Foundation
+
+// passkeyd: the executable only parses the command line and wires the pieces together.
+let arguments = Array(CommandLine.arguments.dropFirst())
+let status: Int32
+switch arguments.first {
+case "verify":
+    status = VerifyCommand(arguments: Array(arguments.dropFirst())).run()
+case "serve":
+    status = ServeCommand(arguments: Array(arguments.dropFirst())).run()
+case "help", "--help", "-h", nil:
+    print(Usage.text)
+    status = arguments.isEmpty ? 2 : 0
+default:
+    FileHandle.standardError.write(Data("passkeyd: unknown command '\(arguments[0])'\n\n\(Usage.text)\n".utf8))
+    status = 2
+}
+exit(status)

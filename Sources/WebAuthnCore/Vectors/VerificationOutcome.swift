@@ -1,5 +1,7 @@
+import Foundation
+
 /// The verdict on one verification case, as `passkeyd verify` prints it (one JSON line per case).
-public struct VerificationOutcome: Encodable, Sendable, Equatable {
+public struct VerificationOutcome: Sendable, Equatable {
     public var id: String
     public var ok: Bool
     public var error: String?
@@ -18,5 +20,22 @@ public struct VerificationOutcome: Encodable, Sendable, Equatable {
     public init(id: String, ok: Bool) {
         self.id = id
         self.ok = ok
+    }
+
+    /// One line of JSON with the members in a fixed order (id, ok, error first) and absent ones left out.
+    public var jsonLine: String {
+        let members: [(String, Any?)] = [
+            ("id", id), ("ok", ok), ("error", error), ("reason", reason), ("fmt", fmt), ("credentialId", credentialId),
+            ("signCount", signCount.map { Int($0) }), ("alg", alg), ("aaguid", aaguid), ("userVerified", userVerified),
+            ("backupEligible", backupEligible), ("backupState", backupState), ("attestationType", attestationType),
+            ("trustPath", trustPath),
+        ]
+        let parts = members.compactMap { name, value -> String? in
+            guard let value, let data = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .withoutEscapingSlashes]) else {
+                return nil
+            }
+            return "\"\(name)\":" + String(decoding: data, as: UTF8.self)
+        }
+        return "{" + parts.joined(separator: ",") + "}"
     }
 }

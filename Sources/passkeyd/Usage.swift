@@ -1,0 +1,12 @@
+/// The command-line help text.
+enum Usage {
+    static let text = """
+    usage:
+      passkeyd serve [--config FILE]
+          Run the relying-party server in the foreground (HTTPS on localhost:8443 with embedded defaults).
+      passkeyd verify [--trust-anchors DIR] [FILE]
+          Verify WebAuthn responses offline. FILE (or standard input) holds one case, a JSON array of cases or
+          {"cases": [...]} in the schema of TestVectors/PROVENANCE.md. Prints one JSON line per case.
+          Exit status: 0 when it ran (whatever the verdicts), 2 on unreadable input.
+    """
+}
