@@ -1,1 +1,118 @@
-// Placeholder until the module's first type lands.
+import CLibEvent
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// HTTP/1.1 over TLS (and optionally plain HTTP) on libevent's evhttp, with one event loop per thread.
+///
+/// Every loop has its own evhttp per listener, all accepting from one shared non-blocking listening
+/// socket (TCP_NODELAY set). Requests are copied out and handed synchronously to the handler on the loop
+/// thread. Limits (body, header section, methods, connections) and every error libevent detects are
+/// answered in JSON, never with libevent's HTML pages.
+///
+/// `@unchecked Sendable`: the loops are only started, stopped and freed under `lifecycle`'s lock.
+public final class HTTPServer: @unchecked Sendable {
+    /// The bound HTTPS port, if an HTTPS listener is configured.
+    public let httpsPort: Int?
+    /// The bound plain-HTTP port, if a plain listener is configured.
+    public let httpPort: Int?
+
+    private enum Lifecycle { case bound, running, stopped }
+
+    private let loops: [EventLoop]
+    private let sockets: [ListeningSocket]
+    private let lifecycle = Mutex(Lifecycle.bound)
+    private let configuration: HTTPServerConfiguration
+
+    /// One-time process set-up: libevent's pthread locking (before any base exists), and ignoring
+    /// SIGPIPE, which a write to a connection the peer already closed would otherwise raise.
+    private static let libraryInitialization: Bool = {
+        signal(SIGPIPE, SIG_IGN)
+        return evthread_use_pthreads() == 0
+    }()
+
+    /// Binds the listening sockets (so the ports are known) and prepares the event loops.
+    public init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) throws(HTTPServerError) {
+        guard Self.libraryInitialization else {
+            throw .eventLoopFailed("evthread_use_pthreads failed")
+        }
+        guard configuration.httpsAddress != nil || configuration.httpAddress != nil else {
+            throw .invalidConfiguration("neither httpsAddress nor httpAddress is set")
+        }
+        guard configuration.httpsAddress == nil || configuration.tls != nil else {
+            throw .invalidConfiguration("httpsAddress needs a TLS context")
+        }
+        guard configuration.threads >= 1, configuration.maximumBodySize >= 0, configuration.maximumHeaderSize >= 1,
+              configuration.readTimeoutSeconds >= 1, configuration.writeTimeoutSeconds >= 1, configuration.maximumConnections >= 1 else {
+            throw .invalidConfiguration("threads, limits and timeouts must be positive")
+        }
+        self.configuration = configuration
+
+        var sockets: [ListeningSocket] = []
+        var loops: [EventLoop] = []
+        do throws(HTTPServerError) {
+            let secureSocket = try configuration.httpsAddress.map { address throws(HTTPServerError) in try ListeningSocket.bind(address) }
+            secureSocket.map { sockets.append($0) }
+            let plainSocket = try configuration.httpAddress.map { address throws(HTTPServerError) in try ListeningSocket.bind(address) }
+            plainSocket.map { sockets.append($0) }
+            let connections = ConnectionCounter()
+            for _ in 0..<configuration.threads {
+                let loop = try EventLoop(connections: connections)
+                loops.append(loop)
+                if let secureSocket {
+                    try loop.addListener(socket: secureSocket, tls: configuration.tls, configuration: configuration, handler: handler)
+                }
+                if let plainSocket {
+                    try loop.addListener(socket: plainSocket, tls: nil, configuration: configuration, handler: handler)
+                }
+            }
+            httpsPort = secureSocket?.port
+            httpPort = plainSocket?.port
+        } catch {
+            loops.forEach { $0.close() }
+            sockets.forEach { _ = close($0.descriptor) }
+            throw error
+        }
+        self.sockets = sockets
+        self.loops = loops
+        if let httpsAddress = configuration.httpsAddress, let httpsPort {
+            configuration.log("passkeyd: HTTPS listening on \(httpsAddress) (port \(httpsPort))")
+        }
+        if let httpAddress = configuration.httpAddress, let httpPort {
+            configuration.log("passkeyd: plain HTTP listening on \(httpAddress) (port \(httpPort))")
+        }
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Runs the event loops, each on its own thread, and returns. Does nothing after `stop`.
+    public func start() {
+        lifecycle.withLock { state in
+            guard state == .bound else { return }
+            state = .running
+            for loop in loops {
+                do {
+                    try loop.start()
+                } catch {
+                    configuration.log("passkeyd: \(error)")
+                }
+            }
+            configuration.log("passkeyd: serving with \(loops.count) event loop(s)")
+        }
+    }
+
+    /// Stops the loops, joins their threads, closes all connections and sockets. Idempotent, any thread.
+    public func stop() {
+        lifecycle.withLock { state in
+            guard state != .stopped else { return }
+            state = .stopped
+            loops.forEach { $0.requestStop() }
+            loops.forEach { $0.join() }
+            loops.forEach { $0.close() }
+            sockets.forEach { _ = close($0.descriptor) }
+        }
+    }
+}

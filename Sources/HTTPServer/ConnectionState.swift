@@ -1,0 +1,154 @@
+import CLibEvent
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Bookkeeping for one accepted connection, used only on its event loop's thread.
+///
+/// It counts the connection against the cap, hooks its close, and watches its output buffer:
+/// anything libevent writes on its own (rather than inside `EventLoopListener.send`) is either
+/// `100 Continue`, which passes, or one of libevent's HTML error pages (400, 413, 501, ...),
+/// which is replaced by a JSON error with `Connection: close`.
+final class ConnectionState {
+    /// The listener that accepted the connection; it outlives every connection it accepted.
+    unowned let listener: EventLoopListener
+    /// The connection's bufferevent (TLS or plain), owned by libevent's evhttp connection.
+    let bufferEvent: OpaquePointer
+    /// Set when no TLS session could be made: the connection is closed as soon as it is attached.
+    let isRefused: Bool
+    /// The output-buffer watch, removed when the connection goes away.
+    private var outputWatch: OpaquePointer?
+    /// True while this class edits the output buffer itself.
+    private var isRewriting = false
+    /// True once an error page was replaced: the rest of libevent's page is dropped.
+    private var isDiscardingOutput = false
+
+    init(listener: EventLoopListener, bufferEvent: OpaquePointer, isRefused: Bool) {
+        self.listener = listener
+        self.bufferEvent = bufferEvent
+        self.isRefused = isRefused
+    }
+
+    /// Counts the connection, watches its output and schedules `attach` for right after evhttp
+    /// has wrapped the bufferevent in a connection (still before any of its bytes are read).
+    func register() {
+        _ = listener.loop.connections.opened()
+        outputWatch = evbuffer_add_cb(bufferevent_get_output(bufferEvent), { buffer, information, argument in
+            guard let buffer, let information, let argument else { return }
+            Unmanaged<ConnectionState>.fromOpaque(argument).takeUnretainedValue().outputChanged(buffer, added: information.pointee.n_added)
+        }, Unmanaged.passUnretained(self).toOpaque())
+        bufferevent_incref(bufferEvent)
+        let scheduled = event_base_once(listener.loop.base, -1, Int16(EV_TIMEOUT), { _, _, argument in
+            guard let argument else { return }
+            Unmanaged<ConnectionState>.fromOpaque(argument).takeRetainedValue().attach()
+        }, Unmanaged.passRetained(self).toOpaque(), nil)
+        if scheduled != 0 {
+            Unmanaged.passUnretained(self).release()
+            bufferevent_decref(bufferEvent)
+            detach()
+        }
+    }
+
+    /// Finds the evhttp connection (the bufferevent's callback argument), then either hooks its close,
+    /// or closes it when it is refused or over the cap.
+    private func attach() {
+        var eventCallback: bufferevent_event_cb?
+        var callbackArgument: UnsafeMutableRawPointer?
+        bufferevent_getcb(bufferEvent, nil, nil, &eventCallback, &callbackArgument)
+        let connection = eventCallback == nil ? nil : OpaquePointer(callbackArgument)
+        bufferevent_decref(bufferEvent)
+        guard let connection else {
+            detach()
+            return
+        }
+        let configuration = listener.configuration
+        if isRefused || listener.loop.connections.current > configuration.maximumConnections {
+            detach()
+            evhttp_connection_free(connection)
+            return
+        }
+        var readTimeout = timeval(tv_sec: configuration.readTimeoutSeconds, tv_usec: 0)
+        var writeTimeout = timeval(tv_sec: configuration.writeTimeoutSeconds, tv_usec: 0)
+        bufferevent_set_timeouts(bufferEvent, &readTimeout, &writeTimeout)
+        evhttp_connection_set_closecb(connection, { _, argument in
+            guard let argument else { return }
+            Unmanaged<ConnectionState>.fromOpaque(argument).takeRetainedValue().detach()
+        }, Unmanaged.passRetained(self).toOpaque())
+    }
+
+    /// Stops watching the output and uncounts the connection; safe to call twice.
+    private func detach() {
+        guard let outputWatch else { return }
+        evbuffer_remove_cb_entry(bufferevent_get_output(bufferEvent), outputWatch)
+        self.outputWatch = nil
+        listener.loop.connections.closed()
+    }
+
+    /// Called after every change to the output buffer.
+    private func outputChanged(_ buffer: OpaquePointer, added: Int) {
+        guard added > 0, !isRewriting, !listener.loop.isSendingOwnResponse else { return }
+        let start = evbuffer_get_length(buffer) - added
+        if isDiscardingOutput {
+            replaceTail(of: buffer, from: start, with: [])
+            return
+        }
+        let status = Self.statusCode(in: Self.peek(buffer, from: start, count: min(added, 16)))
+        if (100..<200).contains(status) {
+            return
+        }
+        isDiscardingOutput = true
+        let configuration = listener.configuration
+        let response = ErrorResponse.raw(
+            status: (400..<600).contains(status) ? status : 500,
+            date: listener.loop.date.now(),
+            maximumBodySize: configuration.maximumBodySize,
+            maximumHeaderSize: configuration.maximumHeaderSize)
+        replaceTail(of: buffer, from: start, with: response)
+    }
+
+    /// Replaces the bytes from `start` to the end of `buffer` with `replacement`.
+    private func replaceTail(of buffer: OpaquePointer, from start: Int, with replacement: [UInt8]) {
+        isRewriting = true
+        defer { isRewriting = false }
+        // A socket bufferevent freezes the front of its output buffer between writes.
+        let wasFrozen = evbuffer_drain(buffer, 0) != 0
+        if wasFrozen {
+            evbuffer_unfreeze(buffer, 1)
+        }
+        if start == 0 {
+            evbuffer_drain(buffer, evbuffer_get_length(buffer))
+        } else if let kept = evbuffer_new() {
+            evbuffer_remove_buffer(buffer, kept, start)
+            evbuffer_drain(buffer, evbuffer_get_length(buffer))
+            evbuffer_add_buffer(buffer, kept)
+            evbuffer_free(kept)
+        }
+        if wasFrozen {
+            evbuffer_freeze(buffer, 1)
+        }
+        if !replacement.isEmpty {
+            evbuffer_add(buffer, replacement, replacement.count)
+        }
+    }
+
+    /// Copies up to `count` bytes from `offset` without removing them.
+    private static func peek(_ buffer: OpaquePointer, from offset: Int, count: Int) -> [UInt8] {
+        var position = evbuffer_ptr()
+        guard evbuffer_ptr_set(buffer, &position, offset, EVBUFFER_PTR_SET) == 0 else { return [] }
+        return [UInt8](unsafeUninitializedCapacity: count) { bytes, initialized in
+            initialized = max(0, evbuffer_copyout_from(buffer, &position, bytes.baseAddress, count))
+        }
+    }
+
+    /// The status code of a status line "HTTP/1.x NNN ...", or 0.
+    private static func statusCode(in line: [UInt8]) -> Int {
+        let prefix = Array("HTTP/1.".utf8)
+        guard line.count >= 12, Array(line.prefix(prefix.count)) == prefix, line[8] == UInt8(ascii: " ") else { return 0 }
+        var status = 0
+        for byte in line[9..<12] {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return 0 }
+            status = status * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return status
+    }
+}

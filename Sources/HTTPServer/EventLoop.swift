@@ -1,0 +1,80 @@
+import CLibEvent
+import CryptoCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One libevent `event_base` with its listeners, run on its own thread.
+///
+/// `@unchecked Sendable`: while the thread runs, only that thread touches the base and the listeners;
+/// other threads only call `requestStop` (`event_base_loopexit`, thread-safe once
+/// `evthread_use_pthreads` ran) and, after `join`, `close`.
+final class EventLoop: @unchecked Sendable {
+    /// The event base.
+    let base: OpaquePointer
+    /// Shared by all loops of a server, for the connection cap.
+    let connections: ConnectionCounter
+    /// The `Date` header cache of this loop.
+    let date = HTTPDate()
+    /// True while a listener writes a handler's response, so that output is not mistaken for a libevent error page.
+    var isSendingOwnResponse = false
+    private var listeners: [EventLoopListener] = []
+    private var thread: pthread_t?
+
+    /// Creates the base; `addListener` then attaches the sockets.
+    init(connections: ConnectionCounter) throws(HTTPServerError) {
+        guard let base = event_base_new() else {
+            throw .eventLoopFailed("event_base_new failed")
+        }
+        self.base = base
+        self.connections = connections
+    }
+
+    /// Serves `socket` on this loop through a duplicate descriptor (evhttp closes the one it is given).
+    func addListener(socket: ListeningSocket, tls: TLSServerContext?, configuration: HTTPServerConfiguration, handler: any HTTPHandler) throws(HTTPServerError) {
+        let descriptor = dup(socket.descriptor)
+        guard descriptor >= 0 else {
+            throw .eventLoopFailed("dup: \(String(cString: strerror(errno)))")
+        }
+        listeners.append(try EventLoopListener(loop: self, descriptor: descriptor, tls: tls, configuration: configuration, handler: handler))
+    }
+
+    /// Starts the loop's thread.
+    func start() throws(HTTPServerError) {
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let status = pthread_create(&thread, nil, { argument in
+            guard let argument else { return nil }
+            let loop = Unmanaged<EventLoop>.fromOpaque(argument).takeRetainedValue()
+            event_base_dispatch(loop.base)
+            return nil
+        }, context)
+        guard status == 0 else {
+            Unmanaged<EventLoop>.fromOpaque(context).release()
+            throw .eventLoopFailed("pthread_create: \(String(cString: strerror(status)))")
+        }
+        self.thread = thread
+    }
+
+    /// Asks the loop to return; callable from any thread, even before the loop started running
+    /// (unlike `event_base_loopbreak`, the exit request is an event that a starting loop still sees).
+    func requestStop() {
+        event_base_loopexit(base, nil)
+    }
+
+    /// Waits for the loop's thread to end (no-op when it never started).
+    func join() {
+        guard let thread else { return }
+        self.thread = nil
+        pthread_join(thread, nil)
+    }
+
+    /// Frees the listeners (closing their connections and sockets), then the base. Call after `join`.
+    func close() {
+        for listener in listeners {
+            listener.shutDown()
+        }
+        listeners.removeAll()
+        event_base_free(base)
+    }
+}

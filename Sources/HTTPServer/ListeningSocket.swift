@@ -1,0 +1,96 @@
+import CLibEvent
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A bound, listening, non-blocking TCP socket with TCP_NODELAY set (accepted sockets inherit it;
+/// without it keep-alive HTTPS stalls on Nagle vs. delayed ACK).
+struct ListeningSocket: Sendable {
+    /// The socket's file descriptor, owned by the `HTTPServer`.
+    let descriptor: Int32
+    /// The bound port (the real one when 0 was asked for).
+    let port: Int
+
+    /// The listen backlog.
+    private static let backlog: Int32 = 1024
+
+    /// Parses "host:port", "[v6]:port" or ":port" and binds and listens.
+    static func bind(_ address: String) throws(HTTPServerError) -> ListeningSocket {
+        let (host, port) = try split(address)
+        var hints = addrinfo()
+        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var results: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host.isEmpty ? nil : host, port, &hints, &results)
+        guard status == 0, let results else {
+            throw .invalidAddress("\(address): \(String(cString: gai_strerror(status)))")
+        }
+        defer { freeaddrinfo(results) }
+        let info = results.pointee
+
+        let descriptor = socket(info.ai_family, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else {
+            throw .bindFailed("\(address): socket: \(lastErrorText())")
+        }
+        var enabled: Int32 = 1
+        let length = socklen_t(MemoryLayout<Int32>.size)
+        guard setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &enabled, length) == 0,
+              setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &enabled, length) == 0 else {
+            let reason = lastErrorText()
+            close(descriptor)
+            throw .bindFailed("\(address): setsockopt: \(reason)")
+        }
+        guard Glibc.bind(descriptor, info.ai_addr, info.ai_addrlen) == 0, listen(descriptor, backlog) == 0 else {
+            let reason = lastErrorText()
+            close(descriptor)
+            throw .bindFailed("\(address): \(reason)")
+        }
+        var bound = sockaddr_storage()
+        var boundLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let named = withUnsafeMutablePointer(to: &bound) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &boundLength) }
+        }
+        guard named == 0 else {
+            let reason = lastErrorText()
+            close(descriptor)
+            throw .bindFailed("\(address): getsockname: \(reason)")
+        }
+        return ListeningSocket(descriptor: descriptor, port: Self.port(of: bound))
+    }
+
+    /// Splits "host:port" at the last colon; brackets around an IPv6 host are removed.
+    private static func split(_ address: String) throws(HTTPServerError) -> (host: String, port: String) {
+        guard let colon = address.lastIndex(of: ":") else {
+            throw .invalidAddress("\(address): expected host:port")
+        }
+        var host = String(address[..<colon])
+        let port = String(address[address.index(after: colon)...])
+        guard let number = Int(port), (0...65_535).contains(number) else {
+            throw .invalidAddress("\(address): invalid port")
+        }
+        if host.hasPrefix("[") && host.hasSuffix("]") {
+            host = String(host.dropFirst().dropLast())
+        } else if host.contains(":") {
+            throw .invalidAddress("\(address): put an IPv6 address in brackets")
+        }
+        if host == "*" {
+            host = ""
+        }
+        return (host, String(number))
+    }
+
+    private static func port(of address: sockaddr_storage) -> Int {
+        var copy = address
+        return withUnsafePointer(to: &copy) { pointer in
+            if Int32(address.ss_family) == AF_INET6 {
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+            }
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+        }
+    }
+
+    private static func lastErrorText() -> String {
+        String(cString: strerror(errno))
+    }
+}

@@ -1,0 +1,229 @@
+import CryptoCore
+import Foundation
+import HTTPServer
+import Testing
+
+/// Real loopback tests: a server on 127.0.0.1 driven by curl, openssl s_client and raw sockets.
+@Suite(.serialized) struct HTTPServerLoopbackTests {
+    @Test func getAndPostOverHTTPS() throws {
+        let server = try TestServer()
+        let get = try curl(["-D", "-", server.httpsURL + "/webauthn/a%20b?x=1&y=2"])
+        #expect(get.status == 0)
+        #expect(get.output.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(get.output.lowercased().contains("content-length: "))
+        #expect(get.output.lowercased().contains("date: "))
+        #expect(get.output.lowercased().contains("content-type: application/json"))
+        #expect(get.output.contains(#""method":"GET""#))
+        #expect(get.output.contains(#""path":"\/webauthn\/a b""#))
+        #expect(get.output.contains(#""query":"x=1&y=2""#))
+        #expect(get.output.contains(#""secure":true"#))
+        #expect(get.output.contains(#""remote":"127.0.0.1""#))
+
+        let post = try curl(["-H", "Content-Type: application/json", "--data-binary", #"{"a":1}"#, server.httpsURL + "/post"])
+        #expect(post.status == 0)
+        #expect(post.output.contains(#""method":"POST""#))
+        #expect(post.output.contains(#""bodyLength":7"#))
+        #expect(post.output.contains(#""contentType":"application\/json""#))
+    }
+
+    @Test func keepAliveReusesTheConnection() throws {
+        let server = try TestServer()
+        let result = try curl(["-o", "/dev/null", "-o", "/dev/null", "-w", "%{num_connects}\n", server.httpsURL + "/one", server.httpsURL + "/two"])
+        #expect(result.status == 0)
+        #expect(result.output == "1\n0\n")
+    }
+
+    @Test func plainListenerServesHTTP() throws {
+        let server = try TestServer()
+        let result = try curl([server.httpURL + "/plain"])
+        #expect(result.status == 0)
+        #expect(result.output.contains(#""secure":false"#))
+        #expect(result.output.contains(#""path":"\/plain""#))
+    }
+
+    @Test func headIsAnsweredLikeGetWithoutBody() throws {
+        let server = try TestServer()
+        let get = try curl(["-o", "/dev/null", "-w", "%{size_download}", server.httpsURL + "/same"])
+        let head = try curl(["-I", server.httpsURL + "/same"])
+        #expect(head.status == 0)
+        #expect(head.output.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(head.output.contains("Content-Length: \(get.output)\r\n"))
+        #expect(head.output.hasSuffix("\r\n\r\n"))
+    }
+
+    @Test(arguments: [false, true]) func oversizedBodyWithContentLengthGetsJSON413(expectContinue: Bool) throws {
+        let server = try TestServer()
+        let file = makeBodyFile(count: TestServer.maximumBodySize + 1)
+        let expect = expectContinue ? "Expect: 100-continue" : "Expect:"
+        let result = try curl(["-D", "-", "-H", expect, "--data-binary", "@" + file, server.httpsURL + "/big"])
+        #expect(result.status == 0)
+        #expect(result.output.hasPrefix("HTTP/1.1 413 "))
+        #expect(result.output.contains("Connection: close\r\n"))
+        #expect(result.output.contains("Content-Type: application/json\r\n"))
+        #expect(result.output.contains(#"{"error":"request_too_large","#))
+        #expect(!result.output.contains("<HTML"))
+    }
+
+    @Test func bodyAtTheLimitIsAccepted() throws {
+        let server = try TestServer()
+        let file = makeBodyFile(count: TestServer.maximumBodySize)
+        let result = try curl(["--data-binary", "@" + file, server.httpsURL + "/limit"])
+        #expect(result.output.contains(#""bodyLength":\#(TestServer.maximumBodySize)"#))
+    }
+
+    @Test(arguments: [TestServer.maximumBodySize + 1, 64 * 1024]) func oversizedChunkedBodyNeverSucceeds(size: Int) throws {
+        let server = try TestServer()
+        let file = makeBodyFile(count: size)
+        let result = try curl(["-D", "-", "-H", "Transfer-Encoding: chunked", "-H", "Expect:", "--data-binary", "@" + file, server.httpsURL + "/chunked"])
+        #expect(!result.output.contains(" 200 "))
+        #expect(!result.output.contains("<HTML"))
+        if result.status == 0 {
+            #expect(result.output.hasPrefix("HTTP/1.1 413 "))
+            #expect(result.output.contains(#"{"error":"request_too_large","#))
+        }
+    }
+
+    @Test func smallChunkedBodyIsAccepted() throws {
+        let server = try TestServer()
+        let result = try curl(["-H", "Transfer-Encoding: chunked", "--data-binary", "hello", server.httpsURL + "/chunked"])
+        #expect(result.output.contains(#""bodyLength":5"#))
+    }
+
+    @Test func oversizedHeaderGetsJSONErrorOrClose() throws {
+        let server = try TestServer()
+        let big = String(repeating: "h", count: TestServer.maximumHeaderSize + 100)
+        for url in [server.httpsURL, server.httpURL] {
+            let result = try curl(["-D", "-", "-H", "X-Big: " + big, url + "/header"])
+            #expect(!result.output.contains("<HTML"))
+            #expect(!result.output.contains(" 200 "))
+            if result.status == 0 {
+                #expect(result.output.hasPrefix("HTTP/1.1 431 ") || result.output.hasPrefix("HTTP/1.1 400 "))
+                #expect(result.output.contains("Content-Type: application/json\r\n"))
+                #expect(result.output.contains(#"{"error":"#))
+            }
+        }
+    }
+
+    @Test func malformedRequestLineGetsJSON400AndServingContinues() throws {
+        let server = try TestServer()
+        let raw = exchangeRaw(port: server.server.httpPort!, Array("THIS IS NOT HTTP\r\n\r\n".utf8))
+        let text = String(decoding: raw ?? [], as: UTF8.self)
+        #expect(text.hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
+        #expect(text.contains("Content-Type: application/json\r\n"))
+        #expect(text.hasSuffix(#"{"error":"bad_request","message":"The request is malformed or its header section exceeds 2048 bytes."}"#))
+        #expect(!text.contains("<HTML"))
+
+        let garbage = exchangeRaw(port: server.server.httpPort!, [0x00, 0xff, 0x0d, 0x0a, 0x0d, 0x0a])
+        #expect(!String(decoding: garbage ?? [], as: UTF8.self).contains("<HTML"))
+
+        let after = try curl([server.httpURL + "/still"])
+        #expect(after.output.contains(#""path":"\/still""#))
+        let afterTLS = try curl([server.httpsURL + "/still"])
+        #expect(afterTLS.output.contains(#""path":"\/still""#))
+    }
+
+    @Test func disallowedMethodGetsJSON() throws {
+        let server = try TestServer()
+        let raw = exchangeRaw(port: server.server.httpPort!, Array("TRACE / HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        let text = String(decoding: raw ?? [], as: UTF8.self)
+        #expect(text.hasPrefix("HTTP/1.1 501 ") || text.hasPrefix("HTTP/1.1 405 ") || text.hasPrefix("HTTP/1.1 400 "))
+        #expect(text.contains(#"{"error":"#))
+        #expect(!text.contains("<HTML"))
+    }
+
+    @Test func pipelinedRequestsAreAnsweredInOrder() throws {
+        let server = try TestServer()
+        let request = "GET /first HTTP/1.1\r\nHost: x\r\n\r\nGET /second HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        let text = String(decoding: exchangeRaw(port: server.server.httpPort!, Array(request.utf8)) ?? [], as: UTF8.self)
+        let first = text.range(of: #""path":"\/first""#)
+        let second = text.range(of: #""path":"\/second""#)
+        #expect(first != nil && second != nil)
+        if let first, let second {
+            #expect(first.lowerBound < second.lowerBound)
+        }
+    }
+
+    @Test func oldTLSVersionsAreRefused() throws {
+        let server = try TestServer()
+        let curlOld = try curl(["--tlsv1.1", "--tls-max", "1.1", "--ciphers", "DEFAULT@SECLEVEL=0", server.httpsURL + "/"])
+        #expect(curlOld.status != 0)
+        for option in ["-tls1", "-tls1_1"] {
+            let client = try run("/usr/bin/openssl", ["s_client", "-connect", "127.0.0.1:\(server.server.httpsPort!)", option, "-cipher", "DEFAULT@SECLEVEL=0"], input: Data("Q\n".utf8))
+            #expect(client.status != 0)
+            #expect(!client.output.contains("Cipher is ECDHE"))
+        }
+    }
+
+    @Test func modernTLSVersionsAreAccepted() throws {
+        let server = try TestServer()
+        for (minimum, maximum, name) in [("--tlsv1.2", "1.2", "TLSv1.2"), ("--tlsv1.3", "1.3", "TLSv1.3")] {
+            let result = try curl(["-v", minimum, "--tls-max", maximum, server.httpsURL + "/tls"])
+            #expect(result.status == 0)
+            #expect(result.errorOutput.contains("SSL connection using \(name)"))
+            #expect(result.output.contains(#""path":"\/tls""#))
+        }
+        let client = try run("/usr/bin/openssl", ["s_client", "-connect", "127.0.0.1:\(server.server.httpsPort!)", "-tls1_2"], input: Data("Q\n".utf8))
+        #expect(client.output.contains("Protocol  : TLSv1.2"))
+        #expect(client.output.contains("ECDHE"))
+    }
+
+    @Test func connectionsAboveTheCapAreClosed() throws {
+        let server = try TestServer(threads: 1, maximumConnections: 1)
+        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(connectLoopback(holder, port: server.server.httpPort!))
+        usleep(200_000)
+        let refused = try curl([server.httpURL + "/capped"])
+        #expect(refused.status != 0)
+        close(holder)
+        usleep(200_000)
+        let accepted = try curl([server.httpURL + "/capped"])
+        #expect(accepted.output.contains(#""path":"\/capped""#))
+    }
+
+    @Test func stopClosesThePortsAndIsIdempotent() throws {
+        let server = try TestServer()
+        let httpsPort = server.server.httpsPort!
+        let httpPort = server.server.httpPort!
+        #expect(portIsOpen(httpsPort))
+        _ = try curl(["-o", "/dev/null", server.httpsURL + "/"])
+        server.server.stop()
+        #expect(!portIsOpen(httpsPort))
+        #expect(!portIsOpen(httpPort))
+        server.server.stop()
+    }
+
+    @Test func stopRightAfterStartReturns() throws {
+        for _ in 0..<5 {
+            let server = try TestServer()
+            server.server.stop()
+        }
+    }
+
+    @Test func bindErrorsHaveCodes() throws {
+        let files = try makeCertificate()
+        let tls = try TLSServerContext(certificateChainFile: files.certificate, privateKeyFile: files.key)
+        #expect(throws: HTTPServerError.self) {
+            try HTTPServer(configuration: HTTPServerConfiguration(httpAddress: "not-an-address", log: { _ in }), handler: EchoHandler())
+        }
+        do {
+            _ = try HTTPServer(configuration: HTTPServerConfiguration(httpAddress: "127.0.0.1:99999", log: { _ in }), handler: EchoHandler())
+            Issue.record("expected http.invalidAddress")
+        } catch {
+            #expect(error.code == "http.invalidAddress")
+        }
+        let first = try HTTPServer(configuration: HTTPServerConfiguration(httpsAddress: "127.0.0.1:0", tls: tls, log: { _ in }), handler: EchoHandler())
+        do {
+            _ = try HTTPServer(configuration: HTTPServerConfiguration(httpsAddress: "127.0.0.1:\(first.httpsPort!)", tls: tls, log: { _ in }), handler: EchoHandler())
+            Issue.record("expected http.bindFailed")
+        } catch {
+            #expect(error.code == "http.bindFailed")
+        }
+        do {
+            _ = try HTTPServer(configuration: HTTPServerConfiguration(httpsAddress: "127.0.0.1:0", log: { _ in }), handler: EchoHandler())
+            Issue.record("expected http.invalidConfiguration")
+        } catch {
+            #expect(error.code == "http.invalidConfiguration")
+        }
+        first.stop()
+    }
+}
