@@ -77,10 +77,10 @@ public final class HTTPServer: @unchecked Sendable {
         self.sockets = sockets
         self.loops = loops
         if let httpsAddress = configuration.httpsAddress, let httpsPort {
-            configuration.log("passkeyd: HTTPS listening on \(httpsAddress) (port \(httpsPort))")
+            configuration.log("HTTPS listening on \(httpsAddress) (port \(httpsPort))")
         }
         if let httpAddress = configuration.httpAddress, let httpPort {
-            configuration.log("passkeyd: plain HTTP listening on \(httpAddress) (port \(httpPort))")
+            configuration.log("plain HTTP listening on \(httpAddress) (port \(httpPort))")
         }
     }
 
@@ -97,10 +97,10 @@ public final class HTTPServer: @unchecked Sendable {
                 do {
                     try loop.start()
                 } catch {
-                    configuration.log("passkeyd: \(error)")
+                    configuration.log("\(error)")
                 }
             }
-            configuration.log("passkeyd: serving with \(loops.count) event loop(s)")
+            configuration.log("serving with \(loops.count) event loop(s)")
         }
     }
 

@@ -1,1 +1,83 @@
-// Placeholder until the module's first type lands.
+import CryptoCore
+import Foundation
+import HTTPServer
+import Storage
+import WebAuthnCore
+
+/// The relying-party server: routes HTTP requests to the ceremony, account and well-known handlers. It is the
+/// only place that composes the verification core, storage and HTTP; handlers are testable without sockets.
+public final class RelyingPartyServer: HTTPHandler {
+    let configuration: ServerConfiguration
+    let store: any PasskeyStore
+    let relyingParty: RelyingParty
+    let time: any TimeSource
+    let random: any RandomSource
+    let challenges: ChallengeService
+    let sessions: SessionService
+    let keys = CredentialKeyCache()
+    let wellKnown: WellKnownFiles
+    let staticFiles: StaticFiles?
+    /// Secret that makes the decoy allowCredentials for unknown usernames stable and unguessable.
+    let enumerationSecret: [UInt8]
+    let log: @Sendable (String) -> Void
+
+    public init(
+        configuration: ServerConfiguration, store: any PasskeyStore, time: any TimeSource = SystemTime(),
+        random: any RandomSource = SystemRandom(), enumerationSecret: [UInt8],
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) throws(ConfigurationError) {
+        self.configuration = configuration
+        self.store = store
+        self.time = time
+        self.random = random
+        self.enumerationSecret = enumerationSecret
+        self.log = log
+        relyingParty = RelyingParty(
+            id: configuration.relyingPartyID, name: configuration.relyingPartyName, origins: configuration.origins,
+            algorithms: configuration.algorithms, time: time)
+        challenges = ChallengeService(store: store, random: random, time: time, lifetime: TimeInterval(configuration.challengeLifetimeSeconds))
+        sessions = SessionService(store: store, random: random, time: time, lifetime: TimeInterval(configuration.sessionLifetimeSeconds))
+        wellKnown = try WellKnownFiles(configuration.associatedDomains)
+        staticFiles = configuration.wwwDirectory.map(StaticFiles.init(root:))
+    }
+
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        do {
+            var response = try route(request)
+            response.headers.add("X-Content-Type-Options", "nosniff")
+            if request.path.hasPrefix("/webauthn/") || request.path.hasPrefix("/me") || request.path == "/logout" {
+                response.headers.add("Cache-Control", "no-store")
+            }
+            return response
+        } catch {
+            if error.status >= 500 { log("\(request.method) \(request.path): \(error.code)") }
+            return error.response
+        }
+    }
+
+    private func route(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
+        let method = request.method == "HEAD" ? "GET" : request.method
+        switch (method, request.path) {
+        case ("GET", "/healthz"): return JSONBody.ok(["status": "ok"])
+        case ("POST", "/webauthn/registration/options"): return try registrationOptions(request)
+        case ("POST", "/webauthn/registration/verify"): return try registrationVerify(request)
+        case ("POST", "/webauthn/authentication/options"): return try authenticationOptions(request)
+        case ("POST", "/webauthn/authentication/verify"): return try authenticationVerify(request)
+        case ("GET", "/me"): return try me(request)
+        case ("GET", "/me/passkeys"): return try listPasskeys(request)
+        case ("DELETE", "/me"): return try deleteAccount(request)
+        case ("POST", "/logout"): return try logout(request)
+        case (_, let path) where path.hasPrefix("/me/passkeys/"):
+            let identifier = String(path.dropFirst("/me/passkeys/".count))
+            switch method {
+            case "PATCH": return try renamePasskey(request, identifier: identifier)
+            case "DELETE": return try deletePasskey(request, identifier: identifier)
+            default: throw ServerError(405, "method_not_allowed", "Use PATCH or DELETE here.")
+            }
+        default:
+            if method == "GET", let response = wellKnown.response(for: request.path) { return response }
+            if method == "GET", let response = staticFiles?.response(for: request.path) { return response }
+            throw ServerError.notFound
+        }
+    }
+}

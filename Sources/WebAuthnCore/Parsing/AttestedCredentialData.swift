@@ -7,7 +7,8 @@ public struct AttestedCredentialData: Sendable {
     /// The AAGUID in its canonical UUID text form.
     public var aaguidString: String { Self.uuidString(aaguid) }
 
-    static func uuidString(_ bytes: [UInt8]) -> String {
+    /// The canonical UUID text of 16 bytes.
+    public static func uuidString(_ bytes: [UInt8]) -> String {
         let hex = bytes.map { byte in
             let text = String(byte, radix: 16)
             return byte < 16 ? "0" + text : text

@@ -33,34 +33,7 @@ public struct VerificationCase: Decodable, Sendable {
         let json: Data
 
         public init(from decoder: any Decoder) throws {
-            json = try JSONEncoder().encode(try AnyJSON(from: decoder))
-        }
-    }
-}
-
-/// A JSON value read and written unchanged, to keep a nested object as bytes.
-enum AnyJSON: Codable, Sendable {
-    case null, bool(Bool), number(Double), string(String), array([AnyJSON]), object([String: AnyJSON])
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() { self = .null }
-        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
-        else if let value = try? container.decode(Double.self) { self = .number(value) }
-        else if let value = try? container.decode(String.self) { self = .string(value) }
-        else if let value = try? container.decode([AnyJSON].self) { self = .array(value) }
-        else { self = .object(try container.decode([String: AnyJSON].self)) }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .null: try container.encodeNil()
-        case .bool(let value): try container.encode(value)
-        case .number(let value): try container.encode(value)
-        case .string(let value): try container.encode(value)
-        case .array(let value): try container.encode(value)
-        case .object(let value): try container.encode(value)
+            json = try JSONEncoder().encode(try JSONValue(from: decoder))
         }
     }
 }

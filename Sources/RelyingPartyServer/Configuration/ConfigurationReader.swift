@@ -1,0 +1,55 @@
+import WebAuthnCore
+
+/// Typed access to one object of the configuration, with errors naming the full key.
+struct ConfigurationReader {
+    let members: [String: JSONValue]
+    let path: String
+
+    init(_ value: JSONValue, path: String) throws(ConfigurationError) {
+        guard let members = value.objectValue else { throw ConfigurationError(key: path, reason: "must be an object") }
+        self.members = members
+        self.path = path
+    }
+
+    func key(_ name: String) -> String { path.isEmpty ? name : path + "." + name }
+
+    func has(_ name: String) -> Bool { members[name] != nil }
+
+    func only(_ allowed: Set<String>) throws(ConfigurationError) {
+        for name in members.keys.sorted() where !allowed.contains(name) {
+            throw ConfigurationError(key: key(name), reason: "is not a configuration key (known: \(allowed.sorted().joined(separator: ", ")))")
+        }
+    }
+
+    func object(_ name: String) throws(ConfigurationError) -> ConfigurationReader? {
+        guard let value = members[name], value != .null else { return nil }
+        return try ConfigurationReader(value, path: key(name))
+    }
+
+    func string(_ name: String) throws(ConfigurationError) -> String? {
+        guard let value = members[name], value != .null else { return nil }
+        guard let text = value.stringValue, !text.isEmpty else { throw ConfigurationError(key: key(name), reason: "must be a non-empty string") }
+        return text
+    }
+
+    func strings(_ name: String) throws(ConfigurationError) -> [String]? {
+        guard let value = members[name], value != .null else { return nil }
+        guard let items = value.arrayValue else { throw ConfigurationError(key: key(name), reason: "must be a list of strings") }
+        var texts: [String] = []
+        for item in items {
+            guard let text = item.stringValue, !text.isEmpty else { throw ConfigurationError(key: key(name), reason: "must be a list of non-empty strings") }
+            texts.append(text)
+        }
+        return texts
+    }
+
+    func integer(_ name: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
+        guard let value = members[name], value != .null else { return nil }
+        guard let number = value.integerValue, range.contains(number) else {
+            throw ConfigurationError(key: key(name), reason: "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return number
+    }
+
+    func value(_ name: String) -> JSONValue? { members[name] }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import WebAuthnCore
+
+/// `passkeyd serve --config FILE`: the JSON configuration. Every key is optional; absent keys take the embedded
+/// defaults (relying party `localhost`, origin `https://localhost:8443`, data in `data/`).
+public struct ServerConfiguration: Sendable {
+    public var relyingPartyID = "localhost"
+    public var relyingPartyName = "passkeyd"
+    public var origins = ["https://localhost:8443"]
+    public var httpsAddress: String? = "127.0.0.1:8443"
+    public var httpAddress: String?
+    public var certificateFile: String?
+    public var privateKeyFile: String?
+    public var dataDirectory = "data"
+    public var sqlitePath: String?
+    public var sessionLifetimeSeconds = 604_800
+    public var challengeLifetimeSeconds = 300
+    public var attestation = AttestationPolicy.none
+    public var algorithms = COSEAlgorithm.defaultOffered
+    public var associatedDomains = AssociatedDomains()
+    public var wwwDirectory: String? = "www"
+    public var threads = ProcessInfo.processInfo.activeProcessorCount
+    public var maximumBodySize = 65_536
+
+    public init() {}
+
+    /// The SQLite file: `database.sqlite`, or `<data>/passkeyd.sqlite`.
+    public var databasePath: String { sqlitePath ?? dataDirectory + "/passkeyd.sqlite" }
+
+    /// The attestation policy of the relying party.
+    public enum AttestationPolicy: String, Sendable, CaseIterable {
+        /// Accept any format whose statement verifies; record what was seen.
+        case none
+    }
+}

@@ -1,0 +1,122 @@
+import CryptoCore
+import Foundation
+import HTTPServer
+import Storage
+import WebAuthnCore
+
+extension RelyingPartyServer {
+    struct PasskeyJSON: Encodable {
+        let id: String
+        let name: String
+        let createdAt: Date
+        let lastUsedAt: Date?
+        let algorithm: Int
+        let transports: [String]
+        let aaguid: String
+        let attestationFormat: String
+        let backupEligible: Bool
+        let backupState: Bool
+        let cloneWarning: Bool
+        let backupEligibilityChanged: Bool
+
+        init(_ record: CredentialRecord) {
+            id = Base64URL.encode(record.id)
+            name = record.name
+            createdAt = record.createdAt
+            lastUsedAt = record.lastUsedAt
+            algorithm = record.algorithm
+            transports = record.transports
+            aaguid = record.aaguid.count == 16 ? AttestedCredentialData.uuidString(record.aaguid) : ""
+            attestationFormat = record.attestationFormat
+            backupEligible = record.backupEligible
+            backupState = record.backupState
+            cloneWarning = record.cloneWarning
+            backupEligibilityChanged = record.backupEligibilityChanged
+        }
+    }
+
+    struct AccountJSON: Encodable {
+        let user: SignedInResponse.User
+        let rpId: String
+        let passkeys: [PasskeyJSON]
+    }
+
+    /// The signed-in user, or 401. Cookie-authenticated writes also pass the Origin check.
+    func signedInUser(_ request: HTTPRequest, writing: Bool) throws(ServerError) -> (user: UserRecord, token: String) {
+        guard let current = try sessions.current(request) else {
+            var error = ServerError.notSignedIn
+            if request.headers["cookie"]?.contains(SessionService.cookieName) == true { error.headers = [("Set-Cookie", SessionService.clearingCookie)] }
+            throw error
+        }
+        if writing { try requireSameOrigin(request, credential: current.credential) }
+        guard let user = try storage({ try store.user(id: current.session.userID) }) else { throw ServerError.notSignedIn }
+        return (user, current.token)
+    }
+
+    /// `GET /me`: the user, the RP ID and the passkeys.
+    func me(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
+        let (user, _) = try signedInUser(request, writing: false)
+        let passkeys = try storage { try store.credentials(userID: user.id) }
+        return JSONBody.ok(AccountJSON(
+            user: .init(id: Base64URL.encode(user.id), name: user.name, displayName: user.displayName),
+            rpId: relyingParty.id, passkeys: passkeys.map(PasskeyJSON.init)))
+    }
+
+    /// `GET /me/passkeys`.
+    func listPasskeys(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
+        let (user, _) = try signedInUser(request, writing: false)
+        return JSONBody.ok(try storage { try store.credentials(userID: user.id) }.map(PasskeyJSON.init))
+    }
+
+    struct RenameRequest: Decodable {
+        let name: String
+    }
+
+    /// `PATCH /me/passkeys/{id}` `{"name"}`.
+    func renamePasskey(_ request: HTTPRequest, identifier: String) throws(ServerError) -> HTTPResponse {
+        let (user, _) = try signedInUser(request, writing: true)
+        let body = try JSONBody.decode(RenameRequest.self, from: request)
+        let name = try Self.validName(body.name, member: "name")
+        guard let credentialID = Base64URL.decode(identifier),
+              try storage({ try store.renameCredential(id: credentialID, userID: user.id, name: name) })
+        else { throw ServerError(404, "passkey_not_found", "You have no passkey with that ID.") }
+        return JSONBody.ok(["renamed": true])
+    }
+
+    /// `DELETE /me/passkeys/{id}`: refuses to remove the account's only way to sign in.
+    func deletePasskey(_ request: HTTPRequest, identifier: String) throws(ServerError) -> HTTPResponse {
+        let (user, _) = try signedInUser(request, writing: true)
+        guard let credentialID = Base64URL.decode(identifier) else {
+            throw ServerError(404, "passkey_not_found", "You have no passkey with that ID.")
+        }
+        switch try storage({ try store.deleteCredential(id: credentialID, userID: user.id) }) {
+        case .deleted:
+            keys.remove(credentialID)
+            return JSONBody.ok(["deleted": true])
+        case .notFound:
+            throw ServerError(404, "passkey_not_found", "You have no passkey with that ID.")
+        case .lastCredential:
+            throw ServerError(409, "last_credential", "You can't delete your only passkey.")
+        }
+    }
+
+    /// `POST /logout`: ends this session.
+    func logout(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
+        let (_, token) = try signedInUser(request, writing: true)
+        try sessions.end(token: token)
+        var response = JSONBody.ok(["signedOut": true])
+        response.headers.add("Set-Cookie", SessionService.clearingCookie)
+        return response
+    }
+
+    /// `DELETE /me`: deletes every row of the account.
+    func deleteAccount(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
+        let (user, _) = try signedInUser(request, writing: true)
+        let credentials = try storage { try store.credentials(userID: user.id) }
+        try storage { try store.deleteUser(id: user.id) }
+        credentials.forEach { keys.remove($0.id) }
+        var response = JSONBody.ok(["deleted": true])
+        response.headers.add("Set-Cookie", SessionService.clearingCookie)
+        return response
+    }
+}

@@ -1,0 +1,93 @@
+import CryptoCore
+import Foundation
+import HTTPServer
+import Storage
+import WebAuthnCore
+
+extension RelyingPartyServer {
+    struct AuthenticationOptionsRequest: Decodable {
+        var username: String?
+        var userVerification: String?
+    }
+
+    /// `POST /webauthn/authentication/options`: discoverable (autofill) sign-in without a username; with one, the
+    /// user's credentials. An unknown username gets the same shape with stable decoy credentials (no enumeration).
+    func authenticationOptions(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
+        let body = try JSONBody.decode(AuthenticationOptionsRequest.self, from: request)
+        let userVerification = try UserVerificationRequirement(body.userVerification ?? "preferred")
+        var allowCredentials: [PublicKeyCredentialDescriptorJSON] = []
+        var userID: [UInt8]?
+        if let name = body.username?.trimmingCharacters(in: .whitespacesAndNewlines), !name.isEmpty {
+            if let user = try storage({ try store.user(name: name) }) {
+                userID = user.id
+                allowCredentials = try storage { try store.credentials(userID: user.id) }
+                    .map { PublicKeyCredentialDescriptorJSON(id: $0.id, transports: $0.transports) }
+            } else {
+                allowCredentials = decoyCredentials(for: name)
+            }
+        }
+        let challenge = try challenges.issue(.authentication, userID: userID, userVerification: userVerification.rawValue, context: [])
+        return JSONBody.ok(relyingParty.requestOptions(
+            challenge: challenge, allowCredentials: allowCredentials, userVerification: userVerification,
+            timeoutMilliseconds: configuration.challengeLifetimeSeconds * 1000))
+    }
+
+    /// `POST /webauthn/authentication/verify`: verifies the assertion, updates the counter and flags, starts a session.
+    func authenticationVerify(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
+        let credential = try JSONBody.decode(AuthenticationResponseJSON.self, from: request)
+        let record = try challenges.consume(try Self.challengeText(credential.response.clientDataJSON), for: .authentication)
+        guard let rawID = Base64URL.decode(credential.rawId),
+              let stored = try storage({ try store.credential(id: rawID) })
+        else {
+            throw ServerError(400, "credential_unknown", "This passkey is not registered here.")
+        }
+        let key: COSEKey
+        do {
+            key = try keys.key(for: stored.id, encoded: stored.publicKey)
+        } catch {
+            throw ServerError(500, "internal_error", "A stored public key is unreadable.")
+        }
+        let expectations = AuthenticationExpectations(
+            challenge: record.challenge,
+            credential: StoredCredential(id: stored.id, publicKey: key, signCount: stored.signCount, userHandle: stored.userID, backupEligible: stored.backupEligible),
+            userVerification: try UserVerificationRequirement(record.userVerification),
+            identifiedUserHandle: record.userID)
+        let result: AuthenticationResult
+        do {
+            result = try AuthenticationCeremony(relyingParty: relyingParty).verify(credential, expecting: expectations)
+        } catch {
+            log("authentication refused: \(error.code)")
+            if error.code == "authenticatorData.signCountNotIncreased" {
+                // A counter that did not increase may mean a cloned authenticator: refuse, and show it to the owner.
+                try storage {
+                    try store.recordAuthentication(
+                        credentialID: stored.id, signCount: stored.signCount, backupEligible: stored.backupEligible,
+                        backupState: stored.backupState, usedAt: stored.lastUsedAt ?? stored.createdAt,
+                        cloneWarning: true, backupEligibilityChanged: false)
+                }
+            }
+            throw .verification(error)
+        }
+        try storage {
+            try store.recordAuthentication(
+                credentialID: stored.id, signCount: result.signCount, backupEligible: result.backupEligible,
+                backupState: result.backupState, usedAt: time.now, cloneWarning: false,
+                backupEligibilityChanged: result.backupEligibilityChanged)
+        }
+        guard let user = try storage({ try store.user(id: stored.userID) }) else {
+            throw ServerError(400, "credential_unknown", "This passkey is not registered here.")
+        }
+        return try signedIn(user: user, credentialID: stored.id)
+    }
+
+    /// One or two credential descriptors derived from the username and a server secret: the same every time for
+    /// the same name, indistinguishable from real ones to a client.
+    func decoyCredentials(for username: String) -> [PublicKeyCredentialDescriptorJSON] {
+        let seed = DigestAlgorithm.sha256.hash(enumerationSecret + Array("decoy:\(username)".utf8))
+        let count = 1 + Int(seed[0] % 2)
+        return (0..<count).map { index in
+            let identifier = DigestAlgorithm.sha256.hash(seed + [UInt8(index)])
+            return PublicKeyCredentialDescriptorJSON(id: identifier, transports: ["internal", "hybrid"])
+        }
+    }
+}

@@ -1,0 +1,183 @@
+import CryptoCore
+import Foundation
+import HTTPServer
+import Storage
+import WebAuthnCore
+
+extension RelyingPartyServer {
+    struct RegistrationOptionsRequest: Decodable {
+        var username: String?
+        var displayName: String?
+        var residentKey: String?
+        var userVerification: String?
+        var hints: [String]?
+    }
+
+    /// What the server keeps with a registration challenge, so that verify receives exactly what options decided.
+    struct RegistrationContext: Codable {
+        var userHandle: String
+        var username: String
+        var displayName: String
+        var newAccount: Bool
+    }
+
+    /// `POST /webauthn/registration/options`: a new account (username) or, with a session, a passkey for the signed-in account.
+    func registrationOptions(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
+        let body = try JSONBody.decode(RegistrationOptionsRequest.self, from: request)
+        let residentKey = body.residentKey ?? "required"
+        guard ["required", "preferred", "discouraged"].contains(residentKey) else {
+            throw .badRequest("invalid_request", "residentKey must be required, preferred or discouraged.")
+        }
+        let userVerification = try UserVerificationRequirement(body.userVerification ?? "preferred")
+        let hints = body.hints ?? []
+        guard hints.allSatisfy({ ["security-key", "client-device", "hybrid"].contains($0) }) else {
+            throw .badRequest("invalid_request", "hints may hold security-key, client-device and hybrid.")
+        }
+        let context: RegistrationContext
+        let excluded: [CredentialRecord]
+        if let current = try sessions.current(request) {
+            try requireSameOrigin(request, credential: current.credential)
+            guard let user = try storage({ try store.user(id: current.session.userID) }) else { throw ServerError.notSignedIn }
+            context = RegistrationContext(userHandle: Base64URL.encode(user.id), username: user.name, displayName: user.displayName, newAccount: false)
+            excluded = try storage { try store.credentials(userID: user.id) }
+        } else {
+            let username = try Self.validName(body.username, member: "username")
+            let displayName = try Self.validName(body.displayName ?? username, member: "displayName")
+            guard try storage({ try store.user(name: username) }) == nil else {
+                throw ServerError(409, "username_taken", "That username is taken.")
+            }
+            context = RegistrationContext(userHandle: Base64URL.encode(random.bytes(count: 32)), username: username, displayName: displayName, newAccount: true)
+            excluded = []
+        }
+        let challenge = try challenges.issue(
+            .registration, userID: context.newAccount ? nil : Base64URL.decode(context.userHandle),
+            userVerification: userVerification.rawValue, context: JSONBody.encode(context))
+        let options = relyingParty.creationOptions(
+            challenge: challenge,
+            user: .init(id: context.userHandle, name: context.username, displayName: context.displayName),
+            excludeCredentials: excluded.map { PublicKeyCredentialDescriptorJSON(id: $0.id, transports: $0.transports) },
+            residentKey: residentKey, userVerification: userVerification, attestation: "none", hints: hints,
+            timeoutMilliseconds: configuration.challengeLifetimeSeconds * 1000)
+        return JSONBody.ok(options)
+    }
+
+    /// `POST /webauthn/registration/verify`: verifies the new credential, stores it (and the account) and starts a session.
+    func registrationVerify(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
+        let credential = try JSONBody.decode(RegistrationResponseJSON.self, from: request)
+        let record = try challenges.consume(try Self.challengeText(credential.response.clientDataJSON), for: .registration)
+        guard let context = try? JSONDecoder().decode(RegistrationContext.self, from: Data(record.context)),
+              let userHandle = Base64URL.decode(context.userHandle)
+        else { throw ServerError(500, "internal_error", "The stored registration state is unreadable.") }
+        let expectations = RegistrationExpectations(
+            challenge: record.challenge, userVerification: try UserVerificationRequirement(record.userVerification),
+            allowedAlgorithms: configuration.algorithms)
+        let result: RegistrationResult
+        do {
+            result = try RegistrationCeremony(relyingParty: relyingParty).verify(credential, expecting: expectations)
+        } catch {
+            log("registration refused: \(error.code)")
+            throw .verification(error)
+        }
+        let now = time.now
+        let stored = CredentialRecord(
+            id: result.credentialID, userID: userHandle, publicKey: result.publicKey.encoded, algorithm: result.publicKey.algorithm.rawValue,
+            signCount: result.signCount, transports: result.transports, aaguid: result.aaguid,
+            backupEligible: result.backupEligible, backupState: result.backupState,
+            attestationFormat: result.attestation.format.rawValue, attestationSummary: Self.summary(result),
+            name: "Passkey", createdAt: now)
+        let user = UserRecord(id: userHandle, name: context.username, displayName: context.displayName, createdAt: now)
+        try storage {
+            if context.newAccount {
+                try store.createUser(user, firstCredential: stored)
+            } else {
+                try store.addCredential(stored)
+            }
+        }
+        return try signedIn(user: user, credentialID: result.credentialID)
+    }
+
+    /// The session response shared by registration and authentication.
+    func signedIn(user: UserRecord, credentialID: [UInt8]) throws(ServerError) -> HTTPResponse {
+        let issued = try sessions.create(for: user.id)
+        var response = JSONBody.ok(SignedInResponse(
+            verified: true, credentialId: Base64URL.encode(credentialID),
+            user: .init(id: Base64URL.encode(user.id), name: user.name, displayName: user.displayName),
+            token: issued.token, expiresAt: issued.expiresAt))
+        response.headers.add("Set-Cookie", sessions.cookie(for: issued))
+        return response
+    }
+
+    struct SignedInResponse: Encodable {
+        struct User: Encodable {
+            let id: String
+            let name: String
+            let displayName: String
+        }
+
+        let verified: Bool
+        let credentialId: String
+        let user: User
+        let token: String
+        let expiresAt: Date
+    }
+
+    /// The challenge text of a response's client data (verified in full later by the ceremony).
+    static func challengeText(_ clientDataJSON: String) throws(ServerError) -> String {
+        guard let bytes = Base64URL.decode(clientDataJSON) else {
+            throw .badRequest("verification_failed", "clientDataJSON is not unpadded base64url.")
+        }
+        do {
+            return try CollectedClientData(bytes: bytes).challenge
+        } catch {
+            throw .verification(error)
+        }
+    }
+
+    static func validName(_ value: String?, member: String) throws(ServerError) -> String {
+        let trimmed = (value ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, trimmed.count <= 64, !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .badRequest("invalid_\(member == "username" ? "username" : "display_name")", "\(member) must be 1 to 64 characters.")
+        }
+        return trimmed
+    }
+
+    static func summary(_ result: RegistrationResult) -> String {
+        let trust = switch result.attestation.trustEvaluation {
+        case .notApplicable: "notApplicable"
+        case .notEvaluated: "notEvaluated"
+        case .trusted(let fingerprint): "trusted:" + fingerprint
+        }
+        return String(decoding: JSONBody.encode([
+            "format": result.attestation.format.rawValue, "type": result.attestation.type.rawValue, "trust": trust,
+            "certificates": String(result.attestation.trustPath.count), "aaguid": result.aaguidString,
+        ]), as: UTF8.self)
+    }
+
+    /// Runs a storage call, mapping its error at the edge.
+    func storage<Value>(_ body: () throws -> Value) throws(ServerError) -> Value {
+        do {
+            return try body()
+        } catch let error as StorageError {
+            throw .storage(error)
+        } catch {
+            throw ServerError(503, "storage_unavailable", "The server cannot reach its database; try again shortly.")
+        }
+    }
+
+    /// Cookie-authenticated writes must come from one of the relying party's origins (CSRF defence in depth).
+    func requireSameOrigin(_ request: HTTPRequest, credential: SessionService.Credential) throws(ServerError) {
+        guard credential == .cookie else { return }
+        guard let origin = request.headers["origin"], relyingParty.origins.contains(origin) else {
+            throw ServerError(403, "origin_mismatch", "This request must come from the site's own pages.")
+        }
+    }
+}
+
+extension UserVerificationRequirement {
+    init(_ text: String) throws(ServerError) {
+        guard let value = UserVerificationRequirement(rawValue: text) else {
+            throw .badRequest("invalid_request", "userVerification must be required, preferred or discouraged.")
+        }
+        self = value
+    }
+}

@@ -1,0 +1,67 @@
+import CryptoCore
+import Foundation
+import Storage
+import Synchronization
+
+/// Issues server-side, random, single-use, expiring challenges and consumes them atomically.
+/// A challenge is only ever accepted if this service issued it and nobody has used it yet.
+final class ChallengeService: Sendable {
+    let store: any ChallengeStore
+    let random: any RandomSource
+    let time: any TimeSource
+    let lifetime: TimeInterval
+    private let lastPurge = Mutex(Date.distantPast)
+
+    init(store: any ChallengeStore, random: any RandomSource, time: any TimeSource, lifetime: TimeInterval) {
+        self.store = store
+        self.random = random
+        self.time = time
+        self.lifetime = lifetime
+    }
+
+    /// A new 32-byte challenge, stored with its ceremony, user, user-verification requirement and context.
+    func issue(_ ceremony: CeremonyKind, userID: [UInt8]?, userVerification: String, context: [UInt8]) throws(ServerError) -> [UInt8] {
+        let now = time.now
+        purgeExpired(now: now)
+        let challenge = random.bytes(count: 32)
+        do {
+            try store.insertChallenge(ChallengeRecord(
+                challenge: challenge, ceremony: ceremony, userID: userID, userVerification: userVerification,
+                context: context, expiresAt: now.addingTimeInterval(lifetime)))
+        } catch {
+            throw .storage(error)
+        }
+        return challenge
+    }
+
+    /// Takes the challenge the client data names: removes it and returns it if it was issued for `ceremony`.
+    func consume(_ challengeText: String, for ceremony: CeremonyKind) throws(ServerError) -> ChallengeRecord {
+        guard let challenge = Base64URL.decode(challengeText), challenge.count == 32 else {
+            throw .badRequest("challenge_unknown", "This challenge was not issued by this server.")
+        }
+        let lookup: ChallengeLookup
+        do {
+            lookup = try store.takeChallenge(challenge, now: time.now)
+        } catch {
+            throw .storage(error)
+        }
+        switch lookup {
+        case .valid(let record) where record.ceremony == ceremony:
+            return record
+        case .valid, .unknown:
+            throw .badRequest("challenge_unknown", "This challenge was not issued by this server, or was already used.")
+        case .expired:
+            throw .badRequest("challenge_expired", "The challenge expired; start again.")
+        }
+    }
+
+    /// Removes expired challenges at most once a minute.
+    private func purgeExpired(now: Date) {
+        let due = lastPurge.withLock { last in
+            guard now.timeIntervalSince(last) >= 60 else { return false }
+            last = now
+            return true
+        }
+        if due { _ = try? store.purgeExpiredChallenges(now: now) }
+    }
+}
