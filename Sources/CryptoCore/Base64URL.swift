@@ -37,25 +37,56 @@ public enum Base64URL {
     /// Decodes unpadded base64url; nil for any other character, for padding, or for an impossible length.
     /// Unused trailing bits must be zero, so every byte string has exactly one accepted text.
     public static func decode(_ text: String) -> [UInt8]? {
-        let characters = Array(text.utf8)
-        guard characters.count % 4 != 1 else { return nil }
-        var output = [UInt8]()
-        output.reserveCapacity(characters.count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for character in characters {
-            let value = reverse[Int(character)]
-            guard value != 0xFF else { return nil }
-            accumulator = accumulator << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-                accumulator &= (1 << UInt32(bits)) - 1
+        var text = text
+        return text.withUTF8 { decode(utf8: $0) }
+    }
+
+    private static func decode(utf8 characters: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        let count = characters.count
+        guard count % 4 != 1 else { return nil }
+        let outputCount = count * 3 / 4
+        let table = reverse
+        return table.withUnsafeBufferPointer { table -> [UInt8]? in
+            var valid = true
+            let output = [UInt8](unsafeUninitializedCapacity: outputCount) { buffer, initialized in
+                var input = 0
+                var written = 0
+                while input + 4 <= count {
+                    let a = table[Int(characters[input])], b = table[Int(characters[input + 1])]
+                    let c = table[Int(characters[input + 2])], d = table[Int(characters[input + 3])]
+                    if (a | b | c | d) & 0xC0 != 0 { valid = false; break }
+                    let value = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                    buffer[written] = UInt8(truncatingIfNeeded: value >> 16)
+                    buffer[written + 1] = UInt8(truncatingIfNeeded: value >> 8)
+                    buffer[written + 2] = UInt8(truncatingIfNeeded: value)
+                    written += 3
+                    input += 4
+                }
+                let remaining = count - input
+                if valid, remaining >= 2 {
+                    let a = table[Int(characters[input])], b = table[Int(characters[input + 1])]
+                    let c = remaining == 3 ? table[Int(characters[input + 2])] : 0
+                    if (a | b | c) & 0xC0 != 0 {
+                        valid = false
+                    } else {
+                        let value = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6
+                        buffer[written] = UInt8(truncatingIfNeeded: value >> 16)
+                        written += 1
+                        if remaining == 3 {
+                            buffer[written] = UInt8(truncatingIfNeeded: value >> 8)
+                            written += 1
+                            // Two leftover bits must be zero.
+                            if value & 0xFF != 0 { valid = false }
+                        } else if value & 0xFFFF != 0 {
+                            // Four leftover bits must be zero.
+                            valid = false
+                        }
+                    }
+                }
+                initialized = valid ? written : 0
             }
+            return valid ? output : nil
         }
-        guard accumulator == 0 else { return nil }
-        return output
     }
 
     /// Decodes base64url or standard base64, with or without padding: for inputs that peers encode loosely

@@ -14,12 +14,13 @@ public enum DigestAlgorithm: String, Sendable, CaseIterable {
         }
     }
 
+    /// The provider implementation, fetched once: an implicit fetch on every use costs a lock and a lookup.
     var messageDigest: OpaquePointer {
         switch self {
-        case .sha1: EVP_sha1()
-        case .sha256: EVP_sha256()
-        case .sha384: EVP_sha384()
-        case .sha512: EVP_sha512()
+        case .sha1: FetchedDigests.sha1.pointer
+        case .sha256: FetchedDigests.sha256.pointer
+        case .sha384: FetchedDigests.sha384.pointer
+        case .sha512: FetchedDigests.sha512.pointer
         }
     }
 
@@ -33,6 +34,21 @@ public enum DigestAlgorithm: String, Sendable, CaseIterable {
         bytes.withUnsafeBufferPointer { hash(UnsafeRawBufferPointer($0)) }
     }
 
+    /// The digest of `first || second`, without building the concatenation.
+    public func hash(_ first: [UInt8], _ second: [UInt8]) -> [UInt8] {
+        guard let context = EVP_MD_CTX_new() else { return hash(first + second) }
+        defer { EVP_MD_CTX_free(context) }
+        var output = [UInt8](repeating: 0, count: outputLength)
+        let status = output.withUnsafeMutableBufferPointer { out in
+            EVP_DigestInit_ex(context, messageDigest, nil) == 1
+                && EVP_DigestUpdate(context, first, first.count) == 1
+                && EVP_DigestUpdate(context, second, second.count) == 1
+                && EVP_DigestFinal_ex(context, out.baseAddress, nil) == 1
+        }
+        precondition(status, "EVP_Digest failed for \(rawValue)")
+        return output
+    }
+
     private func hash(_ input: UnsafeRawBufferPointer) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: outputLength)
         let status = output.withUnsafeMutableBufferPointer { out in
@@ -41,4 +57,19 @@ public enum DigestAlgorithm: String, Sendable, CaseIterable {
         precondition(status == 1, "EVP_Digest failed for \(rawValue)")
         return output
     }
+}
+
+/// Immutable OpenSSL digest implementations, fetched once per process and never freed (like `EVP_sha256()`).
+private struct FetchedDigests: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    private init(_ name: String) {
+        guard let fetched = EVP_MD_fetch(nil, name, nil) else { fatalError("OpenSSL has no \(name) implementation") }
+        pointer = fetched
+    }
+
+    static let sha1 = FetchedDigests("SHA1")
+    static let sha256 = FetchedDigests("SHA256")
+    static let sha384 = FetchedDigests("SHA384")
+    static let sha512 = FetchedDigests("SHA512")
 }

@@ -9,6 +9,8 @@ public final class PublicKey: @unchecked Sendable {
     }
 
     let key: OpaquePointer
+    /// Idle verification contexts, reused across calls and threads (one thread uses a context at a time).
+    private let contexts = VerificationContextPool()
     public let type: KeyType
     /// The curve of an EC key; nil for other types.
     public let curve: EllipticCurve?
@@ -162,20 +164,32 @@ public final class PublicKey: @unchecked Sendable {
     /// Verifies `signature` over `message` (ECDSA signatures in DER). False on any mismatch or malformed input.
     public func verify(signature: [UInt8], message: [UInt8], algorithm: SignatureAlgorithm) -> Bool {
         guard algorithm.keyType == type else { return false }
+        guard let digest = algorithm.digest else { return verifyEdwards(signature: signature, message: message, algorithm: algorithm) }
+        return verify(signature: signature, digest: digest.hash(message), algorithm: algorithm)
+    }
+
+    /// Verifies `signature` over an already computed digest of the message with `algorithm`'s hash.
+    public func verify(signature: [UInt8], digest: [UInt8], algorithm: SignatureAlgorithm) -> Bool {
+        guard algorithm.keyType == type, let hash = algorithm.digest, digest.count == hash.outputLength,
+              let context = contexts.take(algorithm) ?? makeVerificationContext(algorithm)
+        else { return false }
+        let status = signature.withUnsafeBufferPointer { signatureBytes in
+            digest.withUnsafeBufferPointer { digestBytes in
+                EVP_PKEY_verify(context, signatureBytes.baseAddress, signatureBytes.count, digestBytes.baseAddress, digestBytes.count)
+            }
+        }
+        if status != 1 { ERR_clear_error() }
+        contexts.give(context, for: algorithm)
+        return status == 1
+    }
+
+    /// EdDSA signs the message itself (no prehash), so each verification needs a fresh digest context.
+    private func verifyEdwards(signature: [UInt8], message: [UInt8], algorithm: SignatureAlgorithm) -> Bool {
         guard let context = EVP_MD_CTX_new() else { return false }
         defer { EVP_MD_CTX_free(context) }
-        var keyContext: OpaquePointer?
-        guard EVP_DigestVerifyInit(context, &keyContext, algorithm.digest?.messageDigest, nil, key) == 1 else {
+        guard EVP_DigestVerifyInit(context, nil, nil, nil, key) == 1 else {
             ERR_clear_error()
             return false
-        }
-        if algorithm.usesPSSPadding {
-            guard EVP_PKEY_CTX_set_rsa_padding(keyContext, RSA_PKCS1_PSS_PADDING) == 1,
-                  EVP_PKEY_CTX_set_rsa_pss_saltlen(keyContext, RSA_PSS_SALTLEN_DIGEST) == 1
-            else {
-                ERR_clear_error()
-                return false
-            }
         }
         let status = signature.withUnsafeBufferPointer { signatureBytes in
             message.withUnsafeBufferPointer { messageBytes in
@@ -184,5 +198,24 @@ public final class PublicKey: @unchecked Sendable {
         }
         if status != 1 { ERR_clear_error() }
         return status == 1
+    }
+
+    /// A verification context for `algorithm` (padding and hash set), reusable for any number of verifications.
+    private func makeVerificationContext(_ algorithm: SignatureAlgorithm) -> OpaquePointer? {
+        guard let digest = algorithm.digest, let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else { return nil }
+        var ready = EVP_PKEY_verify_init(context) == 1
+        if ready, type == .rsa {
+            ready = EVP_PKEY_CTX_set_rsa_padding(context, algorithm.usesPSSPadding ? RSA_PKCS1_PSS_PADDING : RSA_PKCS1_PADDING) == 1
+            if ready, algorithm.usesPSSPadding {
+                ready = EVP_PKEY_CTX_set_rsa_pss_saltlen(context, RSA_PSS_SALTLEN_DIGEST) == 1
+            }
+        }
+        if ready { ready = EVP_PKEY_CTX_set_signature_md(context, digest.messageDigest) == 1 }
+        guard ready else {
+            ERR_clear_error()
+            EVP_PKEY_CTX_free(context)
+            return nil
+        }
+        return context
     }
 }

@@ -110,4 +110,12 @@ public struct COSEKey: Sendable {
     public func verify(signature: [UInt8], message: [UInt8]) -> Bool {
         publicKey.verify(signature: signature, message: message, algorithm: algorithm.signatureAlgorithm(for: publicKey))
     }
+
+    /// Verifies a signature over `first || second` (authenticator data and client data hash) without joining them
+    /// first when the scheme hashes before signing.
+    public func verify(signature: [UInt8], over first: [UInt8], _ second: [UInt8]) -> Bool {
+        let scheme = algorithm.signatureAlgorithm(for: publicKey)
+        guard let digest = scheme.digest else { return verify(signature: signature, message: first + second) }
+        return publicKey.verify(signature: signature, digest: digest.hash(first, second), algorithm: scheme)
+    }
 }

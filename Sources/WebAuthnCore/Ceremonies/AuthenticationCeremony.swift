@@ -81,7 +81,7 @@ public struct AuthenticationCeremony: Sendable {
         // §7.2 step 21: let hash be the result of computing a hash over the cData using SHA-256.
         let clientDataHash = DigestAlgorithm.sha256.hash(clientDataBytes)
         // §7.2 step 22: verify that sig is a valid signature over authData || hash using the stored public key.
-        guard expectations.credential.publicKey.verify(signature: signature, message: authenticatorDataBytes + clientDataHash) else {
+        guard expectations.credential.publicKey.verify(signature: signature, over: authenticatorDataBytes, clientDataHash) else {
             throw WebAuthnError("assertion.invalidSignature", "the assertion signature does not verify with the stored public key")
         }
         // §7.2 step 23: if either counter is non-zero, the new one must be greater; otherwise the authenticator may be cloned.

@@ -4,13 +4,13 @@ import CryptoCore
 /// Per-ceremony values (challenge, user verification, trust anchors) travel in the expectations types.
 public struct RelyingParty: Sendable {
     /// The RP ID (a registrable domain suffix of the origins, e.g. "example.com").
-    public var id: String
+    public let id: String
     /// Human-palatable name shown by authenticators.
     public var name: String
     /// Origins that may run ceremonies, compared exactly (e.g. "https://example.com", "android:apk-key-hash:…").
     public var origins: [String]
     /// Further RP IDs whose rpIdHash is accepted (for migrations between domains).
-    public var additionalIDs: [String]
+    public let additionalIDs: [String]
     /// Accept client data with `crossOrigin: true` (the RP expects to be embedded in a cross-origin iframe).
     public var allowsCrossOriginEmbedding: Bool
     /// Top-level origins the RP may be embedded in (`topOrigin`); only consulted when embedding is allowed.
@@ -18,6 +18,8 @@ public struct RelyingParty: Sendable {
     /// Algorithms offered in `pubKeyCredParams`, most preferred first.
     public var algorithms: [COSEAlgorithm]
     public var time: any TimeSource
+    /// SHA-256 of every accepted RP ID, the configured one first (computed once).
+    let acceptedIDHashes: [[UInt8]]
 
     public init(
         id: String,
@@ -37,10 +39,6 @@ public struct RelyingParty: Sendable {
         self.topOrigins = topOrigins
         self.algorithms = algorithms
         self.time = time
-    }
-
-    /// SHA-256 hashes of every accepted RP ID, the configured one first.
-    var acceptedIDHashes: [[UInt8]] {
-        ([id] + additionalIDs).map { DigestAlgorithm.sha256.hash(Array($0.utf8)) }
+        acceptedIDHashes = ([id] + additionalIDs).map { DigestAlgorithm.sha256.hash(Array($0.utf8)) }
     }
 }

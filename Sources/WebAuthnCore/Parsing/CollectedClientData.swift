@@ -1,5 +1,3 @@
-import Foundation
-
 /// The client data (WebAuthn §5.8.1), parsed from `clientDataJSON` as JSON (never compared to a template).
 /// Unknown members are ignored.
 public struct CollectedClientData: Sendable {
@@ -20,46 +18,33 @@ public struct CollectedClientData: Sendable {
             throw WebAuthnError("clientData.invalidUTF8", "clientDataJSON is not valid UTF-8")
         }
         // §7.1 step 6 / §7.2 step 9: parse JSON.
-        let wire: Wire
+        let parsed: JSONValue
         do {
-            wire = try JSONDecoder().decode(Wire.self, from: Data(body))
-        } catch let DecodingError.keyNotFound(key, _) {
-            throw WebAuthnError("clientData.missing\(key.stringValue.prefix(1).uppercased() + key.stringValue.dropFirst())", "clientDataJSON has no \(key.stringValue)")
-        } catch let DecodingError.typeMismatch(_, context) {
-            let member = context.codingPath.first?.stringValue ?? "value"
-            throw WebAuthnError("clientData.invalidMember", "clientDataJSON member \(member) has the wrong JSON type")
+            parsed = try StrictJSONParser.parse(body)
         } catch {
-            throw WebAuthnError("clientData.invalidJSON", "clientDataJSON is not a JSON object")
+            throw WebAuthnError("clientData.invalidJSON", "clientDataJSON is not strict JSON (or repeats a member)")
         }
-        type = wire.type
-        challenge = wire.challenge
-        origin = wire.origin
-        crossOrigin = wire.crossOrigin ?? false
-        topOrigin = wire.topOrigin
-        tokenBindingStatus = wire.tokenBinding?.status
+        guard let members = parsed.objectValue else { throw WebAuthnError("clientData.invalidJSON", "clientDataJSON is not a JSON object") }
+        type = try Self.string(members, "type", missing: "clientData.missingType")
+        challenge = try Self.string(members, "challenge", missing: "clientData.missingChallenge")
+        origin = try Self.string(members, "origin", missing: "clientData.missingOrigin")
+        switch members["crossOrigin"] {
+        case nil, .null?: crossOrigin = false
+        case .bool(let value)?: crossOrigin = value
+        default: throw WebAuthnError("clientData.invalidMember", "clientDataJSON member crossOrigin is not a boolean")
+        }
+        switch members["topOrigin"] {
+        case nil, .null?: topOrigin = nil
+        case .string(let value)?: topOrigin = value
+        default: throw WebAuthnError("clientData.invalidMember", "clientDataJSON member topOrigin is not a string")
+        }
+        // The legacy Token Binding member: an object with a status, or (in old clients) a bare string, which is ignored.
+        tokenBindingStatus = members["tokenBinding"]?.objectValue?["status"]?.stringValue
     }
 
-    private struct Wire: Decodable {
-        let type: String
-        let challenge: String
-        let origin: String
-        let crossOrigin: Bool?
-        let topOrigin: String?
-        let tokenBinding: TokenBinding?
-    }
-
-    /// The legacy Token Binding member: an object with a status, or (in old clients) a bare string, which is ignored.
-    private struct TokenBinding: Decodable {
-        let status: String?
-
-        init(from decoder: any Decoder) throws {
-            if let container = try? decoder.container(keyedBy: Key.self) {
-                status = try container.decodeIfPresent(String.self, forKey: .status)
-            } else {
-                status = nil
-            }
-        }
-
-        private enum Key: String, CodingKey { case status }
+    private static func string(_ members: [String: JSONValue], _ name: String, missing code: String) throws(WebAuthnError) -> String {
+        guard let value = members[name] else { throw WebAuthnError(code, "clientDataJSON has no \(name)") }
+        guard let text = value.stringValue else { throw WebAuthnError("clientData.invalidMember", "clientDataJSON member \(name) is not a string") }
+        return text
     }
 }
