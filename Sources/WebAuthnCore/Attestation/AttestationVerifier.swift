@@ -11,7 +11,8 @@ enum AttestationVerifier {
         case .packed: return try PackedAttestation.verify(input)
         case .fidoU2F: return try FIDOU2FAttestation.verify(input)
         case .apple: return try AppleAttestation.verify(input)
-        case .tpm, .androidKey, .androidSafetyNet, .compound:
+        case .tpm: return try TPMAttestation.verify(input)
+        case .androidKey, .androidSafetyNet, .compound:
             throw WebAuthnError("attestation.formatNotVerifiable", "\(format.rawValue) attestation cannot be verified by this build yet")
         }
     }
