@@ -12,7 +12,8 @@ enum AttestationVerifier {
         case .fidoU2F: return try FIDOU2FAttestation.verify(input)
         case .apple: return try AppleAttestation.verify(input)
         case .tpm: return try TPMAttestation.verify(input)
-        case .androidKey, .androidSafetyNet, .compound:
+        case .androidKey: return try AndroidKeyAttestation.verify(input)
+        case .androidSafetyNet, .compound:
             throw WebAuthnError("attestation.formatNotVerifiable", "\(format.rawValue) attestation cannot be verified by this build yet")
         }
     }
