@@ -13,8 +13,8 @@ enum AttestationVerifier {
         case .apple: return try AppleAttestation.verify(input)
         case .tpm: return try TPMAttestation.verify(input)
         case .androidKey: return try AndroidKeyAttestation.verify(input)
-        case .androidSafetyNet, .compound:
-            throw WebAuthnError("attestation.formatNotVerifiable", "\(format.rawValue) attestation cannot be verified by this build yet")
+        case .androidSafetyNet: return try AndroidSafetyNetAttestation.verify(input)
+        case .compound: return try CompoundAttestation.verify(input)
         }
     }
 }
