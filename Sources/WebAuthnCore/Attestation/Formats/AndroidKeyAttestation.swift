@@ -32,10 +32,7 @@ enum AndroidKeyAttestation {
         guard input.isCredentialKey(certificateKey) else {
             throw WebAuthnError("attestation.publicKeyMismatch", "credential certificate key differs from the credential public key")
         }
-        guard let (_, extensionValue) = credentialCertificate.extensionValue(AndroidKeyDescription.extensionOID) else {
-            throw WebAuthnError("attestation.androidKeyDescriptionMissing", "credential certificate has no Android key attestation extension")
-        }
-        let description = try AndroidKeyDescription(der: extensionValue)
+        let description = try AndroidKeyDescription(certificate: credentialCertificate)
         // §8.4: verify that the attestationChallenge field in the attestation certificate extension data is
         // identical to clientDataHash.
         guard description.attestationChallenge == input.clientDataHash else {

@@ -35,6 +35,14 @@ struct AndroidKeyDescription: Equatable {
         self.teeEnforced = teeEnforced
     }
 
+    /// Reads the extension of an attestation certificate; a certificate without it fails.
+    init(certificate: X509Certificate) throws(WebAuthnError) {
+        guard let (_, value) = certificate.extensionValue(Self.extensionOID) else {
+            throw WebAuthnError("attestation.androidKeyDescriptionMissing", "credential certificate has no Android key attestation extension")
+        }
+        try self.init(der: value)
+    }
+
     /// Reads the extension value (the contents of the extension's OCTET STRING).
     init(der: [UInt8]) throws(WebAuthnError) {
         do {
