@@ -18,14 +18,15 @@ enum CompoundAttestation {
         }
         var results: [AttestationResult] = []
         for entry in entries {
-            guard let members = entry.mapValue, members.count == 2,
-                  let format = entry["fmt"]?.textValue, let statement = entry["attStmt"], statement.mapValue != nil
-            else {
+            guard let members = entry.mapValue, members.count == 2, let format = entry["fmt"]?.textValue, let statement = entry["attStmt"] else {
                 throw WebAuthnError("attestation.compoundMalformed", "a compound statement is not a {fmt, attStmt} map")
             }
             // §8.9: the fmt of a contained statement MUST NOT be "compound".
             guard format != AttestationFormat.compound.rawValue else {
                 throw WebAuthnError("attestation.compoundNested", "a compound statement contains another compound statement")
+            }
+            guard statement.mapValue != nil else {
+                throw WebAuthnError("attestation.compoundMalformed", "a contained attStmt is not a map")
             }
             // §8.9: verify each contained statement using the verification procedure of its format.
             let memberInput = AttestationInput(
