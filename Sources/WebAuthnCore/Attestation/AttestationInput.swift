@@ -63,9 +63,17 @@ struct AttestationInput {
     }
 
     /// Verifies the certificate path from `certificates` to a configured anchor at the ceremony's time. With no
-    /// anchors the path is reported as not evaluated; with anchors, a path that does not verify fails.
+    /// anchors the path is reported as not evaluated, though every certificate must still be within its validity
+    /// period at that time; with anchors, a path that does not verify fails.
     func evaluateTrust(_ certificates: [X509Certificate]) throws(WebAuthnError) -> TrustPathEvaluation {
-        guard !trustAnchors.isEmpty else { return .notEvaluated }
+        guard !trustAnchors.isEmpty else {
+            for certificate in certificates {
+                guard let notBefore = certificate.notBefore, let notAfter = certificate.notAfter, notBefore <= time, time <= notAfter else {
+                    throw WebAuthnError("attestation.certificateExpired", "an attestation certificate is not valid at the verification time")
+                }
+            }
+            return .notEvaluated
+        }
         do {
             let path = try CertificateChainVerifier(trustAnchors: trustAnchors)
                 .verify(leaf: certificates[0], intermediates: Array(certificates.dropFirst()), at: time)

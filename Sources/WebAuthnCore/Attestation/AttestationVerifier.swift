@@ -11,8 +11,10 @@ enum AttestationVerifier {
         case .packed: return try PackedAttestation.verify(input)
         case .fidoU2F: return try FIDOU2FAttestation.verify(input)
         case .apple: return try AppleAttestation.verify(input)
-        case .tpm, .androidKey, .androidSafetyNet, .compound:
-            throw WebAuthnError("attestation.formatNotVerifiable", "\(format.rawValue) attestation cannot be verified by this build yet")
+        case .tpm: return try TPMAttestation.verify(input)
+        case .androidKey: return try AndroidKeyAttestation.verify(input)
+        case .androidSafetyNet: return try AndroidSafetyNetAttestation.verify(input)
+        case .compound: return try CompoundAttestation.verify(input)
         }
     }
 }

@@ -19,8 +19,11 @@ public struct AttestationObject: Sendable {
         guard let format = value["fmt"]?.textValue else {
             throw WebAuthnError("attestationObject.missingFormat", "attestation object has no text fmt")
         }
-        guard let statement = value["attStmt"], statement.mapValue != nil else {
-            throw WebAuthnError("attestationObject.missingStatement", "attestation object has no attStmt map")
+        // §6.5.4: attStmt is a map, except for the compound format (§8.9), whose attStmt is an array of statements.
+        guard let statement = value["attStmt"],
+              statement.mapValue != nil || (format == AttestationFormat.compound.rawValue && statement.arrayValue != nil)
+        else {
+            throw WebAuthnError("attestationObject.missingStatement", "attestation object has no attStmt map (or array, for compound)")
         }
         guard let authenticatorDataBytes = value["authData"]?.bytesValue else {
             throw WebAuthnError("attestationObject.missingAuthenticatorData", "attestation object has no authData byte string")
