@@ -1,6 +1,6 @@
 import CryptoCore
 import Foundation
-import HTTPServer
+@testable import HTTPServer
 import Testing
 
 /// Real loopback tests: a server on 127.0.0.1 driven by curl, openssl s_client and raw sockets.
@@ -178,6 +178,23 @@ import Testing
         usleep(200_000)
         let accepted = try curl([server.httpURL + "/capped"])
         #expect(accepted.output.contains(#""path":"\/capped""#))
+    }
+
+    @Test func connectionsAreUncountedOnEveryPath() throws {
+        let server = try TestServer()
+        _ = try curl(["-o", "/dev/null", "-o", "/dev/null", server.httpsURL + "/a", server.httpsURL + "/b"])
+        _ = try curl(["-H", "Expect:", "--data-binary", "@" + makeBodyFile(count: 10_000), server.httpsURL + "/big"])
+        _ = try curl(["-H", "X-Big: " + String(repeating: "h", count: 5000), server.httpURL + "/header"])
+        _ = try curl(["--tlsv1.1", "--tls-max", "1.1", "--ciphers", "DEFAULT@SECLEVEL=0", server.httpsURL + "/"])
+        _ = try curl(["http://127.0.0.1:\(server.server.httpsPort!)/plain-to-tls"])
+        _ = exchangeRaw(port: server.server.httpPort!, Array("BAD\r\n\r\n".utf8))
+        _ = exchangeRaw(port: server.server.httpsPort!, [0x16, 0x03, 0x01, 0x00, 0x05, 0x01, 0x00])
+        var remaining = server.server.openConnectionCount
+        for _ in 0..<50 where remaining != 0 {
+            usleep(100_000)
+            remaining = server.server.openConnectionCount
+        }
+        #expect(remaining == 0)
     }
 
     @Test func stopClosesThePortsAndIsIdempotent() throws {
