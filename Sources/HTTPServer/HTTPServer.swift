@@ -109,7 +109,8 @@ public final class HTTPServer: @unchecked Sendable {
         }
     }
 
-    /// Stops the loops, joins their threads, closes all connections and sockets. Idempotent, any thread.
+    /// Stops the loops, joins their threads, closes all connections and sockets. Idempotent; callable
+    /// from any thread except a loop thread (so not from inside a handler).
     public func stop() {
         lifecycle.withLock { state in
             guard state != .stopped else { return }

@@ -180,6 +180,18 @@ import Testing
         #expect(accepted.output.contains(#""path":"\/capped""#))
     }
 
+    @Test func silentAndHalfSentRequestsTimeOut() throws {
+        let server = try TestServer(readTimeoutSeconds: 1)
+        for request in ["", "GET /slow HTTP/1.1\r\nHost: x\r\n"] {
+            let started = Date()
+            let answer = exchangeRaw(port: server.server.httpPort!, Array(request.utf8))
+            #expect(answer == [])
+            #expect(Date().timeIntervalSince(started) < 3)
+        }
+        let keptAlive = try curl(["-o", "/dev/null", "-w", "%{http_code}", server.httpsURL + "/after"])
+        #expect(keptAlive.output == "200")
+    }
+
     @Test func connectionsAreUncountedOnEveryPath() throws {
         let server = try TestServer()
         _ = try curl(["-o", "/dev/null", "-o", "/dev/null", server.httpsURL + "/a", server.httpsURL + "/b"])
