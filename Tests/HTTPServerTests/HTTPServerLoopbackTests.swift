@@ -221,6 +221,26 @@ import Testing
         server.server.stop()
     }
 
+    @Test func stopUnderLoadReturnsAndClosesEverything() throws {
+        let server = try TestServer()
+        let urls = (0..<200).map { server.httpsURL + "/load/\($0)" }
+        let clients = try (0..<4).map { _ in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+            process.arguments = ["-s", "-k", "--max-time", "10", "-o", "/dev/null"] + urls
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            return process
+        }
+        usleep(300_000)
+        server.server.stop()
+        #expect(!portIsOpen(server.server.httpsPort!))
+        for client in clients {
+            client.waitUntilExit()
+        }
+    }
+
     @Test func stopRightAfterStartReturns() throws {
         for _ in 0..<5 {
             let server = try TestServer()
