@@ -44,8 +44,8 @@ final class ConnectionState {
         }, Unmanaged.passRetained(self).toOpaque(), nil)
         if scheduled != 0 {
             Unmanaged.passUnretained(self).release()
-            bufferevent_decref(bufferEvent)
             detach()
+            bufferevent_decref(bufferEvent)
         }
     }
 
@@ -55,12 +55,13 @@ final class ConnectionState {
         var eventCallback: bufferevent_event_cb?
         var callbackArgument: UnsafeMutableRawPointer?
         bufferevent_getcb(bufferEvent, nil, nil, &eventCallback, &callbackArgument)
-        let connection = eventCallback == nil ? nil : OpaquePointer(callbackArgument)
-        bufferevent_decref(bufferEvent)
-        guard let connection else {
+        guard eventCallback != nil, let connection = OpaquePointer(callbackArgument) else {
+            // evhttp already gave the connection up; our reference is the last one.
             detach()
+            bufferevent_decref(bufferEvent)
             return
         }
+        bufferevent_decref(bufferEvent)
         let configuration = listener.configuration
         if isRefused || listener.loop.connections.current > configuration.maximumConnections {
             detach()
@@ -87,7 +88,7 @@ final class ConnectionState {
     /// Called after every change to the output buffer.
     private func outputChanged(_ buffer: OpaquePointer, added: Int) {
         guard added > 0, !isRewriting, !listener.loop.isSendingOwnResponse else { return }
-        let start = evbuffer_get_length(buffer) - added
+        let start = max(0, evbuffer_get_length(buffer) - added)
         if isDiscardingOutput {
             replaceTail(of: buffer, from: start, with: [])
             return

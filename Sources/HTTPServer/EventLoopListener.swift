@@ -49,6 +49,7 @@ final class EventLoopListener {
             Unmanaged<EventLoopListener>.fromOpaque(argument).takeUnretainedValue().respond(to: request)
         }, context)
         guard evhttp_accept_socket_with_handle(http, descriptor) != nil else {
+            shutDown()
             close(descriptor)
             throw .eventLoopFailed("evhttp_accept_socket_with_handle failed")
         }

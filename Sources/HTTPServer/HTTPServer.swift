@@ -22,6 +22,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     private let loops: [EventLoop]
     private let sockets: [ListeningSocket]
+    private let connections = ConnectionCounter()
     private let lifecycle = Mutex(Lifecycle.bound)
     private let configuration: HTTPServerConfiguration
 
@@ -56,7 +57,6 @@ public final class HTTPServer: @unchecked Sendable {
             secureSocket.map { sockets.append($0) }
             let plainSocket = try configuration.httpAddress.map { address throws(HTTPServerError) in try ListeningSocket.bind(address) }
             plainSocket.map { sockets.append($0) }
-            let connections = ConnectionCounter()
             for _ in 0..<configuration.threads {
                 let loop = try EventLoop(connections: connections)
                 loops.append(loop)
@@ -88,6 +88,11 @@ public final class HTTPServer: @unchecked Sendable {
         stop()
     }
 
+    /// The number of connections currently open across all loops.
+    var openConnectionCount: Int {
+        connections.current
+    }
+
     /// Runs the event loops, each on its own thread, and returns. Does nothing after `stop`.
     public func start() {
         lifecycle.withLock { state in
@@ -104,7 +109,8 @@ public final class HTTPServer: @unchecked Sendable {
         }
     }
 
-    /// Stops the loops, joins their threads, closes all connections and sockets. Idempotent, any thread.
+    /// Stops the loops, joins their threads, closes all connections and sockets. Idempotent; callable
+    /// from any thread except a loop thread (so not from inside a handler).
     public func stop() {
         lifecycle.withLock { state in
             guard state != .stopped else { return }

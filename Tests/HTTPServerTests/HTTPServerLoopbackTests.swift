@@ -1,6 +1,6 @@
 import CryptoCore
 import Foundation
-import HTTPServer
+@testable import HTTPServer
 import Testing
 
 /// Real loopback tests: a server on 127.0.0.1 driven by curl, openssl s_client and raw sockets.
@@ -180,6 +180,35 @@ import Testing
         #expect(accepted.output.contains(#""path":"\/capped""#))
     }
 
+    @Test func silentAndHalfSentRequestsTimeOut() throws {
+        let server = try TestServer(readTimeoutSeconds: 1)
+        for request in ["", "GET /slow HTTP/1.1\r\nHost: x\r\n"] {
+            let started = Date()
+            let answer = exchangeRaw(port: server.server.httpPort!, Array(request.utf8))
+            #expect(answer == [])
+            #expect(Date().timeIntervalSince(started) < 3)
+        }
+        let keptAlive = try curl(["-o", "/dev/null", "-w", "%{http_code}", server.httpsURL + "/after"])
+        #expect(keptAlive.output == "200")
+    }
+
+    @Test func connectionsAreUncountedOnEveryPath() throws {
+        let server = try TestServer()
+        _ = try curl(["-o", "/dev/null", "-o", "/dev/null", server.httpsURL + "/a", server.httpsURL + "/b"])
+        _ = try curl(["-H", "Expect:", "--data-binary", "@" + makeBodyFile(count: 10_000), server.httpsURL + "/big"])
+        _ = try curl(["-H", "X-Big: " + String(repeating: "h", count: 5000), server.httpURL + "/header"])
+        _ = try curl(["--tlsv1.1", "--tls-max", "1.1", "--ciphers", "DEFAULT@SECLEVEL=0", server.httpsURL + "/"])
+        _ = try curl(["http://127.0.0.1:\(server.server.httpsPort!)/plain-to-tls"])
+        _ = exchangeRaw(port: server.server.httpPort!, Array("BAD\r\n\r\n".utf8))
+        _ = exchangeRaw(port: server.server.httpsPort!, [0x16, 0x03, 0x01, 0x00, 0x05, 0x01, 0x00])
+        var remaining = server.server.openConnectionCount
+        for _ in 0..<50 where remaining != 0 {
+            usleep(100_000)
+            remaining = server.server.openConnectionCount
+        }
+        #expect(remaining == 0)
+    }
+
     @Test func stopClosesThePortsAndIsIdempotent() throws {
         let server = try TestServer()
         let httpsPort = server.server.httpsPort!
@@ -190,6 +219,26 @@ import Testing
         #expect(!portIsOpen(httpsPort))
         #expect(!portIsOpen(httpPort))
         server.server.stop()
+    }
+
+    @Test func stopUnderLoadReturnsAndClosesEverything() throws {
+        let server = try TestServer()
+        let urls = (0..<200).map { server.httpsURL + "/load/\($0)" }
+        let clients = try (0..<4).map { _ in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+            process.arguments = ["-s", "-k", "--max-time", "10", "-o", "/dev/null"] + urls
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            return process
+        }
+        usleep(300_000)
+        server.server.stop()
+        #expect(!portIsOpen(server.server.httpsPort!))
+        for client in clients {
+            client.waitUntilExit()
+        }
     }
 
     @Test func stopRightAfterStartReturns() throws {

@@ -44,7 +44,7 @@ final class TestServer {
     var httpsURL: String { "https://127.0.0.1:\(server.httpsPort!)" }
     var httpURL: String { "http://127.0.0.1:\(server.httpPort!)" }
 
-    init(threads: Int = 2, maximumConnections: Int = 100) throws {
+    init(threads: Int = 2, maximumConnections: Int = 100, readTimeoutSeconds: Int = 5) throws {
         let files = try makeCertificate()
         let tls = try TLSServerContext(certificateChainFile: files.certificate, privateKeyFile: files.key)
         let configuration = HTTPServerConfiguration(
@@ -54,7 +54,7 @@ final class TestServer {
             threads: threads,
             maximumBodySize: Self.maximumBodySize,
             maximumHeaderSize: Self.maximumHeaderSize,
-            readTimeoutSeconds: 5,
+            readTimeoutSeconds: readTimeoutSeconds,
             writeTimeoutSeconds: 5,
             maximumConnections: maximumConnections,
             log: { _ in })
