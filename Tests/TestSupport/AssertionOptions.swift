@@ -3,7 +3,7 @@ import WebAuthnCore
 
 /// How `SoftwareAuthenticator.authenticate` builds an assertion. The defaults give an assertion that verifies
 /// against a stored counter below 1; each member overrides one piece.
-public struct AssertionOptions {
+public struct AssertionOptions: Sendable {
     /// The flags byte exactly as written.
     public var flags: AuthenticatorFlags
     public var signCount: UInt32

@@ -1,5 +1,5 @@
 /// The attestation statement `SoftwareAuthenticator` produces at registration.
-public enum AttestationKind {
+public enum AttestationKind: Sendable {
     /// `none` (§8.7): an empty statement.
     case none
     /// `packed` self attestation (§8.2): signed by the credential key, no x5c.

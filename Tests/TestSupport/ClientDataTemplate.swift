@@ -3,7 +3,7 @@ import Foundation
 
 /// The members of the clientDataJSON `SoftwareAuthenticator` writes, in the order browsers write them.
 /// Nil challenge and origin take the ceremony's values; a nil crossOrigin or topOrigin is left out.
-public struct ClientDataTemplate {
+public struct ClientDataTemplate: Sendable {
     public var type: String
     public var challenge: String?
     public var origin: String?

@@ -3,7 +3,7 @@ import WebAuthnCore
 
 /// How `SoftwareAuthenticator.register` builds a registration response. The defaults give a response that
 /// verifies; each member overrides one piece.
-public struct RegistrationOptions {
+public struct RegistrationOptions: Sendable {
     public var attestation: AttestationKind
     /// The flags byte exactly as written (AT is not added for you).
     public var flags: AuthenticatorFlags
