@@ -25,7 +25,8 @@ public struct CollectedClientData: Sendable {
             wire = try JSONDecoder().decode(Wire.self, from: Data(body))
         } catch let DecodingError.keyNotFound(key, _) {
             throw WebAuthnError("clientData.missing\(key.stringValue.prefix(1).uppercased() + key.stringValue.dropFirst())", "clientDataJSON has no \(key.stringValue)")
-        } catch let DecodingError.typeMismatch(_, context) {
+        } catch let DecodingError.typeMismatch(_, context) where !context.codingPath.isEmpty,
+                let DecodingError.valueNotFound(_, context) where !context.codingPath.isEmpty {
             let member = context.codingPath.first?.stringValue ?? "value"
             throw WebAuthnError("clientData.invalidMember", "clientDataJSON member \(member) has the wrong JSON type")
         } catch {
