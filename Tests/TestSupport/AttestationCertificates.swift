@@ -10,6 +10,8 @@ public struct AttestationCertificates: Sendable {
 
     /// The leaf certificate's private key, which signs attestation statements.
     public let signingKey: PrivateKey
+    /// The intermediate CA's private key, which issues leaves (and Apple's per-credential certificates).
+    public let intermediateKey: PrivateKey
     /// The algorithm the statement's `alg` names and the signing key signs with.
     public let algorithm: COSEAlgorithm
     public let leaf: X509Certificate
@@ -43,20 +45,39 @@ public struct AttestationCertificates: Sendable {
         let intermediateKey = try PrivateKey.generateEC(.p256)
         let leafKey = try SoftwareCredential.generate(leafAlgorithm, idLength: 1).privateKey
         let rootName: [CertificateBuilder.NameAttribute] = [.init("O", "Passkeyd Test Vendor AB"), .init("CN", "Passkeyd Test Root")]
-        let intermediateName: [CertificateBuilder.NameAttribute] = [.init("O", "Passkeyd Test Vendor AB"), .init("CN", "Passkeyd Test Intermediate")]
         let root = try CertificateBuilder(
             subject: rootName, notBefore: time.addingTimeInterval(-year), notAfter: time.addingTimeInterval(10 * year),
             serialNumber: 1, certificateAuthority: true
         ).build(subjectKey: try rootKey.publicKey(), issuerKey: rootKey)
         let intermediate = try CertificateBuilder(
-            subject: intermediateName, issuer: rootName, notBefore: time.addingTimeInterval(-year), notAfter: time.addingTimeInterval(5 * year),
+            subject: Self.intermediateName, issuer: rootName, notBefore: time.addingTimeInterval(-year), notAfter: time.addingTimeInterval(5 * year),
             serialNumber: 2, certificateAuthority: true
         ).build(subjectKey: try intermediateKey.publicKey(), issuerKey: rootKey)
         var leafBuilder = CertificateBuilder(
-            subject: conformingSubject, issuer: intermediateName, notBefore: time.addingTimeInterval(-86_400), notAfter: time.addingTimeInterval(year),
+            subject: conformingSubject, issuer: Self.intermediateName, notBefore: time.addingTimeInterval(-86_400), notAfter: time.addingTimeInterval(year),
             serialNumber: 3, certificateAuthority: false, extensions: aaguid.map { [aaguidExtension($0)] } ?? [])
         customizeLeaf(&leafBuilder)
         let leaf = try leafBuilder.build(subjectKey: try leafKey.publicKey(), issuerKey: intermediateKey)
-        return AttestationCertificates(signingKey: leafKey, algorithm: leafAlgorithm, leaf: leaf, intermediate: intermediate, root: root)
+        return AttestationCertificates(
+            signingKey: leafKey, intermediateKey: intermediateKey, algorithm: leafAlgorithm, leaf: leaf, intermediate: intermediate, root: root)
+    }
+
+    /// The subject of the intermediate CA.
+    public static let intermediateName: [CertificateBuilder.NameAttribute] = [.init("O", "Passkeyd Test Vendor AB"), .init("CN", "Passkeyd Test Intermediate")]
+
+    /// Apple's nonce extension (OID 1.2.840.113635.100.8.2): `SEQUENCE { [1] EXPLICIT OCTET STRING nonce }` for a 32-byte nonce.
+    public static func appleNonceExtension(_ nonce: [UInt8]) -> CertificateBuilder.Extension {
+        CertificateBuilder.Extension(oid: "1.2.840.113635.100.8.2", critical: false, value: [0x30, 0x24, 0xA1, 0x22, 0x04, 0x20] + nonce)
+    }
+
+    /// A certificate for `key` issued by the intermediate, valid as long as the leaf, in the shape of Apple's
+    /// per-credential certificates (CN, O = Apple Inc., ST), with `extensions`.
+    public func credentialCertificate(for key: PublicKey, extensions: [CertificateBuilder.Extension]) throws -> X509Certificate {
+        let notBefore = leaf.notBefore ?? Date(timeIntervalSince1970: 0)
+        return try CertificateBuilder(
+            subject: [.init("CN", "Passkeyd Test Credential"), .init("O", "Apple Inc."), .init("ST", "California")],
+            issuer: Self.intermediateName, notBefore: notBefore, notAfter: leaf.notAfter ?? notBefore,
+            serialNumber: 4, certificateAuthority: false, extensions: extensions
+        ).build(subjectKey: key, issuerKey: intermediateKey)
     }
 }

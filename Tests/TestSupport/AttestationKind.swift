@@ -8,4 +8,7 @@ public enum AttestationKind: Sendable {
     case packed(AttestationCertificates)
     /// `fido-u2f` (§8.6): the batch leaf certificate alone in x5c.
     case fidoU2F(AttestationCertificates)
+    /// `apple` (§8.8): a certificate for the credential key, issued by the intermediate, carrying
+    /// SHA-256(authData || clientDataHash) in Apple's nonce extension; x5c is that certificate and the intermediate.
+    case apple(AttestationCertificates)
 }

@@ -15,22 +15,6 @@ public struct SoftwareAuthenticator: Sendable {
         self.origin = origin
     }
 
-    /// The pieces of a registration response before it is put into JSON, for tests that look inside.
-    public struct RegistrationParts {
-        public var clientDataJSON: [UInt8]
-        public var authenticatorData: [UInt8]
-        public var attestationObject: [UInt8]
-        public var response: RegistrationResponseJSON
-    }
-
-    /// The pieces of an assertion before it is put into JSON.
-    public struct AssertionParts {
-        public var clientDataJSON: [UInt8]
-        public var authenticatorData: [UInt8]
-        public var signature: [UInt8]
-        public var response: AuthenticationResponseJSON
-    }
-
     /// A registration response for `credential` answering `challenge`.
     public func register(_ credential: SoftwareCredential, challenge: [UInt8], options: RegistrationOptions = RegistrationOptions()) throws -> RegistrationResponseJSON {
         try registrationParts(credential, challenge: challenge, options: options).response
@@ -80,6 +64,12 @@ public struct SoftwareAuthenticator: Sendable {
             var signature = try certificates.signingKey.sign(verificationData, algorithm: .ecdsaSHA256)
             options.mutation.signature?(&signature)
             statement = [("sig", .bytes(signature)), ("x5c", .array([.bytes(certificates.leaf.der)]))]
+        case .apple(let certificates):
+            format = "apple"
+            let nonce = DigestAlgorithm.sha256.hash(signed)
+            let credentialCertificate = try certificates.credentialCertificate(
+                for: credential.publicKey, extensions: [AttestationCertificates.appleNonceExtension(nonce)])
+            statement = [("x5c", .array([.bytes(credentialCertificate.der), .bytes(certificates.intermediate.der)]))]
         }
         var statementEntries = statement.map { CBORMapEntry(key: .text($0.0), value: $0.1) }
         options.mutation.attestationStatement?(&statementEntries)

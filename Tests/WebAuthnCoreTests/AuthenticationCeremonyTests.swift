@@ -8,21 +8,13 @@ import WebAuthnCore
 struct AuthenticationCeremonyTests {
     typealias Fixture = CeremonyFixture
 
-    /// One row of the §7.2 step 23 signature counter rules.
-    struct CounterRule: Sendable, CustomTestStringConvertible {
-        let stored: UInt32
-        let received: UInt32
-        let accepted: Bool
-        var testDescription: String { "stored \(stored), received \(received): \(accepted ? "accepted" : "refused")" }
-    }
-
-    static let counterRules: [CounterRule] = [
-        CounterRule(stored: 0, received: 0, accepted: true),
-        CounterRule(stored: 0, received: 5, accepted: true),
-        CounterRule(stored: 5, received: 6, accepted: true),
-        CounterRule(stored: 5, received: 5, accepted: false),
-        CounterRule(stored: 6, received: 5, accepted: false),
-        CounterRule(stored: 5, received: 0, accepted: false),
+    static let counterRules: [SignCountRule] = [
+        SignCountRule(stored: 0, received: 0, accepted: true),
+        SignCountRule(stored: 0, received: 5, accepted: true),
+        SignCountRule(stored: 5, received: 6, accepted: true),
+        SignCountRule(stored: 5, received: 5, accepted: false),
+        SignCountRule(stored: 6, received: 5, accepted: false),
+        SignCountRule(stored: 5, received: 0, accepted: false),
     ]
 
     func expectations(
@@ -208,7 +200,7 @@ struct AuthenticationCeremonyTests {
     }
 
     @Test(arguments: counterRules)
-    func signatureCounterMustIncrease(rule: CounterRule) throws {
+    func signatureCounterMustIncrease(rule: SignCountRule) throws {
         let options = AssertionOptions(signCount: rule.received)
         let failure = try Fixture.authenticationFailure(try SoftwareCredential.generate(.es256), options: options, storedSignCount: rule.stored)
         #expect(failure == (rule.accepted ? nil : "authenticatorData.signCountNotIncreased"))
