@@ -1,8 +1,8 @@
 import COpenSSL
 import Foundation
 
-/// Builds X.509 certificates with OpenSSL's X509 API: for test authenticators' attestation chains, for
-/// self-signed TLS certificates in development, and for certificate-requirement tests. Every field is
+/// Builds X.509 certificates with OpenSSL's X509 API: for test authenticators' attestation chains and for
+/// certificate-requirement tests, so that no certificate is ever stored in source. Every field is
 /// configurable, including values a conforming CA would never issue (version 1, a three-letter country,
 /// a critical private extension), because tests must be able to build the certificates verification refuses.
 public struct CertificateBuilder: Sendable {

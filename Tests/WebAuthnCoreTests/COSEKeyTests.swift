@@ -129,4 +129,14 @@ struct COSEKeyTests {
     @Test func ed448CurveWithAnEd25519KeyFails() throws {
         #expect(Self.code(Self.replacing(-1, with: CBORValue(7), in: try Self.entries(.eddsa))) == "coseKey.invalidKey")
     }
+
+    @Test(arguments: [[0x01], [0x02], [0x01, 0x00, 0x00], [0x00]] as [[UInt8]])
+    func rsaExponentMustBeUsable(exponent: [UInt8]) throws {
+        #expect(Self.code(Self.replacing(-2, with: .bytes(exponent), in: try Self.entries(.rs256))) == "coseKey.invalidKey")
+    }
+
+    @Test func zeroP256PointFails() throws {
+        let zero = CBORValue.bytes([UInt8](repeating: 0, count: 32))
+        #expect(Self.code(Self.replacing(-3, with: zero, in: Self.replacing(-2, with: zero, in: try Self.entries(.es256)))) == "coseKey.invalidKey")
+    }
 }
