@@ -1,0 +1,218 @@
+import CBOR
+import CryptoCore
+import Testing
+import TestSupport
+import WebAuthnCore
+
+@Suite("§7.2 verifying an assertion")
+struct AuthenticationCeremonyTests {
+    typealias Fixture = CeremonyFixture
+
+    static let counterRules: [SignCountRule] = [
+        SignCountRule(stored: 0, received: 0, accepted: true),
+        SignCountRule(stored: 0, received: 5, accepted: true),
+        SignCountRule(stored: 5, received: 6, accepted: true),
+        SignCountRule(stored: 5, received: 5, accepted: false),
+        SignCountRule(stored: 6, received: 5, accepted: false),
+        SignCountRule(stored: 5, received: 0, accepted: false),
+    ]
+
+    func expectations(
+        for credential: SoftwareCredential,
+        signCount: UInt32 = 0,
+        backupEligible: Bool? = nil,
+        userVerification: UserVerificationRequirement = .preferred,
+        allowed: [[UInt8]] = [],
+        identifiedUser: [UInt8]? = nil
+    ) throws -> AuthenticationExpectations {
+        AuthenticationExpectations(
+            challenge: Fixture.challenge, credential: try credential.storedCredential(signCount: signCount, backupEligible: backupEligible),
+            userVerification: userVerification, allowedCredentialIDs: allowed, identifiedUserHandle: identifiedUser)
+    }
+
+    @Test(arguments: SoftwareCredential.supportedAlgorithms)
+    func everyAlgorithmAuthenticates(algorithm: COSEAlgorithm) throws {
+        let credential = try SoftwareCredential.generate(algorithm)
+        let response = try Fixture.authenticator.authenticate(credential, challenge: Fixture.challenge, options: AssertionOptions(signCount: 42))
+        let result = try Fixture.authenticate(response, expectations: try expectations(for: credential, signCount: 41, allowed: [credential.id]))
+        #expect(result.credentialID == credential.id)
+        #expect(result.userHandle == credential.userHandle)
+        #expect(result.signCount == 42)
+        #expect(result.userVerified)
+        #expect(result.backupEligibilityChanged == false)
+    }
+
+    @Test func credentialTypeMustBePublicKey() throws {
+        let credential = try SoftwareCredential.generate(.es256)
+        var response = try Fixture.authenticator.authenticate(credential, challenge: Fixture.challenge)
+        response.type = "public-key "
+        #expect(Fixture.authenticationFailure(response, expectations: try expectations(for: credential)) == "response.invalidType")
+    }
+
+    @Test func idMustEqualRawId() throws {
+        let credential = try SoftwareCredential.generate(.es256)
+        var response = try Fixture.authenticator.authenticate(credential, challenge: Fixture.challenge)
+        response.id = Base64URL.encode(credential.id + [0])
+        #expect(Fixture.authenticationFailure(response, expectations: try expectations(for: credential)) == "response.idMismatch")
+    }
+
+    @Test(arguments: ["rawId", "userHandle", "clientDataJSON", "authenticatorData", "signature"])
+    func binaryMembersMustBeUnpaddedBase64URL(member: String) throws {
+        let credential = try SoftwareCredential.generate(.es256)
+        var response = try Fixture.authenticator.authenticate(credential, challenge: Fixture.challenge)
+        switch member {
+        case "rawId":
+            response.rawId = "ab+/"
+            response.id = response.rawId
+        case "userHandle": response.response.userHandle = "a"
+        case "clientDataJSON": response.response.clientDataJSON += "="
+        case "authenticatorData": response.response.authenticatorData = " " + response.response.authenticatorData
+        default: response.response.signature += "\n"
+        }
+        #expect(Fixture.authenticationFailure(response, expectations: try expectations(for: credential)) == "response.invalidEncoding")
+    }
+
+    @Test func credentialMustBeInAllowCredentials() throws {
+        let credential = try SoftwareCredential.generate(.es256)
+        let response = try Fixture.authenticator.authenticate(credential, challenge: Fixture.challenge)
+        let excluding = try expectations(for: credential, allowed: [[1, 2, 3], [4, 5, 6]])
+        #expect(Fixture.authenticationFailure(response, expectations: excluding) == "credential.notAllowed")
+    }
+
+    @Test func rawIdMustBeTheStoredCredential() throws {
+        let credential = try SoftwareCredential.generate(.es256)
+        let response = try Fixture.authenticator.authenticate(credential, challenge: Fixture.challenge)
+        var stored = try expectations(for: credential)
+        stored.credential.id = credential.id.reversed()
+        #expect(Fixture.authenticationFailure(response, expectations: stored) == "credential.unknown")
+    }
+
+    @Test func identifiedUserMustOwnTheCredential() throws {
+        let credential = try SoftwareCredential.generate(.es256)
+        let response = try Fixture.authenticator.authenticate(credential, challenge: Fixture.challenge)
+        let otherUser = try expectations(for: credential, identifiedUser: [UInt8](repeating: 1, count: 32))
+        #expect(Fixture.authenticationFailure(response, expectations: otherUser) == "credential.wrongUser")
+    }
+
+    @Test func userHandleMustBeTheIdentifiedUser() throws {
+        let credential = try SoftwareCredential.generate(.es256)
+        let response = try Fixture.authenticator.authenticate(
+            credential, challenge: Fixture.challenge, options: AssertionOptions(userHandle: [UInt8](repeating: 2, count: 32)))
+        let identified = try expectations(for: credential, identifiedUser: credential.userHandle)
+        #expect(Fixture.authenticationFailure(response, expectations: identified) == "credential.userHandleMismatch")
+    }
+
+    @Test func identifiedUserMayOmitUserHandle() throws {
+        let credential = try SoftwareCredential.generate(.es256)
+        let response = try Fixture.authenticator.authenticate(credential, challenge: Fixture.challenge, options: AssertionOptions(omitsUserHandle: true))
+        let identified = try expectations(for: credential, identifiedUser: credential.userHandle)
+        #expect(Fixture.authenticationFailure(response, expectations: identified) == nil)
+    }
+
+    @Test(arguments: [true, false])
+    func discoverableSignInNeedsTheUserHandle(sendsEmptyText: Bool) throws {
+        let credential = try SoftwareCredential.generate(.es256)
+        var response = try Fixture.authenticator.authenticate(credential, challenge: Fixture.challenge, options: AssertionOptions(omitsUserHandle: true))
+        if sendsEmptyText { response.response.userHandle = "" }
+        #expect(Fixture.authenticationFailure(response, expectations: try expectations(for: credential)) == "credential.missingUserHandle")
+    }
+
+    @Test func discoverableUserHandleMustOwnTheCredential() throws {
+        let credential = try SoftwareCredential.generate(.es256)
+        let response = try Fixture.authenticator.authenticate(
+            credential, challenge: Fixture.challenge, options: AssertionOptions(userHandle: [UInt8](repeating: 3, count: 32)))
+        #expect(Fixture.authenticationFailure(response, expectations: try expectations(for: credential)) == "credential.userHandleMismatch")
+    }
+
+    @Test func clientDataTypeMustBeWebAuthnGet() throws {
+        let options = AssertionOptions(clientData: ClientDataTemplate(type: "webauthn.create"))
+        #expect(try Fixture.authenticationFailure(try SoftwareCredential.generate(.es256), options: options) == "clientData.typeMismatch")
+    }
+
+    @Test func clientDataChallengeMustBeTheIssuedOne() throws {
+        let options = AssertionOptions(clientData: ClientDataTemplate(type: "webauthn.get", challenge: Base64URL.encode([1, 2, 3])))
+        #expect(try Fixture.authenticationFailure(try SoftwareCredential.generate(.es256), options: options) == "clientData.challengeMismatch")
+    }
+
+    @Test func attestedCredentialDataInAnAssertionFails() throws {
+        let options = AssertionOptions(flags: [.userPresent, .userVerified, .attestedCredentialData], includesAttestedCredentialData: true)
+        #expect(try Fixture.authenticationFailure(try SoftwareCredential.generate(.es256), options: options) == "authenticatorData.unexpectedCredential")
+    }
+
+    @Test func rpIdHashMustBeTheRelyingPartyID() throws {
+        let options = AssertionOptions(relyingPartyIDHash: DigestAlgorithm.sha256.hash(Array("example.org".utf8)))
+        #expect(try Fixture.authenticationFailure(try SoftwareCredential.generate(.es256), options: options) == "authenticatorData.rpIdHashMismatch")
+    }
+
+    @Test func userPresenceIsRequired() throws {
+        let options = AssertionOptions(flags: [.userVerified])
+        #expect(try Fixture.authenticationFailure(try SoftwareCredential.generate(.es256), options: options) == "authenticatorData.userNotPresent")
+    }
+
+    @Test func userVerificationRequiredNeedsUV() throws {
+        let credential = try SoftwareCredential.generate(.es256)
+        let options = AssertionOptions(flags: [.userPresent])
+        #expect(try Fixture.authenticationFailure(credential, options: options, userVerification: .required) == "authenticatorData.userNotVerified")
+        #expect(try Fixture.authenticationFailure(credential, options: options, userVerification: .preferred) == nil)
+        #expect(try Fixture.authenticationFailure(credential, options: AssertionOptions(), userVerification: .required) == nil)
+    }
+
+    @Test func backupStateWithoutEligibilityFails() throws {
+        let options = AssertionOptions(flags: [.userPresent, .userVerified, .backupState])
+        #expect(try Fixture.authenticationFailure(try SoftwareCredential.generate(.es256), options: options) == "authenticatorData.backupStateWithoutEligibility")
+    }
+
+    @Test(arguments: [(Bool?.some(false), true, true), (true, false, true), (true, true, false), (false, false, false), (nil, true, false)])
+    func backupEligibilityChangeIsReportedNotRefused(stored: Bool?, received: Bool, changed: Bool) throws {
+        let credential = try SoftwareCredential.generate(.es256)
+        let flags: AuthenticatorFlags = received ? [.userPresent, .userVerified, .backupEligible] : [.userPresent, .userVerified]
+        let response = try Fixture.authenticator.authenticate(credential, challenge: Fixture.challenge, options: AssertionOptions(flags: flags))
+        let result = try Fixture.authenticate(response, expectations: try expectations(for: credential, backupEligible: stored))
+        #expect(result.backupEligibilityChanged == changed)
+        #expect(result.backupEligible == received)
+    }
+
+    @Test func signatureOverADifferentClientDataJSONFails() throws {
+        let credential = try SoftwareCredential.generate(.es256)
+        var response = try Fixture.authenticator.authenticate(credential, challenge: Fixture.challenge)
+        let other = try Fixture.authenticator.authenticate(
+            credential, challenge: Fixture.challenge,
+            options: AssertionOptions(clientData: ClientDataTemplate(type: "webauthn.get", extraMembers: [("other", "1")])))
+        response.response.clientDataJSON = other.response.clientDataJSON
+        #expect(Fixture.authenticationFailure(response, expectations: try expectations(for: credential)) == "assertion.invalidSignature")
+    }
+
+    @Test func signatureByAnotherKeyFails() throws {
+        let credential = try SoftwareCredential.generate(.es256)
+        let response = try Fixture.authenticator.authenticate(credential, challenge: Fixture.challenge)
+        let impostor = try SoftwareCredential.generate(.es256)
+        var stored = try expectations(for: credential)
+        stored.credential.publicKey = try COSEKey(bytes: try impostor.coseKey())
+        #expect(Fixture.authenticationFailure(response, expectations: stored) == "assertion.invalidSignature")
+    }
+
+    @Test(arguments: [ResponseMutation(signature: { $0[$0.count - 1] ^= 0x01 }),
+                      ResponseMutation(signedAuthenticatorData: { $0[36] ^= 0x01 }),
+                      ResponseMutation(signedAuthenticatorData: { $0[32] ^= AuthenticatorFlags.userVerified.rawValue })])
+    func bytesChangedAfterSigningFail(mutation: ResponseMutation) throws {
+        let options = AssertionOptions(mutation: mutation)
+        #expect(try Fixture.authenticationFailure(try SoftwareCredential.generate(.eddsa), options: options) == "assertion.invalidSignature")
+    }
+
+    @Test(arguments: counterRules)
+    func signatureCounterMustIncrease(rule: SignCountRule) throws {
+        let options = AssertionOptions(signCount: rule.received)
+        let failure = try Fixture.authenticationFailure(try SoftwareCredential.generate(.es256), options: options, storedSignCount: rule.stored)
+        #expect(failure == (rule.accepted ? nil : "authenticatorData.signCountNotIncreased"))
+    }
+
+    @Test func extensionsWithTheEDFlagAreAccepted() throws {
+        let credential = try SoftwareCredential.generate(.es256)
+        let extensions = CBORValue.map([CBORMapEntry(key: .text("devicePubKey"), value: .bytes([1, 2, 3]))])
+        let options = AssertionOptions(flags: [.userPresent, .userVerified, .extensionData], extensions: extensions)
+        #expect(try Fixture.authenticationFailure(credential, options: options) == nil)
+        var withoutFlag = options
+        withoutFlag.flags.remove(.extensionData)
+        #expect(try Fixture.authenticationFailure(credential, options: withoutFlag) == "authenticatorData.trailingBytes")
+    }
+}

@@ -1,0 +1,141 @@
+import CryptoCore
+import Foundation
+import Testing
+import TestSupport
+import WebAuthnCore
+
+@Suite("§5.8.1 client data, and its verification (§7.1 steps 5–11, §7.2 steps 8–14)")
+struct CollectedClientDataTests {
+    typealias Fixture = CeremonyFixture
+
+    static func code(_ text: String) -> String? {
+        code(Array(text.utf8))
+    }
+
+    static func code(_ bytes: [UInt8]) -> String? {
+        Fixture.failureCode { _ = try CollectedClientData(bytes: bytes) }
+    }
+
+    /// The code an assertion with this client data fails with, for a relying party changed by `configure`.
+    static func assertionFailure(_ clientData: ClientDataTemplate, configure: (inout RelyingParty) -> Void = { _ in }) throws -> String? {
+        let credential = try SoftwareCredential.generate(.es256)
+        let response = try Fixture.authenticator.authenticate(credential, challenge: Fixture.challenge, options: AssertionOptions(clientData: clientData))
+        var relyingParty = Fixture.relyingParty()
+        configure(&relyingParty)
+        let expectations = AuthenticationExpectations(challenge: Fixture.challenge, credential: try credential.storedCredential())
+        return Fixture.authenticationFailure(response, expectations: expectations, relyingParty: relyingParty)
+    }
+
+    @Test func membersAreRead() throws {
+        let text = #"{"type":"webauthn.get","challenge":"AAEC","origin":"https://example.com","crossOrigin":true,"topOrigin":"https://top.example","other":[1,{"a":null}]}"#
+        let clientData = try CollectedClientData(bytes: Array(text.utf8))
+        #expect(clientData.type == "webauthn.get")
+        #expect(clientData.challenge == "AAEC")
+        #expect(clientData.origin == "https://example.com")
+        #expect(clientData.crossOrigin)
+        #expect(clientData.topOrigin == "https://top.example")
+        #expect(clientData.tokenBindingStatus == nil)
+    }
+
+    @Test func leadingByteOrderMarkIsRemoved() throws {
+        let template = ClientDataTemplate(type: "webauthn.get", byteOrderMark: true)
+        let clientData = try CollectedClientData(bytes: template.encode(challenge: [1], origin: "https://example.com"))
+        #expect(clientData.type == "webauthn.get")
+        #expect(try Self.assertionFailure(template) == nil)
+    }
+
+    @Test(arguments: [[0xFF], [0xC3, 0x28], [0xED, 0xA0, 0x80], [0xEF, 0xBB]] as [[UInt8]])
+    func invalidUTF8Fails(insert: [UInt8]) {
+        let bytes = Array(#"{"type":"webauthn.get","challenge":"AA","origin":"https://example.com","x":""#.utf8) + insert + Array(#""}"#.utf8)
+        #expect(Self.code(bytes) == "clientData.invalidUTF8")
+    }
+
+    @Test(arguments: ["", "[]", "null", "{", "\"webauthn.get\"", #"{"type":"webauthn.get","challenge":"AA","origin":"x"} {}"#])
+    func textThatIsNotAJSONObjectFails(text: String) {
+        #expect(Self.code(text) == "clientData.invalidJSON")
+    }
+
+    @Test(arguments: [("type", "clientData.missingType"), ("challenge", "clientData.missingChallenge"), ("origin", "clientData.missingOrigin")])
+    func requiredMembersMustBePresent(member: String, code: String) throws {
+        let template = ClientDataTemplate(type: "webauthn.get", omittedMembers: [member])
+        #expect(Self.code(template.encode(challenge: [1], origin: "https://example.com")) == code)
+        #expect(try Self.assertionFailure(template) == code)
+    }
+
+    @Test(arguments: [#"{"type":1,"challenge":"AA","origin":"o"}"#, #"{"type":"t","challenge":["AA"],"origin":"o"}"#,
+                      #"{"type":"t","challenge":"AA","origin":null}"#, #"{"type":"t","challenge":"AA","origin":"o","crossOrigin":"false"}"#,
+                      #"{"type":"t","challenge":"AA","origin":"o","topOrigin":5}"#])
+    func membersOfTheWrongTypeFail(text: String) {
+        #expect(Self.code(text) == "clientData.invalidMember")
+    }
+
+    @Test func typeMustBeTheCeremonysType() throws {
+        #expect(try Self.assertionFailure(ClientDataTemplate(type: "webauthn.create")) == "clientData.typeMismatch")
+        #expect(try Self.assertionFailure(ClientDataTemplate(type: "payment.get")) == "clientData.typeMismatch")
+    }
+
+    @Test(arguments: [Base64URL.encode(CeremonyFixture.challenge) + "=", Base64URL.encode(CeremonyFixture.challenge.dropLast()), "", Base64URL.encode(CeremonyFixture.challenge).uppercased()])
+    func challengeMustBeTheIssuedOneAsText(challenge: String) throws {
+        #expect(try Self.assertionFailure(ClientDataTemplate(type: "webauthn.get", challenge: challenge)) == "clientData.challengeMismatch")
+    }
+
+    @Test(arguments: ["https://evil.example", "https://example.com:443", "https://example.com/", "http://example.com", "https://sub.example.com", "HTTPS://EXAMPLE.COM"])
+    func originMustMatchExactly(origin: String) throws {
+        #expect(try Self.assertionFailure(ClientDataTemplate(type: "webauthn.get", origin: origin)) == "clientData.originMismatch")
+    }
+
+    @Test func crossOriginNeedsEmbeddingToBeAllowed() throws {
+        let template = ClientDataTemplate(type: "webauthn.get", crossOrigin: true)
+        #expect(try Self.assertionFailure(template) == "clientData.crossOriginNotAllowed")
+        #expect(try Self.assertionFailure(template) { $0.allowsCrossOriginEmbedding = true } == nil)
+    }
+
+    @Test func topOriginNeedsEmbeddingToBeAllowed() throws {
+        let template = ClientDataTemplate(type: "webauthn.get", crossOrigin: true, topOrigin: "https://top.example")
+        #expect(try Self.assertionFailure(template) { $0.topOrigins = ["https://top.example"] } == "clientData.crossOriginNotAllowed")
+    }
+
+    @Test func topOriginMustBeOneTheRelyingPartyMayBeEmbeddedIn() throws {
+        let template = ClientDataTemplate(type: "webauthn.get", crossOrigin: true, topOrigin: "https://top.example")
+        #expect(try Self.assertionFailure(template) {
+            $0.allowsCrossOriginEmbedding = true
+            $0.topOrigins = ["https://other.example"]
+        } == "clientData.topOriginMismatch")
+        #expect(try Self.assertionFailure(template) {
+            $0.allowsCrossOriginEmbedding = true
+            $0.topOrigins = ["https://top.example"]
+        } == nil)
+    }
+
+    @Test(arguments: [(#"{"status":"present","id":"AAEC"}"#, "clientData.tokenBindingUnsupported"),
+                      (#"{"status":"not-supported"}"#, "clientData.tokenBindingUnsupported"),
+                      (#"{"status":"supported"}"#, nil),
+                      (#""supported""#, nil)] as [(String, String?)])
+    func tokenBindingOtherThanSupportedFails(json: String, code: String?) throws {
+        let template = ClientDataTemplate(type: "webauthn.get", extraMembers: [("tokenBinding", json)])
+        #expect(try Self.assertionFailure(template) == code)
+    }
+
+    @Test func unknownMembersAreIgnored() throws {
+        let template = ClientDataTemplate(type: "webauthn.get", extraMembers: [("other_keys_can_be_added_here", #""do not compare clientDataJSON against a template""#)])
+        #expect(try Self.assertionFailure(template) == nil)
+    }
+
+    @Test func registrationRunsTheSameChecks() throws {
+        let credential = try SoftwareCredential.generate(.es256)
+        let crossOrigin = RegistrationOptions(clientData: ClientDataTemplate(type: "webauthn.create", crossOrigin: true))
+        #expect(try Fixture.registrationFailure(credential, options: crossOrigin) == "clientData.crossOriginNotAllowed")
+        let invalid = RegistrationOptions(mutation: ResponseMutation(clientDataJSON: { $0.append(0xFF) }))
+        #expect(try Fixture.registrationFailure(credential, options: invalid) == "clientData.invalidUTF8")
+    }
+
+    /// RFC 8259 §4: member names SHOULD be unique, and no browser writes a duplicate. Foundation's JSONDecoder keeps
+    /// the first of duplicated members, so a verifier that keeps the last would read a different origin. Failing
+    /// closed needs a duplicate-aware JSON reader in CollectedClientData; until then this is a known gap.
+    @Test func duplicateMembersShouldFail() {
+        let text = #"{"type":"webauthn.get","challenge":"AA","origin":"https://evil.example","origin":"https://example.com"}"#
+        withKnownIssue("CollectedClientData accepts duplicate member names (first one wins)") {
+            #expect(Self.code(text) == "clientData.invalidJSON")
+        }
+    }
+}
