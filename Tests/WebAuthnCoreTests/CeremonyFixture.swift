@@ -11,8 +11,8 @@ enum CeremonyFixture {
     static let challenge: [UInt8] = (0..<32).map { UInt8($0 &* 7 &+ 3) }
     static let authenticator = SoftwareAuthenticator(relyingPartyID: "example.com", origin: "https://example.com")
 
-    static func relyingParty(at time: Date = now) -> RelyingParty {
-        RelyingParty(id: "example.com", name: "Example", origins: ["https://example.com"], time: FixedTime(time))
+    static func relyingParty(at time: Date = now, additionalIDs: [String] = []) -> RelyingParty {
+        RelyingParty(id: "example.com", name: "Example", origins: ["https://example.com"], additionalIDs: additionalIDs, time: FixedTime(time))
     }
 
     static func register(

@@ -129,13 +129,12 @@ struct CollectedClientDataTests {
         #expect(try Fixture.registrationFailure(credential, options: invalid) == "clientData.invalidUTF8")
     }
 
-    /// RFC 8259 §4: member names SHOULD be unique, and no browser writes a duplicate. Foundation's JSONDecoder keeps
-    /// the first of duplicated members, so a verifier that keeps the last would read a different origin. Failing
-    /// closed needs a duplicate-aware JSON reader in CollectedClientData; until then this is a known gap.
-    @Test func duplicateMembersShouldFail() {
+    /// RFC 8259 §4: member names SHOULD be unique, and no browser writes a duplicate. Parsers differ on which of
+    /// two duplicated members wins, so a verifier must refuse them rather than read a different origin than another.
+    @Test func duplicateMembersFail() {
         let text = #"{"type":"webauthn.get","challenge":"AA","origin":"https://evil.example","origin":"https://example.com"}"#
-        withKnownIssue("CollectedClientData accepts duplicate member names (first one wins)") {
-            #expect(Self.code(text) == "clientData.invalidJSON")
-        }
+        #expect(Self.code(text) == "clientData.invalidJSON")
+        let nested = #"{"type":"webauthn.get","challenge":"AA","origin":"https://example.com","tokenBinding":{"status":"supported","status":"present"}}"#
+        #expect(Self.code(nested) == "clientData.invalidJSON")
     }
 }

@@ -75,8 +75,7 @@ struct FIDOU2FAttestationTests {
     @Test func signatureOverADifferentRPIDFails() throws {
         #expect(try Self.failure(mutation: ResponseMutation(signedAuthenticatorData: { $0[0] ^= 0x01 })) == "authenticatorData.rpIdHashMismatch")
         let options = RegistrationOptions(relyingPartyIDHash: DigestAlgorithm.sha256.hash(Array("evil.example".utf8)))
-        var relyingParty = Fixture.relyingParty()
-        relyingParty.additionalIDs = ["evil.example"]
+        let relyingParty = Fixture.relyingParty(additionalIDs: ["evil.example"])
         let certificates = try AttestationCertificates.make(at: Fixture.now)
         var u2f = options
         u2f.attestation = .fidoU2F(certificates)

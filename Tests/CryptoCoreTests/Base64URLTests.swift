@@ -1,0 +1,35 @@
+import CryptoCore
+import Foundation
+import Testing
+
+@Suite("RFC 4648 §5 base64url without padding")
+struct Base64URLTests {
+    @Test func roundTripsEveryLengthAgainstFoundation() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<200 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let text = Base64URL.encode(bytes)
+            let reference = Data(bytes).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(text == reference)
+            #expect(Base64URL.decode(text) == bytes)
+        }
+    }
+
+    @Test(arguments: ["A", "AAAAA", "AA==", "AB", "AAB", "A+8", "A/8", "AA AA", "AA\nA", "é", "AAA=", "Zg=="])
+    func refusesNonCanonicalOrForeignText(_ text: String) {
+        #expect(Base64URL.decode(text) == nil)
+    }
+
+    @Test func acceptsCanonicalShortForms() {
+        #expect(Base64URL.decode("") == [])
+        #expect(Base64URL.decode("Zg") == Array("f".utf8))
+        #expect(Base64URL.decode("Zm8") == Array("fo".utf8))
+        #expect(Base64URL.decode("_-8") == [0xFF, 0xEF])
+    }
+
+    @Test func lenientDecodingAcceptsStandardAlphabetAndPadding() {
+        #expect(Base64URL.decodeLenient("+/8=") == [0xFB, 0xFF])
+        #expect(Base64URL.decodeLenient("Zm9v\nYmFy") == Array("foobar".utf8))
+    }
+}
