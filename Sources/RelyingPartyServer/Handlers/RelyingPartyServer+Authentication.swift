@@ -10,6 +10,15 @@ extension RelyingPartyServer {
         var userVerification: String?
     }
 
+    /// What the server keeps with an authentication challenge issued for a username that names no account.
+    struct AuthenticationContext: Codable {
+        /// No credential may answer this challenge: it was issued for a username that names no account.
+        var unknownUser: Bool
+    }
+
+    /// Longer than any user handle (at most 64 bytes), so no credential belongs to it.
+    static let nobodysUserHandle = [UInt8](repeating: 0, count: 65)
+
     /// `POST /webauthn/authentication/options`: discoverable (autofill) sign-in without a username; with one, the
     /// user's credentials. An unknown username gets the same shape with stable decoy credentials (no enumeration).
     func authenticationOptions(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
@@ -17,6 +26,7 @@ extension RelyingPartyServer {
         let userVerification = try UserVerificationRequirement(body.userVerification ?? "preferred")
         var allowCredentials: [PublicKeyCredentialDescriptorJSON] = []
         var userID: [UInt8]?
+        var context: [UInt8] = []
         if let name = body.username?.trimmingCharacters(in: .whitespacesAndNewlines), !name.isEmpty {
             if let user = try storage({ try store.user(name: name) }) {
                 userID = user.id
@@ -24,9 +34,11 @@ extension RelyingPartyServer {
                     .map { PublicKeyCredentialDescriptorJSON(id: $0.id, transports: $0.transports) }
             } else {
                 allowCredentials = decoyCredentials(for: name)
+                // Bound to nobody, so that signing in with one's own passkey does not reveal that the name is free.
+                context = JSONBody.encode(AuthenticationContext(unknownUser: true))
             }
         }
-        let challenge = try challenges.issue(.authentication, userID: userID, userVerification: userVerification.rawValue, context: [])
+        let challenge = try challenges.issue(.authentication, userID: userID, userVerification: userVerification.rawValue, context: context)
         return JSONBody.ok(relyingParty.requestOptions(
             challenge: challenge, allowCredentials: allowCredentials, userVerification: userVerification,
             timeoutMilliseconds: configuration.challengeLifetimeSeconds * 1000))
@@ -51,7 +63,7 @@ extension RelyingPartyServer {
             challenge: record.challenge,
             credential: StoredCredential(id: stored.id, publicKey: key, signCount: stored.signCount, userHandle: stored.userID, backupEligible: stored.backupEligible),
             userVerification: try UserVerificationRequirement(record.userVerification),
-            identifiedUserHandle: record.userID)
+            identifiedUserHandle: try Self.identifiedUserHandle(record))
         let result: AuthenticationResult
         do {
             result = try AuthenticationCeremony(relyingParty: relyingParty).verify(credential, expecting: expectations)
@@ -78,6 +90,17 @@ extension RelyingPartyServer {
             throw ServerError(400, "credential_unknown", "This passkey is not registered here.")
         }
         return try signedIn(user: user, credentialID: stored.id)
+    }
+
+    /// The user the ceremony identified before it started: the challenge's user, nobody's handle when the username
+    /// named no account, or nil for discoverable sign-in.
+    static func identifiedUserHandle(_ record: ChallengeRecord) throws(ServerError) -> [UInt8]? {
+        if let userID = record.userID { return userID }
+        guard !record.context.isEmpty else { return nil }
+        guard let context = try? JSONDecoder().decode(AuthenticationContext.self, from: Data(record.context)) else {
+            throw ServerError(500, "internal_error", "The stored authentication state is unreadable.")
+        }
+        return context.unknownUser ? nobodysUserHandle : nil
     }
 
     /// One or two credential descriptors derived from the username and a server secret: the same every time for

@@ -1,0 +1,30 @@
+import Foundation
+
+/// Runs programs for the loopback and restart tests.
+enum ChildProcess {
+    struct Result {
+        let status: Int32
+        let output: Data
+        let errorOutput: String
+    }
+
+    /// Runs `executable` to completion, feeding `input` on standard input.
+    static func run(_ executable: String, _ arguments: [String], input: Data? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe()
+        let errorOutput = Pipe()
+        let inputPipe = Pipe()
+        process.standardOutput = output
+        process.standardError = errorOutput
+        process.standardInput = inputPipe
+        try process.run()
+        if let input { inputPipe.fileHandleForWriting.write(input) }
+        try inputPipe.fileHandleForWriting.close()
+        let errorData = errorOutput.fileHandleForReading.readDataToEndOfFile()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, output: outputData, errorOutput: String(decoding: errorData, as: UTF8.self))
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import RelyingPartyServer
+import Testing
+import WebAuthnCore
+
+/// `ServerConfiguration.load(json:)`: defaults, and every invalid value refused with its key named.
+struct ConfigurationTests {
+    private func load(_ json: String) throws -> ServerConfiguration {
+        try ServerConfiguration.load(json: Data(json.utf8))
+    }
+
+    @Test func emptyConfigurationHasTheDefaults() throws {
+        let configuration = try load("{}")
+        #expect(configuration.relyingPartyID == "localhost")
+        #expect(configuration.relyingPartyName == "passkeyd")
+        #expect(configuration.origins == ["https://localhost:8443"])
+        #expect(configuration.httpsAddress == "127.0.0.1:8443")
+        #expect(configuration.httpAddress == nil)
+        #expect(configuration.certificateFile == nil)
+        #expect(configuration.privateKeyFile == nil)
+        #expect(configuration.dataDirectory == "data")
+        #expect(configuration.databasePath == "data/passkeyd.sqlite")
+        #expect(configuration.sessionLifetimeSeconds == 604_800)
+        #expect(configuration.challengeLifetimeSeconds == 300)
+        #expect(configuration.attestation == .none)
+        #expect(configuration.algorithms == [.es256, .eddsa, .rs256])
+        #expect(configuration.associatedDomains.webCredentialApps.isEmpty)
+        #expect(configuration.wwwDirectory == "www")
+        #expect(configuration.threads == ProcessInfo.processInfo.activeProcessorCount)
+        #expect(configuration.maximumBodySize == 65_536)
+    }
+
+    @Test func documentedExampleLoads() throws {
+        let configuration = try load("""
+            {"relyingParty": {"id": "example.com", "name": "Example", "origins": ["https://example.com", "android:apk-key-hash:AbCd"]},
+             "listen": {"https": "0.0.0.0:443", "http": "127.0.0.1:8080"},
+             "tls": {"certificate": "/etc/passkeyd/fullchain.pem", "privateKey": "/etc/passkeyd/privkey.pem"},
+             "dataDirectory": "/var/lib/passkeyd", "database": {"sqlite": "/var/lib/passkeyd/db.sqlite"},
+             "sessions": {"lifetimeSeconds": 3600}, "challenges": {"lifetimeSeconds": 60}, "attestation": "none",
+             "algorithms": ["ES256", "RS1"], "www": null, "threads": 4, "limits": {"maximumBodySize": 2048}}
+            """)
+        #expect(configuration.relyingPartyID == "example.com")
+        #expect(configuration.relyingPartyName == "Example")
+        #expect(configuration.origins == ["https://example.com", "android:apk-key-hash:AbCd"])
+        #expect(configuration.httpsAddress == "0.0.0.0:443")
+        #expect(configuration.httpAddress == "127.0.0.1:8080")
+        #expect(configuration.certificateFile == "/etc/passkeyd/fullchain.pem")
+        #expect(configuration.privateKeyFile == "/etc/passkeyd/privkey.pem")
+        #expect(configuration.databasePath == "/var/lib/passkeyd/db.sqlite")
+        #expect(configuration.sessionLifetimeSeconds == 3600)
+        #expect(configuration.challengeLifetimeSeconds == 60)
+        #expect(configuration.algorithms == [.es256, .rs1])
+        #expect(configuration.wwwDirectory == nil)
+        #expect(configuration.threads == 4)
+        #expect(configuration.maximumBodySize == 2048)
+    }
+
+    @Test func relyingPartyIDAloneSetsItsOrigin() throws {
+        let configuration = try load(#"{"relyingParty": {"id": "example.org"}}"#)
+        #expect(configuration.origins == ["https://example.org"])
+        #expect(try load(#"{"relyingParty": {"id": "localhost", "origins": ["http://localhost:8080"]}}"#).origins == ["http://localhost:8080"])
+        #expect(try load(#"{"listen": {"https": null, "http": "127.0.0.1:8080"}}"#).httpsAddress == nil)
+        #expect(try load(#"{"dataDirectory": "/srv/p"}"#).databasePath == "/srv/p/passkeyd.sqlite")
+    }
+
+    static let invalid: [(json: String, key: String)] = [
+        (#"{"relyingparty": {}}"#, "relyingparty"),
+        (#"{"relyingParty": {"id": "example.com", "icon": "x"}}"#, "relyingParty.icon"),
+        (#"{"relyingParty": {"id": "Example.COM"}}"#, "relyingParty.id"),
+        (#"{"relyingParty": {"id": "https://example.com"}}"#, "relyingParty.id"),
+        (#"{"relyingParty": {"id": ".example.com"}}"#, "relyingParty.id"),
+        (#"{"relyingParty": {"id": ""}}"#, "relyingParty.id"),
+        (#"{"relyingParty": {"id": 7}}"#, "relyingParty.id"),
+        (#"{"relyingParty": {"origins": ["http://example.com"]}}"#, "relyingParty.origins"),
+        (#"{"relyingParty": {"origins": ["https://example.com/path"]}}"#, "relyingParty.origins"),
+        (#"{"relyingParty": {"origins": ["example.com"]}}"#, "relyingParty.origins"),
+        (#"{"relyingParty": {"origins": []}}"#, "relyingParty.origins"),
+        (#"{"relyingParty": {"origins": ["android:apk-key-hash:"]}}"#, "relyingParty.origins"),
+        (#"{"listen": {"https": "localhost"}}"#, "listen.https"),
+        (#"{"listen": {"https": ":99999"}}"#, "listen.https"),
+        (#"{"listen": {"https": ":443"}}"#, "listen.https"),
+        (#"{"listen": {"http": "127.0.0.1:http"}}"#, "listen.http"),
+        (#"{"listen": {"https": null}}"#, "listen"),
+        (#"{"tls": {"certificate": "/etc/cert.pem"}}"#, "tls"),
+        (#"{"tls": {"privateKey": "/etc/key.pem"}}"#, "tls"),
+        (#"{"tls": {"certificate": "/a", "privateKey": "/b", "chain": "/c"}}"#, "tls.chain"),
+        (#"{"sessions": {"lifetimeSeconds": 59}}"#, "sessions.lifetimeSeconds"),
+        (#"{"sessions": {"lifetimeSeconds": 31536001}}"#, "sessions.lifetimeSeconds"),
+        (#"{"sessions": {"lifetimeSeconds": "3600"}}"#, "sessions.lifetimeSeconds"),
+        (#"{"sessions": {"lifetimeSeconds": 3600.5}}"#, "sessions.lifetimeSeconds"),
+        (#"{"challenges": {"lifetimeSeconds": 9}}"#, "challenges.lifetimeSeconds"),
+        (#"{"challenges": {"lifetimeSeconds": 3601}}"#, "challenges.lifetimeSeconds"),
+        (#"{"attestation": "direct"}"#, "attestation"),
+        (#"{"algorithms": ["ES256", "HS256"]}"#, "algorithms"),
+        (#"{"algorithms": ["es256"]}"#, "algorithms"),
+        (#"{"algorithms": []}"#, "algorithms"),
+        (#"{"associatedDomains": {"webcredentials": {"apps": ["com.example.app"]}}}"#, "associatedDomains.webcredentials.apps"),
+        (#"{"associatedDomains": {"webcredentials": {"apps": ["abcde12345.com.example.app"]}}}"#, "associatedDomains.webcredentials.apps"),
+        (#"{"associatedDomains": {"webcredentials": {"apps": ["ABCDE1234.com.example.app"]}}}"#, "associatedDomains.webcredentials.apps"),
+        (#"{"associatedDomains": {"webcredentials": {"apps": ["ABCDE12345."]}}}"#, "associatedDomains.webcredentials.apps"),
+        (#"{"associatedDomains": {"android": [{"package": "a", "sha256CertFingerprints": ["AB:CD"]}]}}"#, "associatedDomains.android[0].sha256CertFingerprints"),
+        (#"{"associatedDomains": {"android": [{"package": "a", "sha256CertFingerprints": ["\#(String(repeating: "ZZ:", count: 31))ZZ"]}]}}"#,
+         "associatedDomains.android[0].sha256CertFingerprints"),
+        (#"{"associatedDomains": {"android": [{"sha256CertFingerprints": []}]}}"#, "associatedDomains.android[0].package"),
+        (#"{"associatedDomains": {"android": {"package": "a"}}}"#, "associatedDomains.android"),
+        (#"{"associatedDomains": {"ios": {}}}"#, "associatedDomains.ios"),
+        (#"{"threads": 0}"#, "threads"),
+        (#"{"limits": {"maximumBodySize": 100}}"#, "limits.maximumBodySize"),
+        (#"{"www": 5}"#, "www"),
+        (#"{"database": {"postgres": "x"}}"#, "database.postgres"),
+    ]
+
+    @Test(arguments: ConfigurationTests.invalid)
+    func invalidValueNamesItsKey(json: String, key: String) {
+        #expect {
+            try ServerConfiguration.load(json: Data(json.utf8))
+        } throws: { error in
+            guard let error = error as? ConfigurationError else { return false }
+            return error.key == key && error.description.hasPrefix(key + ": ") && !error.reason.isEmpty
+        }
+    }
+
+    @Test(arguments: ["", "[]", "{", "null", "\"text\""])
+    func notAnObjectIsRefused(json: String) {
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(json: Data(json.utf8)) }
+    }
+
+    @Test func fingerprintInLowerCaseIsAccepted() throws {
+        let fingerprint = (0..<32).map { String(format: "%02x", $0) }.joined(separator: ":")
+        let configuration = try load(#"{"associatedDomains": {"android": [{"package": "a.b", "sha256CertFingerprints": ["\#(fingerprint)"]}]}}"#)
+        #expect(configuration.associatedDomains.android.first?.certificateFingerprints == [fingerprint])
+    }
+
+    @Test func missingFileIsAnError() {
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(path: "/nonexistent/passkeyd.json") }
+    }
+}

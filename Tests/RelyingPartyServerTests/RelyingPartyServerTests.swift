@@ -1,4 +1,0 @@
-import Testing
-@testable import RelyingPartyServer
-
-@Test func moduleBuilds() { #expect(Bool(true)) }
