@@ -68,11 +68,11 @@ public struct IdentityTokenVerifier: Sendable {
         let now = time.now
         // RFC 7519 §4.1.4 and Apple: the current time is before exp, allowing the leeway for clock skew.
         guard expiresAt > now.addingTimeInterval(-leewaySeconds) else {
-            throw AppleSignInError("appleToken.expired", "token expired at \(expiresAt.timeIntervalSince1970)")
+            throw AppleSignInError("appleToken.expired", "token expired at \(expiresAt.ISO8601Format())")
         }
         // RFC 7519 §4.1.6: a token issued later than now (plus the leeway) comes from a wrong clock or a forger.
         guard issuedAt <= now.addingTimeInterval(leewaySeconds) else {
-            throw AppleSignInError("appleToken.issuedInFuture", "token iat \(issuedAt.timeIntervalSince1970) is in the future")
+            throw AppleSignInError("appleToken.issuedInFuture", "token iat \(issuedAt.ISO8601Format()) is in the future")
         }
     }
 
