@@ -29,6 +29,7 @@ public struct IdentityTokenVerifier: Sendable {
     /// Verifies `token` and returns its claims, or throws the first rule it breaks.
     public func verify(_ token: String, keys: JSONWebKeySet, nonce: NonceExpectation) throws(AppleSignInError) -> AppleIdentityToken {
         let jws = try verifiedSignature(token, keys: keys)
+        // RFC 7519 §4.1 and Apple: the claims have their documented types; iss, aud, exp and iat are required.
         let claims = try AppleIdentityToken(claims: jws.payload)
         try checkRegisteredClaims(issuer: claims.issuer, audiences: claims.audiences, expiresAt: claims.expiresAt, issuedAt: claims.issuedAt)
         // Apple: sub is the unique identifier of the user; a token without one identifies no one.

@@ -61,13 +61,16 @@ public struct ServerNotification: Sendable, Equatable {
 
     /// Verifies the JWS of a notification (the body's `payload`).
     public init(payload: String, verifier: IdentityTokenVerifier, keys: JSONWebKeySet) throws(AppleSignInError) {
+        // Apple: the notification is a JWS signed like an identity token (form, RS256, kid, signature).
         let jws = try verifier.verifiedSignature(payload, keys: keys)
+        // RFC 7519 §4.1: iss, aud, iat and exp are required, with their JSON types.
         let claims: Claims
         do {
             claims = try JSONDecoder().decode(Claims.self, from: Data(jws.payload))
         } catch {
             throw AppleSignInError("appleToken.malformed", "notification claims are unusable: \(ClaimDecodingFailure.describe(error))")
         }
+        // Apple: the identity token's issuer, audience and validity rules, with the verifier's leeway.
         try verifier.checkRegisteredClaims(issuer: claims.issuer, audiences: claims.audiences, expiresAt: claims.expiresAt, issuedAt: claims.issuedAt)
         // Apple: events is a string holding the JSON event object.
         event = try ServerNotificationEvent(json: claims.events)
