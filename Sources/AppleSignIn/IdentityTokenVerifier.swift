@@ -26,6 +26,9 @@ public struct IdentityTokenVerifier: Sendable {
         self.time = time
     }
 
+    /// The longest token accepted; Apple's identity tokens and notifications are about 1 KB.
+    public static let maximumTokenLength = 16_384
+
     /// Verifies `token` and returns its claims, or throws the first rule it breaks.
     public func verify(_ token: String, keys: JSONWebKeySet, nonce: NonceExpectation) throws(AppleSignInError) -> AppleIdentityToken {
         let jws = try verifiedSignature(token, keys: keys)
@@ -40,15 +43,20 @@ public struct IdentityTokenVerifier: Sendable {
 
     /// The JWS rules shared with server notifications: form, algorithm, key and signature.
     func verifiedSignature(_ token: String, keys: JSONWebKeySet) throws(AppleSignInError) -> CompactJWS {
-        // RFC 7515 §7.1: the token is a compact JWS.
-        let jws = try CompactJWS(token)
+        // RFC 7515 §7.1: the token is a compact JWS (strict base64url; Apple's tokens are about 1 KB).
+        let jws: CompactJWS
+        do {
+            jws = try CompactJWS(token, maximumLength: Self.maximumTokenLength)
+        } catch {
+            throw AppleSignInError("appleToken.malformed", error.reason)
+        }
         // Apple signs with RS256 only (its discovery document); refusing every other alg before key lookup closes
         // `none` and the HS256-with-the-public-key confusion (RFC 8725 §3.1).
-        guard jws.algorithm == "RS256" else {
-            throw AppleSignInError("appleToken.unsupportedAlgorithm", "token alg is \(jws.algorithm.prefix(16)), only RS256 is accepted")
+        guard jws.header.alg == "RS256" else {
+            throw AppleSignInError("appleToken.unsupportedAlgorithm", "token alg is \(jws.header.alg.prefix(16)), only RS256 is accepted")
         }
         // Apple: the header kid names the JWKS key that signed the token.
-        guard let keyID = jws.keyID, let key = keys.key(id: keyID) else {
+        guard let keyID = jws.header.kid, let key = keys.key(id: keyID) else {
             throw AppleSignInError("appleToken.unknownKey", "token kid is missing or not in the JWKS")
         }
         // RFC 7518 §3.3: RSASSA-PKCS1-v1_5 with SHA-256 over the ASCII signing input, verified by OpenSSL.

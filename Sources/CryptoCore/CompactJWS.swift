@@ -10,7 +10,12 @@ public struct CompactJWS: Sendable {
         public let typ: String?
         /// Certificate chain, leaf first, standard base64 DER (RFC 7515 §4.1.6).
         public let x5c: [String]?
+        /// Critical extensions (RFC 7515 §4.1.11); passkeyd understands none, so any presence is refused.
+        let crit: [String]?
     }
+
+    /// The default bound on a token's length: FIDO metadata BLOBs run to a few megabytes.
+    public static let defaultMaximumLength = 16 << 20
 
     public let header: Header
     public let payload: [UInt8]
@@ -18,23 +23,36 @@ public struct CompactJWS: Sendable {
     /// The ASCII bytes that were signed: `header.payload` as sent.
     public let signingInput: [UInt8]
 
-    /// Parses a compact JWS. With `strictBase64URL` every part must be unpadded base64url; otherwise padding and the
-    /// standard alphabet are tolerated (some issuers pad). Fails on anything but exactly three parts and a JSON header.
-    public init(_ text: String, strictBase64URL: Bool = true) throws(CryptoError) {
+    /// Parses a compact JWS: exactly three parts, a JSON object header with a string `alg` and no `crit`, a JSON
+    /// object payload. With `strictBase64URL` every part must be unpadded base64url; otherwise padding and the
+    /// standard alphabet are tolerated (SafetyNet responses). Nothing here is trusted until the signature verifies.
+    public init(_ text: String, strictBase64URL: Bool = true, maximumLength: Int = CompactJWS.defaultMaximumLength) throws(CryptoError) {
+        // Bound the work done on untrusted input before any decoding.
+        guard text.utf8.count <= maximumLength else { throw Self.malformed("the JWS is longer than \(maximumLength) bytes") }
+        // RFC 7515 §7.1: exactly three parts separated by periods.
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw Self.malformed("a compact JWS has exactly three parts") }
+        // RFC 7515 §2 and RFC 4648 §5: each part is base64url.
         let decode: (Substring) -> [UInt8]? = { strictBase64URL ? Base64URL.decode(String($0)) : Base64URL.decodeLenient(String($0)) }
         guard let headerBytes = decode(parts[0]), let payload = decode(parts[1]), let signature = decode(parts[2]) else {
             throw Self.malformed("a JWS part is not base64url")
         }
-        do {
-            header = try JSONDecoder().decode(Header.self, from: Data(headerBytes))
-        } catch {
-            throw Self.malformed("the JWS header is not a JSON object with alg")
+        // RFC 7515 §4: the header is a JSON object with a string alg.
+        guard Self.isJSONObject(headerBytes), let header = try? JSONDecoder().decode(Header.self, from: Data(headerBytes)) else {
+            throw Self.malformed("the JWS header is not a JSON object with a string alg")
         }
+        // RFC 7515 §4.1.11: a header naming critical extensions this verifier does not implement is refused.
+        guard header.crit == nil else { throw Self.malformed("the JWS header has crit, and no extension is understood") }
+        // RFC 7519 §7.2 (and every payload passkeyd reads): the payload is a JSON object.
+        guard Self.isJSONObject(payload) else { throw Self.malformed("the JWS payload is not a JSON object") }
+        self.header = header
         self.payload = payload
         self.signature = signature
         signingInput = Array(parts[0].utf8) + [UInt8(ascii: ".")] + Array(parts[1].utf8)
+    }
+
+    private static func isJSONObject(_ bytes: [UInt8]) -> Bool {
+        (try? JSONSerialization.jsonObject(with: Data(bytes))) is [String: Any]
     }
 
     /// The certificates of the `x5c` header, leaf first; nil when the header has none.
