@@ -17,6 +17,8 @@ public final class RelyingPartyServer: HTTPHandler {
     let keys = CredentialKeyCache()
     let wellKnown: WellKnownFiles
     let staticFiles: StaticFiles?
+    /// The FIDO metadata BLOB of the configuration, verified at start-up.
+    let metadata: MetadataBLOB?
     /// Secret that makes the decoy allowCredentials for unknown usernames stable and unguessable.
     let enumerationSecret: [UInt8]
     let log: @Sendable (String) -> Void
@@ -39,6 +41,7 @@ public final class RelyingPartyServer: HTTPHandler {
         sessions = SessionService(store: store, random: random, time: time, lifetime: TimeInterval(configuration.sessionLifetimeSeconds))
         wellKnown = try WellKnownFiles(configuration.associatedDomains)
         staticFiles = configuration.wwwDirectory.map(StaticFiles.init(root:))
+        metadata = try configuration.attestation.verifiedMetadata(at: time.now)
     }
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
