@@ -1,19 +1,10 @@
 /// An authenticator status from a FIDO Metadata Service status report (FIDO MDS v3.0 "AuthenticatorStatus" enum),
 /// kept as the text the BLOB carries so that statuses added after this code was written are still recorded.
-public struct AuthenticatorStatus: RawRepresentable, Hashable, Sendable, Codable {
+public struct AuthenticatorStatus: RawRepresentable, Hashable, Sendable {
     public let rawValue: String
 
     public init(rawValue: String) {
         self.rawValue = rawValue
-    }
-
-    public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(String.self)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
     }
 
     /// "This authenticator has been revoked by the FIDO Alliance or by its vendor."
