@@ -54,6 +54,8 @@ public struct MetadataBLOB: Sendable {
         guard let signingKey = try? chain[0].publicKey(), jws.verifySignature(with: signingKey, allowedAlgorithms: Self.signatureAlgorithms) else {
             throw WebAuthnError("metadata.invalidSignature", "the metadata BLOB signature does not verify with its signing certificate")
         }
+        // FIDO MDS v3.0, Metadata BLOB Payload dictionary: legalHeader, no, nextUpdate and entries are required, and each entry
+        // carries its statusReports; a payload without them is not used.
         let payload: Payload
         do {
             payload = try JSONDecoder().decode(Payload.self, from: Data(jws.payload))
