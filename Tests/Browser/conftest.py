@@ -227,6 +227,13 @@ def page(driver, request):
         except Exception:  # the browser may be gone; the failure itself is what matters
             pass
     helper.remove_all_authenticators()
+    # The browser console goes next to the screenshots; an uncaught exception in the page fails the test.
+    console = driver.get_log("browser")
+    if console:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "console.log").write_text("".join(f"{e['level']} {e['message']}\n" for e in console))
+    uncaught = [e["message"] for e in console if "Uncaught" in e["message"]]
+    assert not uncaught, f"uncaught exceptions in the page: {uncaught}"
 
 
 # ---------------------------------------------------------------------------------------------- page helper
