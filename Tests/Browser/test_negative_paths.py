@@ -169,3 +169,47 @@ def test_deleted_passkey_is_no_longer_registered(page, server):
     assert page.text("account-name") == username
     page.wait(lambda: [(c["userName"], c["userDisplayName"]) for c in page.credentials(laptop)]
               == [(username, username)], "signalCurrentUserDetails to update the user name")
+
+
+def test_unknown_username_looks_like_a_cancelled_request(page, server):
+    """A mistyped username gets decoy credentials from the server (no account enumeration): the authenticator
+    has none of them, and the person sees the same sentence as for a cancelled request, at once."""
+    page.add_authenticator(platform_authenticator())
+    page.open(server)
+    page.register(unique("real"))
+    page.wait_view("account")
+    page.wait_status()
+    page.sign_out()
+
+    started = time.monotonic()
+    page.sign_in(unique("nobody"))
+    page.wait_error(MSG_CANCELLED, seconds=5)
+    assert time.monotonic() - started < 5
+    assert page.view() == "signed-out"
+    page.shot("unknown-username")
+
+
+def test_autofill_with_the_passkey_of_a_deleted_account(page, server):
+    """The account is deleted, but the device still offers its passkey to autofill: the page says it is no
+    longer registered, signalUnknownCredential removes it, and autofill stops retrying (no loop)."""
+    laptop = page.add_authenticator(platform_authenticator())
+    page.open(server)
+    page.register(unique("gone"))
+    page.wait_view("account")
+    page.wait_status()
+    saved = page.raw_credentials(laptop)
+    page.click("delete-account")
+    page.click("delete-account-confirm")
+    page.wait_view("signed-out")
+    page.wait_status("Your account was deleted.")
+    page.wait(lambda: page.credential_ids(laptop) == set(), "the laptop to drop the account's passkey")
+    for credential in saved:  # as if the device had ignored the signal
+        page.add_raw_credential(laptop, credential)
+
+    page.open(server, query="", wait_idle=False)  # autofill on
+    page.wait_error(MSG_NO_LONGER_REGISTERED)
+    page.wait(lambda: page.credential_ids(laptop) == set(), "signalUnknownCredential to remove the passkey")
+    time.sleep(0.5)  # autofill restarts after a failure; the sentence must stay and no sign-in may happen
+    assert page.view() == "signed-out"
+    assert page.text("error") == MSG_NO_LONGER_REGISTERED
+    page.shot("autofill-no-longer-registered")
