@@ -111,3 +111,30 @@ def test_register_and_sign_in(page, servers, kind, algorithm, attestation):
     assert after["backupEligible"] is spec["backup"]
     assert after["backupState"] is spec["backup"]
     assert after["cloneWarning"] is False and after["backupEligibilityChanged"] is False
+
+
+@pytest.mark.parametrize("kind", ["ctap2-internal", "u2f-usb"])
+def test_page_fallback_without_json_helpers(page, server, kind):
+    """Browsers without parseCreationOptionsFromJSON / parseRequestOptionsFromJSON / toJSON: the page's own
+    base64url conversion must produce what the server verifies (U2F: a null userHandle is left out)."""
+    spec = AUTHENTICATORS[kind]
+    page.add_authenticator(spec["options"])
+    page.open(server, "autofill=off" + spec["query"] + "&attestation=direct")
+    page.driver.execute_script("""
+        delete PublicKeyCredential.parseCreationOptionsFromJSON;
+        delete PublicKeyCredential.parseRequestOptionsFromJSON;
+        delete PublicKeyCredential.prototype.toJSON;""")
+    assert page.driver.execute_script(
+        "return [typeof PublicKeyCredential.parseCreationOptionsFromJSON, typeof PublicKeyCredential.prototype.toJSON]"
+    ) == ["undefined", "undefined"]
+    username = unique(f"fallback-{kind}")
+    page.register(username)
+    page.wait_view("account")
+    page.wait_status()
+    [passkey] = page.me()["passkeys"]
+    assert passkey["attestationFormat"] == spec["direct_format"]
+    page.sign_out()
+    page.sign_in("" if spec["discoverable"] else username)
+    page.wait_view("account")
+    page.wait_status("Signed in.")
+    page.shot("signed-in-through-fallback")
