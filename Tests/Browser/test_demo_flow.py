@@ -12,7 +12,7 @@ def test_person_uses_the_demo_page(page, server):
     # A laptop with a synced platform passkey provider (backup eligible and backed up).
     laptop = page.add_authenticator(platform_authenticator(
         protocol="ctap2_1", defaultBackupEligibility=True, defaultBackupState=True))
-    username = unique("ada")
+    username = "ada"  # the flow test is the only one using this name on its server
 
     # Sign up: type a username and a display name, click "Create account with a passkey".
     page.open(server)

@@ -213,3 +213,44 @@ def test_autofill_with_the_passkey_of_a_deleted_account(page, server):
     assert page.view() == "signed-out"
     assert page.text("error") == MSG_NO_LONGER_REGISTERED
     page.shot("autofill-no-longer-registered")
+
+
+def test_cloned_passkey_is_refused_and_flagged(page, server):
+    """A copy of the passkey with an older signature counter (a cloned authenticator) is refused with the
+    server's sentence; the owner's next sign-in shows the clone warning on the passkey."""
+    laptop = page.add_authenticator(platform_authenticator())
+    page.open(server)
+    page.register(unique("cloned"))
+    page.wait_view("account")
+    page.wait_status()
+    page.sign_out()
+    page.sign_in()
+    page.wait_view("account")
+    clone_copy = page.raw_credentials(laptop)  # counter as of now
+    page.sign_out()
+    page.sign_in()  # the laptop moves on: the server stores a higher counter
+    page.wait_view("account")
+    page.sign_out()
+
+    page.remove_authenticator(laptop)
+    clone = page.add_authenticator(platform_authenticator())
+    for credential in clone_copy:
+        page.add_raw_credential(clone, credential)
+    page.sign_in()
+    page.wait_error("This passkey's signature counter went backwards; sign-in was refused.")
+    assert page.view() == "signed-out"
+    page.shot("clone-refused")
+
+    # The owner's authenticator (counter ahead of the server's) still signs in, and sees the warning.
+    page.remove_authenticator(clone)
+    owner = page.add_authenticator(platform_authenticator())
+    for credential in clone_copy:
+        page.add_raw_credential(owner, dict(credential, signCount=credential["signCount"] + 10))
+    page.sign_in()
+    page.wait_view("account")
+    page.wait_status("Signed in.")
+    [passkey] = page.me()["passkeys"]
+    assert passkey["cloneWarning"] is True
+    note = page.driver.find_element("css selector", f'li[data-credential-id="{passkey["id"]}"] [data-note="clone-warning"]')
+    assert note.is_displayed()
+    page.shot("clone-warning")
