@@ -254,3 +254,34 @@ def test_cloned_passkey_is_refused_and_flagged(page, server):
     note = page.driver.find_element("css selector", f'li[data-credential-id="{passkey["id"]}"] [data-note="clone-warning"]')
     assert note.is_displayed()
     page.shot("clone-warning")
+
+
+def test_backup_eligibility_change_is_reported_not_refused(page, server):
+    """A passkey registered as device-bound later signs in as backup eligible and backed up: the sign-in works
+    (no lockout), GET /me records the new flags, and the page shows the backup-eligibility note."""
+    laptop = page.add_authenticator(platform_authenticator())
+    page.open(server)
+    page.register(unique("be-change"))
+    page.wait_view("account")
+    page.wait_status()
+    [registered] = page.me()["passkeys"]
+    assert (registered["backupEligible"], registered["backupState"]) == (False, False)
+    page.sign_out()
+
+    copies = page.credentials(laptop)  # CDP form: carries the backup flags
+    page.remove_authenticator(laptop)
+    synced = page.add_authenticator(platform_authenticator())
+    for credential in copies:
+        page.driver.execute_cdp_cmd("WebAuthn.addCredential", {
+            "authenticatorId": synced,
+            "credential": dict(credential, backupEligibility=True, backupState=True)})
+    page.sign_in()
+    page.wait_view("account")
+    page.wait_status("Signed in.")
+    [passkey] = page.me()["passkeys"]
+    assert passkey["backupEligibilityChanged"] is True
+    assert (passkey["backupEligible"], passkey["backupState"]) == (True, True)
+    row = f'li[data-credential-id="{passkey["id"]}"]'
+    assert page.driver.find_element("css selector", f'{row} [data-note="backup-eligibility-changed"]').is_displayed()
+    assert page.driver.find_element("css selector", f"{row} [data-backup-state]").get_attribute("data-backup-state") == "true"
+    page.shot("backup-eligibility-changed")
