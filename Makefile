@@ -3,8 +3,12 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBIAN_PACKAGES := libssl-dev libcbor-dev libsqlite3-dev libevent-dev pkg-config
 SWIFT ?= swift
+# The browser suite (Tests/Browser): Debian's Chromium and chromedriver, selenium + pytest in a venv.
+BROWSER_PACKAGES := chromium chromium-driver python3-venv
+BROWSER_VENV := .venv-browser
+PYTHON ?= /usr/bin/python3
 
-.PHONY: deps build release run test test-swift bench-core clean
+.PHONY: deps build release run test test-swift test-browser browser-deps bench-core clean
 
 # Install the Debian packages that are missing; nothing at all when everything is there.
 deps:
@@ -24,11 +28,32 @@ release: deps
 run: release
 	./.build/release/passkeyd serve
 
-test: deps test-swift
+test: deps test-swift test-browser
 
 test-swift:
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --parallel
+
+# Real-browser tests: headless Chromium with virtual authenticators drives the demo page against a
+# `passkeyd serve` started by the suite. Screenshots go to Tests/Browser/screenshots/ (git-ignored).
+test-browser: deps browser-deps
+	$(SWIFT) build --product passkeyd
+	$(BROWSER_VENV)/bin/pytest -q Tests/Browser
+
+# Chromium, chromedriver and python3-venv when missing; the venv when missing or when requirements.txt changed.
+browser-deps:
+	@missing=""; for p in $(BROWSER_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ -z "$$(ls -A /var/lib/apt/lists 2>/dev/null | grep -v -e lock -e partial -e auxfiles)" ]; then $(SUDO) apt-get update; fi; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
+	fi
+	@if [ ! -x $(BROWSER_VENV)/bin/pytest ] || ! cmp -s Tests/Browser/requirements.txt $(BROWSER_VENV)/requirements.txt; then \
+	  echo "creating $(BROWSER_VENV)"; \
+	  rm -rf $(BROWSER_VENV) && $(PYTHON) -m venv $(BROWSER_VENV) && \
+	  $(BROWSER_VENV)/bin/pip install -q --disable-pip-version-check -r Tests/Browser/requirements.txt && \
+	  cp Tests/Browser/requirements.txt $(BROWSER_VENV)/requirements.txt; \
+	fi
 
 bench-core: deps
 	$(SWIFT) build -c release --product passkeyd-bench

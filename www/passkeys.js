@@ -236,8 +236,36 @@
     conditional: null,        // { controller, promise } of a pending autofill request
     conditionalAvailable: null,
     conditionalFailures: 0,
-    autofillEnabled: !/[?&]autofill=(off|0|false)\b/.test(window.location.search)
+    autofillEnabled: !/[?&]autofill=(off|0|false)\b/.test(window.location.search),
+    ceremonyOptions: ceremonyOptionsFromURL(window.location.search)
   };
+
+  // Optional ceremony knobs from the URL, for tests and experiments (see README.md):
+  // ?attestation=none|indirect|direct|enterprise is copied into the creation options before create();
+  // ?uv=required|preferred|discouraged is sent as "userVerification" with every options request;
+  // ?residentKey=required|preferred|discouraged is sent with registration options requests.
+  // Unknown values are ignored; without them the server's defaults apply.
+  function ceremonyOptionsFromURL(search) {
+    var params = new URLSearchParams(search || "");
+    function pick(name, allowed) {
+      var value = params.get(name);
+      return allowed.indexOf(value) >= 0 ? value : null;
+    }
+    return {
+      attestation: pick("attestation", ["none", "indirect", "direct", "enterprise"]),
+      userVerification: pick("uv", ["required", "preferred", "discouraged"]),
+      residentKey: pick("residentKey", ["required", "preferred", "discouraged"])
+    };
+  }
+
+  // Adds the URL's knobs to an options request body.
+  function withCeremonyOptions(body, registration) {
+    var knobs = state.ceremonyOptions;
+    var out = Object.assign({}, body);
+    if (knobs.userVerification) out.userVerification = knobs.userVerification;
+    if (registration && knobs.residentKey) out.residentKey = knobs.residentKey;
+    return out;
+  }
 
   var CEREMONY_BUTTONS = ["register", "sign-in", "add-passkey"];
 
@@ -514,7 +542,7 @@
       var entry = { controller: controller, promise: null };
       var options = null;
       var gotCredential = false;
-      entry.promise = api("POST", "/webauthn/authentication/options", {}, controller.signal)
+      entry.promise = api("POST", "/webauthn/authentication/options", withCeremonyOptions({}, false), controller.signal)
         .then(function (json) {
           options = json;
           if (controller.signal.aborted) throw new DOMException("Aborted", "AbortError");
@@ -604,7 +632,8 @@
       return;
     }
     ceremony("create", function () {
-      return api("POST", "/webauthn/registration/options", { username: username, displayName: displayName })
+      return api("POST", "/webauthn/registration/options",
+        withCeremonyOptions({ username: username, displayName: displayName }, true))
         .then(createAndVerify)
         .then(function () { return "Your account is ready and you're signed in with your new passkey."; });
     });
@@ -612,7 +641,7 @@
 
   function addPasskey() {
     ceremony("create", function () {
-      return api("POST", "/webauthn/registration/options", {})
+      return api("POST", "/webauthn/registration/options", withCeremonyOptions({}, true))
         .then(createAndVerify)
         .then(function () { return "Passkey added."; });
     });
@@ -625,6 +654,7 @@
   }
 
   function createAndVerify(json) {
+    if (state.ceremonyOptions.attestation) json = Object.assign({}, json, { attestation: state.ceremonyOptions.attestation });
     return navigator.credentials.create({ publicKey: creationOptionsFromJSON(json) })
       .then(function (cred) {
         if (!cred) throw new DOMException("No credential", "NotAllowedError");
@@ -638,7 +668,8 @@
     var username = els.username.value.trim();
     ceremony("get", function () {
       var options;
-      return api("POST", "/webauthn/authentication/options", username ? { username: username } : {})
+      return api("POST", "/webauthn/authentication/options",
+        withCeremonyOptions(username ? { username: username } : {}, false))
         .then(function (json) {
           options = json;
           return navigator.credentials.get({ publicKey: requestOptionsFromJSON(json) });
