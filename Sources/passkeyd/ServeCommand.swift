@@ -68,8 +68,8 @@ struct ServeCommand {
             return fail("cannot listen: \(error)")
         }
         http.start()
-        if let port = http.httpsPort, let address = configuration.httpsAddress {
-            log("serving https://\(Self.host(address) == "127.0.0.1" ? "localhost" : Self.host(address)):\(port)/ for relying party \(configuration.relyingPartyID)")
+        if let port = http.httpsPort {
+            log("serving https://\(configuration.relyingPartyID):\(port)/ (relying party \(configuration.relyingPartyID))")
         }
         if let port = http.httpPort { log("serving plain HTTP on port \(port) (for a TLS-terminating proxy)") }
         SignalWaiter.waitForTermination()
@@ -77,10 +77,6 @@ struct ServeCommand {
         http.stop()
         store.close()
         return 0
-    }
-
-    private static func host(_ address: String) -> String {
-        String(address[..<(address.lastIndex(of: ":") ?? address.endIndex)])
     }
 
     private func fail(_ message: String) -> Int32 {
