@@ -12,6 +12,8 @@ final class AppleIntegration: Sendable {
     /// Revocation attempts before an entry is dropped (about a week of backoff).
     static let maximumRevocationAttempts = 40
     static let revocationBatchSize = 20
+    /// Codes waiting at once; beyond this new codes are dropped (and logged), bounding memory.
+    static let maximumPendingExchanges = 10_000
 
     let configuration: AppleConfiguration
     let verifier: IdentityTokenVerifier
@@ -106,9 +108,15 @@ final class AppleIntegration: Sendable {
     /// Queues an authorization code for exchange by the worker.
     func enqueueCodeExchange(code: String, subject: String, clientID: String) {
         let now = time.now
-        exchanges.withLock {
-            $0.append(PendingCodeExchange(subject: subject, clientID: clientID, code: code,
-                                          expiresAt: now.addingTimeInterval(Self.codeLifetime), notBefore: now))
+        let queued = exchanges.withLock { pending in
+            guard pending.count < Self.maximumPendingExchanges else { return false }
+            pending.append(PendingCodeExchange(subject: subject, clientID: clientID, code: code,
+                                               expiresAt: now.addingTimeInterval(Self.codeLifetime), notBefore: now))
+            return true
+        }
+        guard queued else {
+            log("apple code exchange dropped: too many codes waiting")
+            return
         }
         worker.wake()
     }
