@@ -5,6 +5,8 @@ import HTTPServer
 import Storage
 
 extension RelyingPartyServer {
+    /// The body of `POST /auth/apple`. An `email` member is ignored like any other unknown member: the email comes
+    /// from the verified token only.
     struct AppleSignInRequest: Decodable {
         struct FullName: Decodable {
             var givenName: String?
@@ -15,8 +17,6 @@ extension RelyingPartyServer {
         var rawNonce: String
         var authorizationCode: String?
         var fullName: FullName?
-        /// Accepted for compatibility with clients that send it, and ignored: the email comes from the token.
-        var email: String?
     }
 
     struct AppleNonceResponse: Encodable {
