@@ -105,6 +105,14 @@ struct AppleAccountTests {
         #expect(try PasskeyClient.bytes((signedIn.object["user"] as? [String: Any])?["id"] as? String ?? "") == userID)
     }
 
+    @Test func aSignInWithAppleAccountMayDeleteItsOnlyPasskey() throws {
+        let fixture = try AppleFixture()
+        let token = try #require(try fixture.signInFresh().object["token"] as? String)
+        let credential = try fixture.client.addPasskey(token: token)
+        let reply = try fixture.client.send("DELETE", "/me/passkeys/" + Base64URL.encode(credential.id), headers: PasskeyClient.bearer(token))
+        #expect(reply.status == 200, "Sign in with Apple still opens the account")
+    }
+
     @Test func theSQLiteStoreServesTheSameFlow() throws {
         let fixture = try AppleFixture(store: try SQLiteStore.inMemory())
         let first = try fixture.signInFresh(extra: ["fullName": ["givenName": "Jane"]])

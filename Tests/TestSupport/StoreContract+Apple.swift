@@ -15,7 +15,20 @@ extension StoreContract {
         StoreContractCheck(name: "rememberNonce accepts a hash once until it expires", run: noncesAreRememberedOnce),
         StoreContractCheck(name: "16 threads remembering one nonce: one winner", run: concurrentNonceHasOneWinner),
         StoreContractCheck(name: "revocations are due, rescheduled and completed", run: revocationQueueOrders),
+        StoreContractCheck(name: "with an Apple identity the last credential may go", run: appleIdentityKeepsAccountReachable),
     ]
+
+    public static func appleIdentityKeepsAccountReachable(_ makeStore: StoreFactory) throws {
+        let store = try makeStore()
+        let only = StoreSamples.credential(1, owner: 1)
+        try store.createUser(StoreSamples.user(1), firstCredential: only)
+        try store.createUser(StoreSamples.user(2), appleIdentity: StoreSamples.appleIdentity("001.b", owner: 2))
+        try store.linkAppleIdentity(StoreSamples.appleIdentity("001.a", owner: 2))
+        try expectEqual(try store.deleteCredential(id: only.id, userID: only.userID), .lastCredential, "another user's identity does not count")
+        try store.linkAppleIdentity(StoreSamples.appleIdentity("001.c", owner: 1))
+        try expectEqual(try store.deleteCredential(id: only.id, userID: only.userID), .deleted, "Sign in with Apple still opens the account")
+        try expectEqual(try store.credentials(userID: only.userID), [], "no credential left")
+    }
 
     public static func createAppleUserStoresBoth(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
