@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import TestSupport
 
 /// Signs identity tokens and notifications the way Apple does (RS256 compact JWS), with any header and claims.
 enum AppleTokenMinter {
@@ -10,7 +11,7 @@ enum AppleTokenMinter {
 
     /// Lowercase hex SHA-256 of the raw nonce: what the app passes to Apple.
     static func hashedNonce(_ raw: String) -> String {
-        DigestAlgorithm.sha256.hash(Array(raw.utf8)).map { String(format: "%02x", $0) }.joined()
+        JWSTestSigner.hashedNonce(raw)
     }
 
     /// The claims of a valid identity token issued at `now` for `rawNonce`, with Apple's string booleans.
@@ -35,8 +36,7 @@ enum AppleTokenMinter {
     }
 
     static func sign(_ claims: [String: Any], header: [String: Any], key: PrivateKey) throws -> String {
-        let input = Base64URL.encode(try json(header)) + "." + Base64URL.encode(try json(claims))
-        return input + "." + Base64URL.encode(try key.sign(Array(input.utf8), algorithm: .rsaPKCS1SHA256))
+        try JWSTestSigner.sign(claims: claims, header: header, key: key)
     }
 
     /// A token with `alg` HS256, MACed with the public key (its SubjectPublicKeyInfo) as the HMAC secret: the
@@ -56,6 +56,6 @@ enum AppleTokenMinter {
     }
 
     static func json(_ object: Any) throws -> [UInt8] {
-        Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+        try JWSTestSigner.json(object)
     }
 }
