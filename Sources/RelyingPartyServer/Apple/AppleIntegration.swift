@@ -53,6 +53,11 @@ final class AppleIntegration: Sendable {
         work.integration = self
     }
 
+    /// The thread ends with its owner; without waiting, since the last reference may be dropped on that thread.
+    deinit {
+        worker.requestStop()
+    }
+
     /// Lets the worker's closure reach the integration without a retain cycle.
     private final class WorkBox: @unchecked Sendable {
         weak var integration: AppleIntegration?

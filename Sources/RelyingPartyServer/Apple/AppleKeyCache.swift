@@ -5,7 +5,8 @@ import Synchronization
 /// Apple's JWKS, fetched at first use and cached until it expires (`Cache-Control: max-age`, else an hour).
 /// A token naming an unknown `kid` may refresh it early, at most once a minute; after a failed fetch, further
 /// fetches wait a few seconds so that an unreachable Apple does not stall every request. Fails closed: without
-/// fresh keys, verification does not happen (`503 apple_unavailable`).
+/// fresh keys, verification does not happen (`503 apple_unavailable`). One fetch runs at a time, under the lock:
+/// requests arriving meanwhile wait for its result instead of fetching again.
 final class AppleKeyCache: Sendable {
     static let defaultLifetime: TimeInterval = 3600
     static let minimumLifetime: TimeInterval = 60

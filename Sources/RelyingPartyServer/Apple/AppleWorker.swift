@@ -44,12 +44,18 @@ final class AppleWorker: Sendable {
 
     /// Stops the thread and waits for it. Idempotent.
     func stop() {
+        if requestStop() { finished.wait() }
+    }
+
+    /// Tells the thread to finish after its current round, without waiting.
+    /// - Returns: whether the thread was running.
+    @discardableResult
+    func requestStop() -> Bool {
         let wasRunning = phase.withLock { phase in
             defer { phase = .stopped }
             return phase == .running
         }
-        guard wasRunning else { return }
-        wakeUp.signal()
-        finished.wait()
+        if wasRunning { wakeUp.signal() }
+        return wasRunning
     }
 }
