@@ -169,6 +169,16 @@ struct AppleIdentityTokenTests {
                 "a refusal for lack of keys does not burn the nonce")
     }
 
+    @Test func anUnusableKeyDocumentIs503() throws {
+        let fixture = try AppleFixture()
+        fixture.standIn.servesMalformedKeys = true
+        let raw = AppleFixture.rawNonce()
+        let reply = try fixture.signIn(token: try fixture.identityToken(rawNonce: raw), rawNonce: raw)
+        #expect(reply.status == 503)
+        #expect(reply.errorCode == "apple_unavailable")
+        #expect(fixture.log.contains("apple keys: fetch failed (jwks.malformed)"))
+    }
+
     @Test func anUnreachableKeyURLIs503() throws {
         let fixture = try AppleFixture(jwksURL: "http://127.0.0.2:9/auth/keys")
         let raw = AppleFixture.rawNonce()

@@ -18,6 +18,7 @@ final class AppleStandIn: HTTPHandler, @unchecked Sendable {
 
     private struct State {
         var available = true
+        var servesMalformedKeys = false
         var keyIDs: [String] = [AppleTestKeys.primaryKeyID]
         var calls: [Call] = []
         var issuedRefreshTokens: [String] = []
@@ -45,6 +46,12 @@ final class AppleStandIn: HTTPHandler, @unchecked Sendable {
         set { state.withLock { $0.available = newValue } }
     }
 
+    /// Makes the key endpoint answer 200 with a document that is not a usable JWKS.
+    var servesMalformedKeys: Bool {
+        get { state.withLock { $0.servesMalformedKeys } }
+        set { state.withLock { $0.servesMalformedKeys = newValue } }
+    }
+
     /// Publishes the rotated key next to the primary one.
     func publishRotatedKey() {
         state.withLock { $0.keyIDs = [AppleTestKeys.primaryKeyID, AppleTestKeys.rotatedKeyID] }
@@ -56,12 +63,14 @@ final class AppleStandIn: HTTPHandler, @unchecked Sendable {
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         let call = Call(path: request.path, contentType: request.headers["content-type"], form: Self.form(request.body))
-        let (available, keyIDs) = state.withLock { state in
+        let (available, keyIDs, malformed) = state.withLock { state in
             state.calls.append(call)
-            return (state.available, state.keyIDs)
+            return (state.available, state.keyIDs, state.servesMalformedKeys)
         }
         guard available else { return .json(status: 503, Array(#"{"error":"temporarily_unavailable"}"#.utf8)) }
         switch (request.method, request.path) {
+        case ("GET", "/auth/keys") where malformed:
+            return .json(status: 200, Array(#"{"keys": [{"kty": "EC", "kid": "x"}]}"#.utf8))
         case ("GET", "/auth/keys"):
             return .json(status: 200, (try? AppleTestKeys.jwks(keyIDs)) ?? [])
         case ("POST", "/auth/token"):
