@@ -26,7 +26,7 @@ let package = Package(
 
         // HTTP/1.1 over TLS on libevent; the relying-party server composes everything.
         .target(name: "HTTPServer", dependencies: ["CLibEvent", "CryptoCore"]),
-        .target(name: "RelyingPartyServer", dependencies: ["WebAuthnCore", "CryptoCore", "Storage", "HTTPServer"]),
+        .target(name: "RelyingPartyServer", dependencies: ["WebAuthnCore", "CryptoCore", "Storage", "HTTPServer", "AppleSignIn"]),
         .executableTarget(name: "passkeyd", dependencies: ["RelyingPartyServer", "StorageSQLite", "WebAuthnCore", "HTTPServer", "CryptoCore", "AppleSignIn"]),
 
         // Benchmarks (bench/): run with `make bench`.
@@ -39,8 +39,8 @@ let package = Package(
         .testTarget(name: "WebAuthnCoreTests", dependencies: ["WebAuthnCore", "TestSupport", "CBOR", "CryptoCore"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "StorageSQLite", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CryptoCore"]),
-        .testTarget(name: "AppleSignInTests", dependencies: ["AppleSignIn", "CryptoCore"]),
-        .testTarget(name: "RelyingPartyServerTests", dependencies: ["RelyingPartyServer", "TestSupport", "Storage", "StorageSQLite", "HTTPServer", "WebAuthnCore", "CryptoCore"]),
+        .testTarget(name: "AppleSignInTests", dependencies: ["AppleSignIn", "CryptoCore", "TestSupport"]),
+        .testTarget(name: "RelyingPartyServerTests", dependencies: ["RelyingPartyServer", "TestSupport", "Storage", "StorageSQLite", "HTTPServer", "WebAuthnCore", "CryptoCore", "AppleSignIn"]),
     ],
     swiftLanguageModes: [.v6]
 )

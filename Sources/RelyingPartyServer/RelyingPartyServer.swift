@@ -26,10 +26,13 @@ public final class RelyingPartyServer: HTTPHandler {
     let addressLimiter: RateLimiter
     let accountLimiter: RateLimiter
     let challengeLimiter: RateLimiter
+    /// Sign in with Apple; nil without an `apple` block.
+    let apple: AppleIntegration?
 
+    /// `appleSetup` is required when the configuration has an `apple` block, and ignored otherwise.
     public init(
         configuration: ServerConfiguration, store: any PasskeyStore, time: any TimeSource = SystemTime(),
-        random: any RandomSource = SystemRandom(), enumerationSecret: [UInt8],
+        random: any RandomSource = SystemRandom(), enumerationSecret: [UInt8], appleSetup: AppleSetup? = nil,
         log: @escaping @Sendable (String) -> Void = { _ in }
     ) throws(ConfigurationError) {
         self.configuration = configuration
@@ -51,13 +54,19 @@ public final class RelyingPartyServer: HTTPHandler {
         let outstanding = Double(limits.outstandingChallengesPerAddress)
         challengeLimiter = RateLimiter(rule: .init(perMinute: outstanding * 60 / Double(configuration.challengeLifetimeSeconds), burst: outstanding))
         metadata = try configuration.attestation.verifiedMetadata(at: time.now)
+        if let appleConfiguration = configuration.apple {
+            guard let appleSetup else { throw ConfigurationError(key: "apple.privateKey", reason: "was not loaded") }
+            apple = try AppleIntegration(configuration: appleConfiguration, setup: appleSetup, store: store, time: time, log: log)
+        } else {
+            apple = nil
+        }
     }
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         do {
             var response = try route(request)
             response.headers.add("X-Content-Type-Options", "nosniff")
-            if request.path.hasPrefix("/webauthn/") || request.path.hasPrefix("/me") || request.path == "/logout" {
+            if request.path.hasPrefix("/webauthn/") || request.path.hasPrefix("/me") || request.path == "/logout" || request.path.hasPrefix("/auth/") {
                 response.headers.add("Cache-Control", "no-store")
             }
             return response
@@ -82,6 +91,9 @@ public final class RelyingPartyServer: HTTPHandler {
         case ("GET", "/me/passkeys"): return try listPasskeys(request)
         case ("DELETE", "/me"): return try deleteAccount(request)
         case ("POST", "/logout"): return try logout(request)
+        case ("POST", "/auth/apple/nonce"): return try appleNonce(request)
+        case ("POST", "/auth/apple"): return try appleSignIn(request)
+        case ("POST", "/auth/apple/notifications"): return try appleNotification(request)
         case (_, let path) where path.hasPrefix("/me/passkeys/"):
             let identifier = String(path.dropFirst("/me/passkeys/".count))
             switch method {

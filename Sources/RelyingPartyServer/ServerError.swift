@@ -23,6 +23,12 @@ struct ServerError: Error, Sendable {
     static func badRequest(_ code: String, _ message: String) -> ServerError { ServerError(400, code, message) }
     static let notSignedIn = ServerError(401, "not_signed_in", "Sign in first.")
     static let notFound = ServerError(404, "not_found", "There is nothing here.")
+    static let appleNotConfigured = ServerError(400, "apple_not_configured", "Sign in with Apple is not set up on this server.")
+    static let appleUnavailable = ServerError(503, "apple_unavailable", "Apple cannot be reached right now; try again shortly.")
+    /// Every identity token rejection; the precise rule goes to the log only.
+    static let invalidIdentityToken = ServerError(401, "invalid_identity_token", "The Apple identity token was not accepted.")
+    static let malformedNotification = ServerError(400, "invalid_notification", "The body is not a signed Apple notification.")
+    static let unverifiedNotification = ServerError(401, "invalid_notification", "The Apple notification could not be verified.")
 
     /// A verification failure from the core, mapped to a status and a client-facing code.
     static func verification(_ error: WebAuthnError) -> ServerError {
@@ -45,6 +51,7 @@ struct ServerError: Error, Sendable {
         switch error.code {
         case StorageError.usernameTakenCode: ServerError(409, "username_taken", "That username is taken.")
         case StorageError.credentialExistsCode: ServerError(409, "credential_exists", "This passkey is already registered.")
+        case StorageError.appleIdentityTakenCode: ServerError(409, "apple_identity_taken", "This Apple ID is linked to another account.")
         case StorageError.notFoundCode: ServerError(404, "not_found", "That no longer exists.")
         default: ServerError(503, "storage_unavailable", "The server cannot reach its database; try again shortly.")
         }

@@ -4,6 +4,6 @@ public enum CeremonyKind: String, Sendable {
     case registration
     /// Asserting a credential (navigator.credentials.get).
     case authentication
-    /// A nonce for Apple anonymous attestation.
+    /// A Sign in with Apple nonce, stored under the SHA-256 of the raw nonce.
     case appleNonce
 }

@@ -4,6 +4,6 @@ public enum CredentialDeletion: Sendable, Equatable {
     case deleted
     /// The user has no credential with that ID; nothing changed.
     case notFound
-    /// The credential is the user's only one and was kept, so the account stays reachable.
+    /// The credential is the user's only one (and no Apple identity is linked); it was kept, so the account stays reachable.
     case lastCredential
 }

@@ -36,8 +36,9 @@ public protocol CredentialStore: Sendable {
     ///   the credential belongs to another user).
     func renameCredential(id: [UInt8], userID: [UInt8], name: String) throws(StorageError) -> Bool
 
-    /// Deletes the user's credential, atomically refusing to delete the user's only credential.
+    /// Deletes the user's credential, atomically refusing to delete the user's only way to sign in.
     /// - Returns: `.deleted`; `.notFound` when that user has no credential with this ID (including when it
-    ///   belongs to another user); `.lastCredential`, changing nothing, when it is the user's only credential.
+    ///   belongs to another user); `.lastCredential`, changing nothing, when it is the user's only credential
+    ///   and the user has no Apple identity.
     func deleteCredential(id: [UInt8], userID: [UInt8]) throws(StorageError) -> CredentialDeletion
 }

@@ -4,14 +4,18 @@ import Synchronization
 /// A `PasskeyStore` kept in process memory, for tests and development. Same contract as the SQL drivers;
 /// every call runs under one `Mutex`, so each call is atomic. Nothing survives the process.
 public final class InMemoryStore: PasskeyStore {
-    private struct State {
+    struct State {
         var users: [[UInt8]: UserRecord] = [:]
         var credentials: [[UInt8]: CredentialRecord] = [:]
         var challenges: [[UInt8]: ChallengeRecord] = [:]
         var sessions: [[UInt8]: SessionRecord] = [:]
+        var appleIdentities: [String: AppleIdentityRecord] = [:]
+        var appleNonces: [[UInt8]: Date] = [:]
+        var appleRevocations: [Int64: AppleRevocationRecord] = [:]
+        var lastRevocationID: Int64 = 0
     }
 
-    private let state = Mutex(State())
+    let state = Mutex(State())
 
     /// Creates an empty store.
     public init() {}
@@ -43,6 +47,7 @@ public final class InMemoryStore: PasskeyStore {
             state.credentials = state.credentials.filter { $0.value.userID != id }
             state.sessions = state.sessions.filter { $0.value.userID != id }
             state.challenges = state.challenges.filter { $0.value.userID != id }
+            state.appleIdentities = state.appleIdentities.filter { $0.value.userID != id }
         }
     }
 
@@ -103,7 +108,9 @@ public final class InMemoryStore: PasskeyStore {
     public func deleteCredential(id: [UInt8], userID: [UInt8]) throws(StorageError) -> CredentialDeletion {
         state.withLock { state in
             guard state.credentials[id]?.userID == userID else { return .notFound }
-            guard state.credentials.values.contains(where: { $0.userID == userID && $0.id != id }) else {
+            guard state.credentials.values.contains(where: { $0.userID == userID && $0.id != id })
+                || state.appleIdentities.values.contains(where: { $0.userID == userID })
+            else {
                 return .lastCredential
             }
             state.credentials[id] = nil

@@ -23,6 +23,8 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
     public static let migrationFailedCode = "storage.migrationFailed"
     /// A randomly generated key (user handle, challenge, session token hash) is already stored.
     public static let duplicateKeyCode = "storage.duplicateKey"
+    /// The Apple identity (`sub`) is already linked to an account.
+    public static let appleIdentityTakenCode = "storage.appleIdentityTaken"
 
     /// The username is already taken.
     public static func usernameTaken() -> StorageError {
@@ -52,6 +54,11 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
     /// A randomly generated key is already stored.
     public static func duplicateKey(_ reason: String) -> StorageError {
         StorageError(code: duplicateKeyCode, reason: reason)
+    }
+
+    /// The Apple identity is already linked to an account.
+    public static func appleIdentityTaken() -> StorageError {
+        StorageError(code: appleIdentityTakenCode, reason: "the Apple identity is already linked to an account")
     }
 
     public var description: String { "\(code): \(reason)" }

@@ -14,7 +14,7 @@ public protocol UserStore: Sendable {
     /// Returns the user with exactly this username, or nil when there is none.
     func user(name: String) throws(StorageError) -> UserRecord?
 
-    /// Deletes the user and every row of the account: its credentials, its sessions and the challenges
-    /// issued for it (those whose `userID` is this user). Idempotent: deleting a missing user succeeds.
+    /// Deletes the user and every row of the account: its credentials, its sessions, its Apple identities and the
+    /// challenges issued for it (those whose `userID` is this user). Queued Apple revocations are kept. Idempotent: deleting a missing user succeeds.
     func deleteUser(id: [UInt8]) throws(StorageError)
 }

@@ -29,6 +29,7 @@ struct SQLiteError: Error {
         case SQLiteError.uniqueViolation, SQLiteError.primaryKeyViolation:
             if constraint.hasSuffix("users.name") { return .usernameTaken() }
             if constraint.hasSuffix("credentials.id") { return .credentialExists() }
+            if constraint.hasSuffix("apple_identities.subject") { return .appleIdentityTaken() }
             if constraint.hasSuffix("users.id") { return .duplicateKey("a user with this ID already exists") }
             if constraint.hasSuffix("challenges.challenge") {
                 return .duplicateKey("a challenge with these bytes already exists")

@@ -57,6 +57,37 @@ enum SQLiteMigrations {
             CREATE INDEX sessions_by_user ON sessions(user_id);
             CREATE INDEX sessions_by_expiry ON sessions(expires_at);
             """),
+        // Sign in with Apple: identities (deleted with their user), the nonce replay guard, and the revocation
+        // queue, which deliberately has no reference to users so that it outlives a deleted account.
+        Step(version: 2, sql: """
+            CREATE TABLE apple_identities (
+                subject TEXT PRIMARY KEY NOT NULL,
+                user_id BLOB NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                email TEXT,
+                email_verified INTEGER NOT NULL,
+                is_private_email INTEGER NOT NULL,
+                email_disabled INTEGER NOT NULL,
+                real_user_status INTEGER,
+                transfer_subject TEXT,
+                encrypted_refresh_token BLOB,
+                refresh_token_client_id TEXT,
+                created_at REAL NOT NULL
+            );
+            CREATE INDEX apple_identities_by_user ON apple_identities(user_id, created_at, subject);
+            CREATE TABLE apple_nonces (
+                hash BLOB PRIMARY KEY NOT NULL,
+                expires_at REAL NOT NULL
+            );
+            CREATE INDEX apple_nonces_by_expiry ON apple_nonces(expires_at);
+            CREATE TABLE apple_revocations (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                encrypted_token BLOB NOT NULL,
+                client_id TEXT NOT NULL,
+                not_before REAL NOT NULL,
+                attempts INTEGER NOT NULL
+            );
+            CREATE INDEX apple_revocations_by_time ON apple_revocations(not_before, id);
+            """),
     ]
 
     /// The schema version this build writes.

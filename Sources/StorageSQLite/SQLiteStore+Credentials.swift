@@ -61,12 +61,14 @@ extension SQLiteStore {
         try withConnection { connection throws(SQLiteError) in
             try connection.immediateTransaction { () throws(SQLiteError) -> CredentialDeletion in
                 let counts = try connection.statement("""
-                    SELECT count(*), count(CASE WHEN id = ?1 THEN 1 END) FROM credentials WHERE user_id = ?2
+                    SELECT count(*), count(CASE WHEN id = ?1 THEN 1 END),
+                        (SELECT count(*) FROM apple_identities WHERE user_id = ?2)
+                    FROM credentials WHERE user_id = ?2
                     """).run([.blob(id), .blob(userID)]) { row throws(SQLiteError) in
-                        (total: row.integer(0), matching: row.integer(1))
+                        (total: row.integer(0), matching: row.integer(1), appleIdentities: row.integer(2))
                     }
                 guard let count = counts.first, count.matching == 1 else { return .notFound }
-                guard count.total > 1 else { return .lastCredential }
+                guard count.total > 1 || count.appleIdentities > 0 else { return .lastCredential }
                 try connection.statement("DELETE FROM credentials WHERE id = ?1 AND user_id = ?2")
                     .run([.blob(id), .blob(userID)])
                 return .deleted

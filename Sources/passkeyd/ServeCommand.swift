@@ -53,7 +53,8 @@ struct ServeCommand {
         do {
             store = try SQLiteStore(path: configuration.databasePath)
             secret = try ServerSecret.load(path: configuration.dataDirectory + "/server-secret")
-            server = try RelyingPartyServer(configuration: configuration, store: store, enumerationSecret: secret, log: log)
+            let appleSetup = try configuration.apple.map { apple in try Self.appleSetup(apple, dataDirectory: configuration.dataDirectory) }
+            server = try RelyingPartyServer(configuration: configuration, store: store, enumerationSecret: secret, appleSetup: appleSetup, log: log)
         } catch let error as ConfigurationError {
             return fail("invalid configuration: \(error)")
         } catch {
@@ -68,6 +69,7 @@ struct ServeCommand {
             return fail("cannot listen: \(error)")
         }
         http.start()
+        server.startAppleWorker()
         if let port = http.httpsPort {
             log("serving https://\(configuration.relyingPartyID):\(port)/ (relying party \(configuration.relyingPartyID))")
         }
@@ -75,8 +77,18 @@ struct ServeCommand {
         SignalWaiter.waitForTermination()
         log("stopping")
         http.stop()
+        server.stopAppleWorker()
         store.close()
         return 0
+    }
+
+    /// The `.p8` key named by `apple.privateKey`, the refresh token key kept in the data folder, and URLSession.
+    private static func appleSetup(_ apple: AppleConfiguration, dataDirectory: String) throws -> AppleSetup {
+        guard let data = FileManager.default.contents(atPath: apple.privateKeyPath), let pem = String(data: data, encoding: .utf8) else {
+            throw ConfigurationError(key: "apple.privateKey", reason: "cannot read \(apple.privateKeyPath)")
+        }
+        return AppleSetup(service: URLSessionAppleService(configuration: apple), privateKeyPEM: pem,
+                          refreshTokenKey: try ServerSecret.load(path: dataDirectory + "/apple-refresh-token-key"))
     }
 
     private func fail(_ message: String) -> Int32 {

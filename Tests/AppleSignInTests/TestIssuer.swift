@@ -1,6 +1,7 @@
 import AppleSignIn
 import CryptoCore
 import Foundation
+import TestSupport
 
 /// Plays Apple in the tests: RSA keys generated at test time, their JWKS, and tokens signed like Apple's.
 struct TestIssuer: Sendable {
@@ -55,7 +56,7 @@ struct TestIssuer: Sendable {
 
     /// Lowercase hex SHA-256 of the raw nonce, as Apple's sample code sends it.
     static func hashedNonce(_ raw: String) -> String {
-        DigestAlgorithm.sha256.hash(Array(raw.utf8)).map { String(format: "%02x", $0) }.joined()
+        JWSTestSigner.hashedNonce(raw)
     }
 
     /// The claims of a valid identity token at `now`, as Apple sends them.
@@ -76,13 +77,12 @@ struct TestIssuer: Sendable {
 
     /// Signs any claims object with RS256 under any header.
     func sign(claims: [String: Any], header: [String: Any], key: PrivateKey) throws -> String {
-        let input = Base64URL.encode(try Self.json(header)) + "." + Base64URL.encode(try Self.json(claims))
-        return input + "." + Base64URL.encode(try key.sign(Array(input.utf8), algorithm: .rsaPKCS1SHA256))
+        try JWSTestSigner.sign(claims: claims, header: header, key: key)
     }
 
     /// Compact JSON text of a JSON object.
     static func json(_ object: Any) throws -> [UInt8] {
-        Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+        try JWSTestSigner.json(object)
     }
 
     /// The JSON value of a fragment such as `true` or `"true"`.

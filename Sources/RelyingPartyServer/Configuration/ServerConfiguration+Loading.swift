@@ -20,7 +20,7 @@ extension ServerConfiguration {
         var configuration = ServerConfiguration()
         let reader = try ConfigurationReader(root, path: "")
         try reader.only(["relyingParty", "listen", "tls", "dataDirectory", "database", "sessions", "challenges", "attestation",
-                         "algorithms", "associatedDomains", "www", "threads", "limits", "rateLimits"])
+                         "algorithms", "associatedDomains", "www", "threads", "limits", "rateLimits", "apple"])
         if let relyingParty = try reader.object("relyingParty") {
             try relyingParty.only(["id", "name", "origins"])
             if let id = try relyingParty.string("id") {
@@ -93,6 +93,9 @@ extension ServerConfiguration {
         }
         if let limits = try reader.object("rateLimits") {
             configuration.rateLimits = try RateLimits(limits)
+        }
+        if let apple = try reader.object("apple") {
+            configuration.apple = try AppleConfiguration(apple)
         }
         return configuration
     }

@@ -22,6 +22,8 @@ public struct ServerConfiguration: Sendable {
     public var threads = ProcessInfo.processInfo.activeProcessorCount
     public var maximumBodySize = 65_536
     public var rateLimits = RateLimits()
+    /// Sign in with Apple; nil (no `apple` block) turns the Apple endpoints off.
+    public var apple: AppleConfiguration?
 
     public init() {}
 

@@ -117,6 +117,7 @@ extension RelyingPartyServer {
     func deleteAccount(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
         let (user, _) = try signedInUser(request, writing: true)
         let credentials = try storage { try store.credentials(userID: user.id) }
+        try enqueueAppleRevocations(userID: user.id)
         try storage { try store.deleteUser(id: user.id) }
         credentials.forEach { keys.remove($0.id) }
         var response = JSONBody.ok(["deleted": true])

@@ -56,7 +56,7 @@ final class ChallengeService: Sendable {
     }
 
     /// Removes expired challenges at most once a minute.
-    private func purgeExpired(now: Date) {
+    func purgeExpired(now: Date) {
         let due = lastPurge.withLock { last in
             guard now.timeIntervalSince(last) >= 60 else { return false }
             last = now

@@ -1,0 +1,253 @@
+import AppleSignIn
+import CryptoCore
+import Foundation
+import Storage
+import Synchronization
+
+/// Sign in with Apple for one server: token and notification verification against the cached JWKS, and the
+/// background work (code exchange, refresh token revocation) that never runs on the request path.
+final class AppleIntegration: Sendable {
+    /// Apple's authorization codes are valid for five minutes.
+    static let codeLifetime: TimeInterval = 300
+    /// Revocation attempts before an entry is dropped (about a week of backoff).
+    static let maximumRevocationAttempts = 40
+    static let revocationBatchSize = 20
+    /// Codes waiting at once; beyond this new codes are dropped (and logged), bounding memory.
+    static let maximumPendingExchanges = 10_000
+
+    let configuration: AppleConfiguration
+    let verifier: IdentityTokenVerifier
+    let keyCache: AppleKeyCache
+    private let service: any AppleService
+    private let store: any PasskeyStore
+    private let time: any TimeSource
+    private let privateKeyPEM: String
+    private let sealing: AuthenticatedEncryption
+    private let log: @Sendable (String) -> Void
+    private let exchanges = Mutex<[PendingCodeExchange]>([])
+    let worker: AppleWorker
+
+    init(configuration: AppleConfiguration, setup: AppleSetup, store: any PasskeyStore, time: any TimeSource,
+         log: @escaping @Sendable (String) -> Void) throws(ConfigurationError) {
+        do throws(AppleSignInError) {
+            _ = try ClientSecret(privateKeyPEM: setup.privateKeyPEM, keyID: configuration.keyID, teamID: configuration.teamID,
+                                 clientID: configuration.audiences[0], time: time)
+        } catch {
+            throw ConfigurationError(key: "apple.privateKey", reason: "is not a usable Sign in with Apple key (\(error.code))")
+        }
+        do {
+            sealing = try AuthenticatedEncryption(key: setup.refreshTokenKey)
+        } catch {
+            throw ConfigurationError(key: "apple", reason: "the refresh token key must be 32 bytes")
+        }
+        self.configuration = configuration
+        self.service = setup.service
+        self.store = store
+        self.time = time
+        self.privateKeyPEM = setup.privateKeyPEM
+        self.log = log
+        verifier = IdentityTokenVerifier(issuers: configuration.issuers, audiences: configuration.audiences, time: time)
+        keyCache = AppleKeyCache(service: setup.service, log: log)
+        let work = WorkBox()
+        worker = AppleWorker(interval: 15) { work.integration?.processDueWork() }
+        work.integration = self
+    }
+
+    /// The thread ends with its owner; without waiting, since the last reference may be dropped on that thread.
+    deinit {
+        worker.requestStop()
+    }
+
+    /// Lets the worker's closure reach the integration without a retain cycle.
+    private final class WorkBox: @unchecked Sendable {
+        weak var integration: AppleIntegration?
+    }
+
+    // MARK: verification
+
+    /// Verifies an identity token; every rejection is `401 invalid_identity_token` with the rule in the log.
+    func verifyIdentityToken(_ token: String, rawNonce: String) throws(ServerError) -> AppleIdentityToken {
+        switch try verified({ keys throws(AppleSignInError) in try verifier.verify(token, keys: keys, nonce: .raw(rawNonce)) }) {
+        case .success(let claims):
+            return claims
+        case .failure(let error):
+            log("apple sign-in refused: \(error.code): \(error.reason)")
+            throw .invalidIdentityToken
+        }
+    }
+
+    /// Verifies a notification body; nil for a verified event of a type this server does not handle.
+    func verifyNotification(_ body: [UInt8]) throws(ServerError) -> ServerNotificationEvent? {
+        switch try verified({ keys throws(AppleSignInError) in try ServerNotification(body: body, verifier: verifier, keys: keys) }) {
+        case .success(let notification):
+            return notification.event
+        case .failure(let error) where error.code == "notification.unsupportedEvent":
+            log("apple notification ignored: \(error.code)")
+            return nil
+        case .failure(let error):
+            log("apple notification refused: \(error.code): \(error.reason)")
+            throw error.code == "notification.malformed" || error.code == "appleToken.malformed" ? .malformedNotification : .unverifiedNotification
+        }
+    }
+
+    /// Runs `body` with the cached keys; when it names an unknown key, once more with refreshed keys (rate-limited).
+    private func verified<Value>(_ body: (JSONWebKeySet) throws(AppleSignInError) -> Value) throws(ServerError) -> Result<Value, AppleSignInError> {
+        let now = time.now
+        let keys = try keyCache.keys(now: now)
+        do throws(AppleSignInError) {
+            return .success(try body(keys))
+        } catch where error.code == "appleToken.unknownKey" {
+            guard let refreshed = try keyCache.refreshForUnknownKey(now: now) else { return .failure(error) }
+            do throws(AppleSignInError) {
+                return .success(try body(refreshed))
+            } catch {
+                return .failure(error)
+            }
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    // MARK: background work
+
+    /// Queues an authorization code for exchange by the worker.
+    func enqueueCodeExchange(code: String, subject: String, clientID: String) {
+        let now = time.now
+        let queued = exchanges.withLock { pending in
+            guard pending.count < Self.maximumPendingExchanges else { return false }
+            pending.append(PendingCodeExchange(subject: subject, clientID: clientID, code: code,
+                                               expiresAt: now.addingTimeInterval(Self.codeLifetime), notBefore: now))
+            return true
+        }
+        guard queued else {
+            log("apple code exchange dropped: too many codes waiting")
+            return
+        }
+        worker.wake()
+    }
+
+    /// Seals a refresh token for storage; bound to the client ID it was issued to.
+    func seal(refreshToken: String, clientID: String) throws(CryptoError) -> [UInt8] {
+        try sealing.seal(Array(refreshToken.utf8), associatedData: Self.associatedData(clientID))
+    }
+
+    private static func associatedData(_ clientID: String) -> [UInt8] {
+        Array("passkeyd apple refresh token for \(clientID)".utf8)
+    }
+
+    /// Fetches the keys ahead of the first sign-in; failures are logged and retried at first use.
+    func prefetchKeys() {
+        _ = try? keyCache.keys(now: time.now)
+    }
+
+    /// One round of background work: due code exchanges, then due revocations. Tests call it directly.
+    func processDueWork() {
+        let now = time.now
+        let due = exchanges.withLock { pending -> [PendingCodeExchange] in
+            let due = pending.filter { $0.notBefore <= now }
+            pending.removeAll { $0.notBefore <= now }
+            return due
+        }
+        for exchange in due { process(exchange, now: now) }
+        let revocations: [AppleRevocationRecord]
+        do throws(StorageError) {
+            revocations = try store.dueRevocations(now: now, limit: Self.revocationBatchSize)
+        } catch {
+            log("apple revocations: \(error.code)")
+            return
+        }
+        for revocation in revocations { process(revocation, now: now) }
+    }
+
+    private func clientSecret(for clientID: String) -> String? {
+        do throws(AppleSignInError) {
+            return try ClientSecret(privateKeyPEM: privateKeyPEM, keyID: configuration.keyID, teamID: configuration.teamID,
+                                    clientID: clientID, time: time).token
+        } catch {
+            log("apple client secret: \(error.code)")
+            return nil
+        }
+    }
+
+    private struct TokenReply: Decodable {
+        let refreshToken: String?
+
+        enum CodingKeys: String, CodingKey {
+            case refreshToken = "refresh_token"
+        }
+    }
+
+    private func process(_ exchange: PendingCodeExchange, now: Date) {
+        guard let secret = clientSecret(for: exchange.clientID) else { return }
+        let reply = service.exchangeCode(exchange.code, clientID: exchange.clientID, clientSecret: secret)
+        switch reply.status {
+        case 200:
+            guard let token = (try? JSONDecoder().decode(TokenReply.self, from: Data(reply.body)))?.refreshToken, !token.isEmpty else {
+                log("apple code exchange: the reply has no refresh_token")
+                return
+            }
+            keep(refreshToken: token, exchange: exchange, now: now)
+        case .some(let status) where status < 500:
+            log("apple code exchange refused: status \(status)")
+        default:
+            var retry = exchange
+            retry.attempts += 1
+            retry.notBefore = now.addingTimeInterval(Self.backoff(attempts: retry.attempts, base: 5))
+            guard retry.notBefore < exchange.expiresAt else {
+                log("apple code exchange dropped: Apple unreachable until the code expired")
+                return
+            }
+            log("apple code exchange failed (\(reply.status.map { "status \($0)" } ?? "unreachable")); retrying")
+            exchanges.withLock { $0.append(retry) }
+        }
+    }
+
+    private func keep(refreshToken: String, exchange: PendingCodeExchange, now: Date) {
+        do {
+            let sealed = try seal(refreshToken: refreshToken, clientID: exchange.clientID)
+            let stored = try store.setAppleRefreshToken(subject: exchange.subject, encryptedToken: sealed, clientID: exchange.clientID)
+            if !stored {
+                // The identity went away (account deleted) while the code was exchanged: revoke what Apple just issued.
+                _ = try store.enqueueRevocation(token: sealed, clientID: exchange.clientID, notBefore: now)
+            }
+        } catch let error as CryptoError {
+            log("apple refresh token: \(error.code)")
+        } catch let error as StorageError {
+            log("apple refresh token: \(error.code)")
+        } catch {
+            log("apple refresh token: not stored")
+        }
+    }
+
+    private func process(_ revocation: AppleRevocationRecord, now: Date) {
+        let token: [UInt8]
+        do throws(CryptoError) {
+            token = try sealing.open(revocation.encryptedToken, associatedData: Self.associatedData(revocation.clientID))
+        } catch {
+            log("apple revocation dropped: \(error.code)")
+            try? store.completeRevocation(id: revocation.id)
+            return
+        }
+        let reply = clientSecret(for: revocation.clientID).map {
+            service.revokeToken(String(decoding: token, as: UTF8.self), clientID: revocation.clientID, clientSecret: $0)
+        }
+        do throws(StorageError) {
+            if reply?.status == 200 {
+                try store.completeRevocation(id: revocation.id)
+            } else if revocation.attempts + 1 >= Self.maximumRevocationAttempts {
+                log("apple revocation dropped after \(revocation.attempts + 1) attempts")
+                try store.completeRevocation(id: revocation.id)
+            } else {
+                log("apple revocation failed (\(reply?.status.map { "status \($0)" } ?? "unreachable")); retrying")
+                try store.rescheduleRevocation(id: revocation.id, notBefore: now.addingTimeInterval(Self.backoff(attempts: revocation.attempts + 1, base: 60)))
+            }
+        } catch {
+            log("apple revocation: \(error.code)")
+        }
+    }
+
+    /// `base` × 2^(attempts − 1), at most six hours.
+    static func backoff(attempts: Int, base: TimeInterval) -> TimeInterval {
+        min(21_600, base * pow(2, Double(max(0, min(attempts - 1, 20)))))
+    }
+}

@@ -1,0 +1,13 @@
+import Foundation
+
+/// An authorization code waiting to be exchanged for a refresh token. Held in memory only: Apple's codes are valid
+/// for five minutes, so a code cannot outlive a restart usefully.
+struct PendingCodeExchange: Sendable {
+    let subject: String
+    let clientID: String
+    let code: String
+    /// After this the code is useless and the exchange is dropped.
+    let expiresAt: Date
+    var notBefore: Date
+    var attempts = 0
+}

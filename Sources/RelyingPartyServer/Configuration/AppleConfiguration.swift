@@ -1,0 +1,81 @@
+import Foundation
+
+/// The `apple` block: Sign in with Apple. Without it every Apple endpoint answers `400 apple_not_configured`.
+public struct AppleConfiguration: Sendable, Equatable {
+    /// The 10-character Team ID: `iss` of the client secret.
+    public var teamID: String
+    /// The app bundle IDs: the audience of identity tokens from native sign-in.
+    public var bundleIDs: [String]
+    /// The Services IDs: the audience of identity tokens from the web and Android.
+    public var servicesIDs: [String]
+    /// The Key ID of the Sign in with Apple key (`kid` of the client secret).
+    public var keyID: String
+    /// The path of the `.p8` private key file.
+    public var privateKeyPath: String
+    public var keysURL = URL(string: "https://appleid.apple.com/auth/keys")!
+    public var tokenURL = URL(string: "https://appleid.apple.com/auth/token")!
+    public var revokeURL = URL(string: "https://appleid.apple.com/auth/revoke")!
+    /// The accepted `iss` values of identity tokens and notifications.
+    public var issuers = ["https://appleid.apple.com"]
+
+    /// Every accepted audience: the bundle IDs, then the Services IDs.
+    public var audiences: [String] { bundleIDs + servicesIDs }
+
+    public init(teamID: String, bundleIDs: [String], servicesIDs: [String], keyID: String, privateKeyPath: String) {
+        self.teamID = teamID
+        self.bundleIDs = bundleIDs
+        self.servicesIDs = servicesIDs
+        self.keyID = keyID
+        self.privateKeyPath = privateKeyPath
+    }
+
+    init(_ reader: ConfigurationReader) throws(ConfigurationError) {
+        try reader.only(["teamID", "bundleIDs", "servicesIDs", "keyID", "privateKey", "jwksURL", "tokenURL", "revokeURL", "issuers"])
+        teamID = try Self.required(reader, "teamID")
+        guard teamID.count == 10, teamID.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) }) else {
+            throw ConfigurationError(key: reader.key("teamID"), reason: "must be the 10-character Team ID (upper-case letters and digits)")
+        }
+        keyID = try Self.required(reader, "keyID")
+        privateKeyPath = try Self.required(reader, "privateKey")
+        bundleIDs = try reader.strings("bundleIDs") ?? []
+        servicesIDs = try reader.strings("servicesIDs") ?? []
+        guard !bundleIDs.isEmpty || !servicesIDs.isEmpty else {
+            throw ConfigurationError(key: reader.key("bundleIDs"), reason: "bundleIDs or servicesIDs must list at least one client ID")
+        }
+        keysURL = try Self.url(reader, "jwksURL") ?? keysURL
+        tokenURL = try Self.url(reader, "tokenURL") ?? tokenURL
+        revokeURL = try Self.url(reader, "revokeURL") ?? revokeURL
+        if let issuers = try reader.strings("issuers") {
+            guard !issuers.isEmpty else { throw ConfigurationError(key: reader.key("issuers"), reason: "must list at least one issuer") }
+            self.issuers = issuers
+        }
+    }
+
+    private static func required(_ reader: ConfigurationReader, _ name: String) throws(ConfigurationError) -> String {
+        guard let value = try reader.string(name) else { throw ConfigurationError(key: reader.key(name), reason: "is required") }
+        return value
+    }
+
+    /// An https:// URL, or http:// to a loopback address (for a local stand-in of Apple in tests and staging).
+    private static func url(_ reader: ConfigurationReader, _ name: String) throws(ConfigurationError) -> URL? {
+        guard let text = try reader.string(name) else { return nil }
+        guard let components = URLComponents(string: text), let host = components.host, !host.isEmpty, let url = components.url,
+              components.user == nil, components.password == nil, components.fragment == nil
+        else { throw ConfigurationError(key: reader.key(name), reason: "is not a URL") }
+        switch components.scheme?.lowercased() {
+        case "https": return url
+        case "http" where isLoopback(host): return url
+        default: throw ConfigurationError(key: reader.key(name), reason: "must be an https:// URL (http:// only to a loopback address)")
+        }
+    }
+
+    /// 127.0.0.0/8, ::1 or localhost.
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        if bare.lowercased() == "localhost" || bare == "::1" { return true }
+        let octets = bare.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { octet in
+            !octet.isEmpty && octet.count <= 3 && octet.allSatisfy(\.isASCII) && octet.allSatisfy(\.isNumber) && (UInt8(octet) != nil)
+        }
+    }
+}

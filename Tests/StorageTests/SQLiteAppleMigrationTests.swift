@@ -1,0 +1,30 @@
+import Foundation
+import Storage
+@testable import StorageSQLite
+import Testing
+import TestSupport
+
+@Suite("SQLite migration 2: Sign in with Apple")
+struct SQLiteAppleMigrationTests {
+    @Test func aVersionOneDatabaseKeepsItsRowsAndGainsTheAppleTables() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.newDatabasePath()
+        do {
+            let connection = try SQLiteConnection(path: path)
+            try connection.execute(SQLiteMigrations.steps[0].sql + "PRAGMA user_version = 1;")
+            try connection.statement("INSERT INTO users (id, name, display_name, created_at) VALUES (?1, 'alice', 'Alice', 0)")
+                .run([.blob(StoreSamples.userID(1))])
+        }
+        let store = try SQLiteStore(path: path)
+        defer { store.close() }
+        #expect(try store.withConnection { connection throws(SQLiteError) in try SQLiteMigrations.currentVersion(connection) } == 2)
+        #expect(try store.user(name: "alice")?.id == StoreSamples.userID(1))
+        try store.linkAppleIdentity(StoreSamples.appleIdentity("001.a", owner: 1))
+        #expect(try store.rememberNonce([1], until: StoreSamples.now.addingTimeInterval(1), now: StoreSamples.now))
+        let queued = try store.enqueueRevocation(token: [1], clientID: "com.example.app", notBefore: StoreSamples.now)
+        try store.deleteUser(id: StoreSamples.userID(1))
+        #expect(try store.appleIdentity(subject: "001.a") == nil)
+        #expect(try store.dueRevocations(now: StoreSamples.now, limit: 5).map(\.id) == [queued])
+    }
+}
