@@ -4,7 +4,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBIAN_PACKAGES := libssl-dev libcbor-dev libsqlite3-dev libevent-dev pkg-config
 SWIFT ?= swift
 
-.PHONY: deps build release run test test-swift bench-core clean
+.PHONY: deps build release run test test-swift bench bench-core bench-server clean
 
 # Install the Debian packages that are missing; nothing at all when everything is there.
 deps:
@@ -33,6 +33,11 @@ test-swift:
 bench-core: deps
 	$(SWIFT) build -c release --product passkeyd-bench
 	./.build/release/passkeyd-bench core
+
+bench-server: deps
+	bash bench/server/run.sh
+
+bench: bench-core bench-server
 
 clean:
 	rm -rf .build
