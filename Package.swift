@@ -18,6 +18,7 @@ let package = Package(
         .target(name: "CBOR", dependencies: ["CLibCBOR"]),
         .target(name: "CryptoCore", dependencies: ["COpenSSL"]),
         .target(name: "WebAuthnCore", dependencies: ["CBOR", "CryptoCore"]),
+        .target(name: "AppleSignIn", dependencies: ["CryptoCore"]),
 
         // Storage: protocols and the in-memory driver; SQLite driver.
         .target(name: "Storage"),
@@ -26,7 +27,7 @@ let package = Package(
         // HTTP/1.1 over TLS on libevent; the relying-party server composes everything.
         .target(name: "HTTPServer", dependencies: ["CLibEvent", "CryptoCore"]),
         .target(name: "RelyingPartyServer", dependencies: ["WebAuthnCore", "CryptoCore", "Storage", "HTTPServer"]),
-        .executableTarget(name: "passkeyd", dependencies: ["RelyingPartyServer", "StorageSQLite", "WebAuthnCore", "HTTPServer", "CryptoCore"]),
+        .executableTarget(name: "passkeyd", dependencies: ["RelyingPartyServer", "StorageSQLite", "WebAuthnCore", "HTTPServer", "CryptoCore", "AppleSignIn"]),
 
         // Benchmarks (bench/): run with `make bench`.
         .executableTarget(name: "passkeyd-bench", dependencies: ["WebAuthnCore", "CryptoCore", "CBOR"], path: "bench/core"),
@@ -39,6 +40,7 @@ let package = Package(
         .testTarget(name: "WebAuthnCoreTests", dependencies: ["WebAuthnCore", "TestSupport", "CBOR", "CryptoCore"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "StorageSQLite", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CryptoCore"]),
+        .testTarget(name: "AppleSignInTests", dependencies: ["AppleSignIn", "CryptoCore"]),
         .testTarget(name: "RelyingPartyServerTests", dependencies: ["RelyingPartyServer", "TestSupport", "Storage", "StorageSQLite", "HTTPServer", "WebAuthnCore", "CryptoCore"]),
     ],
     swiftLanguageModes: [.v6]

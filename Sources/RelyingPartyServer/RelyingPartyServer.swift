@@ -20,6 +20,10 @@ public final class RelyingPartyServer: HTTPHandler {
     /// Secret that makes the decoy allowCredentials for unknown usernames stable and unguessable.
     let enumerationSecret: [UInt8]
     let log: @Sendable (String) -> Void
+    /// Ceremony and Apple requests per client address; sign-in attempts per account; challenges held per address.
+    let addressLimiter: RateLimiter
+    let accountLimiter: RateLimiter
+    let challengeLimiter: RateLimiter
 
     public init(
         configuration: ServerConfiguration, store: any PasskeyStore, time: any TimeSource = SystemTime(),
@@ -39,6 +43,11 @@ public final class RelyingPartyServer: HTTPHandler {
         sessions = SessionService(store: store, random: random, time: time, lifetime: TimeInterval(configuration.sessionLifetimeSeconds))
         wellKnown = try WellKnownFiles(configuration.associatedDomains)
         staticFiles = configuration.wwwDirectory.map(StaticFiles.init(root:))
+        let limits = configuration.rateLimits
+        addressLimiter = RateLimiter(rule: .init(perMinute: limits.perAddressPerMinute, burst: limits.perAddressBurst))
+        accountLimiter = RateLimiter(rule: .init(perMinute: limits.perAccountPerMinute, burst: limits.perAccountBurst))
+        let outstanding = Double(limits.outstandingChallengesPerAddress)
+        challengeLimiter = RateLimiter(rule: .init(perMinute: outstanding * 60 / Double(configuration.challengeLifetimeSeconds), burst: outstanding))
     }
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
@@ -57,6 +66,9 @@ public final class RelyingPartyServer: HTTPHandler {
 
     private func route(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
         let method = request.method == "HEAD" ? "GET" : request.method
+        if method == "POST", request.path.hasPrefix("/webauthn/") || request.path.hasPrefix("/auth/") {
+            try limit(addressLimiter, key: clientAddress(request))
+        }
         switch (method, request.path) {
         case ("GET", "/healthz"): return JSONBody.ok(["status": "ok"])
         case ("POST", "/webauthn/registration/options"): return try registrationOptions(request)
@@ -79,5 +91,22 @@ public final class RelyingPartyServer: HTTPHandler {
             if method == "GET", let response = staticFiles?.response(for: request.path) { return response }
             throw ServerError.notFound
         }
+    }
+
+    /// The client's address: the peer, or (behind a trusted proxy) the last `X-Forwarded-For` entry.
+    func clientAddress(_ request: HTTPRequest) -> String {
+        if configuration.rateLimits.trustForwardedFor, let forwarded = request.headers["x-forwarded-for"],
+           let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty {
+            return last
+        }
+        return request.remoteAddress
+    }
+
+    /// Refuses with `429 rate_limited` and `Retry-After` when `key` has used up its bucket.
+    func limit(_ limiter: RateLimiter, key: String) throws(ServerError) {
+        guard let retryAfter = limiter.take(key, now: time.now) else { return }
+        var error = ServerError(429, "rate_limited", "Too many attempts; wait a moment.")
+        error.headers = [("Retry-After", String(retryAfter))]
+        throw error
     }
 }

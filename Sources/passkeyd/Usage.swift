@@ -8,5 +8,12 @@ enum Usage {
           Verify WebAuthn responses offline. FILE (or standard input) holds one case, a JSON array of cases or
           {"cases": [...]} in the schema of TestVectors/PROVENANCE.md. Prints one JSON line per case.
           Exit status: 0 when it ran (whatever the verdicts), 2 on unreadable input.
+      passkeyd verify-apple-token --jwks FILE --audience ID [--audience ID ...] [--at TIME]
+                                  (--raw-nonce N | --nonce-optional) TOKEN
+          Verify one Sign in with Apple identity token offline against a saved Apple JWKS, at TIME (ISO 8601,
+          default now). The nonce policy is required: --raw-nonce N demands nonce = hex SHA-256(N) (a token saying
+          nonce_supported false may omit it); --nonce-optional accepts any nonce or none.
+          Prints one JSON line: {"ok", "error"/"reason" or "sub", "email", "emailVerified", "isPrivateEmail",
+          "realUserStatus"}. Exit status: 0 when it ran (whatever the verdict), 2 on unusable input.
     """
 }

@@ -167,6 +167,26 @@ import Testing
         #expect(client.output.contains("ECDHE"))
     }
 
+    /// TLS 1.2 suites without forward secrecy, with CBC, RC4, 3DES, NULL or export ciphers are refused; ECDHE with
+    /// AES-GCM or ChaCha20-Poly1305 is accepted.
+    @Test(arguments: ["AES128-SHA", "AES256-GCM-SHA384", "ECDHE-ECDSA-AES128-SHA", "ECDHE-ECDSA-AES256-SHA384",
+                      "DES-CBC3-SHA", "RC4-SHA", "NULL-SHA256", "DHE-RSA-AES128-GCM-SHA256"])
+    func weakTLS12SuitesAreRefused(suite: String) throws {
+        let server = try TestServer()
+        let client = try run("/usr/bin/openssl", ["s_client", "-connect", "127.0.0.1:\(server.server.httpsPort!)", "-tls1_2",
+                                                  "-cipher", "\(suite)@SECLEVEL=0"], input: Data("Q\n".utf8))
+        #expect(client.status != 0)
+        #expect(!client.output.contains("Cipher is \(suite)"))
+    }
+
+    @Test(arguments: ["ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-ECDSA-AES256-GCM-SHA384", "ECDHE-ECDSA-CHACHA20-POLY1305"])
+    func strongTLS12SuitesAreAccepted(suite: String) throws {
+        let server = try TestServer()
+        let client = try run("/usr/bin/openssl", ["s_client", "-connect", "127.0.0.1:\(server.server.httpsPort!)", "-tls1_2",
+                                                  "-cipher", suite], input: Data("Q\n".utf8))
+        #expect(client.output.contains("Cipher is \(suite)"))
+    }
+
     @Test func connectionsAboveTheCapAreClosed() throws {
         let server = try TestServer(threads: 1, maximumConnections: 1)
         let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -10,7 +10,8 @@ struct CoreBenchmark {
     let secondsPerFigure: Double
 
     func run() {
-        for (name, algorithm) in [("es256", COSEAlgorithm.es256), ("eddsa", .eddsa), ("rs256", .rs256)] {
+        let selected = ProcessInfo.processInfo.environment["BENCH_ALGORITHMS"]?.split(separator: ",").map(String.init)
+        for (name, algorithm) in [("es256", COSEAlgorithm.es256), ("eddsa", .eddsa), ("rs256", .rs256)] where selected?.contains(name) ?? true {
             let fixture = try! AssertionFixture(algorithm: algorithm)
             precondition(fixture.rawVerify() && fixture.ceremonyVerify(), "the \(name) fixture does not verify")
             let (raw, passkeyd) = interleavedRates({ _ = fixture.rawVerify() }, { _ = fixture.ceremonyVerify() })

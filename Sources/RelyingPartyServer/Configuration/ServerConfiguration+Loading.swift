@@ -20,7 +20,7 @@ extension ServerConfiguration {
         var configuration = ServerConfiguration()
         let reader = try ConfigurationReader(root, path: "")
         try reader.only(["relyingParty", "listen", "tls", "dataDirectory", "database", "sessions", "challenges", "attestation",
-                         "algorithms", "associatedDomains", "www", "threads", "limits"])
+                         "algorithms", "associatedDomains", "www", "threads", "limits", "rateLimits"])
         if let relyingParty = try reader.object("relyingParty") {
             try relyingParty.only(["id", "name", "origins"])
             if let id = try relyingParty.string("id") {
@@ -95,6 +95,9 @@ extension ServerConfiguration {
         if let limits = try reader.object("limits") {
             try limits.only(["maximumBodySize"])
             configuration.maximumBodySize = try limits.integer("maximumBodySize", in: 1024...10_485_760) ?? configuration.maximumBodySize
+        }
+        if let limits = try reader.object("rateLimits") {
+            configuration.rateLimits = try RateLimits(limits)
         }
         return configuration
     }

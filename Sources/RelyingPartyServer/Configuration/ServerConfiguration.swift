@@ -21,6 +21,7 @@ public struct ServerConfiguration: Sendable {
     public var wwwDirectory: String? = "www"
     public var threads = ProcessInfo.processInfo.activeProcessorCount
     public var maximumBodySize = 65_536
+    public var rateLimits = RateLimits()
 
     public init() {}
 

@@ -28,6 +28,7 @@ extension RelyingPartyServer {
         var userID: [UInt8]?
         var context: [UInt8] = []
         if let name = body.username?.trimmingCharacters(in: .whitespacesAndNewlines), !name.isEmpty {
+            try limit(accountLimiter, key: "name:" + name.lowercased())
             if let user = try storage({ try store.user(name: name) }) {
                 userID = user.id
                 allowCredentials = try storage { try store.credentials(userID: user.id) }
@@ -38,6 +39,7 @@ extension RelyingPartyServer {
                 context = JSONBody.encode(AuthenticationContext(unknownUser: true))
             }
         }
+        try limit(challengeLimiter, key: clientAddress(request))
         let challenge = try challenges.issue(.authentication, userID: userID, userVerification: userVerification.rawValue, context: context)
         return JSONBody.ok(relyingParty.requestOptions(
             challenge: challenge, allowCredentials: allowCredentials, userVerification: userVerification,
@@ -53,6 +55,7 @@ extension RelyingPartyServer {
         else {
             throw ServerError(400, "credential_unknown", "This passkey is not registered here.")
         }
+        try limit(accountLimiter, key: "user:" + Base64URL.encode(stored.userID))
         let key: COSEKey
         do {
             key = try keys.key(for: stored.id, encoded: stored.publicKey)

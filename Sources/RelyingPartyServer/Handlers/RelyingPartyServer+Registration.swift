@@ -49,6 +49,7 @@ extension RelyingPartyServer {
             context = RegistrationContext(userHandle: Base64URL.encode(random.bytes(count: 32)), username: username, displayName: displayName, newAccount: true)
             excluded = []
         }
+        try limit(challengeLimiter, key: clientAddress(request))
         let challenge = try challenges.issue(
             .registration, userID: context.newAccount ? nil : Base64URL.decode(context.userHandle),
             userVerification: userVerification.rawValue, context: JSONBody.encode(context))

@@ -18,13 +18,12 @@ public struct CollectedClientData: Sendable {
             throw WebAuthnError("clientData.invalidUTF8", "clientDataJSON is not valid UTF-8")
         }
         // §7.1 step 6 / §7.2 step 9: parse JSON.
-        let parsed: JSONValue
+        let members: Members
         do {
-            parsed = try StrictJSONParser.parse(body)
+            members = Members(list: try StrictJSONParser.parseObjectMembers(body))
         } catch {
-            throw WebAuthnError("clientData.invalidJSON", "clientDataJSON is not strict JSON (or repeats a member)")
+            throw WebAuthnError("clientData.invalidJSON", "clientDataJSON is not a strict JSON object (or repeats a member)")
         }
-        guard let members = parsed.objectValue else { throw WebAuthnError("clientData.invalidJSON", "clientDataJSON is not a JSON object") }
         type = try Self.string(members, "type", missing: "clientData.missingType")
         challenge = try Self.string(members, "challenge", missing: "clientData.missingChallenge")
         origin = try Self.string(members, "origin", missing: "clientData.missingOrigin")
@@ -42,7 +41,14 @@ public struct CollectedClientData: Sendable {
         tokenBindingStatus = members["tokenBinding"]?.objectValue?["status"]?.stringValue
     }
 
-    private static func string(_ members: [String: JSONValue], _ name: String, missing code: String) throws(WebAuthnError) -> String {
+    /// The top-level members in order; lookups scan the few of them.
+    private struct Members {
+        let list: [StrictJSONParser.JSONMember]
+
+        subscript(name: String) -> JSONValue? { list.first { $0.name == name }?.value }
+    }
+
+    private static func string(_ members: Members, _ name: String, missing code: String) throws(WebAuthnError) -> String {
         guard let value = members[name] else { throw WebAuthnError(code, "clientDataJSON has no \(name)") }
         guard let text = value.stringValue else { throw WebAuthnError("clientData.invalidMember", "clientDataJSON member \(name) is not a string") }
         return text

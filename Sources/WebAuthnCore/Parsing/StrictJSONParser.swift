@@ -5,6 +5,12 @@
 struct StrictJSONParser {
     struct Failure: Error {}
 
+    /// One member of an object, in document order.
+    struct JSONMember {
+        let name: String
+        let value: JSONValue
+    }
+
     static let maximumDepth = 32
 
     static func parse(_ bytes: ArraySlice<UInt8>) throws(Failure) -> JSONValue {
@@ -15,6 +21,20 @@ struct StrictJSONParser {
             parser.skipWhitespace()
             guard parser.position == buffer.count else { throw Failure() }
             return value
+        }
+    }
+
+    /// A text whose value must be an object, as its members in order: cheaper than a dictionary for the handful
+    /// of members client data has. Duplicate names fail as everywhere.
+    static func parseObjectMembers(_ bytes: ArraySlice<UInt8>) throws(Failure) -> [JSONMember] {
+        try bytes.withUnsafeBufferPointer { buffer throws(Failure) -> [JSONMember] in
+            var parser = Cursor(bytes: buffer)
+            parser.skipWhitespace()
+            guard parser.current == UInt8(ascii: "{") else { throw Failure() }
+            let members = try parser.members(depth: 0)
+            parser.skipWhitespace()
+            guard parser.position == buffer.count else { throw Failure() }
+            return members
         }
     }
 
@@ -53,12 +73,19 @@ struct StrictJSONParser {
         }
 
         mutating func object(depth: Int) throws(Failure) -> JSONValue {
+            var object: [String: JSONValue] = [:]
+            for member in try members(depth: depth) { object[member.name] = member.value }
+            return .object(object)
+        }
+
+        /// The members of the object starting at the cursor, in order; duplicate names fail.
+        mutating func members(depth: Int) throws(Failure) -> [JSONMember] {
             position += 1
-            var members: [String: JSONValue] = [:]
+            var members: [JSONMember] = []
             skipWhitespace()
             if current == UInt8(ascii: "}") {
                 position += 1
-                return .object(members)
+                return members
             }
             while true {
                 skipWhitespace()
@@ -69,11 +96,12 @@ struct StrictJSONParser {
                 position += 1
                 skipWhitespace()
                 let member = try value(depth: depth + 1)
-                guard members.updateValue(member, forKey: name) == nil else { throw Failure() }
+                guard !members.contains(where: { $0.name == name }) else { throw Failure() }
+                members.append(JSONMember(name: name, value: member))
                 skipWhitespace()
                 switch current {
                 case UInt8(ascii: ","): position += 1
-                case UInt8(ascii: "}"): position += 1; return .object(members)
+                case UInt8(ascii: "}"): position += 1; return members
                 default: throw Failure()
                 }
             }

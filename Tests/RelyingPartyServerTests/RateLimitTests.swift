@@ -1,0 +1,84 @@
+import Foundation
+import HTTPServer
+import RelyingPartyServer
+import Testing
+import TestSupport
+
+/// Issue 7: rate limits per client address and per account, `429` with `Retry-After`, and defaults that let a
+/// busy office behind one NAT address sign in.
+@Suite("Rate limits")
+struct RateLimitTests {
+    static func optionsRequest(from address: String, username: String? = nil) -> HTTPRequest {
+        let body = username.map { #"{"username":"\#($0)"}"# } ?? "{}"
+        return HTTPRequest(method: "POST", path: "/webauthn/authentication/options",
+                           headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array(body.utf8), remoteAddress: address)
+    }
+
+    @Test func defaultsLetAnOfficeBehindOneAddressMake120CeremonyRequestsAMinute() throws {
+        let clock = ManualClock()
+        let server = try TestServerFactory.make(clock: clock)
+        for _ in 0..<60 {
+            for _ in 0..<2 {
+                #expect(server.handle(Self.optionsRequest(from: "203.0.113.7")).status == 200)
+            }
+            clock.advance(by: 1)
+        }
+    }
+
+    @Test func aBurstBeyondTheAddressLimitGets429WithRetryAfter() throws {
+        let configuration = try TestServerFactory.configuration(
+            #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "rateLimits": {"perAddressPerMinute": 60, "perAddressBurst": 5}}"#)
+        let clock = ManualClock()
+        let server = try TestServerFactory.make(configuration: configuration, clock: clock)
+        for _ in 0..<5 { #expect(server.handle(Self.optionsRequest(from: "198.51.100.1")).status == 200) }
+        let refused = server.handle(Self.optionsRequest(from: "198.51.100.1"))
+        #expect(refused.status == 429)
+        #expect(ServerReply(refused).errorCode == "rate_limited")
+        #expect(refused.headers["retry-after"] == "1")
+        // Another address is not affected, and the bucket refills with time.
+        #expect(server.handle(Self.optionsRequest(from: "198.51.100.2")).status == 200)
+        clock.advance(by: 1)
+        #expect(server.handle(Self.optionsRequest(from: "198.51.100.1")).status == 200)
+    }
+
+    @Test func signInAttemptsAreLimitedPerAccountAcrossAddresses() throws {
+        let configuration = try TestServerFactory.configuration(
+            #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "rateLimits": {"perAccountPerMinute": 6, "perAccountBurst": 3}}"#)
+        let server = try TestServerFactory.make(configuration: configuration)
+        for index in 0..<3 {
+            #expect(server.handle(Self.optionsRequest(from: "192.0.2.\(index)", username: "alice")).status == 200)
+        }
+        #expect(server.handle(Self.optionsRequest(from: "192.0.2.9", username: "alice")).status == 429)
+        #expect(server.handle(Self.optionsRequest(from: "192.0.2.9", username: "bob")).status == 200)
+    }
+
+    @Test func outstandingChallengesPerAddressAreBounded() throws {
+        let configuration = try TestServerFactory.configuration(
+            #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "rateLimits": {"outstandingChallengesPerAddress": 4, "perAddressBurst": 1000, "perAddressPerMinute": 1000}}"#)
+        let server = try TestServerFactory.make(configuration: configuration)
+        for _ in 0..<4 { #expect(server.handle(Self.optionsRequest(from: "192.0.2.50")).status == 200) }
+        #expect(server.handle(Self.optionsRequest(from: "192.0.2.50")).status == 429)
+    }
+
+    @Test func forwardedForIsOnlyTrustedWhenConfigured() throws {
+        let trusting = try TestServerFactory.configuration(
+            #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "rateLimits": {"perAddressBurst": 1, "trustForwardedFor": true}}"#)
+        let server = try TestServerFactory.make(configuration: trusting)
+        var request = Self.optionsRequest(from: "127.0.0.1")
+        request.headers.add("X-Forwarded-For", "203.0.113.1, 198.51.100.77")
+        #expect(server.handle(request).status == 200)
+        #expect(server.handle(request).status == 429)
+        var other = Self.optionsRequest(from: "127.0.0.1")
+        other.headers.add("X-Forwarded-For", "198.51.100.78")
+        #expect(server.handle(other).status == 200)
+    }
+
+    @Test func invalidRateLimitConfigurationNamesTheKey() {
+        #expect(throws: ConfigurationError(key: "rateLimits.perAddressBurst", reason: "must be a whole number from 1 to 1000000")) {
+            try TestServerFactory.configuration(#"{"rateLimits": {"perAddressBurst": 0}}"#)
+        }
+        #expect(throws: ConfigurationError(key: "rateLimits.trustForwardedFor", reason: "must be true or false")) {
+            try TestServerFactory.configuration(#"{"rateLimits": {"trustForwardedFor": "yes"}}"#)
+        }
+    }
+}
