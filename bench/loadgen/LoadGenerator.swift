@@ -5,41 +5,45 @@ import WebAuthnCore
 
 /// Registers one discoverable credential, then runs full sign-in ceremonies (options → sign → verify) on
 /// `connections` keep-alive HTTPS connections, and reports ceremonies/s and latency next to OpenSSL's raw
-/// ES256 verify rate on one core, measured in the same run.
+/// ES256 verify rate on one core. The two are measured in alternating rounds (raw, load, raw, load, ...) so
+/// that a change in machine load affects both alike.
 struct LoadGenerator {
     let port: Int
     let connections: Int
     let warmUpSeconds: Double
     let seconds: Double
+    var rounds = 4
+    var rawSecondsPerRound = 0.75
 
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }
 
-    /// One finished ceremony: when it started and ended (uptime nanoseconds) and whether it succeeded.
+    /// One finished ceremony: its latency, and whether it succeeded.
     struct Sample {
-        let start: UInt64
-        let end: UInt64
+        let nanoseconds: UInt64
         let succeeded: Bool
     }
 
     func run() throws {
         let credential = try register()
-        let rawBefore = RawVerifyRate.measure(seconds: 1.5)
-        let samples = try load(credential)
-        let rawAfter = RawVerifyRate.measure(seconds: 1.5)
-        let raw = (rawBefore + rawAfter) / 2
-
-        let measureStart = samples.map(\.start).min()! + UInt64(warmUpSeconds * 1e9)
-        let measureEnd = measureStart + UInt64(seconds * 1e9)
-        let window = samples.filter { $0.start >= measureStart && $0.end <= measureEnd }
+        let clients = try (0..<connections).map { _ in try LoopbackHTTPClient(port: port) }
+        _ = try phase(clients, credential, seconds: warmUpSeconds)
+        var rawRates: [Double] = []
+        var samples: [Sample] = []
+        for _ in 0..<rounds {
+            rawRates.append(RawVerifyRate.measure(seconds: rawSecondsPerRound))
+            samples += try phase(clients, credential, seconds: seconds / Double(rounds))
+        }
+        let raw = rawRates.reduce(0, +) / Double(rawRates.count)
         let failures = samples.filter { !$0.succeeded }.count
-        let latencies = window.filter(\.succeeded).map { Double($0.end - $0.start) / 1e6 }.sorted()
+        let latencies = samples.filter(\.succeeded).map { Double($0.nanoseconds) / 1e6 }.sorted()
         guard !latencies.isEmpty else { throw Failure(description: "no ceremony succeeded (\(failures) failed)") }
         let rate = Double(latencies.count) / seconds
         print(String(format: "login ceremonies: %.0f/s over %d connections for %.0f s, p50 %.2f ms, p99 %.2f ms, failures %d",
                      rate, connections, seconds, Self.percentile(latencies, 0.50), Self.percentile(latencies, 0.99), failures))
-        print(String(format: "openssl raw ES256 verify on one core: %.0f/s (before %.0f, after %.0f)", raw, rawBefore, rawAfter))
+        print(String(format: "openssl raw ES256 verify on one core: %.0f/s (rounds: %@)", raw,
+                     rawRates.map { String(format: "%.0f", $0) }.joined(separator: ", ")))
         print(String(format: "RATIO login-vs-raw-verify %.4f", rate / raw))
         if failures > 0 { throw Failure(description: "\(failures) ceremonies failed") }
     }
@@ -71,22 +75,23 @@ struct LoadGenerator {
         return try client.post("/webauthn/authentication/verify", json: body).status == 200
     }
 
-    private func load(_ credential: LoadgenCredential) throws -> [Sample] {
+    /// Every client runs ceremonies on its own thread for `seconds`; the ceremonies that ended in time.
+    private func phase(_ clients: [LoopbackHTTPClient], _ credential: LoadgenCredential, seconds: Double) throws -> [Sample] {
         let all = Mutex([Sample]())
         let errors = Mutex([String]())
-        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64((warmUpSeconds + seconds + 0.5) * 1e9)
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
         let group = DispatchGroup()
-        for _ in 0..<connections {
+        for client in clients {
             group.enter()
             Thread {
                 defer { group.leave() }
                 var samples: [Sample] = []
                 do {
-                    let client = try LoopbackHTTPClient(port: port)
                     while DispatchTime.now().uptimeNanoseconds < deadline {
                         let start = DispatchTime.now().uptimeNanoseconds
                         let succeeded = try Self.ceremony(client, credential)
-                        samples.append(Sample(start: start, end: DispatchTime.now().uptimeNanoseconds, succeeded: succeeded))
+                        let end = DispatchTime.now().uptimeNanoseconds
+                        if end <= deadline { samples.append(Sample(nanoseconds: end - start, succeeded: succeeded)) }
                     }
                 } catch {
                     errors.withLock { $0.append("\(error)") }

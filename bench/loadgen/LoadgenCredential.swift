@@ -3,7 +3,7 @@ import CryptoCore
 import WebAuthnCore
 
 /// The load generator's own minimal authenticator: one ES256 key, `none` attestation, UP+UV, counter 0.
-struct LoadgenCredential: @unchecked Sendable {
+struct LoadgenCredential: Sendable {
     static let relyingPartyID = "example.com"
     static let origin = "https://example.com"
 

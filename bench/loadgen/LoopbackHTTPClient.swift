@@ -2,7 +2,8 @@ import CryptoCore
 
 /// A minimal blocking HTTP/1.1 client over one keep-alive TLS connection: POST with a Content-Length body,
 /// responses read by their Content-Length. Enough for the load generator; not a general client.
-final class LoopbackHTTPClient {
+/// `@unchecked Sendable`: the load generator hands each client to one thread at a time.
+final class LoopbackHTTPClient: @unchecked Sendable {
     struct Reply {
         let status: Int
         let body: [UInt8]
