@@ -25,11 +25,11 @@ struct LoadgenCredential: Sendable {
 
     /// The COSE_Key of the public key (EC2, ES256, P-256).
     func coseKey() throws -> [UInt8] {
-        let (x, y) = try privateKey.publicKey().ecCoordinates()
+        let (xCoordinate, yCoordinate) = try privateKey.publicKey().ecCoordinates()
         return CBOREncoder.encode(.map([
             .init(key: CBORValue(1), value: CBORValue(2)), .init(key: CBORValue(3), value: CBORValue(-7)),
-            .init(key: CBORValue(-1), value: CBORValue(1)), .init(key: CBORValue(-2), value: .bytes(x)),
-            .init(key: CBORValue(-3), value: .bytes(y)),
+            .init(key: CBORValue(-1), value: CBORValue(1)), .init(key: CBORValue(-2), value: .bytes(xCoordinate)),
+            .init(key: CBORValue(-3), value: .bytes(yCoordinate)),
         ]))
     }
 
