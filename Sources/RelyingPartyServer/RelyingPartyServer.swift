@@ -17,6 +17,8 @@ public final class RelyingPartyServer: HTTPHandler {
     let keys = CredentialKeyCache()
     let wellKnown: WellKnownFiles
     let staticFiles: StaticFiles?
+    /// The FIDO metadata BLOB of the configuration, verified at start-up.
+    let metadata: MetadataBLOB?
     /// Secret that makes the decoy allowCredentials for unknown usernames stable and unguessable.
     let enumerationSecret: [UInt8]
     let log: @Sendable (String) -> Void
@@ -48,6 +50,7 @@ public final class RelyingPartyServer: HTTPHandler {
         accountLimiter = RateLimiter(rule: .init(perMinute: limits.perAccountPerMinute, burst: limits.perAccountBurst))
         let outstanding = Double(limits.outstandingChallengesPerAddress)
         challengeLimiter = RateLimiter(rule: .init(perMinute: outstanding * 60 / Double(configuration.challengeLifetimeSeconds), burst: outstanding))
+        metadata = try configuration.attestation.verifiedMetadata(at: time.now)
     }
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {

@@ -11,7 +11,12 @@ struct ServeCommand {
     func run() -> Int32 {
         var configuration = ServerConfiguration()
         switch arguments.count {
-        case 0: break
+        case 0:
+            do {
+                configuration = try ServerConfiguration.load(json: Data("{}".utf8))
+            } catch {
+                return fail("invalid configuration: \(error)")
+            }
         case 2 where arguments[0] == "--config":
             do {
                 configuration = try ServerConfiguration.load(path: arguments[1])

@@ -4,9 +4,12 @@ enum Usage {
     usage:
       passkeyd serve [--config FILE]
           Run the relying-party server in the foreground (HTTPS on localhost:8443 with embedded defaults).
-      passkeyd verify [--trust-anchors DIR] [FILE]
+      passkeyd verify [--trust-anchors DIR] [--metadata BLOB [--metadata-root PEM]] [--authenticator-names JSON] [FILE]
           Verify WebAuthn responses offline. FILE (or standard input) holds one case, a JSON array of cases or
           {"cases": [...]} in the schema of TestVectors/PROVENANCE.md. Prints one JSON line per case.
+          --metadata judges registrations also with the FIDO metadata BLOB's roots and status reports for each
+          authenticator (BLOB signing root: --metadata-root, default TrustAnchors/metadata) and names them
+          (--authenticator-names, default TrustAnchors/aaguid-names.json).
           Exit status: 0 when it ran (whatever the verdicts), 2 on unreadable input.
       passkeyd verify-apple-token --jwks FILE --audience ID [--audience ID ...] [--at TIME]
                                   (--raw-nonce N | --nonce-optional) TOKEN

@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import RelyingPartyServer
 import WebAuthnCore
 
 /// `passkeyd verify`: judges test-vector-schema cases offline and prints one JSON line per case.
@@ -9,12 +10,23 @@ struct VerifyCommand {
     func run() -> Int32 {
         var inputPath: String?
         var anchorDirectory: String?
+        var metadataFile: String?
+        var metadataRoot = AttestationSettings.shippedMetadataRoots
+        var namesFile: String? = FileManager.default.fileExists(atPath: AttestationSettings.shippedNamesFile) ? AttestationSettings.shippedNamesFile : nil
         var index = 0
         while index < arguments.count {
             switch arguments[index] {
             case "--trust-anchors":
                 guard index + 1 < arguments.count else { return fail("--trust-anchors needs a directory") }
                 anchorDirectory = arguments[index + 1]
+                index += 2
+            case "--metadata", "--metadata-root", "--authenticator-names":
+                guard index + 1 < arguments.count else { return fail("\(arguments[index]) needs a path") }
+                switch arguments[index] {
+                case "--metadata": metadataFile = arguments[index + 1]
+                case "--metadata-root": metadataRoot = arguments[index + 1]
+                default: namesFile = arguments[index + 1]
+                }
                 index += 2
             case let argument where argument.hasPrefix("--"):
                 return fail("unknown option \(argument)")
@@ -45,7 +57,30 @@ struct VerifyCommand {
                 return fail(error.reason)
             }
         }
-        let runner = VerificationCaseRunner(additionalTrustAnchors: anchors)
+        var metadata: MetadataBLOB?
+        if let metadataFile {
+            guard let text = try? String(contentsOfFile: metadataFile, encoding: .utf8) else { return fail("cannot read \(metadataFile)") }
+            do {
+                let roots = try TrustAnchorDirectory.loadFileOrFolder(metadataRoot)
+                metadata = try MetadataBLOB(compactJWS: text, trustedRoots: roots, at: Date())
+            } catch let error as CryptoError {
+                return fail("--metadata-root: \(error.reason)")
+            } catch let error as WebAuthnError {
+                return fail("--metadata: \(error.code): \(error.reason)")
+            } catch {
+                return fail("--metadata: \(error)")
+            }
+        }
+        var names = AuthenticatorNameList()
+        if let namesFile {
+            guard let data = FileManager.default.contents(atPath: namesFile) else { return fail("cannot read \(namesFile)") }
+            do {
+                names = try AuthenticatorNameList(json: Array(data))
+            } catch {
+                return fail("\(namesFile): \(error.reason)")
+            }
+        }
+        let runner = VerificationCaseRunner(additionalTrustAnchors: anchors, metadata: metadata, authenticatorNames: names)
         for testCase in cases {
             FileHandle.standardOutput.write(Data((runner.run(testCase).jsonLine + "\n").utf8))
         }

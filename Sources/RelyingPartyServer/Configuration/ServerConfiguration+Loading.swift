@@ -70,12 +70,7 @@ extension ServerConfiguration {
             try challenges.only(["lifetimeSeconds"])
             configuration.challengeLifetimeSeconds = try challenges.integer("lifetimeSeconds", in: 10...3600) ?? configuration.challengeLifetimeSeconds
         }
-        if let policy = try reader.string("attestation") {
-            guard let value = AttestationPolicy(rawValue: policy) else {
-                throw ConfigurationError(key: "attestation", reason: "must be one of: \(AttestationPolicy.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            configuration.attestation = value
-        }
+        configuration.attestation = try AttestationSettings(reader.value("attestation"))
         if let names = try reader.strings("algorithms") {
             var algorithms: [COSEAlgorithm] = []
             for name in names {

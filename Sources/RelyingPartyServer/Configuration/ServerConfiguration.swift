@@ -15,7 +15,7 @@ public struct ServerConfiguration: Sendable {
     public var sqlitePath: String?
     public var sessionLifetimeSeconds = 604_800
     public var challengeLifetimeSeconds = 300
-    public var attestation = AttestationPolicy.none
+    public var attestation = AttestationSettings()
     public var algorithms = COSEAlgorithm.defaultOffered
     public var associatedDomains = AssociatedDomains()
     public var wwwDirectory: String? = "www"
@@ -27,10 +27,4 @@ public struct ServerConfiguration: Sendable {
 
     /// The SQLite file: `database.sqlite`, or `<data>/passkeyd.sqlite`.
     public var databasePath: String { sqlitePath ?? dataDirectory + "/passkeyd.sqlite" }
-
-    /// The attestation policy of the relying party.
-    public enum AttestationPolicy: String, Sendable, CaseIterable {
-        /// Accept any format whose statement verifies; record what was seen.
-        case none
-    }
 }

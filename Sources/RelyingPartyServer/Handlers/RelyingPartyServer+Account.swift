@@ -14,6 +14,8 @@ extension RelyingPartyServer {
         let transports: [String]
         let aaguid: String
         let attestationFormat: String
+        /// The authenticator's name from the FIDO metadata or the name list, recorded at registration.
+        let authenticatorName: String?
         let backupEligible: Bool
         let backupState: Bool
         let cloneWarning: Bool
@@ -28,6 +30,8 @@ extension RelyingPartyServer {
             transports = record.transports
             aaguid = record.aaguid.count == 16 ? AttestedCredentialData.uuidString(record.aaguid) : ""
             attestationFormat = record.attestationFormat
+            let summary = try? JSONDecoder().decode([String: String].self, from: Data(record.attestationSummary.utf8))
+            authenticatorName = summary?["authenticatorName"]
             backupEligible = record.backupEligible
             backupState = record.backupState
             cloneWarning = record.cloneWarning

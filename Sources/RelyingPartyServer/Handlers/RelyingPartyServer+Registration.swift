@@ -57,7 +57,8 @@ extension RelyingPartyServer {
             challenge: challenge,
             user: .init(id: context.userHandle, name: context.username, displayName: context.displayName),
             excludeCredentials: excluded.map { PublicKeyCredentialDescriptorJSON(id: $0.id, transports: $0.transports) },
-            residentKey: residentKey, userVerification: userVerification, attestation: "none", hints: hints,
+            residentKey: residentKey, userVerification: userVerification,
+            attestation: configuration.attestation.policy.conveyancePreference, hints: hints,
             timeoutMilliseconds: configuration.challengeLifetimeSeconds * 1000)
         return JSONBody.ok(options)
     }
@@ -69,9 +70,11 @@ extension RelyingPartyServer {
         guard let context = try? JSONDecoder().decode(RegistrationContext.self, from: Data(record.context)),
               let userHandle = Base64URL.decode(context.userHandle)
         else { throw ServerError(500, "internal_error", "The stored registration state is unreadable.") }
+        let attestation = configuration.attestation
         let expectations = RegistrationExpectations(
             challenge: record.challenge, userVerification: try UserVerificationRequirement(record.userVerification),
-            allowedAlgorithms: configuration.algorithms)
+            allowedAlgorithms: configuration.algorithms, trustAnchors: attestation.trustAnchors,
+            attestationPolicy: attestation.policy, metadata: metadata, authenticatorNames: attestation.authenticatorNames)
         let result: RegistrationResult
         do {
             result = try RegistrationCeremony(relyingParty: relyingParty).verify(credential, expecting: expectations)
@@ -85,7 +88,7 @@ extension RelyingPartyServer {
             signCount: result.signCount, transports: result.transports, aaguid: result.aaguid,
             backupEligible: result.backupEligible, backupState: result.backupState,
             attestationFormat: result.attestation.format.rawValue, attestationSummary: Self.summary(result),
-            name: "Passkey", createdAt: now)
+            name: result.authenticatorName ?? "Passkey", createdAt: now)
         let user = UserRecord(id: userHandle, name: context.username, displayName: context.displayName, createdAt: now)
         try storage {
             if context.newAccount {
@@ -149,10 +152,12 @@ extension RelyingPartyServer {
         case .notEvaluated: "notEvaluated"
         case .trusted(let fingerprint): "trusted:" + fingerprint
         }
-        return String(decoding: JSONBody.encode([
+        var summary = [
             "format": result.attestation.format.rawValue, "type": result.attestation.type.rawValue, "trust": trust,
             "certificates": String(result.attestation.trustPath.count), "aaguid": result.aaguidString,
-        ]), as: UTF8.self)
+        ]
+        summary["authenticatorName"] = result.authenticatorName
+        return String(decoding: JSONBody.encode(summary), as: UTF8.self)
     }
 
     /// Runs a storage call, mapping its error at the edge.

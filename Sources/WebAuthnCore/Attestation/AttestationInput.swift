@@ -3,13 +3,14 @@ import CryptoCore
 import Foundation
 
 /// What every attestation statement verification procedure receives (WebAuthn §8: attStmt, authenticatorData,
-/// clientDataHash), plus the ceremony's trust anchors and verification time.
+/// clientDataHash), plus the ceremony's trust anchors, FIDO metadata and verification time.
 struct AttestationInput {
     let statement: CBORValue
     let authenticatorData: AuthenticatorData
     let credential: AttestedCredentialData
     let clientDataHash: [UInt8]
     let trustAnchors: [X509Certificate]
+    let metadata: MetadataBLOB?
     let time: Date
     let safetyNet: SafetyNetPolicy
 
@@ -62,10 +63,15 @@ struct AttestationInput {
         return signature
     }
 
-    /// Verifies the certificate path from `certificates` to a configured anchor at the ceremony's time. With no
-    /// anchors the path is reported as not evaluated, though every certificate must still be within its validity
-    /// period at that time; with anchors, a path that does not verify fails.
+    /// Verifies the certificate path from `certificates` to a configured anchor, or to a root the FIDO metadata lists
+    /// for this authenticator, at the ceremony's time. With no anchors the path is reported as not evaluated, though
+    /// every certificate must still be within its validity period at that time; with anchors, a path that does not
+    /// verify fails.
     func evaluateTrust(_ certificates: [X509Certificate]) throws(WebAuthnError) -> TrustPathEvaluation {
+        // §7.1 step 23: obtain a list of acceptable trust anchors "from a trusted source or from policy. For example, the FIDO
+        // Metadata Service provides one way to obtain such information, using the aaguid in the attestedCredentialData in authData."
+        let metadataRoots = metadata?.entry(aaguid: credential.aaguid, certificates: certificates)?.statement?.attestationRootCertificates ?? []
+        let trustAnchors = trustAnchors + metadataRoots
         guard !trustAnchors.isEmpty else {
             for certificate in certificates {
                 guard let notBefore = certificate.notBefore, let notAfter = certificate.notAfter, notBefore <= time, time <= notAfter else {

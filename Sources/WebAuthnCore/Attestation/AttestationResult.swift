@@ -7,11 +7,18 @@ public struct AttestationResult: Sendable {
     /// The attestation certificates as sent (leaf first); empty for none and self attestation.
     public let trustPath: [X509Certificate]
     public let trustEvaluation: TrustPathEvaluation
+    /// The authenticator's name, when known: the FIDO metadata statement's description, or the name list's entry
+    /// for the AAGUID.
+    public let authenticatorName: String?
 
-    public init(format: AttestationFormat, type: AttestationType, trustPath: [X509Certificate], trustEvaluation: TrustPathEvaluation) {
+    public init(
+        format: AttestationFormat, type: AttestationType, trustPath: [X509Certificate], trustEvaluation: TrustPathEvaluation,
+        authenticatorName: String? = nil
+    ) {
         self.format = format
         self.type = type
         self.trustPath = trustPath
         self.trustEvaluation = trustEvaluation
+        self.authenticatorName = authenticatorName
     }
 }

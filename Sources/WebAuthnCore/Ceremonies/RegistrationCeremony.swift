@@ -64,12 +64,28 @@ public struct RegistrationCeremony: Sendable {
             throw WebAuthnError("response.rawIdMismatch", "rawId differs from the credential ID in the attested credential data")
         }
 
-        // §7.1 steps 21–24: determine the format, verify attStmt, and evaluate the trust path against the ceremony's anchors.
+        // §7.1 steps 21–23: determine the format, verify attStmt, and evaluate the trust path against the ceremony's anchors and metadata roots.
+        let time = relyingParty.time.now
+        // FIDO MDS v3.0: a BLOB past its nextUpdate (and the relying party's grace) is not used, so a stale one fails the ceremony.
+        try expectations.metadata?.requireFresh(at: time)
         let input = AttestationInput(
             statement: attestationObject.statement, authenticatorData: authenticatorData, credential: attested,
-            clientDataHash: clientDataHash, trustAnchors: expectations.trustAnchors, time: relyingParty.time.now,
+            clientDataHash: clientDataHash, trustAnchors: expectations.trustAnchors, metadata: expectations.metadata, time: time,
             safetyNet: expectations.safetyNet)
-        let attestation = try AttestationVerifier.verify(format: attestationObject.format, input: input)
+        let verified = try AttestationVerifier.verify(format: attestationObject.format, input: input)
+        let entry = expectations.metadata?.entry(aaguid: attested.aaguid, certificates: verified.trustPath)
+        // FIDO MDS v3.0, AuthenticatorStatus: REVOKED, USER_VERIFICATION_BYPASS, ATTESTATION_KEY_COMPROMISE and the
+        // USER_KEY_*_COMPROMISE statuses mean the authenticator "should not be trusted"; refused by the metadata policy.
+        if let metadata = expectations.metadata, let status = entry?.latestStatus, metadata.policy.refusedStatuses.contains(status) {
+            throw WebAuthnError("attestation.authenticatorRevoked", "the FIDO metadata's latest status for this authenticator is \(status.rawValue)")
+        }
+        // §7.1 step 24: assess the attestation trustworthiness under the relying party's policy.
+        let aaguidText = AttestedCredentialData.uuidString(attested.aaguid)
+        try expectations.attestationPolicy.assess(verified, aaguid: aaguidText)
+        let description = entry?.statement?.description.flatMap { $0.isEmpty ? nil : $0 }
+        let attestation = AttestationResult(
+            format: verified.format, type: verified.type, trustPath: verified.trustPath, trustEvaluation: verified.trustEvaluation,
+            authenticatorName: description ?? expectations.authenticatorNames.name(for: attested.aaguid))
 
         // §7.1 step 26 (credentialId not yet registered) is the server's, which owns the store.
         return RegistrationResult(

@@ -15,6 +15,12 @@ public struct RegistrationExpectations: Sendable {
     public var clientDataTypes: [String]
     /// Policy for `android-safetynet` statements.
     public var safetyNet: SafetyNetPolicy
+    /// Which attestations are accepted (§7.1 step 24).
+    public var attestationPolicy: AttestationPolicy
+    /// A verified FIDO metadata BLOB: roots for each authenticator's certificate path, status reports, names.
+    public var metadata: MetadataBLOB?
+    /// Names of authenticators by AAGUID, used when the metadata has none.
+    public var authenticatorNames: AuthenticatorNameList
 
     public init(
         challenge: [UInt8],
@@ -23,7 +29,10 @@ public struct RegistrationExpectations: Sendable {
         allowedAlgorithms: [COSEAlgorithm] = COSEAlgorithm.verifiable,
         trustAnchors: [X509Certificate] = [],
         clientDataTypes: [String] = ["webauthn.create"],
-        safetyNet: SafetyNetPolicy = SafetyNetPolicy()
+        safetyNet: SafetyNetPolicy = SafetyNetPolicy(),
+        attestationPolicy: AttestationPolicy = .none,
+        metadata: MetadataBLOB? = nil,
+        authenticatorNames: AuthenticatorNameList = AuthenticatorNameList()
     ) {
         self.challenge = challenge
         self.userVerification = userVerification
@@ -32,5 +41,8 @@ public struct RegistrationExpectations: Sendable {
         self.trustAnchors = trustAnchors
         self.clientDataTypes = clientDataTypes
         self.safetyNet = safetyNet
+        self.attestationPolicy = attestationPolicy
+        self.metadata = metadata
+        self.authenticatorNames = authenticatorNames
     }
 }

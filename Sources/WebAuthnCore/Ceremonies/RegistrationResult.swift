@@ -12,6 +12,8 @@ public struct RegistrationResult: Sendable {
     public let residentKey: Bool?
 
     public var aaguidString: String { AttestedCredentialData.uuidString(aaguid) }
+    /// The authenticator's name when the FIDO metadata or the name list knows it.
+    public var authenticatorName: String? { attestation.authenticatorName }
     public var userVerified: Bool { flags.contains(.userVerified) }
     public var backupEligible: Bool { flags.contains(.backupEligible) }
     public var backupState: Bool { flags.contains(.backupState) }

@@ -7,9 +7,16 @@ import Foundation
 public struct VerificationCaseRunner: Sendable {
     /// Trust anchors added to every registration case (`passkeyd verify --trust-anchors`).
     public var additionalTrustAnchors: [X509Certificate]
+    /// A verified FIDO metadata BLOB (`passkeyd verify --metadata`): each registration is also judged with the roots
+    /// and status reports it lists for the authenticator, and named by it.
+    public var metadata: MetadataBLOB?
+    /// Names of authenticators by AAGUID, reported when the metadata has none.
+    public var authenticatorNames: AuthenticatorNameList
 
-    public init(additionalTrustAnchors: [X509Certificate] = []) {
+    public init(additionalTrustAnchors: [X509Certificate] = [], metadata: MetadataBLOB? = nil, authenticatorNames: AuthenticatorNameList = AuthenticatorNameList()) {
         self.additionalTrustAnchors = additionalTrustAnchors
+        self.metadata = metadata
+        self.authenticatorNames = authenticatorNames
     }
 
     /// Judges one case; never throws: a refusal is an outcome with `ok: false` and the failing step's code.
@@ -53,7 +60,8 @@ public struct VerificationCaseRunner: Sendable {
                 clientDataTypes: testCase.expectedType ?? ["webauthn.create"],
                 safetyNet: SafetyNetPolicy(
                     requiresCTSProfileMatch: testCase.safetyNetEnforceCTS ?? true,
-                    maximumTimestampSkew: testCase.ignoreSafetyNetTimestamp == true ? nil : 60))
+                    maximumTimestampSkew: testCase.ignoreSafetyNetTimestamp == true ? nil : 60),
+                metadata: metadata, authenticatorNames: authenticatorNames)
             let result = try RegistrationCeremony(relyingParty: relyingParty).verify(response, expecting: expectations)
             outcome.fmt = result.attestation.format.rawValue
             outcome.credentialId = Base64URL.encode(result.credentialID)
@@ -64,6 +72,7 @@ public struct VerificationCaseRunner: Sendable {
             outcome.backupEligible = result.backupEligible
             outcome.backupState = result.backupState
             outcome.attestationType = result.attestation.type.rawValue
+            outcome.authenticatorName = result.authenticatorName
             outcome.trustPath = switch result.attestation.trustEvaluation {
             case .notApplicable: "notApplicable"
             case .notEvaluated: "notEvaluated"

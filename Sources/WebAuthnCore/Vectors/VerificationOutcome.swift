@@ -16,6 +16,7 @@ public struct VerificationOutcome: Sendable, Equatable {
     public var backupState: Bool?
     public var attestationType: String?
     public var trustPath: String?
+    public var authenticatorName: String?
 
     public init(id: String, ok: Bool) {
         self.id = id
@@ -28,7 +29,7 @@ public struct VerificationOutcome: Sendable, Equatable {
             ("id", id), ("ok", ok), ("error", error), ("reason", reason), ("fmt", fmt), ("credentialId", credentialId),
             ("signCount", signCount.map { Int($0) }), ("alg", alg), ("aaguid", aaguid), ("userVerified", userVerified),
             ("backupEligible", backupEligible), ("backupState", backupState), ("attestationType", attestationType),
-            ("trustPath", trustPath),
+            ("trustPath", trustPath), ("authenticatorName", authenticatorName),
         ]
         let parts = members.compactMap { name, value -> String? in
             guard let value, let data = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .withoutEscapingSlashes]) else {
