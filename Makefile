@@ -8,7 +8,7 @@ BROWSER_PACKAGES := chromium chromium-driver python3-venv
 BROWSER_VENV := .venv-browser
 PYTHON ?= /usr/bin/python3
 
-.PHONY: deps build release run test test-swift test-browser browser-deps bench-core clean
+.PHONY: deps build release run test test-swift test-browser browser-deps bench bench-core bench-server clean
 
 # Install the Debian packages that are missing; nothing at all when everything is there.
 deps:
@@ -58,6 +58,11 @@ browser-deps:
 bench-core: deps
 	$(SWIFT) build -c release --product passkeyd-bench
 	./.build/release/passkeyd-bench core
+
+bench-server: deps
+	bash bench/server/run.sh
+
+bench: bench-core bench-server
 
 clean:
 	rm -rf .build

@@ -31,6 +31,7 @@ let package = Package(
 
         // Benchmarks (bench/): run with `make bench`.
         .executableTarget(name: "passkeyd-bench", dependencies: ["WebAuthnCore", "CryptoCore", "CBOR"], path: "bench/core"),
+        .executableTarget(name: "passkeyd-loadgen", dependencies: ["WebAuthnCore", "CryptoCore", "CBOR"], path: "bench/loadgen"),
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["WebAuthnCore", "CBOR", "CryptoCore", "Storage"], path: "Tests/TestSupport"),

@@ -100,6 +100,15 @@ struct ChallengeTests {
         }
     }
 
+    @Test func addingAPasskeyToAnAccountDeletedMeanwhileFails() throws {
+        let account = try client.register("alice")
+        let optionsReply = try client.registrationOptions(username: nil, headers: PasskeyClient.bearer(account.token))
+        let (credential, response) = try client.answer(try optionsReply.decode(PublicKeyCredentialCreationOptionsJSON.self))
+        #expect(try client.send("DELETE", "/me", headers: PasskeyClient.bearer(account.token)).status == 200)
+        expectChallengeError(try client.registrationVerify(response), "challenge_unknown")
+        #expect(try client.signIn(credential).errorCode == "credential_unknown")
+    }
+
     @Test func clientDataThatIsNotBase64URLIsRefused() throws {
         let account = try client.register("alice")
         var assertion = try client.assertion(account.credential, answering: try client.requestOptions())

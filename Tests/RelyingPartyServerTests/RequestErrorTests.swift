@@ -1,3 +1,4 @@
+import CryptoCore
 import Foundation
 import HTTPServer
 import Storage
@@ -75,6 +76,21 @@ struct RequestErrorTests {
         }
         expectError(try client.send("POST", "/webauthn/authentication/options", json: Array(#"{"userVerification":"never"}"#.utf8)),
                     400, "invalid_request")
+    }
+
+    /// Only the codes the README documents: a bad display name or passkey name is `invalid_request`.
+    @Test func invalidDisplayNameAndPasskeyNameAreInvalidRequest() throws {
+        let long = String(repeating: "x", count: 65)
+        expectError(try client.send("POST", "/webauthn/registration/options", json: Array(#"{"username":"alice","displayName":"\#(long)"}"#.utf8)),
+                    400, "invalid_request")
+        let account = try client.register("alice")
+        for name in ["", "  ", long, "a\u{0}b"] {
+            let body = Array(try JSONEncoder().encode(["name": name]))
+            expectError(try client.send("PATCH", "/me/passkeys/" + Base64URL.encode(account.credential.id), json: body,
+                                        headers: PasskeyClient.bearer(account.token)), 400, "invalid_request")
+        }
+        expectError(try client.send("PATCH", "/me/passkeys/" + Base64URL.encode(account.credential.id), json: Array("{}".utf8),
+                                    headers: PasskeyClient.bearer(account.token)), 400, "invalid_request")
     }
 
     @Test func takenUsernameIs409AtOptions() throws {

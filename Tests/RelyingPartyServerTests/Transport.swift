@@ -1,19 +1,4 @@
-import HTTPServer
-
 /// How a test reaches the server: straight through `handle` or over a real HTTPS connection.
 protocol Transport {
     func send(_ method: String, _ path: String, body: [UInt8]?, headers: [(String, String)]) throws -> ServerReply
-}
-
-/// Calls `RelyingPartyServer.handle` directly, without sockets.
-struct DirectTransport: Transport {
-    let handler: any HTTPHandler
-
-    func send(_ method: String, _ path: String, body: [UInt8]?, headers: [(String, String)]) throws -> ServerReply {
-        var fields = headers
-        if body != nil, !fields.contains(where: { $0.0.lowercased() == "content-type" }) {
-            fields.append(("Content-Type", "application/json"))
-        }
-        return ServerReply(handler.handle(HTTPRequest(method: method, path: path, headers: HTTPHeaders(fields), body: body ?? [])))
-    }
 }

@@ -1,0 +1,85 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `passkeyd serve` as a real child process on a free loopback port, its standard error kept in a file.
+final class ServeProcess {
+    let process = Process()
+    let port: Int
+    let logPath: String
+
+    /// The built `passkeyd`: next to the test bundle, or in `.build/debug` of this repository.
+    static func executable() throws -> String {
+        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        for candidate in [products + "/passkeyd", repository + "/.build/debug/passkeyd"] where FileManager.default.isExecutableFile(atPath: candidate) {
+            return candidate
+        }
+        throw TransportFailure("passkeyd is not built; run swift build --build-tests")
+    }
+
+    /// A port that was free a moment ago on 127.0.0.1.
+    static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        guard bound else { throw TransportFailure("cannot find a free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Writes a configuration for `dataDirectory` on a free port and starts the server; returns once /healthz answers.
+    init(dataDirectory: String, configurationPath: String) throws {
+        port = try Self.freePort()
+        let configuration = """
+            {"relyingParty": {"id": "example.com", "name": "Example", "origins": ["https://example.com"]},
+             "listen": {"https": "127.0.0.1:\(port)"}, "dataDirectory": "\(dataDirectory)", "www": null, "threads": 2}
+            """
+        try Data(configuration.utf8).write(to: URL(fileURLWithPath: configurationPath))
+        logPath = dataDirectory + "-serve-\(port).log"
+        guard FileManager.default.createFile(atPath: logPath, contents: nil) else { throw TransportFailure("cannot create \(logPath)") }
+        process.executableURL = URL(fileURLWithPath: try Self.executable())
+        process.arguments = ["serve", "--config", configurationPath]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        try process.run()
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline {
+            guard process.isRunning else { throw TransportFailure("passkeyd exited early: \(log)") }
+            if let reply = try? CurlTransport(port: port).send("GET", "/healthz", body: nil, headers: []), reply.status == 200 { return }
+            usleep(100_000)
+        }
+        stopWithSIGKILL()
+        throw TransportFailure("passkeyd did not answer within 15 s: \(log)")
+    }
+
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// Sends SIGTERM and waits up to `seconds`; the exit status, or nil when it had to be killed.
+    func terminate(within seconds: TimeInterval = 5) -> Int32? {
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning, Date() < deadline { usleep(50_000) }
+        guard !process.isRunning else {
+            stopWithSIGKILL()
+            return nil
+        }
+        return process.terminationStatus
+    }
+
+    private func stopWithSIGKILL() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    deinit {
+        stopWithSIGKILL()
+    }
+}

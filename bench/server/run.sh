@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# passkeyd server benchmarks, each against a reference measured in the same run:
+#   1. wrk on GET /.well-known/apple-app-site-association over HTTPS keep-alive, passkeyd next to nginx serving
+#      the same bytes with the same certificate and key (alternating rounds, same wrk parameters);
+#   2. passkeyd-loadgen: full sign-in ceremonies over HTTPS keep-alive, next to OpenSSL's raw ES256 verify rate.
+# Everything listens on 127.0.0.1; both servers are stopped by pid on exit. Knobs (environment): ROUNDS,
+# WRK_ARGUMENTS, LOAD_CONNECTIONS, LOAD_SECONDS, BENCH_TMPDIR (parent of the data folder, e.g. /dev/shm).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+ROUNDS=${ROUNDS:-2}
+WRK_ARGUMENTS=${WRK_ARGUMENTS:--t1 -c50 -d8s}
+LOAD_CONNECTIONS=${LOAD_CONNECTIONS:-8}
+LOAD_SECONDS=${LOAD_SECONDS:-8}
+
+swift build -c release --product passkeyd >/dev/null
+swift build -c release --product passkeyd-loadgen >/dev/null
+
+work=$(mktemp -d "${BENCH_TMPDIR:-/tmp}/passkeyd-bench.XXXXXX")
+passkeyd_pid=""
+nginx_pid=""
+stop() {
+    for pid in $passkeyd_pid $nginx_pid; do
+        kill -TERM "$pid" 2>/dev/null || true
+        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    done
+    rm -rf "$work"
+}
+trap stop EXIT
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
+wait_for() { for _ in $(seq 100); do curl -sk -o /dev/null "$1" && return 0; sleep 0.1; done; echo "no answer from $1" >&2; exit 1; }
+
+# passkeyd, release build, with an associatedDomains block; rate limits lifted: every request comes from 127.0.0.1
+# and every sign-in from one account.
+passkeyd_port=$(free_port)
+cat >"$work/passkeyd.json" <<JSON
+{
+  "relyingParty": {"id": "example.com", "name": "Example", "origins": ["https://example.com"]},
+  "listen": {"https": "127.0.0.1:$passkeyd_port"},
+  "dataDirectory": "$work/data",
+  "www": null,
+  "threads": 2,
+  "rateLimits": {"perAddressPerMinute": 1000000, "perAddressBurst": 1000000, "perAccountPerMinute": 1000000,
+                 "perAccountBurst": 1000000, "outstandingChallengesPerAddress": 1000000},
+  "associatedDomains": {
+    "webcredentials": {"apps": ["ABCDE12345.com.example.app", "ABCDE12345.com.example.app.beta"]},
+    "applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/account/*"}, {"/": "/open/*"}]}]}
+  }
+}
+JSON
+./.build/release/passkeyd serve --config "$work/passkeyd.json" 2>"$work/passkeyd.log" &
+passkeyd_pid=$!
+aasa_path=/.well-known/apple-app-site-association
+wait_for "https://127.0.0.1:$passkeyd_port/healthz"
+
+# nginx: the same bytes, certificate and key; unprivileged, in the foreground, 2 workers.
+mkdir -p "$work/nginx"
+curl -sk "https://127.0.0.1:$passkeyd_port$aasa_path" -o "$work/nginx/aasa.json"
+cp "$work/data/tls-certificate.pem" "$work/data/tls-private-key.pem" "$work/nginx/"
+nginx_port=$(free_port)
+cat >"$work/nginx/nginx.conf" <<CONF
+worker_processes 2;
+daemon off;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    keepalive_requests 1000000;
+    keepalive_timeout 65;
+    client_body_temp_path $work/nginx/body;
+    proxy_temp_path $work/nginx/proxy;
+    fastcgi_temp_path $work/nginx/fastcgi;
+    uwsgi_temp_path $work/nginx/uwsgi;
+    scgi_temp_path $work/nginx/scgi;
+    server {
+        listen 127.0.0.1:$nginx_port ssl;
+        ssl_certificate $work/nginx/tls-certificate.pem;
+        ssl_certificate_key $work/nginx/tls-private-key.pem;
+        ssl_protocols TLSv1.2 TLSv1.3;
+        location = $aasa_path {
+            default_type application/json;
+            add_header Cache-Control "public, max-age=3600";
+            alias $work/nginx/aasa.json;
+        }
+    }
+}
+CONF
+if [ "$(id -u)" = 0 ]; then
+    chmod 711 "$work"
+    chown -R nobody:nogroup "$work/nginx"
+    setpriv --reuid=nobody --regid=nogroup --clear-groups nginx -p "$work/nginx/" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" &
+else
+    nginx -p "$work/nginx/" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" &
+fi
+nginx_pid=$!
+wait_for "https://127.0.0.1:$nginx_port$aasa_path"
+cmp -s <(curl -sk "https://127.0.0.1:$passkeyd_port$aasa_path") <(curl -sk "https://127.0.0.1:$nginx_port$aasa_path") \
+    || { echo "passkeyd and nginx serve different bytes" >&2; exit 1; }
+
+requests_per_second() {
+    wrk $WRK_ARGUMENTS "$1" | awk '/^Requests\/sec:/ { print $2 } /Non-2xx|Socket errors/ { print "wrk: " $0 > "/dev/stderr" }'
+}
+
+echo "aasa-https: wrk $WRK_ARGUMENTS, $ROUNDS alternating rounds, $(wc -c <"$work/nginx/aasa.json") bytes, 2 threads / 2 workers"
+passkeyd_total=0
+nginx_total=0
+for round in $(seq "$ROUNDS"); do
+    passkeyd_rate=$(requests_per_second "https://127.0.0.1:$passkeyd_port$aasa_path")
+    nginx_rate=$(requests_per_second "https://127.0.0.1:$nginx_port$aasa_path")
+    echo "  round $round: passkeyd $passkeyd_rate req/s, nginx $nginx_rate req/s"
+    passkeyd_total=$(echo "$passkeyd_total + $passkeyd_rate" | bc -l)
+    nginx_total=$(echo "$nginx_total + $nginx_rate" | bc -l)
+done
+printf 'aasa-https passkeyd %.0f req/s, nginx %.0f req/s\n' "$(echo "$passkeyd_total / $ROUNDS" | bc -l)" "$(echo "$nginx_total / $ROUNDS" | bc -l)"
+printf 'RATIO aasa-https-vs-nginx %.3f\n' "$(echo "$passkeyd_total / $nginx_total" | bc -l)"
+
+# nginx is not needed for the ceremonies: stop it so that it does not share the cores.
+kill -TERM "$nginx_pid"
+wait "$nginx_pid" 2>/dev/null || true
+nginx_pid=""
+
+./.build/release/passkeyd-loadgen --port "$passkeyd_port" --connections "$LOAD_CONNECTIONS" --seconds "$LOAD_SECONDS" --warm-up 2
