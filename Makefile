@@ -10,15 +10,20 @@ PYTHON ?= /usr/bin/python3
 
 .PHONY: deps build release run test test-swift test-browser browser-deps bench bench-core bench-server clean
 
-# Install the Debian packages that are missing; nothing at all when everything is there.
-deps:
-	@missing=""; for p in $(DEBIAN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+# Installs the Debian packages of $(1) that are missing; nothing at all when everything is there. Runs
+# `apt-get update` first when the package lists are missing, and again when an install fails on stale lists.
+define install_missing
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  if [ -z "$$(ls -A /var/lib/apt/lists 2>/dev/null | grep -v -e lock -e partial -e auxfiles)" ]; then $(SUDO) apt-get update; fi; \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing || \
 	    { $(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; }; \
 	fi
+endef
+
+deps:
+	$(call install_missing,$(DEBIAN_PACKAGES))
 
 build: deps
 	$(SWIFT) build
@@ -43,13 +48,7 @@ test-browser: deps browser-deps
 
 # Chromium, chromedriver and python3-venv when missing; the venv when missing or when requirements.txt changed.
 browser-deps:
-	@missing=""; for p in $(BROWSER_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then \
-	  echo "installing:$$missing"; \
-	  if [ -z "$$(ls -A /var/lib/apt/lists 2>/dev/null | grep -v -e lock -e partial -e auxfiles)" ]; then $(SUDO) apt-get update; fi; \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing || \
-	    { $(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; }; \
-	fi
+	$(call install_missing,$(BROWSER_PACKAGES))
 	@if [ ! -x $(BROWSER_VENV)/bin/pytest ] || ! cmp -s Tests/Browser/requirements.txt $(BROWSER_VENV)/requirements.txt; then \
 	  echo "creating $(BROWSER_VENV)"; \
 	  rm -rf $(BROWSER_VENV) && $(PYTHON) -m venv $(BROWSER_VENV) && \
@@ -62,6 +61,7 @@ bench-core: deps
 	./.build/release/passkeyd-bench core
 
 bench-server: deps
+	$(call install_missing,wrk nginx curl)
 	bash bench/server/run.sh
 
 bench: bench-core bench-server
