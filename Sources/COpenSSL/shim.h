@@ -18,6 +18,7 @@
 #include <openssl/asn1t.h>
 #include <openssl/objects.h>
 #include <openssl/ecdsa.h>
+#include <openssl/sha.h>
 
 static const int PK_EVP_PKEY_PUBLIC_KEY = EVP_PKEY_PUBLIC_KEY;
 static const int PK_EVP_PKEY_KEYPAIR = EVP_PKEY_KEYPAIR;
@@ -56,5 +57,20 @@ static const unsigned long PK_EXFLAG_CA = EXFLAG_CA;
 static inline int pk_sk_X509_EXTENSION_num(const STACK_OF(X509_EXTENSION) *s) { return sk_X509_EXTENSION_num(s); }
 static inline X509 *pk_sk_X509_value(const STACK_OF(X509) *s, int i) { return sk_X509_value(s, i); }
 static inline void pk_sk_X509_pop_free(STACK_OF(X509) *s) { sk_X509_pop_free(s, X509_free); }
+
+/* SHA-256 of a || b through OpenSSL's SHA256 functions, without the per-call EVP context allocation: this runs
+   twice in every assertion verification. The functions are deprecated in OpenSSL 3.0 in favour of EVP, but they
+   remain the same implementation. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+static inline void pk_sha256_two(const unsigned char *a, size_t a_length, const unsigned char *b, size_t b_length, unsigned char *out) {
+    SHA256_CTX context;
+    SHA256_Init(&context);
+    SHA256_Update(&context, a, a_length);
+    if (b_length > 0) SHA256_Update(&context, b, b_length);
+    SHA256_Final(out, &context);
+    OPENSSL_cleanse(&context, sizeof(context));
+}
+#pragma GCC diagnostic pop
 
 #endif

@@ -36,6 +36,14 @@ public enum DigestAlgorithm: String, Sendable, CaseIterable {
 
     /// The digest of `first || second`, without building the concatenation.
     public func hash(_ first: [UInt8], _ second: [UInt8]) -> [UInt8] {
+        if self == .sha256 {
+            return [UInt8](unsafeUninitializedCapacity: 32) { output, count in
+                first.withUnsafeBufferPointer { a in
+                    second.withUnsafeBufferPointer { b in pk_sha256_two(a.baseAddress, a.count, b.baseAddress, b.count, output.baseAddress) }
+                }
+                count = 32
+            }
+        }
         guard let context = EVP_MD_CTX_new() else { return hash(first + second) }
         defer { EVP_MD_CTX_free(context) }
         var output = [UInt8](repeating: 0, count: outputLength)
@@ -50,6 +58,12 @@ public enum DigestAlgorithm: String, Sendable, CaseIterable {
     }
 
     private func hash(_ input: UnsafeRawBufferPointer) -> [UInt8] {
+        if self == .sha256 {
+            return [UInt8](unsafeUninitializedCapacity: 32) { output, count in
+                pk_sha256_two(input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count, nil, 0, output.baseAddress)
+                count = 32
+            }
+        }
         var output = [UInt8](repeating: 0, count: outputLength)
         let status = output.withUnsafeMutableBufferPointer { out in
             EVP_Digest(input.baseAddress, input.count, out.baseAddress, nil, messageDigest, nil)

@@ -1,4 +1,0 @@
-import Testing
-@testable import CryptoCore
-
-@Test func moduleBuilds() { #expect(Bool(true)) }
