@@ -4,7 +4,7 @@ import CryptoCore
 import Glibc
 #endif
 
-/// One evhttp instance on one event loop, accepting on its own duplicate of a shared listening socket.
+/// One evhttp instance on one event loop, accepting on its own duplicate of its own listening socket.
 /// It makes each connection's bufferevent (TLS or plain), copies requests out, calls the handler and
 /// writes the responses. Used only on its loop's thread (set-up and tear-down excepted).
 final class EventLoopListener {
