@@ -105,7 +105,7 @@ final class EventLoopListener {
         let status = (100...999).contains(response.status) ? response.status : 500
         let allowsBody = HTTPResponse.statusAllowsBody(status)
         let headers = evhttp_request_get_output_headers(request)
-        for (name, value) in response.headers where name.lowercased() != "content-length" {
+        for (name, value) in response.headers where !HTTPHeaders.namesMatch(name, "Content-Length") {
             _ = evhttp_add_header(headers, name, value)
         }
         if allowsBody {
