@@ -4,7 +4,7 @@ import CryptoCore
 import Glibc
 #endif
 
-/// One evhttp instance on one event loop, accepting on its own duplicate of a shared listening socket.
+/// One evhttp instance on one event loop, accepting on its own duplicate of its own listening socket.
 /// It makes each connection's bufferevent (TLS or plain), copies requests out, calls the handler and
 /// writes the responses. Used only on its loop's thread (set-up and tear-down excepted).
 final class EventLoopListener {
@@ -105,7 +105,7 @@ final class EventLoopListener {
         let status = (100...999).contains(response.status) ? response.status : 500
         let allowsBody = HTTPResponse.statusAllowsBody(status)
         let headers = evhttp_request_get_output_headers(request)
-        for (name, value) in response.headers where name.lowercased() != "content-length" {
+        for (name, value) in response.headers where !HTTPHeaders.namesMatch(name, "Content-Length") {
             _ = evhttp_add_header(headers, name, value)
         }
         if allowsBody {
@@ -117,9 +117,29 @@ final class EventLoopListener {
         if allowsBody && !isHead && !response.body.isEmpty {
             evbuffer_add(evhttp_request_get_output_buffer(request), response.body, response.body.count)
         }
+        let bufferEvent = tls == nil ? nil : evhttp_request_get_connection(request).flatMap(evhttp_connection_get_bufferevent)
+        bufferEvent.map { bufferevent_incref($0) }
         loop.isSendingOwnResponse = true
         evhttp_send_reply(request, Int32(status), HTTPResponse.reasonPhrase(for: status), nil)
         loop.isSendingOwnResponse = false
+        if let bufferEvent {
+            Self.coalesce(bufferevent_get_output(bufferEvent))
+            bufferevent_decref(bufferEvent)
+        }
+    }
+
+    /// The largest response made contiguous before a TLS connection writes it: one TLS record's payload.
+    private static let coalescedResponseLimit = 16_384
+
+    /// Makes a small response one contiguous chunk. A TLS bufferevent calls `SSL_write` once per chunk of its output
+    /// buffer, and evhttp leaves the status line and headers in one chunk and the body in another: two TLS records
+    /// and two `write` calls per response (and two segments for the client to take in) instead of one. The write
+    /// itself happens later, when the loop finds the socket writable, so the copy made here is all it takes.
+    private static func coalesce(_ output: OpaquePointer?) {
+        guard let output else { return }
+        let length = evbuffer_get_length(output)
+        guard length > 0, length <= coalescedResponseLimit else { return }
+        _ = evbuffer_pullup(output, length)
     }
 
     private static func methodName(_ command: evhttp_cmd_type) -> String {

@@ -9,14 +9,24 @@ public struct HTTPHeaders: Sendable, Sequence {
 
     /// The first value of the field `name` (compared case-insensitively), or nil.
     public subscript(name: String) -> String? {
-        let wanted = name.lowercased()
-        return fields.first { $0.name.lowercased() == wanted }?.value
+        fields.first { Self.namesMatch($0.name, name) }?.value
     }
 
     /// Every value of the field `name` (compared case-insensitively), in order.
     public func values(_ name: String) -> [String] {
-        let wanted = name.lowercased()
-        return fields.filter { $0.name.lowercased() == wanted }.map(\.value)
+        fields.filter { Self.namesMatch($0.name, name) }.map(\.value)
+    }
+
+    /// Whether two field names are equal ignoring ASCII case (field names are ASCII tokens), without making
+    /// lowercased copies: this runs for every header of every request and response.
+    static func namesMatch(_ left: String, _ right: String) -> Bool {
+        left.utf8.count == right.utf8.count && zip(left.utf8, right.utf8).allSatisfy { leftByte, rightByte in
+            leftByte == rightByte || (isASCIILetter(leftByte) && leftByte | 0x20 == rightByte | 0x20)
+        }
+    }
+
+    private static func isASCIILetter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
     }
 
     /// Appends a field; existing fields with the same name are kept.

@@ -6,8 +6,8 @@ import Glibc
 
 /// HTTP/1.1 over TLS (and optionally plain HTTP) on libevent's evhttp, with one event loop per thread.
 ///
-/// Every loop has its own evhttp per listener, all accepting from one shared non-blocking listening
-/// socket (TCP_NODELAY set). Requests are copied out and handed synchronously to the handler on the loop
+/// Every loop has its own evhttp per listener, each accepting from its own non-blocking listening socket
+/// on the shared port (SO_REUSEPORT, TCP_NODELAY set), so the kernel spreads connections over the loops. Requests are copied out and handed synchronously to the handler on the loop
 /// thread. Limits (body, header section, methods, connections) and every error libevent detects are
 /// answered in JSON, never with libevent's HTML pages.
 ///
@@ -53,22 +53,26 @@ public final class HTTPServer: @unchecked Sendable {
         var sockets: [ListeningSocket] = []
         var loops: [EventLoop] = []
         do throws(HTTPServerError) {
-            let secureSocket = try configuration.httpsAddress.map { address throws(HTTPServerError) in try ListeningSocket.bind(address) }
-            secureSocket.map { sockets.append($0) }
-            let plainSocket = try configuration.httpAddress.map { address throws(HTTPServerError) in try ListeningSocket.bind(address) }
-            plainSocket.map { sockets.append($0) }
-            for _ in 0..<configuration.threads {
+            let secureSockets = try configuration.httpsAddress.map { address throws(HTTPServerError) in
+                try ListeningSocket.bindGroup(address, count: configuration.threads)
+            }
+            sockets += secureSockets ?? []
+            let plainSockets = try configuration.httpAddress.map { address throws(HTTPServerError) in
+                try ListeningSocket.bindGroup(address, count: configuration.threads)
+            }
+            sockets += plainSockets ?? []
+            for index in 0..<configuration.threads {
                 let loop = try EventLoop(connections: connections)
                 loops.append(loop)
-                if let secureSocket {
-                    try loop.addListener(socket: secureSocket, tls: configuration.tls, configuration: configuration, handler: handler)
+                if let secureSockets {
+                    try loop.addListener(socket: secureSockets[index], tls: configuration.tls, configuration: configuration, handler: handler)
                 }
-                if let plainSocket {
-                    try loop.addListener(socket: plainSocket, tls: nil, configuration: configuration, handler: handler)
+                if let plainSockets {
+                    try loop.addListener(socket: plainSockets[index], tls: nil, configuration: configuration, handler: handler)
                 }
             }
-            httpsPort = secureSocket?.port
-            httpPort = plainSocket?.port
+            httpsPort = secureSockets?.first?.port
+            httpPort = plainSockets?.first?.port
         } catch {
             loops.forEach { $0.close() }
             sockets.forEach { _ = close($0.descriptor) }

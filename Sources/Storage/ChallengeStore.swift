@@ -1,6 +1,12 @@
 import Foundation
 
 /// Single-use ceremony challenges. A challenge is valid while `now < expiresAt`.
+///
+/// Durability: `insertChallenge` and `takeChallenge` may return before their write is durable (the SQLite store
+/// commits them without waiting for `fsync`). A crash may then lose an issued challenge, which only makes the
+/// client start again, or bring back a taken one, unless a durable write of the same store followed: a ceremony
+/// that succeeds ends with one (`CeremonyStore`) before its client is answered. Single use while the process
+/// runs does not depend on durability: a taken challenge is gone for every caller at once.
 public protocol ChallengeStore: Sendable {
     /// Stores a new challenge.
     ///

@@ -5,6 +5,8 @@ import CSQLite
 final class SQLiteConnection {
     private let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
+    /// Whether commits wait for the disk (`synchronous=FULL`) rather than only for the OS (`NORMAL`).
+    private(set) var hasDurableCommits = false
 
     /// Opens (creating if needed) the database at `path`; ":memory:" opens a private in-memory database.
     init(path: String) throws(SQLiteError) {
@@ -34,6 +36,16 @@ final class SQLiteConnection {
     func execute(_ sql: String) throws(SQLiteError) {
         let code = sqlite3_exec(handle, sql, nil, nil, nil)
         guard code == SQLITE_OK else { throw error(during: "execute") }
+    }
+
+    /// Sets `synchronous=FULL` (`durable`: a commit that returned survives a power loss) or `synchronous=NORMAL`
+    /// (in WAL mode the database stays consistent after a crash, but the last commits may be lost to a power loss
+    /// or an OS crash, not to a crash of the process alone). Runs the pragma only when the setting changes; it is
+    /// executed afresh rather than cached, because SQLite applies this pragma when it prepares it.
+    func setDurableCommits(_ durable: Bool) throws(SQLiteError) {
+        guard durable != hasDurableCommits else { return }
+        try execute(durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
+        hasDurableCommits = durable
     }
 
     /// Returns the cached prepared statement for `sql`, preparing it on first use.

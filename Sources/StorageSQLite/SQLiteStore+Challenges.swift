@@ -4,7 +4,7 @@ import Storage
 
 extension SQLiteStore {
     public func insertChallenge(_ challenge: ChallengeRecord) throws(StorageError) {
-        try withConnection { connection throws(SQLiteError) in
+        try withConnectionDeferringDurability { connection throws(SQLiteError) in
             try connection.statement("""
                 INSERT INTO challenges (challenge, ceremony, user_id, user_verification, context, expires_at)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
@@ -17,7 +17,7 @@ extension SQLiteStore {
     }
 
     public func takeChallenge(_ challenge: [UInt8], now: Date) throws(StorageError) -> ChallengeLookup {
-        let taken = try withConnection { connection throws(SQLiteError) in
+        let taken = try withConnectionDeferringDurability { connection throws(SQLiteError) in
             try connection.statement("""
                 DELETE FROM challenges WHERE challenge = ?1
                 RETURNING challenge, ceremony, user_id, user_verification, context, expires_at

@@ -4,10 +4,14 @@ import Storage
 extension SQLiteStore {
     public func createSession(_ session: SessionRecord) throws(StorageError) {
         try withConnection { connection throws(SQLiteError) in
-            try connection.statement(
-                "INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES (?1, ?2, ?3, ?4)"
-            ).run([.blob(session.tokenHash), .blob(session.userID), .date(session.createdAt), .date(session.expiresAt)])
+            try SQLiteStore.insert(session, into: connection)
         }
+    }
+
+    static func insert(_ session: SessionRecord, into connection: SQLiteConnection) throws(SQLiteError) {
+        try connection.statement(
+            "INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES (?1, ?2, ?3, ?4)"
+        ).run([.blob(session.tokenHash), .blob(session.userID), .date(session.createdAt), .date(session.expiresAt)])
     }
 
     public func session(tokenHash: [UInt8], now: Date) throws(StorageError) -> SessionRecord? {

@@ -8,9 +8,7 @@ extension SQLiteStore {
         let transports = try SQLiteStore.encodeTransports(firstCredential.transports)
         try withConnection { connection throws(SQLiteError) in
             try connection.immediateTransaction { () throws(SQLiteError) in
-                try connection.statement(
-                    "INSERT INTO users (id, name, display_name, created_at) VALUES (?1, ?2, ?3, ?4)"
-                ).run([.blob(user.id), .text(user.name), .text(user.displayName), .date(user.createdAt)])
+                try SQLiteStore.insert(user, into: connection)
                 try SQLiteStore.insert(firstCredential, transports: transports, into: connection)
             }
         }
@@ -36,6 +34,12 @@ extension SQLiteStore {
         try withConnection { connection throws(SQLiteError) in
             try connection.statement("DELETE FROM users WHERE id = ?1").run([.blob(id)])
         }
+    }
+
+    static func insert(_ user: UserRecord, into connection: SQLiteConnection) throws(SQLiteError) {
+        try connection.statement(
+            "INSERT INTO users (id, name, display_name, created_at) VALUES (?1, ?2, ?3, ?4)"
+        ).run([.blob(user.id), .text(user.name), .text(user.displayName), .date(user.createdAt)])
     }
 
     private static func userRecord(_ row: SQLiteRow) throws(SQLiteError) -> UserRecord {

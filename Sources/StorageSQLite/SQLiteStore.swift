@@ -5,6 +5,14 @@ import Synchronization
 /// A `PasskeyStore` on an SQLite database: WAL journal, `synchronous=FULL` (a call that returned has been
 /// made durable), foreign keys with ON DELETE CASCADE from users, and versioned migrations applied at open.
 ///
+/// Except for challenges: `insertChallenge` and `takeChallenge` commit with `synchronous=NORMAL`, without an
+/// `fsync`, as `ChallengeStore` allows. Losing an issued challenge to a power loss only makes a client start
+/// again. A taken challenge must not come back once its ceremony succeeded, and it does not: in WAL mode every
+/// commit appends to the one WAL file, and the next `synchronous=FULL` commit syncs that file whole, earlier
+/// commits included; a successful ceremony makes one (`completeAuthentication`, `completeRegistration`) before its
+/// client is answered. A sign-in thus costs one `fsync` instead of four (challenge issued, challenge taken, counter
+/// recorded, session created).
+///
 /// Threading: one connection behind a `Mutex`. Calls from any number of threads are serialised, so each
 /// call sees the connection alone; at `synchronous=FULL` the fsync per commit, not the lock, bounds the
 /// rate. Several stores (or processes) may open the same file: SQLite's file locks plus a busy timeout
@@ -40,7 +48,8 @@ public final class SQLiteStore: PasskeyStore {
             journalMode = try connection.statement("PRAGMA journal_mode = WAL").run([]) { row throws(SQLiteError) in
                 row.text(0)
             }.first
-            try connection.execute("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")
+            try connection.setDurableCommits(true)
+            try connection.execute("PRAGMA foreign_keys = ON;")
         } catch {
             throw error.storageError
         }
@@ -56,14 +65,31 @@ public final class SQLiteStore: PasskeyStore {
         connection.withLock { $0 = nil }
     }
 
-    /// Runs `body` with the connection held alone, mapping SQLite failures to `StorageError`.
+    /// Runs `body` with the connection held alone and durable commits, mapping SQLite failures to `StorageError`.
     @discardableResult
     func withConnection<Result: Sendable>(
+        _ body: (SQLiteConnection) throws(SQLiteError) -> Result
+    ) throws(StorageError) -> Result {
+        try withConnection(durable: true, body)
+    }
+
+    /// Runs `body` like `withConnection`, but with commits that do not wait for the disk (`synchronous=NORMAL`);
+    /// they become durable with the next durable commit. Only for the challenge writes (see the type's comment).
+    @discardableResult
+    func withConnectionDeferringDurability<Result: Sendable>(
+        _ body: (SQLiteConnection) throws(SQLiteError) -> Result
+    ) throws(StorageError) -> Result {
+        try withConnection(durable: false, body)
+    }
+
+    private func withConnection<Result: Sendable>(
+        durable: Bool,
         _ body: (SQLiteConnection) throws(SQLiteError) -> Result
     ) throws(StorageError) -> Result {
         try connection.withLock { connection throws(StorageError) -> Result in
             guard let connection else { throw .unavailable("the store is closed") }
             do throws(SQLiteError) {
+                try connection.setDurableCommits(durable)
                 return try body(connection)
             } catch {
                 throw error.storageError

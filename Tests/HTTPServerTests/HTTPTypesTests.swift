@@ -13,6 +13,15 @@ struct HTTPTypesTests {
         #expect(headers.map(\.name) == ["Content-Type", "Set-Cookie", "set-cookie"])
     }
 
+    @Test func headerNamesMatchIgnoringASCIICaseOnly() {
+        #expect(HTTPHeaders.namesMatch("X-Request-ID", "x-request-id"))
+        #expect(!HTTPHeaders.namesMatch("Content-Type", "Content-Typ"))
+        #expect(!HTTPHeaders.namesMatch("Content-Type", "Content_Type"))
+        #expect(!HTTPHeaders.namesMatch("a@", "a`"))
+        #expect(!HTTPHeaders.namesMatch("a[", "a{"))
+        #expect(HTTPHeaders.namesMatch("", ""))
+    }
+
     @Test func jsonResponseHasContentType() {
         let response = HTTPResponse.json(status: 201, Array("{}".utf8))
         #expect(response.status == 201)

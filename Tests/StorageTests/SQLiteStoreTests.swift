@@ -98,6 +98,31 @@ struct SQLiteStoreTests {
         }
     }
 
+    @Test func onlyChallengeWritesSkipTheSync() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try SQLiteStore(path: directory.newDatabasePath())
+        defer { store.close() }
+        // SQLite evaluates this pragma when it prepares it: a distinct text per reading avoids the statement cache.
+        func synchronous(_ reading: String) throws -> String {
+            try store.withConnection { connection throws(SQLiteError) in
+                try connection.statement("PRAGMA synchronous -- \(reading)").run([]) { row throws(SQLiteError) in row.text(0) }.first ?? ""
+            }
+        }
+        func challengeSynchronous(_ reading: String) throws -> String {
+            try store.withConnectionDeferringDurability { connection throws(SQLiteError) in
+                try connection.statement("PRAGMA synchronous -- \(reading)").run([]) { row throws(SQLiteError) in row.text(0) }.first ?? ""
+            }
+        }
+        #expect(try synchronous("at open") == "2")
+        #expect(try challengeSynchronous("challenge") == "1")
+        try store.insertChallenge(StoreSamples.challenge(1))
+        #expect(try synchronous("after insertChallenge") == "2")
+        _ = try store.takeChallenge(StoreSamples.challenge(1).challenge, now: StoreSamples.now)
+        try store.createUser(StoreSamples.user(1), firstCredential: StoreSamples.credential(1, owner: 1))
+        #expect(try synchronous("after takeChallenge and createUser") == "2")
+    }
+
     @Test func usesWALAndDurableSettings() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -30,7 +30,7 @@ public enum StoreContract {
         StoreContractCheck(name: "createSession checks user and duplicates", run: createSessionChecksKeys),
         StoreContractCheck(name: "purgeExpiredSessions counts", run: purgeExpiredSessionsCounts),
         StoreContractCheck(name: "16 threads taking one challenge: one winner", run: concurrentTakeHasOneWinner),
-    ] + appleChecks
+    ] + appleChecks + ceremonyChecks
 
     public static func createUserStoresEverything(_ makeStore: StoreFactory) throws {
         let store = try makeStore()

@@ -4,7 +4,8 @@
 #      the same bytes with the same certificate and key (alternating rounds, same wrk parameters);
 #   2. passkeyd-loadgen: full sign-in ceremonies over HTTPS keep-alive, next to OpenSSL's raw ES256 verify rate.
 # Everything listens on 127.0.0.1; both servers are stopped by pid on exit. Knobs (environment): ROUNDS,
-# WRK_ARGUMENTS, LOAD_CONNECTIONS, LOAD_SECONDS, BENCH_TMPDIR (parent of the data folder, e.g. /dev/shm).
+# WRK_ARGUMENTS, LOAD_CONNECTIONS, LOAD_SECONDS, BENCH_TMPDIR (parent of the data folder, e.g. /dev/shm),
+# PASSKEYD_BIN (a passkeyd binary to measure instead of building one, e.g. an older build for before/after).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -13,7 +14,10 @@ WRK_ARGUMENTS=${WRK_ARGUMENTS:--t1 -c50 -d8s}
 LOAD_CONNECTIONS=${LOAD_CONNECTIONS:-8}
 LOAD_SECONDS=${LOAD_SECONDS:-8}
 
-swift build -c release --product passkeyd >/dev/null
+if [ -z "${PASSKEYD_BIN:-}" ]; then
+    swift build -c release --product passkeyd >/dev/null
+    PASSKEYD_BIN=./.build/release/passkeyd
+fi
 swift build -c release --product passkeyd-loadgen >/dev/null
 
 work=$(mktemp -d "${BENCH_TMPDIR:-/tmp}/passkeyd-bench.XXXXXX")
@@ -49,7 +53,7 @@ cat >"$work/passkeyd.json" <<JSON
   }
 }
 JSON
-./.build/release/passkeyd serve --config "$work/passkeyd.json" 2>"$work/passkeyd.log" &
+"$PASSKEYD_BIN" serve --config "$work/passkeyd.json" 2>"$work/passkeyd.log" &
 passkeyd_pid=$!
 aasa_path=/.well-known/apple-app-site-association
 wait_for "https://127.0.0.1:$passkeyd_port/healthz"

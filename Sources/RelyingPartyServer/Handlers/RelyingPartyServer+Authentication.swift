@@ -83,16 +83,19 @@ extension RelyingPartyServer {
             }
             throw .verification(error)
         }
-        try storage {
-            try store.recordAuthentication(
-                credentialID: stored.id, signCount: result.signCount, backupEligible: result.backupEligible,
-                backupState: result.backupState, usedAt: time.now, cloneWarning: false,
-                backupEligibilityChanged: result.backupEligibilityChanged)
-        }
         guard let user = try storage({ try store.user(id: stored.userID) }) else {
             throw ServerError(400, "credential_unknown", "This passkey is not registered here.")
         }
-        return try signedIn(user: user, credentialID: stored.id)
+        // The counter, flags and session in one transaction: one durable commit, which also makes the challenge
+        // taken above durable (see `CeremonyStore`).
+        let session = sessions.prepare(for: user.id)
+        try storage {
+            try store.completeAuthentication(
+                credentialID: stored.id, signCount: result.signCount, backupEligible: result.backupEligible,
+                backupState: result.backupState, usedAt: time.now,
+                backupEligibilityChanged: result.backupEligibilityChanged, session: session.record)
+        }
+        return signedIn(user: user, credentialID: stored.id, issued: session.issued)
     }
 
     /// The user the ceremony identified before it started: the challenge's user, nobody's handle when the username

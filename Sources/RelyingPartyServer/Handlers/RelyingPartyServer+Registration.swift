@@ -90,19 +90,16 @@ extension RelyingPartyServer {
             attestationFormat: result.attestation.format.rawValue, attestationSummary: Self.summary(result),
             name: result.authenticatorName ?? "Passkey", createdAt: now)
         let user = UserRecord(id: userHandle, name: context.username, displayName: context.displayName, createdAt: now)
+        let session = sessions.prepare(for: user.id)
+        // The account or credential and the session in one transaction: one durable commit (see `CeremonyStore`).
         try storage {
-            if context.newAccount {
-                try store.createUser(user, firstCredential: stored)
-            } else {
-                try store.addCredential(stored)
-            }
+            try store.completeRegistration(newUser: context.newAccount ? user : nil, credential: stored, session: session.record)
         }
-        return try signedIn(user: user, credentialID: result.credentialID)
+        return signedIn(user: user, credentialID: result.credentialID, issued: session.issued)
     }
 
-    /// The session response shared by registration and authentication.
-    func signedIn(user: UserRecord, credentialID: [UInt8]) throws(ServerError) -> HTTPResponse {
-        let issued = try sessions.create(for: user.id)
+    /// The session response shared by registration and authentication, for a session already stored.
+    func signedIn(user: UserRecord, credentialID: [UInt8], issued: SessionService.Issued) -> HTTPResponse {
         var response = JSONBody.ok(SignedInResponse(
             verified: true, credentialId: Base64URL.encode(credentialID),
             user: .init(id: Base64URL.encode(user.id), name: user.name, displayName: user.displayName),

@@ -24,15 +24,23 @@ struct SessionService: Sendable {
     }
 
     func create(for userID: [UInt8]) throws(ServerError) -> Issued {
-        let now = time.now
-        let token = Base64URL.encode(random.bytes(count: 32))
-        let expiresAt = now.addingTimeInterval(lifetime)
+        let (issued, record) = prepare(for: userID)
         do {
-            try store.createSession(SessionRecord(tokenHash: Self.hash(token), userID: userID, createdAt: now, expiresAt: expiresAt))
+            try store.createSession(record)
         } catch {
             throw .storage(error)
         }
-        return Issued(token: token, expiresAt: expiresAt)
+        return issued
+    }
+
+    /// A new session for `userID` and its record, not yet stored: a ceremony stores it together with its own
+    /// writes, in one transaction (`CeremonyStore`).
+    func prepare(for userID: [UInt8]) -> (issued: Issued, record: SessionRecord) {
+        let now = time.now
+        let token = Base64URL.encode(random.bytes(count: 32))
+        let expiresAt = now.addingTimeInterval(lifetime)
+        let record = SessionRecord(tokenHash: Self.hash(token), userID: userID, createdAt: now, expiresAt: expiresAt)
+        return (Issued(token: token, expiresAt: expiresAt), record)
     }
 
     /// The session a request carries, if it is valid.

@@ -10,6 +10,11 @@ struct WellKnownFiles: Sendable {
     let assetLinks: [UInt8]?
     let relatedOrigins: [UInt8]?
     let passkeyEndpoints: [UInt8]?
+    /// The responses, made once: the files never change while the server runs.
+    private let appleAppSiteAssociationResponse: HTTPResponse
+    private let assetLinksResponse: HTTPResponse
+    private let relatedOriginsResponse: HTTPResponse
+    private let passkeyEndpointsResponse: HTTPResponse
 
     init(_ domains: AssociatedDomains) throws(ConfigurationError) {
         var association: [String: JSONValue] = [:]
@@ -42,18 +47,25 @@ struct WellKnownFiles: Sendable {
         if let enroll = domains.enrollURL { endpoints["enroll"] = .string(enroll) }
         if let manage = domains.manageURL { endpoints["manage"] = .string(manage) }
         passkeyEndpoints = endpoints.isEmpty ? nil : JSONBody.encode(endpoints)
+        appleAppSiteAssociationResponse = Self.response(serving: appleAppSiteAssociation)
+        assetLinksResponse = Self.response(serving: assetLinks)
+        relatedOriginsResponse = Self.response(serving: relatedOrigins)
+        passkeyEndpointsResponse = Self.response(serving: passkeyEndpoints)
     }
 
     /// The file for a well-known path, or nil when the path is not one of them.
     func response(for path: String) -> HTTPResponse? {
-        let body: [UInt8]?
         switch path {
-        case "/.well-known/apple-app-site-association", "/apple-app-site-association": body = appleAppSiteAssociation
-        case "/.well-known/assetlinks.json": body = assetLinks
-        case "/.well-known/webauthn": body = relatedOrigins
-        case "/.well-known/passkey-endpoints": body = passkeyEndpoints
-        default: return nil
+        case "/.well-known/apple-app-site-association", "/apple-app-site-association": appleAppSiteAssociationResponse
+        case "/.well-known/assetlinks.json": assetLinksResponse
+        case "/.well-known/webauthn": relatedOriginsResponse
+        case "/.well-known/passkey-endpoints": passkeyEndpointsResponse
+        default: nil
         }
+    }
+
+    /// The response for a file, or the JSON 404 when it is not configured.
+    private static func response(serving body: [UInt8]?) -> HTTPResponse {
         guard let body else { return ServerError.notFound.response }
         var response = HTTPResponse.json(status: 200, body)
         // Apple's CDN re-fetches about daily; an hour keeps edits visible soon without hammering the server.

@@ -1,0 +1,37 @@
+import Foundation
+
+/// The writes that end a successful ceremony, each together with the session it starts, in one transaction.
+///
+/// Why one transaction: a client must never be told it signed in unless what it was told is durable, the session
+/// and the credential's new counter alike; written one after the other, each would cost its own durable commit
+/// (an `fsync` on the SQLite store). Written together they cost one, and they are all or nothing.
+///
+/// Durability: when either method returns, its writes are durable, and so is every write this store made before
+/// it, in particular the `takeChallenge` of the same ceremony, which may itself return before it is durable
+/// (see `ChallengeStore`). A challenge taken by a ceremony that succeeded therefore never comes back after a crash.
+public protocol CeremonyStore: Sendable {
+    /// After a successful assertion, atomically: records it as `recordAuthentication` does with `cloneWarning`
+    /// false (sets `signCount`, `backupEligible`, `backupState`, `lastUsedAt = usedAt`; ORs in
+    /// `backupEligibilityChanged`), and stores `session` as `createSession` does.
+    ///
+    /// - Throws: `storage.notFound` when no credential has this ID or it does not belong to `session.userID`;
+    ///   `storage.duplicateKey` when a session with the same token hash is already stored. Nothing changes then.
+    func completeAuthentication(
+        credentialID: [UInt8],
+        signCount: UInt32,
+        backupEligible: Bool,
+        backupState: Bool,
+        usedAt: Date,
+        backupEligibilityChanged: Bool,
+        session: SessionRecord
+    ) throws(StorageError)
+
+    /// After a successful registration, atomically: stores the new account with `credential` as its first
+    /// credential (`createUser(_:firstCredential:)`) when `newUser` is given, or adds `credential` to its existing
+    /// user (`addCredential`) when it is nil, and stores `session` as `createSession` does.
+    ///
+    /// - Throws: what those calls throw (`storage.usernameTaken`, `storage.credentialExists`, `storage.notFound`,
+    ///   `storage.duplicateKey`), and `storage.notFound` when `session.userID` is not `credential.userID`.
+    ///   Nothing changes then.
+    func completeRegistration(newUser: UserRecord?, credential: CredentialRecord, session: SessionRecord) throws(StorageError)
+}
