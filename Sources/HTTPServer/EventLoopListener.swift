@@ -98,6 +98,13 @@ final class EventLoopListener {
             body: Self.body(request),
             remoteAddress: Self.peerAddress(request),
             isSecure: tls != nil)
+        // RFC 9112 §3.2: an HTTP/1.1 request without a Host header is answered with 400.
+        if request.pointee.major == 1, request.pointee.minor >= 1, !incoming.headers.contains("host") {
+            var refusal = HTTPResponse.json(status: 400, Array(#"{"error":"bad_request","message":"An HTTP/1.1 request needs a Host header."}"#.utf8))
+            refusal.headers.add("Connection", "close")
+            send(refusal, to: request, isHead: isHead)
+            return
+        }
         send(handler.handle(incoming), to: request, isHead: isHead)
     }
 
