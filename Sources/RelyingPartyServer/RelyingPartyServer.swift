@@ -71,7 +71,7 @@ public final class RelyingPartyServer: HTTPHandler {
             }
             return response
         } catch {
-            if error.status >= 500 { log("\(request.method) \(request.path): \(error.code)") }
+            if error.status >= 500 { log("\(request.method) \(Self.route(of: request.path)): \(error.code)") }
             return error.response
         }
     }
@@ -106,6 +106,11 @@ public final class RelyingPartyServer: HTTPHandler {
             if method == "GET", let response = staticFiles?.response(for: request.path) { return response }
             throw ServerError.notFound
         }
+    }
+
+    /// The path for the log: a passkey's ID (which identifies a person's authenticator) is left out.
+    static func route(of path: String) -> String {
+        path.hasPrefix("/me/passkeys/") ? "/me/passkeys/{id}" : path
     }
 
     /// The client's address: the peer, or (behind a trusted proxy) the last `X-Forwarded-For` entry.
