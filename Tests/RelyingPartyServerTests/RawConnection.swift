@@ -45,19 +45,20 @@ final class RawConnection {
         return sent == bytes.count
     }
 
-    /// Everything the server sends until it closes the connection or `seconds` pass, and whether it closed.
+    /// Everything the server sends until it closes the connection or `seconds` pass (at least one look, even
+    /// with no time left), and whether it closed.
     func receiveUntilClosed(within seconds: Double) -> (bytes: [UInt8], closed: Bool) {
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16_384)
         let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
+        repeat {
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let remaining = Int32(max(1, deadline.timeIntervalSinceNow * 1000))
+            let remaining = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
             guard poll(&poller, 1, remaining) > 0 else { continue }
             let count = recv(descriptor, &chunk, chunk.count, 0)
             if count <= 0 { return (received, true) }
             received += chunk[0..<count]
-        }
+        } while Date() < deadline
         return (received, false)
     }
 
