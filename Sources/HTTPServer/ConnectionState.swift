@@ -9,6 +9,11 @@ import Glibc
 /// anything libevent writes on its own (rather than inside `EventLoopListener.send`) is either
 /// `100 Continue`, which passes, or one of libevent's HTML error pages (400, 413, 501, ...),
 /// which is replaced by a JSON error with `Connection: close`.
+///
+/// It also enforces a whole-request deadline. libevent's read timeout restarts with every byte read, so a client
+/// trickling one byte at a time could hold its connection (and a place under the cap) for ever. A request must
+/// therefore arrive in full within the read timeout of the connection opening, and each next one within the write
+/// and read timeouts of the previous answer being queued; otherwise the connection is closed.
 final class ConnectionState {
     /// The listener that accepted the connection; it outlives every connection it accepted.
     unowned let listener: EventLoopListener
@@ -22,6 +27,10 @@ final class ConnectionState {
     private var isRewriting = false
     /// True once an error page was replaced: the rest of libevent's page is dropped.
     private var isDiscardingOutput = false
+    /// The evhttp connection, once attached.
+    private var connection: OpaquePointer?
+    /// The whole-request deadline timer, once attached.
+    private var deadline: OpaquePointer?
 
     init(listener: EventLoopListener, bufferEvent: OpaquePointer, isRefused: Bool) {
         self.listener = listener
@@ -75,6 +84,25 @@ final class ConnectionState {
             guard let argument else { return }
             Unmanaged<ConnectionState>.fromOpaque(argument).takeRetainedValue().detach()
         }, Unmanaged.passRetained(self).toOpaque())
+        self.connection = connection
+        deadline = event_new(listener.loop.base, -1, 0, { _, _, argument in
+            guard let argument else { return }
+            Unmanaged<ConnectionState>.fromOpaque(argument).takeUnretainedValue().deadlinePassed()
+        }, Unmanaged.passUnretained(self).toOpaque())
+        armDeadline(seconds: configuration.readTimeoutSeconds)
+    }
+
+    /// (Re)starts the whole-request deadline.
+    private func armDeadline(seconds: Int) {
+        guard let deadline else { return }
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        event_add(deadline, &timeout)
+    }
+
+    /// No complete request in time: the connection is closed (its close callback then detaches this state).
+    private func deadlinePassed() {
+        guard let connection else { return }
+        evhttp_connection_free(connection)
     }
 
     /// Stops watching the output and uncounts the connection; safe to call twice.
@@ -82,11 +110,20 @@ final class ConnectionState {
         guard let outputWatch else { return }
         evbuffer_remove_cb_entry(bufferevent_get_output(bufferEvent), outputWatch)
         self.outputWatch = nil
+        if let deadline {
+            event_free(deadline)
+            self.deadline = nil
+        }
+        connection = nil
         listener.loop.connections.closed()
     }
 
     /// Called after every change to the output buffer.
     private func outputChanged(_ buffer: OpaquePointer, added: Int) {
+        if added > 0 {
+            // An answer is being queued: the next request has the write and the read timeouts to arrive.
+            armDeadline(seconds: listener.configuration.writeTimeoutSeconds + listener.configuration.readTimeoutSeconds)
+        }
         guard added > 0, !isRewriting, !listener.loop.isSendingOwnResponse else { return }
         let start = max(0, evbuffer_get_length(buffer) - added)
         if isDiscardingOutput {

@@ -84,7 +84,7 @@ import WebAuthnCore
         let started = Date()
         var sent = 0
         var closed = false
-        for byte in request {
+        for byte in request where Date().timeIntervalSince(started) < 10 {
             guard slow.send([byte]) else {
                 closed = true
                 break
@@ -114,7 +114,8 @@ import WebAuthnCore
         }
         let account = try PasskeyClient(CurlTransport(port: server.port)).register("alice")
         #expect(!account.token.isEmpty)
-        let reaped = idle.filter { $0.isClosedByServer(within: 6) }.count
+        let deadline = Date().addingTimeInterval(6)
+        let reaped = idle.filter { $0.isClosedByServer(within: deadline.timeIntervalSinceNow) }.count
         #expect(reaped == idle.count)
         var remaining = server.openConnectionCount
         for _ in 0..<50 where remaining != 0 {
@@ -153,6 +154,36 @@ import WebAuthnCore
             remaining = server.openConnectionCount
         }
         #expect(remaining == 0)
+    }
+
+    /// A client trickling its request one byte every 0.4 s, faster than the 1 s read timeout (which restarts with
+    /// every byte), is still cut off: the whole request must arrive within the read timeout.
+    @Test func clientTricklingFasterThanTheReadTimeoutIsDisconnected() throws {
+        let server = try LoopbackServer(plainListener: true, limits: HTTPServerConfiguration(readTimeoutSeconds: 1))
+        defer { server.stop() }
+        let request = Array("POST /webauthn/authentication/options HTTP/1.1\r\nHost: example.com\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}".utf8)
+        // On the TLS port: the start of a 512-byte handshake record, which OpenSSL waits for in full.
+        let handshake: [UInt8] = [0x16, 0x03, 0x01, 0x02, 0x00] + [UInt8](repeating: 0, count: 15)
+        for (port, bytes) in [(server.plainPort, request), (server.port, handshake)] {
+            let slow = try RawConnection(port: port)
+            let started = Date()
+            var sent = 0
+            var closed = false
+            for byte in bytes.prefix(20) {
+                guard slow.send([byte]) else {
+                    closed = true
+                    break
+                }
+                sent += 1
+                if slow.isClosedByServer(within: 0.4) {
+                    closed = true
+                    break
+                }
+            }
+            #expect(closed, "port \(port): still open after \(sent) bytes in \(Date().timeIntervalSince(started)) s")
+            #expect(Date().timeIntervalSince(started) < 3)
+        }
+        #expect(try PasskeyClient(CurlTransport(port: server.port)).register("alice").token.isEmpty == false)
     }
 
     // MARK: malformed HTTP
