@@ -113,9 +113,10 @@ public final class RelyingPartyServer: HTTPHandler {
         path.hasPrefix("/me/passkeys/") ? "/me/passkeys/{id}" : path
     }
 
-    /// The client's address: the peer, or (behind a trusted proxy) the last `X-Forwarded-For` entry.
+    /// The client's address: the peer, or (behind a trusted proxy) the last entry of the last `X-Forwarded-For`
+    /// field (a proxy may add its own field after the client's).
     func clientAddress(_ request: HTTPRequest) -> String {
-        if configuration.rateLimits.trustForwardedFor, let forwarded = request.headers["x-forwarded-for"],
+        if configuration.rateLimits.trustForwardedFor, let forwarded = request.headers.values("x-forwarded-for").last,
            let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty {
             return last
         }
