@@ -14,6 +14,9 @@ import Glibc
 /// trickling one byte at a time could hold its connection (and a place under the cap) for ever. A request must
 /// therefore arrive in full within the read timeout of the connection opening, and each next one within the write
 /// and read timeouts of the previous answer being queued; otherwise the connection is closed.
+///
+/// And it watches the input for NUL bytes, which libevent would silently cut header values at (RFC 9110 §5.5: reject
+/// or replace); the listener refuses every request of a connection that sent one (no JSON body holds a raw NUL either).
 final class ConnectionState {
     /// The listener that accepted the connection; it outlives every connection it accepted.
     unowned let listener: EventLoopListener
@@ -31,6 +34,10 @@ final class ConnectionState {
     private var connection: OpaquePointer?
     /// The whole-request deadline timer, once attached.
     private var deadline: OpaquePointer?
+    /// The input watch, removed when the connection goes away.
+    private var inputWatch: OpaquePointer?
+    /// True once the client sent a NUL byte: the listener then refuses its requests.
+    private(set) var hasReceivedNUL = false
 
     init(listener: EventLoopListener, bufferEvent: OpaquePointer, isRefused: Bool) {
         self.listener = listener
@@ -45,6 +52,10 @@ final class ConnectionState {
         outputWatch = evbuffer_add_cb(bufferevent_get_output(bufferEvent), { buffer, information, argument in
             guard let buffer, let information, let argument else { return }
             Unmanaged<ConnectionState>.fromOpaque(argument).takeUnretainedValue().outputChanged(buffer, added: information.pointee.n_added)
+        }, Unmanaged.passUnretained(self).toOpaque())
+        inputWatch = evbuffer_add_cb(bufferevent_get_input(bufferEvent), { buffer, information, argument in
+            guard let buffer, let information, let argument else { return }
+            Unmanaged<ConnectionState>.fromOpaque(argument).takeUnretainedValue().inputChanged(buffer, added: information.pointee.n_added)
         }, Unmanaged.passUnretained(self).toOpaque())
         bufferevent_incref(bufferEvent)
         let scheduled = event_base_once(listener.loop.base, -1, Int16(EV_TIMEOUT), { _, _, argument in
@@ -85,6 +96,7 @@ final class ConnectionState {
             Unmanaged<ConnectionState>.fromOpaque(argument).takeRetainedValue().detach()
         }, Unmanaged.passRetained(self).toOpaque())
         self.connection = connection
+        listener.connectionStates[bufferEvent] = self
         deadline = event_new(listener.loop.base, -1, 0, { _, _, argument in
             guard let argument else { return }
             Unmanaged<ConnectionState>.fromOpaque(argument).takeUnretainedValue().deadlinePassed()
@@ -110,12 +122,26 @@ final class ConnectionState {
         guard let outputWatch else { return }
         evbuffer_remove_cb_entry(bufferevent_get_output(bufferEvent), outputWatch)
         self.outputWatch = nil
+        if let inputWatch {
+            evbuffer_remove_cb_entry(bufferevent_get_input(bufferEvent), inputWatch)
+            self.inputWatch = nil
+        }
+        listener.connectionStates[bufferEvent] = nil
         if let deadline {
             event_free(deadline)
             self.deadline = nil
         }
         connection = nil
         listener.loop.connections.closed()
+    }
+
+    /// Called after every change to the input buffer, before evhttp parses what was added.
+    private func inputChanged(_ buffer: OpaquePointer, added: Int) {
+        guard added > 0, !hasReceivedNUL else { return }
+        let start = max(0, evbuffer_get_length(buffer) - added)
+        if Self.peek(buffer, from: start, count: added).contains(0) {
+            hasReceivedNUL = true
+        }
     }
 
     /// Called after every change to the output buffer.

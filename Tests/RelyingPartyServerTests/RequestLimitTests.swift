@@ -194,6 +194,8 @@ import WebAuthnCore
         "binary garbage": [0x00, 0xFF, 0xFE, 0x0D, 0x0A, 0x0D, 0x0A],
         "header without colon": Array("GET /healthz HTTP/1.1\r\nHost: example.com\r\nNoColonHere\r\n\r\n".utf8),
         "missing Host": Array("GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n".utf8),
+        "NUL in a header": Array("GET /healthz HTTP/1.1\r\nHost: example.com\r\nX-Note: a\u{0}b\r\nConnection: close\r\n\r\n".utf8),
+        "NUL in the Host header": Array("GET /healthz HTTP/1.1\r\nHost: example.com\u{0}.evil\r\nConnection: close\r\n\r\n".utf8),
         "NUL in the path": Array("GET /heal\u{0}thz HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\n\r\n".utf8),
         "huge header": Array(("GET /healthz HTTP/1.1\r\nHost: example.com\r\nX-Big: " + String(repeating: "h", count: 20_000) + "\r\n\r\n").utf8),
         "unknown method": Array("BREW /healthz HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\n\r\n".utf8),
