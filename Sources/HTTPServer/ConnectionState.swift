@@ -9,6 +9,14 @@ import Glibc
 /// anything libevent writes on its own (rather than inside `EventLoopListener.send`) is either
 /// `100 Continue`, which passes, or one of libevent's HTML error pages (400, 413, 501, ...),
 /// which is replaced by a JSON error with `Connection: close`.
+///
+/// It also enforces a whole-request deadline. libevent's read timeout restarts with every byte read, so a client
+/// trickling one byte at a time could hold its connection (and a place under the cap) for ever. A request must
+/// therefore arrive in full within the read timeout of the connection opening, and each next one within the write
+/// and read timeouts of the previous answer being queued; otherwise the connection is closed.
+///
+/// And it watches the input for NUL bytes, which libevent would silently cut header values at (RFC 9110 §5.5: reject
+/// or replace); the listener refuses every request of a connection that sent one (no JSON body holds a raw NUL either).
 final class ConnectionState {
     /// The listener that accepted the connection; it outlives every connection it accepted.
     unowned let listener: EventLoopListener
@@ -22,6 +30,14 @@ final class ConnectionState {
     private var isRewriting = false
     /// True once an error page was replaced: the rest of libevent's page is dropped.
     private var isDiscardingOutput = false
+    /// The evhttp connection, once attached.
+    private var connection: OpaquePointer?
+    /// The whole-request deadline timer, once attached.
+    private var deadline: OpaquePointer?
+    /// The input watch, removed when the connection goes away.
+    private var inputWatch: OpaquePointer?
+    /// True once the client sent a NUL byte: the listener then refuses its requests.
+    private(set) var hasReceivedNUL = false
 
     init(listener: EventLoopListener, bufferEvent: OpaquePointer, isRefused: Bool) {
         self.listener = listener
@@ -36,6 +52,10 @@ final class ConnectionState {
         outputWatch = evbuffer_add_cb(bufferevent_get_output(bufferEvent), { buffer, information, argument in
             guard let buffer, let information, let argument else { return }
             Unmanaged<ConnectionState>.fromOpaque(argument).takeUnretainedValue().outputChanged(buffer, added: information.pointee.n_added)
+        }, Unmanaged.passUnretained(self).toOpaque())
+        inputWatch = evbuffer_add_cb(bufferevent_get_input(bufferEvent), { buffer, information, argument in
+            guard let buffer, let information, let argument else { return }
+            Unmanaged<ConnectionState>.fromOpaque(argument).takeUnretainedValue().inputChanged(buffer, added: information.pointee.n_added)
         }, Unmanaged.passUnretained(self).toOpaque())
         bufferevent_incref(bufferEvent)
         let scheduled = event_base_once(listener.loop.base, -1, Int16(EV_TIMEOUT), { _, _, argument in
@@ -75,6 +95,26 @@ final class ConnectionState {
             guard let argument else { return }
             Unmanaged<ConnectionState>.fromOpaque(argument).takeRetainedValue().detach()
         }, Unmanaged.passRetained(self).toOpaque())
+        self.connection = connection
+        listener.connectionStates[bufferEvent] = self
+        deadline = event_new(listener.loop.base, -1, 0, { _, _, argument in
+            guard let argument else { return }
+            Unmanaged<ConnectionState>.fromOpaque(argument).takeUnretainedValue().deadlinePassed()
+        }, Unmanaged.passUnretained(self).toOpaque())
+        armDeadline(seconds: configuration.readTimeoutSeconds)
+    }
+
+    /// (Re)starts the whole-request deadline.
+    private func armDeadline(seconds: Int) {
+        guard let deadline else { return }
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        event_add(deadline, &timeout)
+    }
+
+    /// No complete request in time: the connection is closed (its close callback then detaches this state).
+    private func deadlinePassed() {
+        guard let connection else { return }
+        evhttp_connection_free(connection)
     }
 
     /// Stops watching the output and uncounts the connection; safe to call twice.
@@ -82,11 +122,34 @@ final class ConnectionState {
         guard let outputWatch else { return }
         evbuffer_remove_cb_entry(bufferevent_get_output(bufferEvent), outputWatch)
         self.outputWatch = nil
+        if let inputWatch {
+            evbuffer_remove_cb_entry(bufferevent_get_input(bufferEvent), inputWatch)
+            self.inputWatch = nil
+        }
+        listener.connectionStates[bufferEvent] = nil
+        if let deadline {
+            event_free(deadline)
+            self.deadline = nil
+        }
+        connection = nil
         listener.loop.connections.closed()
+    }
+
+    /// Called after every change to the input buffer, before evhttp parses what was added.
+    private func inputChanged(_ buffer: OpaquePointer, added: Int) {
+        guard added > 0, !hasReceivedNUL else { return }
+        let start = max(0, evbuffer_get_length(buffer) - added)
+        if Self.peek(buffer, from: start, count: added).contains(0) {
+            hasReceivedNUL = true
+        }
     }
 
     /// Called after every change to the output buffer.
     private func outputChanged(_ buffer: OpaquePointer, added: Int) {
+        if added > 0 {
+            // An answer is being queued: the next request has the write and the read timeouts to arrive.
+            armDeadline(seconds: listener.configuration.writeTimeoutSeconds + listener.configuration.readTimeoutSeconds)
+        }
         guard added > 0, !isRewriting, !listener.loop.isSendingOwnResponse else { return }
         let start = max(0, evbuffer_get_length(buffer) - added)
         if isDiscardingOutput {

@@ -16,6 +16,8 @@ final class EventLoopListener {
     private let tls: TLSServerContext?
     private let handler: any HTTPHandler
     private var http: OpaquePointer?
+    /// The bookkeeping of each attached connection, by its bufferevent.
+    var connectionStates: [OpaquePointer: ConnectionState] = [:]
 
     /// The methods evhttp lets through; others get a JSON 501.
     private static let allowedMethods = [EVHTTP_REQ_GET, EVHTTP_REQ_HEAD, EVHTTP_REQ_POST, EVHTTP_REQ_PUT, EVHTTP_REQ_PATCH, EVHTTP_REQ_DELETE, EVHTTP_REQ_OPTIONS]
@@ -98,6 +100,18 @@ final class EventLoopListener {
             body: Self.body(request),
             remoteAddress: Self.peerAddress(request),
             isSecure: tls != nil)
+        // RFC 9112 §3.2: an HTTP/1.1 request without a Host header is answered with 400. RFC 9110 §5.5: a NUL byte
+        // (which libevent cut a header value at) makes the request invalid.
+        let missesHost = request.pointee.major == 1 && request.pointee.minor >= 1 && !incoming.headers.contains("host")
+        let sentNUL = evhttp_request_get_connection(request).flatMap(evhttp_connection_get_bufferevent)
+            .flatMap { connectionStates[$0] }?.hasReceivedNUL == true
+        if missesHost || sentNUL {
+            let message = sentNUL ? "The request contains a NUL byte." : "An HTTP/1.1 request needs a Host header."
+            var refusal = HTTPResponse.json(status: 400, Array(#"{"error":"bad_request","message":"\#(message)"}"#.utf8))
+            refusal.headers.add("Connection", "close")
+            send(refusal, to: request, isHead: isHead)
+            return
+        }
         send(handler.handle(incoming), to: request, isHead: isHead)
     }
 

@@ -19,6 +19,8 @@ public struct HTTPServerConfiguration: Sendable {
     /// The largest accepted request line plus header section in bytes; larger ones get a JSON 400.
     public var maximumHeaderSize: Int
     /// Seconds a connection may stay silent while a request is expected or being read (also the keep-alive idle time).
+    /// A whole request must also arrive within this time of the connection opening (and within the write and read
+    /// timeouts of the previous answer), however steadily its bytes trickle in.
     public var readTimeoutSeconds: Int
     /// Seconds a response write may stall.
     public var writeTimeoutSeconds: Int

@@ -71,7 +71,7 @@ public final class RelyingPartyServer: HTTPHandler {
             }
             return response
         } catch {
-            if error.status >= 500 { log("\(request.method) \(request.path): \(error.code)") }
+            if error.status >= 500 { log("\(request.method) \(Self.route(of: request.path)): \(error.code)") }
             return error.response
         }
     }
@@ -108,9 +108,15 @@ public final class RelyingPartyServer: HTTPHandler {
         }
     }
 
-    /// The client's address: the peer, or (behind a trusted proxy) the last `X-Forwarded-For` entry.
+    /// The path for the log: a passkey's ID (which identifies a person's authenticator) is left out.
+    static func route(of path: String) -> String {
+        path.hasPrefix("/me/passkeys/") ? "/me/passkeys/{id}" : path
+    }
+
+    /// The client's address: the peer, or (behind a trusted proxy) the last entry of the last `X-Forwarded-For`
+    /// field (a proxy may add its own field after the client's).
     func clientAddress(_ request: HTTPRequest) -> String {
-        if configuration.rateLimits.trustForwardedFor, let forwarded = request.headers["x-forwarded-for"],
+        if configuration.rateLimits.trustForwardedFor, let forwarded = request.headers.values("x-forwarded-for").last,
            let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty {
             return last
         }

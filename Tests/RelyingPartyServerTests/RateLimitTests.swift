@@ -73,6 +73,20 @@ struct RateLimitTests {
         #expect(server.handle(other).status == 200)
     }
 
+    /// A proxy that adds its own `X-Forwarded-For` field after the client's: the last entry of the last field is the
+    /// client address, not whatever the client wrote in the first field.
+    @Test func forwardedForFieldsAddedByTheProxyCountAfterTheClientsOwn() throws {
+        let trusting = try TestServerFactory.configuration(
+            #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "rateLimits": {"perAddressBurst": 1, "trustForwardedFor": true}}"#)
+        let server = try TestServerFactory.make(configuration: trusting)
+        for forged in ["192.0.2.1", "192.0.2.2"] {
+            var request = Self.optionsRequest(from: "127.0.0.1")
+            request.headers.add("X-Forwarded-For", forged)
+            request.headers.add("X-Forwarded-For", "203.0.113.9")
+            #expect(server.handle(request).status == (forged == "192.0.2.1" ? 200 : 429))
+        }
+    }
+
     @Test func invalidRateLimitConfigurationNamesTheKey() {
         #expect(throws: ConfigurationError(key: "rateLimits.perAddressBurst", reason: "must be a whole number from 1 to 1000000")) {
             try TestServerFactory.configuration(#"{"rateLimits": {"perAddressBurst": 0}}"#)

@@ -35,11 +35,12 @@ final class ServeProcess {
     }
 
     /// Writes a configuration for `dataDirectory` on a free port and starts the server; returns once /healthz answers.
-    init(dataDirectory: String, configurationPath: String) throws {
+    /// `extraMembers` are added to the configuration object as they are (e.g. `"rateLimits": {...}`).
+    init(dataDirectory: String, configurationPath: String, extraMembers: String? = nil) throws {
         port = try Self.freePort()
         let configuration = """
             {"relyingParty": {"id": "example.com", "name": "Example", "origins": ["https://example.com"]},
-             "listen": {"https": "127.0.0.1:\(port)"}, "dataDirectory": "\(dataDirectory)", "www": null, "threads": 2}
+             "listen": {"https": "127.0.0.1:\(port)"}, "dataDirectory": "\(dataDirectory)", "www": null, "threads": 2\(extraMembers.map { ", " + $0 } ?? "")}
             """
         try Data(configuration.utf8).write(to: URL(fileURLWithPath: configurationPath))
         logPath = dataDirectory + "-serve-\(port).log"
@@ -73,7 +74,8 @@ final class ServeProcess {
         return process.terminationStatus
     }
 
-    private func stopWithSIGKILL() {
+    /// Kills the server at once (no chance to finish anything) and waits for it to be gone.
+    func stopWithSIGKILL() {
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()

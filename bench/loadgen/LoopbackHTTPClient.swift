@@ -1,6 +1,6 @@
 import CryptoCore
 
-/// A minimal blocking HTTP/1.1 client over one keep-alive TLS connection: POST with a Content-Length body,
+/// A minimal blocking HTTP/1.1 client over one keep-alive TLS connection: GET, and POST with a Content-Length body,
 /// responses read by their Content-Length. Enough for the load generator; not a general client.
 /// `@unchecked Sendable`: the load generator hands each client to one thread at a time.
 final class LoopbackHTTPClient: @unchecked Sendable {
@@ -23,8 +23,17 @@ final class LoopbackHTTPClient: @unchecked Sendable {
     }
 
     func post(_ path: String, json body: [UInt8]) throws -> Reply {
-        let head = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n"
+        try post(path, contentType: "application/json", body: body)
+    }
+
+    func post(_ path: String, contentType: String, body: [UInt8]) throws -> Reply {
+        let head = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: \(contentType)\r\nContent-Length: \(body.count)\r\n\r\n"
         try connection.write(Array(head.utf8) + body)
+        return try readReply()
+    }
+
+    func get(_ path: String) throws -> Reply {
+        try connection.write(Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
         return try readReply()
     }
 

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# passkeyd soak run: a fixed-length mixed load (registrations, logins, AASA fetches and bad requests in fixed
+# proportions) on a release `passkeyd serve`, reporting per kind the operations, the unexpected answers (0 required),
+# p50/p99 latency, and the server's resident memory at start, after the warm-up, every 10 s and at the end, with
+# PASS/FAIL lines for errors and for flat memory. Exits non-zero on FAIL.
+# Everything listens on 127.0.0.1; the server is stopped by pid on exit. Knobs (environment): SOAK_SECONDS
+# (default 60), SOAK_WARM_UP (default 10), SOAK_CONNECTIONS (default 8), BENCH_TMPDIR (parent of the data folder).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+SOAK_SECONDS=${SOAK_SECONDS:-60}
+SOAK_WARM_UP=${SOAK_WARM_UP:-10}
+SOAK_CONNECTIONS=${SOAK_CONNECTIONS:-8}
+
+swift build -c release --product passkeyd >/dev/null
+swift build -c release --product passkeyd-loadgen >/dev/null
+
+work=$(mktemp -d "${BENCH_TMPDIR:-/tmp}/passkeyd-soak.XXXXXX")
+passkeyd_pid=""
+stop() {
+    if [ -n "$passkeyd_pid" ]; then
+        kill -TERM "$passkeyd_pid" 2>/dev/null || true
+        for _ in $(seq 50); do kill -0 "$passkeyd_pid" 2>/dev/null || break; sleep 0.1; done
+    fi
+    rm -rf "$work"
+}
+trap stop EXIT
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
+
+# Rate limits lifted: every request comes from 127.0.0.1. An associatedDomains block, so that AASA is served.
+port=$(free_port)
+cat >"$work/passkeyd.json" <<JSON
+{
+  "relyingParty": {"id": "example.com", "name": "Example", "origins": ["https://example.com"]},
+  "listen": {"https": "127.0.0.1:$port"},
+  "dataDirectory": "$work/data",
+  "www": null,
+  "threads": 2,
+  "rateLimits": {"perAddressPerMinute": 1000000, "perAddressBurst": 1000000, "perAccountPerMinute": 1000000,
+                 "perAccountBurst": 1000000, "outstandingChallengesPerAddress": 1000000},
+  "associatedDomains": {
+    "webcredentials": {"apps": ["ABCDE12345.com.example.app", "ABCDE12345.com.example.app.beta"]},
+    "applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/account/*"}, {"/": "/open/*"}]}]}
+  }
+}
+JSON
+./.build/release/passkeyd serve --config "$work/passkeyd.json" 2>"$work/passkeyd.log" &
+passkeyd_pid=$!
+for _ in $(seq 100); do curl -sk -o /dev/null "https://127.0.0.1:$port/healthz" && break; sleep 0.1; done
+curl -sk -o /dev/null "https://127.0.0.1:$port/healthz" || { echo "passkeyd does not answer" >&2; cat "$work/passkeyd.log" >&2; exit 1; }
+
+status=0
+./.build/release/passkeyd-loadgen --mode soak --port "$port" --server-pid "$passkeyd_pid" --connections "$SOAK_CONNECTIONS" \
+    --seconds "$SOAK_SECONDS" --warm-up "$SOAK_WARM_UP" || status=$?
+kill -0 "$passkeyd_pid" 2>/dev/null || { echo "FAIL passkeyd is no longer running" >&2; status=1; }
+echo "server log lines: $(wc -l <"$work/passkeyd.log") (errors logged: $(grep -c -e storage_unavailable -e internal_error "$work/passkeyd.log" || true))"
+exit "$status"
