@@ -24,20 +24,27 @@ struct ListeningSocket: Sendable {
     /// The address is first bound alone, without SO_REUSEPORT, so that a port already in use, by any process,
     /// still fails with `bindFailed` (a second server must not silently join the group and take half of the
     /// connections); that socket then makes way for the group on the port it got. With `count` 1 it is kept.
+    /// With port 0 the kernel picks a free port for the first socket, and another process may take that port in
+    /// the moment between closing it and binding the group; the whole step is then retried on a new port.
     static func bindGroup(_ address: String, count: Int) throws(HTTPServerError) -> [ListeningSocket] {
-        let exclusive = try bind(address)
-        guard count > 1 else { return [exclusive] }
-        close(exclusive.descriptor)
-        var group: [ListeningSocket] = []
-        do throws(HTTPServerError) {
-            for _ in 0..<count {
-                group.append(try bind(address, sharingPort: exclusive.port))
+        let anyPort = (try split(address)).port == "0"
+        var attempt = 1
+        while true {
+            let exclusive = try bind(address)
+            guard count > 1 else { return [exclusive] }
+            close(exclusive.descriptor)
+            var group: [ListeningSocket] = []
+            do throws(HTTPServerError) {
+                for _ in 0..<count {
+                    group.append(try bind(address, sharingPort: exclusive.port))
+                }
+                return group
+            } catch {
+                group.forEach { close($0.descriptor) }
+                guard anyPort, attempt < 5 else { throw error }
+                attempt += 1
             }
-        } catch {
-            group.forEach { close($0.descriptor) }
-            throw error
         }
-        return group
     }
 
     /// Parses "host:port", "[v6]:port" or ":port" and binds and listens; with `sharingPort`, binds that port

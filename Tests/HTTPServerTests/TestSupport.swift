@@ -87,7 +87,8 @@ func run(_ executable: String, _ arguments: [String], input: Data? = nil) throws
     process.standardInput = inputPipe
     try process.run()
     if let input {
-        inputPipe.fileHandleForWriting.write(input)
+        // A child that exits before reading (e.g. a refused TLS handshake) closes the pipe: that is not an error here.
+        try? inputPipe.fileHandleForWriting.write(contentsOf: input)
     }
     try inputPipe.fileHandleForWriting.close()
     let errorData = errorOutput.fileHandleForReading.readDataToEndOfFile()

@@ -20,7 +20,8 @@ enum ChildProcess {
         process.standardError = errorOutput
         process.standardInput = inputPipe
         try process.run()
-        if let input { inputPipe.fileHandleForWriting.write(input) }
+        // A child that exits before reading (e.g. a refused TLS handshake) closes the pipe: that is not an error here.
+        if let input { try? inputPipe.fileHandleForWriting.write(contentsOf: input) }
         try inputPipe.fileHandleForWriting.close()
         let errorData = errorOutput.fileHandleForReading.readDataToEndOfFile()
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
