@@ -39,7 +39,7 @@ let package = Package(
         .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore"]),
         .testTarget(name: "WebAuthnCoreTests", dependencies: ["WebAuthnCore", "TestSupport", "CBOR", "CryptoCore"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "StorageSQLite", "TestSupport"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CryptoCore"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CryptoCore", "TestSupport"]),
         .testTarget(name: "AppleSignInTests", dependencies: ["AppleSignIn", "CryptoCore", "TestSupport"]),
         .testTarget(name: "RelyingPartyServerTests", dependencies: ["RelyingPartyServer", "TestSupport", "Storage", "StorageSQLite", "HTTPServer", "WebAuthnCore", "CryptoCore", "AppleSignIn"]),
     ],

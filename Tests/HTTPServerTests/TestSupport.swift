@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import TestSupport
 import HTTPServer
 
 /// Echoes what it received as JSON: method, path, query, body length, whether TLS was used, the peer.
@@ -76,29 +77,10 @@ struct ProcessResult {
 
 /// Runs a program to completion, optionally feeding standard input.
 func run(_ executable: String, _ arguments: [String], input: Data? = nil) throws -> ProcessResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let output = Pipe()
-    let errorOutput = Pipe()
-    let inputPipe = Pipe()
-    process.standardOutput = output
-    process.standardError = errorOutput
-    process.standardInput = inputPipe
-    try process.run()
-    if let input {
-        // A child that exits before reading (e.g. a refused TLS handshake) closes the pipe: that is not an error here.
-        try? inputPipe.fileHandleForWriting.write(contentsOf: input)
-    }
-    try inputPipe.fileHandleForWriting.close()
-    let errorData = errorOutput.fileHandleForReading.readDataToEndOfFile()
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return ProcessResult(
-        status: process.terminationStatus,
-        output: String(decoding: outputData, as: UTF8.self),
-        errorOutput: String(decoding: errorData, as: UTF8.self))
+    let result = try ChildProcess.run(executable, arguments, input: input)
+    return ProcessResult(status: result.status, output: String(decoding: result.output, as: UTF8.self), errorOutput: result.errorOutput)
 }
+
 
 /// Runs `/usr/bin/curl -s -k --max-time 10` with the given arguments.
 func curl(_ arguments: [String]) throws -> ProcessResult {

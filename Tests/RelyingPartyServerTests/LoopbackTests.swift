@@ -1,3 +1,4 @@
+import TestSupport
 import CryptoCore
 import Foundation
 import Testing

@@ -1,15 +1,15 @@
 import Foundation
 
-/// Runs programs for the loopback and restart tests.
-enum ChildProcess {
-    struct Result {
-        let status: Int32
-        let output: Data
-        let errorOutput: String
+/// Runs programs (curl, openssl, passkeyd) for the loopback and restart tests.
+public enum ChildProcess {
+    public struct Result: Sendable {
+        public let status: Int32
+        public let output: Data
+        public let errorOutput: String
     }
 
     /// Runs `executable` to completion, feeding `input` on standard input.
-    static func run(_ executable: String, _ arguments: [String], input: Data? = nil) throws -> Result {
+    public static func run(_ executable: String, _ arguments: [String], input: Data? = nil) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
