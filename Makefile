@@ -4,7 +4,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBIAN_PACKAGES := libssl-dev libcbor-dev libsqlite3-dev libevent-dev pkg-config
 SWIFT ?= swift
 
-.PHONY: deps build release run test test-swift bench-core clean
+.PHONY: deps build release run test test-swift bench-core clean fuzz fuzz-build fuzz-replay
 
 # Install the Debian packages that are missing; nothing at all when everything is there.
 deps:
@@ -28,7 +28,7 @@ test: deps test-swift
 
 test-swift:
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --parallel
+	$(SWIFT) test --skip-build --parallel && $(MAKE) fuzz-replay
 
 bench-core: deps
 	$(SWIFT) build -c release --product passkeyd-bench
@@ -36,3 +36,18 @@ bench-core: deps
 
 clean:
 	rm -rf .build
+
+# Fuzzing (FUZZING.md): libFuzzer + ASan builds of fuzz/Targets/*.swift, each run FUZZ_SECONDS (default 60), niced.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+
+fuzz-build: deps
+	nice -n 10 fuzz/build.sh fuzz $(FUZZ_TARGETS)
+
+fuzz: fuzz-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh $(FUZZ_TARGETS)
+
+# Every committed corpus and regression input through every target, without the fuzzer runtime.
+fuzz-replay: deps
+	nice -n 10 fuzz/build.sh replay
+	fuzz/replay.sh
