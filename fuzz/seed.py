@@ -191,6 +191,7 @@ def main():
         for pem in case.get("trustAnchors", []):
             body = "".join(line for line in pem.splitlines() if line and not line.startswith("-----"))
             seeds.add("x509", base64.b64decode(body))
+            seeds.add("x509", pem)
     for case in registrations:
         data = attestation_object(case)
         if not data:

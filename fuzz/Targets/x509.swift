@@ -1,4 +1,4 @@
-// Target `x509`: X509Certificate(der:) and every accessor passkeyd uses on attestation certificates (names,
+// Target `x509`: X509Certificate(der:) (and certificates(pem:) on the bytes as text) and every accessor passkeyd uses on attestation certificates (names,
 // validity, key, extensions, Basic Constraints, EKU, SAN, the packed/TPM certificate rules, Android's KeyDescription
 // and Apple's nonce extension), plus ASN1Element.sequence / children on the same bytes.
 import CryptoCore
@@ -20,6 +20,8 @@ public func test(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = try? ASN1Element.single(input)
     }
     _ = try? AndroidKeyDescription(der: input)
+    // PEM trust anchors (`passkeyd verify --trust-anchors`, vector files) go through the same parser.
+    _ = try? X509Certificate.certificates(pem: String(decoding: input, as: UTF8.self))
     guard let certificate = try? X509Certificate(der: input) else { return 0 }
     _ = certificate.version
     _ = certificate.subject
