@@ -127,7 +127,8 @@ struct RegistrationFixture: @unchecked Sendable {
         var credential = response
         credential.response.attestationObject = Base64URL.encode(bytes)
         do {
-            _ = try ceremony.verify(credential, expecting: expectations)
+            let result = try ceremony.verify(credential, expecting: expectations)
+            checkTrust(result, expectations)
             if debugOutcomes { print("  \(id): verified") }
             return nil
         } catch {
@@ -144,6 +145,21 @@ struct RegistrationFixture: @unchecked Sendable {
         bytes += CBOREncoder.encode(.text("attStmt")) + rawStatement
         bytes += CBOREncoder.encode(.text("authData")) + CBOREncoder.encode(.bytes(authenticatorData))
         return bytes
+    }
+}
+
+/// README: "When trust anchors are configured for a ceremony the attestation certificate path must end at one of
+/// them or registration fails"; without anchors a path is never reported as trusted.
+func checkTrust(_ result: RegistrationResult, _ expectations: RegistrationExpectations) {
+    let attestation = result.attestation
+    switch attestation.trustEvaluation {
+    case .trusted:
+        if expectations.trustAnchors.isEmpty || attestation.trustPath.isEmpty { fuzzFailure("a path was trusted without anchors or certificates") }
+    case .notEvaluated:
+        if !expectations.trustAnchors.isEmpty { fuzzFailure("\(attestation.format.rawValue): anchors were configured but the path was not evaluated") }
+        if attestation.trustPath.isEmpty { fuzzFailure("an empty path was reported as not evaluated") }
+    case .notApplicable:
+        if !attestation.trustPath.isEmpty { fuzzFailure("\(attestation.format.rawValue): certificates were sent but their path was not applicable") }
     }
 }
 

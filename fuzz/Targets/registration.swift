@@ -17,6 +17,8 @@ public func test(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         credential.rawId = credential.id
     }
     credential.response.attestationObject = Base64URL.encode(input)
-    _ = try? fixture.ceremony.verify(credential, expecting: fixture.expectations)
+    if let result = try? fixture.ceremony.verify(credential, expecting: fixture.expectations) {
+        checkTrust(result, fixture.expectations)
+    }
     return 0
 }
