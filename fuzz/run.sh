@@ -26,6 +26,15 @@ max_len() {
   esac
 }
 
+# The libFuzzer dictionary of a target (fuzz/dicts/), if any.
+dictionary() {
+  case "$1" in
+    cbor|attestation-object|registration|authenticator-data|packed|fido-u2f|apple|tpm|android-key|android-safetynet|compound)
+      echo fuzz/dicts/webauthn-cbor.dict ;;
+    http-request|configuration|client-data) echo "fuzz/dicts/$1.dict" ;;
+  esac
+}
+
 mkdir -p .build-fuzz/logs
 status=0
 for target in "${targets[@]}"; do
@@ -36,10 +45,12 @@ for target in "${targets[@]}"; do
   # Regression inputs are loaded too (read-only: libFuzzer writes new entries to the first folder only).
   extra=()
   [ -d "fuzz/regressions/$target" ] && extra=("fuzz/regressions/$target")
+  options=()
+  [ -n "$(dictionary "$target")" ] && options+=("-dict=$(dictionary "$target")")
   echo "fuzzing $target for ${seconds}s"
   SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} nice -n 10 "$binary" \
     -max_total_time="$seconds" -max_len="$(max_len "$target")" -timeout=10 -rss_limit_mb=2048 \
-    -print_final_stats=1 -artifact_prefix="fuzz/artifacts/$target/" \
+    -print_final_stats=1 -artifact_prefix="fuzz/artifacts/$target/" "${options[@]}" \
     "fuzz/corpus/$target" "${extra[@]}" >"$log" 2>&1
   result=$?
   last=$(grep -E '^#[0-9]+' "$log" | tail -1)
