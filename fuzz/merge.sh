@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Shrinks fuzz/corpus/ to what is worth committing: the seeds (fuzz/seed.py) plus, per target, the fuzzer-found
-# inputs that add coverage beyond them (libFuzzer -merge=1, which prefers smaller inputs). The full corpus is kept
-# in .build-fuzz/corpus-full/ (git-ignored). Needs the fuzz binaries (fuzz/build.sh fuzz).
+# inputs that add coverage beyond them (libFuzzer -merge=1, which prefers smaller inputs) and are at most
+# FUZZ_COMMIT_MAX_BYTES (default 384) long, which keeps the committed corpus under 2 MB. The full corpus is kept in
+# .build-fuzz/corpus-full/ (git-ignored) and can be given back to the fuzzer. Needs fuzz/build.sh fuzz.
 #
 #   fuzz/merge.sh [target...]
 set -euo pipefail
@@ -25,3 +26,15 @@ for target in "${targets[@]}"; do
     "fuzz/corpus/$target" "$full/$target" >".build-fuzz/logs/merge-$target.log" 2>&1
   echo "$target: $before → $(ls "fuzz/corpus/$target" | wc -l) files, $(cat "fuzz/corpus/$target"/* | wc -c) bytes"
 done
+
+# Keep every seed; drop larger fuzzer-found inputs (they stay in the full corpus).
+seeds=.build-fuzz/seeds
+rm -rf "$seeds"
+python3 fuzz/seed.py --out "$seeds" >/dev/null
+limit=${FUZZ_COMMIT_MAX_BYTES:-384}
+for target in "${targets[@]}"; do
+  find "fuzz/corpus/$target" -type f -size +"$limit"c | while read -r file; do
+    [ -e "$seeds/$target/$(basename "$file")" ] || rm "$file"
+  done
+done
+echo "committed corpus: $(find fuzz/corpus -type f | wc -l) files, $(cat fuzz/corpus/*/* | wc -c) bytes"

@@ -2,7 +2,7 @@
 """Writes the seed corpora fuzz/corpus/<target>/ from TestVectors/*.json (standard library only).
 
 Each seed is named by the SHA-1 of its content, as libFuzzer names the entries it adds, so running this again or
-merging fuzzer output never duplicates a file. Run from anywhere: python3 fuzz/seed.py
+merging fuzzer output never duplicates a file. Run from anywhere: python3 fuzz/seed.py [--out FOLDER]
 """
 import base64
 import hashlib
@@ -356,4 +356,6 @@ def main():
 
 
 if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--out":
+        CORPUS = sys.argv[2]
     sys.exit(main())
