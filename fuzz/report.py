@@ -27,16 +27,19 @@ def main():
             entry["executions"] += int(executions or 0)
             entry["cov"], entry["ft"] = cov, ft
             entry["crashes"] = max(entry["crashes"], int(crashes or 0))
-    print("| target | runs | seconds | executions | exec/s | cov | ft | corpus files | corpus bytes |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| target | runs | seconds | executions | exec/s | cov | ft | corpus files | corpus bytes | findings |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for target in sorted(totals):
         entry = totals[target]
         folder = os.path.join(ROOT, "fuzz", "corpus", target)
         files = [os.path.join(folder, name) for name in os.listdir(folder)] if os.path.isdir(folder) else []
         size = sum(os.path.getsize(name) for name in files)
         rate = entry["executions"] // max(entry["seconds"], 1)
+        regressions = os.path.join(ROOT, "fuzz", "regressions", target)
+        found = len(os.listdir(regressions)) if os.path.isdir(regressions) else 0
+        findings = f"[{found} in fuzz/regressions/{target}/](fuzz/regressions/{target}/)" if found else "none"
         print(f"| `{target}` | {entry['runs']} | {entry['seconds']} | {entry['executions']:,} | {rate:,} | {entry['cov']} | {entry['ft']} "
-              f"| {len(files)} | {size:,} |")
+              f"| {len(files)} | {size:,} | {findings} |")
     return 0
 
 
