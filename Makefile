@@ -8,7 +8,7 @@ BROWSER_PACKAGES := chromium chromium-driver python3-venv
 BROWSER_VENV := .venv-browser
 PYTHON ?= /usr/bin/python3
 
-.PHONY: deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-soak clean
+.PHONY: deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-soak clean fuzz fuzz-build fuzz-replay
 
 # Installs the Debian packages of $(1) that are missing; nothing at all when everything is there. Runs
 # `apt-get update` first when the package lists are missing, and again when an install fails on stale lists.
@@ -38,7 +38,7 @@ test: deps test-swift test-browser
 
 test-swift:
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --parallel
+	$(SWIFT) test --skip-build --parallel && $(MAKE) fuzz-replay
 
 # Real-browser tests: headless Chromium with virtual authenticators drives the demo page against a
 # `passkeyd serve` started by the suite. Screenshots go to Tests/Browser/screenshots/ (git-ignored).
@@ -73,3 +73,18 @@ bench: bench-core bench-server
 
 clean:
 	rm -rf .build
+
+# Fuzzing (FUZZING.md): libFuzzer + ASan builds of fuzz/Targets/*.swift, each run FUZZ_SECONDS (default 60), niced.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+
+fuzz-build: deps
+	nice -n 10 fuzz/build.sh fuzz $(FUZZ_TARGETS)
+
+fuzz: fuzz-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh $(FUZZ_TARGETS)
+
+# Every committed corpus and regression input through every target, without the fuzzer runtime.
+fuzz-replay: deps
+	nice -n 10 fuzz/build.sh replay
+	fuzz/replay.sh

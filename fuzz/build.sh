@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Builds passkeyd's fuzz targets with plain swiftc, without touching Package.swift.
+#
+#   fuzz/build.sh fuzz   [target...]   libFuzzer + AddressSanitizer binaries in .build-fuzz/fuzz/bin/
+#   fuzz/build.sh replay [target...]   the same targets without the fuzzer runtime, in .build-fuzz/replay/bin/;
+#                                      each takes corpus files or folders as arguments and runs every file once
+#
+# The package's library modules (CBOR, CryptoCore, WebAuthnCore, Storage, HTTPServer, RelyingPartyServer) are
+# compiled once per mode into static libraries (instrumented for coverage in `fuzz` mode, `-enable-testing` so
+# targets can `@testable import` internal parsers) and rebuilt only when a source under Sources/ changes.
+# Every target is fuzz/Targets/<name>.swift plus fuzz/Support/*.swift (and ReplayMain.swift in replay mode).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=${1:-}
+shift || true
+case "$mode" in
+  fuzz) sanitize=(-sanitize=fuzzer,address -DFUZZING) ;;
+  replay) sanitize=() ;;
+  *) echo "usage: fuzz/build.sh fuzz|replay [target...]" >&2; exit 2 ;;
+esac
+
+SWIFTC=${SWIFTC:-swiftc}
+out=.build-fuzz/$mode
+mkdir -p "$out/modules" "$out/bin"
+
+common=(-O -wmo -swift-version 6 -package-name passkeyd -parse-as-library -enable-testing
+        -I Sources/CLibCBOR -I Sources/COpenSSL -I Sources/CLibEvent -I "$out/modules" "${sanitize[@]}")
+
+# Module name and the modules it imports, in build order.
+modules=(CBOR CryptoCore WebAuthnCore Storage HTTPServer RelyingPartyServer)
+
+built=()
+build_module() {
+  local name=$1 library="$out/modules/lib$1.a"
+  # Rebuild when a source of the module, or the library of a module built before it, is newer than the library.
+  if [ -f "$library" ] && [ -z "$(find "Sources/$name" "${built[@]}" -newer "$library" \( -name '*.swift' -o -name '*.a' \) -print -quit)" ]; then
+    built+=("$library")
+    return
+  fi
+  built+=("$library")
+  echo "  module $name ($mode)" >&2
+  local sources
+  mapfile -t sources < <(find "Sources/$name" -name '*.swift' | sort)
+  "$SWIFTC" "${common[@]}" -module-name "$name" -emit-module -emit-module-path "$out/modules/$name.swiftmodule" \
+    -emit-library -static -o "$library" "${sources[@]}"
+}
+
+for module in "${modules[@]}"; do build_module "$module"; done
+
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  mapfile -t targets < <(cd fuzz/Targets && ls *.swift | sed 's/\.swift$//' | sort)
+fi
+
+support=(fuzz/Support/Fixtures.swift)
+[ "$mode" = replay ] && support+=(fuzz/Support/ReplayMain.swift)
+libraries=()
+for module in "${modules[@]}"; do libraries+=("$out/modules/lib$module.a"); done
+
+for target in "${targets[@]}"; do
+  binary="$out/bin/$target"
+  source="fuzz/Targets/$target.swift"
+  [ -f "$source" ] || { echo "no such target: $target" >&2; exit 2; }
+  if [ -f "$binary" ] && [ -z "$(find "$source" fuzz/Support "$out/modules" -newer "$binary" -print -quit)" ]; then
+    continue
+  fi
+  echo "  target $target ($mode)" >&2
+  "$SWIFTC" "${common[@]}" -module-name FuzzTarget "$source" "${support[@]}" "${libraries[@]}" \
+    -lcbor -lssl -lcrypto -levent_openssl -levent_core -levent_extra -levent_pthreads \
+    -o "$binary" 2> >(grep -v -e 'Cannot export local symbol' -e '^$' >&2 || true)
+done
