@@ -5,7 +5,7 @@
 #   fuzz/build.sh replay [target...]   the same targets without the fuzzer runtime, in .build-fuzz/replay/bin/;
 #                                      each takes corpus files or folders as arguments and runs every file once
 #
-# The package's library modules (CBOR, CryptoCore, WebAuthnCore, Storage, HTTPServer, RelyingPartyServer) are
+# The package's library modules (CBOR, CryptoCore, WebAuthnCore, AppleSignIn, Storage, HTTPServer, RelyingPartyServer) are
 # compiled once per mode into static libraries (instrumented for coverage in `fuzz` mode, `-enable-testing` so
 # targets can `@testable import` internal parsers) and rebuilt only when a source under Sources/ changes.
 # Every target is fuzz/Targets/<name>.swift plus fuzz/Support/*.swift (and ReplayMain.swift in replay mode).
@@ -28,7 +28,7 @@ common=(-O -wmo -swift-version 6 -package-name passkeyd -parse-as-library -enabl
         -I Sources/CLibCBOR -I Sources/COpenSSL -I Sources/CLibEvent -I "$out/modules" "${sanitize[@]}")
 
 # Module name and the modules it imports, in build order.
-modules=(CBOR CryptoCore WebAuthnCore Storage HTTPServer RelyingPartyServer)
+modules=(CBOR CryptoCore WebAuthnCore AppleSignIn Storage HTTPServer RelyingPartyServer)
 
 built=()
 build_module() {
@@ -55,8 +55,9 @@ fi
 
 support=(fuzz/Support/Fixtures.swift)
 [ "$mode" = replay ] && support+=(fuzz/Support/ReplayMain.swift)
+# Static libraries are linked dependents first, so that each one's references resolve in those after it.
 libraries=()
-for module in "${modules[@]}"; do libraries+=("$out/modules/lib$module.a"); done
+for (( index=${#modules[@]}-1; index>=0; index-- )); do libraries+=("$out/modules/lib${modules[$index]}.a"); done
 
 for target in "${targets[@]}"; do
   binary="$out/bin/$target"
