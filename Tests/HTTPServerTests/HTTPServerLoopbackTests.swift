@@ -1,4 +1,5 @@
 import CryptoCore
+import TestSupport
 import Foundation
 @testable import HTTPServer
 import Testing
@@ -250,7 +251,7 @@ import Testing
             process.arguments = ["-s", "-k", "--max-time", "10", "-o", "/dev/null"] + urls
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            try ChildProcess.launch(process)
             return process
         }
         usleep(300_000)

@@ -90,7 +90,7 @@ import WebAuthnCore
             let output = Pipe()
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            try ChildProcess.launch(process)
             processes.append((process, output))
         }
         let replies = processes.map { process, output -> ServerReply? in

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -49,7 +50,7 @@ final class ServeProcess {
         process.arguments = ["serve", "--config", configurationPath]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        try process.run()
+        try ChildProcess.launch(process)
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline {
             guard process.isRunning else { throw TransportFailure("passkeyd exited early: \(log)") }

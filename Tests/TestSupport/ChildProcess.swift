@@ -2,6 +2,17 @@ import Foundation
 
 /// Runs programs (curl, openssl, passkeyd) for the loopback and restart tests.
 public enum ChildProcess {
+    /// swift-corelibs-foundation's `Process.run()` is not safe to call from several threads at once (a parallel
+    /// test run crashed inside it with a bad memcpy), so every test starts its children through this lock.
+    private static let launching = NSLock()
+
+    /// Starts `process`, one launch at a time across the test run.
+    public static func launch(_ process: Process) throws {
+        launching.lock()
+        defer { launching.unlock() }
+        try process.run()
+    }
+
     public struct Result: Sendable {
         public let status: Int32
         public let output: Data
@@ -19,7 +30,7 @@ public enum ChildProcess {
         process.standardOutput = output
         process.standardError = errorOutput
         process.standardInput = inputPipe
-        try process.run()
+        try launch(process)
         // A child that exits before reading (e.g. a refused TLS handshake) closes the pipe: that is not an error here.
         if let input { try? inputPipe.fileHandleForWriting.write(contentsOf: input) }
         try inputPipe.fileHandleForWriting.close()
