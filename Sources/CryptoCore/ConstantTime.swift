@@ -10,4 +10,15 @@ public enum ConstantTime {
             right.withUnsafeBytes { r in CRYPTO_memcmp(l.baseAddress, r.baseAddress, l.count) == 0 }
         }
     }
+
+    /// True when both texts have the same UTF-8 bytes, compared in constant time without copying them.
+    public static func equals(_ left: String, _ right: String) -> Bool {
+        var left = left
+        var right = right
+        return left.withUTF8 { l in
+            right.withUTF8 { r in
+                l.count == r.count && (l.isEmpty || CRYPTO_memcmp(l.baseAddress, r.baseAddress, l.count) == 0)
+            }
+        }
+    }
 }

@@ -11,7 +11,7 @@ struct ClientDataVerifier {
             throw WebAuthnError("clientData.typeMismatch", "client data type is not one the ceremony expects")
         }
         // §7.1 step 8 / §7.2 step 11: verify that C.challenge equals the base64url encoding of the options' challenge.
-        guard ConstantTime.equals(Array(clientData.challenge.utf8), Array(Base64URL.encode(challenge).utf8)) else {
+        guard ConstantTime.equals(clientData.challenge, Base64URL.encode(challenge)) else {
             throw WebAuthnError("clientData.challengeMismatch", "client data challenge is not the challenge issued for this ceremony")
         }
         // §7.1 step 9 / §7.2 step 12: verify that C.origin is an origin expected by the RP (§13.4.9).

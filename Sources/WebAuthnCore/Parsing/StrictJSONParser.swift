@@ -82,6 +82,7 @@ struct StrictJSONParser {
         mutating func members(depth: Int) throws(Failure) -> [JSONMember] {
             position += 1
             var members: [JSONMember] = []
+            members.reserveCapacity(8)
             skipWhitespace()
             if current == UInt8(ascii: "}") {
                 position += 1
