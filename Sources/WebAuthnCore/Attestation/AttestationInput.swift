@@ -91,8 +91,23 @@ struct AttestationInput {
         }
     }
 
-    /// True when `key` is the credential public key (same key, any encoding).
-    func isCredentialKey(_ key: PublicKey) -> Bool {
-        key.matches(credential.credentialPublicKey.publicKey)
+    /// The subject public key of an attestation certificate; `role` names the certificate in the error.
+    func publicKey(of certificate: X509Certificate, role: String) throws(WebAuthnError) -> PublicKey {
+        do {
+            return try certificate.publicKey()
+        } catch {
+            throw WebAuthnError("attestation.invalidCertificate", "\(role) key is unusable: \(error.reason)")
+        }
+    }
+
+    /// Requires `certificate`'s subject public key to be the credential public key (same key, any encoding), and
+    /// returns it.
+    @discardableResult
+    func requireCredentialKey(in certificate: X509Certificate) throws(WebAuthnError) -> PublicKey {
+        let key = try publicKey(of: certificate, role: "credential certificate")
+        guard key.matches(credential.credentialPublicKey.publicKey) else {
+            throw WebAuthnError("attestation.publicKeyMismatch", "credential certificate key differs from the credential public key")
+        }
+        return key
     }
 }

@@ -21,17 +21,9 @@ enum AndroidKeyAttestation {
             throw WebAuthnError("attestation.malformedStatement", "android-key attestation requires x5c")
         }
         let credentialCertificate = certificates[0]
-        let certificateKey: PublicKey
-        do {
-            certificateKey = try credentialCertificate.publicKey()
-        } catch {
-            throw WebAuthnError("attestation.invalidCertificate", "credential certificate key is unusable: \(error.reason)")
-        }
         // §8.4: verify that the public key in the first certificate in x5c matches the credentialPublicKey in the
         // attestedCredentialData in authenticatorData.
-        guard input.isCredentialKey(certificateKey) else {
-            throw WebAuthnError("attestation.publicKeyMismatch", "credential certificate key differs from the credential public key")
-        }
+        let certificateKey = try input.requireCredentialKey(in: credentialCertificate)
         let description = try AndroidKeyDescription(certificate: credentialCertificate)
         // §8.4: verify that the attestationChallenge field in the attestation certificate extension data is
         // identical to clientDataHash.

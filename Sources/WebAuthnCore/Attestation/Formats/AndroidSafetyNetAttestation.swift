@@ -42,12 +42,7 @@ enum AndroidSafetyNetAttestation {
         let leaf = certificates[0]
         // §8.5: verify that response is a valid SafetyNet response of version ver; Google's steps: check that the JWS
         // signature verifies with the leaf certificate of the chain in the JWS header.
-        let leafKey: PublicKey
-        do {
-            leafKey = try leaf.publicKey()
-        } catch {
-            throw WebAuthnError("attestation.invalidCertificate", "SafetyNet signing certificate key is unusable: \(error.reason)")
-        }
+        let leafKey = try input.publicKey(of: leaf, role: "SafetyNet signing certificate")
         guard jws.verifySignature(with: leafKey) else {
             throw WebAuthnError("attestation.invalidSignature", "SafetyNet JWS signature does not verify with its signing certificate")
         }

@@ -21,15 +21,7 @@ enum AppleAttestation {
             throw WebAuthnError("attestation.appleNonceMismatch", "Apple nonce extension does not match SHA-256(authData || clientDataHash)")
         }
         // §8.8 step 5: verify that the credential public key equals the Subject Public Key of credCert.
-        let certificateKey: PublicKey
-        do {
-            certificateKey = try credentialCertificate.publicKey()
-        } catch {
-            throw WebAuthnError("attestation.invalidCertificate", "credential certificate key is unusable: \(error.reason)")
-        }
-        guard input.isCredentialKey(certificateKey) else {
-            throw WebAuthnError("attestation.publicKeyMismatch", "credential certificate key differs from the credential public key")
-        }
+        try input.requireCredentialKey(in: credentialCertificate)
         // §8.8 step 6: return attestation type Anonymization CA and the trust path x5c.
         let evaluation = try input.evaluateTrust(certificates)
         return AttestationResult(format: .apple, type: .anonCA, trustPath: certificates, trustEvaluation: evaluation)

@@ -10,12 +10,7 @@ enum FIDOU2FAttestation {
         guard let certificates = try input.certificates(), certificates.count == 1 else {
             throw WebAuthnError("attestation.malformedStatement", "fido-u2f x5c must hold exactly one certificate")
         }
-        let certificateKey: PublicKey
-        do {
-            certificateKey = try certificates[0].publicKey()
-        } catch {
-            throw WebAuthnError("attestation.invalidCertificate", "attestation certificate key is unusable: \(error.reason)")
-        }
+        let certificateKey = try input.publicKey(of: certificates[0], role: "attestation certificate")
         // §8.6 step 2: if certificate public key is not an EC public key over the P-256 curve, terminate with an error.
         guard certificateKey.type == .ec, certificateKey.curve == .p256 else {
             throw WebAuthnError("attestation.invalidCertificate", "fido-u2f attestation certificate key is not EC P-256")

@@ -19,12 +19,7 @@ enum PackedAttestation {
             return AttestationResult(format: .packed, type: .self, trustPath: [], trustEvaluation: .notApplicable)
         }
         let leaf = certificates[0]
-        let leafKey: PublicKey
-        do {
-            leafKey = try leaf.publicKey()
-        } catch {
-            throw WebAuthnError("attestation.invalidCertificate", "attestation certificate key is unusable: \(error.reason)")
-        }
+        let leafKey = try input.publicKey(of: leaf, role: "attestation certificate")
         // §8.2 (x5c): verify that sig is a valid signature over authenticatorData || clientDataHash using the attestation public key in attestnCert with alg.
         guard leafKey.verify(signature: signature, message: input.signedData, algorithm: algorithm.signatureAlgorithm(for: leafKey)) else {
             throw WebAuthnError("attestation.invalidSignature", "packed attestation signature does not verify with the attestation certificate")

@@ -55,12 +55,7 @@ enum TPMAttestation {
             throw WebAuthnError("attestation.malformedStatement", "tpm attestation requires x5c")
         }
         let attestationCertificate = certificates[0]
-        let attestationKey: PublicKey
-        do {
-            attestationKey = try attestationCertificate.publicKey()
-        } catch {
-            throw WebAuthnError("attestation.invalidCertificate", "AIK certificate key is unusable: \(error.reason)")
-        }
+        let attestationKey = try input.publicKey(of: attestationCertificate, role: "AIK certificate")
         // §8.3 step 5: verify the sig is a valid signature over certInfo using the attestation public key in aikCert
         // with the algorithm specified in alg.
         guard attestationKey.verify(signature: signature, message: certificateInfoBytes, algorithm: algorithm.signatureAlgorithm) else {
