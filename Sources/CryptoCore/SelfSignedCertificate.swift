@@ -10,7 +10,7 @@ public enum SelfSignedCertificate {
     /// self-signed X.509 v3 certificate (CN = first host name, a subjectAltName `DNS:` or `IP:` entry per
     /// name, valid one year from `now`, random serial) and writes both as PEM, creating the folders.
     /// The key file gets mode 0600.
-    public static func ensure(certificateFile: String, privateKeyFile: String, hostNames: [String], now: Date) throws(TLSError) {
+    public static func ensure(certificateFile: String, privateKeyFile: String, hostNames: [String], now: Date) throws(CryptoError) {
         let files = FileManager.default
         if files.fileExists(atPath: certificateFile) && files.fileExists(atPath: privateKeyFile) {
             return
@@ -32,25 +32,25 @@ public enum SelfSignedCertificate {
         try write(certificatePEM, to: certificateFile, mode: 0o644)
     }
 
-    private static func makeCertificate(key: OpaquePointer, commonName: String, hostNames: [String], now: Date) throws(TLSError) -> OpaquePointer {
+    private static func makeCertificate(key: OpaquePointer, commonName: String, hostNames: [String], now: Date) throws(CryptoError) -> OpaquePointer {
         guard let certificate = X509_new() else {
             throw .generationFailed("X509_new failed")
         }
-        do throws(TLSError) {
-            guard X509_set_version(certificate, 2) == 1 else { throw TLSError.generationFailed("cannot set the version") }
+        do throws(CryptoError) {
+            guard X509_set_version(certificate, 2) == 1 else { throw CryptoError.generationFailed("cannot set the version") }
             try setRandomSerial(certificate)
             let start = time_t(now.timeIntervalSince1970.rounded(.down))
             guard ASN1_TIME_set(X509_getm_notBefore(certificate), start) != nil,
                   ASN1_TIME_set(X509_getm_notAfter(certificate), start + time_t(validitySeconds)) != nil else {
-                throw TLSError.generationFailed("cannot set the validity period")
+                throw CryptoError.generationFailed("cannot set the validity period")
             }
             guard let name = X509_get_subject_name(certificate),
                   X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, commonName, -1, -1, 0) == 1,
                   X509_set_issuer_name(certificate, name) == 1 else {
-                throw TLSError.generationFailed("cannot set the subject name: \(TLSServerContext.takeOpenSSLError())")
+                throw CryptoError.generationFailed("cannot set the subject name: \(TLSServerContext.takeOpenSSLError())")
             }
             guard X509_set_pubkey(certificate, key) == 1 else {
-                throw TLSError.generationFailed("cannot set the public key")
+                throw CryptoError.generationFailed("cannot set the public key")
             }
             let alternativeNames = hostNames.map { isIPAddress($0) ? "IP:\($0)" : "DNS:\($0)" }.joined(separator: ",")
             try addExtension(certificate, NID_basic_constraints, "critical,CA:FALSE")
@@ -59,7 +59,7 @@ public enum SelfSignedCertificate {
             try addExtension(certificate, NID_subject_key_identifier, "hash")
             try addExtension(certificate, NID_subject_alt_name, alternativeNames)
             guard X509_sign(certificate, key, EVP_sha256()) > 0 else {
-                throw TLSError.generationFailed("signing failed: \(TLSServerContext.takeOpenSSLError())")
+                throw CryptoError.generationFailed("signing failed: \(TLSServerContext.takeOpenSSLError())")
             }
         } catch {
             X509_free(certificate)
@@ -69,7 +69,7 @@ public enum SelfSignedCertificate {
     }
 
     /// A positive 127-bit serial from OpenSSL's RAND.
-    private static func setRandomSerial(_ certificate: OpaquePointer) throws(TLSError) {
+    private static func setRandomSerial(_ certificate: OpaquePointer) throws(CryptoError) {
         var bytes = [UInt8](repeating: 0, count: 16)
         guard RAND_bytes(&bytes, Int32(bytes.count)) == 1 else {
             throw .generationFailed("RAND_bytes failed")
@@ -89,7 +89,7 @@ public enum SelfSignedCertificate {
         }
     }
 
-    private static func addExtension(_ certificate: OpaquePointer, _ nid: Int32, _ value: String) throws(TLSError) {
+    private static func addExtension(_ certificate: OpaquePointer, _ nid: Int32, _ value: String) throws(CryptoError) {
         var context = X509V3_CTX()
         X509V3_set_ctx(&context, certificate, certificate, nil, nil, 0)
         guard let extensionEntry = X509V3_EXT_conf_nid(nil, &context, nid, value) else {
@@ -108,7 +108,7 @@ public enum SelfSignedCertificate {
     }
 
     /// Runs a PEM writer against a memory BIO and returns what it wrote.
-    private static func pemBytes(_ writer: (OpaquePointer) -> Int32) throws(TLSError) -> [UInt8] {
+    private static func pemBytes(_ writer: (OpaquePointer) -> Int32) throws(CryptoError) -> [UInt8] {
         guard let bio = BIO_new(BIO_s_mem()) else {
             throw .generationFailed("BIO_new failed")
         }
@@ -125,7 +125,7 @@ public enum SelfSignedCertificate {
     }
 
     /// Writes through a temporary file created with `mode`, then renames it into place.
-    private static func write(_ bytes: [UInt8], to path: String, mode: mode_t) throws(TLSError) {
+    private static func write(_ bytes: [UInt8], to path: String, mode: mode_t) throws(CryptoError) {
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty {
             do {

@@ -19,20 +19,20 @@ public final class TLSServerContext: @unchecked Sendable {
     ].joined(separator: ":")
 
     /// Loads a PEM certificate chain file (leaf first) and a PEM private key file.
-    public init(certificateChainFile: String, privateKeyFile: String) throws(TLSError) {
+    public init(certificateChainFile: String, privateKeyFile: String) throws(CryptoError) {
         ERR_clear_error()
         guard let context = SSL_CTX_new(TLS_server_method()) else {
             throw .contextFailed("SSL_CTX_new failed: \(Self.takeOpenSSLError())")
         }
-        do throws(TLSError) {
+        do throws(CryptoError) {
             try Self.applyPolicy(to: context)
             guard SSL_CTX_use_certificate_chain_file(context, certificateChainFile) == 1 else {
-                throw TLSError.certificateUnreadable("\(certificateChainFile): \(Self.takeOpenSSLError())")
+                throw CryptoError.certificateUnreadable("\(certificateChainFile): \(Self.takeOpenSSLError())")
             }
             let key = try Self.readPrivateKey(privateKeyFile)
             defer { EVP_PKEY_free(key) }
             guard SSL_CTX_use_PrivateKey(context, key) == 1, SSL_CTX_check_private_key(context) == 1 else {
-                throw TLSError.keyMismatch("\(privateKeyFile) does not match the certificate in \(certificateChainFile): \(Self.takeOpenSSLError())")
+                throw CryptoError.keyMismatch("\(privateKeyFile) does not match the certificate in \(certificateChainFile): \(Self.takeOpenSSLError())")
             }
         } catch {
             SSL_CTX_free(context)
@@ -56,7 +56,7 @@ public final class TLSServerContext: @unchecked Sendable {
         return connection
     }
 
-    private static func applyPolicy(to context: OpaquePointer) throws(TLSError) {
+    private static func applyPolicy(to context: OpaquePointer) throws(CryptoError) {
         guard pk_SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION) == 1 else {
             throw .contextFailed("cannot set the minimum protocol version: \(takeOpenSSLError())")
         }
@@ -67,7 +67,7 @@ public final class TLSServerContext: @unchecked Sendable {
         _ = pk_SSL_CTX_set_mode(context, PK_SSL_MODE_RELEASE_BUFFERS)
     }
 
-    private static func readPrivateKey(_ path: String) throws(TLSError) -> OpaquePointer {
+    private static func readPrivateKey(_ path: String) throws(CryptoError) -> OpaquePointer {
         guard let file = BIO_new_file(path, "r") else {
             throw .privateKeyUnreadable("\(path): \(takeOpenSSLError())")
         }

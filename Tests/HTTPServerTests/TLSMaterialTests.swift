@@ -55,7 +55,7 @@ struct TLSMaterialTests {
     @Test func missingFilesHaveTheirCodes() throws {
         let files = try makeCertificate()
         let missing = makeTemporaryFolder() + "/missing.pem"
-        #expect(throws: TLSError.self) { try TLSServerContext(certificateChainFile: missing, privateKeyFile: files.key) }
+        #expect(throws: CryptoError.self) { try TLSServerContext(certificateChainFile: missing, privateKeyFile: files.key) }
         do {
             _ = try TLSServerContext(certificateChainFile: missing, privateKeyFile: files.key)
         } catch {
