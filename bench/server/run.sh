@@ -8,6 +8,7 @@
 # PASSKEYD_BIN (a passkeyd binary to measure instead of building one, e.g. an older build for before/after).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. bench/lib.sh
 
 ROUNDS=${ROUNDS:-2}
 WRK_ARGUMENTS=${WRK_ARGUMENTS:--t1 -c50 -d8s}
@@ -32,27 +33,11 @@ stop() {
 }
 trap stop EXIT
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
-wait_for() { for _ in $(seq 100); do curl -sk -o /dev/null "$1" && return 0; sleep 0.1; done; echo "no answer from $1" >&2; exit 1; }
 
 # passkeyd, release build, with an associatedDomains block; rate limits lifted: every request comes from 127.0.0.1
 # and every sign-in from one account.
 passkeyd_port=$(free_port)
-cat >"$work/passkeyd.json" <<JSON
-{
-  "relyingParty": {"id": "example.com", "name": "Example", "origins": ["https://example.com"]},
-  "listen": {"https": "127.0.0.1:$passkeyd_port"},
-  "dataDirectory": "$work/data",
-  "www": null,
-  "threads": 2,
-  "rateLimits": {"perAddressPerMinute": 1000000, "perAddressBurst": 1000000, "perAccountPerMinute": 1000000,
-                 "perAccountBurst": 1000000, "outstandingChallengesPerAddress": 1000000},
-  "associatedDomains": {
-    "webcredentials": {"apps": ["ABCDE12345.com.example.app", "ABCDE12345.com.example.app.beta"]},
-    "applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/account/*"}, {"/": "/open/*"}]}]}
-  }
-}
-JSON
+write_config "$passkeyd_port" "$work/data" "$work/passkeyd.json"
 "$PASSKEYD_BIN" serve --config "$work/passkeyd.json" 2>"$work/passkeyd.log" &
 passkeyd_pid=$!
 aasa_path=/.well-known/apple-app-site-association

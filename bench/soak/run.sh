@@ -7,6 +7,7 @@
 # (default 60), SOAK_WARM_UP (default 10), SOAK_CONNECTIONS (default 8), BENCH_TMPDIR (parent of the data folder).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. bench/lib.sh
 
 SOAK_SECONDS=${SOAK_SECONDS:-60}
 SOAK_WARM_UP=${SOAK_WARM_UP:-10}
@@ -26,25 +27,8 @@ stop() {
 }
 trap stop EXIT
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
-
-# Rate limits lifted: every request comes from 127.0.0.1. An associatedDomains block, so that AASA is served.
 port=$(free_port)
-cat >"$work/passkeyd.json" <<JSON
-{
-  "relyingParty": {"id": "example.com", "name": "Example", "origins": ["https://example.com"]},
-  "listen": {"https": "127.0.0.1:$port"},
-  "dataDirectory": "$work/data",
-  "www": null,
-  "threads": 2,
-  "rateLimits": {"perAddressPerMinute": 1000000, "perAddressBurst": 1000000, "perAccountPerMinute": 1000000,
-                 "perAccountBurst": 1000000, "outstandingChallengesPerAddress": 1000000},
-  "associatedDomains": {
-    "webcredentials": {"apps": ["ABCDE12345.com.example.app", "ABCDE12345.com.example.app.beta"]},
-    "applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/account/*"}, {"/": "/open/*"}]}]}
-  }
-}
-JSON
+write_config "$port" "$work/data" "$work/passkeyd.json"
 ./.build/release/passkeyd serve --config "$work/passkeyd.json" 2>"$work/passkeyd.log" &
 passkeyd_pid=$!
 for _ in $(seq 100); do curl -sk -o /dev/null "https://127.0.0.1:$port/healthz" && break; sleep 0.1; done
