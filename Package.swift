@@ -13,6 +13,7 @@ let package = Package(
         .systemLibrary(name: "CLibCBOR", pkgConfig: "libcbor", providers: [.apt(["libcbor-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLibEvent", pkgConfig: "libevent_openssl", providers: [.apt(["libevent-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // Pure layers.
         .target(name: "CBOR", dependencies: ["CLibCBOR"]),
@@ -20,14 +21,15 @@ let package = Package(
         .target(name: "WebAuthnCore", dependencies: ["CBOR", "CryptoCore"]),
         .target(name: "AppleSignIn", dependencies: ["CryptoCore"]),
 
-        // Storage: protocols and the in-memory driver; SQLite driver.
+        // Storage: protocols and the in-memory driver; SQLite driver; PostgreSQL driver for several nodes.
         .target(name: "Storage"),
         .target(name: "StorageSQLite", dependencies: ["Storage", "CSQLite"]),
+        .target(name: "StoragePostgres", dependencies: ["Storage", "CLibPQ"]),
 
         // HTTP/1.1 over TLS on libevent; the relying-party server composes everything.
         .target(name: "HTTPServer", dependencies: ["CLibEvent", "CryptoCore"]),
         .target(name: "RelyingPartyServer", dependencies: ["WebAuthnCore", "CryptoCore", "Storage", "HTTPServer", "AppleSignIn"]),
-        .executableTarget(name: "passkeyd", dependencies: ["RelyingPartyServer", "StorageSQLite", "WebAuthnCore", "HTTPServer", "CryptoCore", "AppleSignIn"]),
+        .executableTarget(name: "passkeyd", dependencies: ["RelyingPartyServer", "StorageSQLite", "StoragePostgres", "Storage", "WebAuthnCore", "HTTPServer", "CryptoCore", "AppleSignIn"]),
 
         // Benchmarks (bench/): run with `make bench`.
         .executableTarget(name: "passkeyd-bench", dependencies: ["WebAuthnCore", "CryptoCore", "CBOR"], path: "bench/core"),
@@ -38,7 +40,7 @@ let package = Package(
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore"]),
         .testTarget(name: "WebAuthnCoreTests", dependencies: ["WebAuthnCore", "TestSupport", "CBOR", "CryptoCore"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "StorageSQLite", "TestSupport"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "StorageSQLite", "StoragePostgres", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CryptoCore", "TestSupport"]),
         .testTarget(name: "AppleSignInTests", dependencies: ["AppleSignIn", "CryptoCore", "TestSupport"]),
         .testTarget(name: "RelyingPartyServerTests", dependencies: ["RelyingPartyServer", "TestSupport", "Storage", "StorageSQLite", "HTTPServer", "WebAuthnCore", "CryptoCore", "AppleSignIn"]),

@@ -25,6 +25,8 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
     public static let duplicateKeyCode = "storage.duplicateKey"
     /// The Apple identity (`sub`) is already linked to an account.
     public static let appleIdentityTakenCode = "storage.appleIdentityTaken"
+    /// An import needs an empty store and this one holds records.
+    public static let notEmptyCode = "storage.notEmpty"
 
     /// The username is already taken.
     public static func usernameTaken() -> StorageError {
@@ -59,6 +61,11 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
     /// The Apple identity is already linked to an account.
     public static func appleIdentityTaken() -> StorageError {
         StorageError(code: appleIdentityTakenCode, reason: "the Apple identity is already linked to an account")
+    }
+
+    /// An import needs an empty store.
+    public static func notEmpty(_ reason: String) -> StorageError {
+        StorageError(code: notEmptyCode, reason: reason)
     }
 
     public var description: String { "\(code): \(reason)" }

@@ -107,7 +107,7 @@ extension SQLiteStore {
         }
     }
 
-    private static let appleIdentityColumns = """
+    static let appleIdentityColumns = """
         subject, user_id, email, email_verified, is_private_email, email_disabled, real_user_status, transfer_subject,
         encrypted_refresh_token, refresh_token_client_id, created_at
         """
@@ -125,7 +125,7 @@ extension SQLiteStore {
             ])
     }
 
-    private static func appleIdentityRecord(_ row: SQLiteRow) throws(SQLiteError) -> AppleIdentityRecord {
+    static func appleIdentityRecord(_ row: SQLiteRow) throws(SQLiteError) -> AppleIdentityRecord {
         AppleIdentityRecord(
             subject: row.text(0), userID: row.blob(1), email: row.isNull(2) ? nil : row.text(2),
             emailVerified: row.bool(3), isPrivateEmail: row.bool(4), emailDisabled: row.bool(5),

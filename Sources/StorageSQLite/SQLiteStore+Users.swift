@@ -42,7 +42,7 @@ extension SQLiteStore {
         ).run([.blob(user.id), .text(user.name), .text(user.displayName), .date(user.createdAt)])
     }
 
-    private static func userRecord(_ row: SQLiteRow) throws(SQLiteError) -> UserRecord {
+    static func userRecord(_ row: SQLiteRow) throws(SQLiteError) -> UserRecord {
         UserRecord(id: row.blob(0), name: row.text(1), displayName: row.text(2), createdAt: row.date(3))
     }
 }

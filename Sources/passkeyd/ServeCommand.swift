@@ -2,6 +2,8 @@ import CryptoCore
 import Foundation
 import HTTPServer
 import RelyingPartyServer
+import Storage
+import StoragePostgres
 import StorageSQLite
 
 /// `passkeyd serve [--config FILE]`: runs in the foreground, logs to stderr, stops cleanly on SIGTERM/SIGINT.
@@ -47,13 +49,21 @@ struct ServeCommand {
                 return fail("TLS: \(error)")
             }
         }
-        let store: SQLiteStore
-        let secret: [UInt8]
+        let store: any PasskeyStore
+        let secrets: SecretSource
+        let closeStore: () -> Void
         let server: RelyingPartyServer
         do {
-            store = try SQLiteStore(path: configuration.databasePath)
-            secret = try ServerSecret.load(path: configuration.dataDirectory + "/server-secret")
-            let appleSetup = try configuration.apple.map { apple in try Self.appleSetup(apple, dataDirectory: configuration.dataDirectory) }
+            if let connectionString = configuration.postgresConnectionString {
+                let postgres = try PostgresStore(connectionString: connectionString,
+                                                 poolSize: configuration.postgresPoolSize ?? configuration.defaultPoolSize)
+                (store, secrets, closeStore) = (postgres, .database(postgres), postgres.close)
+            } else {
+                let sqlite = try SQLiteStore(path: configuration.databasePath)
+                (store, secrets, closeStore) = (sqlite, .files(directory: configuration.dataDirectory), sqlite.close)
+            }
+            let secret = try secrets.secret(named: "server-secret")
+            let appleSetup = try configuration.apple.map { apple in try Self.appleSetup(apple, secrets: secrets) }
             server = try RelyingPartyServer(configuration: configuration, store: store, enumerationSecret: secret, appleSetup: appleSetup, log: log)
         } catch let error as ConfigurationError {
             return fail("invalid configuration: \(error)")
@@ -78,17 +88,17 @@ struct ServeCommand {
         log("stopping")
         http.stop()
         server.stopAppleWorker()
-        store.close()
+        closeStore()
         return 0
     }
 
-    /// The `.p8` key named by `apple.privateKey`, the refresh token key kept in the data folder, and URLSession.
-    private static func appleSetup(_ apple: AppleConfiguration, dataDirectory: String) throws -> AppleSetup {
+    /// The `.p8` key named by `apple.privateKey`, the refresh token key from `secrets`, and URLSession.
+    private static func appleSetup(_ apple: AppleConfiguration, secrets: SecretSource) throws -> AppleSetup {
         guard let data = FileManager.default.contents(atPath: apple.privateKeyPath), let pem = String(data: data, encoding: .utf8) else {
             throw ConfigurationError(key: "apple.privateKey", reason: "cannot read \(apple.privateKeyPath)")
         }
         return AppleSetup(service: URLSessionAppleService(configuration: apple), privateKeyPEM: pem,
-                          refreshTokenKey: try ServerSecret.load(path: dataDirectory + "/apple-refresh-token-key"))
+                          refreshTokenKey: try secrets.secret(named: "apple-refresh-token-key"))
     }
 
     private func fail(_ message: String) -> Int32 {

@@ -20,25 +20,10 @@ final class ServeProcess {
         throw TransportFailure("passkeyd is not built; run swift build --build-tests")
     }
 
-    /// A port that was free a moment ago on 127.0.0.1.
-    static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
-        }
-        guard bound else { throw TransportFailure("cannot find a free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     /// Writes a configuration for `dataDirectory` on a free port and starts the server; returns once /healthz answers.
     /// `extraMembers` are added to the configuration object as they are (e.g. `"rateLimits": {...}`).
     init(dataDirectory: String, configurationPath: String, extraMembers: String? = nil) throws {
-        port = try Self.freePort()
+        port = try LoopbackPort.free()
         let configuration = """
             {"relyingParty": {"id": "example.com", "name": "Example", "origins": ["https://example.com"]},
              "listen": {"https": "127.0.0.1:\(port)"}, "dataDirectory": "\(dataDirectory)", "www": null, "threads": 2\(extraMembers.map { ", " + $0 } ?? "")}

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Runs programs (curl, openssl, passkeyd) for the loopback and restart tests.
 public enum ChildProcess {
@@ -38,5 +41,28 @@ public enum ChildProcess {
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Result(status: process.terminationStatus, output: outputData, errorOutput: String(decoding: errorData, as: UTF8.self))
+    }
+
+    /// Runs `executable` to completion with posix_spawn and waitpid, its output in a temporary file. For programs
+    /// that leave a daemon behind (`pg_ctl start`): Foundation's `waitUntilExit` was seen never to return for them.
+    public static func spawnAndWait(_ executable: String, _ arguments: [String]) throws -> Result {
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("passkeyd-child-\(UUID().uuidString).log").path
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw CocoaError(.executableLoad, userInfo: [NSFilePathErrorKey: executable]) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let output = FileManager.default.contents(atPath: outputPath) ?? Data()
+        let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return Result(status: exitStatus, output: output, errorOutput: String(decoding: output, as: UTF8.self))
     }
 }

@@ -59,8 +59,19 @@ extension ServerConfiguration {
         }
         configuration.dataDirectory = try reader.string("dataDirectory") ?? configuration.dataDirectory
         if let database = try reader.object("database") {
-            try database.only(["sqlite"])
+            try database.only(["sqlite", "postgres", "poolSize"])
             configuration.sqlitePath = try database.string("sqlite")
+            configuration.postgresConnectionString = try database.string("postgres")
+            configuration.postgresPoolSize = try database.integer("poolSize", in: 1...1000)
+            if configuration.sqlitePath != nil, configuration.postgresConnectionString != nil {
+                throw ConfigurationError(key: "database", reason: "choose sqlite or postgres, not both")
+            }
+            if configuration.postgresConnectionString?.isEmpty == true {
+                throw ConfigurationError(key: "database.postgres", reason: "must be a libpq connection string such as \"host=db.internal dbname=passkeyd user=passkeyd\"")
+            }
+            if configuration.postgresPoolSize != nil, configuration.postgresConnectionString == nil {
+                throw ConfigurationError(key: "database.poolSize", reason: "applies to database.postgres only")
+            }
         }
         if let sessions = try reader.object("sessions") {
             try sessions.only(["lifetimeSeconds"])

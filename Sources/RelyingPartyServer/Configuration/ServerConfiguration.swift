@@ -13,6 +13,10 @@ public struct ServerConfiguration: Sendable {
     public var privateKeyFile: String?
     public var dataDirectory = "data"
     public var sqlitePath: String?
+    /// `database.postgres`: a libpq connection string; when set, every node shares this PostgreSQL database.
+    public var postgresConnectionString: String?
+    /// `database.poolSize`: the most PostgreSQL connections one node opens; nil takes `defaultPoolSize`.
+    public var postgresPoolSize: Int?
     public var sessionLifetimeSeconds = 604_800
     public var challengeLifetimeSeconds = 300
     public var attestation = AttestationSettings()
@@ -26,6 +30,9 @@ public struct ServerConfiguration: Sendable {
     public var apple: AppleConfiguration?
 
     public init() {}
+
+    /// Each event-loop thread holds at most one connection at a time; the rest serve the Apple worker and the purges.
+    public var defaultPoolSize: Int { threads + 2 }
 
     /// The SQLite file: `database.sqlite`, or `<data>/passkeyd.sqlite`.
     public var databasePath: String { sqlitePath ?? dataDirectory + "/passkeyd.sqlite" }

@@ -1,0 +1,153 @@
+import Foundation
+import CLibPQ
+
+/// One libpq connection with its prepared statements. Not thread-safe: the pool lends it to one caller at a time.
+final class PostgresConnection: @unchecked Sendable {
+    private let handle: OpaquePointer
+    /// Statement names by SQL text; each SQL text is prepared once per connection, on first use.
+    private var prepared: [String: String] = [:]
+    /// Whether commits wait for the WAL flush (`synchronous_commit = on`, the server default).
+    private var hasDurableCommits = true
+
+    /// Connects with `connectionString` (key=value pairs or a postgresql:// URI). passkeyd's defaults come first,
+    /// so that the connection string overrides them: 5 s to connect, 15 s for an unacknowledged write on a dead
+    /// network, keep-alives, and the application name seen in `pg_stat_activity`.
+    init(connectionString: String) throws(PostgresError) {
+        let parameters = [
+            ("connect_timeout", "5"), ("tcp_user_timeout", "15000"), ("keepalives", "1"), ("keepalives_idle", "30"),
+            ("application_name", "passkeyd"), ("dbname", connectionString),
+        ]
+        let keywords = parameters.map { strdup($0.0) }
+        let values = parameters.map { strdup($0.1) }
+        defer {
+            keywords.forEach { free($0) }
+            values.forEach { free($0) }
+        }
+        let handle = (keywords + [nil]).map { UnsafePointer($0) }.withUnsafeBufferPointer { keywordPointers in
+            (values + [nil]).map { UnsafePointer($0) }.withUnsafeBufferPointer { valuePointers in
+                PQconnectdbParams(keywordPointers.baseAddress, valuePointers.baseAddress, 1)
+            }
+        }
+        guard let handle else { throw PostgresError(operation: "connect", message: "out of memory") }
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let error = PostgresError(operation: "connect", result: nil, connection: handle)
+            PQfinish(handle)
+            throw error
+        }
+        self.handle = handle
+    }
+
+    deinit {
+        PQfinish(handle)
+    }
+
+    /// Whether libpq has seen the connection fail; such a connection is closed rather than reused.
+    var isBroken: Bool { PQstatus(handle) != CONNECTION_OK }
+
+    /// Runs fixed SQL text (schema, transaction control) that contains no values; may hold several statements.
+    func execute(_ sql: String) throws(PostgresError) {
+        let result = PQexec(handle, sql)
+        defer { PQclear(result) }
+        let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            throw PostgresError(operation: "execute", result: result, connection: handle)
+        }
+    }
+
+    /// Runs `sql` with `parameters` ($1, $2, …) as a prepared statement, parameters and results in binary format.
+    /// - Returns: one element per result row, made by `row`.
+    func run<Row>(
+        _ sql: String,
+        _ parameters: [PostgresValue],
+        row: (PostgresRow) throws(PostgresError) -> Row
+    ) throws(PostgresError) -> [Row] {
+        let result = try executePrepared(sql, parameters)
+        defer { PQclear(result) }
+        var rows: [Row] = []
+        let count = PQntuples(result)
+        rows.reserveCapacity(Int(count))
+        for index in 0..<count {
+            rows.append(try row(PostgresRow(result: result, index: index)))
+        }
+        return rows
+    }
+
+    /// Runs `sql` like `run(_:_:row:)`.
+    /// - Returns: the number of rows the statement inserted, updated or deleted.
+    @discardableResult
+    func run(_ sql: String, _ parameters: [PostgresValue]) throws(PostgresError) -> Int {
+        let result = try executePrepared(sql, parameters)
+        defer { PQclear(result) }
+        return Int(String(cString: PQcmdTuples(result))) ?? 0
+    }
+
+    /// Sets `synchronous_commit` to on (`durable`: a commit that returned survives a crash of the database server)
+    /// or off (the commit is flushed with the WAL writer's next round, or by the next durable commit of any
+    /// session, since that flushes the WAL up to its own record). Runs only when the setting changes.
+    func setDurableCommits(_ durable: Bool) throws(PostgresError) {
+        guard durable != hasDurableCommits else { return }
+        try execute(durable ? "SET synchronous_commit TO on" : "SET synchronous_commit TO off")
+        hasDurableCommits = durable
+    }
+
+    /// Runs `body` in a READ COMMITTED transaction: commits when it returns, rolls back when it throws.
+    /// A failed COMMIT throws, so a caller is never told that writes succeeded unless they were committed.
+    func transaction<Result>(_ body: () throws(PostgresError) -> Result) throws(PostgresError) -> Result {
+        try execute("BEGIN")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            if PQtransactionStatus(handle) != PQTRANS_IDLE, !isBroken {
+                try? execute("ROLLBACK")
+            }
+            throw error
+        }
+    }
+
+    private func executePrepared(_ sql: String, _ parameters: [PostgresValue]) throws(PostgresError) -> OpaquePointer {
+        let name = try statementName(sql, parameters)
+        // One buffer holds every value; a trailing byte keeps a pointer valid for empty (non-NULL) values.
+        var buffer: [UInt8] = []
+        var offsets: [Int?] = []
+        var lengths: [Int32] = []
+        for parameter in parameters {
+            if let bytes = parameter.binary {
+                offsets.append(buffer.count)
+                lengths.append(Int32(bytes.count))
+                buffer.append(contentsOf: bytes)
+            } else {
+                offsets.append(nil)
+                lengths.append(0)
+            }
+        }
+        buffer.append(0)
+        let formats = [Int32](repeating: 1, count: parameters.count)
+        let result = buffer.withUnsafeBytes { bytes in
+            let base = bytes.baseAddress!.assumingMemoryBound(to: CChar.self)
+            let pointers: [UnsafePointer<CChar>?] = offsets.map { offset in offset.map { UnsafePointer(base + $0) } }
+            return PQexecPrepared(handle, name, Int32(parameters.count), pointers, lengths, formats, 1)
+        }
+        let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK, let result else {
+            let error = PostgresError(operation: "execute", result: result, connection: handle)
+            PQclear(result)
+            throw error
+        }
+        return result
+    }
+
+    private func statementName(_ sql: String, _ parameters: [PostgresValue]) throws(PostgresError) -> String {
+        if let name = prepared[sql] { return name }
+        let name = "passkeyd_\(prepared.count + 1)"
+        let types = parameters.map(\.typeOID)
+        let result = PQprepare(handle, name, sql, Int32(types.count), types)
+        defer { PQclear(result) }
+        guard let result, PQresultStatus(result) == PGRES_COMMAND_OK else {
+            throw PostgresError(operation: "prepare", result: result, connection: handle)
+        }
+        prepared[sql] = name
+        return name
+    }
+}

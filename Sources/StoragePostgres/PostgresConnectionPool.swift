@@ -1,0 +1,83 @@
+import Dispatch
+import Foundation
+import Storage
+import Synchronization
+
+/// At most `size` connections to one database, opened when first needed and kept open while they work.
+///
+/// A caller borrows a connection alone for one call (`withConnection`). When all are lent, it waits up to
+/// `waitTimeout` and then fails with `storage.unavailable`. A connection that failed (the server went away or
+/// restarted) is closed instead of being returned, and so is every idle one, since they likely face the same
+/// dead server; the next caller connects afresh, so the pool recovers as soon as the server is back.
+final class PostgresConnectionPool: Sendable {
+    private struct State {
+        var idle: [PostgresConnection] = []
+        var isClosed = false
+    }
+
+    let connectionString: String
+    let size: Int
+    private let waitTimeout: Duration
+    private let permits: DispatchSemaphore
+    private let state = Mutex(State())
+
+    init(connectionString: String, size: Int, waitTimeout: Duration) {
+        self.connectionString = connectionString
+        self.size = size
+        self.waitTimeout = waitTimeout
+        permits = DispatchSemaphore(value: size)
+    }
+
+    /// Lends one connection to `body`, connecting when no idle connection is left.
+    func withConnection<Result>(
+        _ body: (PostgresConnection) throws(PostgresError) -> Result
+    ) throws(StorageError) -> Result {
+        let (seconds, attoseconds) = waitTimeout.components
+        let wait = DispatchTimeInterval.nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        guard permits.wait(timeout: .now() + wait) == .success else {
+            throw .unavailable("all \(size) PostgreSQL connections stayed busy for \(seconds) s")
+        }
+        defer { permits.signal() }
+        let reused = state.withLock { state -> PostgresConnection?? in
+            state.isClosed ? .none : .some(state.idle.popLast())
+        }
+        guard let reused else { throw .unavailable("the store is closed") }
+        let connection: PostgresConnection
+        if let reused {
+            connection = reused
+        } else {
+            do throws(PostgresError) {
+                connection = try PostgresConnection(connectionString: connectionString)
+            } catch {
+                throw error.storageError
+            }
+        }
+        do throws(PostgresError) {
+            let result = try body(connection)
+            giveBack(connection)
+            return result
+        } catch {
+            if error.isConnectionFailure || connection.isBroken {
+                state.withLock { $0.idle.removeAll() }
+            } else {
+                giveBack(connection)
+            }
+            throw error.storageError
+        }
+    }
+
+    /// Closes every idle connection and refuses new calls; lent connections close when they come back.
+    func close() {
+        state.withLock { state in
+            state.isClosed = true
+            state.idle.removeAll()
+        }
+    }
+
+    private func giveBack(_ connection: PostgresConnection) {
+        guard !connection.isBroken else { return }
+        state.withLock { state in
+            if !state.isClosed { state.idle.append(connection) }
+        }
+    }
+}
