@@ -10,6 +10,6 @@ struct PostgresStoreContractTests {
     func contract(check: StoreContractCheck) throws {
         let cluster = try PostgresClusterScope.current()
         // Each store closes its connections when the check lets go of it.
-        try check.run { try PostgresStore(connectionString: try cluster.createDatabase(), poolSize: 20) }
+        try check.run { try PostgresStore(connectionString: cluster.connectionString(database: try cluster.createDatabase()), poolSize: 20) }
     }
 }

@@ -40,14 +40,14 @@ public final class PostgresCluster: Sendable {
         "host=127.0.0.1 port=\(port) user=\(user) dbname=\(database) connect_timeout=5"
     }
 
-    /// Creates an empty database and returns its connection string.
+    /// Creates an empty database and returns its name.
     public func createDatabase() throws -> String {
         let name = "passkeyd_test_" + String(databaseCount.withLock { count in
             count += 1
             return count
         })
         try psql("CREATE DATABASE \(name)")
-        return connectionString(database: name)
+        return name
     }
 
     /// Runs SQL as the superuser with psql; returns what it printed (unaligned, tuples only).

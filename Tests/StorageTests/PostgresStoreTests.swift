@@ -1,0 +1,215 @@
+import Dispatch
+import Foundation
+import Storage
+@testable import StoragePostgres
+import StorageSQLite
+import Synchronization
+import Testing
+import TestSupport
+
+/// What only the PostgreSQL driver does: several nodes on one database, its migrations, its pool, shared secrets
+/// and the import from SQLite. Each test gets fresh databases of one throwaway cluster.
+@Suite("PostgreSQL store", PostgresClusterScope())
+struct PostgresStoreTests {
+    /// A fresh database's connection string.
+    private func newDatabase() throws -> String {
+        let cluster = try PostgresClusterScope.current()
+        return cluster.connectionString(database: try cluster.createDatabase())
+    }
+
+    @Test func twoNodesRaceForAChallenge() throws {
+        let database = try newDatabase()
+        let nodes = [try PostgresStore(connectionString: database, poolSize: 8), try PostgresStore(connectionString: database, poolSize: 8)]
+        for round: UInt8 in 1...10 {
+            let challenge = StoreSamples.challenge(round)
+            try nodes[Int(round) % 2].insertChallenge(challenge)
+            let outcomes = StoreContract.takeConcurrently(challenge.challenge, threads: 16) { nodes[$0 % 2] }
+            #expect(outcomes.valid == 1, "round \(round)")
+            #expect(outcomes.unknown == 15, "round \(round)")
+            #expect(outcomes.failures.isEmpty, "round \(round)")
+        }
+    }
+
+    @Test func oneNodeSeesWhatTheOtherWrote() throws {
+        let database = try newDatabase()
+        let first = try PostgresStore(connectionString: database, poolSize: 2)
+        let second = try PostgresStore(connectionString: database, poolSize: 2)
+        try first.createUser(StoreSamples.user(1), firstCredential: StoreSamples.credential(1, owner: 1))
+        #expect(try second.credential(id: StoreSamples.credential(1, owner: 1).id) == StoreSamples.credential(1, owner: 1))
+        #expect(try second.deleteCredential(id: StoreSamples.credential(1, owner: 1).id, userID: StoreSamples.userID(1)) == .lastCredential)
+        try second.addCredential(StoreSamples.credential(2, owner: 1))
+        #expect(try first.credentials(userID: StoreSamples.userID(1)).count == 2)
+    }
+
+    @Test func concurrentDeletionsOnTwoNodesKeepTheLastCredential() throws {
+        let database = try newDatabase()
+        let nodes = [try PostgresStore(connectionString: database, poolSize: 4), try PostgresStore(connectionString: database, poolSize: 4)]
+        for round: UInt8 in 1...10 {
+            let owner = round
+            try nodes[0].createUser(StoreSamples.user(owner), firstCredential: StoreSamples.credential(owner, owner: owner))
+            try nodes[0].addCredential(StoreSamples.credential(100 + round, owner: owner))
+            let ids = [StoreSamples.credential(owner, owner: owner).id, StoreSamples.credential(100 + round, owner: owner).id]
+            let outcomes = Mutex<[CredentialDeletion]>([])
+            DispatchQueue.concurrentPerform(iterations: 2) { index in
+                if let outcome = try? nodes[index].deleteCredential(id: ids[index], userID: StoreSamples.userID(owner)) {
+                    outcomes.withLock { $0.append(outcome) }
+                }
+            }
+            #expect(outcomes.withLock { $0.sorted { "\($0)" < "\($1)" } } == [.deleted, .lastCredential], "round \(round)")
+            #expect(try nodes[1].credentials(userID: StoreSamples.userID(owner)).count == 1, "round \(round)")
+        }
+    }
+
+    @Test func nodesStartingTogetherMigrateOnce() throws {
+        let cluster = try PostgresClusterScope.current()
+        let name = try cluster.createDatabase()
+        let database = cluster.connectionString(database: name)
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            do {
+                _ = try PostgresStore(connectionString: database, poolSize: 1)
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+        #expect(try cluster.psql("SELECT version FROM passkeyd_schema", database: name) == "\(PostgresMigrations.latestVersion)")
+        // Opening again changes nothing.
+        _ = try PostgresStore(connectionString: database, poolSize: 1)
+        #expect(try cluster.psql("SELECT count(*) FROM passkeyd_schema", database: name) == "1")
+    }
+
+    @Test func newerSchemaIsRefused() throws {
+        let cluster = try PostgresClusterScope.current()
+        let name = try cluster.createDatabase()
+        let database = cluster.connectionString(database: name)
+        _ = try PostgresStore(connectionString: database, poolSize: 1)
+        try cluster.psql("UPDATE passkeyd_schema SET version = 99", database: name)
+        do {
+            _ = try PostgresStore(connectionString: database, poolSize: 1)
+            Issue.record("a database newer than this build was opened")
+        } catch {
+            #expect(error.code == StorageError.migrationFailedCode)
+            #expect(error.reason.contains("99"))
+        }
+    }
+
+    @Test func unreachableDatabaseIsUnavailableAndNamesNoPassword() throws {
+        let port = try LoopbackPort.free()
+        do {
+            _ = try PostgresStore(connectionString: "host=127.0.0.1 port=\(port) user=passkeyd password=hunter2 dbname=x", poolSize: 1)
+            Issue.record("a store opened without a server")
+        } catch {
+            #expect(error.code == StorageError.migrationFailedCode || error.code == StorageError.unavailableCode)
+            #expect(!error.reason.contains("hunter2"))
+        }
+    }
+
+    @Test func aFullPoolMakesCallersWaitThenFail() throws {
+        let store = try PostgresStore(connectionString: try newDatabase(), poolSize: 1, waitTimeout: .milliseconds(300))
+        let held = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let holder = Thread {
+            _ = try? store.pool.withConnection { _ throws(PostgresError) in
+                held.signal()
+                release.wait()
+            }
+        }
+        holder.start()
+        held.wait()
+        let started = Date()
+        do {
+            _ = try store.user(id: StoreSamples.userID(1))
+            Issue.record("a call got a connection from a full pool")
+        } catch {
+            #expect(error.code == StorageError.unavailableCode)
+            #expect(Date().timeIntervalSince(started) >= 0.25)
+        }
+        release.signal()
+        // Once the connection is back, calls go through again.
+        var answered = false
+        for _ in 0..<50 where !answered {
+            do {
+                _ = try store.user(id: StoreSamples.userID(1))
+                answered = true
+            } catch {
+                usleep(20_000)
+            }
+        }
+        #expect(answered)
+    }
+
+    @Test func challengeWritesAloneSkipTheWALFlush() throws {
+        let store = try PostgresStore(connectionString: try newDatabase(), poolSize: 1)
+        func setting(deferring: Bool) throws -> String {
+            let read = { (connection: PostgresConnection) throws(PostgresError) -> String in
+                try connection.run("SELECT current_setting('synchronous_commit')", []) { row throws(PostgresError) in row.text(0) }.first ?? ""
+            }
+            return deferring ? try store.withConnectionDeferringDurability(read) : try store.withConnection(read)
+        }
+        #expect(try setting(deferring: false) == "on")
+        #expect(try setting(deferring: true) == "off")
+        try store.insertChallenge(StoreSamples.challenge(1))
+        #expect(try setting(deferring: false) == "on")
+    }
+
+    @Test func nodesShareTheFirstProposedSecret() throws {
+        let database = try newDatabase()
+        let first = try PostgresStore(connectionString: database, poolSize: 1)
+        let second = try PostgresStore(connectionString: database, poolSize: 1)
+        let kept = try first.sharedSecret(named: "server-secret", proposing: [1, 2, 3])
+        #expect(kept == [1, 2, 3])
+        #expect(try second.sharedSecret(named: "server-secret", proposing: [9, 9, 9]) == [1, 2, 3])
+        #expect(try second.sharedSecret(named: "apple-refresh-token-key", proposing: [7]) == [7])
+    }
+
+    @Test func importCopiesEverySQLiteRecord() throws {
+        let source = try SQLiteStore.inMemory()
+        try source.createUser(StoreSamples.user(1), firstCredential: StoreSamples.credential(1, owner: 1))
+        var used = StoreSamples.credential(2, owner: 1)
+        used.lastUsedAt = StoreSamples.now
+        used.cloneWarning = true
+        try source.addCredential(used)
+        try source.createUser(StoreSamples.user(2), appleIdentity: StoreSamples.appleIdentity("001234.apple", owner: 2))
+        try source.createSession(StoreSamples.session(1, owner: 1))
+        #expect(try source.rememberNonce([5, 5], until: StoreSamples.now.addingTimeInterval(600), now: StoreSamples.now))
+        let revocation = try source.enqueueRevocation(token: [0xEE], clientID: "com.example.app", notBefore: StoreSamples.now)
+        let export = try source.exportRecords()
+        #expect(export.users.count == 2 && export.credentials.count == 2 && export.sessions.count == 1)
+        #expect(export.appleIdentities.count == 1 && export.appleNonces.count == 1 && export.appleRevocations.count == 1)
+
+        let target = try PostgresStore(connectionString: try newDatabase(), poolSize: 2)
+        try target.importRecords(export)
+        #expect(try target.user(id: StoreSamples.userID(1)) == StoreSamples.user(1))
+        #expect(try target.credentials(userID: StoreSamples.userID(1)) == [StoreSamples.credential(1, owner: 1), used])
+        #expect(try target.session(tokenHash: StoreSamples.session(1, owner: 1).tokenHash, now: StoreSamples.now) == StoreSamples.session(1, owner: 1))
+        #expect(try target.appleIdentity(subject: "001234.apple") == StoreSamples.appleIdentity("001234.apple", owner: 2))
+        #expect(try !target.rememberNonce([5, 5], until: StoreSamples.now.addingTimeInterval(600), now: StoreSamples.now))
+        #expect(try target.dueRevocations(now: StoreSamples.now, limit: 10).map(\.id) == [revocation])
+        // New revocations get IDs after the copied ones.
+        #expect(try target.enqueueRevocation(token: [1], clientID: "com.example.app", notBefore: StoreSamples.now) > revocation)
+
+        // A second import is refused and changes nothing.
+        do {
+            try target.importRecords(export)
+            Issue.record("an import into a non-empty database was accepted")
+        } catch {
+            #expect(error.code == StorageError.notEmptyCode)
+        }
+        #expect(try target.credentials(userID: StoreSamples.userID(1)).count == 2)
+    }
+
+    @Test func aFailedImportLeavesNothingBehind() throws {
+        var export = StoreExport()
+        export.users = [StoreSamples.user(1, name: "same"), StoreSamples.user(2, name: "same")]
+        let target = try PostgresStore(connectionString: try newDatabase(), poolSize: 1)
+        do {
+            try target.importRecords(export)
+            Issue.record("an export with a username twice was imported")
+        } catch {
+            #expect(error.code == StorageError.usernameTakenCode)
+        }
+        #expect(try target.user(id: StoreSamples.userID(1)) == nil)
+        try target.importRecords(StoreExport())
+    }
+}
