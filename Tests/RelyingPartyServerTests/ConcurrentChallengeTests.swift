@@ -11,7 +11,7 @@ import WebAuthnCore
     static let contenders = 16
 
     /// Runs `body` on `count` threads released together; returns what each returned.
-    private static func race(_ count: Int, _ body: @escaping @Sendable () -> ServerReply?) -> [ServerReply?] {
+    static func race(_ count: Int, _ body: @escaping @Sendable () -> ServerReply?) -> [ServerReply?] {
         let results = Mutex([ServerReply?]())
         let ready = DispatchGroup()
         let done = DispatchGroup()

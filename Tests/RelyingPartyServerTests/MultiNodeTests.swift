@@ -1,0 +1,126 @@
+import CryptoCore
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+import WebAuthnCore
+
+/// Two `passkeyd serve` processes on one throwaway PostgreSQL cluster, as behind a load balancer: a ceremony may
+/// start on one node and end on the other, a challenge is used once across both, sessions and decoys are the same
+/// on both, and the database going away gives 503 until it is back.
+@Suite(.serialized) struct MultiNodeTests {
+    /// The cluster, its database and two nodes on it; everything is stopped by `stop()`.
+    private final class Deployment {
+        let cluster: PostgresCluster
+        let folder: TemporaryFolder
+        let nodes: [ServeProcess]
+
+        init() throws {
+            cluster = try PostgresCluster()
+            do {
+                folder = try TemporaryFolder()
+                let database = cluster.connectionString(database: try cluster.createDatabase())
+                var nodes: [ServeProcess] = []
+                for name in ["a", "b"] {
+                    nodes.append(try ServeProcess(dataDirectory: folder.path + "/node-\(name)", configurationPath: folder.path + "/node-\(name).json",
+                                                  extraMembers: #""database": {"postgres": "\#(database)", "poolSize": 4}"#))
+                }
+                self.nodes = nodes
+            } catch {
+                cluster.destroy()
+                throw error
+            }
+        }
+
+        func client(_ node: Int) -> PasskeyClient { PasskeyClient(CurlTransport(port: nodes[node].port)) }
+
+        func stop() {
+            for node in nodes { _ = node.terminate() }
+            cluster.destroy()
+        }
+    }
+
+    @Test func ceremoniesSessionsAndDecoysSpanBothNodes() throws {
+        let deployment = try Deployment()
+        defer { deployment.stop() }
+        let (a, b) = (deployment.client(0), deployment.client(1))
+
+        // Registered on a, signed in on b with options from b, then with options from a answered to b.
+        let account = try a.register("alice")
+        #expect(try b.signIn(account.credential, username: "alice", .init(signCount: 1)).status == 200)
+        let options = try a.requestOptions(username: "alice")
+        let crossed = try b.authenticationVerify(try b.assertion(account.credential, answering: options, .init(signCount: 2)))
+        #expect(crossed.status == 200, "\(crossed.text)")
+        // The counter is shared: b's 2 makes a refuse a replayed 2.
+        #expect(try a.signIn(account.credential, .init(signCount: 2)).errorCode == "possible_clone")
+
+        // A session started on a is valid on b; signing out on b ends it on a.
+        #expect(try b.send("GET", "/me", headers: PasskeyClient.bearer(account.token)).status == 200)
+        #expect(try b.send("POST", "/logout", headers: PasskeyClient.bearer(account.token)).status < 300)
+        #expect(try a.send("GET", "/me", headers: PasskeyClient.bearer(account.token)).status == 401)
+
+        // The username is taken on both; an unknown username gets the same decoys from both (shared secret).
+        #expect(try b.registrationOptions(username: "alice").errorCode == "username_taken")
+        let decoys = try [a, b].map { client in
+            try client.authenticationOptions(username: "mallory").object["allowCredentials"] as? [[String: Any]]
+        }.map { $0?.compactMap { $0["id"] as? String } }
+        #expect(decoys[0] == decoys[1])
+        #expect(decoys[0]?.isEmpty == false)
+    }
+
+    @Test func aChallengeRacedOnBothNodesWinsOnce() throws {
+        let deployment = try Deployment()
+        defer { deployment.stop() }
+        let ports = deployment.nodes.map(\.port)
+        let account = try deployment.client(0).register("bob")
+        for round in 1...3 {
+            let client = deployment.client(round % 2)
+            let body = Array(try JSONEncoder().encode(try client.assertion(account.credential, answering: try client.requestOptions(),
+                                                                             .init(signCount: UInt32(round)))))
+            // Contenders alternate between the nodes.
+            let turn = Mutex(0)
+            let replies = ConcurrentChallengeTests.race(8) { [ports] in
+                let port = ports[turn.withLock { turn in
+                    turn += 1
+                    return turn % 2
+                }]
+                return try? CurlTransport(port: port).send("POST", "/webauthn/authentication/verify", body: body, headers: [])
+            }
+            #expect(replies.filter { $0?.status == 200 }.count == 1, "round \(round)")
+            #expect(replies.filter { $0?.errorCode == "challenge_unknown" }.count == 7, "round \(round): \(replies.map { $0?.text ?? "no reply" })")
+        }
+    }
+
+    @Test func theDatabaseGoingAwayGives503UntilItIsBack() throws {
+        let deployment = try Deployment()
+        defer { deployment.stop() }
+        let (a, b) = (deployment.client(0), deployment.client(1))
+        let account = try a.register("carol")
+
+        try deployment.cluster.stop()
+        for client in [a, b] {
+            let options = try client.registrationOptions(username: "dave")
+            #expect(options.status == 503)
+            #expect(options.errorCode == "storage_unavailable")
+            let me = try client.send("GET", "/me", headers: PasskeyClient.bearer(account.token))
+            #expect(me.status == 503, "\(me.text)")
+        }
+        #expect(try a.send("GET", "/healthz").status == 200, "the node itself stays up")
+
+        try deployment.cluster.start()
+        for (index, client) in [a, b].enumerated() {
+            var reply = try client.signIn(account.credential, username: "carol", .init(signCount: UInt32(10 + index)))
+            let deadline = Date().addingTimeInterval(10)
+            while reply.status == 503, Date() < deadline {
+                usleep(200_000)
+                reply = try client.signIn(account.credential, username: "carol", .init(signCount: UInt32(10 + index)))
+            }
+            #expect(reply.status == 200, "node \(index) after the database came back: \(reply.text)")
+        }
+        // Nothing from the outage was stored: dave can register now.
+        #expect(try b.register("dave").username == "dave")
+        for node in deployment.nodes {
+            #expect(!node.log.contains(account.token))
+        }
+    }
+}
