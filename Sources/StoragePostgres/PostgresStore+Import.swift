@@ -43,6 +43,13 @@ extension PostgresStore: ImportableStore {
                             .date(revocation.notBefore), .bigint(Int64(revocation.attempts)),
                         ])
                 }
+                // Secrets a node made while the database had no records protect nothing yet: the copied ones win.
+                for (name, value) in export.sharedSecrets {
+                    try connection.run(
+                        "INSERT INTO server_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value",
+                        [.text(name), .bytea(value)]
+                    )
+                }
                 // New revocations must get IDs after the copied ones.
                 try connection.execute("""
                     SELECT setval(pg_get_serial_sequence('apple_revocations', 'id'), coalesce(max(id), 0) + 1, false)

@@ -4,6 +4,10 @@ enum Usage {
     usage:
       passkeyd serve [--config FILE]
           Run the relying-party server in the foreground (HTTPS on localhost:8443 with embedded defaults).
+      passkeyd migrate --from-sqlite FILE --to-postgres CONNECTION [--secrets DIR]
+          Copy a single node's SQLite database into an empty PostgreSQL database (libpq connection string), in one
+          transaction, with the secrets server-secret and apple-refresh-token-key from DIR (default: the SQLite
+          file's folder). Run it with passkeyd stopped. Exit status: 0 when copied, 1 on failure (nothing copied).
       passkeyd verify [--trust-anchors DIR] [--metadata BLOB [--metadata-root PEM]] [--authenticator-names JSON] [FILE]
           Verify WebAuthn responses offline. FILE (or standard input) holds one case, a JSON array of cases or
           {"cases": [...]} in the schema of TestVectors/PROVENANCE.md. Prints one JSON line per case.

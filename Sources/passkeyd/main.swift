@@ -8,6 +8,8 @@ case "verify":
     status = VerifyCommand(arguments: Array(arguments.dropFirst())).run()
 case "serve":
     status = ServeCommand(arguments: Array(arguments.dropFirst())).run()
+case "migrate":
+    status = MigrateCommand(arguments: Array(arguments.dropFirst())).run()
 case "verify-apple-token":
     status = VerifyAppleTokenCommand(arguments: Array(arguments.dropFirst())).run()
 case "help", "--help", "-h", nil:

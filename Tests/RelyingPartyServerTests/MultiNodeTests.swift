@@ -13,22 +13,27 @@ import WebAuthnCore
     private final class Deployment {
         let cluster: PostgresCluster
         let folder: TemporaryFolder
-        let nodes: [ServeProcess]
+        let database: String
+        private(set) var nodes: [ServeProcess] = []
 
-        init() throws {
+        /// Creates the cluster and the database, and starts the nodes unless told not to yet.
+        init(startingNodes: Bool = true) throws {
             cluster = try PostgresCluster()
             do {
                 folder = try TemporaryFolder()
-                let database = cluster.connectionString(database: try cluster.createDatabase())
-                var nodes: [ServeProcess] = []
-                for name in ["a", "b"] {
-                    nodes.append(try ServeProcess(dataDirectory: folder.path + "/node-\(name)", configurationPath: folder.path + "/node-\(name).json",
-                                                  extraMembers: #""database": {"postgres": "\#(database)", "poolSize": 4}"#))
-                }
-                self.nodes = nodes
+                database = cluster.connectionString(database: try cluster.createDatabase())
+                if startingNodes { try startNodes() }
             } catch {
+                // A node already started is killed by its deinit.
                 cluster.destroy()
                 throw error
+            }
+        }
+
+        func startNodes() throws {
+            for name in ["a", "b"] {
+                nodes.append(try ServeProcess(dataDirectory: folder.path + "/node-\(name)", configurationPath: folder.path + "/node-\(name).json",
+                                              extraMembers: #""database": {"postgres": "\#(database)", "poolSize": 4}"#))
             }
         }
 
@@ -122,5 +127,37 @@ import WebAuthnCore
         for node in deployment.nodes {
             #expect(!node.log.contains(account.token))
         }
+    }
+
+    @Test func migrateMovesASingleSQLiteNodeToTwoNodes() throws {
+        let deployment = try Deployment(startingNodes: false)
+        defer { deployment.stop() }
+        let single = deployment.folder.path + "/single"
+        let node = try ServeProcess(dataDirectory: single, configurationPath: deployment.folder.path + "/single.json")
+        let client = PasskeyClient(CurlTransport(port: node.port))
+        let account = try client.register("erin")
+        #expect(try client.signIn(account.credential, username: "erin", .init(signCount: 5)).status == 200)
+        let decoys = try client.authenticationOptions(username: "mallory").object["allowCredentials"] as? [[String: Any]]
+        #expect(node.terminate() == 0)
+
+        let executable = try ServeProcess.executable()
+        let migrate = ["migrate", "--from-sqlite", single + "/passkeyd.sqlite", "--to-postgres", deployment.database]
+        let first = try ChildProcess.run(executable, migrate)
+        #expect(first.status == 0, "\(first.errorOutput)")
+        #expect(String(decoding: first.output, as: UTF8.self).contains("copied 1 users, 1 passkeys, 2 sessions"))
+        let again = try ChildProcess.run(executable, migrate)
+        #expect(again.status == 1)
+        #expect(again.errorOutput.contains("storage.notEmpty"))
+
+        try deployment.startNodes()
+        let b = deployment.client(1)
+        // The session, the passkey with its counter, the username and the decoys all came across.
+        #expect(try b.send("GET", "/me", headers: PasskeyClient.bearer(account.token)).status == 200)
+        #expect(try b.signIn(account.credential, .init(signCount: 5)).errorCode == "possible_clone")
+        #expect(try b.signIn(account.credential, username: "erin", .init(signCount: 6)).status == 200)
+        #expect(try deployment.client(0).registrationOptions(username: "erin").errorCode == "username_taken")
+        let decoysAfter = try b.authenticationOptions(username: "mallory").object["allowCredentials"] as? [[String: Any]]
+        #expect(decoys?.compactMap { $0["id"] as? String } == decoysAfter?.compactMap { $0["id"] as? String })
+        #expect(try ChildProcess.run(executable, ["migrate", "--from-sqlite", single + "/passkeyd.sqlite"]).status == 2)
     }
 }

@@ -1,0 +1,53 @@
+import Foundation
+import Storage
+import StoragePostgres
+import StorageSQLite
+
+/// `passkeyd migrate --from-sqlite FILE --to-postgres CONNECTION [--secrets DIR]`: copies a single node's SQLite
+/// database and its shared secrets into an empty PostgreSQL database, in one transaction, for moving to several
+/// nodes. Run it with passkeyd stopped.
+struct MigrateCommand {
+    let arguments: [String]
+
+    static let secretNames = ["server-secret", "apple-refresh-token-key"]
+
+    func run() -> Int32 {
+        var options: [String: String] = [:]
+        var remaining = arguments[...]
+        while remaining.count >= 2, let name = remaining.first, ["--from-sqlite", "--to-postgres", "--secrets"].contains(name) {
+            options[name] = remaining.dropFirst().first
+            remaining = remaining.dropFirst(2)
+        }
+        guard remaining.isEmpty, let sqlitePath = options["--from-sqlite"], let connectionString = options["--to-postgres"] else {
+            FileHandle.standardError.write(Data("usage: passkeyd migrate --from-sqlite FILE --to-postgres CONNECTION [--secrets DIR]\n".utf8))
+            return 2
+        }
+        guard FileManager.default.fileExists(atPath: sqlitePath) else { return fail("no SQLite database at \(sqlitePath)") }
+        let secretsFolder = options["--secrets"] ?? URL(fileURLWithPath: sqlitePath).deletingLastPathComponent().path
+        do {
+            var export = try SQLiteStore(path: sqlitePath).exportRecords()
+            for name in Self.secretNames {
+                guard let data = FileManager.default.contents(atPath: secretsFolder + "/" + name) else { continue }
+                guard data.count == 32 else { return fail("\(secretsFolder)/\(name) is not a 32-byte secret") }
+                export.sharedSecrets[name] = Array(data)
+            }
+            let target = try PostgresStore(connectionString: connectionString, poolSize: 1)
+            defer { target.close() }
+            try target.importRecords(export)
+            print("""
+                copied \(export.users.count) users, \(export.credentials.count) passkeys, \(export.sessions.count) sessions, \
+                \(export.appleIdentities.count) Apple identities, \(export.appleNonces.count) Apple nonces, \
+                \(export.appleRevocations.count) queued revocations and \(export.sharedSecrets.count) secrets \
+                (\(export.sharedSecrets.keys.sorted().joined(separator: ", "))) from \(sqlitePath)
+                """)
+            return 0
+        } catch {
+            return fail("\(error)")
+        }
+    }
+
+    private func fail(_ message: String) -> Int32 {
+        FileHandle.standardError.write(Data("passkeyd migrate: \(message)\n".utf8))
+        return 1
+    }
+}
