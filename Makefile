@@ -7,8 +7,10 @@ SWIFT ?= swift
 BROWSER_PACKAGES := chromium chromium-driver python3-venv
 BROWSER_VENV := .venv-browser
 PYTHON ?= /usr/bin/python3
+# The PostgreSQL tests start throwaway clusters of Debian's server (initdb + pg_ctl) in temporary folders.
+TEST_PACKAGES := postgresql
 
-.PHONY: deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-soak clean fuzz fuzz-build fuzz-replay
+.PHONY: test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-soak clean fuzz fuzz-build fuzz-replay
 
 # Installs the Debian packages of $(1) that are missing; nothing at all when everything is there. Runs
 # `apt-get update` first when the package lists are missing, and again when an install fails on stale lists.
@@ -36,7 +38,11 @@ run: release
 
 test: deps test-swift test-browser
 
-test-swift:
+# Debian's postgresql server for the tests, which make their own clusters and stop them.
+test-deps:
+	$(call install_missing,$(TEST_PACKAGES))
+
+test-swift: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --parallel && $(MAKE) fuzz-replay
 
