@@ -73,7 +73,7 @@ struct PostgresError: Error {
 
     private static func connectionMessage(_ connection: OpaquePointer?) -> String {
         guard let connection, let text = PQerrorMessage(connection) else { return "no answer from the server" }
-        let message = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
-        return message.isEmpty ? "no answer from the server" : message.replacingOccurrences(of: "\n", with: "; ")
+        let lines = String(cString: text).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return lines.isEmpty ? "no answer from the server" : lines.joined(separator: "; ")
     }
 }

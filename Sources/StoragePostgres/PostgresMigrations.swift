@@ -100,8 +100,11 @@ enum PostgresMigrations {
 
     /// Applies the missing steps in one transaction under an advisory lock, so that nodes starting together apply
     /// each step once and none sees a half-migrated schema.
-    /// - Throws: `storage.migrationFailed` when the database is newer than this build or a step fails.
+    /// - Throws: `storage.unavailable` when the server can't be reached; `storage.migrationFailed` when the database
+    ///   is newer than this build or a step fails.
     static func migrate(_ pool: PostgresConnectionPool) throws(StorageError) {
+        // Connecting first keeps an unreachable server `storage.unavailable`, apart from a failed migration.
+        try pool.withConnection { _ throws(PostgresError) in }
         let found: Int
         do {
             found = try pool.withConnection { connection throws(PostgresError) -> Int in

@@ -64,6 +64,15 @@ struct ConfigurationTests {
         #expect(try load(#"{"dataDirectory": "/srv/p"}"#).databasePath == "/srv/p/passkeyd.sqlite")
     }
 
+    @Test func postgresDatabaseAndPoolSize() throws {
+        let configuration = try load(#"{"threads": 3, "database": {"postgres": "host=db.internal dbname=passkeyd"}}"#)
+        #expect(configuration.postgresConnectionString == "host=db.internal dbname=passkeyd")
+        #expect(configuration.postgresPoolSize == nil)
+        #expect(configuration.defaultPoolSize == 5)
+        #expect(try load(#"{"database": {"postgres": "postgresql://db/passkeyd", "poolSize": 12}}"#).postgresPoolSize == 12)
+        #expect(try load("{}").postgresConnectionString == nil)
+    }
+
     static let invalid: [(json: String, key: String)] = [
         (#"{"relyingparty": {}}"#, "relyingparty"),
         (#"{"relyingParty": {"id": "example.com", "icon": "x"}}"#, "relyingParty.icon"),
@@ -108,7 +117,12 @@ struct ConfigurationTests {
         (#"{"threads": 0}"#, "threads"),
         (#"{"limits": {"maximumBodySize": 100}}"#, "limits.maximumBodySize"),
         (#"{"www": 5}"#, "www"),
-        (#"{"database": {"postgres": "x"}}"#, "database.postgres"),
+        (#"{"database": {"postgres": ""}}"#, "database.postgres"),
+        (#"{"database": {"postgres": 5}}"#, "database.postgres"),
+        (#"{"database": {"sqlite": "/a.sqlite", "postgres": "host=db"}}"#, "database"),
+        (#"{"database": {"poolSize": 4}}"#, "database.poolSize"),
+        (#"{"database": {"postgres": "host=db", "poolSize": 0}}"#, "database.poolSize"),
+        (#"{"database": {"mysql": "x"}}"#, "database.mysql"),
     ]
 
     @Test(arguments: ConfigurationTests.invalid)

@@ -160,4 +160,18 @@ import WebAuthnCore
         #expect(decoys?.compactMap { $0["id"] as? String } == decoysAfter?.compactMap { $0["id"] as? String })
         #expect(try ChildProcess.run(executable, ["migrate", "--from-sqlite", single + "/passkeyd.sqlite"]).status == 2)
     }
+
+    @Test func aNodeWithoutItsDatabaseStopsWithAClearMessage() throws {
+        let folder = try TemporaryFolder()
+        let port = try LoopbackPort.free()
+        let configuration = folder.path + "/node.json"
+        try Data(#"""
+            {"listen": {"https": "127.0.0.1:\#(try LoopbackPort.free())"}, "dataDirectory": "\#(folder.path)/data",
+             "database": {"postgres": "host=127.0.0.1 port=\#(port) user=passkeyd password=hunter2 dbname=passkeyd"}}
+            """#.utf8).write(to: URL(fileURLWithPath: configuration))
+        let result = try ChildProcess.run(try ServeProcess.executable(), ["serve", "--config", configuration])
+        #expect(result.status == 1)
+        #expect(result.errorOutput.contains("cannot start: storage.unavailable: PostgreSQL connect failed"), "\(result.errorOutput)")
+        #expect(!result.errorOutput.contains("hunter2"))
+    }
 }
