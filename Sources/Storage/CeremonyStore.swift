@@ -35,3 +35,16 @@ public protocol CeremonyStore: Sendable {
     ///   Nothing changes then.
     func completeRegistration(newUser: UserRecord?, credential: CredentialRecord, session: SessionRecord) throws(StorageError)
 }
+
+extension CeremonyStore {
+    /// The ownership rules of `completeRegistration` that need no stored data: the credential belongs to the new user
+    /// when there is one, and the session to the credential's user. For drivers to check before they write.
+    public static func checkRegistrationOwnership(newUser: UserRecord?, credential: CredentialRecord, session: SessionRecord) throws(StorageError) {
+        if let newUser, credential.userID != newUser.id {
+            throw .notFound("the first credential must belong to the new user")
+        }
+        guard session.userID == credential.userID else {
+            throw .notFound("the session must belong to the credential's user")
+        }
+    }
+}

@@ -72,3 +72,16 @@ public struct CredentialRecord: Sendable, Equatable {
         self.backupEligibilityChanged = backupEligibilityChanged
     }
 }
+
+extension CredentialRecord {
+    /// `transports` as the SQL drivers store them: a JSON array of strings.
+    public func transportsJSON() throws(StorageError) -> String {
+        guard let data = try? JSONEncoder().encode(transports) else { throw .unavailable("encoding the transports failed") }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Transports read back from `transportsJSON()`, or nil when the text is not a JSON array of strings.
+    public static func transports(json: some Collection<UInt8>) -> [String]? {
+        try? JSONDecoder().decode([String].self, from: Data(json))
+    }
+}

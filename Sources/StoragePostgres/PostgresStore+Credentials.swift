@@ -3,7 +3,7 @@ import Storage
 
 extension PostgresStore {
     public func addCredential(_ credential: CredentialRecord) throws(StorageError) {
-        let transports = try PostgresStore.encodeTransports(credential.transports)
+        let transports = try credential.transportsJSON()
         try withConnection { connection throws(PostgresError) in
             try PostgresStore.insert(credential, transports: transports, into: connection)
         }
@@ -101,7 +101,7 @@ extension PostgresStore {
     }
 
     static func credentialRecord(_ row: PostgresRow) throws(PostgresError) -> CredentialRecord {
-        guard let transports = try? JSONDecoder().decode([String].self, from: Data(row.bytes(5))) else {
+        guard let transports = CredentialRecord.transports(json: row.bytes(5)) else {
             throw PostgresError.decoding("a credential's transports are not a JSON array of strings")
         }
         return CredentialRecord(
@@ -122,13 +122,5 @@ extension PostgresStore {
             cloneWarning: try row.boolean(14),
             backupEligibilityChanged: try row.boolean(15)
         )
-    }
-
-    /// Transports are stored as a JSON array of strings, as in the SQLite store.
-    static func encodeTransports(_ transports: [String]) throws(StorageError) -> String {
-        guard let data = try? JSONEncoder().encode(transports) else {
-            throw .unavailable("encoding the transports failed")
-        }
-        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -5,7 +5,7 @@ extension PostgresStore: ImportableStore {
     public func importRecords(_ export: StoreExport) throws(StorageError) {
         var encodedTransports: [String] = []
         for credential in export.credentials {
-            encodedTransports.append(try PostgresStore.encodeTransports(credential.transports))
+            encodedTransports.append(try credential.transportsJSON())
         }
         let isEmpty = try withConnection { connection throws(PostgresError) -> Bool in
             try connection.transaction { () throws(PostgresError) -> Bool in

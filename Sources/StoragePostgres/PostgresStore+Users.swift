@@ -5,7 +5,7 @@ extension PostgresStore {
         guard firstCredential.userID == user.id else {
             throw .notFound("the first credential must belong to the new user")
         }
-        let transports = try PostgresStore.encodeTransports(firstCredential.transports)
+        let transports = try firstCredential.transportsJSON()
         try withConnection { connection throws(PostgresError) in
             try connection.transaction { () throws(PostgresError) in
                 try PostgresStore.insert(user, into: connection)

@@ -30,13 +30,8 @@ extension SQLiteStore {
     }
 
     public func completeRegistration(newUser: UserRecord?, credential: CredentialRecord, session: SessionRecord) throws(StorageError) {
-        if let newUser, credential.userID != newUser.id {
-            throw .notFound("the first credential must belong to the new user")
-        }
-        guard session.userID == credential.userID else {
-            throw .notFound("the session must belong to the credential's user")
-        }
-        let transports = try SQLiteStore.encodeTransports(credential.transports)
+        try Self.checkRegistrationOwnership(newUser: newUser, credential: credential, session: session)
+        let transports = try credential.transportsJSON()
         try withConnection { connection throws(SQLiteError) in
             try connection.immediateTransaction { () throws(SQLiteError) in
                 if let newUser {

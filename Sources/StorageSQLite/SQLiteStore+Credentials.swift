@@ -4,7 +4,7 @@ import Storage
 
 extension SQLiteStore {
     public func addCredential(_ credential: CredentialRecord) throws(StorageError) {
-        let transports = try SQLiteStore.encodeTransports(credential.transports)
+        let transports = try credential.transportsJSON()
         try withConnection { connection throws(SQLiteError) in
             try SQLiteStore.insert(credential, transports: transports, into: connection)
         }
@@ -101,7 +101,7 @@ extension SQLiteStore {
     }
 
     static func credentialRecord(_ row: SQLiteRow) throws(SQLiteError) -> CredentialRecord {
-        guard let transports = decodeTransports(row.text(5)) else {
+        guard let transports = CredentialRecord.transports(json: row.blob(5)) else {
             throw SQLiteError(operation: "decode transports", code: SQLITE_CORRUPT, connection: nil)
         }
         return CredentialRecord(
@@ -122,17 +122,5 @@ extension SQLiteStore {
             cloneWarning: row.bool(14),
             backupEligibilityChanged: row.bool(15)
         )
-    }
-
-    /// Transports are stored as a JSON array of strings.
-    static func encodeTransports(_ transports: [String]) throws(StorageError) -> String {
-        guard let data = try? JSONEncoder().encode(transports) else {
-            throw .unavailable("encoding the transports failed")
-        }
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    private static func decodeTransports(_ text: String) -> [String]? {
-        try? JSONDecoder().decode([String].self, from: Data(text.utf8))
     }
 }

@@ -5,7 +5,7 @@ extension SQLiteStore {
         guard firstCredential.userID == user.id else {
             throw .notFound("the first credential must belong to the new user")
         }
-        let transports = try SQLiteStore.encodeTransports(firstCredential.transports)
+        let transports = try firstCredential.transportsJSON()
         try withConnection { connection throws(SQLiteError) in
             try connection.immediateTransaction { () throws(SQLiteError) in
                 try SQLiteStore.insert(user, into: connection)
