@@ -44,6 +44,15 @@ final class PostgresConnection: @unchecked Sendable {
     /// Whether libpq has seen the connection fail; such a connection is closed rather than reused.
     var isBroken: Bool { PQstatus(handle) != CONNECTION_OK }
 
+    /// Reads whatever the server sent while the connection sat idle, without waiting: a server that shut down or
+    /// restarted has closed it, and libpq then marks it broken. Lets the pool drop such a connection before it
+    /// carries a request instead of failing that request.
+    var isAliveAfterIdling: Bool {
+        // A server that went away sent its farewell message and then closed: the first read takes the message,
+        // the second meets the end of the stream. On a healthy connection both find nothing to read.
+        PQconsumeInput(handle) == 1 && PQconsumeInput(handle) == 1 && !isBroken
+    }
+
     /// Runs fixed SQL text (schema, transaction control) that contains no values; may hold several statements.
     func execute(_ sql: String) throws(PostgresError) {
         let result = PQexec(handle, sql)

@@ -8,7 +8,8 @@ import Synchronization
 /// A caller borrows a connection alone for one call (`withConnection`). When all are lent, it waits up to
 /// `waitTimeout` and then fails with `storage.unavailable`. A connection that failed (the server went away or
 /// restarted) is closed instead of being returned, and so is every idle one, since they likely face the same
-/// dead server; the next caller connects afresh, so the pool recovers as soon as the server is back.
+/// dead server; the next caller connects afresh, so the pool recovers as soon as the server is back. An idle
+/// connection the server closed meanwhile is noticed when it is taken, before it carries the call.
 final class PostgresConnectionPool: Sendable {
     private struct State {
         var idle: [PostgresConnection] = []
@@ -41,7 +42,12 @@ final class PostgresConnectionPool: Sendable {
         let reused = state.withLock { state -> PostgresConnection?? in
             state.isClosed ? .none : .some(state.idle.popLast())
         }
-        guard let reused else { throw .unavailable("the store is closed") }
+        guard var reused else { throw .unavailable("the store is closed") }
+        if let idle = reused, !idle.isAliveAfterIdling {
+            // The server closed it (a restart, a failover): so it did with the other idle ones.
+            state.withLock { $0.idle.removeAll() }
+            reused = nil
+        }
         let connection: PostgresConnection
         if let reused {
             connection = reused
