@@ -7,7 +7,7 @@ final class PostgresConnection: @unchecked Sendable {
     /// Statement names by SQL text; each SQL text is prepared once per connection, on first use.
     private var prepared: [String: String] = [:]
     /// Whether commits wait for the WAL flush (`synchronous_commit = on`, the server default).
-    private var hasDurableCommits = true
+    private(set) var hasDurableCommits = true
 
     /// Connects with `connectionString` (key=value pairs or a postgresql:// URI). passkeyd's defaults come first,
     /// so that the connection string overrides them: 5 s to connect, 15 s for an unacknowledged write on a dead

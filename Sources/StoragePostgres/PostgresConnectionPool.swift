@@ -29,8 +29,10 @@ final class PostgresConnectionPool: Sendable {
         permits = DispatchSemaphore(value: size)
     }
 
-    /// Lends one connection to `body`, connecting when no idle connection is left.
+    /// Lends one connection to `body` with `synchronous_commit` set as `durableCommits` says, connecting when no
+    /// idle connection is left. An idle connection that already has that setting is preferred, which saves a `SET`.
     func withConnection<Result>(
+        durableCommits: Bool = true,
         _ body: (PostgresConnection) throws(PostgresError) -> Result
     ) throws(StorageError) -> Result {
         let (seconds, attoseconds) = waitTimeout.components
@@ -40,7 +42,11 @@ final class PostgresConnectionPool: Sendable {
         }
         defer { permits.signal() }
         let reused = state.withLock { state -> PostgresConnection?? in
-            state.isClosed ? .none : .some(state.idle.popLast())
+            guard !state.isClosed else { return .none }
+            guard let index = state.idle.lastIndex(where: { $0.hasDurableCommits == durableCommits }) ?? state.idle.indices.last else {
+                return .some(nil)
+            }
+            return .some(state.idle.remove(at: index))
         }
         guard var reused else { throw .unavailable("the store is closed") }
         if let idle = reused, !idle.isAliveAfterIdling {
@@ -59,6 +65,7 @@ final class PostgresConnectionPool: Sendable {
             }
         }
         do throws(PostgresError) {
+            try connection.setDurableCommits(durableCommits)
             let result = try body(connection)
             giveBack(connection)
             return result

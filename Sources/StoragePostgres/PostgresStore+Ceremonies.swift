@@ -1,6 +1,8 @@
 import Foundation
 import Storage
 
+/// Each ceremony's final writes are one statement (data-modifying CTEs): atomic without BEGIN and COMMIT, and one
+/// round trip to the database instead of four or five.
 extension PostgresStore {
     public func completeAuthentication(
         credentialID: [UInt8],
@@ -11,34 +13,46 @@ extension PostgresStore {
         backupEligibilityChanged: Bool,
         session: SessionRecord
     ) throws(StorageError) {
-        let recorded = try withConnection { connection throws(PostgresError) in
-            try connection.transaction { () throws(PostgresError) -> Bool in
-                let updated = try connection.run("""
+        // The session is inserted only when the credential's row was updated; a duplicate token fails both.
+        let inserted = try withConnection { connection throws(PostgresError) in
+            try connection.run("""
+                WITH recorded AS (
                     UPDATE credentials SET sign_count = $3, backup_eligible = $4, backup_state = $5, last_used_at = $6,
                         backup_eligibility_changed = (backup_eligibility_changed OR $7)
                     WHERE id = $1 AND user_id = $2
-                    """, [
-                        .bytea(credentialID), .bytea(session.userID), .bigint(Int64(signCount)), .boolean(backupEligible),
-                        .boolean(backupState), .date(usedAt), .boolean(backupEligibilityChanged),
-                    ])
-                guard updated == 1 else { return false }
-                try PostgresStore.insert(session, into: connection)
-                return true
-            }
+                    RETURNING user_id
+                )
+                INSERT INTO sessions (token_hash, user_id, created_at, expires_at) SELECT $8, user_id, $9, $10 FROM recorded
+                """, [
+                    .bytea(credentialID), .bytea(session.userID), .bigint(Int64(signCount)), .boolean(backupEligible),
+                    .boolean(backupState), .date(usedAt), .boolean(backupEligibilityChanged),
+                    .bytea(session.tokenHash), .date(session.createdAt), .date(session.expiresAt),
+                ])
         }
-        guard recorded else { throw .notFound("the session's user has no credential with this ID") }
+        guard inserted == 1 else { throw .notFound("the session's user has no credential with this ID") }
     }
 
     public func completeRegistration(newUser: UserRecord?, credential: CredentialRecord, session: SessionRecord) throws(StorageError) {
         try Self.checkRegistrationOwnership(newUser: newUser, credential: credential, session: session)
         let transports = try credential.transportsJSON()
+        let values = PostgresStore.credentialValues(credential, transports: transports)
+            + [.bytea(session.tokenHash), .date(session.createdAt), .date(session.expiresAt)]
+        let writes = """
+            added AS (
+                INSERT INTO credentials (\(PostgresStore.credentialColumns))
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+            )
+            INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES ($17, $2, $18, $19)
+            """
         try withConnection { connection throws(PostgresError) in
-            try connection.transaction { () throws(PostgresError) in
-                if let newUser {
-                    try PostgresStore.insert(newUser, into: connection)
-                }
-                try PostgresStore.insert(credential, transports: transports, into: connection)
-                try PostgresStore.insert(session, into: connection)
+            if let newUser {
+                try connection.run("""
+                    WITH created AS (
+                        INSERT INTO users (id, name, display_name, created_at) VALUES ($2, $20, $21, $22)
+                    ), \(writes)
+                    """, values + [.text(newUser.name), .text(newUser.displayName), .date(newUser.createdAt)])
+            } else {
+                try connection.run("WITH \(writes)", values)
             }
         }
     }

@@ -90,14 +90,19 @@ extension PostgresStore {
         try connection.run("""
             INSERT INTO credentials (\(credentialColumns))
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-            """, [
-                .bytea(credential.id), .bytea(credential.userID), .bytea(credential.publicKey),
-                .bigint(Int64(credential.algorithm)), .bigint(Int64(credential.signCount)), .text(transports),
-                .bytea(credential.aaguid), .boolean(credential.backupEligible), .boolean(credential.backupState),
-                .text(credential.attestationFormat), .text(credential.attestationSummary), .text(credential.name),
-                .date(credential.createdAt), .optional(credential.lastUsedAt, PostgresValue.date),
-                .boolean(credential.cloneWarning), .boolean(credential.backupEligibilityChanged),
-            ])
+            """, credentialValues(credential, transports: transports))
+    }
+
+    /// The parameters $1…$16 for `credentialColumns`.
+    static func credentialValues(_ credential: CredentialRecord, transports: String) -> [PostgresValue] {
+        [
+            .bytea(credential.id), .bytea(credential.userID), .bytea(credential.publicKey),
+            .bigint(Int64(credential.algorithm)), .bigint(Int64(credential.signCount)), .text(transports),
+            .bytea(credential.aaguid), .boolean(credential.backupEligible), .boolean(credential.backupState),
+            .text(credential.attestationFormat), .text(credential.attestationSummary), .text(credential.name),
+            .date(credential.createdAt), .optional(credential.lastUsedAt, PostgresValue.date),
+            .boolean(credential.cloneWarning), .boolean(credential.backupEligibilityChanged),
+        ]
     }
 
     static func credentialRecord(_ row: PostgresRow) throws(PostgresError) -> CredentialRecord {

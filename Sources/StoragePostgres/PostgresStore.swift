@@ -40,10 +40,7 @@ public final class PostgresStore: PasskeyStore {
     /// Runs `body` on a pooled connection with durable commits.
     @discardableResult
     func withConnection<Result>(_ body: (PostgresConnection) throws(PostgresError) -> Result) throws(StorageError) -> Result {
-        try pool.withConnection { connection throws(PostgresError) -> Result in
-            try connection.setDurableCommits(true)
-            return try body(connection)
-        }
+        try pool.withConnection(durableCommits: true, body)
     }
 
     /// Runs `body` like `withConnection`, but with commits that do not wait for the WAL flush; only for the
@@ -52,9 +49,6 @@ public final class PostgresStore: PasskeyStore {
     func withConnectionDeferringDurability<Result>(
         _ body: (PostgresConnection) throws(PostgresError) -> Result
     ) throws(StorageError) -> Result {
-        try pool.withConnection { connection throws(PostgresError) -> Result in
-            try connection.setDurableCommits(false)
-            return try body(connection)
-        }
+        try pool.withConnection(durableCommits: false, body)
     }
 }
