@@ -11,10 +11,12 @@ final class PostgresConnection: @unchecked Sendable {
 
     /// Connects with `connectionString` (key=value pairs or a postgresql:// URI). passkeyd's defaults come first,
     /// so that the connection string overrides them: 5 s to connect, 15 s for an unacknowledged write on a dead
-    /// network, keep-alives, and the application name seen in `pg_stat_activity`.
+    /// network, keep-alives that give up on a silent server after about a minute, statements (lock waits included)
+    /// cancelled by the server after 30 s, and the application name seen in `pg_stat_activity`.
     init(connectionString: String) throws(PostgresError) {
         let parameters = [
             ("connect_timeout", "5"), ("tcp_user_timeout", "15000"), ("keepalives", "1"), ("keepalives_idle", "30"),
+            ("keepalives_interval", "10"), ("keepalives_count", "3"), ("options", "-c statement_timeout=30000"),
             ("application_name", "passkeyd"), ("dbname", connectionString),
         ]
         let keywords = parameters.map { strdup($0.0) }

@@ -153,6 +153,20 @@ struct PostgresStoreTests {
         #expect(try setting(deferring: false) == "on")
     }
 
+    @Test func connectionDefaultsApplyAndTheConnectionStringOverridesThem() throws {
+        func settings(_ store: PostgresStore) throws -> [String] {
+            try store.withConnection { connection throws(PostgresError) in
+                try connection.run("SELECT current_setting('statement_timeout'), current_setting('application_name')", []) { row throws(PostgresError) in
+                    [row.text(0), row.text(1)]
+                }.first ?? []
+            }
+        }
+        let database = try newDatabase()
+        #expect(try settings(try PostgresStore(connectionString: database, poolSize: 1)) == ["30s", "passkeyd"])
+        let overridden = try PostgresStore(connectionString: database + " options='-c statement_timeout=5000' application_name=node-a", poolSize: 1)
+        #expect(try settings(overridden) == ["5s", "node-a"])
+    }
+
     @Test func nodesShareTheFirstProposedSecret() throws {
         let database = try newDatabase()
         let first = try PostgresStore(connectionString: database, poolSize: 1)
