@@ -8,7 +8,7 @@ BROWSER_PACKAGES := chromium chromium-driver python3-venv
 BROWSER_VENV := .venv-browser
 PYTHON ?= /usr/bin/python3
 
-.PHONY: deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-soak clean fuzz fuzz-build fuzz-replay
+.PHONY: deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak clean fuzz fuzz-build fuzz-replay
 
 # Installs the Debian packages of $(1) that are missing; nothing at all when everything is there. Runs
 # `apt-get update` first when the package lists are missing, and again when an install fails on stale lists.
@@ -64,12 +64,17 @@ bench-server: deps
 	$(call install_missing,wrk nginx curl)
 	bash bench/server/run.sh
 
+# Sign-in ceremonies on two passkeyd nodes sharing a throwaway PostgreSQL cluster, next to one node on SQLite.
+bench-nodes: deps
+	$(call install_missing,postgresql curl)
+	bash bench/nodes/run.sh
+
 # A fixed-length mixed load (SOAK_SECONDS, default 60) with error counts, p99 latency and the server's memory.
 bench-soak: deps
 	$(call install_missing,curl)
 	bash bench/soak/run.sh
 
-bench: bench-core bench-server
+bench: bench-core bench-server bench-nodes
 
 clean:
 	rm -rf .build
