@@ -10,7 +10,7 @@ PYTHON ?= /usr/bin/python3
 # The PostgreSQL tests start throwaway clusters of Debian's server (initdb + pg_ctl) in temporary folders.
 TEST_PACKAGES := postgresql
 
-.PHONY: test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-soak clean fuzz fuzz-build fuzz-replay
+.PHONY: test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak clean fuzz fuzz-build fuzz-replay
 
 # Installs the Debian packages of $(1) that are missing; nothing at all when everything is there. Runs
 # `apt-get update` first when the package lists are missing, and again when an install fails on stale lists.
@@ -70,12 +70,17 @@ bench-server: deps
 	$(call install_missing,wrk nginx curl)
 	bash bench/server/run.sh
 
+# Sign-in ceremonies on two passkeyd nodes sharing a throwaway PostgreSQL cluster, next to one node on SQLite.
+bench-nodes: deps
+	$(call install_missing,postgresql curl)
+	bash bench/nodes/run.sh
+
 # A fixed-length mixed load (SOAK_SECONDS, default 60) with error counts, p99 latency and the server's memory.
 bench-soak: deps
 	$(call install_missing,curl)
 	bash bench/soak/run.sh
 
-bench: bench-core bench-server
+bench: bench-core bench-server bench-nodes
 
 clean:
 	rm -rf .build

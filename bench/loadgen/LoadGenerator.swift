@@ -7,8 +7,14 @@ import WebAuthnCore
 /// `connections` keep-alive HTTPS connections, and reports ceremonies/s and latency next to OpenSSL's raw
 /// ES256 verify rate on one core. The two are measured in alternating rounds (raw, load, raw, load, ...) so
 /// that a change in machine load affects both alike.
+///
+/// With several `ports`, the nodes of one deployment that share a database, it acts as a load balancer that
+/// never sends a ceremony's two requests to the same node: worker `i` (of `connections`, one thread each) takes
+/// its options from node `i mod n` and posts its verification to node `(i + 1) mod n`, over one keep-alive
+/// connection to each, so a verification succeeds only if the nodes share the challenge and the credential.
+/// The credential is registered on the first node.
 struct LoadGenerator {
-    let port: Int
+    let ports: [Int]
     let connections: Int
     let warmUpSeconds: Double
     let seconds: Double
@@ -19,6 +25,18 @@ struct LoadGenerator {
         let description: String
     }
 
+    /// The connections one worker thread runs its ceremonies on: one to the node that issues the options and one
+    /// to the node that verifies; with a single node, one connection for both.
+    struct CeremonyClients {
+        let options: LoopbackHTTPClient
+        let verification: LoopbackHTTPClient
+
+        init(optionsPort: Int, verificationPort: Int) throws {
+            options = try LoopbackHTTPClient(port: optionsPort)
+            verification = verificationPort == optionsPort ? options : try LoopbackHTTPClient(port: verificationPort)
+        }
+    }
+
     /// One finished ceremony: its latency, and whether it succeeded.
     struct Sample {
         let nanoseconds: UInt64
@@ -27,7 +45,9 @@ struct LoadGenerator {
 
     func run() throws {
         let credential = try register()
-        let clients = try (0..<connections).map { _ in try LoopbackHTTPClient(port: port) }
+        let clients = try (0..<connections).map { index in
+            try CeremonyClients(optionsPort: ports[index % ports.count], verificationPort: ports[(index + 1) % ports.count])
+        }
         _ = try phase(clients, credential, seconds: warmUpSeconds)
         var rawRates: [Double] = []
         var samples: [Sample] = []
@@ -40,11 +60,13 @@ struct LoadGenerator {
         let latencies = samples.filter(\.succeeded).map { Double($0.nanoseconds) / 1e6 }.sorted()
         guard !latencies.isEmpty else { throw Failure(description: "no ceremony succeeded (\(failures) failed)") }
         let rate = Double(latencies.count) / seconds
-        print(String(format: "login ceremonies: %.0f/s over %d connections for %.0f s, p50 %.2f ms, p99 %.2f ms, failures %d",
-                     rate, connections, seconds, Self.percentile(latencies, 0.50), Self.percentile(latencies, 0.99), failures))
+        let spread = ports.count == 1 ? "" : " spread over \(ports.count) nodes (options and verification on different nodes)"
+        print(String(format: "login ceremonies: %.0f/s over %d connections%@ for %.0f s, p50 %.2f ms, p99 %.2f ms, failures %d",
+                     rate, connections, spread, seconds, Self.percentile(latencies, 0.50), Self.percentile(latencies, 0.99), failures))
         print(String(format: "openssl raw ES256 verify on one core: %.0f/s (rounds: %@)", raw,
                      rawRates.map { String(format: "%.0f", $0) }.joined(separator: ", ")))
-        print(String(format: "RATIO login-vs-raw-verify %.4f", rate / raw))
+        let label = ports.count == 1 ? "login-vs-raw-verify" : "login-\(ports.count)-nodes-vs-raw-verify"
+        print(String(format: "RATIO %@ %.4f", label, rate / raw))
         if failures > 0 { throw Failure(description: "\(failures) ceremonies failed") }
     }
 
@@ -53,7 +75,7 @@ struct LoadGenerator {
     }
 
     private func register() throws -> LoadgenCredential {
-        let client = try LoopbackHTTPClient(port: port)
+        let client = try LoopbackHTTPClient(port: ports[0])
         let name = "loadgen-" + Base64URL.encode(SystemRandom().bytes(count: 6))
         let optionsReply = try client.post("/webauthn/registration/options", json: Array(#"{"username":"\#(name)"}"#.utf8))
         guard optionsReply.status == 200 else { throw Failure(description: "registration options: \(optionsReply.status)") }
@@ -66,17 +88,17 @@ struct LoadGenerator {
         return credential
     }
 
-    /// One ceremony on `client`: discoverable options, sign, verify.
-    private static func ceremony(_ client: LoopbackHTTPClient, _ credential: LoadgenCredential) throws -> Bool {
-        let optionsReply = try client.post("/webauthn/authentication/options", json: Array("{}".utf8))
+    /// One ceremony on `clients`: discoverable options from one node, sign, verify on the other.
+    private static func ceremony(_ clients: CeremonyClients, _ credential: LoadgenCredential) throws -> Bool {
+        let optionsReply = try clients.options.post("/webauthn/authentication/options", json: Array("{}".utf8))
         guard optionsReply.status == 200 else { return false }
         let options = try JSONDecoder().decode(PublicKeyCredentialRequestOptionsJSON.self, from: Data(optionsReply.body))
         let body = Array(try JSONEncoder().encode(try credential.assertion(challenge: options.challenge)))
-        return try client.post("/webauthn/authentication/verify", json: body).status == 200
+        return try clients.verification.post("/webauthn/authentication/verify", json: body).status == 200
     }
 
-    /// Every client runs ceremonies on its own thread for `seconds`; the ceremonies that ended in time.
-    private func phase(_ clients: [LoopbackHTTPClient], _ credential: LoadgenCredential, seconds: Double) throws -> [Sample] {
+    /// Every worker runs ceremonies on its own thread for `seconds`; the ceremonies that ended in time.
+    private func phase(_ clients: [CeremonyClients], _ credential: LoadgenCredential, seconds: Double) throws -> [Sample] {
         let all = Mutex([Sample]())
         let errors = Mutex([String]())
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)

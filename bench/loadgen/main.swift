@@ -1,21 +1,31 @@
 import Foundation
 
-// passkeyd-loadgen --port PORT [--connections N] [--seconds S] [--warm-up S]: end-to-end sign-in ceremonies
-// against a passkeyd on 127.0.0.1 whose relying party is example.com / https://example.com.
+// passkeyd-loadgen --port PORT[,PORT...] [--connections N] [--seconds S] [--warm-up S]: end-to-end sign-in ceremonies
+// against passkeyd on 127.0.0.1 whose relying party is example.com / https://example.com. With several ports (the
+// option repeated or a comma list), the nodes of one deployment sharing one database: connections are spread over
+// them round-robin, and each ceremony takes its options from one node and posts its verification to the next.
 // passkeyd-loadgen --mode soak --port PORT --server-pid PID [--connections N] [--seconds S] [--warm-up S]: a mixed
 // load (registrations, logins, AASA, bad requests) with error counts, p99 latency and the server's memory.
 var options: [String: String] = [:]
+var portTexts: [Substring] = []
 var arguments = Array(CommandLine.arguments.dropFirst())
 while arguments.count >= 2, arguments[0].hasPrefix("--") {
-    options[String(arguments[0].dropFirst(2))] = arguments[1]
+    let name = String(arguments[0].dropFirst(2))
+    if name == "port" || name == "ports" {
+        portTexts += arguments[1].split(separator: ",", omittingEmptySubsequences: false)
+    } else {
+        options[name] = arguments[1]
+    }
     arguments.removeFirst(2)
 }
 let mode = options["mode"] ?? "ceremonies"
-guard arguments.isEmpty, let port = options["port"].flatMap(Int.init), mode == "ceremonies" || mode == "soak",
-      mode == "ceremonies" || options["server-pid"].flatMap(Int32.init) != nil else {
+let ports = portTexts.compactMap { Int($0) }.filter { (1...65_535).contains($0) }
+guard arguments.isEmpty, !ports.isEmpty, ports.count == portTexts.count, mode == "ceremonies" || mode == "soak",
+      mode == "ceremonies" || (ports.count == 1 && options["server-pid"].flatMap(Int32.init) != nil) else {
     FileHandle.standardError.write(Data("""
-        usage: passkeyd-loadgen --port PORT [--connections N] [--seconds S] [--warm-up S]
+        usage: passkeyd-loadgen --port PORT[,PORT...] [--connections N] [--seconds S] [--warm-up S]
                passkeyd-loadgen --mode soak --port PORT --server-pid PID [--connections N] [--seconds S] [--warm-up S]
+        --port may be repeated; --ports is the same option.
 
         """.utf8))
     exit(2)
@@ -24,12 +34,12 @@ let connections = options["connections"].flatMap(Int.init) ?? 8
 do {
     if mode == "soak" {
         let soak = SoakRun(
-            port: port, serverProcessID: options["server-pid"].flatMap(Int32.init) ?? 0, connections: connections,
+            port: ports[0], serverProcessID: options["server-pid"].flatMap(Int32.init) ?? 0, connections: connections,
             warmUpSeconds: options["warm-up"].flatMap(Double.init) ?? 10, seconds: options["seconds"].flatMap(Double.init) ?? 60)
         if try !soak.run() { exit(1) }
     } else {
         let generator = LoadGenerator(
-            port: port, connections: connections,
+            ports: ports, connections: connections,
             warmUpSeconds: options["warm-up"].flatMap(Double.init) ?? 2, seconds: options["seconds"].flatMap(Double.init) ?? 10)
         try generator.run()
     }

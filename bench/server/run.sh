@@ -15,20 +15,13 @@ WRK_ARGUMENTS=${WRK_ARGUMENTS:--t1 -c50 -d8s}
 LOAD_CONNECTIONS=${LOAD_CONNECTIONS:-8}
 LOAD_SECONDS=${LOAD_SECONDS:-8}
 
-if [ -z "${PASSKEYD_BIN:-}" ]; then
-    swift build -c release --product passkeyd >/dev/null
-    PASSKEYD_BIN=./.build/release/passkeyd
-fi
-swift build -c release --product passkeyd-loadgen >/dev/null
+build_release
 
 work=$(mktemp -d "${BENCH_TMPDIR:-/tmp}/passkeyd-bench.XXXXXX")
 passkeyd_pid=""
 nginx_pid=""
 stop() {
-    for pid in $passkeyd_pid $nginx_pid; do
-        kill -TERM "$pid" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    done
+    for pid in $passkeyd_pid $nginx_pid; do stop_process "$pid"; done
     rm -rf "$work"
 }
 trap stop EXIT

@@ -19,10 +19,7 @@ swift build -c release --product passkeyd-loadgen >/dev/null
 work=$(mktemp -d "${BENCH_TMPDIR:-/tmp}/passkeyd-soak.XXXXXX")
 passkeyd_pid=""
 stop() {
-    if [ -n "$passkeyd_pid" ]; then
-        kill -TERM "$passkeyd_pid" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$passkeyd_pid" 2>/dev/null || break; sleep 0.1; done
-    fi
+    if [ -n "$passkeyd_pid" ]; then stop_process "$passkeyd_pid"; fi
     rm -rf "$work"
 }
 trap stop EXIT
