@@ -14,7 +14,13 @@ public protocol CeremonyStore: Sendable {
     /// false (sets `signCount`, `backupEligible`, `backupState`, `lastUsedAt = usedAt`; ORs in
     /// `backupEligibilityChanged`), and stores `session` as `createSession` does.
     ///
+    /// The counter check of WebAuthn §7.2 step 23 holds against the stored counter at the moment of the write, not
+    /// only against the one the verification read: when `signCount` or the stored counter is non-zero, `signCount`
+    /// must be greater than the stored counter. Two sign-ins with one credential verified at once, on one node or
+    /// on two, thus cannot both pass with the lower counter stored last.
+    ///
     /// - Throws: `storage.notFound` when no credential has this ID or it does not belong to `session.userID`;
+    ///   `storage.signCountNotIncreased` when the counter check fails against the stored counter;
     ///   `storage.duplicateKey` when a session with the same token hash is already stored. Nothing changes then.
     func completeAuthentication(
         credentialID: [UInt8],

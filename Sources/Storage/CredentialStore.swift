@@ -18,8 +18,10 @@ public protocol CredentialStore: Sendable {
     /// After a successful assertion: stores the new counter, BE/BS, lastUsedAt, and ORs in the warnings
     /// (never clears them).
     ///
-    /// Sets `signCount`, `backupEligible`, `backupState` and `lastUsedAt = usedAt`; `cloneWarning` and
-    /// `backupEligibilityChanged` become true when passed true and stay true once set. Other fields are unchanged.
+    /// Sets `backupEligible`, `backupState` and `lastUsedAt = usedAt`, and `signCount` unless the stored counter is
+    /// greater (a counter never goes back, even when a concurrent sign-in stored a higher one meanwhile);
+    /// `cloneWarning` and `backupEligibilityChanged` become true when passed true and stay true once set. Other
+    /// fields are unchanged.
     /// - Throws: `storage.notFound` when no credential has this ID.
     func recordAuthentication(
         credentialID: [UInt8],

@@ -14,6 +14,9 @@ extension InMemoryStore {
             guard var credential = state.credentials[credentialID], credential.userID == session.userID else {
                 throw .notFound("the session's user has no credential with this ID")
             }
+            guard signCount == 0 && credential.signCount == 0 || signCount > credential.signCount else {
+                throw .signCountNotIncreased()
+            }
             guard state.sessions[session.tokenHash] == nil else {
                 throw .duplicateKey("a session with this token hash already exists")
             }

@@ -87,7 +87,7 @@ public final class InMemoryStore: PasskeyStore {
             guard var credential = state.credentials[credentialID] else {
                 throw .notFound("the credential does not exist")
             }
-            credential.signCount = signCount
+            credential.signCount = max(credential.signCount, signCount)
             credential.backupEligible = backupEligible
             credential.backupState = backupState
             credential.lastUsedAt = usedAt

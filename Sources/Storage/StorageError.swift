@@ -25,6 +25,8 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
     public static let duplicateKeyCode = "storage.duplicateKey"
     /// The Apple identity (`sub`) is already linked to an account.
     public static let appleIdentityTakenCode = "storage.appleIdentityTaken"
+    /// The signature counter is not greater than the stored one (WebAuthn §7.2 step 23, checked at write time).
+    public static let signCountNotIncreasedCode = "storage.signCountNotIncreased"
     /// An import needs an empty store and this one holds records.
     public static let notEmptyCode = "storage.notEmpty"
 
@@ -61,6 +63,11 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
     /// The Apple identity is already linked to an account.
     public static func appleIdentityTaken() -> StorageError {
         StorageError(code: appleIdentityTakenCode, reason: "the Apple identity is already linked to an account")
+    }
+
+    /// The signature counter did not increase past the stored one.
+    public static func signCountNotIncreased() -> StorageError {
+        StorageError(code: signCountNotIncreasedCode, reason: "the signature counter did not increase past the stored one")
     }
 
     /// An import needs an empty store.

@@ -13,13 +13,15 @@ extension PostgresStore {
         backupEligibilityChanged: Bool,
         session: SessionRecord
     ) throws(StorageError) {
-        // The session is inserted only when the credential's row was updated; a duplicate token fails both.
-        let inserted = try withConnection { connection throws(PostgresError) in
-            try connection.run("""
+        // §7.2 step 23 against the counter stored now: the row is updated only when the counter increased (the row
+        // lock orders concurrent sign-ins on any nodes), and the session is inserted only when the row was updated;
+        // a duplicate token fails both.
+        let outcome = try withConnection { connection throws(PostgresError) -> CounterUpdate in
+            let inserted = try connection.run("""
                 WITH recorded AS (
                     UPDATE credentials SET sign_count = $3, backup_eligible = $4, backup_state = $5, last_used_at = $6,
                         backup_eligibility_changed = (backup_eligibility_changed OR $7)
-                    WHERE id = $1 AND user_id = $2
+                    WHERE id = $1 AND user_id = $2 AND (sign_count < $3 OR ($3 = 0 AND sign_count = 0))
                     RETURNING user_id
                 )
                 INSERT INTO sessions (token_hash, user_id, created_at, expires_at) SELECT $8, user_id, $9, $10 FROM recorded
@@ -28,8 +30,11 @@ extension PostgresStore {
                     .boolean(backupState), .date(usedAt), .boolean(backupEligibilityChanged),
                     .bytea(session.tokenHash), .date(session.createdAt), .date(session.expiresAt),
                 ])
+            guard inserted == 0 else { return .recorded }
+            let found = try connection.run("SELECT 1 FROM credentials WHERE id = $1 AND user_id = $2", [.bytea(credentialID), .bytea(session.userID)])
+            return found == 0 ? .credentialMissing : .counterNotIncreased
         }
-        guard inserted == 1 else { throw .notFound("the session's user has no credential with this ID") }
+        try outcome.check()
     }
 
     public func completeRegistration(newUser: UserRecord?, credential: CredentialRecord, session: SessionRecord) throws(StorageError) {

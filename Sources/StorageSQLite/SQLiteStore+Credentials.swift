@@ -37,7 +37,7 @@ extension SQLiteStore {
     ) throws(StorageError) {
         let updated = try withConnection { connection throws(SQLiteError) in
             try connection.statement("""
-                UPDATE credentials SET sign_count = ?2, backup_eligible = ?3, backup_state = ?4, last_used_at = ?5,
+                UPDATE credentials SET sign_count = max(sign_count, ?2), backup_eligible = ?3, backup_state = ?4, last_used_at = ?5,
                     clone_warning = (clone_warning OR ?6),
                     backup_eligibility_changed = (backup_eligibility_changed OR ?7)
                 WHERE id = ?1

@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import StoragePostgres
 import Synchronization
 import TestSupport
 import Testing
@@ -93,6 +94,51 @@ import WebAuthnCore
             }
             #expect(replies.filter { $0?.status == 200 }.count == 1, "round \(round)")
             #expect(replies.filter { $0?.errorCode == "challenge_unknown" }.count == 7, "round \(round): \(replies.map { $0?.text ?? "no reply" })")
+        }
+    }
+
+    /// In-process, so that the requests really overlap (curl is started once at a time): two servers, each with
+    /// its own store on one database, as two nodes.
+    @Test func concurrentSignInsOnTwoServersKeepTheHighestCounter() throws {
+        let deployment = try Deployment(startingNodes: false)
+        defer { deployment.stop() }
+        let configuration = try TestServerFactory.configuration(#"""
+            {"relyingParty": {"id": "example.com", "name": "Example", "origins": ["https://example.com"]}, "www": null,
+             "rateLimits": {"perAddressPerMinute": 100000, "perAddressBurst": 100000, "perAccountPerMinute": 100000, "perAccountBurst": 100000}}
+            """#)
+        let servers = try (0..<2).map { _ in
+            try TestServerFactory.make(configuration: configuration, store: try PostgresStore(connectionString: deployment.database, poolSize: 8))
+        }
+        let clients = servers.map { PasskeyClient(DirectTransport(handler: $0)) }
+        let account = try clients[0].register("frank")
+        var stored: UInt32 = 0
+        for round in 0..<4 {
+            // Twelve sign-ins with one passkey, each with its own challenge and a counter above the stored one, sent
+            // at once to alternating servers: every verification reads the same stored counter, so only the write
+            // can keep a lower counter from landing after a higher one.
+            var attempts: [(server: Int, body: [UInt8], signCount: UInt32)] = []
+            for (index, signCount) in (stored + 1...stored + 12).shuffled().enumerated() {
+                let options = try clients[index % 2].requestOptions()
+                let assertion = try clients[index % 2].assertion(account.credential, answering: options, .init(signCount: signCount))
+                attempts.append(((index + 1) % 2, Array(try JSONEncoder().encode(assertion)), signCount))
+            }
+            let turn = Mutex(0)
+            let acceptedCounters = Mutex<[UInt32]>([])
+            let replies = ConcurrentChallengeTests.race(attempts.count) { [attempts] in
+                let attempt = attempts[turn.withLock { turn in
+                    defer { turn += 1 }
+                    return turn
+                }]
+                let reply = try? DirectTransport(handler: servers[attempt.server]).send(
+                    "POST", "/webauthn/authentication/verify", body: attempt.body, headers: [])
+                if reply?.status == 200 { acceptedCounters.withLock { $0.append(attempt.signCount) } }
+                return reply
+            }
+            #expect(replies.allSatisfy { $0?.status == 200 || $0?.errorCode == "possible_clone" }, "\(replies.map { $0?.text ?? "no reply" })")
+            let highest = try #require(acceptedCounters.withLock { $0 }.max())
+            // The stored counter is the highest accepted one, whichever server wrote last.
+            #expect(try clients[round % 2].signIn(account.credential, .init(signCount: highest)).errorCode == "possible_clone", "round \(round)")
+            stored = highest
         }
     }
 

@@ -41,14 +41,16 @@ struct PostgresOutageTests {
         let cluster = try PostgresCluster()
         defer { cluster.destroy() }
         let store = try PostgresStore(connectionString: cluster.connectionString(database: try cluster.createDatabase()), poolSize: 2)
-        try store.createUser(StoreSamples.user(1), firstCredential: StoreSamples.credential(1, owner: 1))
+        var credential = StoreSamples.credential(1, owner: 1)
+        credential.signCount = 6
+        try store.createUser(StoreSamples.user(1), firstCredential: credential)
         try store.completeAuthentication(
             credentialID: StoreSamples.credential(1, owner: 1).id, signCount: 7, backupEligible: true, backupState: true,
             usedAt: StoreSamples.now, backupEligibilityChanged: false, session: StoreSamples.session(1, owner: 1))
         try cluster.stop(immediately: true)
         try cluster.start()
-        let credential = try store.credential(id: StoreSamples.credential(1, owner: 1).id)
-        #expect(credential?.signCount == 7)
+        let recovered = try store.credential(id: StoreSamples.credential(1, owner: 1).id)
+        #expect(recovered?.signCount == 7)
         #expect(try store.session(tokenHash: StoreSamples.session(1, owner: 1).tokenHash, now: StoreSamples.now) != nil)
     }
 

@@ -1,4 +1,6 @@
+import Dispatch
 import Foundation
+import Synchronization
 import Storage
 
 /// The clauses of the store contract for the writes that end a ceremony (`CeremonyStore`).
@@ -6,6 +8,8 @@ extension StoreContract {
     static let ceremonyChecks: [StoreContractCheck] = [
         StoreContractCheck(name: "completeAuthentication records the assertion and stores the session", run: completeAuthenticationStoresBoth),
         StoreContractCheck(name: "completeAuthentication changes nothing when it fails", run: completeAuthenticationIsAtomic),
+        StoreContractCheck(name: "completeAuthentication checks the counter against the stored one", run: completeAuthenticationChecksTheStoredCounter),
+        StoreContractCheck(name: "16 threads completing sign-ins: the highest counter stays", run: concurrentSignInsKeepTheHighestCounter),
         StoreContractCheck(name: "completeRegistration stores a new account with its session", run: completeRegistrationCreatesAccount),
         StoreContractCheck(name: "completeRegistration adds a credential with its session", run: completeRegistrationAddsCredential),
         StoreContractCheck(name: "completeRegistration changes nothing when it fails", run: completeRegistrationIsAtomic),
@@ -15,6 +19,7 @@ extension StoreContract {
         let store = try makeStore()
         var original = StoreSamples.credential(1, owner: 1)
         original.cloneWarning = true
+        original.signCount = 2
         try store.createUser(StoreSamples.user(1), firstCredential: original)
         let usedAt = StoreSamples.now.addingTimeInterval(5.5)
         let session = StoreSamples.session(1, owner: 1)
@@ -40,9 +45,87 @@ extension StoreContract {
         try expectEqual(try store.credential(id: original.id), expected, "warnings are never cleared")
     }
 
+    public static func completeAuthenticationChecksTheStoredCounter(_ makeStore: StoreFactory) throws {
+        let store = try makeStore()
+        var credential = StoreSamples.credential(1, owner: 1)
+        credential.signCount = 5
+        try store.createUser(StoreSamples.user(1), firstCredential: credential)
+        func complete(_ signCount: UInt32, _ session: UInt8) throws(StorageError) {
+            try store.completeAuthentication(
+                credentialID: credential.id, signCount: signCount, backupEligible: true, backupState: true,
+                usedAt: StoreSamples.now, backupEligibilityChanged: true, session: StoreSamples.session(session, owner: 1))
+        }
+        for (signCount, session): (UInt32, UInt8) in [(5, 1), (4, 2), (0, 3)] {
+            try expectStorageError(StorageError.signCountNotIncreasedCode, "counter \(signCount) after 5") { () throws(StorageError) in
+                try complete(signCount, session)
+            }
+            try expectEqual(try store.session(tokenHash: StoreSamples.session(session, owner: 1).tokenHash, now: StoreSamples.now), nil,
+                            "no session after counter \(signCount)")
+        }
+        try expectEqual(try store.credential(id: credential.id), credential, "credential unchanged")
+        try complete(6, 4)
+        try expectEqual(try store.credential(id: credential.id)?.signCount, 6, "counter 6 stored")
+
+        // Authenticators without a counter always send 0 against a stored 0.
+        var counterless = StoreSamples.credential(2, owner: 2)
+        counterless.signCount = 0
+        try store.createUser(StoreSamples.user(2), firstCredential: counterless)
+        for session: UInt8 in [5, 6] {
+            try store.completeAuthentication(
+                credentialID: counterless.id, signCount: 0, backupEligible: true, backupState: true,
+                usedAt: StoreSamples.now, backupEligibilityChanged: false, session: StoreSamples.session(session, owner: 2))
+        }
+
+        // recordAuthentication never lowers a counter.
+        try store.recordAuthentication(
+            credentialID: credential.id, signCount: 3, backupEligible: true, backupState: true,
+            usedAt: StoreSamples.now, cloneWarning: true, backupEligibilityChanged: false)
+        try expectEqual(try store.credential(id: credential.id)?.signCount, 6, "counter kept by recordAuthentication")
+        try expectEqual(try store.credential(id: credential.id)?.cloneWarning, true, "clone warning set")
+    }
+
+    public static func concurrentSignInsKeepTheHighestCounter(_ makeStore: StoreFactory) throws {
+        let store = try makeStore()
+        var credential = StoreSamples.credential(1, owner: 1)
+        credential.signCount = 10
+        try store.createUser(StoreSamples.user(1), firstCredential: credential)
+        let credentialID = credential.id
+        let accepted = Mutex<[UInt32]>([])
+        let failures = Mutex<[StorageError]>([])
+        let start = DispatchSemaphore(value: 0)
+        let finished = DispatchGroup()
+        // Each thread presents a different counter above the one every verification read (10), in shuffled order.
+        let counters = (UInt32(11)...26).shuffled()
+        for (index, signCount) in counters.enumerated() {
+            finished.enter()
+            Thread {
+                start.wait()
+                do throws(StorageError) {
+                    try store.completeAuthentication(
+                        credentialID: credentialID, signCount: signCount, backupEligible: true, backupState: true,
+                        usedAt: StoreSamples.now, backupEligibilityChanged: false,
+                        session: StoreSamples.session(UInt8(100 + index), owner: 1))
+                    accepted.withLock { $0.append(signCount) }
+                } catch where error.code == StorageError.signCountNotIncreasedCode {
+                    // A higher counter was stored first: refused, as it must be.
+                } catch {
+                    failures.withLock { $0.append(error) }
+                }
+                finished.leave()
+            }.start()
+        }
+        for _ in counters { start.signal() }
+        finished.wait()
+        try expectEqual(failures.withLock { $0 }, [], "errors")
+        let acceptedCounters = accepted.withLock { $0 }
+        try expect(acceptedCounters.contains(26), "the highest counter is accepted: \(acceptedCounters)")
+        try expectEqual(try store.credential(id: credentialID)?.signCount, 26, "stored counter")
+    }
+
     public static func completeAuthenticationIsAtomic(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
-        let first = StoreSamples.credential(1, owner: 1)
+        var first = StoreSamples.credential(1, owner: 1)
+        first.signCount = 0
         try store.createUser(StoreSamples.user(1), firstCredential: first)
         try store.createUser(StoreSamples.user(2), firstCredential: StoreSamples.credential(2, owner: 2))
         try store.createSession(StoreSamples.session(1, owner: 1))

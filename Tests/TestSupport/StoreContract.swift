@@ -152,7 +152,8 @@ public enum StoreContract {
 
     public static func recordAuthenticationORsWarnings(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
-        let original = StoreSamples.credential(1, owner: 1)
+        var original = StoreSamples.credential(1, owner: 1)
+        original.signCount = 6
         try store.createUser(StoreSamples.user(1), firstCredential: original)
         let usedAt = StoreSamples.now.addingTimeInterval(12.75)
         try store.recordAuthentication(

@@ -72,14 +72,8 @@ extension RelyingPartyServer {
             result = try AuthenticationCeremony(relyingParty: relyingParty).verify(credential, expecting: expectations)
         } catch {
             log("authentication refused: \(error.code)")
-            if error.code == "authenticatorData.signCountNotIncreased" {
-                // A counter that did not increase may mean a cloned authenticator: refuse, and show it to the owner.
-                try storage {
-                    try store.recordAuthentication(
-                        credentialID: stored.id, signCount: stored.signCount, backupEligible: stored.backupEligible,
-                        backupState: stored.backupState, usedAt: stored.lastUsedAt ?? stored.createdAt,
-                        cloneWarning: true, backupEligibilityChanged: false)
-                }
+            if error.code == Self.signCountNotIncreased {
+                try markPossibleClone(stored)
             }
             throw .verification(error)
         }
@@ -89,13 +83,34 @@ extension RelyingPartyServer {
         // The counter, flags and session in one transaction: one durable commit, which also makes the challenge
         // taken above durable (see `CeremonyStore`).
         let session = sessions.prepare(for: user.id)
-        try storage {
+        do {
             try store.completeAuthentication(
                 credentialID: stored.id, signCount: result.signCount, backupEligible: result.backupEligible,
                 backupState: result.backupState, usedAt: time.now,
                 backupEligibilityChanged: result.backupEligibilityChanged, session: session.record)
+        } catch where error.code == StorageError.signCountNotIncreasedCode {
+            // §7.2 step 23 failed at the write: a concurrent sign-in with this passkey, here or on another node,
+            // stored a counter at least as high after this one was read. The same verdict as at verification.
+            log("authentication refused: \(Self.signCountNotIncreased) at the write")
+            try markPossibleClone(stored)
+            throw .verification(WebAuthnError(Self.signCountNotIncreased, "the signature counter did not increase past the stored one"))
+        } catch {
+            throw .storage(error)
         }
         return signedIn(user: user, credentialID: stored.id, issued: session.issued)
+    }
+
+    private static let signCountNotIncreased = "authenticatorData.signCountNotIncreased"
+
+    /// A counter that did not increase may mean a cloned authenticator: the sign-in is refused, and the passkey is
+    /// flagged for its owner. The stored counter is kept (a store never lowers it).
+    private func markPossibleClone(_ stored: CredentialRecord) throws(ServerError) {
+        try storage {
+            try store.recordAuthentication(
+                credentialID: stored.id, signCount: stored.signCount, backupEligible: stored.backupEligible,
+                backupState: stored.backupState, usedAt: stored.lastUsedAt ?? stored.createdAt,
+                cloneWarning: true, backupEligibilityChanged: false)
+        }
     }
 
     /// The user the ceremony identified before it started: the challenge's user, nobody's handle when the username

@@ -1,0 +1,15 @@
+/// What a driver's conditional counter update found, for `CeremonyStore.completeAuthentication`.
+public enum CounterUpdate: Sendable {
+    case recorded
+    case credentialMissing
+    case counterNotIncreased
+
+    /// Throws the contract's error unless the assertion was recorded.
+    public func check() throws(StorageError) {
+        switch self {
+        case .recorded: return
+        case .credentialMissing: throw .notFound("the session's user has no credential with this ID")
+        case .counterNotIncreased: throw .signCountNotIncreased()
+        }
+    }
+}
