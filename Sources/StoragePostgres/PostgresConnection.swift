@@ -46,6 +46,9 @@ final class PostgresConnection: @unchecked Sendable {
     /// Whether libpq has seen the connection fail; such a connection is closed rather than reused.
     var isBroken: Bool { PQstatus(handle) != CONNECTION_OK }
 
+    /// Whether the connection is outside any transaction and ready for the next caller.
+    var isReusable: Bool { !isBroken && PQtransactionStatus(handle) == PQTRANS_IDLE }
+
     /// Reads whatever the server sent while the connection sat idle, without waiting: a server that shut down or
     /// restarted has closed it, and libpq then marks it broken. Lets the pool drop such a connection before it
     /// carries a request instead of failing that request.

@@ -88,7 +88,7 @@ final class PostgresConnectionPool: Sendable {
     }
 
     private func giveBack(_ connection: PostgresConnection) {
-        guard !connection.isBroken else { return }
+        guard connection.isReusable else { return }
         state.withLock { state in
             if !state.isClosed { state.idle.append(connection) }
         }

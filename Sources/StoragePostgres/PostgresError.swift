@@ -42,7 +42,7 @@ struct PostgresError: Error {
 
     /// Whether the connection can't be trusted any more: the server went away, or it never answered.
     var isConnectionFailure: Bool {
-        sqlState.isEmpty || sqlState.hasPrefix("08") || sqlState.hasPrefix("57P") || sqlState == "53300"
+        (sqlState.isEmpty && operation != "decode") || sqlState.hasPrefix("08") || sqlState.hasPrefix("57P") || sqlState == "53300"
     }
 
     /// The same failure as a `StorageError`, mapping constraint violations to the contract's codes.
