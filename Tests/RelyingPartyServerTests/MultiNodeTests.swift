@@ -83,14 +83,17 @@ import WebAuthnCore
             let client = deployment.client(round % 2)
             let body = Array(try JSONEncoder().encode(try client.assertion(account.credential, answering: try client.requestOptions(),
                                                                              .init(signCount: UInt32(round)))))
-            // Contenders alternate between the nodes.
+            // Contenders alternate between the nodes, connected and past the TLS handshake before the gate opens.
+            let requests = try (0..<8).map { index in
+                try PreparedTLSRequest(port: ports[index % 2], method: "POST", path: "/webauthn/authentication/verify", json: body)
+            }
             let turn = Mutex(0)
-            let replies = ConcurrentChallengeTests.race(8) { [ports] in
-                let port = ports[turn.withLock { turn in
-                    turn += 1
-                    return turn % 2
+            let replies = ConcurrentChallengeTests.race(requests.count) {
+                let request = requests[turn.withLock { turn in
+                    defer { turn += 1 }
+                    return turn
                 }]
-                return try? CurlTransport(port: port).send("POST", "/webauthn/authentication/verify", body: body, headers: [])
+                return try? request.send()
             }
             #expect(replies.filter { $0?.status == 200 }.count == 1, "round \(round)")
             #expect(replies.filter { $0?.errorCode == "challenge_unknown" }.count == 7, "round \(round): \(replies.map { $0?.text ?? "no reply" })")
