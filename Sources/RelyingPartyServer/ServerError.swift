@@ -36,7 +36,7 @@ struct ServerError: Error, Sendable {
         case "authenticatorData.userNotVerified":
             ServerError(400, "user_verification_required", "Your authenticator must verify you (PIN or biometrics).", step: error.code)
         case "authenticatorData.signCountNotIncreased":
-            ServerError(401, "possible_clone", "This passkey's signature counter went backwards; sign-in was refused.", step: error.code)
+            .possibleClone(step: error.code)
         case "credential.algorithmNotAllowed":
             ServerError(400, "algorithm_not_allowed", "The passkey uses an algorithm this server does not accept.", step: error.code)
         case "clientData.originMismatch", "clientData.topOriginMismatch", "clientData.crossOriginNotAllowed":
@@ -44,6 +44,11 @@ struct ServerError: Error, Sendable {
         default:
             ServerError(400, "verification_failed", error.reason, step: error.code)
         }
+    }
+
+    /// A signature counter that did not increase (§7.2 step 23), found by the verification or by the store's write.
+    static func possibleClone(step: String) -> ServerError {
+        ServerError(401, "possible_clone", "This passkey's signature counter went backwards; sign-in was refused.", step: step)
     }
 
     /// A storage failure: conflicts are the client's; anything else is ours (503, retryable, no details leaked).

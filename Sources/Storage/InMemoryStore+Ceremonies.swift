@@ -31,20 +31,15 @@ extension InMemoryStore {
     }
 
     public func completeRegistration(newUser: UserRecord?, credential: CredentialRecord, session: SessionRecord) throws(StorageError) {
+        try Self.checkRegistrationOwnership(newUser: newUser, credential: credential, session: session)
         try state.withLock { state throws(StorageError) in
             if let newUser {
-                guard credential.userID == newUser.id else {
-                    throw .notFound("the first credential must belong to the new user")
-                }
                 guard state.users[newUser.id] == nil else { throw .duplicateKey("a user with this ID already exists") }
                 guard !state.users.values.contains(where: { $0.name == newUser.name }) else { throw .usernameTaken() }
                 guard state.credentials[credential.id] == nil else { throw .credentialExists() }
             } else {
                 guard state.credentials[credential.id] == nil else { throw .credentialExists() }
                 guard state.users[credential.userID] != nil else { throw .notFound("the user does not exist") }
-            }
-            guard session.userID == credential.userID else {
-                throw .notFound("the session must belong to the credential's user")
             }
             guard state.sessions[session.tokenHash] == nil else {
                 throw .duplicateKey("a session with this token hash already exists")

@@ -18,14 +18,15 @@ final class PostgresConnectionPool: Sendable {
 
     let connectionString: String
     let size: Int
-    private let waitTimeout: Duration
+    private let waitTimeout: DispatchTimeInterval
     private let permits: DispatchSemaphore
     private let state = Mutex(State())
 
     init(connectionString: String, size: Int, waitTimeout: Duration) {
         self.connectionString = connectionString
         self.size = size
-        self.waitTimeout = waitTimeout
+        let (seconds, attoseconds) = waitTimeout.components
+        self.waitTimeout = .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
         permits = DispatchSemaphore(value: size)
     }
 
@@ -35,10 +36,8 @@ final class PostgresConnectionPool: Sendable {
         durableCommits: Bool = true,
         _ body: (PostgresConnection) throws(PostgresError) -> Result
     ) throws(StorageError) -> Result {
-        let (seconds, attoseconds) = waitTimeout.components
-        let wait = DispatchTimeInterval.nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
-        guard permits.wait(timeout: .now() + wait) == .success else {
-            throw .unavailable("all \(size) PostgreSQL connections stayed busy for \(seconds) s")
+        guard permits.wait(timeout: .now() + waitTimeout) == .success else {
+            throw .unavailable("all \(size) PostgreSQL connections stayed busy for as long as a call may wait")
         }
         defer { permits.signal() }
         let reused = state.withLock { state -> PostgresConnection?? in

@@ -9,8 +9,6 @@ import StorageSQLite
 struct MigrateCommand {
     let arguments: [String]
 
-    static let secretNames = ["server-secret", "apple-refresh-token-key"]
-
     func run() -> Int32 {
         var options: [String: String] = [:]
         var remaining = arguments[...]
@@ -26,7 +24,7 @@ struct MigrateCommand {
         let secretsFolder = options["--secrets"] ?? URL(fileURLWithPath: sqlitePath).deletingLastPathComponent().path
         do {
             var export = try SQLiteStore(path: sqlitePath).exportRecords()
-            for name in Self.secretNames {
+            for name in SecretSource.names {
                 guard let data = FileManager.default.contents(atPath: secretsFolder + "/" + name) else { continue }
                 guard data.count == 32 else { return fail("\(secretsFolder)/\(name) is not a 32-byte secret") }
                 export.sharedSecrets[name] = Array(data)

@@ -7,6 +7,12 @@ enum SecretSource {
     case files(directory: String)
     case database(any SharedSecretStore)
 
+    /// Derives the decoy credentials of unknown usernames.
+    static let serverSecret = "server-secret"
+    /// Encrypts stored Apple refresh tokens.
+    static let appleRefreshTokenKey = "apple-refresh-token-key"
+    static let names = [serverSecret, appleRefreshTokenKey]
+
     /// The secret named `name`, created at random on first use.
     func secret(named name: String) throws -> [UInt8] {
         switch self {

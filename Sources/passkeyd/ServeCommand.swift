@@ -62,7 +62,7 @@ struct ServeCommand {
                 let sqlite = try SQLiteStore(path: configuration.databasePath)
                 (store, secrets, closeStore) = (sqlite, .files(directory: configuration.dataDirectory), sqlite.close)
             }
-            let secret = try secrets.secret(named: "server-secret")
+            let secret = try secrets.secret(named: SecretSource.serverSecret)
             let appleSetup = try configuration.apple.map { apple in try Self.appleSetup(apple, secrets: secrets) }
             server = try RelyingPartyServer(configuration: configuration, store: store, enumerationSecret: secret, appleSetup: appleSetup, log: log)
         } catch let error as ConfigurationError {
@@ -98,7 +98,7 @@ struct ServeCommand {
             throw ConfigurationError(key: "apple.privateKey", reason: "cannot read \(apple.privateKeyPath)")
         }
         return AppleSetup(service: URLSessionAppleService(configuration: apple), privateKeyPEM: pem,
-                          refreshTokenKey: try secrets.secret(named: "apple-refresh-token-key"))
+                          refreshTokenKey: try secrets.secret(named: SecretSource.appleRefreshTokenKey))
     }
 
     private func fail(_ message: String) -> Int32 {

@@ -72,7 +72,7 @@ extension RelyingPartyServer {
             result = try AuthenticationCeremony(relyingParty: relyingParty).verify(credential, expecting: expectations)
         } catch {
             log("authentication refused: \(error.code)")
-            if error.code == Self.signCountNotIncreased {
+            if error.code == "authenticatorData.signCountNotIncreased" {
                 try markPossibleClone(stored)
             }
             throw .verification(error)
@@ -91,16 +91,14 @@ extension RelyingPartyServer {
         } catch where error.code == StorageError.signCountNotIncreasedCode {
             // §7.2 step 23 failed at the write: a concurrent sign-in with this passkey, here or on another node,
             // stored a counter at least as high after this one was read. The same verdict as at verification.
-            log("authentication refused: \(Self.signCountNotIncreased) at the write")
+            log("authentication refused: \(error.code)")
             try markPossibleClone(stored)
-            throw .verification(WebAuthnError(Self.signCountNotIncreased, "the signature counter did not increase past the stored one"))
+            throw .possibleClone(step: error.code)
         } catch {
             throw .storage(error)
         }
         return signedIn(user: user, credentialID: stored.id, issued: session.issued)
     }
-
-    private static let signCountNotIncreased = "authenticatorData.signCountNotIncreased"
 
     /// A counter that did not increase may mean a cloned authenticator: the sign-in is refused, and the passkey is
     /// flagged for its owner. The stored counter is kept (a store never lowers it).
