@@ -10,7 +10,7 @@ PYTHON ?= /usr/bin/python3
 # The PostgreSQL tests start throwaway clusters of Debian's server (initdb + pg_ctl) in temporary folders.
 TEST_PACKAGES := postgresql
 
-.PHONY: test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak clean fuzz fuzz-build fuzz-replay
+.PHONY: lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak clean fuzz fuzz-build fuzz-replay
 
 # Installs the Debian packages of $(1) that are missing; nothing at all when everything is there. Runs
 # `apt-get update` first when the package lists are missing, and again when an install fails on stale lists.
@@ -36,7 +36,15 @@ release: deps
 run: release
 	./.build/release/passkeyd serve
 
-test: deps test-swift test-browser
+test: deps lint test-swift test-browser
+
+# swift-format (from the toolchain) with .swift-format: `make lint` checks the tree, `make format` rewrites it.
+SWIFT_SOURCES := Package.swift Sources Tests bench fuzz
+lint:
+	$(SWIFT) format lint --strict --recursive $(SWIFT_SOURCES)
+
+format:
+	$(SWIFT) format format --in-place --recursive $(SWIFT_SOURCES)
 
 # Debian's postgresql server for the tests, which make their own clusters and stop them.
 test-deps:

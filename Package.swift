@@ -5,7 +5,7 @@ let package = Package(
     name: "passkeyd",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "passkeyd", targets: ["passkeyd"]),
+        .executable(name: "passkeyd", targets: ["passkeyd"])
     ],
     targets: [
         // C libraries from Debian, each imported by exactly one Swift wrapper module.
@@ -29,7 +29,12 @@ let package = Package(
         // HTTP/1.1 over TLS on libevent; the relying-party server composes everything.
         .target(name: "HTTPServer", dependencies: ["CLibEvent", "CryptoCore"]),
         .target(name: "RelyingPartyServer", dependencies: ["WebAuthnCore", "CryptoCore", "Storage", "HTTPServer", "AppleSignIn"]),
-        .executableTarget(name: "passkeyd", dependencies: ["RelyingPartyServer", "StorageSQLite", "StoragePostgres", "Storage", "WebAuthnCore", "HTTPServer", "CryptoCore", "AppleSignIn"]),
+        .executableTarget(
+            name: "passkeyd",
+            dependencies: [
+                "RelyingPartyServer", "StorageSQLite", "StoragePostgres", "Storage", "WebAuthnCore", "HTTPServer", "CryptoCore", "AppleSignIn",
+            ]
+        ),
 
         // Benchmarks (bench/): run with `make bench`.
         .executableTarget(name: "passkeyd-bench", dependencies: ["WebAuthnCore", "CryptoCore", "CBOR"], path: "bench/core"),
@@ -43,7 +48,13 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage", "StorageSQLite", "StoragePostgres", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CryptoCore", "TestSupport"]),
         .testTarget(name: "AppleSignInTests", dependencies: ["AppleSignIn", "CryptoCore", "TestSupport"]),
-        .testTarget(name: "RelyingPartyServerTests", dependencies: ["RelyingPartyServer", "TestSupport", "Storage", "StorageSQLite", "StoragePostgres", "HTTPServer", "WebAuthnCore", "CryptoCore", "AppleSignIn"]),
+        .testTarget(
+            name: "RelyingPartyServerTests",
+            dependencies: [
+                "RelyingPartyServer", "TestSupport", "Storage", "StorageSQLite", "StoragePostgres", "HTTPServer", "WebAuthnCore", "CryptoCore",
+                "AppleSignIn",
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

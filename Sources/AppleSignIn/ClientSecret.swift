@@ -33,8 +33,14 @@ public struct ClientSecret: Sendable {
 
     /// Mints a secret with header `{"alg":"ES256","kid":keyID}` and claims `iss` teamID, `iat` now, `exp` now +
     /// lifetime, `aud` Apple, `sub` clientID, signed with `privateKey` (a P-256 key).
-    public init(privateKey: PrivateKey, keyID: String, teamID: String, clientID: String, lifetime: TimeInterval = ClientSecret.defaultLifetime,
-                time: any TimeSource) throws(AppleSignInError) {
+    public init(
+        privateKey: PrivateKey,
+        keyID: String,
+        teamID: String,
+        clientID: String,
+        lifetime: TimeInterval = ClientSecret.defaultLifetime,
+        time: any TimeSource
+    ) throws(AppleSignInError) {
         // Apple: kid is the key's 10-character identifier, iss the team ID, sub the client ID; none may be empty.
         guard !keyID.isEmpty, !teamID.isEmpty, !clientID.isEmpty else {
             throw AppleSignInError("clientSecret.invalidParameter", "key ID, team ID and client ID must not be empty")
@@ -81,8 +87,14 @@ public struct ClientSecret: Sendable {
     }
 
     /// Mints a secret with the PKCS#8 PEM `.p8` key Apple issues.
-    public init(privateKeyPEM: String, keyID: String, teamID: String, clientID: String, lifetime: TimeInterval = ClientSecret.defaultLifetime,
-                time: any TimeSource) throws(AppleSignInError) {
+    public init(
+        privateKeyPEM: String,
+        keyID: String,
+        teamID: String,
+        clientID: String,
+        lifetime: TimeInterval = ClientSecret.defaultLifetime,
+        time: any TimeSource
+    ) throws(AppleSignInError) {
         let key: PrivateKey
         do {
             key = try PrivateKey.fromPEM(privateKeyPEM)

@@ -15,7 +15,7 @@ public enum ServerNotificationEvent: Sendable, Equatable {
     public var subject: String {
         switch self {
         case .consentRevoked(let subject, _), .accountDeleted(let subject, _),
-             .emailDisabled(let subject, _, _, _), .emailEnabled(let subject, _, _, _):
+            .emailDisabled(let subject, _, _, _), .emailEnabled(let subject, _, _, _):
             subject
         }
     }
@@ -24,7 +24,7 @@ public enum ServerNotificationEvent: Sendable, Equatable {
     public var time: Date {
         switch self {
         case .consentRevoked(_, let time), .accountDeleted(_, let time),
-             .emailDisabled(_, _, _, let time), .emailEnabled(_, _, _, let time):
+            .emailDisabled(_, _, _, let time), .emailEnabled(_, _, _, let time):
             time
         }
     }
@@ -82,7 +82,8 @@ public enum ServerNotificationEvent: Sendable, Equatable {
             guard let email = fields.email, !email.isEmpty else {
                 throw AppleSignInError("notification.malformed", "\(fields.type) event has no email")
             }
-            self = fields.type == "email-disabled"
+            self =
+                fields.type == "email-disabled"
                 ? .emailDisabled(subject: fields.subject, email: email, isPrivateEmail: fields.isPrivateEmail, time: time)
                 : .emailEnabled(subject: fields.subject, email: email, isPrivateEmail: fields.isPrivateEmail, time: time)
         default:

@@ -59,13 +59,17 @@ public struct ASN1Element: Sendable, Equatable {
             let headerLength = start - (buffer.baseAddress! + offset)
             guard length >= 0, headerLength + length <= available else { return nil }
             let contents = Array(UnsafeBufferPointer(start: start, count: length))
-            let kind: TagClass = switch tagClass {
-            case V_ASN1_UNIVERSAL: .universal
-            case V_ASN1_APPLICATION: .application
-            case V_ASN1_CONTEXT_SPECIFIC: .contextSpecific
-            default: .privateUse
-            }
-            return (ASN1Element(tag: Int(tag), tagClass: kind, isConstructed: status & Int32(V_ASN1_CONSTRUCTED) != 0, contents: contents), headerLength + length)
+            let kind: TagClass =
+                switch tagClass {
+                case V_ASN1_UNIVERSAL: .universal
+                case V_ASN1_APPLICATION: .application
+                case V_ASN1_CONTEXT_SPECIFIC: .contextSpecific
+                default: .privateUse
+                }
+            return (
+                ASN1Element(tag: Int(tag), tagClass: kind, isConstructed: status & Int32(V_ASN1_CONSTRUCTED) != 0, contents: contents),
+                headerLength + length
+            )
         }
         guard let result else { throw CryptoError(code: "crypto.invalidASN1", reason: "malformed DER element") }
         return result

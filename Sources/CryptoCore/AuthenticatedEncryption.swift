@@ -88,5 +88,8 @@ public struct AuthenticatedEncryption: Sendable {
         return Array(plaintext.prefix(Int(written + finalLength)))
     }
 
-    private static let decryptionFailed = CryptoError(code: "crypto.decryptionFailed", reason: "the sealed value is altered, truncated or under another key")
+    private static let decryptionFailed = CryptoError(
+        code: "crypto.decryptionFailed",
+        reason: "the sealed value is altered, truncated or under another key"
+    )
 }

@@ -52,9 +52,14 @@ public enum Base64URL {
                 var input = 0
                 var written = 0
                 while input + 4 <= count {
-                    let a = table[Int(characters[input])], b = table[Int(characters[input + 1])]
-                    let c = table[Int(characters[input + 2])], d = table[Int(characters[input + 3])]
-                    if (a | b | c | d) & 0xC0 != 0 { valid = false; break }
+                    let a = table[Int(characters[input])]
+                    let b = table[Int(characters[input + 1])]
+                    let c = table[Int(characters[input + 2])]
+                    let d = table[Int(characters[input + 3])]
+                    if (a | b | c | d) & 0xC0 != 0 {
+                        valid = false
+                        break
+                    }
                     let value = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
                     buffer[written] = UInt8(truncatingIfNeeded: value >> 16)
                     buffer[written + 1] = UInt8(truncatingIfNeeded: value >> 8)
@@ -64,7 +69,8 @@ public enum Base64URL {
                 }
                 let remaining = count - input
                 if valid, remaining >= 2 {
-                    let a = table[Int(characters[input])], b = table[Int(characters[input + 1])]
+                    let a = table[Int(characters[input])]
+                    let b = table[Int(characters[input + 1])]
                     let c = remaining == 3 ? table[Int(characters[input + 2])] : 0
                     if (a | b | c) & 0xC0 != 0 {
                         valid = false

@@ -71,12 +71,12 @@ public struct CertificateBuilder: Sendable {
         guard let certificate = X509_new() else { throw .internalFailure("X509_new failed") }
         defer { X509_free(certificate) }
         guard X509_set_version(certificate, Int(version - 1)) == 1,
-              ASN1_INTEGER_set(X509_get_serialNumber(certificate), serialNumber) == 1
+            ASN1_INTEGER_set(X509_get_serialNumber(certificate), serialNumber) == 1
         else { throw failure("version or serial number rejected") }
         try Self.fill(X509_get_subject_name(certificate), with: subject)
         try Self.fill(X509_get_issuer_name(certificate), with: issuer ?? subject)
         guard ASN1_TIME_set(X509_getm_notBefore(certificate), time_t(notBefore.timeIntervalSince1970.rounded(.down))) != nil,
-              ASN1_TIME_set(X509_getm_notAfter(certificate), time_t(notAfter.timeIntervalSince1970.rounded(.down))) != nil
+            ASN1_TIME_set(X509_getm_notAfter(certificate), time_t(notAfter.timeIntervalSince1970.rounded(.down))) != nil
         else { throw failure("validity rejected") }
         guard X509_set_pubkey(certificate, subjectKey.key) == 1 else { throw failure("subject key rejected") }
         if version == 3 {

@@ -42,7 +42,10 @@ public struct CertificateChainVerifier: Sendable {
             let message = String(cString: X509_verify_cert_error_string(Int(error)))
             switch error {
             case X509_V_ERR_CERT_HAS_EXPIRED, X509_V_ERR_CERT_NOT_YET_VALID:
-                throw CryptoError(code: "crypto.certificateExpired", reason: "a certificate on the path is not valid at the verification time: \(message)")
+                throw CryptoError(
+                    code: "crypto.certificateExpired",
+                    reason: "a certificate on the path is not valid at the verification time: \(message)"
+                )
             default:
                 throw CryptoError(code: "crypto.chainUntrusted", reason: "certificate path did not verify: \(message)")
             }

@@ -86,11 +86,12 @@ public struct CompactJWS: Sendable {
         default: return false
         }
         guard scheme.keyType == .ec else { return key.verify(signature: signature, message: signingInput, algorithm: scheme) }
-        let curve: EllipticCurve = switch scheme {
-        case .ecdsaSHA384: .p384
-        case .ecdsaSHA512: .p521
-        default: .p256
-        }
+        let curve: EllipticCurve =
+            switch scheme {
+            case .ecdsaSHA384: .p384
+            case .ecdsaSHA512: .p521
+            default: .p256
+            }
         guard key.curve == curve, let der = ECDSASignatureEncoding.derEncoded(raw: signature, curve: curve) else { return false }
         return key.verify(signature: der, message: signingInput, algorithm: scheme)
     }

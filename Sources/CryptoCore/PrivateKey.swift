@@ -85,7 +85,7 @@ public final class PrivateKey: @unchecked Sendable {
         }
         if algorithm.usesPSSPadding {
             guard EVP_PKEY_CTX_set_rsa_padding(keyContext, RSA_PKCS1_PSS_PADDING) == 1,
-                  EVP_PKEY_CTX_set_rsa_pss_saltlen(keyContext, RSA_PSS_SALTLEN_DIGEST) == 1
+                EVP_PKEY_CTX_set_rsa_pss_saltlen(keyContext, RSA_PSS_SALTLEN_DIGEST) == 1
             else { throw .internalFailure("PSS parameters rejected") }
         }
         var length = 0

@@ -4,8 +4,10 @@ extension PublicKey {
     /// The affine coordinates of an EC key, each padded to the curve's coordinate length.
     public func ecCoordinates() throws(CryptoError) -> (x: [UInt8], y: [UInt8]) {
         guard type == .ec, let curve else { throw .invalidKey("not an EC key") }
-        return (try bigNumberParameter(PK_PARAM_EC_PUB_X, length: curve.coordinateLength),
-                try bigNumberParameter(PK_PARAM_EC_PUB_Y, length: curve.coordinateLength))
+        return (
+            try bigNumberParameter(PK_PARAM_EC_PUB_X, length: curve.coordinateLength),
+            try bigNumberParameter(PK_PARAM_EC_PUB_Y, length: curve.coordinateLength)
+        )
     }
 
     /// The modulus and exponent of an RSA key, big-endian without leading zeros.

@@ -23,7 +23,7 @@ public final class PublicKey: @unchecked Sendable {
             var name = [CChar](repeating: 0, count: 64)
             var length = 0
             guard EVP_PKEY_get_group_name(key, &name, name.count, &length) == 1,
-                  let curve = EllipticCurve(openSSLName: String(decoding: name.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+                let curve = EllipticCurve(openSSLName: String(decoding: name.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self))
             else {
                 EVP_PKEY_free(key)
                 throw .unsupported("EC key on a curve passkeyd does not support")
@@ -58,8 +58,8 @@ public final class PublicKey: @unchecked Sendable {
                 guard let builder = OSSL_PARAM_BLD_new() else { return nil }
                 defer { OSSL_PARAM_BLD_free(builder) }
                 guard OSSL_PARAM_BLD_push_utf8_string(builder, PK_PARAM_GROUP_NAME, groupName, 0) == 1,
-                      OSSL_PARAM_BLD_push_octet_string(builder, PK_PARAM_PUB_KEY, pointBytes.baseAddress, pointBytes.count) == 1,
-                      let parameters = OSSL_PARAM_BLD_to_param(builder)
+                    OSSL_PARAM_BLD_push_octet_string(builder, PK_PARAM_PUB_KEY, pointBytes.baseAddress, pointBytes.count) == 1,
+                    let parameters = OSSL_PARAM_BLD_to_param(builder)
                 else { return nil }
                 defer { OSSL_PARAM_free(parameters) }
                 return PublicKey.fromData(algorithm: "EC", parameters: parameters)
@@ -84,8 +84,8 @@ public final class PublicKey: @unchecked Sendable {
                 guard let builder = OSSL_PARAM_BLD_new() else { return nil }
                 defer { OSSL_PARAM_BLD_free(builder) }
                 guard OSSL_PARAM_BLD_push_BN(builder, PK_PARAM_RSA_N, n) == 1,
-                      OSSL_PARAM_BLD_push_BN(builder, PK_PARAM_RSA_E, e) == 1,
-                      let parameters = OSSL_PARAM_BLD_to_param(builder)
+                    OSSL_PARAM_BLD_push_BN(builder, PK_PARAM_RSA_E, e) == 1,
+                    let parameters = OSSL_PARAM_BLD_to_param(builder)
                 else { return nil }
                 defer { OSSL_PARAM_free(parameters) }
                 return PublicKey.fromData(algorithm: "RSA", parameters: parameters)
@@ -130,7 +130,7 @@ public final class PublicKey: @unchecked Sendable {
         defer { EVP_PKEY_CTX_free(context) }
         var key: OpaquePointer?
         guard EVP_PKEY_fromdata_init(context) == 1,
-              EVP_PKEY_fromdata(context, &key, PK_EVP_PKEY_PUBLIC_KEY, parameters) == 1
+            EVP_PKEY_fromdata(context, &key, PK_EVP_PKEY_PUBLIC_KEY, parameters) == 1
         else { return nil }
         return key
     }
@@ -171,7 +171,7 @@ public final class PublicKey: @unchecked Sendable {
     /// Verifies `signature` over an already computed digest of the message with `algorithm`'s hash.
     public func verify(signature: [UInt8], digest: [UInt8], algorithm: SignatureAlgorithm) -> Bool {
         guard algorithm.keyType == type, let hash = algorithm.digest, digest.count == hash.outputLength,
-              let context = contexts.take(algorithm) ?? makeVerificationContext(algorithm)
+            let context = contexts.take(algorithm) ?? makeVerificationContext(algorithm)
         else { return false }
         let status = signature.withUnsafeBufferPointer { signatureBytes in
             digest.withUnsafeBufferPointer { digestBytes in

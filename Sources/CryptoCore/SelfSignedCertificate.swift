@@ -41,12 +41,14 @@ public enum SelfSignedCertificate {
             try setRandomSerial(certificate)
             let start = time_t(now.timeIntervalSince1970.rounded(.down))
             guard ASN1_TIME_set(X509_getm_notBefore(certificate), start) != nil,
-                  ASN1_TIME_set(X509_getm_notAfter(certificate), start + time_t(validitySeconds)) != nil else {
+                ASN1_TIME_set(X509_getm_notAfter(certificate), start + time_t(validitySeconds)) != nil
+            else {
                 throw CryptoError.generationFailed("cannot set the validity period")
             }
             guard let name = X509_get_subject_name(certificate),
-                  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, commonName, -1, -1, 0) == 1,
-                  X509_set_issuer_name(certificate, name) == 1 else {
+                X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, commonName, -1, -1, 0) == 1,
+                X509_set_issuer_name(certificate, name) == 1
+            else {
                 throw CryptoError.generationFailed("cannot set the subject name: \(TLSServerContext.takeOpenSSLError())")
             }
             guard X509_set_pubkey(certificate, key) == 1 else {

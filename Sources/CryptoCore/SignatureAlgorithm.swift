@@ -23,7 +23,8 @@ public enum SignatureAlgorithm: String, Sendable, CaseIterable {
         switch self {
         case .ecdsaSHA256, .ecdsaSHA384, .ecdsaSHA512: .ec
         case .rsaPKCS1SHA1, .rsaPKCS1SHA256, .rsaPKCS1SHA384, .rsaPKCS1SHA512,
-             .rsaPSSSHA256, .rsaPSSSHA384, .rsaPSSSHA512: .rsa
+            .rsaPSSSHA256, .rsaPSSSHA384, .rsaPSSSHA512:
+            .rsa
         case .ed25519: .ed25519
         case .ed448: .ed448
         }

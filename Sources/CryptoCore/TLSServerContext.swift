@@ -32,7 +32,9 @@ public final class TLSServerContext: @unchecked Sendable {
             let key = try Self.readPrivateKey(privateKeyFile)
             defer { EVP_PKEY_free(key) }
             guard SSL_CTX_use_PrivateKey(context, key) == 1, SSL_CTX_check_private_key(context) == 1 else {
-                throw CryptoError.keyMismatch("\(privateKeyFile) does not match the certificate in \(certificateChainFile): \(Self.takeOpenSSLError())")
+                throw CryptoError.keyMismatch(
+                    "\(privateKeyFile) does not match the certificate in \(certificateChainFile): \(Self.takeOpenSSLError())"
+                )
             }
         } catch {
             SSL_CTX_free(context)

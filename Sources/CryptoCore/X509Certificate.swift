@@ -78,7 +78,7 @@ public final class X509Certificate: @unchecked Sendable {
         defer { ASN1_OBJECT_free(object) }
         let index = X509_get_ext_by_OBJ(certificate, object, -1)
         guard index >= 0, let extensionEntry = X509_get_ext(certificate, index),
-              let data = X509_EXTENSION_get_data(extensionEntry)
+            let data = X509_EXTENSION_get_data(extensionEntry)
         else { return nil }
         let bytes = Array(UnsafeBufferPointer(start: ASN1_STRING_get0_data(data), count: Int(ASN1_STRING_length(data))))
         return (X509_EXTENSION_get_critical(extensionEntry) == 1, bytes)
@@ -163,8 +163,8 @@ public final class X509Certificate: @unchecked Sendable {
         guard let name else { return [] }
         return (0..<X509_NAME_entry_count(name)).compactMap { index in
             guard let entry = X509_NAME_get_entry(name, index),
-                  let oid = oidText(X509_NAME_ENTRY_get_object(entry)),
-                  let value = utf8(UnsafePointer(X509_NAME_ENTRY_get_data(entry)))
+                let oid = oidText(X509_NAME_ENTRY_get_object(entry)),
+                let value = utf8(UnsafePointer(X509_NAME_ENTRY_get_data(entry)))
             else { return nil }
             return (oid, value)
         }

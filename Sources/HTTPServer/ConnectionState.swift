@@ -1,4 +1,5 @@
 import CLibEvent
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -49,19 +50,34 @@ final class ConnectionState {
     /// has wrapped the bufferevent in a connection (still before any of its bytes are read).
     func register() {
         _ = listener.loop.connections.opened()
-        outputWatch = evbuffer_add_cb(bufferevent_get_output(bufferEvent), { buffer, information, argument in
-            guard let buffer, let information, let argument else { return }
-            Unmanaged<ConnectionState>.fromOpaque(argument).takeUnretainedValue().outputChanged(buffer, added: information.pointee.n_added)
-        }, Unmanaged.passUnretained(self).toOpaque())
-        inputWatch = evbuffer_add_cb(bufferevent_get_input(bufferEvent), { buffer, information, argument in
-            guard let buffer, let information, let argument else { return }
-            Unmanaged<ConnectionState>.fromOpaque(argument).takeUnretainedValue().inputChanged(buffer, added: information.pointee.n_added)
-        }, Unmanaged.passUnretained(self).toOpaque())
+        outputWatch = evbuffer_add_cb(
+            bufferevent_get_output(bufferEvent),
+            { buffer, information, argument in
+                guard let buffer, let information, let argument else { return }
+                Unmanaged<ConnectionState>.fromOpaque(argument).takeUnretainedValue().outputChanged(buffer, added: information.pointee.n_added)
+            },
+            Unmanaged.passUnretained(self).toOpaque()
+        )
+        inputWatch = evbuffer_add_cb(
+            bufferevent_get_input(bufferEvent),
+            { buffer, information, argument in
+                guard let buffer, let information, let argument else { return }
+                Unmanaged<ConnectionState>.fromOpaque(argument).takeUnretainedValue().inputChanged(buffer, added: information.pointee.n_added)
+            },
+            Unmanaged.passUnretained(self).toOpaque()
+        )
         bufferevent_incref(bufferEvent)
-        let scheduled = event_base_once(listener.loop.base, -1, Int16(EV_TIMEOUT), { _, _, argument in
-            guard let argument else { return }
-            Unmanaged<ConnectionState>.fromOpaque(argument).takeRetainedValue().attach()
-        }, Unmanaged.passRetained(self).toOpaque(), nil)
+        let scheduled = event_base_once(
+            listener.loop.base,
+            -1,
+            Int16(EV_TIMEOUT),
+            { _, _, argument in
+                guard let argument else { return }
+                Unmanaged<ConnectionState>.fromOpaque(argument).takeRetainedValue().attach()
+            },
+            Unmanaged.passRetained(self).toOpaque(),
+            nil
+        )
         if scheduled != 0 {
             Unmanaged.passUnretained(self).release()
             detach()
@@ -91,16 +107,26 @@ final class ConnectionState {
         var readTimeout = timeval(tv_sec: configuration.readTimeoutSeconds, tv_usec: 0)
         var writeTimeout = timeval(tv_sec: configuration.writeTimeoutSeconds, tv_usec: 0)
         bufferevent_set_timeouts(bufferEvent, &readTimeout, &writeTimeout)
-        evhttp_connection_set_closecb(connection, { _, argument in
-            guard let argument else { return }
-            Unmanaged<ConnectionState>.fromOpaque(argument).takeRetainedValue().detach()
-        }, Unmanaged.passRetained(self).toOpaque())
+        evhttp_connection_set_closecb(
+            connection,
+            { _, argument in
+                guard let argument else { return }
+                Unmanaged<ConnectionState>.fromOpaque(argument).takeRetainedValue().detach()
+            },
+            Unmanaged.passRetained(self).toOpaque()
+        )
         self.connection = connection
         listener.connectionStates[bufferEvent] = self
-        deadline = event_new(listener.loop.base, -1, 0, { _, _, argument in
-            guard let argument else { return }
-            Unmanaged<ConnectionState>.fromOpaque(argument).takeUnretainedValue().deadlinePassed()
-        }, Unmanaged.passUnretained(self).toOpaque())
+        deadline = event_new(
+            listener.loop.base,
+            -1,
+            0,
+            { _, _, argument in
+                guard let argument else { return }
+                Unmanaged<ConnectionState>.fromOpaque(argument).takeUnretainedValue().deadlinePassed()
+            },
+            Unmanaged.passUnretained(self).toOpaque()
+        )
         armDeadline(seconds: configuration.readTimeoutSeconds)
     }
 
@@ -166,7 +192,8 @@ final class ConnectionState {
             status: (400..<600).contains(status) ? status : 500,
             date: listener.loop.date.now(),
             maximumBodySize: configuration.maximumBodySize,
-            maximumHeaderSize: configuration.maximumHeaderSize)
+            maximumHeaderSize: configuration.maximumHeaderSize
+        )
         replaceTail(of: buffer, from: start, with: response)
     }
 

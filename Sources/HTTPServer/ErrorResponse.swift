@@ -4,7 +4,8 @@ enum ErrorResponse {
     static func raw(status: Int, date: String, maximumBodySize: Int, maximumHeaderSize: Int) -> [UInt8] {
         let (code, message) = describe(status: status, maximumBodySize: maximumBodySize, maximumHeaderSize: maximumHeaderSize)
         let body = "{\"error\":\"\(code)\",\"message\":\"\(message)\"}"
-        let head = "HTTP/1.1 \(status) \(HTTPResponse.reasonPhrase(for: status))\r\n"
+        let head =
+            "HTTP/1.1 \(status) \(HTTPResponse.reasonPhrase(for: status))\r\n"
             + "Content-Type: application/json\r\n"
             + "Content-Length: \(body.utf8.count)\r\n"
             + "Date: \(date)\r\n"

@@ -1,5 +1,6 @@
 import CLibEvent
 import CryptoCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -43,7 +44,12 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Serves `socket` on this loop through a duplicate descriptor (evhttp closes the one it is given).
-    func addListener(socket: ListeningSocket, tls: TLSServerContext?, configuration: HTTPServerConfiguration, handler: any HTTPHandler) throws(HTTPServerError) {
+    func addListener(
+        socket: ListeningSocket,
+        tls: TLSServerContext?,
+        configuration: HTTPServerConfiguration,
+        handler: any HTTPHandler
+    ) throws(HTTPServerError) {
         let descriptor = dup(socket.descriptor)
         guard descriptor >= 0 else {
             throw .eventLoopFailed("dup: \(String(cString: strerror(errno)))")
@@ -55,12 +61,17 @@ final class EventLoop: @unchecked Sendable {
     func start() throws(HTTPServerError) {
         var thread = pthread_t()
         let context = Unmanaged.passRetained(self).toOpaque()
-        let status = pthread_create(&thread, nil, { argument in
-            guard let argument else { return nil }
-            let loop = Unmanaged<EventLoop>.fromOpaque(argument).takeRetainedValue()
-            event_base_dispatch(loop.base)
-            return nil
-        }, context)
+        let status = pthread_create(
+            &thread,
+            nil,
+            { argument in
+                guard let argument else { return nil }
+                let loop = Unmanaged<EventLoop>.fromOpaque(argument).takeRetainedValue()
+                event_base_dispatch(loop.base)
+                return nil
+            },
+            context
+        )
         guard status == 0 else {
             Unmanaged<EventLoop>.fromOpaque(context).release()
             throw .eventLoopFailed("pthread_create: \(String(cString: strerror(status)))")

@@ -1,5 +1,6 @@
 import CLibEvent
 import CryptoCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,11 +21,19 @@ final class EventLoopListener {
     var connectionStates: [OpaquePointer: ConnectionState] = [:]
 
     /// The methods evhttp lets through; others get a JSON 501.
-    private static let allowedMethods = [EVHTTP_REQ_GET, EVHTTP_REQ_HEAD, EVHTTP_REQ_POST, EVHTTP_REQ_PUT, EVHTTP_REQ_PATCH, EVHTTP_REQ_DELETE, EVHTTP_REQ_OPTIONS]
-        .reduce(UInt16(0)) { $0 | UInt16($1.rawValue) }
+    private static let allowedMethods = [
+        EVHTTP_REQ_GET, EVHTTP_REQ_HEAD, EVHTTP_REQ_POST, EVHTTP_REQ_PUT, EVHTTP_REQ_PATCH, EVHTTP_REQ_DELETE, EVHTTP_REQ_OPTIONS,
+    ]
+    .reduce(UInt16(0)) { $0 | UInt16($1.rawValue) }
 
     /// Creates the evhttp on `loop` and starts accepting on `descriptor` (which it then owns and closes).
-    init(loop: EventLoop, descriptor: Int32, tls: TLSServerContext?, configuration: HTTPServerConfiguration, handler: any HTTPHandler) throws(HTTPServerError) {
+    init(
+        loop: EventLoop,
+        descriptor: Int32,
+        tls: TLSServerContext?,
+        configuration: HTTPServerConfiguration,
+        handler: any HTTPHandler
+    ) throws(HTTPServerError) {
         self.loop = loop
         self.tls = tls
         self.configuration = configuration
@@ -42,14 +51,22 @@ final class EventLoopListener {
         var timeout = timeval(tv_sec: configuration.readTimeoutSeconds, tv_usec: 0)
         evhttp_set_timeout_tv(http, &timeout)
         let context = Unmanaged.passUnretained(self).toOpaque()
-        evhttp_set_bevcb(http, { _, argument in
-            guard let argument else { return nil }
-            return Unmanaged<EventLoopListener>.fromOpaque(argument).takeUnretainedValue().makeBufferEvent()
-        }, context)
-        evhttp_set_gencb(http, { request, argument in
-            guard let request, let argument else { return }
-            Unmanaged<EventLoopListener>.fromOpaque(argument).takeUnretainedValue().respond(to: request)
-        }, context)
+        evhttp_set_bevcb(
+            http,
+            { _, argument in
+                guard let argument else { return nil }
+                return Unmanaged<EventLoopListener>.fromOpaque(argument).takeUnretainedValue().makeBufferEvent()
+            },
+            context
+        )
+        evhttp_set_gencb(
+            http,
+            { request, argument in
+                guard let request, let argument else { return }
+                Unmanaged<EventLoopListener>.fromOpaque(argument).takeUnretainedValue().respond(to: request)
+            },
+            context
+        )
         guard evhttp_accept_socket_with_handle(http, descriptor) != nil else {
             shutDown()
             close(descriptor)
@@ -99,11 +116,13 @@ final class EventLoopListener {
             headers: Self.headers(request),
             body: Self.body(request),
             remoteAddress: Self.peerAddress(request),
-            isSecure: tls != nil)
+            isSecure: tls != nil
+        )
         // RFC 9112 §3.2: an HTTP/1.1 request without a Host header is answered with 400. RFC 9110 §5.5: a NUL byte
         // (which libevent cut a header value at) makes the request invalid.
         let missesHost = request.pointee.major == 1 && request.pointee.minor >= 1 && !incoming.headers.contains("host")
-        let sentNUL = evhttp_request_get_connection(request).flatMap(evhttp_connection_get_bufferevent)
+        let sentNUL =
+            evhttp_request_get_connection(request).flatMap(evhttp_connection_get_bufferevent)
             .flatMap { connectionStates[$0] }?.hasReceivedNUL == true
         if missesHost || sentNUL {
             let message = sentNUL ? "The request contains a NUL byte." : "An HTTP/1.1 request needs a Host header."

@@ -20,9 +20,10 @@ public struct HTTPHeaders: Sendable, Sequence {
     /// Whether two field names are equal ignoring ASCII case (field names are ASCII tokens), without making
     /// lowercased copies: this runs for every header of every request and response.
     static func namesMatch(_ left: String, _ right: String) -> Bool {
-        left.utf8.count == right.utf8.count && zip(left.utf8, right.utf8).allSatisfy { leftByte, rightByte in
-            leftByte == rightByte || (isASCIILetter(leftByte) && leftByte | 0x20 == rightByte | 0x20)
-        }
+        left.utf8.count == right.utf8.count
+            && zip(left.utf8, right.utf8).allSatisfy { leftByte, rightByte in
+                leftByte == rightByte || (isASCIILetter(leftByte) && leftByte | 0x20 == rightByte | 0x20)
+            }
     }
 
     private static func isASCIILetter(_ byte: UInt8) -> Bool {

@@ -16,7 +16,15 @@ public struct HTTPRequest: Sendable {
     public var isSecure: Bool
 
     /// Creates a request; handlers can be tested this way without sockets.
-    public init(method: String, path: String, query: String? = nil, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], remoteAddress: String = "127.0.0.1", isSecure: Bool = true) {
+    public init(
+        method: String,
+        path: String,
+        query: String? = nil,
+        headers: HTTPHeaders = HTTPHeaders(),
+        body: [UInt8] = [],
+        remoteAddress: String = "127.0.0.1",
+        isSecure: Bool = true
+    ) {
         self.method = method
         self.path = path
         self.query = query

@@ -1,5 +1,6 @@
 import CLibEvent
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -45,7 +46,8 @@ public final class HTTPServer: @unchecked Sendable {
             throw .invalidConfiguration("httpsAddress needs a TLS context")
         }
         guard configuration.threads >= 1, configuration.maximumBodySize >= 0, configuration.maximumHeaderSize >= 1,
-              configuration.readTimeoutSeconds >= 1, configuration.writeTimeoutSeconds >= 1, configuration.maximumConnections >= 1 else {
+            configuration.readTimeoutSeconds >= 1, configuration.writeTimeoutSeconds >= 1, configuration.maximumConnections >= 1
+        else {
             throw .invalidConfiguration("threads, limits and timeouts must be positive")
         }
         self.configuration = configuration

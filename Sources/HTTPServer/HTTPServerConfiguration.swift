@@ -1,4 +1,5 @@
 import CryptoCore
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,5 @@
 import CLibEvent
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -71,8 +72,9 @@ struct ListeningSocket: Sendable {
         var enabled: Int32 = 1
         let length = socklen_t(MemoryLayout<Int32>.size)
         guard setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &enabled, length) == 0,
-              setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &enabled, length) == 0,
-              sharingPort == nil || setsockopt(descriptor, SOL_SOCKET, SO_REUSEPORT, &enabled, length) == 0 else {
+            setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &enabled, length) == 0,
+            sharingPort == nil || setsockopt(descriptor, SOL_SOCKET, SO_REUSEPORT, &enabled, length) == 0
+        else {
             let reason = lastErrorText()
             close(descriptor)
             throw .bindFailed("\(address): setsockopt: \(reason)")

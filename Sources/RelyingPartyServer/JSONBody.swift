@@ -21,7 +21,10 @@ enum JSONBody {
         } catch let DecodingError.keyNotFound(key, _) {
             throw .badRequest("invalid_request", "The request needs \(key.stringValue).")
         } catch let DecodingError.typeMismatch(_, context) {
-            throw .badRequest("invalid_request", "The request member \(context.codingPath.map(\.stringValue).joined(separator: ".")) has the wrong type.")
+            throw .badRequest(
+                "invalid_request",
+                "The request member \(context.codingPath.map(\.stringValue).joined(separator: ".")) has the wrong type."
+            )
         } catch {
             throw .badRequest("invalid_json", "The request body is not the JSON this endpoint expects.")
         }

@@ -31,8 +31,12 @@ public final class RelyingPartyServer: HTTPHandler {
 
     /// `appleSetup` is required when the configuration has an `apple` block, and ignored otherwise.
     public init(
-        configuration: ServerConfiguration, store: any PasskeyStore, time: any TimeSource = SystemTime(),
-        random: any RandomSource = SystemRandom(), enumerationSecret: [UInt8], appleSetup: AppleSetup? = nil,
+        configuration: ServerConfiguration,
+        store: any PasskeyStore,
+        time: any TimeSource = SystemTime(),
+        random: any RandomSource = SystemRandom(),
+        enumerationSecret: [UInt8],
+        appleSetup: AppleSetup? = nil,
         log: @escaping @Sendable (String) -> Void = { _ in }
     ) throws(ConfigurationError) {
         self.configuration = configuration
@@ -42,8 +46,12 @@ public final class RelyingPartyServer: HTTPHandler {
         self.enumerationSecret = enumerationSecret
         self.log = log
         relyingParty = RelyingParty(
-            id: configuration.relyingPartyID, name: configuration.relyingPartyName, origins: configuration.origins,
-            algorithms: configuration.algorithms, time: time)
+            id: configuration.relyingPartyID,
+            name: configuration.relyingPartyName,
+            origins: configuration.origins,
+            algorithms: configuration.algorithms,
+            time: time
+        )
         challenges = ChallengeService(store: store, random: random, time: time, lifetime: TimeInterval(configuration.challengeLifetimeSeconds))
         sessions = SessionService(store: store, random: random, time: time, lifetime: TimeInterval(configuration.sessionLifetimeSeconds))
         wellKnown = try WellKnownFiles(configuration.associatedDomains)
@@ -66,7 +74,8 @@ public final class RelyingPartyServer: HTTPHandler {
         do {
             var response = try route(request)
             response.headers.add("X-Content-Type-Options", "nosniff")
-            if request.path.hasPrefix("/webauthn/") || request.path.hasPrefix("/me") || request.path == "/logout" || request.path.hasPrefix("/auth/") {
+            if request.path.hasPrefix("/webauthn/") || request.path.hasPrefix("/me") || request.path == "/logout" || request.path.hasPrefix("/auth/")
+            {
                 response.headers.add("Cache-Control", "no-store")
             }
             return response
@@ -117,7 +126,8 @@ public final class RelyingPartyServer: HTTPHandler {
     /// field (a proxy may add its own field after the client's).
     func clientAddress(_ request: HTTPRequest) -> String {
         if configuration.rateLimits.trustForwardedFor, let forwarded = request.headers.values("x-forwarded-for").last,
-           let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty {
+            let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty
+        {
             return last
         }
         return request.remoteAddress

@@ -69,17 +69,25 @@ extension InMemoryStore {
         state.withLock { state in
             state.lastRevocationID += 1
             let id = state.lastRevocationID
-            state.appleRevocations[id] = AppleRevocationRecord(id: id, encryptedToken: encryptedToken, clientID: clientID, notBefore: notBefore, attempts: 0)
+            state.appleRevocations[id] = AppleRevocationRecord(
+                id: id,
+                encryptedToken: encryptedToken,
+                clientID: clientID,
+                notBefore: notBefore,
+                attempts: 0
+            )
             return id
         }
     }
 
     public func dueRevocations(now: Date, limit: Int) throws(StorageError) -> [AppleRevocationRecord] {
         state.withLock { state in
-            Array(state.appleRevocations.values
-                .filter { $0.notBefore <= now }
-                .sorted { ($0.notBefore, $0.id) < ($1.notBefore, $1.id) }
-                .prefix(max(0, limit)))
+            Array(
+                state.appleRevocations.values
+                    .filter { $0.notBefore <= now }
+                    .sorted { ($0.notBefore, $0.id) < ($1.notBefore, $1.id) }
+                    .prefix(max(0, limit))
+            )
         }
     }
 

@@ -108,8 +108,9 @@ public final class InMemoryStore: PasskeyStore {
     public func deleteCredential(id: [UInt8], userID: [UInt8]) throws(StorageError) -> CredentialDeletion {
         state.withLock { state in
             guard state.credentials[id]?.userID == userID else { return .notFound }
-            guard state.credentials.values.contains(where: { $0.userID == userID && $0.id != id })
-                || state.appleIdentities.values.contains(where: { $0.userID == userID })
+            guard
+                state.credentials.values.contains(where: { $0.userID == userID && $0.id != id })
+                    || state.appleIdentities.values.contains(where: { $0.userID == userID })
             else {
                 return .lastCredential
             }

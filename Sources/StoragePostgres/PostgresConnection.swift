@@ -1,5 +1,5 @@
-import Foundation
 import CLibPQ
+import Foundation
 
 /// One libpq connection with its prepared statements. Not thread-safe: the pool lends it to one caller at a time.
 final class PostgresConnection: @unchecked Sendable {

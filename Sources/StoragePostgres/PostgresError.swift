@@ -1,5 +1,5 @@
-import Foundation
 import CLibPQ
+import Foundation
 import Storage
 
 /// A failed libpq call. Carries no SQL values: the operation, the SQLSTATE, the server's primary message and,

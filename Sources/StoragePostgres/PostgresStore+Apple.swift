@@ -21,7 +21,8 @@ extension PostgresStore {
     public func appleIdentity(subject: String) throws(StorageError) -> AppleIdentityRecord? {
         try withConnection { connection throws(PostgresError) in
             try connection.run(
-                "SELECT \(PostgresStore.appleIdentityColumns) FROM apple_identities WHERE subject = $1", [.text(subject)],
+                "SELECT \(PostgresStore.appleIdentityColumns) FROM apple_identities WHERE subject = $1",
+                [.text(subject)],
                 row: PostgresStore.appleIdentityRecord
             ).first
         }
@@ -31,7 +32,8 @@ extension PostgresStore {
         try withConnection { connection throws(PostgresError) in
             try connection.run(
                 "SELECT \(PostgresStore.appleIdentityColumns) FROM apple_identities WHERE user_id = $1 ORDER BY created_at, subject",
-                [.bytea(userID)], row: PostgresStore.appleIdentityRecord
+                [.bytea(userID)],
+                row: PostgresStore.appleIdentityRecord
             )
         }
     }
@@ -45,7 +47,8 @@ extension PostgresStore {
     public func updateAppleEmailState(subject: String, emailDisabled: Bool) throws(StorageError) -> Bool {
         try withConnection { connection throws(PostgresError) in
             try connection.run(
-                "UPDATE apple_identities SET email_disabled = $2 WHERE subject = $1", [.text(subject), .boolean(emailDisabled)]
+                "UPDATE apple_identities SET email_disabled = $2 WHERE subject = $1",
+                [.text(subject), .boolean(emailDisabled)]
             ) == 1
         }
     }
@@ -74,10 +77,13 @@ extension PostgresStore {
 
     public func enqueueRevocation(token encryptedToken: [UInt8], clientID: String, notBefore: Date) throws(StorageError) -> Int64 {
         let ids = try withConnection { connection throws(PostgresError) in
-            try connection.run("""
+            try connection.run(
+                """
                 INSERT INTO apple_revocations (encrypted_token, client_id, not_before, attempts) VALUES ($1, $2, $3, 0)
                 RETURNING id
-                """, [.bytea(encryptedToken), .text(clientID), .date(notBefore)]) { row throws(PostgresError) in try row.integer(0) }
+                """,
+                [.bytea(encryptedToken), .text(clientID), .date(notBefore)]
+            ) { row throws(PostgresError) in try row.integer(0) }
         }
         guard let id = ids.first else { throw .unavailable("the revocation was not queued") }
         return id
@@ -85,14 +91,21 @@ extension PostgresStore {
 
     public func dueRevocations(now: Date, limit: Int) throws(StorageError) -> [AppleRevocationRecord] {
         try withConnection { connection throws(PostgresError) in
-            try connection.run("""
+            try connection.run(
+                """
                 SELECT id, encrypted_token, client_id, not_before, attempts FROM apple_revocations
                 WHERE not_before <= $1 ORDER BY not_before, id LIMIT $2
-                """, [.date(now), .bigint(Int64(max(0, limit)))]) { row throws(PostgresError) in
-                    AppleRevocationRecord(
-                        id: try row.integer(0), encryptedToken: row.bytes(1), clientID: row.text(2), notBefore: try row.date(3),
-                        attempts: Int(try row.integer(4)))
-                }
+                """,
+                [.date(now), .bigint(Int64(max(0, limit)))]
+            ) { row throws(PostgresError) in
+                AppleRevocationRecord(
+                    id: try row.integer(0),
+                    encryptedToken: row.bytes(1),
+                    clientID: row.text(2),
+                    notBefore: try row.date(3),
+                    attempts: Int(try row.integer(4))
+                )
+            }
         }
     }
 
@@ -105,7 +118,8 @@ extension PostgresStore {
     public func rescheduleRevocation(id: Int64, notBefore: Date) throws(StorageError) {
         try withConnection { connection throws(PostgresError) in
             try connection.run(
-                "UPDATE apple_revocations SET not_before = $2, attempts = attempts + 1 WHERE id = $1", [.bigint(id), .date(notBefore)]
+                "UPDATE apple_revocations SET not_before = $2, attempts = attempts + 1 WHERE id = $1",
+                [.bigint(id), .date(notBefore)]
             )
         }
     }
@@ -116,23 +130,33 @@ extension PostgresStore {
         """
 
     static func insert(_ identity: AppleIdentityRecord, into connection: PostgresConnection) throws(PostgresError) {
-        try connection.run("""
+        try connection.run(
+            """
             INSERT INTO apple_identities (\(appleIdentityColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-            """, [
+            """,
+            [
                 .text(identity.subject), .bytea(identity.userID), .optional(identity.email, PostgresValue.text),
                 .boolean(identity.emailVerified), .boolean(identity.isPrivateEmail), .boolean(identity.emailDisabled),
                 .optional(identity.realUserStatus) { .bigint(Int64($0)) }, .optional(identity.transferSubject, PostgresValue.text),
                 .optional(identity.encryptedRefreshToken, PostgresValue.bytea),
                 .optional(identity.refreshTokenClientID, PostgresValue.text), .date(identity.createdAt),
-            ])
+            ]
+        )
     }
 
     static func appleIdentityRecord(_ row: PostgresRow) throws(PostgresError) -> AppleIdentityRecord {
         AppleIdentityRecord(
-            subject: row.text(0), userID: row.bytes(1), email: row.isNull(2) ? nil : row.text(2),
-            emailVerified: try row.boolean(3), isPrivateEmail: try row.boolean(4), emailDisabled: try row.boolean(5),
-            realUserStatus: row.isNull(6) ? nil : Int(try row.integer(6)), transferSubject: row.isNull(7) ? nil : row.text(7),
-            encryptedRefreshToken: row.isNull(8) ? nil : row.bytes(8), refreshTokenClientID: row.isNull(9) ? nil : row.text(9),
-            createdAt: try row.date(10))
+            subject: row.text(0),
+            userID: row.bytes(1),
+            email: row.isNull(2) ? nil : row.text(2),
+            emailVerified: try row.boolean(3),
+            isPrivateEmail: try row.boolean(4),
+            emailDisabled: try row.boolean(5),
+            realUserStatus: row.isNull(6) ? nil : Int(try row.integer(6)),
+            transferSubject: row.isNull(7) ? nil : row.text(7),
+            encryptedRefreshToken: row.isNull(8) ? nil : row.bytes(8),
+            refreshTokenClientID: row.isNull(9) ? nil : row.text(9),
+            createdAt: try row.date(10)
+        )
     }
 }

@@ -17,7 +17,8 @@ extension PostgresStore {
         // lock orders concurrent sign-ins on any nodes), and the session is inserted only when the row was updated;
         // a duplicate token fails both.
         let outcome = try withConnection { connection throws(PostgresError) -> CounterUpdate in
-            let inserted = try connection.run("""
+            let inserted = try connection.run(
+                """
                 WITH recorded AS (
                     UPDATE credentials SET sign_count = $3, backup_eligible = $4, backup_state = $5, last_used_at = $6,
                         backup_eligibility_changed = (backup_eligibility_changed OR $7)
@@ -25,13 +26,18 @@ extension PostgresStore {
                     RETURNING user_id
                 )
                 INSERT INTO sessions (token_hash, user_id, created_at, expires_at) SELECT $8, user_id, $9, $10 FROM recorded
-                """, [
+                """,
+                [
                     .bytea(credentialID), .bytea(session.userID), .bigint(Int64(signCount)), .boolean(backupEligible),
                     .boolean(backupState), .date(usedAt), .boolean(backupEligibilityChanged),
                     .bytea(session.tokenHash), .date(session.createdAt), .date(session.expiresAt),
-                ])
+                ]
+            )
             guard inserted == 0 else { return .recorded }
-            let found = try connection.run("SELECT 1 FROM credentials WHERE id = $1 AND user_id = $2", [.bytea(credentialID), .bytea(session.userID)])
+            let found = try connection.run(
+                "SELECT 1 FROM credentials WHERE id = $1 AND user_id = $2",
+                [.bytea(credentialID), .bytea(session.userID)]
+            )
             return found == 0 ? .credentialMissing : .counterNotIncreased
         }
         try outcome.check()
@@ -40,7 +46,8 @@ extension PostgresStore {
     public func completeRegistration(newUser: UserRecord?, credential: CredentialRecord, session: SessionRecord) throws(StorageError) {
         try Self.checkRegistrationOwnership(newUser: newUser, credential: credential, session: session)
         let transports = try credential.transportsJSON()
-        let values = PostgresStore.credentialValues(credential, transports: transports)
+        let values =
+            PostgresStore.credentialValues(credential, transports: transports)
             + [.bytea(session.tokenHash), .date(session.createdAt), .date(session.expiresAt)]
         let writes = """
             added AS (
@@ -51,11 +58,14 @@ extension PostgresStore {
             """
         try withConnection { connection throws(PostgresError) in
             if let newUser {
-                try connection.run("""
+                try connection.run(
+                    """
                     WITH created AS (
                         INSERT INTO users (id, name, display_name, created_at) VALUES ($2, $20, $21, $22)
                     ), \(writes)
-                    """, values + [.text(newUser.name), .text(newUser.displayName), .date(newUser.createdAt)])
+                    """,
+                    values + [.text(newUser.name), .text(newUser.displayName), .date(newUser.createdAt)]
+                )
             } else {
                 try connection.run("WITH \(writes)", values)
             }

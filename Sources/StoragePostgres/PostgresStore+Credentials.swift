@@ -12,7 +12,8 @@ extension PostgresStore {
     public func credential(id: [UInt8]) throws(StorageError) -> CredentialRecord? {
         try withConnection { connection throws(PostgresError) in
             try connection.run(
-                "SELECT \(PostgresStore.credentialColumns) FROM credentials WHERE id = $1", [.bytea(id)],
+                "SELECT \(PostgresStore.credentialColumns) FROM credentials WHERE id = $1",
+                [.bytea(id)],
                 row: PostgresStore.credentialRecord
             ).first
         }
@@ -22,7 +23,8 @@ extension PostgresStore {
         try withConnection { connection throws(PostgresError) in
             try connection.run(
                 "SELECT \(PostgresStore.credentialColumns) FROM credentials WHERE user_id = $1 ORDER BY created_at, id",
-                [.bytea(userID)], row: PostgresStore.credentialRecord
+                [.bytea(userID)],
+                row: PostgresStore.credentialRecord
             )
         }
     }
@@ -37,15 +39,18 @@ extension PostgresStore {
         backupEligibilityChanged: Bool
     ) throws(StorageError) {
         let updated = try withConnection { connection throws(PostgresError) in
-            try connection.run("""
+            try connection.run(
+                """
                 UPDATE credentials SET sign_count = GREATEST(sign_count, $2), backup_eligible = $3, backup_state = $4, last_used_at = $5,
                     clone_warning = (clone_warning OR $6),
                     backup_eligibility_changed = (backup_eligibility_changed OR $7)
                 WHERE id = $1
-                """, [
+                """,
+                [
                     .bytea(credentialID), .bigint(Int64(signCount)), .boolean(backupEligible), .boolean(backupState),
                     .date(usedAt), .boolean(cloneWarning), .boolean(backupEligibilityChanged),
-                ])
+                ]
+            )
         }
         guard updated == 1 else { throw .notFound("the credential does not exist") }
     }
@@ -53,7 +58,8 @@ extension PostgresStore {
     public func renameCredential(id: [UInt8], userID: [UInt8], name: String) throws(StorageError) -> Bool {
         try withConnection { connection throws(PostgresError) in
             try connection.run(
-                "UPDATE credentials SET name = $3 WHERE id = $1 AND user_id = $2", [.bytea(id), .bytea(userID), .text(name)]
+                "UPDATE credentials SET name = $3 WHERE id = $1 AND user_id = $2",
+                [.bytea(id), .bytea(userID), .text(name)]
             ) == 1
         }
     }
@@ -65,13 +71,16 @@ extension PostgresStore {
                 // so two of them can never each see the other credential and remove both.
                 let users = try connection.run("SELECT 1 FROM users WHERE id = $1 FOR UPDATE", [.bytea(userID)])
                 guard users == 1 else { return .notFound }
-                let counts = try connection.run("""
+                let counts = try connection.run(
+                    """
                     SELECT count(*), count(CASE WHEN id = $1 THEN 1 END),
                         (SELECT count(*) FROM apple_identities WHERE user_id = $2)
                     FROM credentials WHERE user_id = $2
-                    """, [.bytea(id), .bytea(userID)]) { row throws(PostgresError) in
-                        (total: try row.integer(0), matching: try row.integer(1), appleIdentities: try row.integer(2))
-                    }
+                    """,
+                    [.bytea(id), .bytea(userID)]
+                ) { row throws(PostgresError) in
+                    (total: try row.integer(0), matching: try row.integer(1), appleIdentities: try row.integer(2))
+                }
                 guard let count = counts.first, count.matching == 1 else { return .notFound }
                 guard count.total > 1 || count.appleIdentities > 0 else { return .lastCredential }
                 try connection.run("DELETE FROM credentials WHERE id = $1 AND user_id = $2", [.bytea(id), .bytea(userID)])
@@ -87,10 +96,13 @@ extension PostgresStore {
         """
 
     static func insert(_ credential: CredentialRecord, transports: String, into connection: PostgresConnection) throws(PostgresError) {
-        try connection.run("""
+        try connection.run(
+            """
             INSERT INTO credentials (\(credentialColumns))
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-            """, credentialValues(credential, transports: transports))
+            """,
+            credentialValues(credential, transports: transports)
+        )
     }
 
     /// The parameters $1…$16 for `credentialColumns`.

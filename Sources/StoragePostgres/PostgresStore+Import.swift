@@ -12,10 +12,13 @@ extension PostgresStore: ImportableStore {
                 // Blocks every writer of these tables until the import commits, so nothing slips in between the
                 // emptiness check and the copy.
                 try connection.execute("LOCK TABLE users, sessions, apple_identities, apple_revocations IN EXCLUSIVE MODE")
-                let rows = try connection.run("""
+                let rows = try connection.run(
+                    """
                     SELECT (SELECT count(*) FROM users) + (SELECT count(*) FROM sessions)
                         + (SELECT count(*) FROM apple_identities) + (SELECT count(*) FROM apple_revocations)
-                    """, []) { row throws(PostgresError) in try row.integer(0) }
+                    """,
+                    []
+                ) { row throws(PostgresError) in try row.integer(0) }
                 guard rows.first == 0 else { return false }
                 for user in export.users {
                     try PostgresStore.insert(user, into: connection)
@@ -36,12 +39,15 @@ extension PostgresStore: ImportableStore {
                     )
                 }
                 for revocation in export.appleRevocations {
-                    try connection.run("""
+                    try connection.run(
+                        """
                         INSERT INTO apple_revocations (id, encrypted_token, client_id, not_before, attempts) VALUES ($1, $2, $3, $4, $5)
-                        """, [
+                        """,
+                        [
                             .bigint(revocation.id), .bytea(revocation.encryptedToken), .text(revocation.clientID),
                             .date(revocation.notBefore), .bigint(Int64(revocation.attempts)),
-                        ])
+                        ]
+                    )
                 }
                 // Secrets a node made while the database had no records protect nothing yet: the copied ones win.
                 for (name, value) in export.sharedSecrets {
@@ -51,10 +57,12 @@ extension PostgresStore: ImportableStore {
                     )
                 }
                 // New revocations must get IDs after the copied ones.
-                try connection.execute("""
+                try connection.execute(
+                    """
                     SELECT setval(pg_get_serial_sequence('apple_revocations', 'id'), coalesce(max(id), 0) + 1, false)
                     FROM apple_revocations
-                    """)
+                    """
+                )
                 return true
             }
         }

@@ -17,11 +17,14 @@ extension PostgresStore {
 
     public func session(tokenHash: [UInt8], now: Date) throws(StorageError) -> SessionRecord? {
         try withConnection { connection throws(PostgresError) in
-            try connection.run("""
+            try connection.run(
+                """
                 SELECT token_hash, user_id, created_at, expires_at FROM sessions WHERE token_hash = $1 AND expires_at > $2
-                """, [.bytea(tokenHash), .date(now)]) { row throws(PostgresError) in
-                    SessionRecord(tokenHash: row.bytes(0), userID: row.bytes(1), createdAt: try row.date(2), expiresAt: try row.date(3))
-                }.first
+                """,
+                [.bytea(tokenHash), .date(now)]
+            ) { row throws(PostgresError) in
+                SessionRecord(tokenHash: row.bytes(0), userID: row.bytes(1), createdAt: try row.date(2), expiresAt: try row.date(3))
+            }.first
         }
     }
 

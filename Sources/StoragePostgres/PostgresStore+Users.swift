@@ -17,7 +17,9 @@ extension PostgresStore {
     public func user(id: [UInt8]) throws(StorageError) -> UserRecord? {
         try withConnection { connection throws(PostgresError) in
             try connection.run(
-                "SELECT id, name, display_name, created_at FROM users WHERE id = $1", [.bytea(id)], row: PostgresStore.userRecord
+                "SELECT id, name, display_name, created_at FROM users WHERE id = $1",
+                [.bytea(id)],
+                row: PostgresStore.userRecord
             ).first
         }
     }
@@ -25,7 +27,9 @@ extension PostgresStore {
     public func user(name: String) throws(StorageError) -> UserRecord? {
         try withConnection { connection throws(PostgresError) in
             try connection.run(
-                "SELECT id, name, display_name, created_at FROM users WHERE name = $1", [.text(name)], row: PostgresStore.userRecord
+                "SELECT id, name, display_name, created_at FROM users WHERE name = $1",
+                [.text(name)],
+                row: PostgresStore.userRecord
             ).first
         }
     }

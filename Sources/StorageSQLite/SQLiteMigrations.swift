@@ -12,82 +12,88 @@ enum SQLiteMigrations {
     }
 
     static let steps: [Step] = [
-        Step(version: 1, sql: """
-            CREATE TABLE users (
-                id BLOB PRIMARY KEY NOT NULL,
-                name TEXT NOT NULL UNIQUE,
-                display_name TEXT NOT NULL,
-                created_at REAL NOT NULL
-            );
-            CREATE TABLE credentials (
-                id BLOB PRIMARY KEY NOT NULL,
-                user_id BLOB NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                public_key BLOB NOT NULL,
-                algorithm INTEGER NOT NULL,
-                sign_count INTEGER NOT NULL,
-                transports TEXT NOT NULL,
-                aaguid BLOB NOT NULL,
-                backup_eligible INTEGER NOT NULL,
-                backup_state INTEGER NOT NULL,
-                attestation_format TEXT NOT NULL,
-                attestation_summary TEXT NOT NULL,
-                name TEXT NOT NULL,
-                created_at REAL NOT NULL,
-                last_used_at REAL,
-                clone_warning INTEGER NOT NULL,
-                backup_eligibility_changed INTEGER NOT NULL
-            );
-            CREATE INDEX credentials_by_user ON credentials(user_id, created_at, id);
-            CREATE TABLE challenges (
-                challenge BLOB PRIMARY KEY NOT NULL,
-                ceremony TEXT NOT NULL,
-                user_id BLOB REFERENCES users(id) ON DELETE CASCADE,
-                user_verification TEXT NOT NULL,
-                context BLOB NOT NULL,
-                expires_at REAL NOT NULL
-            );
-            CREATE INDEX challenges_by_user ON challenges(user_id);
-            CREATE INDEX challenges_by_expiry ON challenges(expires_at);
-            CREATE TABLE sessions (
-                token_hash BLOB PRIMARY KEY NOT NULL,
-                user_id BLOB NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                created_at REAL NOT NULL,
-                expires_at REAL NOT NULL
-            );
-            CREATE INDEX sessions_by_user ON sessions(user_id);
-            CREATE INDEX sessions_by_expiry ON sessions(expires_at);
-            """),
+        Step(
+            version: 1,
+            sql: """
+                CREATE TABLE users (
+                    id BLOB PRIMARY KEY NOT NULL,
+                    name TEXT NOT NULL UNIQUE,
+                    display_name TEXT NOT NULL,
+                    created_at REAL NOT NULL
+                );
+                CREATE TABLE credentials (
+                    id BLOB PRIMARY KEY NOT NULL,
+                    user_id BLOB NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    public_key BLOB NOT NULL,
+                    algorithm INTEGER NOT NULL,
+                    sign_count INTEGER NOT NULL,
+                    transports TEXT NOT NULL,
+                    aaguid BLOB NOT NULL,
+                    backup_eligible INTEGER NOT NULL,
+                    backup_state INTEGER NOT NULL,
+                    attestation_format TEXT NOT NULL,
+                    attestation_summary TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    created_at REAL NOT NULL,
+                    last_used_at REAL,
+                    clone_warning INTEGER NOT NULL,
+                    backup_eligibility_changed INTEGER NOT NULL
+                );
+                CREATE INDEX credentials_by_user ON credentials(user_id, created_at, id);
+                CREATE TABLE challenges (
+                    challenge BLOB PRIMARY KEY NOT NULL,
+                    ceremony TEXT NOT NULL,
+                    user_id BLOB REFERENCES users(id) ON DELETE CASCADE,
+                    user_verification TEXT NOT NULL,
+                    context BLOB NOT NULL,
+                    expires_at REAL NOT NULL
+                );
+                CREATE INDEX challenges_by_user ON challenges(user_id);
+                CREATE INDEX challenges_by_expiry ON challenges(expires_at);
+                CREATE TABLE sessions (
+                    token_hash BLOB PRIMARY KEY NOT NULL,
+                    user_id BLOB NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    created_at REAL NOT NULL,
+                    expires_at REAL NOT NULL
+                );
+                CREATE INDEX sessions_by_user ON sessions(user_id);
+                CREATE INDEX sessions_by_expiry ON sessions(expires_at);
+                """
+        ),
         // Sign in with Apple: identities (deleted with their user), the nonce replay guard, and the revocation
         // queue, which deliberately has no reference to users so that it outlives a deleted account.
-        Step(version: 2, sql: """
-            CREATE TABLE apple_identities (
-                subject TEXT PRIMARY KEY NOT NULL,
-                user_id BLOB NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                email TEXT,
-                email_verified INTEGER NOT NULL,
-                is_private_email INTEGER NOT NULL,
-                email_disabled INTEGER NOT NULL,
-                real_user_status INTEGER,
-                transfer_subject TEXT,
-                encrypted_refresh_token BLOB,
-                refresh_token_client_id TEXT,
-                created_at REAL NOT NULL
-            );
-            CREATE INDEX apple_identities_by_user ON apple_identities(user_id, created_at, subject);
-            CREATE TABLE apple_nonces (
-                hash BLOB PRIMARY KEY NOT NULL,
-                expires_at REAL NOT NULL
-            );
-            CREATE INDEX apple_nonces_by_expiry ON apple_nonces(expires_at);
-            CREATE TABLE apple_revocations (
-                id INTEGER PRIMARY KEY AUTOINCREMENT,
-                encrypted_token BLOB NOT NULL,
-                client_id TEXT NOT NULL,
-                not_before REAL NOT NULL,
-                attempts INTEGER NOT NULL
-            );
-            CREATE INDEX apple_revocations_by_time ON apple_revocations(not_before, id);
-            """),
+        Step(
+            version: 2,
+            sql: """
+                CREATE TABLE apple_identities (
+                    subject TEXT PRIMARY KEY NOT NULL,
+                    user_id BLOB NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    email TEXT,
+                    email_verified INTEGER NOT NULL,
+                    is_private_email INTEGER NOT NULL,
+                    email_disabled INTEGER NOT NULL,
+                    real_user_status INTEGER,
+                    transfer_subject TEXT,
+                    encrypted_refresh_token BLOB,
+                    refresh_token_client_id TEXT,
+                    created_at REAL NOT NULL
+                );
+                CREATE INDEX apple_identities_by_user ON apple_identities(user_id, created_at, subject);
+                CREATE TABLE apple_nonces (
+                    hash BLOB PRIMARY KEY NOT NULL,
+                    expires_at REAL NOT NULL
+                );
+                CREATE INDEX apple_nonces_by_expiry ON apple_nonces(expires_at);
+                CREATE TABLE apple_revocations (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    encrypted_token BLOB NOT NULL,
+                    client_id TEXT NOT NULL,
+                    not_before REAL NOT NULL,
+                    attempts INTEGER NOT NULL
+                );
+                CREATE INDEX apple_revocations_by_time ON apple_revocations(not_before, id);
+                """
+        ),
     ]
 
     /// The schema version this build writes.

@@ -1,5 +1,5 @@
-import Foundation
 import CSQLite
+import Foundation
 
 /// The current result row of a statement; valid only inside the `row` closure of `SQLiteStatement.run`.
 struct SQLiteRow {

@@ -67,7 +67,10 @@ final class SQLiteStatement {
         case .text(let text):
             code = Array(text.utf8).withUnsafeBytes { buffer in
                 sqlite3_bind_text(
-                    handle, index, buffer.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(buffer.count),
+                    handle,
+                    index,
+                    buffer.baseAddress?.assumingMemoryBound(to: CChar.self),
+                    Int32(buffer.count),
                     SQLiteStatement.transient
                 )
             }

@@ -71,10 +71,12 @@ extension SQLiteStore {
 
     public func enqueueRevocation(token encryptedToken: [UInt8], clientID: String, notBefore: Date) throws(StorageError) -> Int64 {
         let ids = try withConnection { connection throws(SQLiteError) in
-            try connection.statement("""
+            try connection.statement(
+                """
                 INSERT INTO apple_revocations (encrypted_token, client_id, not_before, attempts) VALUES (?1, ?2, ?3, 0)
                 RETURNING id
-                """).run([.blob(encryptedToken), .text(clientID), .date(notBefore)]) { row throws(SQLiteError) in row.integer(0) }
+                """
+            ).run([.blob(encryptedToken), .text(clientID), .date(notBefore)]) { row throws(SQLiteError) in row.integer(0) }
         }
         guard let id = ids.first else { throw .unavailable("the revocation was not queued") }
         return id
@@ -82,14 +84,20 @@ extension SQLiteStore {
 
     public func dueRevocations(now: Date, limit: Int) throws(StorageError) -> [AppleRevocationRecord] {
         try withConnection { connection throws(SQLiteError) in
-            try connection.statement("""
+            try connection.statement(
+                """
                 SELECT id, encrypted_token, client_id, not_before, attempts FROM apple_revocations
                 WHERE not_before <= ?1 ORDER BY not_before, id LIMIT ?2
-                """).run([.date(now), .integer(Int64(max(0, limit)))]) { row throws(SQLiteError) in
-                    AppleRevocationRecord(
-                        id: row.integer(0), encryptedToken: row.blob(1), clientID: row.text(2), notBefore: row.date(3),
-                        attempts: Int(row.integer(4)))
-                }
+                """
+            ).run([.date(now), .integer(Int64(max(0, limit)))]) { row throws(SQLiteError) in
+                AppleRevocationRecord(
+                    id: row.integer(0),
+                    encryptedToken: row.blob(1),
+                    clientID: row.text(2),
+                    notBefore: row.date(3),
+                    attempts: Int(row.integer(4))
+                )
+            }
         }
     }
 
@@ -113,24 +121,33 @@ extension SQLiteStore {
         """
 
     private static func insert(_ identity: AppleIdentityRecord, into connection: SQLiteConnection) throws(SQLiteError) {
-        try connection.statement("""
+        try connection.statement(
+            """
             INSERT INTO apple_identities (\(appleIdentityColumns))
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
-            """).run([
-                .text(identity.subject), .blob(identity.userID), identity.email.map { .text($0) } ?? .null,
-                .bool(identity.emailVerified), .bool(identity.isPrivateEmail), .bool(identity.emailDisabled),
-                identity.realUserStatus.map { .integer(Int64($0)) } ?? .null, identity.transferSubject.map { .text($0) } ?? .null,
-                identity.encryptedRefreshToken.map { .blob($0) } ?? .null, identity.refreshTokenClientID.map { .text($0) } ?? .null,
-                .date(identity.createdAt),
-            ])
+            """
+        ).run([
+            .text(identity.subject), .blob(identity.userID), identity.email.map { .text($0) } ?? .null,
+            .bool(identity.emailVerified), .bool(identity.isPrivateEmail), .bool(identity.emailDisabled),
+            identity.realUserStatus.map { .integer(Int64($0)) } ?? .null, identity.transferSubject.map { .text($0) } ?? .null,
+            identity.encryptedRefreshToken.map { .blob($0) } ?? .null, identity.refreshTokenClientID.map { .text($0) } ?? .null,
+            .date(identity.createdAt),
+        ])
     }
 
     static func appleIdentityRecord(_ row: SQLiteRow) throws(SQLiteError) -> AppleIdentityRecord {
         AppleIdentityRecord(
-            subject: row.text(0), userID: row.blob(1), email: row.isNull(2) ? nil : row.text(2),
-            emailVerified: row.bool(3), isPrivateEmail: row.bool(4), emailDisabled: row.bool(5),
-            realUserStatus: row.isNull(6) ? nil : Int(row.integer(6)), transferSubject: row.isNull(7) ? nil : row.text(7),
-            encryptedRefreshToken: row.isNull(8) ? nil : row.blob(8), refreshTokenClientID: row.isNull(9) ? nil : row.text(9),
-            createdAt: row.date(10))
+            subject: row.text(0),
+            userID: row.blob(1),
+            email: row.isNull(2) ? nil : row.text(2),
+            emailVerified: row.bool(3),
+            isPrivateEmail: row.bool(4),
+            emailDisabled: row.bool(5),
+            realUserStatus: row.isNull(6) ? nil : Int(row.integer(6)),
+            transferSubject: row.isNull(7) ? nil : row.text(7),
+            encryptedRefreshToken: row.isNull(8) ? nil : row.blob(8),
+            refreshTokenClientID: row.isNull(9) ? nil : row.text(9),
+            createdAt: row.date(10)
+        )
     }
 }

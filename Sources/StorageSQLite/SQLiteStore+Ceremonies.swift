@@ -14,14 +14,16 @@ extension SQLiteStore {
         let outcome = try withConnection { connection throws(SQLiteError) in
             try connection.immediateTransaction { () throws(SQLiteError) -> CounterUpdate in
                 // §7.2 step 23 against the counter stored now: the update happens only when the counter increased.
-                let updated = try connection.statement("""
+                let updated = try connection.statement(
+                    """
                     UPDATE credentials SET sign_count = ?3, backup_eligible = ?4, backup_state = ?5, last_used_at = ?6,
                         backup_eligibility_changed = (backup_eligibility_changed OR ?7)
                     WHERE id = ?1 AND user_id = ?2 AND (sign_count < ?3 OR (?3 = 0 AND sign_count = 0))
-                    """).run([
-                        .blob(credentialID), .blob(session.userID), .integer(Int64(signCount)), .bool(backupEligible),
-                        .bool(backupState), .date(usedAt), .bool(backupEligibilityChanged),
-                    ])
+                    """
+                ).run([
+                    .blob(credentialID), .blob(session.userID), .integer(Int64(signCount)), .bool(backupEligible),
+                    .bool(backupState), .date(usedAt), .bool(backupEligibilityChanged),
+                ])
                 guard updated == 1 else {
                     let found = try connection.statement("SELECT 1 FROM credentials WHERE id = ?1 AND user_id = ?2")
                         .run([.blob(credentialID), .blob(session.userID)]) { _ throws(SQLiteError) in () }

@@ -5,23 +5,27 @@ import Storage
 extension SQLiteStore {
     public func insertChallenge(_ challenge: ChallengeRecord) throws(StorageError) {
         try withConnectionDeferringDurability { connection throws(SQLiteError) in
-            try connection.statement("""
+            try connection.statement(
+                """
                 INSERT INTO challenges (challenge, ceremony, user_id, user_verification, context, expires_at)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                """).run([
-                    .blob(challenge.challenge), .text(challenge.ceremony.rawValue),
-                    challenge.userID.map { .blob($0) } ?? .null, .text(challenge.userVerification),
-                    .blob(challenge.context), .date(challenge.expiresAt),
-                ])
+                """
+            ).run([
+                .blob(challenge.challenge), .text(challenge.ceremony.rawValue),
+                challenge.userID.map { .blob($0) } ?? .null, .text(challenge.userVerification),
+                .blob(challenge.context), .date(challenge.expiresAt),
+            ])
         }
     }
 
     public func takeChallenge(_ challenge: [UInt8], now: Date) throws(StorageError) -> ChallengeLookup {
         let taken = try withConnectionDeferringDurability { connection throws(SQLiteError) in
-            try connection.statement("""
+            try connection.statement(
+                """
                 DELETE FROM challenges WHERE challenge = ?1
                 RETURNING challenge, ceremony, user_id, user_verification, context, expires_at
-                """).run([.blob(challenge)], row: SQLiteStore.challengeRecord).first
+                """
+            ).run([.blob(challenge)], row: SQLiteStore.challengeRecord).first
         }
         guard let taken else { return .unknown }
         return now < taken.expiresAt ? .valid(taken) : .expired

@@ -36,15 +36,17 @@ extension SQLiteStore {
         backupEligibilityChanged: Bool
     ) throws(StorageError) {
         let updated = try withConnection { connection throws(SQLiteError) in
-            try connection.statement("""
+            try connection.statement(
+                """
                 UPDATE credentials SET sign_count = max(sign_count, ?2), backup_eligible = ?3, backup_state = ?4, last_used_at = ?5,
                     clone_warning = (clone_warning OR ?6),
                     backup_eligibility_changed = (backup_eligibility_changed OR ?7)
                 WHERE id = ?1
-                """).run([
-                    .blob(credentialID), .integer(Int64(signCount)), .bool(backupEligible), .bool(backupState),
-                    .date(usedAt), .bool(cloneWarning), .bool(backupEligibilityChanged),
-                ])
+                """
+            ).run([
+                .blob(credentialID), .integer(Int64(signCount)), .bool(backupEligible), .bool(backupState),
+                .date(usedAt), .bool(cloneWarning), .bool(backupEligibilityChanged),
+            ])
         }
         guard updated == 1 else { throw .notFound("the credential does not exist") }
     }
@@ -60,13 +62,15 @@ extension SQLiteStore {
     public func deleteCredential(id: [UInt8], userID: [UInt8]) throws(StorageError) -> CredentialDeletion {
         try withConnection { connection throws(SQLiteError) in
             try connection.immediateTransaction { () throws(SQLiteError) -> CredentialDeletion in
-                let counts = try connection.statement("""
+                let counts = try connection.statement(
+                    """
                     SELECT count(*), count(CASE WHEN id = ?1 THEN 1 END),
                         (SELECT count(*) FROM apple_identities WHERE user_id = ?2)
                     FROM credentials WHERE user_id = ?2
-                    """).run([.blob(id), .blob(userID)]) { row throws(SQLiteError) in
-                        (total: row.integer(0), matching: row.integer(1), appleIdentities: row.integer(2))
-                    }
+                    """
+                ).run([.blob(id), .blob(userID)]) { row throws(SQLiteError) in
+                    (total: row.integer(0), matching: row.integer(1), appleIdentities: row.integer(2))
+                }
                 guard let count = counts.first, count.matching == 1 else { return .notFound }
                 guard count.total > 1 || count.appleIdentities > 0 else { return .lastCredential }
                 try connection.statement("DELETE FROM credentials WHERE id = ?1 AND user_id = ?2")
@@ -87,17 +91,19 @@ extension SQLiteStore {
         transports: String,
         into connection: SQLiteConnection
     ) throws(SQLiteError) {
-        try connection.statement("""
+        try connection.statement(
+            """
             INSERT INTO credentials (\(credentialColumns))
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
-            """).run([
-                .blob(credential.id), .blob(credential.userID), .blob(credential.publicKey),
-                .integer(Int64(credential.algorithm)), .integer(Int64(credential.signCount)), .text(transports),
-                .blob(credential.aaguid), .bool(credential.backupEligible), .bool(credential.backupState),
-                .text(credential.attestationFormat), .text(credential.attestationSummary), .text(credential.name),
-                .date(credential.createdAt), credential.lastUsedAt.map { .date($0) } ?? .null,
-                .bool(credential.cloneWarning), .bool(credential.backupEligibilityChanged),
-            ])
+            """
+        ).run([
+            .blob(credential.id), .blob(credential.userID), .blob(credential.publicKey),
+            .integer(Int64(credential.algorithm)), .integer(Int64(credential.signCount)), .text(transports),
+            .blob(credential.aaguid), .bool(credential.backupEligible), .bool(credential.backupState),
+            .text(credential.attestationFormat), .text(credential.attestationSummary), .text(credential.name),
+            .date(credential.createdAt), credential.lastUsedAt.map { .date($0) } ?? .null,
+            .bool(credential.cloneWarning), .bool(credential.backupEligibilityChanged),
+        ])
     }
 
     static func credentialRecord(_ row: SQLiteRow) throws(SQLiteError) -> CredentialRecord {

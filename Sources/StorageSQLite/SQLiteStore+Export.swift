@@ -28,8 +28,12 @@ extension SQLiteStore: ExportableStore {
                     "SELECT id, encrypted_token, client_id, not_before, attempts FROM apple_revocations ORDER BY id"
                 ).run([]) { row throws(SQLiteError) in
                     AppleRevocationRecord(
-                        id: row.integer(0), encryptedToken: row.blob(1), clientID: row.text(2), notBefore: row.date(3),
-                        attempts: Int(row.integer(4)))
+                        id: row.integer(0),
+                        encryptedToken: row.blob(1),
+                        clientID: row.text(2),
+                        notBefore: row.date(3),
+                        attempts: Int(row.integer(4))
+                    )
                 }
                 return export
             }

@@ -16,14 +16,19 @@ extension SQLiteStore {
 
     public func session(tokenHash: [UInt8], now: Date) throws(StorageError) -> SessionRecord? {
         try withConnection { connection throws(SQLiteError) in
-            try connection.statement("""
+            try connection.statement(
+                """
                 SELECT token_hash, user_id, created_at, expires_at FROM sessions
                 WHERE token_hash = ?1 AND expires_at > ?2
-                """).run([.blob(tokenHash), .date(now)]) { row throws(SQLiteError) in
-                    SessionRecord(
-                        tokenHash: row.blob(0), userID: row.blob(1), createdAt: row.date(2), expiresAt: row.date(3)
-                    )
-                }.first
+                """
+            ).run([.blob(tokenHash), .date(now)]) { row throws(SQLiteError) in
+                SessionRecord(
+                    tokenHash: row.blob(0),
+                    userID: row.blob(1),
+                    createdAt: row.date(2),
+                    expiresAt: row.date(3)
+                )
+            }.first
         }
     }
 

@@ -32,12 +32,14 @@ struct MigrateCommand {
             let target = try PostgresStore(connectionString: connectionString, poolSize: 1)
             defer { target.close() }
             try target.importRecords(export)
-            print("""
+            print(
+                """
                 copied \(export.users.count) users, \(export.credentials.count) passkeys, \(export.sessions.count) sessions, \
                 \(export.appleIdentities.count) Apple identities, \(export.appleNonces.count) Apple nonces, \
                 \(export.appleRevocations.count) queued revocations and \(export.sharedSecrets.count) secrets \
                 (\(export.sharedSecrets.keys.sorted().joined(separator: ", "))) from \(sqlitePath)
-                """)
+                """
+            )
             return 0
         } catch {
             return fail("\(error)")

@@ -30,8 +30,11 @@ struct ServeCommand {
         }
         let log: @Sendable (String) -> Void = { message in FileHandle.standardError.write(Data("passkeyd: \(message)\n".utf8)) }
         do {
-            try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: configuration.dataDirectory,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
         } catch {
             return fail("cannot create the data folder \(configuration.dataDirectory)")
         }
@@ -41,8 +44,12 @@ struct ServeCommand {
             let privateKey = configuration.privateKeyFile ?? configuration.dataDirectory + "/tls-private-key.pem"
             do {
                 if configuration.certificateFile == nil {
-                    try SelfSignedCertificate.ensure(certificateFile: certificate, privateKeyFile: privateKey,
-                                                     hostNames: [configuration.relyingPartyID, "127.0.0.1"], now: Date())
+                    try SelfSignedCertificate.ensure(
+                        certificateFile: certificate,
+                        privateKeyFile: privateKey,
+                        hostNames: [configuration.relyingPartyID, "127.0.0.1"],
+                        now: Date()
+                    )
                 }
                 tls = try TLSServerContext(certificateChainFile: certificate, privateKeyFile: privateKey)
             } catch {
@@ -55,8 +62,10 @@ struct ServeCommand {
         let server: RelyingPartyServer
         do {
             if let connectionString = configuration.postgresConnectionString {
-                let postgres = try PostgresStore(connectionString: connectionString,
-                                                 poolSize: configuration.postgresPoolSize ?? configuration.defaultPoolSize)
+                let postgres = try PostgresStore(
+                    connectionString: connectionString,
+                    poolSize: configuration.postgresPoolSize ?? configuration.defaultPoolSize
+                )
                 (store, secrets, closeStore) = (postgres, .database(postgres), postgres.close)
             } else {
                 let sqlite = try SQLiteStore(path: configuration.databasePath)
@@ -72,9 +81,17 @@ struct ServeCommand {
         }
         let http: HTTPServer
         do {
-            http = try HTTPServer(configuration: HTTPServerConfiguration(
-                httpsAddress: configuration.httpsAddress, httpAddress: configuration.httpAddress, tls: tls,
-                threads: configuration.threads, maximumBodySize: configuration.maximumBodySize, log: log), handler: server)
+            http = try HTTPServer(
+                configuration: HTTPServerConfiguration(
+                    httpsAddress: configuration.httpsAddress,
+                    httpAddress: configuration.httpAddress,
+                    tls: tls,
+                    threads: configuration.threads,
+                    maximumBodySize: configuration.maximumBodySize,
+                    log: log
+                ),
+                handler: server
+            )
         } catch {
             return fail("cannot listen: \(error)")
         }
@@ -97,8 +114,11 @@ struct ServeCommand {
         guard let data = FileManager.default.contents(atPath: apple.privateKeyPath), let pem = String(data: data, encoding: .utf8) else {
             throw ConfigurationError(key: "apple.privateKey", reason: "cannot read \(apple.privateKeyPath)")
         }
-        return AppleSetup(service: URLSessionAppleService(configuration: apple), privateKeyPEM: pem,
-                          refreshTokenKey: try secrets.secret(named: SecretSource.appleRefreshTokenKey))
+        return AppleSetup(
+            service: URLSessionAppleService(configuration: apple),
+            privateKeyPEM: pem,
+            refreshTokenKey: try secrets.secret(named: SecretSource.appleRefreshTokenKey)
+        )
     }
 
     private func fail(_ message: String) -> Int32 {

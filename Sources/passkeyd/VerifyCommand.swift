@@ -12,7 +12,8 @@ struct VerifyCommand {
         var anchorDirectory: String?
         var metadataFile: String?
         var metadataRoot = AttestationSettings.shippedMetadataRoots
-        var namesFile: String? = FileManager.default.fileExists(atPath: AttestationSettings.shippedNamesFile) ? AttestationSettings.shippedNamesFile : nil
+        var namesFile: String? =
+            FileManager.default.fileExists(atPath: AttestationSettings.shippedNamesFile) ? AttestationSettings.shippedNamesFile : nil
         var index = 0
         while index < arguments.count {
             switch arguments[index] {

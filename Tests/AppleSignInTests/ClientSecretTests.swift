@@ -51,8 +51,14 @@ import Testing
         let key = try PrivateKey.generateEC(.p256)
         let pem = try key.pem()
         #expect(pem.hasPrefix("-----BEGIN PRIVATE KEY-----"))
-        let secret = try ClientSecret(privateKeyPEM: pem, keyID: Self.keyID, teamID: Self.teamID, clientID: Self.clientID,
-                                      lifetime: 3600, time: FixedTime(Self.now))
+        let secret = try ClientSecret(
+            privateKeyPEM: pem,
+            keyID: Self.keyID,
+            teamID: Self.teamID,
+            clientID: Self.clientID,
+            lifetime: 3600,
+            time: FixedTime(Self.now)
+        )
         #expect(secret.expiresAt.timeIntervalSince(secret.issuedAt) == 3600)
         let parts = secret.token.split(separator: ".")
         let raw = try #require(Base64URL.decode(String(parts[2])))
@@ -62,12 +68,25 @@ import Testing
 
     @Test func lifetimeIsBoundedBySixMonths() throws {
         let key = try PrivateKey.generateEC(.p256)
-        let longest = try ClientSecret(privateKey: key, keyID: Self.keyID, teamID: Self.teamID, clientID: Self.clientID,
-                                       lifetime: ClientSecret.maximumLifetime, time: FixedTime(Self.now))
+        let longest = try ClientSecret(
+            privateKey: key,
+            keyID: Self.keyID,
+            teamID: Self.teamID,
+            clientID: Self.clientID,
+            lifetime: ClientSecret.maximumLifetime,
+            time: FixedTime(Self.now)
+        )
         #expect(longest.expiresAt.timeIntervalSince(longest.issuedAt) == 15_777_000)
         for lifetime in [ClientSecret.maximumLifetime + 1, 0, -300, .nan, .infinity] {
             #expect(throws: AppleSignInError.self) {
-                try ClientSecret(privateKey: key, keyID: Self.keyID, teamID: Self.teamID, clientID: Self.clientID, lifetime: lifetime, time: FixedTime(Self.now))
+                try ClientSecret(
+                    privateKey: key,
+                    keyID: Self.keyID,
+                    teamID: Self.teamID,
+                    clientID: Self.clientID,
+                    lifetime: lifetime,
+                    time: FixedTime(Self.now)
+                )
             }
         }
     }

@@ -14,7 +14,12 @@ import Testing
         IdentityTokenVerifier(audiences: [audience], time: FixedTime(time))
     }
 
-    private func failure(_ token: String, at time: Date, audience: String = GenuineAppleTokens.audience, nonce: NonceExpectation = .optional) throws -> String? {
+    private func failure(
+        _ token: String,
+        at time: Date,
+        audience: String = GenuineAppleTokens.audience,
+        nonce: NonceExpectation = .optional
+    ) throws -> String? {
         do {
             _ = try verifier(at: time, audience: audience).verify(token, keys: try keys(), nonce: nonce)
             return nil
@@ -62,7 +67,11 @@ import Testing
         #expect(try failure(token, at: issued.addingTimeInterval(86_400 + 60)) == "appleToken.expired")
         #expect(try failure(token, at: Date(timeIntervalSince1970: 1_767_225_600)) == "appleToken.expired")
         #expect(try failure(token, at: issued.addingTimeInterval(-61)) == "appleToken.issuedInFuture")
-        let otherIssuer = IdentityTokenVerifier(issuers: ["https://account.apple.com"], audiences: [GenuineAppleTokens.audience], time: FixedTime(issued))
+        let otherIssuer = IdentityTokenVerifier(
+            issuers: ["https://account.apple.com"],
+            audiences: [GenuineAppleTokens.audience],
+            time: FixedTime(issued)
+        )
         #expect(throws: AppleSignInError.self) { try otherIssuer.verify(token, keys: try keys(), nonce: .optional) }
     }
 
@@ -87,9 +96,20 @@ import Testing
 
     @Test func genuineNotificationVerifies() throws {
         let body = Array(#"{"payload":"\#(GenuineAppleTokens.emailDisabledNotification)"}"#.utf8)
-        let notification = try ServerNotification(body: body, verifier: verifier(at: GenuineAppleTokens.emailDisabledNotificationIssuedAt), keys: try keys())
-        #expect(notification.event == .emailDisabled(subject: GenuineAppleTokens.subject, email: "zdfu7jtuus@privaterelay.appleid.com",
-                                                      isPrivateEmail: true, time: Date(timeIntervalSince1970: 1_630_085_403.648)))
+        let notification = try ServerNotification(
+            body: body,
+            verifier: verifier(at: GenuineAppleTokens.emailDisabledNotificationIssuedAt),
+            keys: try keys()
+        )
+        #expect(
+            notification.event
+                == .emailDisabled(
+                    subject: GenuineAppleTokens.subject,
+                    email: "zdfu7jtuus@privaterelay.appleid.com",
+                    isPrivateEmail: true,
+                    time: Date(timeIntervalSince1970: 1_630_085_403.648)
+                )
+        )
         #expect(notification.jwtID == "B94OdD03pFsaYaN-Ftv7mA")
         #expect(notification.audiences == [GenuineAppleTokens.audience])
         #expect(notification.issuedAt == GenuineAppleTokens.emailDisabledNotificationIssuedAt)

@@ -22,7 +22,9 @@ import Testing
     }
 
     @Test func tokensLongerThanTheLimitAreMalformed() throws {
-        let filler = Base64URL.encode(Array(#"{"filler":""#.utf8) + Array(repeating: UInt8(ascii: "a"), count: IdentityTokenVerifier.maximumTokenLength) + Array(#""}"#.utf8))
+        let filler = Base64URL.encode(
+            Array(#"{"filler":""#.utf8) + Array(repeating: UInt8(ascii: "a"), count: IdentityTokenVerifier.maximumTokenLength) + Array(#""}"#.utf8)
+        )
         let verifier = TestIssuer.verifier()
         let keys = try TestIssuer.shared.keySet()
         do {

@@ -8,14 +8,22 @@ import Testing
     let issuer = TestIssuer.shared
     let nonce = NonceExpectation.raw(TestIssuer.rawNonce)
 
-    private func verify(_ token: String, audiences: [String] = [TestIssuer.bundleID, TestIssuer.servicesID],
-                        at time: Date = TestIssuer.now, nonce: NonceExpectation? = nil) throws -> AppleIdentityToken {
+    private func verify(
+        _ token: String,
+        audiences: [String] = [TestIssuer.bundleID, TestIssuer.servicesID],
+        at time: Date = TestIssuer.now,
+        nonce: NonceExpectation? = nil
+    ) throws -> AppleIdentityToken {
         try TestIssuer.verifier(audiences: audiences, at: time).verify(token, keys: try issuer.keySet(), nonce: nonce ?? self.nonce)
     }
 
     /// The error code of verifying `token`, or nil when it verifies.
-    private func failure(_ token: String, audiences: [String] = [TestIssuer.bundleID, TestIssuer.servicesID],
-                         at time: Date = TestIssuer.now, nonce: NonceExpectation? = nil) throws -> String? {
+    private func failure(
+        _ token: String,
+        audiences: [String] = [TestIssuer.bundleID, TestIssuer.servicesID],
+        at time: Date = TestIssuer.now,
+        nonce: NonceExpectation? = nil
+    ) throws -> String? {
         do {
             _ = try verify(token, audiences: audiences, at: time, nonce: nonce)
             return nil
@@ -113,7 +121,9 @@ import Testing
             parts[2] = Base64URL.encode(signature)
         }
         #expect(try failure(flipped) == "appleToken.invalidSignature")
-        let truncated = TestIssuer.editParts(try issuer.token()) { parts in parts[2] = Base64URL.encode(Array((Base64URL.decode(parts[2]) ?? []).dropLast())) }
+        let truncated = TestIssuer.editParts(try issuer.token()) { parts in
+            parts[2] = Base64URL.encode(Array((Base64URL.decode(parts[2]) ?? []).dropLast()))
+        }
         #expect(try failure(truncated) == "appleToken.invalidSignature")
     }
 
@@ -164,10 +174,14 @@ import Testing
 
     @Test func missingNonceIsRefused() throws {
         #expect(try failure(try issuer.token { $0["nonce"] = nil }) == "appleToken.missingNonce")
-        #expect(try failure(try issuer.token {
-            $0["nonce"] = nil
-            $0["nonce_supported"] = nil
-        }) == "appleToken.missingNonce")
+        #expect(
+            try failure(
+                try issuer.token {
+                    $0["nonce"] = nil
+                    $0["nonce_supported"] = nil
+                }
+            ) == "appleToken.missingNonce"
+        )
     }
 
     @Test func nonceOfAnotherRawValueIsRefused() throws {
@@ -175,7 +189,9 @@ import Testing
         #expect(try failure(token, nonce: .raw("another-raw-nonce")) == "appleToken.nonceMismatch")
         #expect(try failure(token, nonce: .raw("")) == "appleToken.nonceMismatch")
         #expect(try failure(try issuer.token { $0["nonce"] = TestIssuer.rawNonce }) == "appleToken.nonceMismatch")
-        #expect(try failure(try issuer.token { $0["nonce"] = TestIssuer.hashedNonce(TestIssuer.rawNonce).uppercased() }) == "appleToken.nonceMismatch")
+        #expect(
+            try failure(try issuer.token { $0["nonce"] = TestIssuer.hashedNonce(TestIssuer.rawNonce).uppercased() }) == "appleToken.nonceMismatch"
+        )
         #expect(try failure(try issuer.token { $0["nonce"] = "" }) == "appleToken.nonceMismatch")
     }
 
@@ -210,10 +226,12 @@ import Testing
     @Test(arguments: [("true", true), (#""true""#, true), ("false", false), (#""false""#, false)])
     func emailFlagsAcceptBooleansAndStrings(json: String, expected: Bool) throws {
         let value = try TestIssuer.fragment(json)
-        let claims = try verify(try issuer.token {
-            $0["email_verified"] = value
-            $0["is_private_email"] = value
-        })
+        let claims = try verify(
+            try issuer.token {
+                $0["email_verified"] = value
+                $0["is_private_email"] = value
+            }
+        )
         #expect(claims.emailVerified == expected)
         #expect(claims.isPrivateEmail == expected)
     }
@@ -248,17 +266,29 @@ import Testing
         #expect(try failure(try issuer.token(header: ["kid": "NOTINJWKS", "alg": "RS384"])) == "appleToken.unsupportedAlgorithm")
         let expiredByOutsider = try issuer.token(editing: { $0["exp"] = 0 }, key: issuer.outsider)
         #expect(try failure(expiredByOutsider) == "appleToken.invalidSignature")
-        #expect(try failure(try issuer.token {
-            $0["iss"] = "https://evil.example"
-            $0["aud"] = "com.example.other"
-        }) == "appleToken.wrongIssuer")
-        #expect(try failure(try issuer.token {
-            $0["aud"] = "com.example.other"
-            $0["exp"] = 0
-        }) == "appleToken.wrongAudience")
-        #expect(try failure(try issuer.token {
-            $0["sub"] = nil
-            $0["nonce"] = nil
-        }) == "appleToken.missingSubject")
+        #expect(
+            try failure(
+                try issuer.token {
+                    $0["iss"] = "https://evil.example"
+                    $0["aud"] = "com.example.other"
+                }
+            ) == "appleToken.wrongIssuer"
+        )
+        #expect(
+            try failure(
+                try issuer.token {
+                    $0["aud"] = "com.example.other"
+                    $0["exp"] = 0
+                }
+            ) == "appleToken.wrongAudience"
+        )
+        #expect(
+            try failure(
+                try issuer.token {
+                    $0["sub"] = nil
+                    $0["nonce"] = nil
+                }
+            ) == "appleToken.missingSubject"
+        )
     }
 }

@@ -31,7 +31,9 @@ import Testing
 
     @Test func keysThatCannotVerifyRS256AreIgnored() throws {
         let ecKey = try PrivateKey.generateEC(.p256).publicKey().ecCoordinates()
-        let ec: [String: Any] = ["kty": "EC", "kid": "EC1", "crv": "P-256", "use": "sig", "x": Base64URL.encode(ecKey.x), "y": Base64URL.encode(ecKey.y)]
+        let ec: [String: Any] = [
+            "kty": "EC", "kid": "EC1", "crv": "P-256", "use": "sig", "x": Base64URL.encode(ecKey.x), "y": Base64URL.encode(ecKey.y),
+        ]
         var encryption = try TestIssuer.jwk(issuer.secondary, id: "ENC1")
         encryption["use"] = "enc"
         var otherAlgorithm = try TestIssuer.jwk(issuer.secondary, id: "RS512KEY")
@@ -77,8 +79,10 @@ import Testing
     }
 
     @Test func rsaKeyWithBadMembersIsMalformed() throws {
-        let edits: [(String, Any?)] = [("kty", nil), ("kid", nil), ("n", nil), ("e", nil), ("kid", 7), ("n", "AQAB="),
-                                       ("n", "not+base64/url"), ("e", ""), ("n", "AQAB"), ("kid", "")]
+        let edits: [(String, Any?)] = [
+            ("kty", nil), ("kid", nil), ("n", nil), ("e", nil), ("kid", 7), ("n", "AQAB="),
+            ("n", "not+base64/url"), ("e", ""), ("n", "AQAB"), ("kid", ""),
+        ]
         for (member, value) in edits {
             var key = try primaryJWK()
             key[member] = value

@@ -14,12 +14,17 @@ import Testing
     /// The claims of a notification at `TestIssuer.now` carrying `event` serialized as a string.
     private func claims(event: [String: Any]) throws -> [String: Any] {
         let now = Int(TestIssuer.now.timeIntervalSince1970)
-        return ["iss": "https://appleid.apple.com", "aud": TestIssuer.bundleID, "iat": now, "exp": now + 86_400,
-                "jti": "B94OdD03pFsaYaN-Ftv7mA", "events": String(decoding: try TestIssuer.json(event), as: UTF8.self)]
+        return [
+            "iss": "https://appleid.apple.com", "aud": TestIssuer.bundleID, "iat": now, "exp": now + 86_400,
+            "jti": "B94OdD03pFsaYaN-Ftv7mA", "events": String(decoding: try TestIssuer.json(event), as: UTF8.self),
+        ]
     }
 
     private func event(_ type: String) -> [String: Any] {
-        ["type": type, "sub": Self.subject, "event_time": Self.eventMilliseconds, "email": "user@privaterelay.appleid.com", "is_private_email": "true"]
+        [
+            "type": type, "sub": Self.subject, "event_time": Self.eventMilliseconds, "email": "user@privaterelay.appleid.com",
+            "is_private_email": "true",
+        ]
     }
 
     private func body(_ claims: [String: Any], key: PrivateKey? = nil) throws -> [UInt8] {
@@ -69,8 +74,15 @@ import Testing
     @Test func emailFlagMayBeABooleanOrAbsent() throws {
         var boolean = event("email-enabled")
         boolean["is_private_email"] = false
-        #expect(try verify(try body(claims(event: boolean))).event
-            == .emailEnabled(subject: Self.subject, email: "user@privaterelay.appleid.com", isPrivateEmail: false, time: Date(timeIntervalSince1970: 1_767_225_590.123)))
+        #expect(
+            try verify(try body(claims(event: boolean))).event
+                == .emailEnabled(
+                    subject: Self.subject,
+                    email: "user@privaterelay.appleid.com",
+                    isPrivateEmail: false,
+                    time: Date(timeIntervalSince1970: 1_767_225_590.123)
+                )
+        )
         var absent = event("email-disabled")
         absent["is_private_email"] = nil
         guard case .emailDisabled(_, _, let isPrivateEmail, _) = try verify(try body(claims(event: absent))).event else {
@@ -82,7 +94,11 @@ import Testing
 
     @Test func badSignatureIsRefused() throws {
         #expect(try failure(try body(claims(event: event("account-delete")), key: issuer.outsider)) == "appleToken.invalidSignature")
-        let jws = try issuer.sign(claims: claims(event: event("account-delete")), header: ["kid": TestIssuer.primaryKeyID, "alg": "RS256"], key: issuer.primary)
+        let jws = try issuer.sign(
+            claims: claims(event: event("account-delete")),
+            header: ["kid": TestIssuer.primaryKeyID, "alg": "RS256"],
+            key: issuer.primary
+        )
         let flipped = TestIssuer.editParts(jws) { parts in
             var signature = Base64URL.decode(parts[2]) ?? []
             signature[0] ^= 0x80
@@ -127,10 +143,12 @@ import Testing
         var missing = try claims(event: event("consent-revoked"))
         missing["events"] = nil
         #expect(try failure(try body(missing)) == "appleToken.malformed")
-        for text in ["not json", "[]", "{}", #"{"type":"consent-revoked","event_time":1}"#, #"{"type":"consent-revoked","sub":"","event_time":1}"#,
-                     #"{"type":"consent-revoked","sub":"s","event_time":"1"}"#, #"{"type":"consent-revoked","sub":"s","event_time":-1}"#,
-                     #"{"type":"email-disabled","sub":"s","event_time":1}"#, #"{"type":"email-enabled","sub":"s","event_time":1,"email":""}"#,
-                     #"{"type":"email-enabled","sub":"s","event_time":1,"email":"e","is_private_email":"yes"}"#] {
+        for text in [
+            "not json", "[]", "{}", #"{"type":"consent-revoked","event_time":1}"#, #"{"type":"consent-revoked","sub":"","event_time":1}"#,
+            #"{"type":"consent-revoked","sub":"s","event_time":"1"}"#, #"{"type":"consent-revoked","sub":"s","event_time":-1}"#,
+            #"{"type":"email-disabled","sub":"s","event_time":1}"#, #"{"type":"email-enabled","sub":"s","event_time":1,"email":""}"#,
+            #"{"type":"email-enabled","sub":"s","event_time":1,"email":"e","is_private_email":"yes"}"#,
+        ] {
             var edited = try claims(event: [:])
             edited["events"] = text
             #expect(try failure(try body(edited)) == "notification.malformed", "\(text)")

@@ -36,8 +36,10 @@ struct TestIssuer: Sendable {
     /// The JWK member object of an RSA public key, as Apple publishes it.
     static func jwk(_ key: PrivateKey, id: String) throws -> [String: Any] {
         let components = try key.publicKey().rsaComponents()
-        return ["kty": "RSA", "kid": id, "use": "sig", "alg": "RS256",
-                "n": Base64URL.encode(components.modulus), "e": Base64URL.encode(components.exponent)]
+        return [
+            "kty": "RSA", "kid": id, "use": "sig", "alg": "RS256",
+            "n": Base64URL.encode(components.modulus), "e": Base64URL.encode(components.exponent),
+        ]
     }
 
     /// Apple-style JWKS text with the primary and secondary keys.
@@ -62,10 +64,12 @@ struct TestIssuer: Sendable {
     /// The claims of a valid identity token at `now`, as Apple sends them.
     static func identityClaims() -> [String: Any] {
         let now = Int(Self.now.timeIntervalSince1970)
-        return ["iss": "https://appleid.apple.com", "aud": bundleID, "exp": now + 600, "iat": now,
-                "sub": "001234.0123456789abcdef0123456789abcdef.0001", "nonce": hashedNonce(rawNonce), "c_hash": "q5kKwHk8aR4x0zF6V1nK7g",
-                "email": "user@privaterelay.appleid.com", "email_verified": true, "is_private_email": true,
-                "auth_time": now, "nonce_supported": true, "real_user_status": 2]
+        return [
+            "iss": "https://appleid.apple.com", "aud": bundleID, "exp": now + 600, "iat": now,
+            "sub": "001234.0123456789abcdef0123456789abcdef.0001", "nonce": hashedNonce(rawNonce), "c_hash": "q5kKwHk8aR4x0zF6V1nK7g",
+            "email": "user@privaterelay.appleid.com", "email_verified": true, "is_private_email": true,
+            "auth_time": now, "nonce_supported": true, "real_user_status": 2,
+        ]
     }
 
     /// A token with `claims` (nil values remove the claim), signed with RS256 by `key` and naming `keyID`.

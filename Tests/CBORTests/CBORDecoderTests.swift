@@ -1,5 +1,5 @@
-import Testing
 import CBOR
+import Testing
 
 /// RFC 8949 Appendix A examples in preferred serialization: each decodes to the value and the value encodes back to it.
 let appendixAPreferredExamples: [(encoding: String, value: CBORValue)] = [
@@ -63,14 +63,22 @@ let appendixAPreferredExamples: [(encoding: String, value: CBORValue)] = [
     ("98190102030405060708090a0b0c0d0e0f101112131415161718181819", .array((1...25).map { .unsigned($0) })),
     ("a0", .map([])),
     ("a201020304", .map([CBORMapEntry(key: .unsigned(1), value: .unsigned(2)), CBORMapEntry(key: .unsigned(3), value: .unsigned(4))])),
-    ("a26161016162820203", .map([
-        CBORMapEntry(key: .text("a"), value: .unsigned(1)),
-        CBORMapEntry(key: .text("b"), value: .array([.unsigned(2), .unsigned(3)])),
-    ])),
+    (
+        "a26161016162820203",
+        .map([
+            CBORMapEntry(key: .text("a"), value: .unsigned(1)),
+            CBORMapEntry(key: .text("b"), value: .array([.unsigned(2), .unsigned(3)])),
+        ])
+    ),
     ("826161a161626163", .array([.text("a"), .map([CBORMapEntry(key: .text("b"), value: .text("c"))])])),
-    ("a56161614161626142616361436164614461656145", .map(["a", "b", "c", "d", "e"].map {
-        CBORMapEntry(key: .text($0), value: .text($0.uppercased()))
-    })),
+    (
+        "a56161614161626142616361436164614461656145",
+        .map(
+            ["a", "b", "c", "d", "e"].map {
+                CBORMapEntry(key: .text($0), value: .text($0.uppercased()))
+            }
+        )
+    ),
 ]
 
 /// RFC 8949 Appendix A examples that decode to a value whose preferred encoding differs:
@@ -88,15 +96,21 @@ let appendixANonPreferredExamples: [(encoding: String, value: CBORValue)] = [
     ("83018202039f0405ff", .array([.unsigned(1), .array([.unsigned(2), .unsigned(3)]), .array([.unsigned(4), .unsigned(5)])])),
     ("83019f0203ff820405", .array([.unsigned(1), .array([.unsigned(2), .unsigned(3)]), .array([.unsigned(4), .unsigned(5)])])),
     ("9f0102030405060708090a0b0c0d0e0f101112131415161718181819ff", .array((1...25).map { .unsigned($0) })),
-    ("bf61610161629f0203ffff", .map([
-        CBORMapEntry(key: .text("a"), value: .unsigned(1)),
-        CBORMapEntry(key: .text("b"), value: .array([.unsigned(2), .unsigned(3)])),
-    ])),
+    (
+        "bf61610161629f0203ffff",
+        .map([
+            CBORMapEntry(key: .text("a"), value: .unsigned(1)),
+            CBORMapEntry(key: .text("b"), value: .array([.unsigned(2), .unsigned(3)])),
+        ])
+    ),
     ("826161bf61626163ff", .array([.text("a"), .map([CBORMapEntry(key: .text("b"), value: .text("c"))])])),
-    ("bf6346756ef563416d7421ff", .map([
-        CBORMapEntry(key: .text("Fun"), value: .boolean(true)),
-        CBORMapEntry(key: .text("Amt"), value: CBORValue(-2)),
-    ])),
+    (
+        "bf6346756ef563416d7421ff",
+        .map([
+            CBORMapEntry(key: .text("Fun"), value: .boolean(true)),
+            CBORMapEntry(key: .text("Amt"), value: CBORValue(-2)),
+        ])
+    ),
 ]
 
 /// Encodings real authenticators send that preferred serialization would not produce.

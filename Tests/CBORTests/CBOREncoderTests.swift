@@ -1,5 +1,5 @@
-import Testing
 import CBOR
+import Testing
 
 /// Values whose shortest encoding is easy to get wrong.
 let shortestForms: [(value: CBORValue, encoding: String)] = [

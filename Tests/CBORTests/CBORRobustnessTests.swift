@@ -1,5 +1,5 @@
-import Testing
 import CBOR
+import Testing
 
 /// An input that makes a naive decoder allocate gigabytes, trap on a length, or recurse until the stack runs out.
 struct Bomb: Sendable, CustomTestStringConvertible {
@@ -23,8 +23,16 @@ let bombs: [Bomb] = [
     Bomb(name: "100,000 nested tags", input: [UInt8](repeating: 0xC1, count: 100_000) + [0x00], code: "cbor.depthExceeded"),
     Bomb(name: "100,000 nested indefinite maps", input: [UInt8](repeating: 0xBF, count: 100_000), code: "cbor.depthExceeded"),
     Bomb(name: "100,000 empty chunks", input: [0x5F] + [UInt8](repeating: 0x40, count: 100_000) + [0xFF], code: "cbor.tooManyItems"),
-    Bomb(name: "100,000 elements in an indefinite array", input: [0x9F] + [UInt8](repeating: 0x00, count: 100_000) + [0xFF], code: "cbor.tooManyItems"),
-    Bomb(name: "array declaring 100,000 elements", input: [0x9A, 0x00, 0x01, 0x86, 0xA0] + [UInt8](repeating: 0x00, count: 100_000), code: "cbor.tooManyItems"),
+    Bomb(
+        name: "100,000 elements in an indefinite array",
+        input: [0x9F] + [UInt8](repeating: 0x00, count: 100_000) + [0xFF],
+        code: "cbor.tooManyItems"
+    ),
+    Bomb(
+        name: "array declaring 100,000 elements",
+        input: [0x9A, 0x00, 0x01, 0x86, 0xA0] + [UInt8](repeating: 0x00, count: 100_000),
+        code: "cbor.tooManyItems"
+    ),
     Bomb(name: "100,000 items in a row", input: [UInt8](repeating: 0x00, count: 100_000), code: "cbor.trailingBytes"),
     Bomb(name: "100,000 breaks", input: [UInt8](repeating: 0xFF, count: 100_000), code: "cbor.malformed"),
 ]
@@ -60,12 +68,15 @@ let bombs: [Bomb] = [
     /// Valid encodings with one to three bytes changed, inserted or removed: close to valid, so they reach deep into the decoder.
     @Test func mutatedEncodingsDecodeOrThrow() {
         var generator = SeededGenerator(seed: 0x5EED_0003)
-        let interesting: [UInt8] = [0x00, 0x18, 0x1B, 0x1F, 0x40, 0x5B, 0x5F, 0x60, 0x7F, 0x80, 0x9B, 0x9F, 0xA0, 0xBB, 0xBF, 0xC0, 0xDB, 0xF8, 0xF9, 0xFB, 0xFF]
+        let interesting: [UInt8] = [
+            0x00, 0x18, 0x1B, 0x1F, 0x40, 0x5B, 0x5F, 0x60, 0x7F, 0x80, 0x9B, 0x9F, 0xA0, 0xBB, 0xBF, 0xC0, 0xDB, 0xF8, 0xF9, 0xFB, 0xFF,
+        ]
         for _ in 0..<3000 {
             var input = CBOREncoder.encode(.random(depth: 4, using: &generator))
             for _ in 0..<Int.random(in: 1...3, using: &generator) {
                 let index = Int.random(in: 0...input.count, using: &generator)
-                let byte = Bool.random(using: &generator) ? interesting.randomElement(using: &generator)! : UInt8.random(in: 0...255, using: &generator)
+                let byte =
+                    Bool.random(using: &generator) ? interesting.randomElement(using: &generator)! : UInt8.random(in: 0...255, using: &generator)
                 switch Int.random(in: 0..<3, using: &generator) {
                 case 0 where index < input.count:
                     input[index] = byte

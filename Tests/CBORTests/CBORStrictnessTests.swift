@@ -1,5 +1,5 @@
-import Testing
 import CBOR
+import Testing
 
 /// Inputs the decoder must reject, with the code it must reject them with.
 let rejectedInputs: [(encoding: String, code: String)] = [

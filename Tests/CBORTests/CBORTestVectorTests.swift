@@ -1,6 +1,6 @@
+import CBOR
 import Foundation
 import Testing
-import CBOR
 
 /// One CBOR-bearing field of a case in the repository's `TestVectors/` corpus (real authenticator output).
 struct CBORTestVector: Sendable, CustomTestStringConvertible {
@@ -25,8 +25,9 @@ struct CBORTestVector: Sendable, CustomTestStringConvertible {
 
     private static func vectors(in file: URL) -> [CBORTestVector] {
         guard let data = try? Data(contentsOf: file),
-              let corpus = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let cases = corpus["cases"] as? [[String: Any]] else { return [] }
+            let corpus = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let cases = corpus["cases"] as? [[String: Any]]
+        else { return [] }
         return cases.flatMap { testCase -> [CBORTestVector] in
             let id = testCase["id"] as? String ?? "?"
             let response = (testCase["response"] as? [String: Any])?["response"] as? [String: Any]

@@ -1,5 +1,5 @@
-import Testing
 import CBOR
+import Testing
 
 @Suite struct CBORValueTests {
     @Test(arguments: [

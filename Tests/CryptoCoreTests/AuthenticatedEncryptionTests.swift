@@ -19,7 +19,9 @@ struct AuthenticatedEncryptionTests {
     @Test func matchesTheGCMSpecificationVector() throws {
         let sealing = try AuthenticatedEncryption(key: [UInt8](repeating: 0, count: 32), random: ZeroRandom())
         let sealed = try sealing.seal([UInt8](repeating: 0, count: 16))
-        #expect(sealed == [UInt8](repeating: 0, count: 12) + Self.hex("cea7403d4d606b6e074ec5d3baf39d18") + Self.hex("d0d1c8a799996bf0265b98b5d48ab919"))
+        #expect(
+            sealed == [UInt8](repeating: 0, count: 12) + Self.hex("cea7403d4d606b6e074ec5d3baf39d18") + Self.hex("d0d1c8a799996bf0265b98b5d48ab919")
+        )
         #expect(try sealing.open(sealed) == [UInt8](repeating: 0, count: 16))
     }
 
@@ -39,7 +41,9 @@ struct AuthenticatedEncryptionTests {
         var altered = sealed
         altered[14] ^= 1
         let other = try AuthenticatedEncryption(key: SystemRandom().bytes(count: 32))
-        for (value, context, key) in [(altered, [UInt8]([1]), sealing), (Array(sealed.prefix(27)), [1], sealing), (sealed, [2], sealing), (sealed, [1], other)] {
+        for (value, context, key) in [
+            (altered, [UInt8]([1]), sealing), (Array(sealed.prefix(27)), [1], sealing), (sealed, [2], sealing), (sealed, [1], other),
+        ] {
             #expect(throws: CryptoError(code: "crypto.decryptionFailed", reason: "the sealed value is altered, truncated or under another key")) {
                 try key.open(value, associatedData: context)
             }

@@ -13,10 +13,12 @@ struct CertificateBuilderTests {
         let builder = CertificateBuilder(
             subject: [.init("C", "SE"), .init("O", "Vendor AB"), .init("2.5.4.11", "Authenticator Attestation"), .init("CN", "Batch 7")],
             issuer: [.init("CN", "Vendor Root")],
-            notBefore: Self.start, notAfter: Self.start.addingTimeInterval(30 * Self.day),
+            notBefore: Self.start,
+            notAfter: Self.start.addingTimeInterval(30 * Self.day),
             serialNumber: 4242,
             certificateAuthority: false,
-            extensions: [.init(oid: "1.3.6.1.4.1.45724.1.1.4", critical: false, value: [0x04, 0x02, 0xAB, 0xCD])])
+            extensions: [.init(oid: "1.3.6.1.4.1.45724.1.1.4", critical: false, value: [0x04, 0x02, 0xAB, 0xCD])]
+        )
         let certificate = try builder.build(subjectKey: try key.publicKey(), issuerKey: issuerKey)
 
         #expect(certificate.version == 3)
@@ -37,8 +39,11 @@ struct CertificateBuilderTests {
     func versionIsWrittenAsGiven(version: Int) throws {
         let key = try PrivateKey.generateEC(.p256)
         let builder = CertificateBuilder(
-            subject: [.init("CN", "Version \(version)")], notBefore: Self.start, notAfter: Self.start.addingTimeInterval(Self.day),
-            version: version)
+            subject: [.init("CN", "Version \(version)")],
+            notBefore: Self.start,
+            notAfter: Self.start.addingTimeInterval(Self.day),
+            version: version
+        )
         let certificate = try builder.build(subjectKey: try key.publicKey(), issuerKey: key)
         #expect(certificate.version == version)
         #expect(certificate.isSelfIssued)
@@ -48,8 +53,11 @@ struct CertificateBuilderTests {
     func basicConstraintsCAIsWrittenAsGiven(certificateAuthority: Bool) throws {
         let key = try PrivateKey.generateEdwards(.ed25519)
         let builder = CertificateBuilder(
-            subject: [.init("CN", "Edwards")], notBefore: Self.start, notAfter: Self.start.addingTimeInterval(Self.day),
-            certificateAuthority: certificateAuthority)
+            subject: [.init("CN", "Edwards")],
+            notBefore: Self.start,
+            notAfter: Self.start.addingTimeInterval(Self.day),
+            certificateAuthority: certificateAuthority
+        )
         let certificate = try builder.build(subjectKey: try key.publicKey(), issuerKey: key)
         #expect(certificate.basicConstraintsCA == certificateAuthority)
         #expect(certificate.extensionValue("2.5.29.19")?.critical == true)
@@ -58,8 +66,11 @@ struct CertificateBuilderTests {
     @Test func basicConstraintsCanBeLeftOut() throws {
         let key = try PrivateKey.generateRSA(bits: 2048)
         let builder = CertificateBuilder(
-            subject: [.init("CN", "No constraints")], notBefore: Self.start, notAfter: Self.start.addingTimeInterval(Self.day),
-            certificateAuthority: nil)
+            subject: [.init("CN", "No constraints")],
+            notBefore: Self.start,
+            notAfter: Self.start.addingTimeInterval(Self.day),
+            certificateAuthority: nil
+        )
         let certificate = try builder.build(subjectKey: try key.publicKey(), issuerKey: key)
         #expect(certificate.basicConstraintsCA == nil)
     }
@@ -67,7 +78,10 @@ struct CertificateBuilderTests {
     @Test func malformedCountryIsWrittenAsGiven() throws {
         let key = try PrivateKey.generateEC(.p256)
         let builder = CertificateBuilder(
-            subject: [.init("C", "SWE")], notBefore: Self.start, notAfter: Self.start.addingTimeInterval(Self.day))
+            subject: [.init("C", "SWE")],
+            notBefore: Self.start,
+            notAfter: Self.start.addingTimeInterval(Self.day)
+        )
         let certificate = try builder.build(subjectKey: try key.publicKey(), issuerKey: key)
         #expect(certificate.subjectValues("2.5.4.6") == ["SWE"])
     }
@@ -75,7 +89,10 @@ struct CertificateBuilderTests {
     @Test func unknownAttributeNameIsRefused() throws {
         let key = try PrivateKey.generateEC(.p256)
         let builder = CertificateBuilder(
-            subject: [.init("NotAnAttribute", "x")], notBefore: Self.start, notAfter: Self.start.addingTimeInterval(Self.day))
+            subject: [.init("NotAnAttribute", "x")],
+            notBefore: Self.start,
+            notAfter: Self.start.addingTimeInterval(Self.day)
+        )
         #expect(throws: CryptoError.self) { try builder.build(subjectKey: try key.publicKey(), issuerKey: key) }
     }
 
@@ -87,22 +104,28 @@ struct CertificateBuilderTests {
         #expect(path.map(\.der) == [chain.leaf.der, chain.intermediate.der, chain.root.der])
 
         let after = Self.start.addingTimeInterval(40 * Self.day)
-        #expect(Self.code {
-            _ = try CertificateChainVerifier(trustAnchors: [chain.root]).verify(leaf: chain.leaf, intermediates: [chain.intermediate], at: after)
-        } == "crypto.certificateExpired")
+        #expect(
+            Self.code {
+                _ = try CertificateChainVerifier(trustAnchors: [chain.root]).verify(leaf: chain.leaf, intermediates: [chain.intermediate], at: after)
+            } == "crypto.certificateExpired"
+        )
 
         let otherRoot = try ThreeLevelChain().root
-        #expect(Self.code {
-            _ = try CertificateChainVerifier(trustAnchors: [otherRoot]).verify(leaf: chain.leaf, intermediates: [chain.intermediate], at: inside)
-        } == "crypto.chainUntrusted")
+        #expect(
+            Self.code {
+                _ = try CertificateChainVerifier(trustAnchors: [otherRoot]).verify(leaf: chain.leaf, intermediates: [chain.intermediate], at: inside)
+            } == "crypto.chainUntrusted"
+        )
     }
 
     @Test func chainWithoutItsIntermediateIsUntrusted() throws {
         let chain = try ThreeLevelChain()
-        #expect(Self.code {
-            _ = try CertificateChainVerifier(trustAnchors: [chain.root])
-                .verify(leaf: chain.leaf, intermediates: [], at: Self.start.addingTimeInterval(Self.day))
-        } == "crypto.chainUntrusted")
+        #expect(
+            Self.code {
+                _ = try CertificateChainVerifier(trustAnchors: [chain.root])
+                    .verify(leaf: chain.leaf, intermediates: [], at: Self.start.addingTimeInterval(Self.day))
+            } == "crypto.chainUntrusted"
+        )
     }
 
     /// The CryptoError code `body` fails with; nil when it succeeds, "other" for any other error.

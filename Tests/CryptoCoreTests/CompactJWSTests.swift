@@ -65,8 +65,10 @@ import Testing
         #expect(code("\(Base64URL.encode(Array(header.utf8))).\(Self.payload).\(Self.signature)") == "crypto.malformedJWS")
     }
 
-    @Test(arguments: ["{}", #"{"alg":256}"#, #"{"alg":null}"#, #"{"alg":"RS256","kid":5}"#, #"{"alg":"RS256","typ":["JWT"]}"#,
-                      #"{"alg":"RS256","crit":["exp"],"exp":1}"#, #"{"alg":"RS256","crit":[]}"#])
+    @Test(arguments: [
+        "{}", #"{"alg":256}"#, #"{"alg":null}"#, #"{"alg":"RS256","kid":5}"#, #"{"alg":"RS256","typ":["JWT"]}"#,
+        #"{"alg":"RS256","crit":["exp"],"exp":1}"#, #"{"alg":"RS256","crit":[]}"#,
+    ])
     func headerWithoutAUsableAlgorithmIsMalformed(header: String) {
         #expect(code("\(Base64URL.encode(Array(header.utf8))).\(Self.payload).\(Self.signature)") == "crypto.malformedJWS")
     }

@@ -13,7 +13,9 @@ import Testing
 
     @Test(arguments: DigestAlgorithm.allCases)
     func twoPartDigestEqualsTheDigestOfTheConcatenation(algorithm: DigestAlgorithm) {
-        for (first, second) in [([UInt8](), [UInt8]()), (Array("ab".utf8), Array("c".utf8)), (Array(repeating: 7, count: 100), Array(repeating: 9, count: 300))] {
+        for (first, second) in [
+            ([UInt8](), [UInt8]()), (Array("ab".utf8), Array("c".utf8)), (Array(repeating: 7, count: 100), Array(repeating: 9, count: 300)),
+        ] {
             #expect(algorithm.hash(first, second) == algorithm.hash(first + second))
             #expect(algorithm.hash(first + second).count == algorithm.outputLength)
         }

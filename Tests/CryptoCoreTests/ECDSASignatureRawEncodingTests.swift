@@ -16,7 +16,11 @@ import Testing
 
     @Test func smallIntegersArePadded() {
         let der: [UInt8] = [0x30, 0x07, 0x02, 0x01, 0x01, 0x02, 0x02, 0x00, 0x80]
-        #expect(ECDSASignatureEncoding.rawEncoded(der: der, curve: .p256) == Array(repeating: 0, count: 31) + [1] + Array(repeating: 0, count: 31) + [0x80])
+        #expect(
+            ECDSASignatureEncoding.rawEncoded(der: der, curve: .p256) == Array(repeating: 0, count: 31) + [1] + Array(repeating: 0, count: 31) + [
+                0x80
+            ]
+        )
     }
 
     @Test func malformedDERIsRefused() throws {

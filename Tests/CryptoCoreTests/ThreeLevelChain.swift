@@ -16,15 +16,25 @@ struct ThreeLevelChain {
         let rootName: [CertificateBuilder.NameAttribute] = [.init("O", "Test"), .init("CN", "Root")]
         let intermediateName: [CertificateBuilder.NameAttribute] = [.init("O", "Test"), .init("CN", "Intermediate")]
         root = try CertificateBuilder(
-            subject: rootName, notBefore: start, notAfter: start.addingTimeInterval(60 * day), certificateAuthority: true
+            subject: rootName,
+            notBefore: start,
+            notAfter: start.addingTimeInterval(60 * day),
+            certificateAuthority: true
         ).build(subjectKey: try rootKey.publicKey(), issuerKey: rootKey)
         intermediate = try CertificateBuilder(
-            subject: intermediateName, issuer: rootName, notBefore: start, notAfter: start.addingTimeInterval(45 * day),
-            serialNumber: 2, certificateAuthority: true
+            subject: intermediateName,
+            issuer: rootName,
+            notBefore: start,
+            notAfter: start.addingTimeInterval(45 * day),
+            serialNumber: 2,
+            certificateAuthority: true
         ).build(subjectKey: try intermediateKey.publicKey(), issuerKey: rootKey)
         leaf = try CertificateBuilder(
-            subject: [.init("O", "Test"), .init("CN", "Leaf")], issuer: intermediateName,
-            notBefore: start, notAfter: start.addingTimeInterval(30 * day), serialNumber: 3
+            subject: [.init("O", "Test"), .init("CN", "Leaf")],
+            issuer: intermediateName,
+            notBefore: start,
+            notAfter: start.addingTimeInterval(30 * day),
+            serialNumber: 3
         ).build(subjectKey: try leafKey.publicKey(), issuerKey: intermediateKey)
     }
 }

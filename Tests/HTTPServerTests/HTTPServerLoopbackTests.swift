@@ -1,8 +1,9 @@
 import CryptoCore
-import TestSupport
 import Foundation
-@testable import HTTPServer
+import TestSupport
 import Testing
+
+@testable import HTTPServer
 
 /// Real loopback tests: a server on 127.0.0.1 driven by curl, openssl s_client and raw sockets.
 @Suite(.serialized) struct HTTPServerLoopbackTests {
@@ -75,7 +76,9 @@ import Testing
     @Test(arguments: [TestServer.maximumBodySize + 1, 64 * 1024]) func oversizedChunkedBodyNeverSucceeds(size: Int) throws {
         let server = try TestServer()
         let file = makeBodyFile(count: size)
-        let result = try curl(["-D", "-", "-H", "Transfer-Encoding: chunked", "-H", "Expect:", "--data-binary", "@" + file, server.httpsURL + "/chunked"])
+        let result = try curl([
+            "-D", "-", "-H", "Transfer-Encoding: chunked", "-H", "Expect:", "--data-binary", "@" + file, server.httpsURL + "/chunked",
+        ])
         #expect(!result.output.contains(" 200 "))
         #expect(!result.output.contains("<HTML"))
         if result.status == 0 {
@@ -149,7 +152,11 @@ import Testing
         let curlOld = try curl(["--tlsv1.1", "--tls-max", "1.1", "--ciphers", "DEFAULT@SECLEVEL=0", server.httpsURL + "/"])
         #expect(curlOld.status != 0)
         for option in ["-tls1", "-tls1_1"] {
-            let client = try run("/usr/bin/openssl", ["s_client", "-connect", "127.0.0.1:\(server.server.httpsPort!)", option, "-cipher", "DEFAULT@SECLEVEL=0"], input: Data("Q\n".utf8))
+            let client = try run(
+                "/usr/bin/openssl",
+                ["s_client", "-connect", "127.0.0.1:\(server.server.httpsPort!)", option, "-cipher", "DEFAULT@SECLEVEL=0"],
+                input: Data("Q\n".utf8)
+            )
             #expect(client.status != 0)
             #expect(!client.output.contains("Cipher is ECDHE"))
         }
@@ -163,19 +170,31 @@ import Testing
             #expect(result.errorOutput.contains("SSL connection using \(name)"))
             #expect(result.output.contains(#""path":"\/tls""#))
         }
-        let client = try run("/usr/bin/openssl", ["s_client", "-connect", "127.0.0.1:\(server.server.httpsPort!)", "-tls1_2"], input: Data("Q\n".utf8))
+        let client = try run(
+            "/usr/bin/openssl",
+            ["s_client", "-connect", "127.0.0.1:\(server.server.httpsPort!)", "-tls1_2"],
+            input: Data("Q\n".utf8)
+        )
         #expect(client.output.contains("Protocol  : TLSv1.2"))
         #expect(client.output.contains("ECDHE"))
     }
 
     /// TLS 1.2 suites without forward secrecy, with CBC, RC4, 3DES, NULL or export ciphers are refused; ECDHE with
     /// AES-GCM or ChaCha20-Poly1305 is accepted.
-    @Test(arguments: ["AES128-SHA", "AES256-GCM-SHA384", "ECDHE-ECDSA-AES128-SHA", "ECDHE-ECDSA-AES256-SHA384",
-                      "DES-CBC3-SHA", "RC4-SHA", "NULL-SHA256", "DHE-RSA-AES128-GCM-SHA256"])
+    @Test(arguments: [
+        "AES128-SHA", "AES256-GCM-SHA384", "ECDHE-ECDSA-AES128-SHA", "ECDHE-ECDSA-AES256-SHA384",
+        "DES-CBC3-SHA", "RC4-SHA", "NULL-SHA256", "DHE-RSA-AES128-GCM-SHA256",
+    ])
     func weakTLS12SuitesAreRefused(suite: String) throws {
         let server = try TestServer()
-        let client = try run("/usr/bin/openssl", ["s_client", "-connect", "127.0.0.1:\(server.server.httpsPort!)", "-tls1_2",
-                                                  "-cipher", "\(suite)@SECLEVEL=0"], input: Data("Q\n".utf8))
+        let client = try run(
+            "/usr/bin/openssl",
+            [
+                "s_client", "-connect", "127.0.0.1:\(server.server.httpsPort!)", "-tls1_2",
+                "-cipher", "\(suite)@SECLEVEL=0",
+            ],
+            input: Data("Q\n".utf8)
+        )
         #expect(client.status != 0)
         #expect(!client.output.contains("Cipher is \(suite)"))
     }
@@ -183,8 +202,14 @@ import Testing
     @Test(arguments: ["ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-ECDSA-AES256-GCM-SHA384", "ECDHE-ECDSA-CHACHA20-POLY1305"])
     func strongTLS12SuitesAreAccepted(suite: String) throws {
         let server = try TestServer()
-        let client = try run("/usr/bin/openssl", ["s_client", "-connect", "127.0.0.1:\(server.server.httpsPort!)", "-tls1_2",
-                                                  "-cipher", suite], input: Data("Q\n".utf8))
+        let client = try run(
+            "/usr/bin/openssl",
+            [
+                "s_client", "-connect", "127.0.0.1:\(server.server.httpsPort!)", "-tls1_2",
+                "-cipher", suite,
+            ],
+            input: Data("Q\n".utf8)
+        )
         #expect(client.output.contains("Cipher is \(suite)"))
     }
 
@@ -281,9 +306,15 @@ import Testing
         } catch {
             #expect(error.code == "http.invalidAddress")
         }
-        let first = try HTTPServer(configuration: HTTPServerConfiguration(httpsAddress: "127.0.0.1:0", tls: tls, log: { _ in }), handler: EchoHandler())
+        let first = try HTTPServer(
+            configuration: HTTPServerConfiguration(httpsAddress: "127.0.0.1:0", tls: tls, log: { _ in }),
+            handler: EchoHandler()
+        )
         do {
-            _ = try HTTPServer(configuration: HTTPServerConfiguration(httpsAddress: "127.0.0.1:\(first.httpsPort!)", tls: tls, log: { _ in }), handler: EchoHandler())
+            _ = try HTTPServer(
+                configuration: HTTPServerConfiguration(httpsAddress: "127.0.0.1:\(first.httpsPort!)", tls: tls, log: { _ in }),
+                handler: EchoHandler()
+            )
             Issue.record("expected http.bindFailed")
         } catch {
             #expect(error.code == "http.bindFailed")

@@ -1,5 +1,6 @@
-@testable import HTTPServer
 import Testing
+
+@testable import HTTPServer
 
 /// The value types, without sockets.
 struct HTTPTypesTests {
@@ -30,7 +31,15 @@ struct HTTPTypesTests {
     }
 
     @Test func handlersCanBeCalledWithoutSockets() {
-        let request = HTTPRequest(method: "POST", path: "/x", query: "a=1", headers: HTTPHeaders(), body: [1, 2, 3], remoteAddress: "10.0.0.1", isSecure: true)
+        let request = HTTPRequest(
+            method: "POST",
+            path: "/x",
+            query: "a=1",
+            headers: HTTPHeaders(),
+            body: [1, 2, 3],
+            remoteAddress: "10.0.0.1",
+            isSecure: true
+        )
         let response = EchoHandler().handle(request)
         #expect(String(decoding: response.body, as: UTF8.self).contains(#""bodyLength":3"#))
     }
@@ -48,7 +57,9 @@ struct HTTPTypesTests {
 
     @Test func errorResponsesAreJSON() {
         let text = String(decoding: ErrorResponse.raw(status: 413, date: "D", maximumBodySize: 10, maximumHeaderSize: 20), as: UTF8.self)
-        #expect(text == "HTTP/1.1 413 Content Too Large\r\nContent-Type: application/json\r\nContent-Length: 76\r\nDate: D\r\nConnection: close\r\n\r\n"
-            + #"{"error":"request_too_large","message":"The request body exceeds 10 bytes."}"#)
+        #expect(
+            text == "HTTP/1.1 413 Content Too Large\r\nContent-Type: application/json\r\nContent-Length: 76\r\nDate: D\r\nConnection: close\r\n\r\n"
+                + #"{"error":"request_too_large","message":"The request body exceeds 10 bytes."}"#
+        )
     }
 }

@@ -8,7 +8,12 @@ struct TLSMaterialTests {
         let folder = makeTemporaryFolder() + "/nested/tls"
         let certificate = folder + "/cert.pem"
         let key = folder + "/key.pem"
-        try SelfSignedCertificate.ensure(certificateFile: certificate, privateKeyFile: key, hostNames: ["passkey.example", "127.0.0.1", "::1"], now: Date())
+        try SelfSignedCertificate.ensure(
+            certificateFile: certificate,
+            privateKeyFile: key,
+            hostNames: ["passkey.example", "127.0.0.1", "::1"],
+            now: Date()
+        )
         let keyMode = try FileManager.default.attributesOfItem(atPath: key)[.posixPermissions] as? Int
         #expect(keyMode == 0o600)
         let firstCertificate = try Data(contentsOf: URL(fileURLWithPath: certificate))
@@ -25,7 +30,12 @@ struct TLSMaterialTests {
         let folder = makeTemporaryFolder()
         let certificate = folder + "/cert.pem"
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        try SelfSignedCertificate.ensure(certificateFile: certificate, privateKeyFile: folder + "/key.pem", hostNames: ["passkey.example", "127.0.0.1"], now: now)
+        try SelfSignedCertificate.ensure(
+            certificateFile: certificate,
+            privateKeyFile: folder + "/key.pem",
+            hostNames: ["passkey.example", "127.0.0.1"],
+            now: now
+        )
         let text = try run("/usr/bin/openssl", ["x509", "-in", certificate, "-noout", "-text"]).output
         #expect(text.contains("Version: 3 (0x2)"))
         #expect(text.contains("Subject: CN = passkey.example"))
@@ -41,7 +51,12 @@ struct TLSMaterialTests {
     @Test func serialsDiffer() throws {
         let serials = try (0..<2).map { _ in
             let folder = makeTemporaryFolder()
-            try SelfSignedCertificate.ensure(certificateFile: folder + "/c.pem", privateKeyFile: folder + "/k.pem", hostNames: ["localhost"], now: Date())
+            try SelfSignedCertificate.ensure(
+                certificateFile: folder + "/c.pem",
+                privateKeyFile: folder + "/k.pem",
+                hostNames: ["localhost"],
+                now: Date()
+            )
             return try run("/usr/bin/openssl", ["x509", "-in", folder + "/c.pem", "-noout", "-serial"]).output
         }
         #expect(serials[0] != serials[1])

@@ -1,7 +1,7 @@
 import CryptoCore
 import Foundation
-import TestSupport
 import HTTPServer
+import TestSupport
 
 /// Echoes what it received as JSON: method, path, query, body length, whether TLS was used, the peer.
 struct EchoHandler: HTTPHandler {
@@ -58,7 +58,8 @@ final class TestServer {
             readTimeoutSeconds: readTimeoutSeconds,
             writeTimeoutSeconds: 5,
             maximumConnections: maximumConnections,
-            log: { _ in })
+            log: { _ in }
+        )
         server = try HTTPServer(configuration: configuration, handler: EchoHandler())
         server.start()
     }
@@ -80,7 +81,6 @@ func run(_ executable: String, _ arguments: [String], input: Data? = nil) throws
     let result = try ChildProcess.run(executable, arguments, input: input)
     return ProcessResult(status: result.status, output: String(decoding: result.output, as: UTF8.self), errorOutput: result.errorOutput)
 }
-
 
 /// Runs `/usr/bin/curl -s -k --max-time 10` with the given arguments.
 func curl(_ arguments: [String]) throws -> ProcessResult {

@@ -66,7 +66,10 @@ struct AppleAccountTests {
     @Test func aSignedInPasskeyAccountLinksAppleAndTheSubjectCannotMove() throws {
         let fixture = try AppleFixture()
         let alice = try fixture.client.register("alice")
-        let linked = try fixture.signInFresh(extra: ["fullName": ["givenName": "Someone", "familyName": "Else"]], headers: PasskeyClient.bearer(alice.token))
+        let linked = try fixture.signInFresh(
+            extra: ["fullName": ["givenName": "Someone", "familyName": "Else"]],
+            headers: PasskeyClient.bearer(alice.token)
+        )
         #expect(linked.object["isNewAccount"] as? Bool == false)
         #expect(try AppleFixture.userID(linked) == alice.userID)
         #expect(try fixture.store.appleIdentities(userID: alice.userID).map(\.subject) == [AppleTokenMinter.subject])
@@ -87,8 +90,11 @@ struct AppleAccountTests {
         let fixture = try AppleFixture()
         let alice = try fixture.client.register("alice")
         let raw = AppleFixture.rawNonce()
-        let reply = try fixture.signIn(token: try fixture.identityToken(rawNonce: raw), rawNonce: raw,
-                                       headers: [("Cookie", "passkeyd_session=\(alice.token)"), ("Origin", "https://evil.example")])
+        let reply = try fixture.signIn(
+            token: try fixture.identityToken(rawNonce: raw),
+            rawNonce: raw,
+            headers: [("Cookie", "passkeyd_session=\(alice.token)"), ("Origin", "https://evil.example")]
+        )
         #expect(reply.status == 403)
         #expect(try fixture.store.appleIdentities(userID: alice.userID) == [])
     }

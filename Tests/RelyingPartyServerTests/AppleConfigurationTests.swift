@@ -34,7 +34,9 @@ struct AppleConfigurationTests {
         #expect(try TestServerFactory.configuration().apple == nil)
     }
 
-    @Test(arguments: ["http://127.0.0.1:8080/keys", "http://127.9.3.1/keys", "http://localhost:1/keys", "http://[::1]:9/keys", "https://apple.example.net/keys"])
+    @Test(arguments: [
+        "http://127.0.0.1:8080/keys", "http://127.9.3.1/keys", "http://localhost:1/keys", "http://[::1]:9/keys", "https://apple.example.net/keys",
+    ])
     func acceptsHTTPSAndLoopbackHTTP(_ url: String) throws {
         #expect(try Self.load(Self.valid + #", "jwksURL": "\#(url)", "issuers": ["https://issuer.example"]"#).apple?.keysURL.absoluteString == url)
     }

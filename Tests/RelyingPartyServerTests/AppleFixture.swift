@@ -25,11 +25,19 @@ final class AppleFixture {
         let configuration = try TestServerFactory.configuration(Self.configurationJSON(standIn.baseURL, jwksURL: jwksURL))
         let setup = AppleSetup(
             service: URLSessionAppleService(configuration: configuration.apple!, timeoutSeconds: 3),
-            privateKeyPEM: try AppleTestKeys.shared.p8.pem(), refreshTokenKey: SystemRandom().bytes(count: 32))
+            privateKeyPEM: try AppleTestKeys.shared.p8.pem(),
+            refreshTokenKey: SystemRandom().bytes(count: 32)
+        )
         let lines = logLines
         server = try RelyingPartyServer(
-            configuration: configuration, store: store, time: clock, random: SystemRandom(),
-            enumerationSecret: Array(repeating: 0x5A, count: 32), appleSetup: setup, log: { line in lines.append(line) })
+            configuration: configuration,
+            store: store,
+            time: clock,
+            random: SystemRandom(),
+            enumerationSecret: Array(repeating: 0x5A, count: 32),
+            appleSetup: setup,
+            log: { line in lines.append(line) }
+        )
         client = PasskeyClient(DirectTransport(handler: server))
     }
 
@@ -56,7 +64,8 @@ final class AppleFixture {
     static func rawNonce() -> String { Base64URL.encode(SystemRandom().bytes(count: 32)) }
 
     /// A valid identity token for `rawNonce` at the fixture's time, edited by `edit`.
-    func identityToken(rawNonce: String, subject: String = AppleTokenMinter.subject, edit: (inout [String: Any]) -> Void = { _ in }) throws -> String {
+    func identityToken(rawNonce: String, subject: String = AppleTokenMinter.subject, edit: (inout [String: Any]) -> Void = { _ in }) throws -> String
+    {
         var claims = AppleTokenMinter.identityClaims(now: clock.now, rawNonce: rawNonce, subject: subject)
         edit(&claims)
         return try AppleTokenMinter.sign(claims)

@@ -30,16 +30,22 @@ struct AppleIdentityTokenTests {
         edited("raw nonce instead of its hash") { claims, _ in claims["nonce"] = "raw" },
         edited("no subject") { claims, _ in claims["sub"] = nil },
         Rejection(description: "bad signature (a key Apple never published, under Apple's kid)") { fixture, raw in
-            try AppleTokenMinter.sign(AppleTokenMinter.identityClaims(now: fixture.clock.now, rawNonce: raw),
-                                      keyID: AppleTestKeys.primaryKeyID, key: AppleTestKeys.shared.outsider)
+            try AppleTokenMinter.sign(
+                AppleTokenMinter.identityClaims(now: fixture.clock.now, rawNonce: raw),
+                keyID: AppleTestKeys.primaryKeyID,
+                key: AppleTestKeys.shared.outsider
+            )
         },
         Rejection(description: "signature bytes altered") { fixture, raw in
             let token = try fixture.identityToken(rawNonce: raw)
             return String(token.dropLast(4)) + (token.hasSuffix("AAAA") ? "BBBB" : "AAAA")
         },
         Rejection(description: "unknown kid") { fixture, raw in
-            try AppleTokenMinter.sign(AppleTokenMinter.identityClaims(now: fixture.clock.now, rawNonce: raw),
-                                      keyID: "NOTPUBLISH", key: AppleTestKeys.shared.outsider)
+            try AppleTokenMinter.sign(
+                AppleTokenMinter.identityClaims(now: fixture.clock.now, rawNonce: raw),
+                keyID: "NOTPUBLISH",
+                key: AppleTestKeys.shared.outsider
+            )
         },
         Rejection(description: "alg none") { fixture, raw in
             let claims = AppleTokenMinter.identityClaims(now: fixture.clock.now, rawNonce: raw)
@@ -165,8 +171,10 @@ struct AppleIdentityTokenTests {
         #expect(reply.errorCode == "apple_unavailable")
         fixture.standIn.available = true
         fixture.clock.advance(by: 6)
-        #expect(try fixture.signIn(token: try fixture.identityToken(rawNonce: raw), rawNonce: raw).status == 200,
-                "a refusal for lack of keys does not burn the nonce")
+        #expect(
+            try fixture.signIn(token: try fixture.identityToken(rawNonce: raw), rawNonce: raw).status == 200,
+            "a refusal for lack of keys does not burn the nonce"
+        )
     }
 
     @Test func anUnusableKeyDocumentIs503() throws {

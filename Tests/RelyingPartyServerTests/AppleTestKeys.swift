@@ -16,8 +16,12 @@ enum AppleTestKeys {
 
     static let shared: Keys = {
         do {
-            return Keys(primary: try .generateRSA(bits: 2048), rotated: try .generateRSA(bits: 2048),
-                        outsider: try .generateRSA(bits: 2048), p8: try .generateEC(.p256))
+            return Keys(
+                primary: try .generateRSA(bits: 2048),
+                rotated: try .generateRSA(bits: 2048),
+                outsider: try .generateRSA(bits: 2048),
+                p8: try .generateEC(.p256)
+            )
         } catch {
             fatalError("test keys could not be generated: \(error)")
         }
@@ -29,8 +33,10 @@ enum AppleTestKeys {
     static func jwks(_ keyIDs: [String]) throws -> [UInt8] {
         let members: [[String: Any]] = try keyIDs.map { id in
             let components = try key(id: id).publicKey().rsaComponents()
-            return ["kty": "RSA", "kid": id, "use": "sig", "alg": "RS256",
-                    "n": Base64URL.encode(components.modulus), "e": Base64URL.encode(components.exponent)]
+            return [
+                "kty": "RSA", "kid": id, "use": "sig", "alg": "RS256",
+                "n": Base64URL.encode(components.modulus), "e": Base64URL.encode(components.exponent),
+            ]
         }
         return Array(try JSONSerialization.data(withJSONObject: ["keys": members], options: [.sortedKeys]))
     }

@@ -17,17 +17,21 @@ enum AppleTokenMinter {
     /// The claims of a valid identity token issued at `now` for `rawNonce`, with Apple's string booleans.
     static func identityClaims(now: Date, rawNonce: String, subject: String = subject, audience: String = bundleID) -> [String: Any] {
         let seconds = Int(now.timeIntervalSince1970)
-        return ["iss": "https://appleid.apple.com", "aud": audience, "exp": seconds + 600, "iat": seconds, "sub": subject,
-                "nonce": hashedNonce(rawNonce), "nonce_supported": true, "email": email, "email_verified": "true",
-                "is_private_email": "true", "real_user_status": 2, "auth_time": seconds, "c_hash": "q5kKwHk8aR4x0zF6V1nK7g"]
+        return [
+            "iss": "https://appleid.apple.com", "aud": audience, "exp": seconds + 600, "iat": seconds, "sub": subject,
+            "nonce": hashedNonce(rawNonce), "nonce_supported": true, "email": email, "email_verified": "true",
+            "is_private_email": "true", "real_user_status": 2, "auth_time": seconds, "c_hash": "q5kKwHk8aR4x0zF6V1nK7g",
+        ]
     }
 
     /// The claims of a notification carrying `event`.
     static func notificationClaims(now: Date, event: [String: Any]) throws -> [String: Any] {
         let seconds = Int(now.timeIntervalSince1970)
         let events = String(decoding: try json(event), as: UTF8.self)
-        return ["iss": "https://appleid.apple.com", "aud": bundleID, "iat": seconds, "exp": seconds + 600,
-                "jti": Base64URL.encode(SystemRandom().bytes(count: 12)), "events": events]
+        return [
+            "iss": "https://appleid.apple.com", "aud": bundleID, "iat": seconds, "exp": seconds + 600,
+            "jti": Base64URL.encode(SystemRandom().bytes(count: 12)), "events": events,
+        ]
     }
 
     /// An RS256 compact JWS of `claims` by `key`, naming `keyID`.

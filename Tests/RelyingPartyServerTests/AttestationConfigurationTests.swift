@@ -3,8 +3,8 @@ import Foundation
 import HTTPServer
 import RelyingPartyServer
 import Storage
-import Testing
 import TestSupport
+import Testing
 import WebAuthnCore
 
 /// The `attestation` configuration key and its effect on registration: policy, trust anchors, FIDO metadata, names.
@@ -26,9 +26,13 @@ struct AttestationConfigurationTests {
     }
 
     static func configuration(_ attestation: String) throws(ConfigurationError) -> ServerConfiguration {
-        try ServerConfiguration.load(json: Data("""
-            {"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "attestation": \(attestation)}
-            """.utf8))
+        try ServerConfiguration.load(
+            json: Data(
+                """
+                {"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "attestation": \(attestation)}
+                """.utf8
+            )
+        )
     }
 
     static func failingKey(_ attestation: String) -> String? {
@@ -51,7 +55,10 @@ struct AttestationConfigurationTests {
         #expect(loaded.trustAnchors.map(\.der) == [certificates.root.der])
         let allowList = try Self.configuration(#"{"policy": "allowList", "allowedAAGUIDs": ["7A1B2C3D-4E5F-4081-92A3-B4C5D6E7F809"]}"#).attestation
         #expect(allowList.policy == .allowList(["7a1b2c3d-4e5f-4081-92a3-b4c5d6e7f809"]))
-        #expect(try ServerConfiguration.load(json: Data("{}".utf8)).attestation.authenticatorNames.count > 0, "the shipped name list is read by default")
+        #expect(
+            try ServerConfiguration.load(json: Data("{}".utf8)).attestation.authenticatorNames.count > 0,
+            "the shipped name list is read by default"
+        )
     }
 
     @Test func badValuesNameTheKey() throws {
@@ -62,7 +69,9 @@ struct AttestationConfigurationTests {
         #expect(Self.failingKey(#"{"policy": "verified", "trustAnchors": "/nonexistent/passkeyd"}"#) == "attestation.trustAnchors")
         #expect(Self.failingKey(#"{"policy": "allowList"}"#) == "attestation.allowedAAGUIDs")
         #expect(Self.failingKey(#"{"policy": "allowList", "allowedAAGUIDs": ["yubikey"]}"#) == "attestation.allowedAAGUIDs")
-        #expect(Self.failingKey(#"{"policy": "verified", "allowedAAGUIDs": ["7a1b2c3d-4e5f-4081-92a3-b4c5d6e7f809"]}"#) == "attestation.allowedAAGUIDs")
+        #expect(
+            Self.failingKey(#"{"policy": "verified", "allowedAAGUIDs": ["7a1b2c3d-4e5f-4081-92a3-b4c5d6e7f809"]}"#) == "attestation.allowedAAGUIDs"
+        )
         #expect(Self.failingKey(#"{"metadata": {"url": "https://mds3.fidoalliance.org/"}}"#) == "attestation.metadata.url")
         #expect(Self.failingKey(#"{"metadata": {"root": "/nonexistent"}}"#) == "attestation.metadata.file")
         #expect(Self.failingKey(#"{"metadata": {"file": "/nonexistent/blob.jwt"}}"#) == "attestation.metadata.file")
@@ -77,7 +86,8 @@ struct AttestationConfigurationTests {
         try blob.write(to: directory.appendingPathComponent("blob.jwt"), atomically: true, encoding: .utf8)
         try Self.pem(other.root).write(to: directory.appendingPathComponent("root.pem"), atomically: true, encoding: .utf8)
         let configuration = try Self.configuration(
-            #"{"metadata": {"file": "\#(directory.path)/blob.jwt", "root": "\#(directory.path)/root.pem"}}"#)
+            #"{"metadata": {"file": "\#(directory.path)/blob.jwt", "root": "\#(directory.path)/root.pem"}}"#
+        )
         do {
             _ = try RelyingPartyServer(configuration: configuration, store: InMemoryStore(), time: FixedTime(Self.now), enumerationSecret: [1, 2, 3])
             Issue.record("a BLOB signed under another root was accepted")
@@ -92,12 +102,16 @@ struct AttestationConfigurationTests {
         let directory = try folder()
         let signer = try MetadataBLOBSigner.make(at: now)
         let entry = MetadataBLOBSigner.entry(
-            aaguid: AttestedCredentialData.uuidString(RegistrationOptions.testAAGUID), description: description, roots: [certificates.root])
+            aaguid: AttestedCredentialData.uuidString(RegistrationOptions.testAAGUID),
+            description: description,
+            roots: [certificates.root]
+        )
         let blob = try signer.sign(payload: try MetadataBLOBSigner.payload(nextUpdate: "2026-07-01", entries: [entry]))
         try blob.write(to: directory.appendingPathComponent("blob.jwt"), atomically: true, encoding: .utf8)
         try pem(signer.root).write(to: directory.appendingPathComponent("mds-root.pem"), atomically: true, encoding: .utf8)
         let configuration = try Self.configuration(
-            #"{"policy": "\#(policy)", "metadata": {"file": "\#(directory.path)/blob.jwt", "root": "\#(directory.path)/mds-root.pem"}}"#)
+            #"{"policy": "\#(policy)", "metadata": {"file": "\#(directory.path)/blob.jwt", "root": "\#(directory.path)/mds-root.pem"}}"#
+        )
         return try RelyingPartyServer(configuration: configuration, store: InMemoryStore(), time: FixedTime(now), enumerationSecret: [1, 2, 3])
     }
 
@@ -109,12 +123,18 @@ struct AttestationConfigurationTests {
     }
 
     /// Registers a new account with a credential attested as `attestation`; the verify response.
-    static func register(_ server: RelyingPartyServer, attestation: AttestationKind) throws -> (status: Int, json: [String: Any], options: [String: Any]) {
+    static func register(
+        _ server: RelyingPartyServer,
+        attestation: AttestationKind
+    ) throws -> (status: Int, json: [String: Any], options: [String: Any]) {
         let options = post(server, "/webauthn/registration/options", Array(#"{"username": "alice"}"#.utf8))
         let challengeText = try #require(options.json["challenge"] as? String)
         let challenge = try #require(Base64URL.decode(challengeText))
         let response = try SoftwareAuthenticator(relyingPartyID: "example.com", origin: "https://example.com").register(
-            try SoftwareCredential.generate(.es256), challenge: challenge, options: RegistrationOptions(attestation: attestation))
+            try SoftwareCredential.generate(.es256),
+            challenge: challenge,
+            options: RegistrationOptions(attestation: attestation)
+        )
         let verified = post(server, "/webauthn/registration/verify", Array(try JSONEncoder().encode(response)))
         return (verified.status, verified.json, options.json)
     }

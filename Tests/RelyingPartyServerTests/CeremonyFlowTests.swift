@@ -97,7 +97,9 @@ struct CeremonyFlowTests {
         #expect(discoverable.rpId == "example.com")
         #expect(discoverable.userVerification == "preferred")
         #expect(try PasskeyClient.bytes(discoverable.challenge).count == 32)
-        let discoverableReply = try client.authenticationVerify(try client.assertion(credential, answering: discoverable, AssertionOptions(signCount: 1)))
+        let discoverableReply = try client.authenticationVerify(
+            try client.assertion(credential, answering: discoverable, AssertionOptions(signCount: 1))
+        )
         #expect(discoverableReply.status == 200)
         #expect(discoverableReply.object["credentialId"] as? String == Base64URL.encode(credential.id))
         #expect(discoverableReply.headers["Set-Cookie"]?.hasPrefix("passkeyd_session=") == true)
@@ -126,8 +128,12 @@ struct CeremonyFlowTests {
         #expect(try client.signIn(second, username: "alice").status == 200)
 
         // Rename.
-        let renamed = try client.send("PATCH", "/me/passkeys/" + Base64URL.encode(second.id), json: Array(#"{"name":"Work laptop"}"#.utf8),
-                                      headers: PasskeyClient.bearer(session))
+        let renamed = try client.send(
+            "PATCH",
+            "/me/passkeys/" + Base64URL.encode(second.id),
+            json: Array(#"{"name":"Work laptop"}"#.utf8),
+            headers: PasskeyClient.bearer(session)
+        )
         #expect(renamed.status == 200)
         #expect(try store.credential(id: second.id)?.name == "Work laptop")
         let list = try client.send("GET", "/me/passkeys", headers: PasskeyClient.bearer(session))
@@ -173,8 +179,12 @@ struct CeremonyFlowTests {
         let reply = try client.send("DELETE", "/me/passkeys/" + Base64URL.encode(bob.credential.id), headers: PasskeyClient.bearer(alice.token))
         #expect(reply.status == 404)
         #expect(reply.errorCode == "passkey_not_found")
-        let rename = try client.send("PATCH", "/me/passkeys/" + Base64URL.encode(bob.credential.id), json: Array(#"{"name":"mine"}"#.utf8),
-                                     headers: PasskeyClient.bearer(alice.token))
+        let rename = try client.send(
+            "PATCH",
+            "/me/passkeys/" + Base64URL.encode(bob.credential.id),
+            json: Array(#"{"name":"mine"}"#.utf8),
+            headers: PasskeyClient.bearer(alice.token)
+        )
         #expect(rename.status == 404)
         #expect(rename.errorCode == "passkey_not_found")
     }

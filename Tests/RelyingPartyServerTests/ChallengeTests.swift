@@ -66,7 +66,8 @@ struct ChallengeTests {
 
     @Test func configuredChallengeLifetimeIsUsed() throws {
         let configuration = try TestServerFactory.configuration(
-            #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "challenges": {"lifetimeSeconds": 10}}"#)
+            #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "challenges": {"lifetimeSeconds": 10}}"#
+        )
         let client = PasskeyClient(DirectTransport(handler: try TestServerFactory.make(configuration: configuration, clock: clock)))
         let options = try client.registrationOptions(username: "alice").decode(PublicKeyCredentialCreationOptionsJSON.self)
         #expect(options.timeout == 10_000)
@@ -79,7 +80,10 @@ struct ChallengeTests {
         let account = try client.register("alice")
         let registration = try client.registrationOptions(username: "bob").decode(PublicKeyCredentialCreationOptionsJSON.self)
         let assertion = try client.authenticator.authenticate(
-            account.credential, challenge: try PasskeyClient.bytes(registration.challenge), options: AssertionOptions(signCount: 0))
+            account.credential,
+            challenge: try PasskeyClient.bytes(registration.challenge),
+            options: AssertionOptions(signCount: 0)
+        )
         expectChallengeError(try client.authenticationVerify(assertion), "challenge_unknown")
     }
 
@@ -96,7 +100,10 @@ struct ChallengeTests {
             let assertion = try client.authenticator.authenticate(account.credential, challenge: challenge, options: AssertionOptions(signCount: 0))
             expectChallengeError(try client.authenticationVerify(assertion), "challenge_unknown")
             let credential = try SoftwareCredential.generate(.es256)
-            expectChallengeError(try client.registrationVerify(try client.authenticator.register(credential, challenge: challenge)), "challenge_unknown")
+            expectChallengeError(
+                try client.registrationVerify(try client.authenticator.register(credential, challenge: challenge)),
+                "challenge_unknown"
+            )
         }
     }
 

@@ -37,8 +37,11 @@ import WebAuthnCore
     private static func expectExactlyOneWinner(_ replies: [ServerReply?], sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(replies.count == contenders, sourceLocation: sourceLocation)
         #expect(replies.filter { $0?.status == 200 }.count == 1, sourceLocation: sourceLocation)
-        #expect(replies.filter { $0?.status == 400 && $0?.errorCode == "challenge_unknown" }.count == contenders - 1,
-                "\(replies.map { $0?.text ?? "no reply" })", sourceLocation: sourceLocation)
+        #expect(
+            replies.filter { $0?.status == 400 && $0?.errorCode == "challenge_unknown" }.count == contenders - 1,
+            "\(replies.map { $0?.text ?? "no reply" })",
+            sourceLocation: sourceLocation
+        )
     }
 
     @Test func sameAssertionSixteenTimesAtOnceThroughTheHandler() throws {
@@ -85,8 +88,10 @@ import WebAuthnCore
         for _ in 0..<Self.contenders {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-            process.arguments = ["-sk", "-i", "--max-time", "20", "-H", "Content-Type: application/json", "--data-binary", "@" + bodyFile,
-                                 "https://127.0.0.1:\(server.port)/webauthn/authentication/verify"]
+            process.arguments = [
+                "-sk", "-i", "--max-time", "20", "-H", "Content-Type: application/json", "--data-binary", "@" + bodyFile,
+                "https://127.0.0.1:\(server.port)/webauthn/authentication/verify",
+            ]
             let output = Pipe()
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice

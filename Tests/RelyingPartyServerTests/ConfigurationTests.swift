@@ -32,14 +32,16 @@ struct ConfigurationTests {
     }
 
     @Test func documentedExampleLoads() throws {
-        let configuration = try load("""
+        let configuration = try load(
+            """
             {"relyingParty": {"id": "example.com", "name": "Example", "origins": ["https://example.com", "android:apk-key-hash:AbCd"]},
              "listen": {"https": "0.0.0.0:443", "http": "127.0.0.1:8080"},
              "tls": {"certificate": "/etc/passkeyd/fullchain.pem", "privateKey": "/etc/passkeyd/privkey.pem"},
              "dataDirectory": "/var/lib/passkeyd", "database": {"sqlite": "/var/lib/passkeyd/db.sqlite"},
              "sessions": {"lifetimeSeconds": 3600}, "challenges": {"lifetimeSeconds": 60}, "attestation": "none",
              "algorithms": ["ES256", "RS1"], "www": null, "threads": 4, "limits": {"maximumBodySize": 2048}}
-            """)
+            """
+        )
         #expect(configuration.relyingPartyID == "example.com")
         #expect(configuration.relyingPartyName == "Example")
         #expect(configuration.origins == ["https://example.com", "android:apk-key-hash:AbCd"])
@@ -108,9 +110,14 @@ struct ConfigurationTests {
         (#"{"associatedDomains": {"webcredentials": {"apps": ["abcde12345.com.example.app"]}}}"#, "associatedDomains.webcredentials.apps"),
         (#"{"associatedDomains": {"webcredentials": {"apps": ["ABCDE1234.com.example.app"]}}}"#, "associatedDomains.webcredentials.apps"),
         (#"{"associatedDomains": {"webcredentials": {"apps": ["ABCDE12345."]}}}"#, "associatedDomains.webcredentials.apps"),
-        (#"{"associatedDomains": {"android": [{"package": "a", "sha256CertFingerprints": ["AB:CD"]}]}}"#, "associatedDomains.android[0].sha256CertFingerprints"),
-        (#"{"associatedDomains": {"android": [{"package": "a", "sha256CertFingerprints": ["\#(String(repeating: "ZZ:", count: 31))ZZ"]}]}}"#,
-         "associatedDomains.android[0].sha256CertFingerprints"),
+        (
+            #"{"associatedDomains": {"android": [{"package": "a", "sha256CertFingerprints": ["AB:CD"]}]}}"#,
+            "associatedDomains.android[0].sha256CertFingerprints"
+        ),
+        (
+            #"{"associatedDomains": {"android": [{"package": "a", "sha256CertFingerprints": ["\#(String(repeating: "ZZ:", count: 31))ZZ"]}]}}"#,
+            "associatedDomains.android[0].sha256CertFingerprints"
+        ),
         (#"{"associatedDomains": {"android": [{"sha256CertFingerprints": []}]}}"#, "associatedDomains.android[0].package"),
         (#"{"associatedDomains": {"android": {"package": "a"}}}"#, "associatedDomains.android"),
         (#"{"associatedDomains": {"ios": {}}}"#, "associatedDomains.ios"),

@@ -1,6 +1,6 @@
-import TestSupport
 import Foundation
 import HTTPServer
+import TestSupport
 
 /// Sends each request with `/usr/bin/curl` over HTTPS (certificate not verified: a self-signed loopback server),
 /// the JSON body on standard input.

@@ -9,7 +9,8 @@ import WebAuthnCore
 /// same data folder loses no registration its client saw succeed, keeps a sound database, and never accepts a
 /// challenge twice across a restart.
 @Suite(.serialized) struct DurabilityTests {
-    static let liftedRateLimits = #""rateLimits": {"perAddressPerMinute": 1000000, "perAddressBurst": 1000000, "perAccountPerMinute": 1000000, "perAccountBurst": 1000000, "outstandingChallengesPerAddress": 1000000}"#
+    static let liftedRateLimits =
+        #""rateLimits": {"perAddressPerMinute": 1000000, "perAddressBurst": 1000000, "perAccountPerMinute": 1000000, "perAccountBurst": 1000000, "outstandingChallengesPerAddress": 1000000}"#
     static let kills = 7
 
     /// A registration answered before a kill and sent after the restart.
@@ -73,8 +74,11 @@ import WebAuthnCore
 
     /// Every registration the client saw succeed: its session still opens `/me`, which lists its passkey; a sample
     /// signs in again.
-    private func expectEveryRegistrationIsPresent(_ registered: [RegistrationLoad.Success], client: PasskeyClient,
-                                                  generator: inout SeededGenerator) throws {
+    private func expectEveryRegistrationIsPresent(
+        _ registered: [RegistrationLoad.Success],
+        client: PasskeyClient,
+        generator: inout SeededGenerator
+    ) throws {
         var missing: [String] = []
         for account in registered {
             let me = try client.send("GET", "/me", headers: PasskeyClient.bearer(account.token))

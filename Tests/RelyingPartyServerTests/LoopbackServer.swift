@@ -1,9 +1,10 @@
 import CryptoCore
 import Foundation
-@testable import HTTPServer
 import RelyingPartyServer
 import Storage
 import TestSupport
+
+@testable import HTTPServer
 
 /// The relying-party server behind the real HTTPS listener on 127.0.0.1 (port 0), with a self-signed
 /// certificate in a temporary folder, and optionally a plain-HTTP listener for raw-socket tests. Limits and
@@ -19,9 +20,14 @@ final class LoopbackServer {
     /// The connections the HTTP server holds open right now.
     var openConnectionCount: Int { http.openConnectionCount }
 
-    init(store: any PasskeyStore = InMemoryStore(), threads: Int = 2, plainListener: Bool = false,
-         limits: HTTPServerConfiguration = HTTPServerConfiguration(), configuration: ServerConfiguration? = nil,
-         log: @escaping @Sendable (String) -> Void = { _ in }) throws {
+    init(
+        store: any PasskeyStore = InMemoryStore(),
+        threads: Int = 2,
+        plainListener: Bool = false,
+        limits: HTTPServerConfiguration = HTTPServerConfiguration(),
+        configuration: ServerConfiguration? = nil,
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) throws {
         folder = try TemporaryFolder()
         let certificate = folder.path + "/tls/certificate.pem"
         let key = folder.path + "/tls/key.pem"
@@ -29,12 +35,19 @@ final class LoopbackServer {
         handler = try TestServerFactory.make(configuration: configuration, store: store, clock: ManualClock(Date()), log: log)
         http = try HTTPServer(
             configuration: HTTPServerConfiguration(
-                httpsAddress: "127.0.0.1:0", httpAddress: plainListener ? "127.0.0.1:0" : nil,
+                httpsAddress: "127.0.0.1:0",
+                httpAddress: plainListener ? "127.0.0.1:0" : nil,
                 tls: try TLSServerContext(certificateChainFile: certificate, privateKeyFile: key),
-                threads: threads, maximumBodySize: limits.maximumBodySize, maximumHeaderSize: limits.maximumHeaderSize,
-                readTimeoutSeconds: limits.readTimeoutSeconds, writeTimeoutSeconds: limits.writeTimeoutSeconds,
-                maximumConnections: limits.maximumConnections, log: log),
-            handler: handler)
+                threads: threads,
+                maximumBodySize: limits.maximumBodySize,
+                maximumHeaderSize: limits.maximumHeaderSize,
+                readTimeoutSeconds: limits.readTimeoutSeconds,
+                writeTimeoutSeconds: limits.writeTimeoutSeconds,
+                maximumConnections: limits.maximumConnections,
+                log: log
+            ),
+            handler: handler
+        )
         http.start()
     }
 

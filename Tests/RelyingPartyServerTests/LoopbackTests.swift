@@ -1,6 +1,6 @@
-import TestSupport
 import CryptoCore
 import Foundation
+import TestSupport
 import Testing
 import WebAuthnCore
 
@@ -35,12 +35,18 @@ import WebAuthnCore
         #expect(me.status == 200)
         #expect((me.object["passkeys"] as? [[String: Any]])?.count == 2)
 
-        let cookieWrite = try client.send("DELETE", "/me/passkeys/" + Base64URL.encode(account.credential.id),
-                                          headers: [("Cookie", "passkeyd_session=\(session)"), ("Origin", "https://evil.test")])
+        let cookieWrite = try client.send(
+            "DELETE",
+            "/me/passkeys/" + Base64URL.encode(account.credential.id),
+            headers: [("Cookie", "passkeyd_session=\(session)"), ("Origin", "https://evil.test")]
+        )
         #expect(cookieWrite.status == 403)
         #expect(cookieWrite.errorCode == "origin_mismatch")
-        let deleted = try client.send("DELETE", "/me/passkeys/" + Base64URL.encode(account.credential.id),
-                                      headers: [("Cookie", "passkeyd_session=\(session)"), ("Origin", "https://example.com")])
+        let deleted = try client.send(
+            "DELETE",
+            "/me/passkeys/" + Base64URL.encode(account.credential.id),
+            headers: [("Cookie", "passkeyd_session=\(session)"), ("Origin", "https://example.com")]
+        )
         #expect(deleted.status == 200)
         let after = try client.send("GET", "/me", headers: PasskeyClient.bearer(session))
         #expect((after.object["passkeys"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [Base64URL.encode(second.id)])
@@ -62,8 +68,13 @@ import WebAuthnCore
         let media = try client.send("POST", "/webauthn/registration/options", json: Array("{}".utf8), headers: [("Content-Type", "text/plain")])
         #expect(media.status == 415)
         #expect(media.errorCode == "unsupported_media_type")
-        let traversal = try ChildProcess.run("/usr/bin/curl", ["-sk", "--path-as-is", "-o", "/dev/null", "-w", "%{http_code}",
-                                                               "https://127.0.0.1:\(server.port)/%2e%2e/Package.swift"])
+        let traversal = try ChildProcess.run(
+            "/usr/bin/curl",
+            [
+                "-sk", "--path-as-is", "-o", "/dev/null", "-w", "%{http_code}",
+                "https://127.0.0.1:\(server.port)/%2e%2e/Package.swift",
+            ]
+        )
         #expect(String(decoding: traversal.output, as: UTF8.self) == "404")
     }
 }

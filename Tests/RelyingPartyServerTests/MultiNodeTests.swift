@@ -33,8 +33,13 @@ import WebAuthnCore
 
         func startNodes() throws {
             for name in ["a", "b"] {
-                nodes.append(try ServeProcess(dataDirectory: folder.path + "/node-\(name)", configurationPath: folder.path + "/node-\(name).json",
-                                              extraMembers: #""database": {"postgres": "\#(database)", "poolSize": 4}"#))
+                nodes.append(
+                    try ServeProcess(
+                        dataDirectory: folder.path + "/node-\(name)",
+                        configurationPath: folder.path + "/node-\(name).json",
+                        extraMembers: #""database": {"postgres": "\#(database)", "poolSize": 4}"#
+                    )
+                )
             }
         }
 
@@ -81,18 +86,27 @@ import WebAuthnCore
         let account = try deployment.client(0).register("bob")
         for round in 1...3 {
             let client = deployment.client(round % 2)
-            let body = Array(try JSONEncoder().encode(try client.assertion(account.credential, answering: try client.requestOptions(),
-                                                                             .init(signCount: UInt32(round)))))
+            let body = Array(
+                try JSONEncoder().encode(
+                    try client.assertion(
+                        account.credential,
+                        answering: try client.requestOptions(),
+                        .init(signCount: UInt32(round))
+                    )
+                )
+            )
             // Contenders alternate between the nodes, connected and past the TLS handshake before the gate opens.
             let requests = try (0..<8).map { index in
                 try PreparedTLSRequest(port: ports[index % 2], method: "POST", path: "/webauthn/authentication/verify", json: body)
             }
             let turn = Mutex(0)
             let replies = ConcurrentChallengeTests.race(requests.count) {
-                let request = requests[turn.withLock { turn in
-                    defer { turn += 1 }
-                    return turn
-                }]
+                let request = requests[
+                    turn.withLock { turn in
+                        defer { turn += 1 }
+                        return turn
+                    }
+                ]
                 return try? request.send()
             }
             #expect(replies.filter { $0?.status == 200 }.count == 1, "round \(round)")
@@ -105,10 +119,12 @@ import WebAuthnCore
     @Test func concurrentSignInsOnTwoServersKeepTheHighestCounter() throws {
         let deployment = try Deployment(startingNodes: false)
         defer { deployment.stop() }
-        let configuration = try TestServerFactory.configuration(#"""
+        let configuration = try TestServerFactory.configuration(
+            #"""
             {"relyingParty": {"id": "example.com", "name": "Example", "origins": ["https://example.com"]}, "www": null,
              "rateLimits": {"perAddressPerMinute": 100000, "perAddressBurst": 100000, "perAccountPerMinute": 100000, "perAccountBurst": 100000}}
-            """#)
+            """#
+        )
         let servers = try (0..<2).map { _ in
             try TestServerFactory.make(configuration: configuration, store: try PostgresStore(connectionString: deployment.database, poolSize: 8))
         }
@@ -128,12 +144,18 @@ import WebAuthnCore
             let turn = Mutex(0)
             let acceptedCounters = Mutex<[UInt32]>([])
             let replies = ConcurrentChallengeTests.race(attempts.count) { [attempts] in
-                let attempt = attempts[turn.withLock { turn in
-                    defer { turn += 1 }
-                    return turn
-                }]
+                let attempt = attempts[
+                    turn.withLock { turn in
+                        defer { turn += 1 }
+                        return turn
+                    }
+                ]
                 let reply = try? DirectTransport(handler: servers[attempt.server]).send(
-                    "POST", "/webauthn/authentication/verify", body: attempt.body, headers: [])
+                    "POST",
+                    "/webauthn/authentication/verify",
+                    body: attempt.body,
+                    headers: []
+                )
                 if reply?.status == 200 { acceptedCounters.withLock { $0.append(attempt.signCount) } }
                 return reply
             }
@@ -214,10 +236,12 @@ import WebAuthnCore
         let folder = try TemporaryFolder()
         let port = try LoopbackPort.free()
         let configuration = folder.path + "/node.json"
-        try Data(#"""
+        try Data(
+            #"""
             {"listen": {"https": "127.0.0.1:\#(try LoopbackPort.free())"}, "dataDirectory": "\#(folder.path)/data",
              "database": {"postgres": "host=127.0.0.1 port=\#(port) user=passkeyd password=hunter2 dbname=passkeyd"}}
-            """#.utf8).write(to: URL(fileURLWithPath: configuration))
+            """#.utf8
+        ).write(to: URL(fileURLWithPath: configuration))
         let result = try ChildProcess.run(try ServeProcess.executable(), ["serve", "--config", configuration])
         #expect(result.status == 1)
         #expect(result.errorOutput.contains("cannot start: storage.unavailable: PostgreSQL connect failed"), "\(result.errorOutput)")

@@ -41,8 +41,12 @@ struct PasskeyClient {
     }
 
     /// A credential for the user the options name, and the registration response answering them.
-    func answer(_ options: PublicKeyCredentialCreationOptionsJSON, registration: RegistrationOptions = RegistrationOptions()) throws
-        -> (credential: SoftwareCredential, response: RegistrationResponseJSON) {
+    func answer(
+        _ options: PublicKeyCredentialCreationOptionsJSON,
+        registration: RegistrationOptions = RegistrationOptions()
+    ) throws
+        -> (credential: SoftwareCredential, response: RegistrationResponseJSON)
+    {
         let userID = try Self.bytes(options.user.id)
         let credential = try SoftwareCredential.generate(.es256, userHandle: userID)
         let response = try authenticator.register(credential, challenge: try Self.bytes(options.challenge), options: registration)
@@ -90,8 +94,11 @@ struct PasskeyClient {
     }
 
     /// An assertion by `credential` answering `options`.
-    func assertion(_ credential: SoftwareCredential, answering options: PublicKeyCredentialRequestOptionsJSON,
-                   _ assertion: AssertionOptions = AssertionOptions(signCount: 0)) throws -> AuthenticationResponseJSON {
+    func assertion(
+        _ credential: SoftwareCredential,
+        answering options: PublicKeyCredentialRequestOptionsJSON,
+        _ assertion: AssertionOptions = AssertionOptions(signCount: 0)
+    ) throws -> AuthenticationResponseJSON {
         try authenticator.authenticate(credential, challenge: try Self.bytes(options.challenge), options: assertion)
     }
 
@@ -100,8 +107,11 @@ struct PasskeyClient {
     }
 
     /// Options, assertion and verify in one go.
-    func signIn(_ credential: SoftwareCredential, username: String? = nil,
-                _ assertion: AssertionOptions = AssertionOptions(signCount: 0)) throws -> ServerReply {
+    func signIn(
+        _ credential: SoftwareCredential,
+        username: String? = nil,
+        _ assertion: AssertionOptions = AssertionOptions(signCount: 0)
+    ) throws -> ServerReply {
         let options = try requestOptions(username: username)
         return try authenticationVerify(try self.assertion(credential, answering: options, assertion))
     }

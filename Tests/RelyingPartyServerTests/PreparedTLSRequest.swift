@@ -10,7 +10,8 @@ final class PreparedTLSRequest: @unchecked Sendable {
 
     init(port: Int, method: String, path: String, json body: [UInt8]) throws {
         connection = try TLSClientConnection.insecureForLoopbackBenchmark(port: port)
-        let head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        let head =
+            "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             + "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
         request = Array(head.utf8) + body
     }

@@ -1,8 +1,8 @@
 import Foundation
 import HTTPServer
 import RelyingPartyServer
-import Testing
 import TestSupport
+import Testing
 
 /// Issue 7: rate limits per client address and per account, `429` with `Retry-After`, and defaults that let a
 /// busy office behind one NAT address sign in.
@@ -10,8 +10,13 @@ import TestSupport
 struct RateLimitTests {
     static func optionsRequest(from address: String, username: String? = nil) -> HTTPRequest {
         let body = username.map { #"{"username":"\#($0)"}"# } ?? "{}"
-        return HTTPRequest(method: "POST", path: "/webauthn/authentication/options",
-                           headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array(body.utf8), remoteAddress: address)
+        return HTTPRequest(
+            method: "POST",
+            path: "/webauthn/authentication/options",
+            headers: HTTPHeaders([("Content-Type", "application/json")]),
+            body: Array(body.utf8),
+            remoteAddress: address
+        )
     }
 
     @Test func defaultsLetAnOfficeBehindOneAddressMake120CeremonyRequestsAMinute() throws {
@@ -27,7 +32,8 @@ struct RateLimitTests {
 
     @Test func aBurstBeyondTheAddressLimitGets429WithRetryAfter() throws {
         let configuration = try TestServerFactory.configuration(
-            #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "rateLimits": {"perAddressPerMinute": 60, "perAddressBurst": 5}}"#)
+            #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "rateLimits": {"perAddressPerMinute": 60, "perAddressBurst": 5}}"#
+        )
         let clock = ManualClock()
         let server = try TestServerFactory.make(configuration: configuration, clock: clock)
         for _ in 0..<5 { #expect(server.handle(Self.optionsRequest(from: "198.51.100.1")).status == 200) }
@@ -43,7 +49,8 @@ struct RateLimitTests {
 
     @Test func signInAttemptsAreLimitedPerAccountAcrossAddresses() throws {
         let configuration = try TestServerFactory.configuration(
-            #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "rateLimits": {"perAccountPerMinute": 6, "perAccountBurst": 3}}"#)
+            #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "rateLimits": {"perAccountPerMinute": 6, "perAccountBurst": 3}}"#
+        )
         let server = try TestServerFactory.make(configuration: configuration)
         for index in 0..<3 {
             #expect(server.handle(Self.optionsRequest(from: "192.0.2.\(index)", username: "alice")).status == 200)
@@ -54,7 +61,8 @@ struct RateLimitTests {
 
     @Test func outstandingChallengesPerAddressAreBounded() throws {
         let configuration = try TestServerFactory.configuration(
-            #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "rateLimits": {"outstandingChallengesPerAddress": 4, "perAddressBurst": 1000, "perAddressPerMinute": 1000}}"#)
+            #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "rateLimits": {"outstandingChallengesPerAddress": 4, "perAddressBurst": 1000, "perAddressPerMinute": 1000}}"#
+        )
         let server = try TestServerFactory.make(configuration: configuration)
         for _ in 0..<4 { #expect(server.handle(Self.optionsRequest(from: "192.0.2.50")).status == 200) }
         #expect(server.handle(Self.optionsRequest(from: "192.0.2.50")).status == 429)
@@ -62,7 +70,8 @@ struct RateLimitTests {
 
     @Test func forwardedForIsOnlyTrustedWhenConfigured() throws {
         let trusting = try TestServerFactory.configuration(
-            #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "rateLimits": {"perAddressBurst": 1, "trustForwardedFor": true}}"#)
+            #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "rateLimits": {"perAddressBurst": 1, "trustForwardedFor": true}}"#
+        )
         let server = try TestServerFactory.make(configuration: trusting)
         var request = Self.optionsRequest(from: "127.0.0.1")
         request.headers.add("X-Forwarded-For", "203.0.113.1, 198.51.100.77")
@@ -77,7 +86,8 @@ struct RateLimitTests {
     /// client address, not whatever the client wrote in the first field.
     @Test func forwardedForFieldsAddedByTheProxyCountAfterTheClientsOwn() throws {
         let trusting = try TestServerFactory.configuration(
-            #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "rateLimits": {"perAddressBurst": 1, "trustForwardedFor": true}}"#)
+            #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "rateLimits": {"perAddressBurst": 1, "trustForwardedFor": true}}"#
+        )
         let server = try TestServerFactory.make(configuration: trusting)
         for forged in ["192.0.2.1", "192.0.2.2"] {
             var request = Self.optionsRequest(from: "127.0.0.1")

@@ -23,8 +23,10 @@ struct RequestErrorTests {
         #expect(reply.object["message"] is String, sourceLocation: sourceLocation)
     }
 
-    @Test(arguments: [("GET", "/nope"), ("POST", "/me"), ("GET", "/webauthn/registration/options"), ("PUT", "/healthz"),
-                      ("GET", "/.well-known/unknown"), ("GET", "/")])
+    @Test(arguments: [
+        ("GET", "/nope"), ("POST", "/me"), ("GET", "/webauthn/registration/options"), ("PUT", "/healthz"),
+        ("GET", "/.well-known/unknown"), ("GET", "/"),
+    ])
     func unknownRouteIsJSON404(method: String, path: String) throws {
         expectError(try client.send(method, path), 404, "not_found")
     }
@@ -36,19 +38,33 @@ struct RequestErrorTests {
     @Test(arguments: ["text/plain", "application/x-www-form-urlencoded", "application/jsonx", ""])
     func wrongContentTypeIs415(contentType: String) throws {
         let headers = contentType.isEmpty ? [(String, String)]() : [("Content-Type", contentType)]
-        let reply = ServerReply(server.handle(HTTPRequest(method: "POST", path: "/webauthn/registration/options", headers: HTTPHeaders(headers),
-                                                          body: Array(#"{"username":"alice"}"#.utf8))))
+        let reply = ServerReply(
+            server.handle(
+                HTTPRequest(
+                    method: "POST",
+                    path: "/webauthn/registration/options",
+                    headers: HTTPHeaders(headers),
+                    body: Array(#"{"username":"alice"}"#.utf8)
+                )
+            )
+        )
         expectError(reply, 415, "unsupported_media_type")
     }
 
     @Test func contentTypeWithCharsetIsAccepted() throws {
-        let reply = try client.send("POST", "/webauthn/registration/options", json: Array(#"{"username":"alice"}"#.utf8),
-                                    headers: [("Content-Type", "Application/JSON; charset=utf-8")])
+        let reply = try client.send(
+            "POST",
+            "/webauthn/registration/options",
+            json: Array(#"{"username":"alice"}"#.utf8),
+            headers: [("Content-Type", "Application/JSON; charset=utf-8")]
+        )
         #expect(reply.status == 200)
     }
 
-    @Test(arguments: ["/webauthn/registration/options", "/webauthn/registration/verify", "/webauthn/authentication/options",
-                      "/webauthn/authentication/verify"])
+    @Test(arguments: [
+        "/webauthn/registration/options", "/webauthn/registration/verify", "/webauthn/authentication/options",
+        "/webauthn/authentication/verify",
+    ])
     func malformedJSONIs400(path: String) throws {
         for body in ["{", "", "{\"username\": }", "{'username': 'a'}", "\u{FF}"] {
             expectError(try client.send("POST", path, json: Array(body.utf8)), 400, "invalid_json")
@@ -63,34 +79,60 @@ struct RequestErrorTests {
         expectError(try client.send("POST", "/webauthn/authentication/verify", json: Array(#"{"id":"a"}"#.utf8)), 400, "invalid_request")
     }
 
-    @Test(arguments: [#"{}"#, #"{"username":""}"#, #"{"username":"   "}"#, #"{"username":"a\u0007b"}"#,
-                      #"{"username":"\#(String(repeating: "x", count: 65))"}"#])
+    @Test(arguments: [
+        #"{}"#, #"{"username":""}"#, #"{"username":"   "}"#, #"{"username":"a\u0007b"}"#,
+        #"{"username":"\#(String(repeating: "x", count: 65))"}"#,
+    ])
     func missingOrInvalidUsernameIs400(body: String) throws {
         expectError(try client.send("POST", "/webauthn/registration/options", json: Array(body.utf8)), 400, "invalid_username")
     }
 
     @Test func invalidOptionValuesAre400() throws {
-        for body in [#"{"username":"a","residentKey":"sometimes"}"#, #"{"username":"a","userVerification":"always"}"#,
-                     #"{"username":"a","hints":["carrier-pigeon"]}"#] {
+        for body in [
+            #"{"username":"a","residentKey":"sometimes"}"#, #"{"username":"a","userVerification":"always"}"#,
+            #"{"username":"a","hints":["carrier-pigeon"]}"#,
+        ] {
             expectError(try client.send("POST", "/webauthn/registration/options", json: Array(body.utf8)), 400, "invalid_request")
         }
-        expectError(try client.send("POST", "/webauthn/authentication/options", json: Array(#"{"userVerification":"never"}"#.utf8)),
-                    400, "invalid_request")
+        expectError(
+            try client.send("POST", "/webauthn/authentication/options", json: Array(#"{"userVerification":"never"}"#.utf8)),
+            400,
+            "invalid_request"
+        )
     }
 
     /// Only the codes the README documents: a bad display name or passkey name is `invalid_request`.
     @Test func invalidDisplayNameAndPasskeyNameAreInvalidRequest() throws {
         let long = String(repeating: "x", count: 65)
-        expectError(try client.send("POST", "/webauthn/registration/options", json: Array(#"{"username":"alice","displayName":"\#(long)"}"#.utf8)),
-                    400, "invalid_request")
+        expectError(
+            try client.send("POST", "/webauthn/registration/options", json: Array(#"{"username":"alice","displayName":"\#(long)"}"#.utf8)),
+            400,
+            "invalid_request"
+        )
         let account = try client.register("alice")
         for name in ["", "  ", long, "a\u{0}b"] {
             let body = Array(try JSONEncoder().encode(["name": name]))
-            expectError(try client.send("PATCH", "/me/passkeys/" + Base64URL.encode(account.credential.id), json: body,
-                                        headers: PasskeyClient.bearer(account.token)), 400, "invalid_request")
+            expectError(
+                try client.send(
+                    "PATCH",
+                    "/me/passkeys/" + Base64URL.encode(account.credential.id),
+                    json: body,
+                    headers: PasskeyClient.bearer(account.token)
+                ),
+                400,
+                "invalid_request"
+            )
         }
-        expectError(try client.send("PATCH", "/me/passkeys/" + Base64URL.encode(account.credential.id), json: Array("{}".utf8),
-                                    headers: PasskeyClient.bearer(account.token)), 400, "invalid_request")
+        expectError(
+            try client.send(
+                "PATCH",
+                "/me/passkeys/" + Base64URL.encode(account.credential.id),
+                json: Array("{}".utf8),
+                headers: PasskeyClient.bearer(account.token)
+            ),
+            400,
+            "invalid_request"
+        )
     }
 
     @Test func takenUsernameIs409AtOptions() throws {

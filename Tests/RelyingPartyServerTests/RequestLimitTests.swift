@@ -60,10 +60,14 @@ import WebAuthnCore
         defer { server.stop() }
         let limit = HTTPServerConfiguration().maximumBodySize
         let body = Data(#"{"username":""#.utf8) + Data(repeating: UInt8(ascii: "a"), count: limit) + Data(#""}"#.utf8)
-        let result = try ChildProcess.run("/usr/bin/curl", [
-            "-sk", "-i", "--max-time", "20", "-H", "Content-Type: application/json", "-H", "Expect:", "--data-binary", "@-",
-            "https://127.0.0.1:\(server.port)/webauthn/registration/options",
-        ], input: body)
+        let result = try ChildProcess.run(
+            "/usr/bin/curl",
+            [
+                "-sk", "-i", "--max-time", "20", "-H", "Content-Type: application/json", "-H", "Expect:", "--data-binary", "@-",
+                "https://127.0.0.1:\(server.port)/webauthn/registration/options",
+            ],
+            input: body
+        )
         let reply = try CurlTransport.parse(Array(result.output))
         #expect(reply.status == 413)
         #expect(reply.errorCode == "request_too_large")
@@ -79,7 +83,10 @@ import WebAuthnCore
     @Test func slowClientIsDisconnectedWhileOthersAreServed() throws {
         let server = try LoopbackServer(plainListener: true, limits: HTTPServerConfiguration(readTimeoutSeconds: 1))
         defer { server.stop() }
-        let request = Array("POST /webauthn/authentication/options HTTP/1.1\r\nHost: example.com\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}".utf8)
+        let request = Array(
+            "POST /webauthn/authentication/options HTTP/1.1\r\nHost: example.com\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
+                .utf8
+        )
         let slow = try RawConnection(port: server.plainPort)
         let started = Date()
         var sent = 0
@@ -162,7 +169,10 @@ import WebAuthnCore
     @Test func clientTricklingFasterThanTheReadTimeoutIsDisconnected() throws {
         let server = try LoopbackServer(plainListener: true, limits: HTTPServerConfiguration(readTimeoutSeconds: 1))
         defer { server.stop() }
-        let request = Array("POST /webauthn/authentication/options HTTP/1.1\r\nHost: example.com\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}".utf8)
+        let request = Array(
+            "POST /webauthn/authentication/options HTTP/1.1\r\nHost: example.com\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
+                .utf8
+        )
         // On the TLS port: the start of a 512-byte handshake record, which OpenSSL waits for in full.
         let handshake: [UInt8] = [0x16, 0x03, 0x01, 0x02, 0x00] + [UInt8](repeating: 0, count: 15)
         for (port, bytes) in [(server.plainPort, request), (server.port, handshake)] {
@@ -200,8 +210,14 @@ import WebAuthnCore
         "huge header": Array(("GET /healthz HTTP/1.1\r\nHost: example.com\r\nX-Big: " + String(repeating: "h", count: 20_000) + "\r\n\r\n").utf8),
         "unknown method": Array("BREW /healthz HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\n\r\n".utf8),
         "unknown version": Array("GET /healthz HTTP/7.3\r\nHost: example.com\r\nConnection: close\r\n\r\n".utf8),
-        "negative Content-Length": Array("POST /webauthn/authentication/options HTTP/1.1\r\nHost: example.com\r\nContent-Type: application/json\r\nContent-Length: -5\r\n\r\n{}".utf8),
-        "bad chunk size": Array("POST /webauthn/authentication/options HTTP/1.1\r\nHost: example.com\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n".utf8),
+        "negative Content-Length": Array(
+            "POST /webauthn/authentication/options HTTP/1.1\r\nHost: example.com\r\nContent-Type: application/json\r\nContent-Length: -5\r\n\r\n{}"
+                .utf8
+        ),
+        "bad chunk size": Array(
+            "POST /webauthn/authentication/options HTTP/1.1\r\nHost: example.com\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n"
+                .utf8
+        ),
     ]
 
     @Test(arguments: malformedRequests.keys.sorted())
@@ -215,8 +231,14 @@ import WebAuthnCore
         #expect(answer.closed, "\(name): the connection stayed open")
         Self.expectJSONClientErrorOrClose(answer.bytes, name + " (plain)")
 
-        let overTLS = try ChildProcess.run("/usr/bin/timeout", ["10", "/usr/bin/openssl", "s_client", "-quiet", "-ign_eof",
-                                                                "-connect", "127.0.0.1:\(server.port)"], input: Data(request))
+        let overTLS = try ChildProcess.run(
+            "/usr/bin/timeout",
+            [
+                "10", "/usr/bin/openssl", "s_client", "-quiet", "-ign_eof",
+                "-connect", "127.0.0.1:\(server.port)",
+            ],
+            input: Data(request)
+        )
         Self.expectJSONClientErrorOrClose(Array(overTLS.output), name + " (TLS)")
         Self.expectServing(server)
     }
@@ -233,13 +255,17 @@ import WebAuthnCore
     }
 
     /// 100,000 nested arrays (the body limit raised to let them through) are refused with a 400, not a crash.
-    @Test(arguments: ["/webauthn/registration/options", "/webauthn/registration/verify", "/webauthn/authentication/options",
-                      "/webauthn/authentication/verify"])
+    @Test(arguments: [
+        "/webauthn/registration/options", "/webauthn/registration/verify", "/webauthn/authentication/options",
+        "/webauthn/authentication/verify",
+    ])
     func deeplyNestedJSONIs400(path: String) throws {
         let server = try LoopbackServer(limits: HTTPServerConfiguration(maximumBodySize: 262_144))
         defer { server.stop() }
-        for body in [String(repeating: "[", count: 100_000), String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000),
-                     #"{"username":"# + String(repeating: "{\"a\":", count: 30_000)] {
+        for body in [
+            String(repeating: "[", count: 100_000), String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000),
+            #"{"username":"# + String(repeating: "{\"a\":", count: 30_000),
+        ] {
             let reply = try CurlTransport(port: server.port).send("POST", path, body: Array(body.utf8), headers: [])
             #expect(reply.status == 400, "\(path): \(reply.text)")
             #expect(reply.errorCode == "invalid_json", "\(path): \(reply.text)")
@@ -281,11 +307,17 @@ import WebAuthnCore
         // Refusals the server logs: a counter that went backwards, a registration answered with the wrong origin.
         let cloneOptions = try client.requestOptions()
         secrets.append(cloneOptions.challenge)
-        #expect(try client.authenticationVerify(try client.assertion(credential, answering: cloneOptions, .init(signCount: 2))).errorCode == "possible_clone")
+        #expect(
+            try client.authenticationVerify(try client.assertion(credential, answering: cloneOptions, .init(signCount: 2))).errorCode
+                == "possible_clone"
+        )
         let strangerOptions = try client.registrationOptions(username: "dave.secret-name").decode(PublicKeyCredentialCreationOptionsJSON.self)
         secrets += ["dave.secret-name", strangerOptions.challenge]
         let stranger = try SoftwareCredential.generate(.es256, userHandle: try PasskeyClient.bytes(strangerOptions.user.id))
-        let wrongOrigin = try SoftwareAuthenticator(relyingPartyID: "example.com", origin: "https://evil.example").register(stranger, challenge: try PasskeyClient.bytes(strangerOptions.challenge))
+        let wrongOrigin = try SoftwareAuthenticator(relyingPartyID: "example.com", origin: "https://evil.example").register(
+            stranger,
+            challenge: try PasskeyClient.bytes(strangerOptions.challenge)
+        )
         #expect(try client.registrationVerify(wrongOrigin).status == 400)
         // And a storage failure on a path that names a passkey (5xx are logged with their route).
         store.close()

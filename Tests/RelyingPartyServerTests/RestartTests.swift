@@ -1,6 +1,6 @@
-import TestSupport
 import CryptoCore
 import Foundation
+import TestSupport
 import Testing
 import WebAuthnCore
 

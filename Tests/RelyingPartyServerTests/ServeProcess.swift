@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,7 +15,8 @@ final class ServeProcess {
     static func executable() throws -> String {
         let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-        for candidate in [products + "/passkeyd", repository + "/.build/debug/passkeyd"] where FileManager.default.isExecutableFile(atPath: candidate) {
+        for candidate in [products + "/passkeyd", repository + "/.build/debug/passkeyd"] where FileManager.default.isExecutableFile(atPath: candidate)
+        {
             return candidate
         }
         throw TransportFailure("passkeyd is not built; run swift build --build-tests")

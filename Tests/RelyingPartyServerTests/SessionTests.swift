@@ -42,7 +42,10 @@ struct SessionTests {
         let account = try client.register("alice")
         let second = try client.addPasskey(token: account.token)
         let headers = [Self.cookie(account.token), ("Origin", "https://example.com")]
-        #expect(try client.send("PATCH", "/me/passkeys/" + Base64URL.encode(second.id), json: Array(#"{"name":"x"}"#.utf8), headers: headers).status == 200)
+        #expect(
+            try client.send("PATCH", "/me/passkeys/" + Base64URL.encode(second.id), json: Array(#"{"name":"x"}"#.utf8), headers: headers).status
+                == 200
+        )
         #expect(try client.send("POST", "/logout", headers: headers).status == 200)
         #expect(try client.send("GET", "/me", headers: [Self.cookie(account.token)]).status == 401)
     }
@@ -75,7 +78,8 @@ struct SessionTests {
 
     @Test func sessionLifetimeComesFromTheConfiguration() throws {
         let configuration = try TestServerFactory.configuration(
-            #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "sessions": {"lifetimeSeconds": 60}}"#)
+            #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "sessions": {"lifetimeSeconds": 60}}"#
+        )
         let client = PasskeyClient(DirectTransport(handler: try TestServerFactory.make(configuration: configuration, clock: clock)))
         let options = try client.registrationOptions(username: "alice").decode(PublicKeyCredentialCreationOptionsJSON.self)
         let reply = try client.registrationVerify(try client.answer(options).response)

@@ -9,7 +9,8 @@ struct StaticFileTests {
 
     private func client(www: String) throws -> PasskeyClient {
         let configuration = try TestServerFactory.configuration(
-            #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": "\#(www)"}"#)
+            #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": "\#(www)"}"#
+        )
         return PasskeyClient(DirectTransport(handler: try TestServerFactory.make(configuration: configuration)))
     }
 
@@ -38,8 +39,10 @@ struct StaticFileTests {
         let client = try client(www: folder + "/site")
         #expect(try client.send("GET", "/sub/x").status == 200)
         // The paths arrive percent-decoded from the HTTP layer: "/%2e%2e/x" is "/../x".
-        for path in ["/../Package.swift", "/.git/config", "/.env", "/../x", "/sub/../index.html", "/sub/", "/sub", "//index.html",
-                     "/sub\\..\\index.html", "/./index.html"] {
+        for path in [
+            "/../Package.swift", "/.git/config", "/.env", "/../x", "/sub/../index.html", "/sub/", "/sub", "//index.html",
+            "/sub\\..\\index.html", "/./index.html",
+        ] {
             let reply = try client.send("GET", path)
             #expect(reply.status == 404, "\(path)")
             #expect(reply.errorCode == "not_found", "\(path)")

@@ -14,11 +14,19 @@ enum TestServerFactory {
     }
 
     static func make(
-        configuration: ServerConfiguration? = nil, store: any PasskeyStore = InMemoryStore(), clock: ManualClock = ManualClock(),
-        enumerationSecret: [UInt8] = Array(repeating: 0x5A, count: 32), log: @escaping @Sendable (String) -> Void = { _ in }
+        configuration: ServerConfiguration? = nil,
+        store: any PasskeyStore = InMemoryStore(),
+        clock: ManualClock = ManualClock(),
+        enumerationSecret: [UInt8] = Array(repeating: 0x5A, count: 32),
+        log: @escaping @Sendable (String) -> Void = { _ in }
     ) throws -> RelyingPartyServer {
         try RelyingPartyServer(
-            configuration: configuration ?? Self.configuration(), store: store, time: clock, random: SystemRandom(),
-            enumerationSecret: enumerationSecret, log: log)
+            configuration: configuration ?? Self.configuration(),
+            store: store,
+            time: clock,
+            random: SystemRandom(),
+            enumerationSecret: enumerationSecret,
+            log: log
+        )
     }
 }

@@ -55,7 +55,10 @@ struct VerificationErrorTests {
 
     @Test func wrongRelyingPartyIDIsRefused() throws {
         let account = try client.register("alice")
-        let reply = try client.signIn(account.credential, AssertionOptions(signCount: 0, relyingPartyIDHash: DigestAlgorithm.sha256.hash(Array("evil.test".utf8))))
+        let reply = try client.signIn(
+            account.credential,
+            AssertionOptions(signCount: 0, relyingPartyIDHash: DigestAlgorithm.sha256.hash(Array("evil.test".utf8)))
+        )
         #expect(reply.status == 400)
         #expect(reply.errorCode == "verification_failed")
         #expect((reply.object["step"] as? String)?.isEmpty == false)
@@ -85,7 +88,9 @@ struct VerificationErrorTests {
         let optionsReply = try client.post("/webauthn/authentication/options", ["userVerification": "required"])
         let options = try optionsReply.decode(PublicKeyCredentialRequestOptionsJSON.self)
         #expect(options.userVerification == "required")
-        let reply = try client.authenticationVerify(try client.assertion(account.credential, answering: options, AssertionOptions(flags: [.userPresent], signCount: 0)))
+        let reply = try client.authenticationVerify(
+            try client.assertion(account.credential, answering: options, AssertionOptions(flags: [.userPresent], signCount: 0))
+        )
         #expect(reply.status == 400)
         #expect(reply.errorCode == "user_verification_required")
         #expect(reply.object["step"] as? String == "authenticatorData.userNotVerified")
@@ -129,7 +134,10 @@ struct VerificationErrorTests {
         let before = try passkeys(account.token).first
         #expect(before?["backupEligible"] as? Bool == false)
         #expect(before?["backupEligibilityChanged"] as? Bool == false)
-        let reply = try client.signIn(account.credential, AssertionOptions(flags: [.userPresent, .userVerified, .backupEligible, .backupState], signCount: 0))
+        let reply = try client.signIn(
+            account.credential,
+            AssertionOptions(flags: [.userPresent, .userVerified, .backupEligible, .backupState], signCount: 0)
+        )
         #expect(reply.status == 200)
         #expect(reply.object["token"] is String)
         let after = try passkeys(account.token).first
@@ -148,7 +156,8 @@ struct VerificationErrorTests {
 
     @Test func disallowedAlgorithmIsRefusedAtRegistration() throws {
         let configuration = try TestServerFactory.configuration(
-            #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "algorithms": ["EdDSA"]}"#)
+            #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "algorithms": ["EdDSA"]}"#
+        )
         let client = PasskeyClient(DirectTransport(handler: try TestServerFactory.make(configuration: configuration)))
         let options = try client.registrationOptions(username: "alice").decode(PublicKeyCredentialCreationOptionsJSON.self)
         #expect(options.pubKeyCredParams.map(\.alg) == [-8])

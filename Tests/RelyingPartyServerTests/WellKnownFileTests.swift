@@ -20,7 +20,9 @@ struct WellKnownFileTests {
     let client: PasskeyClient
 
     init() throws {
-        client = PasskeyClient(DirectTransport(handler: try TestServerFactory.make(configuration: try TestServerFactory.configuration(Self.configuration))))
+        client = PasskeyClient(
+            DirectTransport(handler: try TestServerFactory.make(configuration: try TestServerFactory.configuration(Self.configuration)))
+        )
     }
 
     private func file(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> ServerReply {
@@ -35,8 +37,10 @@ struct WellKnownFileTests {
     @Test(arguments: ["/.well-known/apple-app-site-association", "/apple-app-site-association"])
     func appleAppSiteAssociationIsExactJSON(path: String) throws {
         let reply = try file(path)
-        #expect(reply.text == #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.example.app"],"components":[{"/":"/open/*"}]}]},"#
-            + #""webcredentials":{"apps":["ABCDE12345.com.example.app","VWXYZ67890.com.example.other"]}}"#)
+        #expect(
+            reply.text == #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.example.app"],"components":[{"/":"/open/*"}]}]},"#
+                + #""webcredentials":{"apps":["ABCDE12345.com.example.app","VWXYZ67890.com.example.other"]}}"#
+        )
     }
 
     @Test func headGetsTheSameHeaders() throws {
@@ -70,8 +74,10 @@ struct WellKnownFileTests {
         #expect(reply.object.count == 2)
     }
 
-    @Test(arguments: ["/.well-known/apple-app-site-association", "/apple-app-site-association", "/.well-known/assetlinks.json",
-                      "/.well-known/webauthn", "/.well-known/passkey-endpoints"])
+    @Test(arguments: [
+        "/.well-known/apple-app-site-association", "/apple-app-site-association", "/.well-known/assetlinks.json",
+        "/.well-known/webauthn", "/.well-known/passkey-endpoints",
+    ])
     func missingConfigurationIsJSON404(path: String) throws {
         let bare = PasskeyClient(DirectTransport(handler: try TestServerFactory.make()))
         let reply = try bare.send("GET", path)
@@ -103,13 +109,15 @@ struct WellKnownFileTests {
         let overhead = #"{"webcredentials":{"apps":["ABCDE12345."]}}"#.utf8.count
         let bundle = String(repeating: "a", count: 128 * 1024 - overhead)
         let configuration = try TestServerFactory.configuration(
-            #"{"www": null, "associatedDomains": {"webcredentials": {"apps": ["ABCDE12345.\#(bundle)"]}}}"#)
+            #"{"www": null, "associatedDomains": {"webcredentials": {"apps": ["ABCDE12345.\#(bundle)"]}}}"#
+        )
         let client = PasskeyClient(DirectTransport(handler: try TestServerFactory.make(configuration: configuration)))
         let reply = try client.send("GET", "/.well-known/apple-app-site-association")
         #expect(reply.status == 200)
         #expect(reply.body.count == 128 * 1024)
         let over = try TestServerFactory.configuration(
-            #"{"www": null, "associatedDomains": {"webcredentials": {"apps": ["ABCDE12345.\#(bundle)a"]}}}"#)
+            #"{"www": null, "associatedDomains": {"webcredentials": {"apps": ["ABCDE12345.\#(bundle)a"]}}}"#
+        )
         #expect(throws: ConfigurationError.self) { try TestServerFactory.make(configuration: over) }
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import Storage
 import StoragePostgres
-import Testing
 import TestSupport
+import Testing
 
 /// The database going away and coming back, on a cluster of the test's own, since it is stopped on purpose.
 @Suite("PostgreSQL outages")
@@ -45,8 +45,14 @@ struct PostgresOutageTests {
         credential.signCount = 6
         try store.createUser(StoreSamples.user(1), firstCredential: credential)
         try store.completeAuthentication(
-            credentialID: StoreSamples.credential(1, owner: 1).id, signCount: 7, backupEligible: true, backupState: true,
-            usedAt: StoreSamples.now, backupEligibilityChanged: false, session: StoreSamples.session(1, owner: 1))
+            credentialID: StoreSamples.credential(1, owner: 1).id,
+            signCount: 7,
+            backupEligible: true,
+            backupState: true,
+            usedAt: StoreSamples.now,
+            backupEligibilityChanged: false,
+            session: StoreSamples.session(1, owner: 1)
+        )
         try cluster.stop(immediately: true)
         try cluster.start()
         let recovered = try store.credential(id: StoreSamples.credential(1, owner: 1).id)

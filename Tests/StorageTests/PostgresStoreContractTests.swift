@@ -1,7 +1,7 @@
 import Storage
 import StoragePostgres
-import Testing
 import TestSupport
+import Testing
 
 /// The same contract as the other drivers, each check on fresh databases of one throwaway cluster.
 @Suite("Store contract on PostgreSQL", PostgresClusterScope())

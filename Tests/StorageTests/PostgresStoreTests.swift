@@ -1,11 +1,12 @@
 import Dispatch
 import Foundation
 import Storage
-@testable import StoragePostgres
 import StorageSQLite
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
+@testable import StoragePostgres
 
 /// What only the PostgreSQL driver does: several nodes on one database, its migrations, its pool, shared secrets
 /// and the import from SQLite. Each test gets fresh databases of one throwaway cluster.
@@ -156,7 +157,8 @@ struct PostgresStoreTests {
     @Test func connectionDefaultsApplyAndTheConnectionStringOverridesThem() throws {
         func settings(_ store: PostgresStore) throws -> [String] {
             try store.withConnection { connection throws(PostgresError) in
-                try connection.run("SELECT current_setting('statement_timeout'), current_setting('application_name')", []) { row throws(PostgresError) in
+                try connection.run("SELECT current_setting('statement_timeout'), current_setting('application_name')", []) {
+                    row throws(PostgresError) in
                     [row.text(0), row.text(1)]
                 }.first ?? []
             }
@@ -196,7 +198,9 @@ struct PostgresStoreTests {
         try target.importRecords(export)
         #expect(try target.user(id: StoreSamples.userID(1)) == StoreSamples.user(1))
         #expect(try target.credentials(userID: StoreSamples.userID(1)) == [StoreSamples.credential(1, owner: 1), used])
-        #expect(try target.session(tokenHash: StoreSamples.session(1, owner: 1).tokenHash, now: StoreSamples.now) == StoreSamples.session(1, owner: 1))
+        #expect(
+            try target.session(tokenHash: StoreSamples.session(1, owner: 1).tokenHash, now: StoreSamples.now) == StoreSamples.session(1, owner: 1)
+        )
         #expect(try target.appleIdentity(subject: "001234.apple") == StoreSamples.appleIdentity("001234.apple", owner: 2))
         #expect(try !target.rememberNonce([5, 5], until: StoreSamples.now.addingTimeInterval(600), now: StoreSamples.now))
         #expect(try target.dueRevocations(now: StoreSamples.now, limit: 10).map(\.id) == [revocation])

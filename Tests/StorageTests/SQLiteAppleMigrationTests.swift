@@ -1,8 +1,9 @@
 import Foundation
 import Storage
-@testable import StorageSQLite
-import Testing
 import TestSupport
+import Testing
+
+@testable import StorageSQLite
 
 @Suite("SQLite migration 2: Sign in with Apple")
 struct SQLiteAppleMigrationTests {

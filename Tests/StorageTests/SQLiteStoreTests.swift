@@ -1,8 +1,9 @@
 import Foundation
 import Storage
-@testable import StorageSQLite
-import Testing
 import TestSupport
+import Testing
+
+@testable import StorageSQLite
 
 @Suite("SQLiteStore files")
 struct SQLiteStoreTests {

@@ -46,24 +46,45 @@ public struct AttestationCertificates: Sendable {
         let leafKey = try SoftwareCredential.generate(leafAlgorithm, idLength: 1).privateKey
         let rootName: [CertificateBuilder.NameAttribute] = [.init("O", "Passkeyd Test Vendor AB"), .init("CN", "Passkeyd Test Root")]
         let root = try CertificateBuilder(
-            subject: rootName, notBefore: time.addingTimeInterval(-year), notAfter: time.addingTimeInterval(10 * year),
-            serialNumber: 1, certificateAuthority: true
+            subject: rootName,
+            notBefore: time.addingTimeInterval(-year),
+            notAfter: time.addingTimeInterval(10 * year),
+            serialNumber: 1,
+            certificateAuthority: true
         ).build(subjectKey: try rootKey.publicKey(), issuerKey: rootKey)
         let intermediate = try CertificateBuilder(
-            subject: Self.intermediateName, issuer: rootName, notBefore: time.addingTimeInterval(-year), notAfter: time.addingTimeInterval(5 * year),
-            serialNumber: 2, certificateAuthority: true
+            subject: Self.intermediateName,
+            issuer: rootName,
+            notBefore: time.addingTimeInterval(-year),
+            notAfter: time.addingTimeInterval(5 * year),
+            serialNumber: 2,
+            certificateAuthority: true
         ).build(subjectKey: try intermediateKey.publicKey(), issuerKey: rootKey)
         var leafBuilder = CertificateBuilder(
-            subject: conformingSubject, issuer: Self.intermediateName, notBefore: time.addingTimeInterval(-86_400), notAfter: time.addingTimeInterval(year),
-            serialNumber: 3, certificateAuthority: false, extensions: aaguid.map { [aaguidExtension($0)] } ?? [])
+            subject: conformingSubject,
+            issuer: Self.intermediateName,
+            notBefore: time.addingTimeInterval(-86_400),
+            notAfter: time.addingTimeInterval(year),
+            serialNumber: 3,
+            certificateAuthority: false,
+            extensions: aaguid.map { [aaguidExtension($0)] } ?? []
+        )
         customizeLeaf(&leafBuilder)
         let leaf = try leafBuilder.build(subjectKey: try leafKey.publicKey(), issuerKey: intermediateKey)
         return AttestationCertificates(
-            signingKey: leafKey, intermediateKey: intermediateKey, algorithm: leafAlgorithm, leaf: leaf, intermediate: intermediate, root: root)
+            signingKey: leafKey,
+            intermediateKey: intermediateKey,
+            algorithm: leafAlgorithm,
+            leaf: leaf,
+            intermediate: intermediate,
+            root: root
+        )
     }
 
     /// The subject of the intermediate CA.
-    public static let intermediateName: [CertificateBuilder.NameAttribute] = [.init("O", "Passkeyd Test Vendor AB"), .init("CN", "Passkeyd Test Intermediate")]
+    public static let intermediateName: [CertificateBuilder.NameAttribute] = [
+        .init("O", "Passkeyd Test Vendor AB"), .init("CN", "Passkeyd Test Intermediate"),
+    ]
 
     /// Apple's nonce extension (OID 1.2.840.113635.100.8.2): `SEQUENCE { [1] EXPLICIT OCTET STRING nonce }` for a 32-byte nonce.
     public static func appleNonceExtension(_ nonce: [UInt8]) -> CertificateBuilder.Extension {
@@ -76,8 +97,12 @@ public struct AttestationCertificates: Sendable {
         let notBefore = leaf.notBefore ?? Date(timeIntervalSince1970: 0)
         return try CertificateBuilder(
             subject: [.init("CN", "Passkeyd Test Credential"), .init("O", "Apple Inc."), .init("ST", "California")],
-            issuer: Self.intermediateName, notBefore: notBefore, notAfter: leaf.notAfter ?? notBefore,
-            serialNumber: 4, certificateAuthority: false, extensions: extensions
+            issuer: Self.intermediateName,
+            notBefore: notBefore,
+            notAfter: leaf.notAfter ?? notBefore,
+            serialNumber: 4,
+            certificateAuthority: false,
+            extensions: extensions
         ).build(subjectKey: key, issuerKey: intermediateKey)
     }
 }

@@ -16,28 +16,44 @@ public struct MetadataBLOBSigner: Sendable {
         let intermediateKey = try PrivateKey.generateEC(.p256)
         let leafKey = try PrivateKey.generateEC(.p256)
         let rootSubject: [CertificateBuilder.NameAttribute] = [.init("O", "Passkeyd Test Alliance"), .init("CN", rootName)]
-        let intermediateSubject: [CertificateBuilder.NameAttribute] = [.init("O", "Passkeyd Test Alliance"), .init("CN", "Passkeyd Test Metadata CA")]
+        let intermediateSubject: [CertificateBuilder.NameAttribute] = [
+            .init("O", "Passkeyd Test Alliance"), .init("CN", "Passkeyd Test Metadata CA"),
+        ]
         let root = try CertificateBuilder(
-            subject: rootSubject, notBefore: time.addingTimeInterval(-year), notAfter: time.addingTimeInterval(2 * year),
-            serialNumber: 1, certificateAuthority: true
+            subject: rootSubject,
+            notBefore: time.addingTimeInterval(-year),
+            notAfter: time.addingTimeInterval(2 * year),
+            serialNumber: 1,
+            certificateAuthority: true
         ).build(subjectKey: try rootKey.publicKey(), issuerKey: rootKey)
         let intermediate = try CertificateBuilder(
-            subject: intermediateSubject, issuer: rootSubject, notBefore: time.addingTimeInterval(-year), notAfter: time.addingTimeInterval(2 * year),
-            serialNumber: 2, certificateAuthority: true
+            subject: intermediateSubject,
+            issuer: rootSubject,
+            notBefore: time.addingTimeInterval(-year),
+            notAfter: time.addingTimeInterval(2 * year),
+            serialNumber: 2,
+            certificateAuthority: true
         ).build(subjectKey: try intermediateKey.publicKey(), issuerKey: rootKey)
         let leaf = try CertificateBuilder(
-            subject: [.init("O", "Passkeyd Test Alliance"), .init("CN", "mds.example.test")], issuer: intermediateSubject,
-            notBefore: time.addingTimeInterval(-year), notAfter: time.addingTimeInterval(2 * year), serialNumber: 3, certificateAuthority: false
+            subject: [.init("O", "Passkeyd Test Alliance"), .init("CN", "mds.example.test")],
+            issuer: intermediateSubject,
+            notBefore: time.addingTimeInterval(-year),
+            notAfter: time.addingTimeInterval(2 * year),
+            serialNumber: 3,
+            certificateAuthority: false
         ).build(subjectKey: try leafKey.publicKey(), issuerKey: intermediateKey)
         return MetadataBLOBSigner(root: root, intermediate: intermediate, leaf: leaf, leafKey: leafKey)
     }
 
     /// The compact JWS of `payload` (JSON bytes), signed with ES256 by the leaf.
     public func sign(payload: [UInt8]) throws -> String {
-        let header = try JSONSerialization.data(withJSONObject: [
-            "alg": "ES256", "typ": "JWT",
-            "x5c": [leaf, intermediate].map { Data($0.der).base64EncodedString() },
-        ], options: [.sortedKeys])
+        let header = try JSONSerialization.data(
+            withJSONObject: [
+                "alg": "ES256", "typ": "JWT",
+                "x5c": [leaf, intermediate].map { Data($0.der).base64EncodedString() },
+            ],
+            options: [.sortedKeys]
+        )
         let signingInput = Base64URL.encode(Array(header)) + "." + Base64URL.encode(payload)
         let der = try leafKey.sign(Array(signingInput.utf8), algorithm: .ecdsaSHA256)
         return signingInput + "." + Base64URL.encode(try Self.rawSignature(der))
@@ -45,15 +61,23 @@ public struct MetadataBLOBSigner: Sendable {
 
     /// The JSON of a BLOB payload.
     public static func payload(nextUpdate: String, entries: [[String: Any]], number: Int = 42) throws -> [UInt8] {
-        Array(try JSONSerialization.data(withJSONObject: [
-            "legalHeader": "Test metadata; no legal meaning.", "no": number, "nextUpdate": nextUpdate, "entries": entries,
-        ], options: [.sortedKeys]))
+        Array(
+            try JSONSerialization.data(
+                withJSONObject: [
+                    "legalHeader": "Test metadata; no legal meaning.", "no": number, "nextUpdate": nextUpdate, "entries": entries,
+                ],
+                options: [.sortedKeys]
+            )
+        )
     }
 
     /// One payload entry: an AAGUID or key identifiers, a statement naming `description` and `roots`, status reports
     /// as (status, effectiveDate) pairs.
     public static func entry(
-        aaguid: String? = nil, keyIdentifiers: [String] = [], description: String, roots: [X509Certificate],
+        aaguid: String? = nil,
+        keyIdentifiers: [String] = [],
+        description: String,
+        roots: [X509Certificate],
         statuses: [(String, String)] = [("FIDO_CERTIFIED", "2024-01-01")]
     ) -> [String: Any] {
         var entry: [String: Any] = [

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,10 +43,14 @@ public final class PostgresCluster: Sendable {
 
     /// Creates an empty database and returns its name.
     public func createDatabase() throws -> String {
-        let name = "passkeyd_test_" + String(databaseCount.withLock { count in
-            count += 1
-            return count
-        })
+        let name =
+            "passkeyd_test_"
+            + String(
+                databaseCount.withLock { count in
+                    count += 1
+                    return count
+                }
+            )
         try psql("CREATE DATABASE \(name)")
         return name
     }
@@ -53,9 +58,12 @@ public final class PostgresCluster: Sendable {
     /// Runs SQL as the superuser with psql; returns what it printed (unaligned, tuples only).
     @discardableResult
     public func psql(_ sql: String, database: String = "postgres") throws -> String {
-        let result = try ChildProcess.run(binaries + "/psql", [
-            "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", String(port), "-U", user, "-d", database, "-c", sql,
-        ])
+        let result = try ChildProcess.run(
+            binaries + "/psql",
+            [
+                "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", String(port), "-U", user, "-d", database, "-c", sql,
+            ]
+        )
         try Self.check(result, "psql")
         return String(decoding: result.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -86,7 +94,8 @@ public final class PostgresCluster: Sendable {
     private var dataFolder: String { folder + "/data" }
 
     private func runServerProgram(_ name: String, _ arguments: [String]) throws {
-        let result = getuid() == 0
+        let result =
+            getuid() == 0
             ? try ChildProcess.spawnAndWait("/usr/sbin/runuser", ["-u", "postgres", "--", binaries + "/" + name] + arguments)
             : try ChildProcess.spawnAndWait(binaries + "/" + name, arguments)
         try Self.check(result, name)

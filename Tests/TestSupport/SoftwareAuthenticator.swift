@@ -16,16 +16,28 @@ public struct SoftwareAuthenticator: Sendable {
     }
 
     /// A registration response for `credential` answering `challenge`.
-    public func register(_ credential: SoftwareCredential, challenge: [UInt8], options: RegistrationOptions = RegistrationOptions()) throws -> RegistrationResponseJSON {
+    public func register(
+        _ credential: SoftwareCredential,
+        challenge: [UInt8],
+        options: RegistrationOptions = RegistrationOptions()
+    ) throws -> RegistrationResponseJSON {
         try registrationParts(credential, challenge: challenge, options: options).response
     }
 
     /// An assertion by `credential` answering `challenge`.
-    public func authenticate(_ credential: SoftwareCredential, challenge: [UInt8], options: AssertionOptions = AssertionOptions()) throws -> AuthenticationResponseJSON {
+    public func authenticate(
+        _ credential: SoftwareCredential,
+        challenge: [UInt8],
+        options: AssertionOptions = AssertionOptions()
+    ) throws -> AuthenticationResponseJSON {
         try assertionParts(credential, challenge: challenge, options: options).response
     }
 
-    public func registrationParts(_ credential: SoftwareCredential, challenge: [UInt8], options: RegistrationOptions = RegistrationOptions()) throws -> RegistrationParts {
+    public func registrationParts(
+        _ credential: SoftwareCredential,
+        challenge: [UInt8],
+        options: RegistrationOptions = RegistrationOptions()
+    ) throws -> RegistrationParts {
         var clientData = options.clientData.encode(challenge: challenge, origin: origin)
         options.mutation.clientDataJSON?(&clientData)
         let clientDataHash = DigestAlgorithm.sha256.hash(clientData)
@@ -54,8 +66,10 @@ public struct SoftwareAuthenticator: Sendable {
             format = "packed"
             var signature = try certificates.signingKey.sign(signed, algorithm: certificates.algorithm.signatureAlgorithm)
             options.mutation.signature?(&signature)
-            statement = [("alg", CBORValue(Int64(certificates.algorithm.rawValue))), ("sig", .bytes(signature)),
-                         ("x5c", .array(certificates.chain.map { .bytes($0.der) }))]
+            statement = [
+                ("alg", CBORValue(Int64(certificates.algorithm.rawValue))), ("sig", .bytes(signature)),
+                ("x5c", .array(certificates.chain.map { .bytes($0.der) })),
+            ]
         case .fidoU2F(let certificates):
             format = "fido-u2f"
             let coordinates = try? credential.publicKey.ecCoordinates()
@@ -68,36 +82,56 @@ public struct SoftwareAuthenticator: Sendable {
             format = "apple"
             let nonce = DigestAlgorithm.sha256.hash(signed)
             let credentialCertificate = try certificates.credentialCertificate(
-                for: credential.publicKey, extensions: [AttestationCertificates.appleNonceExtension(nonce)])
+                for: credential.publicKey,
+                extensions: [AttestationCertificates.appleNonceExtension(nonce)]
+            )
             statement = [("x5c", .array([.bytes(credentialCertificate.der), .bytes(certificates.intermediate.der)]))]
         }
         var statementEntries = statement.map { CBORMapEntry(key: .text($0.0), value: $0.1) }
         options.mutation.attestationStatement?(&statementEntries)
         options.mutation.signedAuthenticatorData?(&authenticatorData)
-        var attestationObject = CBOREncoder.encode(.map([
-            CBORMapEntry(key: .text("fmt"), value: .text(options.format ?? format)),
-            CBORMapEntry(key: .text("attStmt"), value: .map(statementEntries)),
-            CBORMapEntry(key: .text("authData"), value: .bytes(authenticatorData)),
-        ]))
+        var attestationObject = CBOREncoder.encode(
+            .map([
+                CBORMapEntry(key: .text("fmt"), value: .text(options.format ?? format)),
+                CBORMapEntry(key: .text("attStmt"), value: .map(statementEntries)),
+                CBORMapEntry(key: .text("authData"), value: .bytes(authenticatorData)),
+            ])
+        )
         options.mutation.attestationObject?(&attestationObject)
         let identifier = Base64URL.encode(credential.id)
         let response = RegistrationResponseJSON(
-            id: identifier, rawId: identifier,
+            id: identifier,
+            rawId: identifier,
             response: AuthenticatorAttestationResponseJSON(
-                clientDataJSON: Base64URL.encode(clientData), attestationObject: Base64URL.encode(attestationObject),
-                transports: options.transports),
+                clientDataJSON: Base64URL.encode(clientData),
+                attestationObject: Base64URL.encode(attestationObject),
+                transports: options.transports
+            ),
             authenticatorAttachment: "platform",
-            clientExtensionResults: try Self.residentKeyReport())
-        return RegistrationParts(clientDataJSON: clientData, authenticatorData: authenticatorData, attestationObject: attestationObject, response: response)
+            clientExtensionResults: try Self.residentKeyReport()
+        )
+        return RegistrationParts(
+            clientDataJSON: clientData,
+            authenticatorData: authenticatorData,
+            attestationObject: attestationObject,
+            response: response
+        )
     }
 
-    public func assertionParts(_ credential: SoftwareCredential, challenge: [UInt8], options: AssertionOptions = AssertionOptions()) throws -> AssertionParts {
+    public func assertionParts(
+        _ credential: SoftwareCredential,
+        challenge: [UInt8],
+        options: AssertionOptions = AssertionOptions()
+    ) throws -> AssertionParts {
         var clientData = options.clientData.encode(challenge: challenge, origin: origin)
         options.mutation.clientDataJSON?(&clientData)
         let rpIDHash = options.relyingPartyIDHash ?? DigestAlgorithm.sha256.hash(Array(relyingPartyID.utf8))
         var authenticatorData = rpIDHash + [options.flags.rawValue] + Self.bigEndian(options.signCount)
         if options.includesAttestedCredentialData {
-            authenticatorData += RegistrationOptions.testAAGUID + [UInt8(truncatingIfNeeded: credential.id.count >> 8), UInt8(truncatingIfNeeded: credential.id.count)]
+            authenticatorData +=
+                RegistrationOptions.testAAGUID + [
+                    UInt8(truncatingIfNeeded: credential.id.count >> 8), UInt8(truncatingIfNeeded: credential.id.count),
+                ]
             authenticatorData += credential.id + (try credential.coseKey())
         }
         if let extensions = options.extensions { authenticatorData += CBOREncoder.encode(extensions) }
@@ -109,11 +143,16 @@ public struct SoftwareAuthenticator: Sendable {
         let identifier = Base64URL.encode(credential.id)
         let userHandle = options.omitsUserHandle ? nil : Base64URL.encode(options.userHandle ?? credential.userHandle)
         let response = AuthenticationResponseJSON(
-            id: identifier, rawId: identifier,
+            id: identifier,
+            rawId: identifier,
             response: AuthenticatorAssertionResponseJSON(
-                clientDataJSON: Base64URL.encode(clientData), authenticatorData: Base64URL.encode(authenticatorData),
-                signature: Base64URL.encode(signature), userHandle: userHandle),
-            authenticatorAttachment: "platform")
+                clientDataJSON: Base64URL.encode(clientData),
+                authenticatorData: Base64URL.encode(authenticatorData),
+                signature: Base64URL.encode(signature),
+                userHandle: userHandle
+            ),
+            authenticatorAttachment: "platform"
+        )
         return AssertionParts(clientDataJSON: clientData, authenticatorData: authenticatorData, signature: signature, response: response)
     }
 
@@ -123,6 +162,9 @@ public struct SoftwareAuthenticator: Sendable {
     }
 
     private static func bigEndian(_ value: UInt32) -> [UInt8] {
-        [UInt8(truncatingIfNeeded: value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+        [
+            UInt8(truncatingIfNeeded: value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8),
+            UInt8(truncatingIfNeeded: value),
+        ]
     }
 }

@@ -26,8 +26,12 @@ public struct SoftwareCredential: Sendable {
         }
         let random = SystemRandom()
         return SoftwareCredential(
-            algorithm: algorithm, privateKey: privateKey, publicKey: try privateKey.publicKey(),
-            id: random.bytes(count: idLength), userHandle: userHandle ?? random.bytes(count: 32))
+            algorithm: algorithm,
+            privateKey: privateKey,
+            publicKey: try privateKey.publicKey(),
+            id: random.bytes(count: idLength),
+            userHandle: userHandle ?? random.bytes(count: 32)
+        )
     }
 
     /// The credential public key as a COSE_Key map (RFC 9053), in the label order authenticators use.
@@ -36,19 +40,26 @@ public struct SoftwareCredential: Sendable {
         switch publicKey.type {
         case .ec:
             let coordinates = try publicKey.ecCoordinates()
-            let curve: Int64 = switch publicKey.curve {
-            case .p256: 1
-            case .p384: 2
-            default: 3
-            }
-            entries = [(1, CBORValue(2)), (3, CBORValue(Int64(algorithm.rawValue))), (-1, CBORValue(curve)),
-                       (-2, .bytes(coordinates.x)), (-3, .bytes(coordinates.y))]
+            let curve: Int64 =
+                switch publicKey.curve {
+                case .p256: 1
+                case .p384: 2
+                default: 3
+                }
+            entries = [
+                (1, CBORValue(2)), (3, CBORValue(Int64(algorithm.rawValue))), (-1, CBORValue(curve)),
+                (-2, .bytes(coordinates.x)), (-3, .bytes(coordinates.y)),
+            ]
         case .ed25519, .ed448:
-            entries = [(1, CBORValue(1)), (3, CBORValue(Int64(algorithm.rawValue))), (-1, CBORValue(publicKey.type == .ed25519 ? 6 : 7)),
-                       (-2, .bytes(try publicKey.rawEdwardsKey()))]
+            entries = [
+                (1, CBORValue(1)), (3, CBORValue(Int64(algorithm.rawValue))), (-1, CBORValue(publicKey.type == .ed25519 ? 6 : 7)),
+                (-2, .bytes(try publicKey.rawEdwardsKey())),
+            ]
         case .rsa:
             let components = try publicKey.rsaComponents()
-            entries = [(1, CBORValue(3)), (3, CBORValue(Int64(algorithm.rawValue))), (-1, .bytes(components.modulus)), (-2, .bytes(components.exponent))]
+            entries = [
+                (1, CBORValue(3)), (3, CBORValue(Int64(algorithm.rawValue))), (-1, .bytes(components.modulus)), (-2, .bytes(components.exponent)),
+            ]
         }
         return .map(entries.map { CBORMapEntry(key: CBORValue($0.0), value: $0.1) })
     }
@@ -65,6 +76,12 @@ public struct SoftwareCredential: Sendable {
 
     /// The credential record a server would hold after registering this credential.
     public func storedCredential(signCount: UInt32 = 0, backupEligible: Bool? = nil) throws -> StoredCredential {
-        StoredCredential(id: id, publicKey: try COSEKey(bytes: try coseKey()), signCount: signCount, userHandle: userHandle, backupEligible: backupEligible)
+        StoredCredential(
+            id: id,
+            publicKey: try COSEKey(bytes: try coseKey()),
+            signCount: signCount,
+            userHandle: userHandle,
+            backupEligible: backupEligible
+        )
     }
 }

@@ -147,7 +147,10 @@ extension StoreContract {
         let hash = [UInt8](repeating: 0x4E, count: 32)
         try expect(try store.rememberNonce(hash, until: now.addingTimeInterval(600), now: now), "first use")
         try expect(!(try store.rememberNonce(hash, until: now.addingTimeInterval(900), now: now.addingTimeInterval(1))), "replay")
-        try expect(!(try store.rememberNonce(hash, until: now.addingTimeInterval(900), now: now.addingTimeInterval(599.9))), "replay just before expiry")
+        try expect(
+            !(try store.rememberNonce(hash, until: now.addingTimeInterval(900), now: now.addingTimeInterval(599.9))),
+            "replay just before expiry"
+        )
         try expect(try store.rememberNonce([UInt8](repeating: 0x4F, count: 32), until: now.addingTimeInterval(600), now: now), "another hash")
         try expect(try store.rememberNonce(hash, until: now.addingTimeInterval(1200), now: now.addingTimeInterval(600)), "expired entry replaced")
         try expect(!(try store.rememberNonce(hash, until: now.addingTimeInterval(1300), now: now.addingTimeInterval(1199))), "replacement remembered")
@@ -179,16 +182,22 @@ extension StoreContract {
         let first = try store.enqueueRevocation(token: [2, 2], clientID: "com.example.b", notBefore: now)
         let second = try store.enqueueRevocation(token: [3], clientID: "com.example.c", notBefore: now)
         try expect(first < second && later < first, "IDs increase in insertion order")
-        try expectEqual(try store.dueRevocations(now: now, limit: 10), [
-            AppleRevocationRecord(id: first, encryptedToken: [2, 2], clientID: "com.example.b", notBefore: now, attempts: 0),
-            AppleRevocationRecord(id: second, encryptedToken: [3], clientID: "com.example.c", notBefore: now, attempts: 0),
-        ], "due entries")
+        try expectEqual(
+            try store.dueRevocations(now: now, limit: 10),
+            [
+                AppleRevocationRecord(id: first, encryptedToken: [2, 2], clientID: "com.example.b", notBefore: now, attempts: 0),
+                AppleRevocationRecord(id: second, encryptedToken: [3], clientID: "com.example.c", notBefore: now, attempts: 0),
+            ],
+            "due entries"
+        )
         try expectEqual(try store.dueRevocations(now: now, limit: 1).map(\.id), [first], "limit")
         try store.rescheduleRevocation(id: first, notBefore: now.addingTimeInterval(120))
         try expectEqual(try store.dueRevocations(now: now.addingTimeInterval(60), limit: 10).map(\.id), [second, later], "after rescheduling")
-        try expectEqual(try store.dueRevocations(now: now.addingTimeInterval(120), limit: 10).last,
-                        AppleRevocationRecord(id: first, encryptedToken: [2, 2], clientID: "com.example.b", notBefore: now.addingTimeInterval(120), attempts: 1),
-                        "attempts counted")
+        try expectEqual(
+            try store.dueRevocations(now: now.addingTimeInterval(120), limit: 10).last,
+            AppleRevocationRecord(id: first, encryptedToken: [2, 2], clientID: "com.example.b", notBefore: now.addingTimeInterval(120), attempts: 1),
+            "attempts counted"
+        )
         try store.completeRevocation(id: second)
         try store.completeRevocation(id: second)
         try store.rescheduleRevocation(id: second, notBefore: now)

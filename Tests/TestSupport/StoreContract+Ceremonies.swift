@@ -1,14 +1,17 @@
 import Dispatch
 import Foundation
-import Synchronization
 import Storage
+import Synchronization
 
 /// The clauses of the store contract for the writes that end a ceremony (`CeremonyStore`).
 extension StoreContract {
     static let ceremonyChecks: [StoreContractCheck] = [
         StoreContractCheck(name: "completeAuthentication records the assertion and stores the session", run: completeAuthenticationStoresBoth),
         StoreContractCheck(name: "completeAuthentication changes nothing when it fails", run: completeAuthenticationIsAtomic),
-        StoreContractCheck(name: "completeAuthentication checks the counter against the stored one", run: completeAuthenticationChecksTheStoredCounter),
+        StoreContractCheck(
+            name: "completeAuthentication checks the counter against the stored one",
+            run: completeAuthenticationChecksTheStoredCounter
+        ),
         StoreContractCheck(name: "16 threads completing sign-ins: the highest counter stays", run: concurrentSignInsKeepTheHighestCounter),
         StoreContractCheck(name: "completeRegistration stores a new account with its session", run: completeRegistrationCreatesAccount),
         StoreContractCheck(name: "completeRegistration adds a credential with its session", run: completeRegistrationAddsCredential),
@@ -24,8 +27,14 @@ extension StoreContract {
         let usedAt = StoreSamples.now.addingTimeInterval(5.5)
         let session = StoreSamples.session(1, owner: 1)
         try store.completeAuthentication(
-            credentialID: original.id, signCount: 3, backupEligible: false, backupState: true, usedAt: usedAt,
-            backupEligibilityChanged: true, session: session)
+            credentialID: original.id,
+            signCount: 3,
+            backupEligible: false,
+            backupState: true,
+            usedAt: usedAt,
+            backupEligibilityChanged: true,
+            session: session
+        )
         var expected = original
         expected.signCount = 3
         expected.backupEligible = false
@@ -37,8 +46,14 @@ extension StoreContract {
 
         let later = usedAt.addingTimeInterval(60)
         try store.completeAuthentication(
-            credentialID: original.id, signCount: 4, backupEligible: false, backupState: false, usedAt: later,
-            backupEligibilityChanged: false, session: StoreSamples.session(2, owner: 1))
+            credentialID: original.id,
+            signCount: 4,
+            backupEligible: false,
+            backupState: false,
+            usedAt: later,
+            backupEligibilityChanged: false,
+            session: StoreSamples.session(2, owner: 1)
+        )
         expected.signCount = 4
         expected.backupState = false
         expected.lastUsedAt = later
@@ -52,15 +67,24 @@ extension StoreContract {
         try store.createUser(StoreSamples.user(1), firstCredential: credential)
         func complete(_ signCount: UInt32, _ session: UInt8) throws(StorageError) {
             try store.completeAuthentication(
-                credentialID: credential.id, signCount: signCount, backupEligible: true, backupState: true,
-                usedAt: StoreSamples.now, backupEligibilityChanged: true, session: StoreSamples.session(session, owner: 1))
+                credentialID: credential.id,
+                signCount: signCount,
+                backupEligible: true,
+                backupState: true,
+                usedAt: StoreSamples.now,
+                backupEligibilityChanged: true,
+                session: StoreSamples.session(session, owner: 1)
+            )
         }
         for (signCount, session): (UInt32, UInt8) in [(5, 1), (4, 2), (0, 3)] {
             try expectStorageError(StorageError.signCountNotIncreasedCode, "counter \(signCount) after 5") { () throws(StorageError) in
                 try complete(signCount, session)
             }
-            try expectEqual(try store.session(tokenHash: StoreSamples.session(session, owner: 1).tokenHash, now: StoreSamples.now), nil,
-                            "no session after counter \(signCount)")
+            try expectEqual(
+                try store.session(tokenHash: StoreSamples.session(session, owner: 1).tokenHash, now: StoreSamples.now),
+                nil,
+                "no session after counter \(signCount)"
+            )
         }
         try expectEqual(try store.credential(id: credential.id), credential, "credential unchanged")
         try complete(6, 4)
@@ -72,14 +96,26 @@ extension StoreContract {
         try store.createUser(StoreSamples.user(2), firstCredential: counterless)
         for session: UInt8 in [5, 6] {
             try store.completeAuthentication(
-                credentialID: counterless.id, signCount: 0, backupEligible: true, backupState: true,
-                usedAt: StoreSamples.now, backupEligibilityChanged: false, session: StoreSamples.session(session, owner: 2))
+                credentialID: counterless.id,
+                signCount: 0,
+                backupEligible: true,
+                backupState: true,
+                usedAt: StoreSamples.now,
+                backupEligibilityChanged: false,
+                session: StoreSamples.session(session, owner: 2)
+            )
         }
 
         // recordAuthentication never lowers a counter.
         try store.recordAuthentication(
-            credentialID: credential.id, signCount: 3, backupEligible: true, backupState: true,
-            usedAt: StoreSamples.now, cloneWarning: true, backupEligibilityChanged: false)
+            credentialID: credential.id,
+            signCount: 3,
+            backupEligible: true,
+            backupState: true,
+            usedAt: StoreSamples.now,
+            cloneWarning: true,
+            backupEligibilityChanged: false
+        )
         try expectEqual(try store.credential(id: credential.id)?.signCount, 6, "counter kept by recordAuthentication")
         try expectEqual(try store.credential(id: credential.id)?.cloneWarning, true, "clone warning set")
     }
@@ -102,11 +138,16 @@ extension StoreContract {
                 start.wait()
                 do throws(StorageError) {
                     try store.completeAuthentication(
-                        credentialID: credentialID, signCount: signCount, backupEligible: true, backupState: true,
-                        usedAt: StoreSamples.now, backupEligibilityChanged: false,
-                        session: StoreSamples.session(UInt8(100 + index), owner: 1))
+                        credentialID: credentialID,
+                        signCount: signCount,
+                        backupEligible: true,
+                        backupState: true,
+                        usedAt: StoreSamples.now,
+                        backupEligibilityChanged: false,
+                        session: StoreSamples.session(UInt8(100 + index), owner: 1)
+                    )
                     accepted.withLock { $0.append(signCount) }
-                } catch where error.code == StorageError.signCountNotIncreasedCode {
+                } catch  where error.code == StorageError.signCountNotIncreasedCode {
                     // A higher counter was stored first: refused, as it must be.
                 } catch {
                     failures.withLock { $0.append(error) }
@@ -131,8 +172,14 @@ extension StoreContract {
         try store.createSession(StoreSamples.session(1, owner: 1))
         func complete(_ credentialID: [UInt8], _ session: SessionRecord) throws(StorageError) {
             try store.completeAuthentication(
-                credentialID: credentialID, signCount: 1, backupEligible: true, backupState: true,
-                usedAt: StoreSamples.now, backupEligibilityChanged: true, session: session)
+                credentialID: credentialID,
+                signCount: 1,
+                backupEligible: true,
+                backupState: true,
+                usedAt: StoreSamples.now,
+                backupEligibilityChanged: true,
+                session: session
+            )
         }
         try expectStorageError(StorageError.notFoundCode, "unknown credential") { () throws(StorageError) in
             try complete([1, 2, 3], StoreSamples.session(3, owner: 1))
@@ -146,12 +193,16 @@ extension StoreContract {
         try expectEqual(try store.credential(id: first.id), first, "credential unchanged")
         for number: UInt8 in [3, 4] {
             try expectEqual(
-                try store.session(tokenHash: StoreSamples.session(number, owner: 1).tokenHash, now: StoreSamples.now), nil,
-                "no session \(number)")
+                try store.session(tokenHash: StoreSamples.session(number, owner: 1).tokenHash, now: StoreSamples.now),
+                nil,
+                "no session \(number)"
+            )
         }
         try expectEqual(
             try store.session(tokenHash: StoreSamples.session(1, owner: 1).tokenHash, now: StoreSamples.now),
-            StoreSamples.session(1, owner: 1), "original session kept")
+            StoreSamples.session(1, owner: 1),
+            "original session kept"
+        )
     }
 
     public static func completeRegistrationCreatesAccount(_ makeStore: StoreFactory) throws {
@@ -181,22 +232,38 @@ extension StoreContract {
         try store.createUser(StoreSamples.user(1, name: "alice"), firstCredential: StoreSamples.credential(1, owner: 1))
         try store.createSession(StoreSamples.session(1, owner: 1))
         let cases: [(code: String, what: String, newUser: UserRecord?, credential: CredentialRecord, session: SessionRecord)] = [
-            (StorageError.usernameTakenCode, "username taken", StoreSamples.user(2, name: "alice"),
-             StoreSamples.credential(2, owner: 2), StoreSamples.session(2, owner: 2)),
-            (StorageError.credentialExistsCode, "credential ID taken, new account", StoreSamples.user(2),
-             StoreSamples.credential(1, owner: 2), StoreSamples.session(2, owner: 2)),
-            (StorageError.duplicateKeyCode, "session token hash taken, new account", StoreSamples.user(2),
-             StoreSamples.credential(2, owner: 2), StoreSamples.session(1, owner: 2)),
-            (StorageError.notFoundCode, "session of another user", StoreSamples.user(2),
-             StoreSamples.credential(2, owner: 2), StoreSamples.session(2, owner: 1)),
-            (StorageError.notFoundCode, "foreign first credential", StoreSamples.user(2),
-             StoreSamples.credential(2, owner: 3), StoreSamples.session(2, owner: 3)),
-            (StorageError.notFoundCode, "added to a missing user", nil,
-             StoreSamples.credential(2, owner: 2), StoreSamples.session(2, owner: 2)),
-            (StorageError.credentialExistsCode, "credential ID taken, added", nil,
-             StoreSamples.credential(1, owner: 1), StoreSamples.session(2, owner: 1)),
-            (StorageError.duplicateKeyCode, "session token hash taken, added", nil,
-             StoreSamples.credential(2, owner: 1), StoreSamples.session(1, owner: 1)),
+            (
+                StorageError.usernameTakenCode, "username taken", StoreSamples.user(2, name: "alice"),
+                StoreSamples.credential(2, owner: 2), StoreSamples.session(2, owner: 2)
+            ),
+            (
+                StorageError.credentialExistsCode, "credential ID taken, new account", StoreSamples.user(2),
+                StoreSamples.credential(1, owner: 2), StoreSamples.session(2, owner: 2)
+            ),
+            (
+                StorageError.duplicateKeyCode, "session token hash taken, new account", StoreSamples.user(2),
+                StoreSamples.credential(2, owner: 2), StoreSamples.session(1, owner: 2)
+            ),
+            (
+                StorageError.notFoundCode, "session of another user", StoreSamples.user(2),
+                StoreSamples.credential(2, owner: 2), StoreSamples.session(2, owner: 1)
+            ),
+            (
+                StorageError.notFoundCode, "foreign first credential", StoreSamples.user(2),
+                StoreSamples.credential(2, owner: 3), StoreSamples.session(2, owner: 3)
+            ),
+            (
+                StorageError.notFoundCode, "added to a missing user", nil,
+                StoreSamples.credential(2, owner: 2), StoreSamples.session(2, owner: 2)
+            ),
+            (
+                StorageError.credentialExistsCode, "credential ID taken, added", nil,
+                StoreSamples.credential(1, owner: 1), StoreSamples.session(2, owner: 1)
+            ),
+            (
+                StorageError.duplicateKeyCode, "session token hash taken, added", nil,
+                StoreSamples.credential(2, owner: 1), StoreSamples.session(1, owner: 1)
+            ),
         ]
         for failing in cases {
             try expectStorageError(failing.code, failing.what) { () throws(StorageError) in
@@ -207,9 +274,14 @@ extension StoreContract {
         try expectEqual(try store.credential(id: StoreSamples.credential(2, owner: 2).id), nil, "no new credential")
         try expectEqual(try store.credentials(userID: StoreSamples.userID(1)), [StoreSamples.credential(1, owner: 1)], "credentials unchanged")
         try expectEqual(
-            try store.session(tokenHash: StoreSamples.session(2, owner: 2).tokenHash, now: StoreSamples.now), nil, "no new session")
+            try store.session(tokenHash: StoreSamples.session(2, owner: 2).tokenHash, now: StoreSamples.now),
+            nil,
+            "no new session"
+        )
         try expectEqual(
             try store.session(tokenHash: StoreSamples.session(1, owner: 1).tokenHash, now: StoreSamples.now)?.userID,
-            StoreSamples.userID(1), "original session kept")
+            StoreSamples.userID(1),
+            "original session kept"
+        )
     }
 }

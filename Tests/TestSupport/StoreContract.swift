@@ -7,30 +7,31 @@ import Synchronization
 /// Run `StoreContract.checks` against each driver.
 public enum StoreContract {
     /// Every check, named for the clause it covers.
-    public static let checks: [StoreContractCheck] = [
-        StoreContractCheck(name: "createUser stores the user and its credential", run: createUserStoresEverything),
-        StoreContractCheck(name: "lookups of missing records return nil", run: missingRecordsAreNil),
-        StoreContractCheck(name: "usernames are unique", run: usernamesAreUnique),
-        StoreContractCheck(name: "createUser is atomic on credentialExists", run: createUserIsAtomic),
-        StoreContractCheck(name: "createUser refuses a foreign first credential", run: createUserRequiresOwnCredential),
-        StoreContractCheck(name: "user handles are unique", run: userIDsAreUnique),
-        StoreContractCheck(name: "credential IDs are unique across users", run: credentialIDsAreUnique),
-        StoreContractCheck(name: "addCredential requires the user", run: addCredentialRequiresUser),
-        StoreContractCheck(name: "credentials are ordered by createdAt then id", run: credentialsAreOrdered),
-        StoreContractCheck(name: "recordAuthentication updates and ORs warnings", run: recordAuthenticationORsWarnings),
-        StoreContractCheck(name: "renameCredential only renames the owner's credential", run: renameChecksOwner),
-        StoreContractCheck(name: "deleteCredential refuses the last credential", run: deleteCredentialKeepsLast),
-        StoreContractCheck(name: "deleteUser removes every row of the account", run: deleteUserCascades),
-        StoreContractCheck(name: "challenges are single use", run: challengesAreSingleUse),
-        StoreContractCheck(name: "expired challenges are reported and removed", run: expiredChallengesAreRemoved),
-        StoreContractCheck(name: "insertChallenge checks user and duplicates", run: insertChallengeChecksKeys),
-        StoreContractCheck(name: "purgeExpiredChallenges counts", run: purgeExpiredChallengesCounts),
-        StoreContractCheck(name: "sessions are found until they expire", run: sessionsExpire),
-        StoreContractCheck(name: "sessions are deleted one or all", run: sessionsAreDeleted),
-        StoreContractCheck(name: "createSession checks user and duplicates", run: createSessionChecksKeys),
-        StoreContractCheck(name: "purgeExpiredSessions counts", run: purgeExpiredSessionsCounts),
-        StoreContractCheck(name: "16 threads taking one challenge: one winner", run: concurrentTakeHasOneWinner),
-    ] + appleChecks + ceremonyChecks
+    public static let checks: [StoreContractCheck] =
+        [
+            StoreContractCheck(name: "createUser stores the user and its credential", run: createUserStoresEverything),
+            StoreContractCheck(name: "lookups of missing records return nil", run: missingRecordsAreNil),
+            StoreContractCheck(name: "usernames are unique", run: usernamesAreUnique),
+            StoreContractCheck(name: "createUser is atomic on credentialExists", run: createUserIsAtomic),
+            StoreContractCheck(name: "createUser refuses a foreign first credential", run: createUserRequiresOwnCredential),
+            StoreContractCheck(name: "user handles are unique", run: userIDsAreUnique),
+            StoreContractCheck(name: "credential IDs are unique across users", run: credentialIDsAreUnique),
+            StoreContractCheck(name: "addCredential requires the user", run: addCredentialRequiresUser),
+            StoreContractCheck(name: "credentials are ordered by createdAt then id", run: credentialsAreOrdered),
+            StoreContractCheck(name: "recordAuthentication updates and ORs warnings", run: recordAuthenticationORsWarnings),
+            StoreContractCheck(name: "renameCredential only renames the owner's credential", run: renameChecksOwner),
+            StoreContractCheck(name: "deleteCredential refuses the last credential", run: deleteCredentialKeepsLast),
+            StoreContractCheck(name: "deleteUser removes every row of the account", run: deleteUserCascades),
+            StoreContractCheck(name: "challenges are single use", run: challengesAreSingleUse),
+            StoreContractCheck(name: "expired challenges are reported and removed", run: expiredChallengesAreRemoved),
+            StoreContractCheck(name: "insertChallenge checks user and duplicates", run: insertChallengeChecksKeys),
+            StoreContractCheck(name: "purgeExpiredChallenges counts", run: purgeExpiredChallengesCounts),
+            StoreContractCheck(name: "sessions are found until they expire", run: sessionsExpire),
+            StoreContractCheck(name: "sessions are deleted one or all", run: sessionsAreDeleted),
+            StoreContractCheck(name: "createSession checks user and duplicates", run: createSessionChecksKeys),
+            StoreContractCheck(name: "purgeExpiredSessions counts", run: purgeExpiredSessionsCounts),
+            StoreContractCheck(name: "16 threads taking one challenge: one winner", run: concurrentTakeHasOneWinner),
+        ] + appleChecks + ceremonyChecks
 
     public static func createUserStoresEverything(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
@@ -157,8 +158,13 @@ public enum StoreContract {
         try store.createUser(StoreSamples.user(1), firstCredential: original)
         let usedAt = StoreSamples.now.addingTimeInterval(12.75)
         try store.recordAuthentication(
-            credentialID: original.id, signCount: 7, backupEligible: false, backupState: true,
-            usedAt: usedAt, cloneWarning: true, backupEligibilityChanged: false
+            credentialID: original.id,
+            signCount: 7,
+            backupEligible: false,
+            backupState: true,
+            usedAt: usedAt,
+            cloneWarning: true,
+            backupEligibilityChanged: false
         )
         var expected = original
         expected.signCount = 7
@@ -170,8 +176,13 @@ public enum StoreContract {
 
         let later = usedAt.addingTimeInterval(60)
         try store.recordAuthentication(
-            credentialID: original.id, signCount: 8, backupEligible: true, backupState: false,
-            usedAt: later, cloneWarning: false, backupEligibilityChanged: true
+            credentialID: original.id,
+            signCount: 8,
+            backupEligible: true,
+            backupState: false,
+            usedAt: later,
+            cloneWarning: false,
+            backupEligibilityChanged: true
         )
         expected.signCount = 8
         expected.backupEligible = true
@@ -181,15 +192,25 @@ public enum StoreContract {
         try expectEqual(try store.credential(id: original.id), expected, "warnings are never cleared")
 
         try store.recordAuthentication(
-            credentialID: original.id, signCount: 9, backupEligible: true, backupState: false,
-            usedAt: later, cloneWarning: false, backupEligibilityChanged: false
+            credentialID: original.id,
+            signCount: 9,
+            backupEligible: true,
+            backupState: false,
+            usedAt: later,
+            cloneWarning: false,
+            backupEligibilityChanged: false
         )
         try expect(try store.credential(id: original.id)?.cloneWarning == true, "cloneWarning stays set")
         try expect(try store.credential(id: original.id)?.backupEligibilityChanged == true, "BE change stays set")
         try expectStorageError(StorageError.notFoundCode, "unknown credential") { () throws(StorageError) in
             try store.recordAuthentication(
-                credentialID: [9, 9], signCount: 1, backupEligible: false, backupState: false,
-                usedAt: later, cloneWarning: false, backupEligibilityChanged: false
+                credentialID: [9, 9],
+                signCount: 1,
+                backupEligible: false,
+                backupState: false,
+                usedAt: later,
+                cloneWarning: false,
+                backupEligibilityChanged: false
             )
         }
     }
@@ -255,11 +276,13 @@ public enum StoreContract {
         try expectEqual(try store.credentials(userID: kept.id), [StoreSamples.credential(3, owner: 2)], "other credentials")
         try expectEqual(
             try store.takeChallenge(StoreSamples.challenge(2).challenge, now: now),
-            .valid(StoreSamples.challenge(2, userID: kept.id)), "other user's challenge"
+            .valid(StoreSamples.challenge(2, userID: kept.id)),
+            "other user's challenge"
         )
         try expectEqual(
             try store.takeChallenge(StoreSamples.challenge(3).challenge, now: now),
-            .valid(StoreSamples.challenge(3)), "challenge without user"
+            .valid(StoreSamples.challenge(3)),
+            "challenge without user"
         )
         try store.deleteUser(id: doomed.id)
         try store.createUser(doomed, firstCredential: StoreSamples.credential(1, owner: 1))
@@ -311,7 +334,8 @@ public enum StoreContract {
         }
         try expectEqual(
             try store.takeChallenge(StoreSamples.challenge(2).challenge, now: StoreSamples.now),
-            .valid(StoreSamples.challenge(2)), "original kept"
+            .valid(StoreSamples.challenge(2)),
+            "original kept"
         )
     }
 
@@ -329,7 +353,8 @@ public enum StoreContract {
         try expectEqual(try store.takeChallenge(StoreSamples.challenge(1).challenge, now: now), .unknown, "purged one")
         try expectEqual(
             try store.takeChallenge(StoreSamples.challenge(4).challenge, now: now),
-            .valid(StoreSamples.challenge(4, expiresAt: now.addingTimeInterval(1))), "live one"
+            .valid(StoreSamples.challenge(4, expiresAt: now.addingTimeInterval(1))),
+            "live one"
         )
         try expectEqual(try store.purgeExpiredChallenges(now: now.addingTimeInterval(1)), 1, "the last one")
     }
@@ -342,7 +367,8 @@ public enum StoreContract {
         try expectEqual(try store.session(tokenHash: session.tokenHash, now: StoreSamples.now), session, "live")
         try expectEqual(
             try store.session(tokenHash: session.tokenHash, now: session.expiresAt.addingTimeInterval(-0.001)),
-            session, "just before expiry"
+            session,
+            "just before expiry"
         )
         try expectEqual(try store.session(tokenHash: session.tokenHash, now: session.expiresAt), nil, "at expiry")
         try expectEqual(try store.session(tokenHash: session.tokenHash, now: session.expiresAt.addingTimeInterval(1)), nil, "after")
@@ -385,7 +411,8 @@ public enum StoreContract {
         }
         try expectEqual(
             try store.session(tokenHash: StoreSamples.session(1, owner: 1).tokenHash, now: StoreSamples.now)?.userID,
-            StoreSamples.userID(1), "original kept"
+            StoreSamples.userID(1),
+            "original kept"
         )
     }
 
@@ -401,7 +428,8 @@ public enum StoreContract {
         try expectEqual(try store.purgeExpiredSessions(now: now), 0, "purged again")
         try expectEqual(
             try store.session(tokenHash: StoreSamples.session(5, owner: 1).tokenHash, now: now)?.expiresAt,
-            now.addingTimeInterval(10), "live one"
+            now.addingTimeInterval(10),
+            "live one"
         )
     }
 

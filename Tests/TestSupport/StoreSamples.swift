@@ -77,8 +77,15 @@ public enum StoreSamples {
     /// An Apple identity of the user `owner`, with every optional field set.
     public static func appleIdentity(_ subject: String, owner: UInt8, createdAt: Date = now.addingTimeInterval(-1_800.75)) -> AppleIdentityRecord {
         AppleIdentityRecord(
-            subject: subject, userID: userID(owner), email: "\(subject)@privaterelay.appleid.com", emailVerified: true,
-            isPrivateEmail: true, emailDisabled: false, realUserStatus: 2, transferSubject: "transfer-\(subject)",
-            createdAt: createdAt)
+            subject: subject,
+            userID: userID(owner),
+            email: "\(subject)@privaterelay.appleid.com",
+            emailVerified: true,
+            isPrivateEmail: true,
+            emailDisabled: false,
+            realUserStatus: 2,
+            transferSubject: "transfer-\(subject)",
+            createdAt: createdAt
+        )
     }
 }

@@ -42,13 +42,19 @@ public struct TestVectorFile: Sendable {
 
 /// A scalar of a case's `expect` object.
 public enum ExpectedValue: Decodable, Sendable, Equatable, CustomStringConvertible {
-    case bool(Bool), int(Int), string(String)
+    case bool(Bool)
+    case int(Int)
+    case string(String)
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if let value = try? container.decode(Bool.self) { self = .bool(value) }
-        else if let value = try? container.decode(Int.self) { self = .int(value) }
-        else { self = .string(try container.decode(String.self)) }
+        if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int.self) {
+            self = .int(value)
+        } else {
+            self = .string(try container.decode(String.self))
+        }
     }
 
     public var description: String {

@@ -2,6 +2,7 @@ import CBOR
 import CryptoCore
 import Foundation
 import Testing
+
 @testable import WebAuthnCore
 
 /// The `android-key` format (WebAuthn §8.4): each check refuses a vector, a KeyDescription or a certificate that
@@ -57,7 +58,8 @@ import Testing
 
     @Test func certificateWithoutTheExtensionIsRefused() throws {
         let certificate = try TPMTestCertificates.certificate(TPMTestCertificates.valid)
-        #expect(throws: WebAuthnError("attestation.androidKeyDescriptionMissing", "credential certificate has no Android key attestation extension")) {
+        #expect(throws: WebAuthnError("attestation.androidKeyDescriptionMissing", "credential certificate has no Android key attestation extension"))
+        {
             try AndroidKeyDescription(certificate: certificate)
         }
     }
@@ -70,8 +72,11 @@ import Testing
     }
 
     private static func keyDescription(challenge: [UInt8] = Array(repeating: 7, count: 32), software: [UInt8], tee: [UInt8]) -> [UInt8] {
-        element([0x30], element([0x02], [0x01, 0x2C]) + element([0x0A], [0]) + element([0x02], [0]) + element([0x0A], [0])
-            + element([0x04], challenge) + element([0x04], []) + element([0x30], software) + element([0x30], tee))
+        element(
+            [0x30],
+            element([0x02], [0x01, 0x2C]) + element([0x0A], [0]) + element([0x02], [0]) + element([0x0A], [0])
+                + element([0x04], challenge) + element([0x04], []) + element([0x30], software) + element([0x30], tee)
+        )
     }
 
     /// purpose [1] EXPLICIT SET OF INTEGER.
@@ -88,8 +93,12 @@ import Testing
     private static let allApplications = element([0xBF, 0x84, 0x58], element([0x05], []))
 
     @Test func highTagNumbersAreRead() throws {
-        let description = try AndroidKeyDescription(der: Self.keyDescription(
-            software: Self.allApplications, tee: Self.purposes([2, 3]) + Self.origin(0)))
+        let description = try AndroidKeyDescription(
+            der: Self.keyDescription(
+                software: Self.allApplications,
+                tee: Self.purposes([2, 3]) + Self.origin(0)
+            )
+        )
         #expect(description.attestationChallenge == Array(repeating: 7, count: 32))
         #expect(description.softwareEnforced == .init(purposes: nil, origin: nil, hasAllApplications: true))
         #expect(description.teeEnforced == .init(purposes: [2, 3], origin: 0, hasAllApplications: false))
@@ -116,8 +125,11 @@ import Testing
         .init(purposes: purposes, origin: origin, hasAllApplications: allApplications)
     }
 
-    private func code(software: AndroidKeyDescription.AuthorizationList, tee: AndroidKeyDescription.AuthorizationList,
-                      acceptingSoftwareEnforced: Bool = true) -> String? {
+    private func code(
+        software: AndroidKeyDescription.AuthorizationList,
+        tee: AndroidKeyDescription.AuthorizationList,
+        acceptingSoftwareEnforced: Bool = true
+    ) -> String? {
         let description = AndroidKeyDescription(attestationChallenge: [], softwareEnforced: software, teeEnforced: tee)
         do {
             try AndroidKeyAttestation.checkAuthorizations(description, acceptingSoftwareEnforced: acceptingSoftwareEnforced)
@@ -145,7 +157,9 @@ import Testing
         #expect(code(software: list(purposes: [3]), tee: list(purposes: [])) == "attestation.androidKeyPurposeNotSign")
         // Union policy: SIGN in the software list is enough; TEE-only policy: it is not.
         #expect(code(software: list(purposes: [2]), tee: list(purposes: [3])) == nil)
-        #expect(code(software: list(purposes: [2]), tee: list(purposes: [3]), acceptingSoftwareEnforced: false) == "attestation.androidKeyPurposeNotSign")
+        #expect(
+            code(software: list(purposes: [2]), tee: list(purposes: [3]), acceptingSoftwareEnforced: false) == "attestation.androidKeyPurposeNotSign"
+        )
     }
 
     @Test func absentFieldsAreNotViolations() {

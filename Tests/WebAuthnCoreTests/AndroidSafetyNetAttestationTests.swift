@@ -52,34 +52,46 @@ import WebAuthnCore
     @Test func responseMustBeACompactJWSWithACertificateChain() throws {
         let twoParts = try outcome(Self.chromeCase) { try editJWS(&$0) { parts in parts.removeLast() } }
         #expect(twoParts.error == "attestation.safetyNetMalformedResponse")
-        let headerWithoutChain = try outcome(Self.chromeCase) { try editJWS(&$0) { parts in parts[0] = Base64URL.encode(Array(#"{"alg":"RS256"}"#.utf8)) } }
+        let headerWithoutChain = try outcome(Self.chromeCase) {
+            try editJWS(&$0) { parts in parts[0] = Base64URL.encode(Array(#"{"alg":"RS256"}"#.utf8)) }
+        }
         #expect(headerWithoutChain.error == "attestation.safetyNetMalformedResponse")
-        let emptyChain = try outcome(Self.chromeCase) { try editJWS(&$0) { parts in parts[0] = Base64URL.encode(Array(#"{"alg":"RS256","x5c":[]}"#.utf8)) } }
+        let emptyChain = try outcome(Self.chromeCase) {
+            try editJWS(&$0) { parts in parts[0] = Base64URL.encode(Array(#"{"alg":"RS256","x5c":[]}"#.utf8)) }
+        }
         #expect(emptyChain.error == "attestation.safetyNetMalformedResponse")
     }
 
     @Test func jwsSignatureMustVerify() throws {
-        let flipped = try outcome(Self.chromeCase) { try editJWS(&$0) { parts in
-            parts[2] = (parts[2].first == "A" ? "B" : "A") + parts[2].dropFirst()
-        } }
+        let flipped = try outcome(Self.chromeCase) {
+            try editJWS(&$0) { parts in
+                parts[2] = (parts[2].first == "A" ? "B" : "A") + parts[2].dropFirst()
+            }
+        }
         #expect(flipped.error == "attestation.invalidSignature")
-        let payloadChanged = try outcome(Self.chromeCase) { try editJWS(&$0) { parts in
-            let payload = String(decoding: Base64URL.decodeLenient(parts[1]) ?? [], as: UTF8.self)
-            parts[1] = Base64URL.encode(Array(payload.replacingOccurrences(of: "com.google.android.gms", with: "com.example.attacker").utf8))
-        } }
+        let payloadChanged = try outcome(Self.chromeCase) {
+            try editJWS(&$0) { parts in
+                let payload = String(decoding: Base64URL.decodeLenient(parts[1]) ?? [], as: UTF8.self)
+                parts[1] = Base64URL.encode(Array(payload.replacingOccurrences(of: "com.google.android.gms", with: "com.example.attacker").utf8))
+            }
+        }
         #expect(payloadChanged.error == "attestation.invalidSignature")
     }
 
     @Test func unknownJWSAlgorithmIsRefused() throws {
-        let result = try outcome(Self.chromeCase) { try editJWS(&$0) { parts in
-            let header = String(decoding: Base64URL.decodeLenient(parts[0]) ?? [], as: UTF8.self)
-            parts[0] = Base64URL.encode(Array(header.replacingOccurrences(of: "RS256", with: "HS256").utf8))
-        } }
+        let result = try outcome(Self.chromeCase) {
+            try editJWS(&$0) { parts in
+                let header = String(decoding: Base64URL.decodeLenient(parts[0]) ?? [], as: UTF8.self)
+                parts[0] = Base64URL.encode(Array(header.replacingOccurrences(of: "RS256", with: "HS256").utf8))
+            }
+        }
         #expect(result.error == "attestation.invalidSignature")
     }
 
     @Test func signingCertificateMustBeIssuedToAttestAndroidCom() throws {
-        #expect(try EditableVectorCase("java-webauthn-server/android-safetynet/wrong-hostname").run().error == "attestation.safetyNetHostnameMismatch")
+        #expect(
+            try EditableVectorCase("java-webauthn-server/android-safetynet/wrong-hostname").run().error == "attestation.safetyNetHostnameMismatch"
+        )
     }
 
     @Test(arguments: [chromeCase, freshCase])
@@ -106,7 +118,9 @@ import WebAuthnCore
     }
 
     @Test func staleResponsesAreRefusedUnlessTheCheckIsOff() throws {
-        #expect(try EditableVectorCase("simplewebauthn/android-safetynet-2019-stale-timestamp").run().error == "attestation.safetyNetTimestampOutOfRange")
+        #expect(
+            try EditableVectorCase("simplewebauthn/android-safetynet-2019-stale-timestamp").run().error == "attestation.safetyNetTimestampOutOfRange"
+        )
         #expect(try EditableVectorCase("webauthn-rs/android-safetynet-not-supported").run().error == "attestation.safetyNetTimestampOutOfRange")
         #expect(try outcome(Self.chromeCase) { $0.set("ignoreSafetyNetTimestamp", to: nil) }.error == "attestation.safetyNetTimestampOutOfRange")
     }

@@ -1,7 +1,7 @@
 import CBOR
 import CryptoCore
-import Testing
 import TestSupport
+import Testing
 import WebAuthnCore
 
 @Suite("§8.8 Apple anonymous attestation")
@@ -18,7 +18,9 @@ struct AppleAttestationTests {
     /// The code an Apple registration of `credential` fails with when its credential certificate is replaced by one
     /// for `key` (the credential's own when nil) with `extensions` computed from the nonce the authenticator would sign.
     static func replacedCertificateFailure(
-        _ credential: SoftwareCredential, key: PublicKey? = nil, extensions: ([UInt8]) -> [CertificateBuilder.Extension]
+        _ credential: SoftwareCredential,
+        key: PublicKey? = nil,
+        extensions: ([UInt8]) -> [CertificateBuilder.Extension]
     ) throws -> String? {
         let certificates = try AttestationCertificates.make(at: Fixture.now)
         let options = RegistrationOptions(attestation: .apple(certificates))
@@ -34,8 +36,14 @@ struct AppleAttestationTests {
     func credentialCertificateWithTheNonceVerifies(algorithm: COSEAlgorithm) throws {
         let certificates = try AttestationCertificates.make(at: Fixture.now)
         let response = try Fixture.authenticator.register(
-            try SoftwareCredential.generate(algorithm), challenge: Fixture.challenge, options: RegistrationOptions(attestation: .apple(certificates)))
-        let result = try Fixture.register(response, expectations: RegistrationExpectations(challenge: Fixture.challenge, trustAnchors: [certificates.root]))
+            try SoftwareCredential.generate(algorithm),
+            challenge: Fixture.challenge,
+            options: RegistrationOptions(attestation: .apple(certificates))
+        )
+        let result = try Fixture.register(
+            response,
+            expectations: RegistrationExpectations(challenge: Fixture.challenge, trustAnchors: [certificates.root])
+        )
         #expect(result.attestation.format == .apple)
         #expect(result.attestation.type == .anonCA)
         #expect(result.attestation.trustEvaluation == .trusted(anchorFingerprint: certificates.root.sha256Fingerprint))
@@ -43,19 +51,28 @@ struct AppleAttestationTests {
 
     @Test func informationalAlgIsIgnored() throws {
         let certificates = try AttestationCertificates.make(at: Fixture.now)
-        let options = RegistrationOptions(attestation: .apple(certificates), mutation: ResponseMutation(attestationStatement: Self.setting("alg", to: CBORValue(-7))))
+        let options = RegistrationOptions(
+            attestation: .apple(certificates),
+            mutation: ResponseMutation(attestationStatement: Self.setting("alg", to: CBORValue(-7)))
+        )
         #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == nil)
     }
 
     @Test func unexpectedMemberFails() throws {
         let certificates = try AttestationCertificates.make(at: Fixture.now)
-        let options = RegistrationOptions(attestation: .apple(certificates), mutation: ResponseMutation(attestationStatement: Self.setting("sig", to: .bytes([1]))))
+        let options = RegistrationOptions(
+            attestation: .apple(certificates),
+            mutation: ResponseMutation(attestationStatement: Self.setting("sig", to: .bytes([1])))
+        )
         #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == "attestation.malformedStatement")
     }
 
     @Test func missingX5cFails() throws {
         let certificates = try AttestationCertificates.make(at: Fixture.now)
-        let options = RegistrationOptions(attestation: .apple(certificates), mutation: ResponseMutation(attestationStatement: Self.setting("x5c", to: nil)))
+        let options = RegistrationOptions(
+            attestation: .apple(certificates),
+            mutation: ResponseMutation(attestationStatement: Self.setting("x5c", to: nil))
+        )
         #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == "attestation.malformedStatement")
     }
 
@@ -76,7 +93,9 @@ struct AppleAttestationTests {
         #expect(failure == "attestation.appleNonceMismatch")
     }
 
-    @Test(arguments: [[0x04, 0x20], [0x30, 0x22, 0x04, 0x20], [0x30, 0x24, 0xA2, 0x22, 0x04, 0x20], [0x30, 0x24, 0xA1, 0x22, 0x0C, 0x20]] as [[UInt8]])
+    @Test(
+        arguments: [[0x04, 0x20], [0x30, 0x22, 0x04, 0x20], [0x30, 0x24, 0xA2, 0x22, 0x04, 0x20], [0x30, 0x24, 0xA1, 0x22, 0x0C, 0x20]] as [[UInt8]]
+    )
     func malformedNonceExtensionFails(prefix: [UInt8]) throws {
         let failure = try Self.replacedCertificateFailure(try SoftwareCredential.generate(.es256)) { nonce in
             [CertificateBuilder.Extension(oid: "1.2.840.113635.100.8.2", critical: false, value: prefix + nonce)]
@@ -95,7 +114,10 @@ struct AppleAttestationTests {
     @Test func certificateChainUntrustedByTheConfiguredAnchorsFails() throws {
         let certificates = try AttestationCertificates.make(at: Fixture.now)
         let response = try Fixture.authenticator.register(
-            try SoftwareCredential.generate(.es256), challenge: Fixture.challenge, options: RegistrationOptions(attestation: .apple(certificates)))
+            try SoftwareCredential.generate(.es256),
+            challenge: Fixture.challenge,
+            options: RegistrationOptions(attestation: .apple(certificates))
+        )
         let stranger = try AttestationCertificates.make(at: Fixture.now)
         let expectations = RegistrationExpectations(challenge: Fixture.challenge, trustAnchors: [stranger.root])
         #expect(Fixture.registrationFailure(response, expectations: expectations) == "attestation.certificateChainUntrusted")

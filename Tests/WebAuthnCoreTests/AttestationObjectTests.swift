@@ -1,7 +1,7 @@
 import CBOR
 import CryptoCore
-import Testing
 import TestSupport
+import Testing
 import WebAuthnCore
 
 @Suite("§6.5.4 attestation object")
@@ -23,7 +23,9 @@ struct AttestationObjectTests {
 
     @Test func membersAreRead() throws {
         let authenticatorData = try Self.authenticatorData()
-        let object = try AttestationObject(bytes: Self.object([("fmt", .text("none")), ("attStmt", .map([])), ("authData", .bytes(authenticatorData))]))
+        let object = try AttestationObject(
+            bytes: Self.object([("fmt", .text("none")), ("attStmt", .map([])), ("authData", .bytes(authenticatorData))])
+        )
         #expect(object.format == "none")
         #expect(object.statement == .map([]))
         #expect(object.authenticatorData.bytes == authenticatorData)
@@ -65,18 +67,24 @@ struct AttestationObjectTests {
     }
 
     @Test func extraMembersFail() throws {
-        let entries: [(String, CBORValue)] = [("fmt", .text("none")), ("attStmt", .map([])), ("authData", .bytes(try Self.authenticatorData())), ("epAtt", .boolean(true))]
+        let entries: [(String, CBORValue)] = [
+            ("fmt", .text("none")), ("attStmt", .map([])), ("authData", .bytes(try Self.authenticatorData())), ("epAtt", .boolean(true)),
+        ]
         #expect(Self.code(Self.object(entries)) == "attestationObject.malformed")
     }
 
     @Test func duplicateMembersFail() throws {
         let authenticatorData = try Self.authenticatorData()
-        let entries: [(String, CBORValue)] = [("fmt", .text("none")), ("attStmt", .map([])), ("authData", .bytes(authenticatorData)), ("fmt", .text("none"))]
+        let entries: [(String, CBORValue)] = [
+            ("fmt", .text("none")), ("attStmt", .map([])), ("authData", .bytes(authenticatorData)), ("fmt", .text("none")),
+        ]
         #expect(Self.code(Self.object(entries)) == "attestationObject.malformed")
     }
 
     @Test func authenticatorDataErrorsKeepTheirCode() {
-        #expect(Self.code(Self.object([("fmt", .text("none")), ("attStmt", .map([])), ("authData", .bytes([0x00]))])) == "authenticatorData.tooShort")
+        #expect(
+            Self.code(Self.object([("fmt", .text("none")), ("attStmt", .map([])), ("authData", .bytes([0x00]))])) == "authenticatorData.tooShort"
+        )
     }
 
     @Test func bytesAfterTheObjectFailTheRegistration() throws {

@@ -1,7 +1,7 @@
 import CBOR
 import CryptoCore
-import Testing
 import TestSupport
+import Testing
 import WebAuthnCore
 
 @Suite("§7.2 verifying an assertion")
@@ -26,8 +26,12 @@ struct AuthenticationCeremonyTests {
         identifiedUser: [UInt8]? = nil
     ) throws -> AuthenticationExpectations {
         AuthenticationExpectations(
-            challenge: Fixture.challenge, credential: try credential.storedCredential(signCount: signCount, backupEligible: backupEligible),
-            userVerification: userVerification, allowedCredentialIDs: allowed, identifiedUserHandle: identifiedUser)
+            challenge: Fixture.challenge,
+            credential: try credential.storedCredential(signCount: signCount, backupEligible: backupEligible),
+            userVerification: userVerification,
+            allowedCredentialIDs: allowed,
+            identifiedUserHandle: identifiedUser
+        )
     }
 
     @Test(arguments: SoftwareCredential.supportedAlgorithms)
@@ -97,14 +101,21 @@ struct AuthenticationCeremonyTests {
     @Test func userHandleMustBeTheIdentifiedUser() throws {
         let credential = try SoftwareCredential.generate(.es256)
         let response = try Fixture.authenticator.authenticate(
-            credential, challenge: Fixture.challenge, options: AssertionOptions(userHandle: [UInt8](repeating: 2, count: 32)))
+            credential,
+            challenge: Fixture.challenge,
+            options: AssertionOptions(userHandle: [UInt8](repeating: 2, count: 32))
+        )
         let identified = try expectations(for: credential, identifiedUser: credential.userHandle)
         #expect(Fixture.authenticationFailure(response, expectations: identified) == "credential.userHandleMismatch")
     }
 
     @Test func identifiedUserMayOmitUserHandle() throws {
         let credential = try SoftwareCredential.generate(.es256)
-        let response = try Fixture.authenticator.authenticate(credential, challenge: Fixture.challenge, options: AssertionOptions(omitsUserHandle: true))
+        let response = try Fixture.authenticator.authenticate(
+            credential,
+            challenge: Fixture.challenge,
+            options: AssertionOptions(omitsUserHandle: true)
+        )
         let identified = try expectations(for: credential, identifiedUser: credential.userHandle)
         #expect(Fixture.authenticationFailure(response, expectations: identified) == nil)
     }
@@ -112,7 +123,11 @@ struct AuthenticationCeremonyTests {
     @Test(arguments: [true, false])
     func discoverableSignInNeedsTheUserHandle(sendsEmptyText: Bool) throws {
         let credential = try SoftwareCredential.generate(.es256)
-        var response = try Fixture.authenticator.authenticate(credential, challenge: Fixture.challenge, options: AssertionOptions(omitsUserHandle: true))
+        var response = try Fixture.authenticator.authenticate(
+            credential,
+            challenge: Fixture.challenge,
+            options: AssertionOptions(omitsUserHandle: true)
+        )
         if sendsEmptyText { response.response.userHandle = "" }
         #expect(Fixture.authenticationFailure(response, expectations: try expectations(for: credential)) == "credential.missingUserHandle")
     }
@@ -120,7 +135,10 @@ struct AuthenticationCeremonyTests {
     @Test func discoverableUserHandleMustOwnTheCredential() throws {
         let credential = try SoftwareCredential.generate(.es256)
         let response = try Fixture.authenticator.authenticate(
-            credential, challenge: Fixture.challenge, options: AssertionOptions(userHandle: [UInt8](repeating: 3, count: 32)))
+            credential,
+            challenge: Fixture.challenge,
+            options: AssertionOptions(userHandle: [UInt8](repeating: 3, count: 32))
+        )
         #expect(Fixture.authenticationFailure(response, expectations: try expectations(for: credential)) == "credential.userHandleMismatch")
     }
 
@@ -136,7 +154,9 @@ struct AuthenticationCeremonyTests {
 
     @Test func attestedCredentialDataInAnAssertionFails() throws {
         let options = AssertionOptions(flags: [.userPresent, .userVerified, .attestedCredentialData], includesAttestedCredentialData: true)
-        #expect(try Fixture.authenticationFailure(try SoftwareCredential.generate(.es256), options: options) == "authenticatorData.unexpectedCredential")
+        #expect(
+            try Fixture.authenticationFailure(try SoftwareCredential.generate(.es256), options: options) == "authenticatorData.unexpectedCredential"
+        )
     }
 
     @Test func rpIdHashMustBeTheRelyingPartyID() throws {
@@ -159,7 +179,10 @@ struct AuthenticationCeremonyTests {
 
     @Test func backupStateWithoutEligibilityFails() throws {
         let options = AssertionOptions(flags: [.userPresent, .userVerified, .backupState])
-        #expect(try Fixture.authenticationFailure(try SoftwareCredential.generate(.es256), options: options) == "authenticatorData.backupStateWithoutEligibility")
+        #expect(
+            try Fixture.authenticationFailure(try SoftwareCredential.generate(.es256), options: options)
+                == "authenticatorData.backupStateWithoutEligibility"
+        )
     }
 
     @Test(arguments: [(Bool?.some(false), true, true), (true, false, true), (true, true, false), (false, false, false), (nil, true, false)])
@@ -176,8 +199,10 @@ struct AuthenticationCeremonyTests {
         let credential = try SoftwareCredential.generate(.es256)
         var response = try Fixture.authenticator.authenticate(credential, challenge: Fixture.challenge)
         let other = try Fixture.authenticator.authenticate(
-            credential, challenge: Fixture.challenge,
-            options: AssertionOptions(clientData: ClientDataTemplate(type: "webauthn.get", extraMembers: [("other", "1")])))
+            credential,
+            challenge: Fixture.challenge,
+            options: AssertionOptions(clientData: ClientDataTemplate(type: "webauthn.get", extraMembers: [("other", "1")]))
+        )
         response.response.clientDataJSON = other.response.clientDataJSON
         #expect(Fixture.authenticationFailure(response, expectations: try expectations(for: credential)) == "assertion.invalidSignature")
     }
@@ -191,9 +216,11 @@ struct AuthenticationCeremonyTests {
         #expect(Fixture.authenticationFailure(response, expectations: stored) == "assertion.invalidSignature")
     }
 
-    @Test(arguments: [ResponseMutation(signature: { $0[$0.count - 1] ^= 0x01 }),
-                      ResponseMutation(signedAuthenticatorData: { $0[36] ^= 0x01 }),
-                      ResponseMutation(signedAuthenticatorData: { $0[32] ^= AuthenticatorFlags.userVerified.rawValue })])
+    @Test(arguments: [
+        ResponseMutation(signature: { $0[$0.count - 1] ^= 0x01 }),
+        ResponseMutation(signedAuthenticatorData: { $0[36] ^= 0x01 }),
+        ResponseMutation(signedAuthenticatorData: { $0[32] ^= AuthenticatorFlags.userVerified.rawValue }),
+    ])
     func bytesChangedAfterSigningFail(mutation: ResponseMutation) throws {
         let options = AssertionOptions(mutation: mutation)
         #expect(try Fixture.authenticationFailure(try SoftwareCredential.generate(.eddsa), options: options) == "assertion.invalidSignature")

@@ -1,7 +1,7 @@
 import CBOR
 import CryptoCore
-import Testing
 import TestSupport
+import Testing
 import WebAuthnCore
 
 @Suite("§6.1 authenticator data")
@@ -77,7 +77,8 @@ struct AuthenticatorDataTests {
     @Test func extensionsAfterAttestedCredentialDataAreRead() throws {
         let credential = try SoftwareCredential.generate(.eddsa)
         let extensions = CBORValue.map([CBORMapEntry(key: .text("credProtect"), value: CBORValue(3))])
-        let bytes = Self.header(flags: [.userPresent, .attestedCredentialData, .extensionData])
+        let bytes =
+            Self.header(flags: [.userPresent, .attestedCredentialData, .extensionData])
             + Self.attestedCredentialData(key: try credential.coseKey()) + CBOREncoder.encode(extensions)
         let data = try AuthenticatorData(bytes: bytes)
         #expect(data.extensions == extensions)

@@ -1,7 +1,7 @@
 import CBOR
 import CryptoCore
-import Testing
 import TestSupport
+import Testing
 import WebAuthnCore
 
 @Suite("RFC 9052/9053 COSE_Key credential public keys")
@@ -112,7 +112,9 @@ struct COSEKeyTests {
     @Test func rsaKeysBelow2048BitsAreRefused() throws {
         let key = try PrivateKey.generateRSA(bits: 1024).publicKey()
         let components = try key.rsaComponents()
-        let entries: [(Int64, CBORValue)] = [(1, CBORValue(3)), (3, CBORValue(-257)), (-1, .bytes(components.modulus)), (-2, .bytes(components.exponent))]
+        let entries: [(Int64, CBORValue)] = [
+            (1, CBORValue(3)), (3, CBORValue(-257)), (-1, .bytes(components.modulus)), (-2, .bytes(components.exponent)),
+        ]
         #expect(Self.code(entries) == "coseKey.weakKey")
     }
 

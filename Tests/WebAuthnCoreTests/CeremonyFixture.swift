@@ -69,7 +69,11 @@ enum CeremonyFixture {
         expectations: RegistrationExpectations = RegistrationExpectations(challenge: challenge),
         relyingParty: RelyingParty = relyingParty()
     ) throws -> String? {
-        registrationFailure(try authenticator.register(credential, challenge: challenge, options: options), expectations: expectations, relyingParty: relyingParty)
+        registrationFailure(
+            try authenticator.register(credential, challenge: challenge, options: options),
+            expectations: expectations,
+            relyingParty: relyingParty
+        )
     }
 
     /// The code an assertion by `credential` with `options` fails with, against a stored record with `storedSignCount`.
@@ -81,7 +85,10 @@ enum CeremonyFixture {
     ) throws -> String? {
         let response = try authenticator.authenticate(credential, challenge: challenge, options: options)
         let expectations = AuthenticationExpectations(
-            challenge: challenge, credential: try credential.storedCredential(signCount: storedSignCount), userVerification: userVerification)
+            challenge: challenge,
+            credential: try credential.storedCredential(signCount: storedSignCount),
+            userVerification: userVerification
+        )
         return authenticationFailure(response, expectations: expectations)
     }
 }

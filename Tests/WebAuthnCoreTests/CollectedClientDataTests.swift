@@ -1,7 +1,7 @@
 import CryptoCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import WebAuthnCore
 
 @Suite("§5.8.1 client data, and its verification (§7.1 steps 5–11, §7.2 steps 8–14)")
@@ -19,7 +19,11 @@ struct CollectedClientDataTests {
     /// The code an assertion with this client data fails with, for a relying party changed by `configure`.
     static func assertionFailure(_ clientData: ClientDataTemplate, configure: (inout RelyingParty) -> Void = { _ in }) throws -> String? {
         let credential = try SoftwareCredential.generate(.es256)
-        let response = try Fixture.authenticator.authenticate(credential, challenge: Fixture.challenge, options: AssertionOptions(clientData: clientData))
+        let response = try Fixture.authenticator.authenticate(
+            credential,
+            challenge: Fixture.challenge,
+            options: AssertionOptions(clientData: clientData)
+        )
         var relyingParty = Fixture.relyingParty()
         configure(&relyingParty)
         let expectations = AuthenticationExpectations(challenge: Fixture.challenge, credential: try credential.storedCredential())
@@ -27,7 +31,8 @@ struct CollectedClientDataTests {
     }
 
     @Test func membersAreRead() throws {
-        let text = #"{"type":"webauthn.get","challenge":"AAEC","origin":"https://example.com","crossOrigin":true,"topOrigin":"https://top.example","other":[1,{"a":null}]}"#
+        let text =
+            #"{"type":"webauthn.get","challenge":"AAEC","origin":"https://example.com","crossOrigin":true,"topOrigin":"https://top.example","other":[1,{"a":null}]}"#
         let clientData = try CollectedClientData(bytes: Array(text.utf8))
         #expect(clientData.type == "webauthn.get")
         #expect(clientData.challenge == "AAEC")
@@ -62,9 +67,11 @@ struct CollectedClientDataTests {
         #expect(try Self.assertionFailure(template) == code)
     }
 
-    @Test(arguments: [#"{"type":1,"challenge":"AA","origin":"o"}"#, #"{"type":"t","challenge":["AA"],"origin":"o"}"#,
-                      #"{"type":"t","challenge":"AA","origin":null}"#, #"{"type":"t","challenge":"AA","origin":"o","crossOrigin":"false"}"#,
-                      #"{"type":"t","challenge":"AA","origin":"o","topOrigin":5}"#])
+    @Test(arguments: [
+        #"{"type":1,"challenge":"AA","origin":"o"}"#, #"{"type":"t","challenge":["AA"],"origin":"o"}"#,
+        #"{"type":"t","challenge":"AA","origin":null}"#, #"{"type":"t","challenge":"AA","origin":"o","crossOrigin":"false"}"#,
+        #"{"type":"t","challenge":"AA","origin":"o","topOrigin":5}"#,
+    ])
     func membersOfTheWrongTypeFail(text: String) {
         #expect(Self.code(text) == "clientData.invalidMember")
     }
@@ -74,12 +81,18 @@ struct CollectedClientDataTests {
         #expect(try Self.assertionFailure(ClientDataTemplate(type: "payment.get")) == "clientData.typeMismatch")
     }
 
-    @Test(arguments: [Base64URL.encode(CeremonyFixture.challenge) + "=", Base64URL.encode(CeremonyFixture.challenge.dropLast()), "", Base64URL.encode(CeremonyFixture.challenge).uppercased()])
+    @Test(arguments: [
+        Base64URL.encode(CeremonyFixture.challenge) + "=", Base64URL.encode(CeremonyFixture.challenge.dropLast()), "",
+        Base64URL.encode(CeremonyFixture.challenge).uppercased(),
+    ])
     func challengeMustBeTheIssuedOneAsText(challenge: String) throws {
         #expect(try Self.assertionFailure(ClientDataTemplate(type: "webauthn.get", challenge: challenge)) == "clientData.challengeMismatch")
     }
 
-    @Test(arguments: ["https://evil.example", "https://example.com:443", "https://example.com/", "http://example.com", "https://sub.example.com", "HTTPS://EXAMPLE.COM"])
+    @Test(arguments: [
+        "https://evil.example", "https://example.com:443", "https://example.com/", "http://example.com", "https://sub.example.com",
+        "HTTPS://EXAMPLE.COM",
+    ])
     func originMustMatchExactly(origin: String) throws {
         #expect(try Self.assertionFailure(ClientDataTemplate(type: "webauthn.get", origin: origin)) == "clientData.originMismatch")
     }
@@ -97,27 +110,38 @@ struct CollectedClientDataTests {
 
     @Test func topOriginMustBeOneTheRelyingPartyMayBeEmbeddedIn() throws {
         let template = ClientDataTemplate(type: "webauthn.get", crossOrigin: true, topOrigin: "https://top.example")
-        #expect(try Self.assertionFailure(template) {
-            $0.allowsCrossOriginEmbedding = true
-            $0.topOrigins = ["https://other.example"]
-        } == "clientData.topOriginMismatch")
-        #expect(try Self.assertionFailure(template) {
-            $0.allowsCrossOriginEmbedding = true
-            $0.topOrigins = ["https://top.example"]
-        } == nil)
+        #expect(
+            try Self.assertionFailure(template) {
+                $0.allowsCrossOriginEmbedding = true
+                $0.topOrigins = ["https://other.example"]
+            } == "clientData.topOriginMismatch"
+        )
+        #expect(
+            try Self.assertionFailure(template) {
+                $0.allowsCrossOriginEmbedding = true
+                $0.topOrigins = ["https://top.example"]
+            } == nil
+        )
     }
 
-    @Test(arguments: [(#"{"status":"present","id":"AAEC"}"#, "clientData.tokenBindingUnsupported"),
-                      (#"{"status":"not-supported"}"#, "clientData.tokenBindingUnsupported"),
-                      (#"{"status":"supported"}"#, nil),
-                      (#""supported""#, nil)] as [(String, String?)])
+    @Test(
+        arguments: [
+            (#"{"status":"present","id":"AAEC"}"#, "clientData.tokenBindingUnsupported"),
+            (#"{"status":"not-supported"}"#, "clientData.tokenBindingUnsupported"),
+            (#"{"status":"supported"}"#, nil),
+            (#""supported""#, nil),
+        ] as [(String, String?)]
+    )
     func tokenBindingOtherThanSupportedFails(json: String, code: String?) throws {
         let template = ClientDataTemplate(type: "webauthn.get", extraMembers: [("tokenBinding", json)])
         #expect(try Self.assertionFailure(template) == code)
     }
 
     @Test func unknownMembersAreIgnored() throws {
-        let template = ClientDataTemplate(type: "webauthn.get", extraMembers: [("other_keys_can_be_added_here", #""do not compare clientDataJSON against a template""#)])
+        let template = ClientDataTemplate(
+            type: "webauthn.get",
+            extraMembers: [("other_keys_can_be_added_here", #""do not compare clientDataJSON against a template""#)]
+        )
         #expect(try Self.assertionFailure(template) == nil)
     }
 
@@ -134,7 +158,8 @@ struct CollectedClientDataTests {
     @Test func duplicateMembersFail() {
         let text = #"{"type":"webauthn.get","challenge":"AA","origin":"https://evil.example","origin":"https://example.com"}"#
         #expect(Self.code(text) == "clientData.invalidJSON")
-        let nested = #"{"type":"webauthn.get","challenge":"AA","origin":"https://example.com","tokenBinding":{"status":"supported","status":"present"}}"#
+        let nested =
+            #"{"type":"webauthn.get","challenge":"AA","origin":"https://example.com","tokenBinding":{"status":"supported","status":"present"}}"#
         #expect(Self.code(nested) == "clientData.invalidJSON")
     }
 }

@@ -62,7 +62,10 @@ import WebAuthnCore
     @Test func membersMustBeFormatStatementPairs() throws {
         #expect(try compound { [member("packed", $0), .text("none")] }.error == "attestation.compoundMalformed")
         #expect(try compound { [member("packed", $0), member("none", .array([]))] }.error == "attestation.compoundMalformed")
-        #expect(try compound { [member("packed", $0), .map([CBORMapEntry(key: .text("attStmt"), value: Self.emptyMap)])] }.error == "attestation.compoundMalformed")
+        #expect(
+            try compound { [member("packed", $0), .map([CBORMapEntry(key: .text("attStmt"), value: Self.emptyMap)])] }.error
+                == "attestation.compoundMalformed"
+        )
         let extraMember = CBORValue.map([
             CBORMapEntry(key: .text("fmt"), value: .text("none")), CBORMapEntry(key: .text("attStmt"), value: Self.emptyMap),
             CBORMapEntry(key: .text("extra"), value: .null),

@@ -1,7 +1,7 @@
 import CBOR
 import CryptoCore
-import Testing
 import TestSupport
+import Testing
 import WebAuthnCore
 
 @Suite("§8.6 fido-u2f attestation")
@@ -27,8 +27,14 @@ struct FIDOU2FAttestationTests {
     @Test func certificateEndingAtAConfiguredAnchorIsTrusted() throws {
         let certificates = try AttestationCertificates.make(at: Fixture.now)
         let response = try Fixture.authenticator.register(
-            try SoftwareCredential.generate(.es256), challenge: Fixture.challenge, options: RegistrationOptions(attestation: .fidoU2F(certificates)))
-        let result = try Fixture.register(response, expectations: RegistrationExpectations(challenge: Fixture.challenge, trustAnchors: [certificates.intermediate]))
+            try SoftwareCredential.generate(.es256),
+            challenge: Fixture.challenge,
+            options: RegistrationOptions(attestation: .fidoU2F(certificates))
+        )
+        let result = try Fixture.register(
+            response,
+            expectations: RegistrationExpectations(challenge: Fixture.challenge, trustAnchors: [certificates.intermediate])
+        )
         #expect(result.attestation.trustEvaluation == .trusted(anchorFingerprint: certificates.intermediate.sha256Fingerprint))
         let stranger = try AttestationCertificates.make(at: Fixture.now)
         #expect(try Self.failure(anchors: { _ in [stranger.root, stranger.intermediate] }) == "attestation.certificateChainUntrusted")
@@ -82,13 +88,19 @@ struct FIDOU2FAttestationTests {
         u2f.mutation.signedAuthenticatorData = { bytes in
             bytes.replaceSubrange(0..<32, with: DigestAlgorithm.sha256.hash(Array("example.com".utf8)))
         }
-        #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: u2f, relyingParty: relyingParty) == "attestation.invalidSignature")
+        #expect(
+            try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: u2f, relyingParty: relyingParty)
+                == "attestation.invalidSignature"
+        )
     }
 
     @Test func expiredCertificateFailsWhenAnchorsAreConfigured() throws {
         let certificates = try AttestationCertificates.make(at: Fixture.now)
         let response = try Fixture.authenticator.register(
-            try SoftwareCredential.generate(.es256), challenge: Fixture.challenge, options: RegistrationOptions(attestation: .fidoU2F(certificates)))
+            try SoftwareCredential.generate(.es256),
+            challenge: Fixture.challenge,
+            options: RegistrationOptions(attestation: .fidoU2F(certificates))
+        )
         let later = Fixture.relyingParty(at: Fixture.now.addingTimeInterval(400 * Fixture.day))
         let expectations = RegistrationExpectations(challenge: Fixture.challenge, trustAnchors: [certificates.intermediate])
         #expect(Fixture.registrationFailure(response, expectations: expectations, relyingParty: later) == "attestation.certificateExpired")

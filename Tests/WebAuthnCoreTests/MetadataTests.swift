@@ -1,7 +1,7 @@
 import CryptoCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import WebAuthnCore
 
 /// FIDO Metadata Service v3 BLOBs end to end (a BLOB and its root generated here) and the attestation policies.
@@ -31,19 +31,29 @@ struct MetadataTests {
     ) throws -> Setup {
         let signer = try MetadataBLOBSigner.make(at: Fixture.now)
         let certificates = try AttestationCertificates.make(at: Fixture.now, aaguid: RegistrationOptions.testAAGUID)
-        let listed = entry?(certificates)
+        let listed =
+            entry?(certificates)
             ?? MetadataBLOBSigner.entry(aaguid: aaguidText, description: name, roots: [certificates.root], statuses: statuses)
         let text = try signer.sign(payload: try MetadataBLOBSigner.payload(nextUpdate: nextUpdate, entries: [listed]))
         return Setup(signer: signer, certificates: certificates, blobText: text)
     }
 
-    static func packedResponse(_ certificates: AttestationCertificates, aaguid: [UInt8] = RegistrationOptions.testAAGUID) throws -> RegistrationResponseJSON {
+    static func packedResponse(
+        _ certificates: AttestationCertificates,
+        aaguid: [UInt8] = RegistrationOptions.testAAGUID
+    ) throws -> RegistrationResponseJSON {
         try Fixture.authenticator.register(
-            try SoftwareCredential.generate(.es256), challenge: Fixture.challenge,
-            options: RegistrationOptions(attestation: .packed(certificates), aaguid: aaguid))
+            try SoftwareCredential.generate(.es256),
+            challenge: Fixture.challenge,
+            options: RegistrationOptions(attestation: .packed(certificates), aaguid: aaguid)
+        )
     }
 
-    static func expectations(_ policy: AttestationPolicy, metadata: MetadataBLOB? = nil, names: AuthenticatorNameList = AuthenticatorNameList()) -> RegistrationExpectations {
+    static func expectations(
+        _ policy: AttestationPolicy,
+        metadata: MetadataBLOB? = nil,
+        names: AuthenticatorNameList = AuthenticatorNameList()
+    ) -> RegistrationExpectations {
         RegistrationExpectations(challenge: Fixture.challenge, attestationPolicy: policy, metadata: metadata, authenticatorNames: names)
     }
 
@@ -68,7 +78,10 @@ struct MetadataTests {
 
     @Test func registrationWithVerifiedPolicyAndMetadataIsTrustedAndNamed() throws {
         let setup = try Self.setup()
-        let result = try Fixture.register(try Self.packedResponse(setup.certificates), expectations: Self.expectations(.verified, metadata: try setup.blob()))
+        let result = try Fixture.register(
+            try Self.packedResponse(setup.certificates),
+            expectations: Self.expectations(.verified, metadata: try setup.blob())
+        )
         #expect(result.attestation.trustEvaluation == .trusted(anchorFingerprint: setup.certificates.root.sha256Fingerprint))
         #expect(result.attestation.type == .attCA)
         #expect(result.authenticatorName == Self.name)
@@ -77,7 +90,10 @@ struct MetadataTests {
 
     @Test func verifiedPolicyWithoutMetadataIsNotTrusted() throws {
         let setup = try Self.setup()
-        #expect(Fixture.registrationFailure(try Self.packedResponse(setup.certificates), expectations: Self.expectations(.verified)) == "attestation.notTrusted")
+        #expect(
+            Fixture.registrationFailure(try Self.packedResponse(setup.certificates), expectations: Self.expectations(.verified))
+                == "attestation.notTrusted"
+        )
     }
 
     @Test func verifiedPolicyWithOperatorAnchorIsTrusted() throws {
@@ -94,27 +110,43 @@ struct MetadataTests {
             MetadataBLOBSigner.entry(aaguid: "00112233-4455-6677-8899-aabbccddeeff", description: "Other", roots: [certificates.root])
         }
         let response = try Self.packedResponse(setup.certificates)
-        #expect(Fixture.registrationFailure(response, expectations: Self.expectations(.verified, metadata: try setup.blob())) == "attestation.notTrusted")
+        #expect(
+            Fixture.registrationFailure(response, expectations: Self.expectations(.verified, metadata: try setup.blob())) == "attestation.notTrusted"
+        )
     }
 
     @Test func chainNotEndingAtTheListedRootFails() throws {
         let setup = try Self.setup()
         let otherChain = try AttestationCertificates.make(at: Fixture.now, aaguid: RegistrationOptions.testAAGUID)
         let response = try Self.packedResponse(otherChain)
-        #expect(Fixture.registrationFailure(response, expectations: Self.expectations(.verified, metadata: try setup.blob())) == "attestation.certificateChainUntrusted")
+        #expect(
+            Fixture.registrationFailure(response, expectations: Self.expectations(.verified, metadata: try setup.blob()))
+                == "attestation.certificateChainUntrusted"
+        )
     }
 
-    @Test(arguments: ["REVOKED", "USER_VERIFICATION_BYPASS", "ATTESTATION_KEY_COMPROMISE", "USER_KEY_REMOTE_COMPROMISE", "USER_KEY_PHYSICAL_COMPROMISE"])
+    @Test(arguments: [
+        "REVOKED", "USER_VERIFICATION_BYPASS", "ATTESTATION_KEY_COMPROMISE", "USER_KEY_REMOTE_COMPROMISE", "USER_KEY_PHYSICAL_COMPROMISE",
+    ])
     func compromisedAuthenticatorsAreRefused(status: String) throws {
         let setup = try Self.setup(statuses: [("FIDO_CERTIFIED", "2024-01-01"), (status, "2025-06-01")])
         let response = try Self.packedResponse(setup.certificates)
-        #expect(Fixture.registrationFailure(response, expectations: Self.expectations(.verified, metadata: try setup.blob())) == "attestation.authenticatorRevoked")
-        #expect(Fixture.registrationFailure(response, expectations: Self.expectations(.none, metadata: try setup.blob())) == "attestation.authenticatorRevoked")
+        #expect(
+            Fixture.registrationFailure(response, expectations: Self.expectations(.verified, metadata: try setup.blob()))
+                == "attestation.authenticatorRevoked"
+        )
+        #expect(
+            Fixture.registrationFailure(response, expectations: Self.expectations(.none, metadata: try setup.blob()))
+                == "attestation.authenticatorRevoked"
+        )
     }
 
     @Test func onlyTheLatestStatusCounts() throws {
         let setup = try Self.setup(statuses: [("FIDO_CERTIFIED", "2025-09-01"), ("REVOKED", "2024-02-01")])
-        let result = try Fixture.register(try Self.packedResponse(setup.certificates), expectations: Self.expectations(.verified, metadata: try setup.blob()))
+        let result = try Fixture.register(
+            try Self.packedResponse(setup.certificates),
+            expectations: Self.expectations(.verified, metadata: try setup.blob())
+        )
         #expect(result.authenticatorName == Self.name)
     }
 
@@ -125,7 +157,9 @@ struct MetadataTests {
         let levelNine = try Self.setup(statuses: [("FIDO_CERTIFIED_L9", "2025-06-01")])
         let strict = try levelNine.blob(policy: MetadataPolicy(refusedStatuses: [AuthenticatorStatus(rawValue: "FIDO_CERTIFIED_L9")]))
         let response = try Self.packedResponse(levelNine.certificates)
-        #expect(Fixture.registrationFailure(response, expectations: Self.expectations(.verified, metadata: strict)) == "attestation.authenticatorRevoked")
+        #expect(
+            Fixture.registrationFailure(response, expectations: Self.expectations(.verified, metadata: strict)) == "attestation.authenticatorRevoked"
+        )
     }
 
     @Test func flippedSignatureIsRefused() throws {
@@ -135,7 +169,9 @@ struct MetadataTests {
         signature[5] ^= 0x01
         parts[2] = Base64URL.encode(signature)
         let text = parts.joined(separator: ".")
-        #expect(Self.blobFailure { try MetadataBLOB(compactJWS: text, trustedRoots: [setup.signer.root], at: Fixture.now) } == "metadata.invalidSignature")
+        #expect(
+            Self.blobFailure { try MetadataBLOB(compactJWS: text, trustedRoots: [setup.signer.root], at: Fixture.now) } == "metadata.invalidSignature"
+        )
     }
 
     @Test func changedPayloadIsRefused() throws {
@@ -143,13 +179,17 @@ struct MetadataTests {
         var parts = setup.blobText.split(separator: ".").map(String.init)
         parts[1] = Base64URL.encode(try MetadataBLOBSigner.payload(nextUpdate: Self.nextUpdate, entries: [], number: 43))
         let text = parts.joined(separator: ".")
-        #expect(Self.blobFailure { try MetadataBLOB(compactJWS: text, trustedRoots: [setup.signer.root], at: Fixture.now) } == "metadata.invalidSignature")
+        #expect(
+            Self.blobFailure { try MetadataBLOB(compactJWS: text, trustedRoots: [setup.signer.root], at: Fixture.now) } == "metadata.invalidSignature"
+        )
     }
 
     @Test func chainToAnotherRootIsRefused() throws {
         let setup = try Self.setup()
         let otherRoot = try MetadataBLOBSigner.make(at: Fixture.now, rootName: "Passkeyd Test Metadata Root").root
-        #expect(Self.blobFailure { try MetadataBLOB(compactJWS: setup.blobText, trustedRoots: [otherRoot], at: Fixture.now) } == "metadata.untrustedChain")
+        #expect(
+            Self.blobFailure { try MetadataBLOB(compactJWS: setup.blobText, trustedRoots: [otherRoot], at: Fixture.now) } == "metadata.untrustedChain"
+        )
         #expect(Self.blobFailure { try MetadataBLOB(compactJWS: setup.blobText, trustedRoots: [], at: Fixture.now) } == "metadata.untrustedChain")
     }
 
@@ -158,7 +198,9 @@ struct MetadataTests {
         var parts = setup.blobText.split(separator: ".").map(String.init)
         parts[0] = Base64URL.encode(Array(#"{"alg":"ES256","typ":"JWT"}"#.utf8))
         let text = parts.joined(separator: ".")
-        #expect(Self.blobFailure { try MetadataBLOB(compactJWS: text, trustedRoots: [setup.signer.root], at: Fixture.now) } == "metadata.untrustedChain")
+        #expect(
+            Self.blobFailure { try MetadataBLOB(compactJWS: text, trustedRoots: [setup.signer.root], at: Fixture.now) } == "metadata.untrustedChain"
+        )
     }
 
     @Test func blobSigningChainOutsideItsValidityIsRefused() throws {
@@ -179,7 +221,9 @@ struct MetadataTests {
         let blob = try setup.blob()
         let response = try Self.packedResponse(setup.certificates)
         let later = Fixture.relyingParty(at: Fixture.now.addingTimeInterval(20 * Fixture.day))
-        #expect(Fixture.registrationFailure(response, expectations: Self.expectations(.none, metadata: blob), relyingParty: later) == "metadata.stale")
+        #expect(
+            Fixture.registrationFailure(response, expectations: Self.expectations(.none, metadata: blob), relyingParty: later) == "metadata.stale"
+        )
     }
 
     @Test func malformedPayloadIsRefused() throws {
@@ -187,7 +231,9 @@ struct MetadataTests {
         let notJSON = try signer.sign(payload: Array("{\"no\": 1, ".utf8))
         #expect(Self.blobFailure { try MetadataBLOB(compactJWS: notJSON, trustedRoots: [signer.root], at: Fixture.now) } == "metadata.malformed")
         let missingEntries = try signer.sign(payload: Array(#"{"legalHeader": "x", "no": 1, "nextUpdate": "2026-07-01"}"#.utf8))
-        #expect(Self.blobFailure { try MetadataBLOB(compactJWS: missingEntries, trustedRoots: [signer.root], at: Fixture.now) } == "metadata.malformed")
+        #expect(
+            Self.blobFailure { try MetadataBLOB(compactJWS: missingEntries, trustedRoots: [signer.root], at: Fixture.now) } == "metadata.malformed"
+        )
         let badDate = try signer.sign(payload: try MetadataBLOBSigner.payload(nextUpdate: "July 2026", entries: []))
         #expect(Self.blobFailure { try MetadataBLOB(compactJWS: badDate, trustedRoots: [signer.root], at: Fixture.now) } == "metadata.malformed")
         #expect(Self.blobFailure { try MetadataBLOB(compactJWS: "not a jws", trustedRoots: [signer.root], at: Fixture.now) } == "metadata.malformed")
@@ -215,9 +261,15 @@ struct MetadataTests {
         let blob = try setup.blob()
         for kind in [AttestationKind.packedSelf, .none] {
             let response = try Fixture.authenticator.register(
-                try SoftwareCredential.generate(.es256), challenge: Fixture.challenge, options: RegistrationOptions(attestation: kind))
+                try SoftwareCredential.generate(.es256),
+                challenge: Fixture.challenge,
+                options: RegistrationOptions(attestation: kind)
+            )
             #expect(Fixture.registrationFailure(response, expectations: Self.expectations(.verified, metadata: blob)) == "attestation.notTrusted")
-            #expect(Fixture.registrationFailure(response, expectations: Self.expectations(.allowList([Self.aaguidText]), metadata: blob)) == "attestation.notTrusted")
+            #expect(
+                Fixture.registrationFailure(response, expectations: Self.expectations(.allowList([Self.aaguidText]), metadata: blob))
+                    == "attestation.notTrusted"
+            )
             #expect(try Fixture.register(response, expectations: Self.expectations(.none, metadata: blob)).authenticatorName == Self.name)
         }
     }
@@ -235,18 +287,25 @@ struct MetadataTests {
         let setup = try Self.setup { certificates in
             // fido-u2f sends the leaf alone, so the metadata lists the CA that issued it.
             MetadataBLOBSigner.entry(
-                keyIdentifiers: [certificates.leaf.subjectPublicKeyIdentifier.uppercased()], description: "Test U2F Key", roots: [certificates.intermediate])
+                keyIdentifiers: [certificates.leaf.subjectPublicKeyIdentifier.uppercased()],
+                description: "Test U2F Key",
+                roots: [certificates.intermediate]
+            )
         }
         let response = try Fixture.authenticator.register(
-            try SoftwareCredential.generate(.es256), challenge: Fixture.challenge,
-            options: RegistrationOptions(attestation: .fidoU2F(setup.certificates), aaguid: [UInt8](repeating: 0, count: 16)))
+            try SoftwareCredential.generate(.es256),
+            challenge: Fixture.challenge,
+            options: RegistrationOptions(attestation: .fidoU2F(setup.certificates), aaguid: [UInt8](repeating: 0, count: 16))
+        )
         let result = try Fixture.register(response, expectations: Self.expectations(.verified, metadata: try setup.blob()))
         #expect(result.authenticatorName == "Test U2F Key")
         #expect(result.attestation.trustEvaluation == .trusted(anchorFingerprint: setup.certificates.intermediate.sha256Fingerprint))
     }
 
     @Test func nameListNamesAuthenticatorsTheMetadataDoesNotDescribe() throws {
-        let names = try AuthenticatorNameList(json: Array("{\"\(Self.aaguidText.uppercased())\": {\"name\": \"Listed Provider\", \"icon_dark\": \"data:\"}}".utf8))
+        let names = try AuthenticatorNameList(
+            json: Array("{\"\(Self.aaguidText.uppercased())\": {\"name\": \"Listed Provider\", \"icon_dark\": \"data:\"}}".utf8)
+        )
         let response = try Fixture.authenticator.register(try SoftwareCredential.generate(.es256), challenge: Fixture.challenge)
         #expect(try Fixture.register(response, expectations: Self.expectations(.none, names: names)).authenticatorName == "Listed Provider")
         #expect(names.name(for: [UInt8](repeating: 0, count: 16)) == nil)

@@ -1,7 +1,7 @@
 import CBOR
 import CryptoCore
-import Testing
 import TestSupport
+import Testing
 import WebAuthnCore
 
 /// Property tests: seeded pseudo-random single-byte mutations of valid responses. Every outcome must be a
@@ -23,7 +23,11 @@ struct MutationPropertyTests {
 
     @Test func mutatedAttestationObjectsAreRejectedWhereSigned() throws {
         let credential = try SoftwareCredential.generate(.es256)
-        let parts = try Fixture.authenticator.registrationParts(credential, challenge: Fixture.challenge, options: RegistrationOptions(attestation: .packedSelf))
+        let parts = try Fixture.authenticator.registrationParts(
+            credential,
+            challenge: Fixture.challenge,
+            options: RegistrationOptions(attestation: .packedSelf)
+        )
         #expect(Self.verdict { _ = try Fixture.register(parts.response) } == "ok")
         let object = parts.attestationObject
         // authData is the attestation object's last member, so its contents are its last bytes.
@@ -51,7 +55,11 @@ struct MutationPropertyTests {
 
     @Test func mutatedClientDataIsAlwaysRejected() throws {
         let credential = try SoftwareCredential.generate(.es256)
-        let parts = try Fixture.authenticator.registrationParts(credential, challenge: Fixture.challenge, options: RegistrationOptions(attestation: .packedSelf))
+        let parts = try Fixture.authenticator.registrationParts(
+            credential,
+            challenge: Fixture.challenge,
+            options: RegistrationOptions(attestation: .packedSelf)
+        )
         var generator = SeededGenerator(seed: 0xC11E_D474)
         for round in 0..<Self.rounds {
             let (offset, mask) = Self.mutation(count: parts.clientDataJSON.count, using: &generator)
@@ -70,7 +78,8 @@ struct MutationPropertyTests {
         let filler = [UInt8](repeating: 0xAB, count: 24)
         let options = RegistrationOptions(
             flags: [.userPresent, .userVerified, .attestedCredentialData, .extensionData],
-            extensions: .map([CBORMapEntry(key: .text("ignored"), value: .bytes(filler))]))
+            extensions: .map([CBORMapEntry(key: .text("ignored"), value: .bytes(filler))])
+        )
         let parts = try Fixture.authenticator.registrationParts(credential, challenge: Fixture.challenge, options: options)
         let object = parts.attestationObject
         // With `none` attestation nothing signs authData; the extension value is its last 24 bytes, and passkeyd ignores it.
@@ -108,8 +117,10 @@ struct MutationPropertyTests {
             }
             let first = Self.verdict { _ = try Fixture.authenticate(response, expectations: expectations) }
             #expect(first == Self.verdict { _ = try Fixture.authenticate(response, expectations: expectations) }, "round \(round)")
-            #expect(first != "ok" && !first.hasPrefix("unexpected"),
-                    "round \(round): \(mutatesSignature ? "signature" : "authenticatorData") offset \(offset) mask \(mask) gave \(first)")
+            #expect(
+                first != "ok" && !first.hasPrefix("unexpected"),
+                "round \(round): \(mutatesSignature ? "signature" : "authenticatorData") offset \(offset) mask \(mask) gave \(first)"
+            )
             verdicts[first, default: 0] += 1
         }
         #expect(verdicts["assertion.invalidSignature", default: 0] > Self.rounds / 2)

@@ -1,6 +1,6 @@
 import CBOR
-import Testing
 import TestSupport
+import Testing
 import WebAuthnCore
 
 @Suite("§8.7 none attestation")
@@ -15,8 +15,10 @@ struct NoneAttestationTests {
         #expect(result.attestation.trustEvaluation == .notApplicable)
     }
 
-    @Test(arguments: [[CBORMapEntry(key: .text("sig"), value: .bytes([1]))], [CBORMapEntry(key: .text("alg"), value: CBORValue(-7))],
-                      [CBORMapEntry(key: CBORValue(1), value: .null)]])
+    @Test(arguments: [
+        [CBORMapEntry(key: .text("sig"), value: .bytes([1]))], [CBORMapEntry(key: .text("alg"), value: CBORValue(-7))],
+        [CBORMapEntry(key: CBORValue(1), value: .null)],
+    ])
     func nonEmptyStatementFails(statement: [CBORMapEntry]) throws {
         let options = RegistrationOptions(mutation: ResponseMutation(attestationStatement: { $0 = statement }))
         #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == "attestation.malformedStatement")

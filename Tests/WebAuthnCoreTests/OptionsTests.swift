@@ -1,7 +1,7 @@
 import CryptoCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import WebAuthnCore
 
 @Suite("§5.4/§5.5 creation and request options JSON")
@@ -15,16 +15,23 @@ struct OptionsTests {
     }
 
     static func creation(relyingParty: RelyingParty = relyingParty, exclude: [PublicKeyCredentialDescriptorJSON] = []) throws -> [String: Any] {
-        try json(relyingParty.creationOptions(
-            challenge: challenge,
-            user: .init(id: Base64URL.encode([1, 2, 3, 4]), name: "alice@example.com", displayName: "Alice Ångström"),
-            excludeCredentials: exclude))
+        try json(
+            relyingParty.creationOptions(
+                challenge: challenge,
+                user: .init(id: Base64URL.encode([1, 2, 3, 4]), name: "alice@example.com", displayName: "Alice Ångström"),
+                excludeCredentials: exclude
+            )
+        )
     }
 
     @Test func creationOptionsHaveTheWebAuthnShape() throws {
         let options = try Self.creation()
-        #expect(Set(options.keys) == ["rp", "user", "challenge", "pubKeyCredParams", "timeout", "excludeCredentials",
-                                      "authenticatorSelection", "hints", "attestation", "extensions"])
+        #expect(
+            Set(options.keys) == [
+                "rp", "user", "challenge", "pubKeyCredParams", "timeout", "excludeCredentials",
+                "authenticatorSelection", "hints", "attestation", "extensions",
+            ]
+        )
         #expect(options["challenge"] as? String == Base64URL.encode(Self.challenge))
         #expect(Base64URL.decode(try #require(options["challenge"] as? String)) == Self.challenge)
         let rp = try #require(options["rp"] as? [String: Any])
@@ -75,7 +82,9 @@ struct OptionsTests {
 
     @Test func requestOptionsHaveTheWebAuthnShape() throws {
         let id: [UInt8] = [0x01, 0xFE, 0x7F]
-        let options = try Self.json(Self.relyingParty.requestOptions(challenge: Self.challenge, allowCredentials: [.init(id: id, transports: ["internal"])]))
+        let options = try Self.json(
+            Self.relyingParty.requestOptions(challenge: Self.challenge, allowCredentials: [.init(id: id, transports: ["internal"])])
+        )
         #expect(Set(options.keys) == ["challenge", "timeout", "rpId", "allowCredentials", "userVerification", "hints"])
         #expect(options["challenge"] as? String == Base64URL.encode(Self.challenge))
         #expect(options["rpId"] as? String == "example.com")

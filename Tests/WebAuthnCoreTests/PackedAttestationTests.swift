@@ -1,8 +1,8 @@
 import CBOR
 import CryptoCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import WebAuthnCore
 
 @Suite("§8.2 packed attestation")
@@ -12,7 +12,10 @@ struct PackedAttestationTests {
     /// The code registering an ES256 credential with packed x5c attestation fails with; the leaf is changed by `customizeLeaf`.
     static func certificateFailure(aaguid: [UInt8]? = nil, customizeLeaf: (inout CertificateBuilder) -> Void) throws -> String? {
         let certificates = try AttestationCertificates.make(at: Fixture.now, aaguid: aaguid, customizeLeaf: customizeLeaf)
-        return try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: RegistrationOptions(attestation: .packed(certificates)))
+        return try Fixture.registrationFailure(
+            try SoftwareCredential.generate(.es256),
+            options: RegistrationOptions(attestation: .packed(certificates))
+        )
     }
 
     static func removing(_ attribute: String) -> (inout CertificateBuilder) -> Void {
@@ -37,7 +40,10 @@ struct PackedAttestationTests {
     func batchKeysOfEveryAlgorithmVerify(batchAlgorithm: COSEAlgorithm) throws {
         let certificates = try AttestationCertificates.make(at: Fixture.now, leafAlgorithm: batchAlgorithm, aaguid: RegistrationOptions.testAAGUID)
         let response = try Fixture.authenticator.register(
-            try SoftwareCredential.generate(.es256), challenge: Fixture.challenge, options: RegistrationOptions(attestation: .packed(certificates)))
+            try SoftwareCredential.generate(.es256),
+            challenge: Fixture.challenge,
+            options: RegistrationOptions(attestation: .packed(certificates))
+        )
         let result = try Fixture.register(response)
         #expect(result.attestation.type == .attCA)
         #expect(result.attestation.trustPath.map(\.der) == certificates.chain.map(\.der))
@@ -45,10 +51,18 @@ struct PackedAttestationTests {
 
     @Test func leafAloneIsBasicAttestation() throws {
         let certificates = try AttestationCertificates.make(at: Fixture.now)
-        let result = try Fixture.register(try Fixture.authenticator.register(
-            try SoftwareCredential.generate(.es256), challenge: Fixture.challenge,
-            options: RegistrationOptions(attestation: .packed(certificates), mutation: ResponseMutation(
-                attestationStatement: Self.setting("x5c", to: .array([.bytes(certificates.leaf.der)]))))))
+        let result = try Fixture.register(
+            try Fixture.authenticator.register(
+                try SoftwareCredential.generate(.es256),
+                challenge: Fixture.challenge,
+                options: RegistrationOptions(
+                    attestation: .packed(certificates),
+                    mutation: ResponseMutation(
+                        attestationStatement: Self.setting("x5c", to: .array([.bytes(certificates.leaf.der)]))
+                    )
+                )
+            )
+        )
         #expect(result.attestation.type == .basic)
     }
 
@@ -80,7 +94,10 @@ struct PackedAttestationTests {
     @Test(arguments: [[UInt8](), [0x30, 0x03, 0x02, 0x01, 0x01], [0xFF, 0xFF]])
     func x5cCertificatesMustParse(der: [UInt8]) throws {
         let certificates = try AttestationCertificates.make(at: Fixture.now)
-        #expect(try Self.statementFailure(.packed(certificates), change: Self.setting("x5c", to: .array([.bytes(der)]))) == "attestation.invalidCertificate")
+        #expect(
+            try Self.statementFailure(.packed(certificates), change: Self.setting("x5c", to: .array([.bytes(der)])))
+                == "attestation.invalidCertificate"
+        )
     }
 
     @Test func certificateWithTrailingBytesFails() throws {
@@ -109,9 +126,19 @@ struct PackedAttestationTests {
 
     @Test func selfAttestationOverChangedClientDataFails() throws {
         let credential = try SoftwareCredential.generate(.es256)
-        var response = try Fixture.authenticator.register(credential, challenge: Fixture.challenge, options: RegistrationOptions(attestation: .packedSelf))
-        let other = try Fixture.authenticator.register(credential, challenge: Fixture.challenge, options: RegistrationOptions(
-            attestation: .packedSelf, clientData: ClientDataTemplate(type: "webauthn.create", extraMembers: [("other", "true")])))
+        var response = try Fixture.authenticator.register(
+            credential,
+            challenge: Fixture.challenge,
+            options: RegistrationOptions(attestation: .packedSelf)
+        )
+        let other = try Fixture.authenticator.register(
+            credential,
+            challenge: Fixture.challenge,
+            options: RegistrationOptions(
+                attestation: .packedSelf,
+                clientData: ClientDataTemplate(type: "webauthn.create", extraMembers: [("other", "true")])
+            )
+        )
         response.response.clientDataJSON = other.response.clientDataJSON
         #expect(Fixture.registrationFailure(response) == "attestation.invalidSignature")
     }
@@ -127,9 +154,16 @@ struct PackedAttestationTests {
     @Test func x5cSignatureByTheCredentialKeyFails() throws {
         let certificates = try AttestationCertificates.make(at: Fixture.now)
         let credential = try SoftwareCredential.generate(.es256)
-        let selfSigned = try Fixture.authenticator.registrationParts(credential, challenge: Fixture.challenge, options: RegistrationOptions(attestation: .packedSelf))
+        let selfSigned = try Fixture.authenticator.registrationParts(
+            credential,
+            challenge: Fixture.challenge,
+            options: RegistrationOptions(attestation: .packedSelf)
+        )
         let selfStatement = try AttestationObject(bytes: selfSigned.attestationObject).statement
-        let options = RegistrationOptions(attestation: .packed(certificates), mutation: ResponseMutation(attestationStatement: Self.setting("sig", to: selfStatement["sig"])))
+        let options = RegistrationOptions(
+            attestation: .packed(certificates),
+            mutation: ResponseMutation(attestationStatement: Self.setting("sig", to: selfStatement["sig"]))
+        )
         #expect(try Fixture.registrationFailure(credential, options: options) == "attestation.invalidSignature")
     }
 
@@ -152,9 +186,11 @@ struct PackedAttestationTests {
 
     @Test(arguments: ["SWE", "S", ""])
     func subjectCountryMustBeTwoLetters(country: String) throws {
-        #expect(try Self.certificateFailure { builder in
-            builder.subject = builder.subject.map { $0.attribute == "C" ? .init("C", country) : $0 }
-        } == "attestation.certificateRequirements")
+        #expect(
+            try Self.certificateFailure { builder in
+                builder.subject = builder.subject.map { $0.attribute == "C" ? .init("C", country) : $0 }
+            } == "attestation.certificateRequirements"
+        )
     }
 
     @Test func subjectCountryMustBeSingle() throws {
@@ -163,16 +199,20 @@ struct PackedAttestationTests {
 
     @Test func subjectOrganizationMustBePresent() throws {
         #expect(try Self.certificateFailure(customizeLeaf: Self.removing("O")) == "attestation.certificateRequirements")
-        #expect(try Self.certificateFailure { builder in
-            builder.subject = builder.subject.map { $0.attribute == "O" ? .init("O", "") : $0 }
-        } == "attestation.certificateRequirements")
+        #expect(
+            try Self.certificateFailure { builder in
+                builder.subject = builder.subject.map { $0.attribute == "O" ? .init("O", "") : $0 }
+            } == "attestation.certificateRequirements"
+        )
     }
 
     @Test(arguments: ["Authenticator attestation", "Authenticator Attestation ", "Attestation", ""])
     func subjectOrganizationalUnitMustBeAuthenticatorAttestation(unit: String) throws {
-        #expect(try Self.certificateFailure { builder in
-            builder.subject = builder.subject.map { $0.attribute == "OU" ? .init("OU", unit) : $0 }
-        } == "attestation.certificateRequirements")
+        #expect(
+            try Self.certificateFailure { builder in
+                builder.subject = builder.subject.map { $0.attribute == "OU" ? .init("OU", unit) : $0 }
+            } == "attestation.certificateRequirements"
+        )
     }
 
     @Test func subjectOrganizationalUnitMustBePresent() throws {
@@ -199,12 +239,16 @@ struct PackedAttestationTests {
     }
 
     @Test func aaguidExtensionMustNotBeCritical() throws {
-        #expect(try Self.certificateFailure { $0.extensions = [AttestationCertificates.aaguidExtension(RegistrationOptions.testAAGUID, critical: true)] }
-            == "attestation.certificateRequirements")
+        #expect(
+            try Self.certificateFailure { $0.extensions = [AttestationCertificates.aaguidExtension(RegistrationOptions.testAAGUID, critical: true)] }
+                == "attestation.certificateRequirements"
+        )
     }
 
-    @Test(arguments: [[0x0C, 0x10] + RegistrationOptions.testAAGUID, [0x04, 0x0F] + RegistrationOptions.testAAGUID.dropLast(),
-                      [0x04, 0x10] + RegistrationOptions.testAAGUID + [0x00], RegistrationOptions.testAAGUID])
+    @Test(arguments: [
+        [0x0C, 0x10] + RegistrationOptions.testAAGUID, [0x04, 0x0F] + RegistrationOptions.testAAGUID.dropLast(),
+        [0x04, 0x10] + RegistrationOptions.testAAGUID + [0x00], RegistrationOptions.testAAGUID,
+    ])
     func aaguidExtensionMustBeA16ByteOctetString(value: [UInt8]) throws {
         let extensionEntry = CertificateBuilder.Extension(oid: AttestationCertificates.aaguidExtensionOID, critical: false, value: value)
         #expect(try Self.certificateFailure { $0.extensions = [extensionEntry] } == "attestation.certificateRequirements")
@@ -213,7 +257,10 @@ struct PackedAttestationTests {
     // MARK: trust anchors
 
     static func trustFailure(
-        certificates: AttestationCertificates, anchors: [X509Certificate], at time: Date = Fixture.now, x5c: [X509Certificate]? = nil
+        certificates: AttestationCertificates,
+        anchors: [X509Certificate],
+        at time: Date = Fixture.now,
+        x5c: [X509Certificate]? = nil
     ) throws -> (code: String?, result: RegistrationResult?) {
         var options = RegistrationOptions(attestation: .packed(certificates))
         if let x5c { options.mutation.attestationStatement = setting("x5c", to: .array(x5c.map { .bytes($0.der) })) }
@@ -242,8 +289,14 @@ struct PackedAttestationTests {
     @Test func chainNotEndingAtAConfiguredAnchorIsUntrusted() throws {
         let certificates = try AttestationCertificates.make(at: Fixture.now)
         let stranger = try AttestationCertificates.make(at: Fixture.now)
-        #expect(try Self.trustFailure(certificates: certificates, anchors: [stranger.root, stranger.intermediate]).code == "attestation.certificateChainUntrusted")
-        #expect(try Self.trustFailure(certificates: certificates, anchors: [certificates.root], x5c: [certificates.leaf]).code == "attestation.certificateChainUntrusted")
+        #expect(
+            try Self.trustFailure(certificates: certificates, anchors: [stranger.root, stranger.intermediate]).code
+                == "attestation.certificateChainUntrusted"
+        )
+        #expect(
+            try Self.trustFailure(certificates: certificates, anchors: [certificates.root], x5c: [certificates.leaf]).code
+                == "attestation.certificateChainUntrusted"
+        )
     }
 
     @Test(arguments: [400 * CeremonyFixture.day, -2 * CeremonyFixture.day])
@@ -261,7 +314,11 @@ struct PackedAttestationTests {
 
     @Test func selfAttestationHasNoPathToEvaluate() throws {
         let anchors = [try AttestationCertificates.make(at: Fixture.now).root]
-        let response = try Fixture.authenticator.register(try SoftwareCredential.generate(.es256), challenge: Fixture.challenge, options: RegistrationOptions(attestation: .packedSelf))
+        let response = try Fixture.authenticator.register(
+            try SoftwareCredential.generate(.es256),
+            challenge: Fixture.challenge,
+            options: RegistrationOptions(attestation: .packedSelf)
+        )
         let result = try Fixture.register(response, expectations: RegistrationExpectations(challenge: Fixture.challenge, trustAnchors: anchors))
         #expect(result.attestation.trustEvaluation == .notApplicable)
     }

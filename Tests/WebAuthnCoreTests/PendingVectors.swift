@@ -9,7 +9,8 @@ enum PendingVectors {
 
     private static let mlDSA = Reason(
         expectedError: "coseKey.unsupportedKeyType",
-        why: "ML-DSA (COSE kty AKP, FIPS 204) is not available in OpenSSL 3.0, the version Debian 12 ships")
+        why: "ML-DSA (COSE kty AKP, FIPS 204) is not available in OpenSSL 3.0, the version Debian 12 ships"
+    )
 
     /// WebAuthn L3 §5.1.3 (Create a New Credential): the credential's [[identifier]] is the credentialId of the
     /// attested credential data, and `rawId` returns [[identifier]] (§5.1); so a rawId that differs from the attested
@@ -17,10 +18,12 @@ enum PendingVectors {
     /// assembled from peer tests that ran only an attestation-format handler, with a rawId from elsewhere.
     private static let rawIDNotAttested = Reason(
         expectedError: "response.rawIdMismatch",
-        why: "rawId is not the attested credential ID (§5.1.3); the peer test never compared them")
+        why: "rawId is not the attested credential ID (§5.1.3); the peer test never compared them"
+    )
     private static let rawIDNotBase64URL = Reason(
         expectedError: "response.invalidEncoding",
-        why: "rawId is a placeholder ('aaa'/'bbb') that is not base64url of any byte string (§5.1: rawId is [[identifier]], id its base64url)")
+        why: "rawId is a placeholder ('aaa'/'bbb') that is not base64url of any byte string (§5.1: rawId is [[identifier]], id its base64url)"
+    )
 
     /// WebAuthn §8.3: "alg: A COSEAlgorithmIdentifier containing the identifier of the algorithm used to generate the
     /// attestation signature", and the procedure verifies sig over certInfo "with the algorithm specified in alg";
@@ -28,14 +31,16 @@ enum PendingVectors {
     /// tpm-rs256-sha1-fido2-net-lib) must be accepted. webauthn-rs refuses SHA-1 TPM attestation as its own policy.
     private static let sha1TPMPolicy = Reason(
         expectedError: nil,
-        why: "§8.3 accepts any alg, RS1 included; the rejection is webauthn-rs policy (CredentialInsecureCryptography)")
+        why: "§8.3 accepts any alg, RS1 included; the rejection is webauthn-rs policy (CredentialInsecureCryptography)"
+    )
 
     /// Not a vector the spec proves wrong: the intermediate's revocation is only visible in a CRL fetched over the
     /// network, and passkeyd verifies attestation offline (the case schema carries no CRL). WebAuthn §7.1 step 23
     /// leaves trust assessment (revocation included, e.g. through FIDO metadata) to the RP's policy.
     private static let revocationNeedsNetwork = Reason(
         expectedError: nil,
-        why: "revocation needs the CRL named in the certificate (network); passkeyd verifies offline and accepts the statement")
+        why: "revocation needs the CRL named in the certificate (network); passkeyd verifies offline and accepts the statement"
+    )
 
     static let reasons: [String: Reason] = [
         "py_webauthn/none-ml-dsa-44": mlDSA,

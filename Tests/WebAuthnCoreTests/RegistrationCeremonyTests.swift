@@ -1,7 +1,7 @@
 import CBOR
 import CryptoCore
-import Testing
 import TestSupport
+import Testing
 import WebAuthnCore
 
 @Suite("§7.1 registering a new credential")
@@ -43,7 +43,10 @@ struct RegistrationCeremonyTests {
         let credential = try SoftwareCredential.generate(.es256)
         let certificates = try AttestationCertificates.make(at: Fixture.now)
         let response = try Fixture.authenticator.register(
-            credential, challenge: Fixture.challenge, options: RegistrationOptions(attestation: .fidoU2F(certificates), aaguid: [UInt8](repeating: 0, count: 16)))
+            credential,
+            challenge: Fixture.challenge,
+            options: RegistrationOptions(attestation: .fidoU2F(certificates), aaguid: [UInt8](repeating: 0, count: 16))
+        )
         let result = try Fixture.register(response)
         #expect(result.attestation.format == .fidoU2F)
         #expect(result.attestation.type == .basic)
@@ -91,10 +94,12 @@ struct RegistrationCeremonyTests {
     }
 
     @Test func attestedCredentialDataMustBePresent() throws {
-        let options = RegistrationOptions(mutation: ResponseMutation(authenticatorData: { bytes in
-            bytes = Array(bytes.prefix(37))
-            bytes[32] &= ~AuthenticatorFlags.attestedCredentialData.rawValue
-        }))
+        let options = RegistrationOptions(
+            mutation: ResponseMutation(authenticatorData: { bytes in
+                bytes = Array(bytes.prefix(37))
+                bytes[32] &= ~AuthenticatorFlags.attestedCredentialData.rawValue
+            })
+        )
         #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == "authenticatorData.missingCredential")
     }
 
@@ -107,8 +112,13 @@ struct RegistrationCeremonyTests {
     @Test func additionalRelyingPartyIDsAreAccepted() throws {
         let credential = try SoftwareCredential.generate(.es256)
         let options = RegistrationOptions(relyingPartyIDHash: DigestAlgorithm.sha256.hash(Array("old.example".utf8)))
-        #expect(try Fixture.registrationFailure(credential, options: options, relyingParty: Fixture.relyingParty()) == "authenticatorData.rpIdHashMismatch")
-        #expect(try Fixture.registrationFailure(credential, options: options, relyingParty: Fixture.relyingParty(additionalIDs: ["old.example"])) == nil)
+        #expect(
+            try Fixture.registrationFailure(credential, options: options, relyingParty: Fixture.relyingParty())
+                == "authenticatorData.rpIdHashMismatch"
+        )
+        #expect(
+            try Fixture.registrationFailure(credential, options: options, relyingParty: Fixture.relyingParty(additionalIDs: ["old.example"])) == nil
+        )
     }
 
     @Test func userPresenceIsRequiredUnlessConditional() throws {
@@ -139,7 +149,10 @@ struct RegistrationCeremonyTests {
     @Test func algorithmMustHaveBeenOffered() throws {
         let credential = try SoftwareCredential.generate(.eddsa)
         let expectations = RegistrationExpectations(challenge: Fixture.challenge, allowedAlgorithms: [.es256, .rs256])
-        #expect(try Fixture.registrationFailure(credential, options: RegistrationOptions(), expectations: expectations) == "credential.algorithmNotAllowed")
+        #expect(
+            try Fixture.registrationFailure(credential, options: RegistrationOptions(), expectations: expectations)
+                == "credential.algorithmNotAllowed"
+        )
     }
 
     @Test(arguments: [(1023, true), (1024, false)])
@@ -165,7 +178,10 @@ struct RegistrationCeremonyTests {
         let credential = try SoftwareCredential.generate(.es256)
         let extensions = CBORValue.map([CBORMapEntry(key: .text("credProtect"), value: CBORValue(2))])
         let options = RegistrationOptions(
-            attestation: .packedSelf, flags: [.userPresent, .userVerified, .attestedCredentialData, .extensionData], extensions: extensions)
+            attestation: .packedSelf,
+            flags: [.userPresent, .userVerified, .attestedCredentialData, .extensionData],
+            extensions: extensions
+        )
         #expect(try Fixture.registrationFailure(credential, options: options) == nil)
         var withoutFlag = options
         withoutFlag.flags.remove(.extensionData)

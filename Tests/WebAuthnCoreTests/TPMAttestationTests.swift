@@ -2,6 +2,7 @@ import CBOR
 import CryptoCore
 import Foundation
 import Testing
+
 @testable import WebAuthnCore
 
 /// The `tpm` format (WebAuthn §8.3): every check refuses a vector changed in exactly the field it guards.

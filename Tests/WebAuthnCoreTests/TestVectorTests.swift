@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import WebAuthnCore
 
 /// Every case of every file in TestVectors/ through the public API: the verdict must equal `expect.ok`, and the
@@ -37,7 +37,10 @@ import WebAuthnCore
                 "backupEligible": outcome.backupEligible.map(ExpectedValue.bool), "backupState": outcome.backupState.map(ExpectedValue.bool),
             ]
             for (field, value) in decoded where expect[field] != nil {
-                #expect(value == expect[field], "\(testCase.id): \(field) is \(String(describing: value)), expected \(String(describing: expect[field]))")
+                #expect(
+                    value == expect[field],
+                    "\(testCase.id): \(field) is \(String(describing: value)), expected \(String(describing: expect[field]))"
+                )
             }
         }
     }

@@ -24,8 +24,10 @@ struct TrustAnchorFolderTests {
 
     @Test func folderShipsTheExpectedRoots() {
         #expect(Self.files.count >= 14)
-        for name in ["apple-webauthn-root-ca.pem", "yubico-u2f-root-ca-serial-457200631.pem", "microsoft-tpm-root-certificate-authority-2014.pem",
-                     "google-hardware-attestation-root-1.pem", "metadata/globalsign-root-ca-r3.pem"] {
+        for name in [
+            "apple-webauthn-root-ca.pem", "yubico-u2f-root-ca-serial-457200631.pem", "microsoft-tpm-root-certificate-authority-2014.pem",
+            "google-hardware-attestation-root-1.pem", "metadata/globalsign-root-ca-r3.pem",
+        ] {
             #expect(Self.files.contains(name), "\(name) is shipped")
         }
     }

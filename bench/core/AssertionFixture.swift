@@ -19,7 +19,9 @@ struct AssertionFixture {
         let challenge = [UInt8](repeating: 7, count: 32)
         let credentialID = [UInt8](repeating: 9, count: 32)
         let userHandle = [UInt8](repeating: 5, count: 32)
-        let clientData = Array(#"{"type":"webauthn.get","challenge":"\#(Base64URL.encode(challenge))","origin":"https://example.com","crossOrigin":false}"#.utf8)
+        let clientData = Array(
+            #"{"type":"webauthn.get","challenge":"\#(Base64URL.encode(challenge))","origin":"https://example.com","crossOrigin":false}"#.utf8
+        )
         let authenticatorData = DigestAlgorithm.sha256.hash(Array("example.com".utf8)) + [0x05, 0, 0, 0, 42]
         signedMessage = authenticatorData + DigestAlgorithm.sha256.hash(clientData)
         signature = try privateKey.sign(signedMessage, algorithm: key.algorithm.signatureAlgorithm)
@@ -27,11 +29,19 @@ struct AssertionFixture {
         digest = scheme.digest?.hash(signedMessage) ?? []
         reference = scheme.digest == nil ? nil : try ReferenceVerifier(key: key.publicKey, algorithm: scheme)
         response = AuthenticationResponseJSON(
-            id: Base64URL.encode(credentialID), rawId: Base64URL.encode(credentialID),
-            response: .init(clientDataJSON: Base64URL.encode(clientData), authenticatorData: Base64URL.encode(authenticatorData),
-                            signature: Base64URL.encode(signature), userHandle: Base64URL.encode(userHandle)))
+            id: Base64URL.encode(credentialID),
+            rawId: Base64URL.encode(credentialID),
+            response: .init(
+                clientDataJSON: Base64URL.encode(clientData),
+                authenticatorData: Base64URL.encode(authenticatorData),
+                signature: Base64URL.encode(signature),
+                userHandle: Base64URL.encode(userHandle)
+            )
+        )
         expectations = AuthenticationExpectations(
-            challenge: challenge, credential: StoredCredential(id: credentialID, publicKey: key, signCount: 41, userHandle: userHandle))
+            challenge: challenge,
+            credential: StoredCredential(id: credentialID, publicKey: key, signCount: 41, userHandle: userHandle)
+        )
         ceremony = AuthenticationCeremony(relyingParty: RelyingParty(id: "example.com", name: "Example", origins: ["https://example.com"]))
     }
 

@@ -22,7 +22,10 @@ struct CoreBenchmark {
 
     /// Calls per second of each body, measured in 20 alternating slices after a warm-up.
     private func interleavedRates(_ first: () -> Void, _ second: () -> Void) -> (Double, Double) {
-        for _ in 0..<200 { first(); second() }
+        for _ in 0..<200 {
+            first()
+            second()
+        }
         var firstTotal = (calls: 0, nanoseconds: UInt64(0))
         var secondTotal = (calls: 0, nanoseconds: UInt64(0))
         for _ in 0..<10 {
@@ -31,8 +34,10 @@ struct CoreBenchmark {
             let b = slice(second)
             secondTotal = (secondTotal.calls + b.calls, secondTotal.nanoseconds + b.nanoseconds)
         }
-        return (Double(firstTotal.calls) / (Double(firstTotal.nanoseconds) / 1e9),
-                Double(secondTotal.calls) / (Double(secondTotal.nanoseconds) / 1e9))
+        return (
+            Double(firstTotal.calls) / (Double(firstTotal.nanoseconds) / 1e9),
+            Double(secondTotal.calls) / (Double(secondTotal.nanoseconds) / 1e9)
+        )
     }
 
     private func slice(_ body: () -> Void) -> (calls: Int, nanoseconds: UInt64) {

@@ -61,10 +61,25 @@ struct LoadGenerator {
         guard !latencies.isEmpty else { throw Failure(description: "no ceremony succeeded (\(failures) failed)") }
         let rate = Double(latencies.count) / seconds
         let spread = ports.count == 1 ? "" : " spread over \(ports.count) nodes (options and verification on different nodes)"
-        print(String(format: "login ceremonies: %.0f/s over %d connections%@ for %.0f s, p50 %.2f ms, p99 %.2f ms, failures %d",
-                     rate, connections, spread, seconds, Self.percentile(latencies, 0.50), Self.percentile(latencies, 0.99), failures))
-        print(String(format: "openssl raw ES256 verify on one core: %.0f/s (rounds: %@)", raw,
-                     rawRates.map { String(format: "%.0f", $0) }.joined(separator: ", ")))
+        print(
+            String(
+                format: "login ceremonies: %.0f/s over %d connections%@ for %.0f s, p50 %.2f ms, p99 %.2f ms, failures %d",
+                rate,
+                connections,
+                spread,
+                seconds,
+                Self.percentile(latencies, 0.50),
+                Self.percentile(latencies, 0.99),
+                failures
+            )
+        )
+        print(
+            String(
+                format: "openssl raw ES256 verify on one core: %.0f/s (rounds: %@)",
+                raw,
+                rawRates.map { String(format: "%.0f", $0) }.joined(separator: ", ")
+            )
+        )
         let label = ports.count == 1 ? "login-vs-raw-verify" : "login-\(ports.count)-nodes-vs-raw-verify"
         print(String(format: "RATIO %@ %.4f", label, rate / raw))
         if failures > 0 { throw Failure(description: "\(failures) ceremonies failed") }
@@ -82,9 +97,13 @@ struct LoadGenerator {
         let options = try JSONDecoder().decode(PublicKeyCredentialCreationOptionsJSON.self, from: Data(optionsReply.body))
         guard let userHandle = Base64URL.decode(options.user.id) else { throw Failure(description: "bad user handle") }
         let credential = try LoadgenCredential(userHandle: userHandle)
-        let verify = try client.post("/webauthn/registration/verify",
-                                     json: Array(try JSONEncoder().encode(try credential.registration(challenge: options.challenge))))
-        guard verify.status == 200 else { throw Failure(description: "registration verify: \(verify.status) \(String(decoding: verify.body, as: UTF8.self))") }
+        let verify = try client.post(
+            "/webauthn/registration/verify",
+            json: Array(try JSONEncoder().encode(try credential.registration(challenge: options.challenge)))
+        )
+        guard verify.status == 200 else {
+            throw Failure(description: "registration verify: \(verify.status) \(String(decoding: verify.body, as: UTF8.self))")
+        }
         return credential
     }
 

@@ -26,27 +26,36 @@ struct LoadgenCredential: Sendable {
     /// The COSE_Key of the public key (EC2, ES256, P-256).
     func coseKey() throws -> [UInt8] {
         let (xCoordinate, yCoordinate) = try privateKey.publicKey().ecCoordinates()
-        return CBOREncoder.encode(.map([
-            .init(key: CBORValue(1), value: CBORValue(2)), .init(key: CBORValue(3), value: CBORValue(-7)),
-            .init(key: CBORValue(-1), value: CBORValue(1)), .init(key: CBORValue(-2), value: .bytes(xCoordinate)),
-            .init(key: CBORValue(-3), value: .bytes(yCoordinate)),
-        ]))
+        return CBOREncoder.encode(
+            .map([
+                .init(key: CBORValue(1), value: CBORValue(2)), .init(key: CBORValue(3), value: CBORValue(-7)),
+                .init(key: CBORValue(-1), value: CBORValue(1)), .init(key: CBORValue(-2), value: .bytes(xCoordinate)),
+                .init(key: CBORValue(-3), value: .bytes(yCoordinate)),
+            ])
+        )
     }
 
     func registration(challenge: String) throws -> RegistrationResponseJSON {
         let flags: UInt8 = 0x45  // UP, UV, AT
-        let authenticatorData = relyingPartyIDHash + [flags, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 16)
+        let authenticatorData =
+            relyingPartyIDHash + [flags, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 16)
             + [UInt8(id.count >> 8), UInt8(id.count & 0xFF)] + id + (try coseKey())
-        let attestationObject = CBOREncoder.encode(.map([
-            .init(key: .text("fmt"), value: .text("none")), .init(key: .text("attStmt"), value: .map([])),
-            .init(key: .text("authData"), value: .bytes(authenticatorData)),
-        ]))
+        let attestationObject = CBOREncoder.encode(
+            .map([
+                .init(key: .text("fmt"), value: .text("none")), .init(key: .text("attStmt"), value: .map([])),
+                .init(key: .text("authData"), value: .bytes(authenticatorData)),
+            ])
+        )
         let identifier = Base64URL.encode(id)
         return RegistrationResponseJSON(
-            id: identifier, rawId: identifier,
+            id: identifier,
+            rawId: identifier,
             response: AuthenticatorAttestationResponseJSON(
                 clientDataJSON: Base64URL.encode(Self.clientData("webauthn.create", challenge)),
-                attestationObject: Base64URL.encode(attestationObject), transports: ["internal"]))
+                attestationObject: Base64URL.encode(attestationObject),
+                transports: ["internal"]
+            )
+        )
     }
 
     func assertion(challenge: String) throws -> AuthenticationResponseJSON {
@@ -55,9 +64,14 @@ struct LoadgenCredential: Sendable {
         let signature = try privateKey.sign(authenticatorData + DigestAlgorithm.sha256.hash(clientData), algorithm: .ecdsaSHA256)
         let identifier = Base64URL.encode(id)
         return AuthenticationResponseJSON(
-            id: identifier, rawId: identifier,
+            id: identifier,
+            rawId: identifier,
             response: AuthenticatorAssertionResponseJSON(
-                clientDataJSON: Base64URL.encode(clientData), authenticatorData: Base64URL.encode(authenticatorData),
-                signature: Base64URL.encode(signature), userHandle: Base64URL.encode(userHandle)))
+                clientDataJSON: Base64URL.encode(clientData),
+                authenticatorData: Base64URL.encode(authenticatorData),
+                signature: Base64URL.encode(signature),
+                userHandle: Base64URL.encode(userHandle)
+            )
+        )
     }
 }

@@ -47,7 +47,8 @@ final class LoopbackHTTPClient: @unchecked Sendable {
         let head = String(decoding: pending[..<headerRange.lowerBound], as: UTF8.self)
         let lines = head.split(separator: "\r\n")
         guard let statusLine = lines.first, statusLine.hasPrefix("HTTP/1.1 "),
-              let status = Int(statusLine.dropFirst(9).prefix(3)) else {
+            let status = Int(statusLine.dropFirst(9).prefix(3))
+        else {
             throw ProtocolFailure(description: "bad status line")
         }
         var length = 0

@@ -68,9 +68,15 @@ struct SoakRun {
         }
         let endRSS = try residentKilobytes()
 
-        print(String(format: "soak: %.0f s after a %.0f s warm-up, %d keep-alive HTTPS connections, per 20 operations: %@", seconds,
-                     warmUpSeconds, connections,
-                     SoakKind.allCases.map { kind in "\(SoakKind.cycle.filter { $0 == kind }.count) \(kind.rawValue)" }.joined(separator: ", ")))
+        print(
+            String(
+                format: "soak: %.0f s after a %.0f s warm-up, %d keep-alive HTTPS connections, per 20 operations: %@",
+                seconds,
+                warmUpSeconds,
+                connections,
+                SoakKind.allCases.map { kind in "\(SoakKind.cycle.filter { $0 == kind }.count) \(kind.rawValue)" }.joined(separator: ", ")
+            )
+        )
         print("kind                 operations  requests  unexpected  expected answer             p50 ms    p99 ms")
         var validOperations = 0
         var validErrors = 0
@@ -80,10 +86,12 @@ struct SoakRun {
             let samples = measured.filter { $0.kind == kind }
             let unexpected = samples.filter { !$0.asExpected }.count
             let latencies = samples.map { Double($0.nanoseconds) / 1e6 }.sorted()
-            print(kind.rawValue.padding(toLength: 20, withPad: " ", startingAt: 0)
-                  + String(format: " %10d %9d %11d  ", samples.count, samples.reduce(0) { $0 + $1.requests }, unexpected)
-                  + kind.expected.padding(toLength: 26, withPad: " ", startingAt: 0)
-                  + String(format: " %7.2f %9.2f", Self.percentile(latencies, 0.50), Self.percentile(latencies, 0.99)))
+            print(
+                kind.rawValue.padding(toLength: 20, withPad: " ", startingAt: 0)
+                    + String(format: " %10d %9d %11d  ", samples.count, samples.reduce(0) { $0 + $1.requests }, unexpected)
+                    + kind.expected.padding(toLength: 26, withPad: " ", startingAt: 0)
+                    + String(format: " %7.2f %9.2f", Self.percentile(latencies, 0.50), Self.percentile(latencies, 0.99))
+            )
             if kind.isValid {
                 validOperations += samples.count
                 validErrors += unexpected
@@ -97,14 +105,29 @@ struct SoakRun {
         let warmUpErrors = warmUp.filter { !$0.asExpected }.count
         if let failure = workers.compactMap(\.firstFailure).first { print("first unexpected answer: \(failure)") }
         let errorsPass = validErrors == 0 && badErrors == 0 && warmUpErrors == 0 && validOperations > 0 && badOperations > 0
-        print("\(errorsPass ? "PASS" : "FAIL") errors: \(validErrors) of \(validOperations) valid operations failed, \(badErrors) of "
-              + "\(badOperations) bad requests did not get their expected 4xx (warm-up: \(warmUpErrors) unexpected of \(warmUp.count))")
+        print(
+            "\(errorsPass ? "PASS" : "FAIL") errors: \(validErrors) of \(validOperations) valid operations failed, \(badErrors) of "
+                + "\(badOperations) bad requests did not get their expected 4xx (warm-up: \(warmUpErrors) unexpected of \(warmUp.count))"
+        )
         let allowed = max(Int(Double(warmRSS) * Self.flatFraction), Self.flatKilobytes)
         let memoryPass = endRSS - warmRSS <= allowed
-        print(String(format: "server RSS: start %.1f MB, after warm-up %.1f MB, end %.1f MB (every 10 s: %@)", Double(startRSS) / 1024,
-                     Double(warmRSS) / 1024, Double(endRSS) / 1024, series.map { String(format: "%.1f", Double($0) / 1024) }.joined(separator: ", ")))
-        print(String(format: "%@ memory flat: end − after warm-up = %+.1f MB, allowed %.1f MB (20%% or 10 MB, whichever is larger)",
-                     memoryPass ? "PASS" : "FAIL", Double(endRSS - warmRSS) / 1024, Double(allowed) / 1024))
+        print(
+            String(
+                format: "server RSS: start %.1f MB, after warm-up %.1f MB, end %.1f MB (every 10 s: %@)",
+                Double(startRSS) / 1024,
+                Double(warmRSS) / 1024,
+                Double(endRSS) / 1024,
+                series.map { String(format: "%.1f", Double($0) / 1024) }.joined(separator: ", ")
+            )
+        )
+        print(
+            String(
+                format: "%@ memory flat: end − after warm-up = %+.1f MB, allowed %.1f MB (20%% or 10 MB, whichever is larger)",
+                memoryPass ? "PASS" : "FAIL",
+                Double(endRSS - warmRSS) / 1024,
+                Double(allowed) / 1024
+            )
+        )
         return errorsPass && memoryPass
     }
 
@@ -112,7 +135,8 @@ struct SoakRun {
     func residentKilobytes() throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(serverProcessID)/status", encoding: .utf8)
         guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else {
+            let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else {
             throw Failure(description: "no VmRSS for process \(serverProcessID)")
         }
         return kilobytes
@@ -178,8 +202,10 @@ struct SoakRun {
             let options = try client.post("/webauthn/authentication/options", json: Array("{}".utf8))
             guard options.status == 200 else { return (1, false, "options \(options.status)") }
             let challenge = try JSONDecoder().decode(PublicKeyCredentialRequestOptionsJSON.self, from: Data(options.body)).challenge
-            let verify = try client.post("/webauthn/authentication/verify",
-                                         json: Array(try JSONEncoder().encode(try worker.credential.assertion(challenge: challenge))))
+            let verify = try client.post(
+                "/webauthn/authentication/verify",
+                json: Array(try JSONEncoder().encode(try worker.credential.assertion(challenge: challenge)))
+            )
             return (2, verify.status == 200 && token(in: verify) != nil, "verify \(verify.status) \(String(decoding: verify.body, as: UTF8.self))")
         case .aasa:
             let reply = try client.get(aasaPath)
@@ -195,8 +221,10 @@ struct SoakRun {
             return (1, reply.status == 404 && errorCode(in: reply) == "not_found", "status \(reply.status)")
         case .wrongChallenge:
             let never = Base64URL.encode(SystemRandom().bytes(count: 32))
-            let reply = try client.post("/webauthn/authentication/verify",
-                                        json: Array(try JSONEncoder().encode(try worker.credential.assertion(challenge: never))))
+            let reply = try client.post(
+                "/webauthn/authentication/verify",
+                json: Array(try JSONEncoder().encode(try worker.credential.assertion(challenge: never)))
+            )
             return (1, reply.status == 400 && errorCode(in: reply) == "challenge_unknown", "status \(reply.status)")
         }
     }
@@ -208,8 +236,10 @@ struct SoakRun {
         let options = try JSONDecoder().decode(PublicKeyCredentialCreationOptionsJSON.self, from: Data(optionsReply.body))
         guard let userHandle = Base64URL.decode(options.user.id) else { return nil }
         let credential = try LoadgenCredential(userHandle: userHandle)
-        let verify = try client.post("/webauthn/registration/verify",
-                                     json: Array(try JSONEncoder().encode(try credential.registration(challenge: options.challenge))))
+        let verify = try client.post(
+            "/webauthn/registration/verify",
+            json: Array(try JSONEncoder().encode(try credential.registration(challenge: options.challenge)))
+        )
         return verify.status == 200 && token(in: verify) != nil ? credential : nil
     }
 

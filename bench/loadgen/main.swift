@@ -21,26 +21,38 @@ while arguments.count >= 2, arguments[0].hasPrefix("--") {
 let mode = options["mode"] ?? "ceremonies"
 let ports = portTexts.compactMap { Int($0) }.filter { (1...65_535).contains($0) }
 guard arguments.isEmpty, !ports.isEmpty, ports.count == portTexts.count, mode == "ceremonies" || mode == "soak",
-      mode == "ceremonies" || (ports.count == 1 && options["server-pid"].flatMap(Int32.init) != nil) else {
-    FileHandle.standardError.write(Data("""
-        usage: passkeyd-loadgen --port PORT[,PORT...] [--connections N] [--seconds S] [--warm-up S]
-               passkeyd-loadgen --mode soak --port PORT --server-pid PID [--connections N] [--seconds S] [--warm-up S]
-        --port may be repeated; --ports is the same option.
+    mode == "ceremonies" || (ports.count == 1 && options["server-pid"].flatMap(Int32.init) != nil)
+else {
+    FileHandle.standardError.write(
+        Data(
+            """
+            usage: passkeyd-loadgen --port PORT[,PORT...] [--connections N] [--seconds S] [--warm-up S]
+                   passkeyd-loadgen --mode soak --port PORT --server-pid PID [--connections N] [--seconds S] [--warm-up S]
+            --port may be repeated; --ports is the same option.
 
-        """.utf8))
+            """.utf8
+        )
+    )
     exit(2)
 }
 let connections = options["connections"].flatMap(Int.init) ?? 8
 do {
     if mode == "soak" {
         let soak = SoakRun(
-            port: ports[0], serverProcessID: options["server-pid"].flatMap(Int32.init) ?? 0, connections: connections,
-            warmUpSeconds: options["warm-up"].flatMap(Double.init) ?? 10, seconds: options["seconds"].flatMap(Double.init) ?? 60)
+            port: ports[0],
+            serverProcessID: options["server-pid"].flatMap(Int32.init) ?? 0,
+            connections: connections,
+            warmUpSeconds: options["warm-up"].flatMap(Double.init) ?? 10,
+            seconds: options["seconds"].flatMap(Double.init) ?? 60
+        )
         if try !soak.run() { exit(1) }
     } else {
         let generator = LoadGenerator(
-            ports: ports, connections: connections,
-            warmUpSeconds: options["warm-up"].flatMap(Double.init) ?? 2, seconds: options["seconds"].flatMap(Double.init) ?? 10)
+            ports: ports,
+            connections: connections,
+            warmUpSeconds: options["warm-up"].flatMap(Double.init) ?? 2,
+            seconds: options["seconds"].flatMap(Double.init) ?? 10
+        )
         try generator.run()
     }
 } catch {

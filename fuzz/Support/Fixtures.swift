@@ -24,7 +24,8 @@ enum Repository {
             for _ in 0..<8 {
                 let vectors = folder.appendingPathComponent("TestVectors").path
                 if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path),
-                   FileManager.default.fileExists(atPath: vectors) {
+                    FileManager.default.fileExists(atPath: vectors)
+                {
                     return folder
                 }
                 folder = folder.deletingLastPathComponent()
@@ -41,7 +42,7 @@ enum Vectors {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
         return names.compactMap { name in
             guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path),
-                  let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+                let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
             else { return nil }
             return (name, json)
         }
@@ -58,7 +59,7 @@ enum Vectors {
     /// The W3C test vectors' attestation root (§sctn-test-vectors-attestation-root-cert).
     static var w3cRoot: [X509Certificate] {
         guard let pem = files.first(where: { $0.name == "w3c-webauthn-l3.json" })?.json["attestationRootCertificate"] as? String,
-              let certificates = try? X509Certificate.certificates(pem: pem)
+            let certificates = try? X509Certificate.certificates(pem: pem)
         else { fuzzFailure("no W3C attestation root") }
         return certificates
     }
@@ -87,34 +88,45 @@ struct RegistrationFixture: @unchecked Sendable {
         let vector = Vectors.case(id)
         self.id = id
         guard let rpID = vector["rpId"] as? String, let origins = vector["origins"] as? [String],
-              let challengeText = vector["expectedChallenge"] as? String, let challenge = Base64URL.decode(challengeText),
-              let outer = vector["response"] as? [String: Any], let inner = outer["response"] as? [String: Any],
-              let credentialID = outer["id"] as? String, let rawID = outer["rawId"] as? String,
-              let clientData = inner["clientDataJSON"] as? String, let attestationText = inner["attestationObject"] as? String,
-              let attestation = Base64URL.decode(attestationText)
+            let challengeText = vector["expectedChallenge"] as? String, let challenge = Base64URL.decode(challengeText),
+            let outer = vector["response"] as? [String: Any], let inner = outer["response"] as? [String: Any],
+            let credentialID = outer["id"] as? String, let rawID = outer["rawId"] as? String,
+            let clientData = inner["clientDataJSON"] as? String, let attestationText = inner["attestationObject"] as? String,
+            let attestation = Base64URL.decode(attestationText)
         else { fuzzFailure("vector \(id) is not a registration case") }
         let time = (vector["verifyAt"] as? String).flatMap(VerificationCaseRunner.parseTime) ?? fixedNow
         let relyingParty = RelyingParty(
-            id: rpID, name: rpID, origins: origins,
+            id: rpID,
+            name: rpID,
+            origins: origins,
             additionalIDs: ((vector["acceptedRpIds"] as? [String]) ?? []).filter { $0 != rpID },
             allowsCrossOriginEmbedding: vector["allowCrossOrigin"] as? Bool ?? false,
-            topOrigins: vector["topOrigins"] as? [String] ?? [], time: FixedTime(time))
+            topOrigins: vector["topOrigins"] as? [String] ?? [],
+            time: FixedTime(time)
+        )
         ceremony = RegistrationCeremony(relyingParty: relyingParty)
         let anchors = override ?? ((vector["trustAnchors"] as? [String]) ?? []).flatMap { (try? X509Certificate.certificates(pem: $0)) ?? [] }
         let algorithms = (vector["allowedAlgorithms"] as? [Int]).map { $0.compactMap(COSEAlgorithm.init(rawValue:)) } ?? COSEAlgorithm.verifiable
         expectations = RegistrationExpectations(
-            challenge: challenge, userVerification: vector["requireUserVerification"] as? Bool == true ? .required : .preferred,
-            requiresUserPresence: vector["requireUserPresence"] as? Bool ?? true, allowedAlgorithms: algorithms,
-            trustAnchors: anchors, clientDataTypes: vector["expectedType"] as? [String] ?? ["webauthn.create"],
+            challenge: challenge,
+            userVerification: vector["requireUserVerification"] as? Bool == true ? .required : .preferred,
+            requiresUserPresence: vector["requireUserPresence"] as? Bool ?? true,
+            allowedAlgorithms: algorithms,
+            trustAnchors: anchors,
+            clientDataTypes: vector["expectedType"] as? [String] ?? ["webauthn.create"],
             safetyNet: SafetyNetPolicy(
                 requiresCTSProfileMatch: vector["safetyNetEnforceCTS"] as? Bool ?? true,
-                maximumTimestampSkew: vector["ignoreSafetyNetTimestamp"] as? Bool == true ? nil : 60))
+                maximumTimestampSkew: vector["ignoreSafetyNetTimestamp"] as? Bool == true ? nil : 60
+            )
+        )
         response = RegistrationResponseJSON(
-            id: credentialID, rawId: rawID,
-            response: AuthenticatorAttestationResponseJSON(clientDataJSON: clientData, attestationObject: attestationText))
+            id: credentialID,
+            rawId: rawID,
+            response: AuthenticatorAttestationResponseJSON(clientDataJSON: clientData, attestationObject: attestationText)
+        )
         attestationObject = attestation
         guard let decoded = try? CBORDecoder().decode(attestation), let format = decoded["fmt"]?.textValue,
-              let statement = decoded["attStmt"], let authenticatorData = decoded["authData"]?.bytesValue
+            let statement = decoded["attStmt"], let authenticatorData = decoded["authData"]?.bytesValue
         else { fuzzFailure("vector \(id) has no decodable attestation object") }
         self.format = format
         self.statement = statement
@@ -156,7 +168,9 @@ func checkTrust(_ result: RegistrationResult, _ expectations: RegistrationExpect
     case .trusted:
         if expectations.trustAnchors.isEmpty || attestation.trustPath.isEmpty { fuzzFailure("a path was trusted without anchors or certificates") }
     case .notEvaluated:
-        if !expectations.trustAnchors.isEmpty { fuzzFailure("\(attestation.format.rawValue): anchors were configured but the path was not evaluated") }
+        if !expectations.trustAnchors.isEmpty {
+            fuzzFailure("\(attestation.format.rawValue): anchors were configured but the path was not evaluated")
+        }
         if attestation.trustPath.isEmpty { fuzzFailure("an empty path was reported as not evaluated") }
     case .notApplicable:
         if !attestation.trustPath.isEmpty { fuzzFailure("\(attestation.format.rawValue): certificates were sent but their path was not applicable") }
@@ -169,7 +183,7 @@ func formatFixtures(_ format: String, preferred: [String]) -> [RegistrationFixtu
     var ids = preferred
     for vector in Vectors.cases where vector["ceremony"] as? String == "registration" {
         guard let id = vector["id"] as? String, !ids.contains(id),
-              let expect = vector["expect"] as? [String: Any], expect["ok"] as? Bool == true, expect["fmt"] as? String == format
+            let expect = vector["expect"] as? [String: Any], expect["ok"] as? Bool == true, expect["fmt"] as? String == format
         else { continue }
         ids.append(id)
     }

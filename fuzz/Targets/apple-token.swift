@@ -1,15 +1,17 @@
+import CryptoCore
+import Foundation
+
 // Target `apple-token`: the Sign in with Apple parsers that see untrusted bytes — the identity-token claims
 // (`AppleIdentityToken(claims:)`, reached in production only after the RS256 signature verifies, so fuzzed
 // directly here), a JWKS document, a notification's `events` claim, and the whole verifier on the input as a
 // token against a fixed key set (which must refuse it: nothing here is signed by that key).
 // The first byte chooses the parser; the rest is its input.
 @testable import AppleSignIn
-import CryptoCore
-import Foundation
 
 private let fixedKeySet: JSONWebKeySet? = {
     guard let key = try? PrivateKey.generateRSA(bits: 2048).publicKey(), let (modulus, exponent) = try? key.rsaComponents() else { return nil }
-    let document = #"{"keys":[{"kty":"RSA","kid":"fuzz","use":"sig","alg":"RS256","n":"\#(Base64URL.encode(modulus))","e":"\#(Base64URL.encode(exponent))"}]}"#
+    let document =
+        #"{"keys":[{"kty":"RSA","kid":"fuzz","use":"sig","alg":"RS256","n":"\#(Base64URL.encode(modulus))","e":"\#(Base64URL.encode(exponent))"}]}"#
     return try? JSONWebKeySet(json: Array(document.utf8))
 }()
 

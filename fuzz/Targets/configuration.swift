@@ -11,11 +11,19 @@ import Storage
 public func test(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard var configuration = try? ServerConfiguration.load(json: Data(bytes(data, size))) else { return 0 }
     configuration.wwwDirectory = nil
-    guard let server = try? RelyingPartyServer(
-        configuration: configuration, store: InMemoryStore(), time: FixedTime(fixedNow), random: SystemRandom(), enumerationSecret: [1])
+    guard
+        let server = try? RelyingPartyServer(
+            configuration: configuration,
+            store: InMemoryStore(),
+            time: FixedTime(fixedNow),
+            random: SystemRandom(),
+            enumerationSecret: [1]
+        )
     else { return 0 }
-    for path in ["/.well-known/apple-app-site-association", "/apple-app-site-association", "/.well-known/assetlinks.json",
-                 "/.well-known/webauthn", "/.well-known/passkey-endpoints", "/healthz"] {
+    for path in [
+        "/.well-known/apple-app-site-association", "/apple-app-site-association", "/.well-known/assetlinks.json",
+        "/.well-known/webauthn", "/.well-known/passkey-endpoints", "/healthz",
+    ] {
         let response = server.handle(HTTPRequest(method: "GET", path: path))
         guard response.status == 200 || response.status == 404 else { fuzzFailure("GET \(path) answered \(response.status)") }
         if response.status == 200, (try? JSONSerialization.jsonObject(with: Data(response.body))) == nil {

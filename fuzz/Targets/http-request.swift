@@ -55,16 +55,16 @@ private struct Seeds: @unchecked Sendable {
 private let seeds: Seeds = {
     let www = Repository.root.appendingPathComponent("www").path
     let json = """
-    {"relyingParty": {"id": "example.org", "name": "Example", "origins": ["https://example.org"]},
-     "algorithms": ["ES256", "ES384", "ES512", "EdDSA", "RS256", "PS256"],
-     "associatedDomains": {
-       "webcredentials": {"apps": ["ABCDE12345.org.example.app"]},
-       "applinks": {"details": []},
-       "android": [{"package": "org.example.app", "sha256CertFingerprints": ["AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89"]}],
-       "relatedOrigins": ["https://example.co.uk"],
-       "passkeyEndpoints": {"enroll": "https://example.org/account/passkeys/new", "manage": "https://example.org/account/passkeys"}},
-     "www": "\(www)"}
-    """
+        {"relyingParty": {"id": "example.org", "name": "Example", "origins": ["https://example.org"]},
+         "algorithms": ["ES256", "ES384", "ES512", "EdDSA", "RS256", "PS256"],
+         "associatedDomains": {
+           "webcredentials": {"apps": ["ABCDE12345.org.example.app"]},
+           "applinks": {"details": []},
+           "android": [{"package": "org.example.app", "sha256CertFingerprints": ["AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89"]}],
+           "relatedOrigins": ["https://example.co.uk"],
+           "passkeyEndpoints": {"enroll": "https://example.org/account/passkeys/new", "manage": "https://example.org/account/passkeys"}},
+         "www": "\(www)"}
+        """
     let configuration: ServerConfiguration
     do {
         configuration = try ServerConfiguration.load(json: Data(json.utf8))
@@ -74,28 +74,61 @@ private let seeds: Seeds = {
     let aliceID = Array("alice-handle-0123456789abcdefghi".utf8)
     let expiry = fixedNow.addingTimeInterval(300)
     func challenge(_ id: String) -> [UInt8] {
-        guard let text = Vectors.case(id)["expectedChallenge"] as? String, let bytes = Base64URL.decode(text) else { fuzzFailure("no challenge in \(id)") }
+        guard let text = Vectors.case(id)["expectedChallenge"] as? String, let bytes = Base64URL.decode(text) else {
+            fuzzFailure("no challenge in \(id)")
+        }
         return bytes
     }
     var credentials: [CredentialRecord] = []
     for name in ["packed-es256", "packed-es384"] {
         let vector = Vectors.case("w3c-l3/\(name)/registration")
         guard let expect = vector["expect"] as? [String: Any], let id = (expect["credentialId"] as? String).flatMap(Base64URL.decode),
-              let key = (expect["credentialPublicKey"] as? String).flatMap(Base64URL.decode), let alg = expect["alg"] as? Int
+            let key = (expect["credentialPublicKey"] as? String).flatMap(Base64URL.decode), let alg = expect["alg"] as? Int
         else { fuzzFailure("vector \(name) lacks expect members") }
-        credentials.append(CredentialRecord(
-            id: id, userID: aliceID, publicKey: key, algorithm: alg, signCount: 0, transports: ["usb"], aaguid: [UInt8](repeating: 7, count: 16),
-            backupEligible: expect["backupEligible"] as? Bool ?? false, backupState: expect["backupState"] as? Bool ?? false,
-            attestationFormat: "packed", attestationSummary: "{}", name: name, createdAt: fixedNow))
+        credentials.append(
+            CredentialRecord(
+                id: id,
+                userID: aliceID,
+                publicKey: key,
+                algorithm: alg,
+                signCount: 0,
+                transports: ["usb"],
+                aaguid: [UInt8](repeating: 7, count: 16),
+                backupEligible: expect["backupEligible"] as? Bool ?? false,
+                backupState: expect["backupState"] as? Bool ?? false,
+                attestationFormat: "packed",
+                attestationSummary: "{}",
+                name: name,
+                createdAt: fixedNow
+            )
+        )
     }
     let bobContext = #"{"userHandle":"Ym9iLWhhbmRsZS0wMTIzNDU2Nzg5YWJjZGVmZ2hpamtsbQ","username":"bob","displayName":"Bob","newAccount":true}"#
     let challenges = [
-        ChallengeRecord(challenge: challenge("w3c-l3/none-es256/registration"), ceremony: .registration, userID: nil,
-                        userVerification: "preferred", context: Array(bobContext.utf8), expiresAt: expiry),
-        ChallengeRecord(challenge: challenge("w3c-l3/packed-es256/authentication"), ceremony: .authentication, userID: aliceID,
-                        userVerification: "preferred", context: [], expiresAt: expiry),
-        ChallengeRecord(challenge: challenge("w3c-l3/packed-es384/authentication"), ceremony: .authentication, userID: aliceID,
-                        userVerification: "preferred", context: [], expiresAt: expiry),
+        ChallengeRecord(
+            challenge: challenge("w3c-l3/none-es256/registration"),
+            ceremony: .registration,
+            userID: nil,
+            userVerification: "preferred",
+            context: Array(bobContext.utf8),
+            expiresAt: expiry
+        ),
+        ChallengeRecord(
+            challenge: challenge("w3c-l3/packed-es256/authentication"),
+            ceremony: .authentication,
+            userID: aliceID,
+            userVerification: "preferred",
+            context: [],
+            expiresAt: expiry
+        ),
+        ChallengeRecord(
+            challenge: challenge("w3c-l3/packed-es384/authentication"),
+            ceremony: .authentication,
+            userID: aliceID,
+            userVerification: "preferred",
+            context: [],
+            expiresAt: expiry
+        ),
     ]
     return Seeds(configuration: configuration, credentials: credentials, challenges: challenges)
 }()
@@ -104,15 +137,27 @@ private let seeds: Seeds = {
 private func makeServer() -> RelyingPartyServer {
     let store = InMemoryStore()
     do {
-        try store.createUser(UserRecord(id: seeds.aliceID, name: "alice", displayName: "Alice", createdAt: fixedNow), firstCredential: seeds.credentials[0])
+        try store.createUser(
+            UserRecord(id: seeds.aliceID, name: "alice", displayName: "Alice", createdAt: fixedNow),
+            firstCredential: seeds.credentials[0]
+        )
         for credential in seeds.credentials.dropFirst() { try store.addCredential(credential) }
-        try store.createSession(SessionRecord(
-            tokenHash: DigestAlgorithm.sha256.hash(Array(seeds.sessionToken.utf8)), userID: seeds.aliceID,
-            createdAt: fixedNow, expiresAt: fixedNow.addingTimeInterval(3600)))
+        try store.createSession(
+            SessionRecord(
+                tokenHash: DigestAlgorithm.sha256.hash(Array(seeds.sessionToken.utf8)),
+                userID: seeds.aliceID,
+                createdAt: fixedNow,
+                expiresAt: fixedNow.addingTimeInterval(3600)
+            )
+        )
         for challenge in seeds.challenges { try store.insertChallenge(challenge) }
         return try RelyingPartyServer(
-            configuration: seeds.configuration, store: store, time: FixedTime(fixedNow), random: CounterRandom(),
-            enumerationSecret: Array("fuzz-enumeration-secret".utf8))
+            configuration: seeds.configuration,
+            store: store,
+            time: FixedTime(fixedNow),
+            random: CounterRandom(),
+            enumerationSecret: Array("fuzz-enumeration-secret".utf8)
+        )
     } catch {
         fuzzFailure("cannot seed the server: \(error)")
     }
@@ -160,7 +205,13 @@ private func parseRequest(_ bytes: ArraySlice<UInt8>, token: String?) -> HTTPReq
         guard let colon = line.firstIndex(of: ":") else { continue }
         headers.add(String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
     }
-    return HTTPRequest(method: String(parts[0]), path: path.isEmpty ? "/" : String(path), query: query, headers: headers, body: Array(bytes[bodyStart...]))
+    return HTTPRequest(
+        method: String(parts[0]),
+        path: path.isEmpty ? "/" : String(path),
+        query: query,
+        headers: headers,
+        body: Array(bytes[bodyStart...])
+    )
 }
 
 /// The invariants every answer must keep.
@@ -185,10 +236,13 @@ public func test(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     for chunk in input.split(separator: 0, maxSplits: 5, omittingEmptySubsequences: true) {
         guard let request = parseRequest(chunk, token: token) else { continue }
         let response = server.handle(request)
-        if debugOutcomes { print("  \(request.method) \(request.path) → \(response.status) \(String(decoding: response.body.prefix(100), as: UTF8.self))") }
+        if debugOutcomes {
+            print("  \(request.method) \(request.path) → \(response.status) \(String(decoding: response.body.prefix(100), as: UTF8.self))")
+        }
         check(response, for: request)
         if response.status == 200, let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
-           let issued = object["token"] as? String {
+            let issued = object["token"] as? String
+        {
             token = issued
         }
     }

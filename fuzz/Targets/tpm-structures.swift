@@ -2,6 +2,7 @@
 // TPMT_PUBLIC (pubArea, strict then lenient scheme reading), and the pubArea ↔ credential key comparison against
 // fixed RSA and EC keys. The first byte chooses the structure; the rest is its encoding.
 import CryptoCore
+
 @testable import WebAuthnCore
 
 /// Credential keys of the TPM vectors (RSA and EC), to compare parsed pubAreas with.

@@ -2,6 +2,7 @@
 // validity, key, extensions, Basic Constraints, EKU, SAN, the packed/TPM certificate rules, Android's KeyDescription
 // and Apple's nonce extension), plus ASN1Element.sequence / children on the same bytes.
 import CryptoCore
+
 @testable import WebAuthnCore
 
 private func walk(_ elements: [ASN1Element], depth: Int) {

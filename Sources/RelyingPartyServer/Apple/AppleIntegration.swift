@@ -27,11 +27,21 @@ final class AppleIntegration: Sendable {
     private let exchanges = Mutex<[PendingCodeExchange]>([])
     let worker: AppleWorker
 
-    init(configuration: AppleConfiguration, setup: AppleSetup, store: any PasskeyStore, time: any TimeSource,
-         log: @escaping @Sendable (String) -> Void) throws(ConfigurationError) {
+    init(
+        configuration: AppleConfiguration,
+        setup: AppleSetup,
+        store: any PasskeyStore,
+        time: any TimeSource,
+        log: @escaping @Sendable (String) -> Void
+    ) throws(ConfigurationError) {
         do throws(AppleSignInError) {
-            _ = try ClientSecret(privateKeyPEM: setup.privateKeyPEM, keyID: configuration.keyID, teamID: configuration.teamID,
-                                 clientID: configuration.audiences[0], time: time)
+            _ = try ClientSecret(
+                privateKeyPEM: setup.privateKeyPEM,
+                keyID: configuration.keyID,
+                teamID: configuration.teamID,
+                clientID: configuration.audiences[0],
+                time: time
+            )
         } catch {
             throw ConfigurationError(key: "apple.privateKey", reason: "is not a usable Sign in with Apple key (\(error.code))")
         }
@@ -96,7 +106,7 @@ final class AppleIntegration: Sendable {
         let keys = try keyCache.keys(now: now)
         do throws(AppleSignInError) {
             return .success(try body(keys))
-        } catch where error.code == "appleToken.unknownKey" {
+        } catch  where error.code == "appleToken.unknownKey" {
             guard let refreshed = try keyCache.refreshForUnknownKey(now: now) else { return .failure(error) }
             do throws(AppleSignInError) {
                 return .success(try body(refreshed))
@@ -115,8 +125,15 @@ final class AppleIntegration: Sendable {
         let now = time.now
         let queued = exchanges.withLock { pending in
             guard pending.count < Self.maximumPendingExchanges else { return false }
-            pending.append(PendingCodeExchange(subject: subject, clientID: clientID, code: code,
-                                               expiresAt: now.addingTimeInterval(Self.codeLifetime), notBefore: now))
+            pending.append(
+                PendingCodeExchange(
+                    subject: subject,
+                    clientID: clientID,
+                    code: code,
+                    expiresAt: now.addingTimeInterval(Self.codeLifetime),
+                    notBefore: now
+                )
+            )
             return true
         }
         guard queued else {
@@ -161,8 +178,13 @@ final class AppleIntegration: Sendable {
 
     private func clientSecret(for clientID: String) -> String? {
         do throws(AppleSignInError) {
-            return try ClientSecret(privateKeyPEM: privateKeyPEM, keyID: configuration.keyID, teamID: configuration.teamID,
-                                    clientID: clientID, time: time).token
+            return try ClientSecret(
+                privateKeyPEM: privateKeyPEM,
+                keyID: configuration.keyID,
+                teamID: configuration.teamID,
+                clientID: clientID,
+                time: time
+            ).token
         } catch {
             log("apple client secret: \(error.code)")
             return nil
@@ -239,7 +261,10 @@ final class AppleIntegration: Sendable {
                 try store.completeRevocation(id: revocation.id)
             } else {
                 log("apple revocation failed (\(reply?.status.map { "status \($0)" } ?? "unreachable")); retrying")
-                try store.rescheduleRevocation(id: revocation.id, notBefore: now.addingTimeInterval(Self.backoff(attempts: revocation.attempts + 1, base: 60)))
+                try store.rescheduleRevocation(
+                    id: revocation.id,
+                    notBefore: now.addingTimeInterval(Self.backoff(attempts: revocation.attempts + 1, base: 60))
+                )
             }
         } catch {
             log("apple revocation: \(error.code)")

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -34,15 +35,25 @@ public final class URLSessionAppleService: AppleService {
     }
 
     public func exchangeCode(_ code: String, clientID: String, clientSecret: String) -> AppleReply {
-        send(Self.form(configuration.tokenURL, [
-            ("client_id", clientID), ("client_secret", clientSecret), ("code", code), ("grant_type", "authorization_code"),
-        ]))
+        send(
+            Self.form(
+                configuration.tokenURL,
+                [
+                    ("client_id", clientID), ("client_secret", clientSecret), ("code", code), ("grant_type", "authorization_code"),
+                ]
+            )
+        )
     }
 
     public func revokeToken(_ token: String, clientID: String, clientSecret: String) -> AppleReply {
-        send(Self.form(configuration.revokeURL, [
-            ("client_id", clientID), ("client_secret", clientSecret), ("token", token), ("token_type_hint", "refresh_token"),
-        ]))
+        send(
+            Self.form(
+                configuration.revokeURL,
+                [
+                    ("client_id", clientID), ("client_secret", clientSecret), ("token", token), ("token_type_hint", "refresh_token"),
+                ]
+            )
+        )
     }
 
     /// An application/x-www-form-urlencoded POST.
@@ -67,8 +78,11 @@ public final class URLSessionAppleService: AppleService {
         let reply = ReplyBox()
         let task = session.dataTask(with: request) { data, response, _ in
             if let response = response as? HTTPURLResponse, let data, data.count <= Self.maximumReplyLength {
-                reply.value = AppleReply(status: response.statusCode, body: Array(data),
-                                         maximumAge: Self.maximumAge(response.value(forHTTPHeaderField: "Cache-Control")))
+                reply.value = AppleReply(
+                    status: response.statusCode,
+                    body: Array(data),
+                    maximumAge: Self.maximumAge(response.value(forHTTPHeaderField: "Cache-Control"))
+                )
             }
             finished.signal()
         }

@@ -60,7 +60,7 @@ public struct AppleConfiguration: Sendable, Equatable {
     private static func url(_ reader: ConfigurationReader, _ name: String) throws(ConfigurationError) -> URL? {
         guard let text = try reader.string(name) else { return nil }
         guard let components = URLComponents(string: text), let host = components.host, !host.isEmpty, let url = components.url,
-              components.user == nil, components.password == nil, components.fragment == nil
+            components.user == nil, components.password == nil, components.fragment == nil
         else { throw ConfigurationError(key: reader.key(name), reason: "is not a URL") }
         switch components.scheme?.lowercased() {
         case "https": return url
@@ -74,8 +74,9 @@ public struct AppleConfiguration: Sendable, Equatable {
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         if bare.lowercased() == "localhost" || bare == "::1" { return true }
         let octets = bare.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { octet in
-            !octet.isEmpty && octet.count <= 3 && octet.allSatisfy(\.isASCII) && octet.allSatisfy(\.isNumber) && (UInt8(octet) != nil)
-        }
+        return octets.count == 4 && octets[0] == "127"
+            && octets.allSatisfy { octet in
+                !octet.isEmpty && octet.count <= 3 && octet.allSatisfy(\.isASCII) && octet.allSatisfy(\.isNumber) && (UInt8(octet) != nil)
+            }
     }
 }

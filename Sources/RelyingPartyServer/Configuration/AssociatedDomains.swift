@@ -28,7 +28,10 @@ extension AssociatedDomains {
             try credentials.only(["apps"])
             webCredentialApps = try credentials.strings("apps") ?? []
             for app in webCredentialApps where !Self.isAppIdentifier(app) {
-                throw ConfigurationError(key: credentials.key("apps"), reason: "\(app) is not TEAMID.bundle.id (a 10-character team ID, a dot, a bundle ID)")
+                throw ConfigurationError(
+                    key: credentials.key("apps"),
+                    reason: "\(app) is not TEAMID.bundle.id (a 10-character team ID, a dot, a bundle ID)"
+                )
             }
         }
         appLinks = reader.value("applinks")

@@ -54,10 +54,17 @@ public struct AttestationSettings: Sendable {
         if let metadata = try reader.object("metadata") {
             try metadata.only(["file", "url", "root", "refusedStatuses", "staleGraceDays"])
             guard !metadata.has("url") else {
-                throw ConfigurationError(key: "attestation.metadata.url", reason: "passkeyd does not download the BLOB; fetch https://mds3.fidoalliance.org/ daily with curl -o FILE and set attestation.metadata.file")
+                throw ConfigurationError(
+                    key: "attestation.metadata.url",
+                    reason:
+                        "passkeyd does not download the BLOB; fetch https://mds3.fidoalliance.org/ daily with curl -o FILE and set attestation.metadata.file"
+                )
             }
             guard let file = try metadata.string("file") else {
-                throw ConfigurationError(key: "attestation.metadata.file", reason: "names the downloaded FIDO metadata BLOB and is required with metadata")
+                throw ConfigurationError(
+                    key: "attestation.metadata.file",
+                    reason: "names the downloaded FIDO metadata BLOB and is required with metadata"
+                )
             }
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw ConfigurationError(key: "attestation.metadata.file", reason: "cannot read \(file)")

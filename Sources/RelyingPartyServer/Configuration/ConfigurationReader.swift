@@ -37,7 +37,9 @@ struct ConfigurationReader {
         guard let items = value.arrayValue else { throw ConfigurationError(key: key(name), reason: "must be a list of strings") }
         var texts: [String] = []
         for item in items {
-            guard let text = item.stringValue, !text.isEmpty else { throw ConfigurationError(key: key(name), reason: "must be a list of non-empty strings") }
+            guard let text = item.stringValue, !text.isEmpty else {
+                throw ConfigurationError(key: key(name), reason: "must be a list of non-empty strings")
+            }
             texts.append(text)
         }
         return texts

@@ -15,8 +15,10 @@ public struct RateLimits: Sendable, Equatable {
     public init() {}
 
     init(_ reader: ConfigurationReader) throws(ConfigurationError) {
-        try reader.only(["perAddressPerMinute", "perAddressBurst", "perAccountPerMinute", "perAccountBurst",
-                         "outstandingChallengesPerAddress", "trustForwardedFor"])
+        try reader.only([
+            "perAddressPerMinute", "perAddressBurst", "perAccountPerMinute", "perAccountBurst",
+            "outstandingChallengesPerAddress", "trustForwardedFor",
+        ])
         perAddressPerMinute = Double(try reader.integer("perAddressPerMinute", in: 1...1_000_000) ?? Int(perAddressPerMinute))
         perAddressBurst = Double(try reader.integer("perAddressBurst", in: 1...1_000_000) ?? Int(perAddressBurst))
         perAccountPerMinute = Double(try reader.integer("perAccountPerMinute", in: 1...1_000_000) ?? Int(perAccountPerMinute))

@@ -19,8 +19,10 @@ extension ServerConfiguration {
         }
         var configuration = ServerConfiguration()
         let reader = try ConfigurationReader(root, path: "")
-        try reader.only(["relyingParty", "listen", "tls", "dataDirectory", "database", "sessions", "challenges", "attestation",
-                         "algorithms", "associatedDomains", "www", "threads", "limits", "rateLimits", "apple"])
+        try reader.only([
+            "relyingParty", "listen", "tls", "dataDirectory", "database", "sessions", "challenges", "attestation",
+            "algorithms", "associatedDomains", "www", "threads", "limits", "rateLimits", "apple",
+        ])
         if let relyingParty = try reader.object("relyingParty") {
             try relyingParty.only(["id", "name", "origins"])
             if let id = try relyingParty.string("id") {
@@ -31,7 +33,10 @@ extension ServerConfiguration {
             if let origins = try relyingParty.strings("origins") {
                 guard !origins.isEmpty else { throw ConfigurationError(key: "relyingParty.origins", reason: "must list at least one origin") }
                 for origin in origins where !Self.isOrigin(origin) {
-                    throw ConfigurationError(key: "relyingParty.origins", reason: "\(origin) is not an https:// origin (http:// only for localhost) or an android:apk-key-hash: origin")
+                    throw ConfigurationError(
+                        key: "relyingParty.origins",
+                        reason: "\(origin) is not an https:// origin (http:// only for localhost) or an android:apk-key-hash: origin"
+                    )
                 }
                 configuration.origins = origins
             } else if relyingParty.has("id") {
@@ -67,7 +72,10 @@ extension ServerConfiguration {
                 throw ConfigurationError(key: "database", reason: "choose sqlite or postgres, not both")
             }
             if configuration.postgresConnectionString?.isEmpty == true {
-                throw ConfigurationError(key: "database.postgres", reason: "must be a libpq connection string such as \"host=db.internal dbname=passkeyd user=passkeyd\"")
+                throw ConfigurationError(
+                    key: "database.postgres",
+                    reason: "must be a libpq connection string such as \"host=db.internal dbname=passkeyd user=passkeyd\""
+                )
             }
             if configuration.postgresPoolSize != nil, configuration.postgresConnectionString == nil {
                 throw ConfigurationError(key: "database.poolSize", reason: "applies to database.postgres only")
@@ -75,18 +83,23 @@ extension ServerConfiguration {
         }
         if let sessions = try reader.object("sessions") {
             try sessions.only(["lifetimeSeconds"])
-            configuration.sessionLifetimeSeconds = try sessions.integer("lifetimeSeconds", in: 60...31_536_000) ?? configuration.sessionLifetimeSeconds
+            configuration.sessionLifetimeSeconds =
+                try sessions.integer("lifetimeSeconds", in: 60...31_536_000) ?? configuration.sessionLifetimeSeconds
         }
         if let challenges = try reader.object("challenges") {
             try challenges.only(["lifetimeSeconds"])
-            configuration.challengeLifetimeSeconds = try challenges.integer("lifetimeSeconds", in: 10...3600) ?? configuration.challengeLifetimeSeconds
+            configuration.challengeLifetimeSeconds =
+                try challenges.integer("lifetimeSeconds", in: 10...3600) ?? configuration.challengeLifetimeSeconds
         }
         configuration.attestation = try AttestationSettings(reader.value("attestation"))
         if let names = try reader.strings("algorithms") {
             var algorithms: [COSEAlgorithm] = []
             for name in names {
                 guard let algorithm = Self.algorithmNames[name] else {
-                    throw ConfigurationError(key: "algorithms", reason: "\(name) is not one of \(Self.algorithmNames.keys.sorted().joined(separator: ", "))")
+                    throw ConfigurationError(
+                        key: "algorithms",
+                        reason: "\(name) is not one of \(Self.algorithmNames.keys.sorted().joined(separator: ", "))"
+                    )
                 }
                 algorithms.append(algorithm)
             }
@@ -124,7 +137,7 @@ extension ServerConfiguration {
     static func isOrigin(_ text: String) -> Bool {
         if text.hasPrefix("android:apk-key-hash:") { return text.count > "android:apk-key-hash:".count }
         guard let components = URLComponents(string: text), let host = components.host, !host.isEmpty,
-              components.path.isEmpty, components.query == nil, components.fragment == nil
+            components.path.isEmpty, components.query == nil, components.fragment == nil
         else { return false }
         return components.scheme == "https" || (components.scheme == "http" && (host == "localhost" || host.hasSuffix(".localhost")))
     }

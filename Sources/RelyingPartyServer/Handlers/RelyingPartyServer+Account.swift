@@ -49,7 +49,9 @@ extension RelyingPartyServer {
     func signedInUser(_ request: HTTPRequest, writing: Bool) throws(ServerError) -> (user: UserRecord, token: String) {
         guard let current = try sessions.current(request) else {
             var error = ServerError.notSignedIn
-            if request.headers["cookie"]?.contains(SessionService.cookieName) == true { error.headers = [("Set-Cookie", SessionService.clearingCookie)] }
+            if request.headers["cookie"]?.contains(SessionService.cookieName) == true {
+                error.headers = [("Set-Cookie", SessionService.clearingCookie)]
+            }
             throw error
         }
         if writing { try requireSameOrigin(request, credential: current.credential) }
@@ -61,9 +63,13 @@ extension RelyingPartyServer {
     func me(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
         let (user, _) = try signedInUser(request, writing: false)
         let passkeys = try storage { try store.credentials(userID: user.id) }
-        return JSONBody.ok(AccountJSON(
-            user: .init(id: Base64URL.encode(user.id), name: user.name, displayName: user.displayName),
-            rpId: relyingParty.id, passkeys: passkeys.map(PasskeyJSON.init)))
+        return JSONBody.ok(
+            AccountJSON(
+                user: .init(id: Base64URL.encode(user.id), name: user.name, displayName: user.displayName),
+                rpId: relyingParty.id,
+                passkeys: passkeys.map(PasskeyJSON.init)
+            )
+        )
     }
 
     /// `GET /me/passkeys`.
@@ -82,7 +88,7 @@ extension RelyingPartyServer {
         let body = try JSONBody.decode(RenameRequest.self, from: request)
         let name = try Self.validName(body.name, member: "name")
         guard let credentialID = Base64URL.decode(identifier),
-              try storage({ try store.renameCredential(id: credentialID, userID: user.id, name: name) })
+            try storage({ try store.renameCredential(id: credentialID, userID: user.id, name: name) })
         else { throw ServerError(404, "passkey_not_found", "You have no passkey with that ID.") }
         return JSONBody.ok(["renamed": true])
     }

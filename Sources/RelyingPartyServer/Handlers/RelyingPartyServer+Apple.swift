@@ -86,8 +86,11 @@ extension RelyingPartyServer {
             user = owner
         } else {
             let created = UserRecord(
-                id: random.bytes(count: 32), name: "apple-" + Self.hex(random.bytes(count: 8)),
-                displayName: displayName ?? Self.emailLocalPart(token.email) ?? "Apple user", createdAt: now)
+                id: random.bytes(count: 32),
+                name: "apple-" + Self.hex(random.bytes(count: 8)),
+                displayName: displayName ?? Self.emailLocalPart(token.email) ?? "Apple user",
+                createdAt: now
+            )
             try storage { try store.createUser(created, appleIdentity: Self.appleIdentity(token, userID: created.id, now: now)) }
             user = created
             isNewAccount = true
@@ -97,10 +100,15 @@ extension RelyingPartyServer {
         }
         let email = try storage { try store.appleIdentity(subject: token.subject) }?.email
         let issued = try sessions.create(for: user.id)
-        var response = JSONBody.ok(AppleSignedInResponse(
-            token: issued.token, expiresAt: issued.expiresAt,
-            user: .init(id: Base64URL.encode(user.id), name: user.displayName, username: user.name, email: email),
-            isNewAccount: isNewAccount, appleUserID: token.subject))
+        var response = JSONBody.ok(
+            AppleSignedInResponse(
+                token: issued.token,
+                expiresAt: issued.expiresAt,
+                user: .init(id: Base64URL.encode(user.id), name: user.displayName, username: user.name, email: email),
+                isNewAccount: isNewAccount,
+                appleUserID: token.subject
+            )
+        )
         response.headers.add("Set-Cookie", sessions.cookie(for: issued))
         return response
     }
@@ -178,14 +186,22 @@ extension RelyingPartyServer {
 
     static func appleIdentity(_ token: AppleIdentityToken, userID: [UInt8], now: Date) -> AppleIdentityRecord {
         AppleIdentityRecord(
-            subject: token.subject, userID: userID, email: token.email, emailVerified: token.emailVerified ?? false,
-            isPrivateEmail: token.isPrivateEmail ?? false, realUserStatus: token.realUserStatus?.rawValue,
-            transferSubject: token.transferSubject, createdAt: now)
+            subject: token.subject,
+            userID: userID,
+            email: token.email,
+            emailVerified: token.emailVerified ?? false,
+            isPrivateEmail: token.isPrivateEmail ?? false,
+            realUserStatus: token.realUserStatus?.rawValue,
+            transferSubject: token.transferSubject,
+            createdAt: now
+        )
     }
 
     /// "Given Family" from the first authorization's name, or nil when it is absent or empty.
     static func appleDisplayName(_ fullName: AppleSignInRequest.FullName?) throws(ServerError) -> String? {
-        let parts = [fullName?.givenName, fullName?.familyName].compactMap { $0?.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+        let parts = [fullName?.givenName, fullName?.familyName].compactMap { $0?.trimmingCharacters(in: .whitespacesAndNewlines) }.filter {
+            !$0.isEmpty
+        }
         guard !parts.isEmpty else { return nil }
         return try validName(parts.joined(separator: " "), member: "fullName")
     }

@@ -41,9 +41,14 @@ extension RelyingPartyServer {
         }
         try limit(challengeLimiter, key: clientAddress(request))
         let challenge = try challenges.issue(.authentication, userID: userID, userVerification: userVerification.rawValue, context: context)
-        return JSONBody.ok(relyingParty.requestOptions(
-            challenge: challenge, allowCredentials: allowCredentials, userVerification: userVerification,
-            timeoutMilliseconds: configuration.challengeLifetimeSeconds * 1000))
+        return JSONBody.ok(
+            relyingParty.requestOptions(
+                challenge: challenge,
+                allowCredentials: allowCredentials,
+                userVerification: userVerification,
+                timeoutMilliseconds: configuration.challengeLifetimeSeconds * 1000
+            )
+        )
     }
 
     /// `POST /webauthn/authentication/verify`: verifies the assertion, updates the counter and flags, starts a session.
@@ -51,7 +56,7 @@ extension RelyingPartyServer {
         let credential = try JSONBody.decode(AuthenticationResponseJSON.self, from: request)
         let record = try challenges.consume(try Self.challengeText(credential.response.clientDataJSON), for: .authentication)
         guard let rawID = Base64URL.decode(credential.rawId),
-              let stored = try storage({ try store.credential(id: rawID) })
+            let stored = try storage({ try store.credential(id: rawID) })
         else {
             throw ServerError(400, "credential_unknown", "This passkey is not registered here.")
         }
@@ -64,9 +69,16 @@ extension RelyingPartyServer {
         }
         let expectations = AuthenticationExpectations(
             challenge: record.challenge,
-            credential: StoredCredential(id: stored.id, publicKey: key, signCount: stored.signCount, userHandle: stored.userID, backupEligible: stored.backupEligible),
+            credential: StoredCredential(
+                id: stored.id,
+                publicKey: key,
+                signCount: stored.signCount,
+                userHandle: stored.userID,
+                backupEligible: stored.backupEligible
+            ),
             userVerification: try UserVerificationRequirement(record.userVerification),
-            identifiedUserHandle: try Self.identifiedUserHandle(record))
+            identifiedUserHandle: try Self.identifiedUserHandle(record)
+        )
         let result: AuthenticationResult
         do {
             result = try AuthenticationCeremony(relyingParty: relyingParty).verify(credential, expecting: expectations)
@@ -85,10 +97,15 @@ extension RelyingPartyServer {
         let session = sessions.prepare(for: user.id)
         do {
             try store.completeAuthentication(
-                credentialID: stored.id, signCount: result.signCount, backupEligible: result.backupEligible,
-                backupState: result.backupState, usedAt: time.now,
-                backupEligibilityChanged: result.backupEligibilityChanged, session: session.record)
-        } catch where error.code == StorageError.signCountNotIncreasedCode {
+                credentialID: stored.id,
+                signCount: result.signCount,
+                backupEligible: result.backupEligible,
+                backupState: result.backupState,
+                usedAt: time.now,
+                backupEligibilityChanged: result.backupEligibilityChanged,
+                session: session.record
+            )
+        } catch  where error.code == StorageError.signCountNotIncreasedCode {
             // §7.2 step 23 failed at the write: a concurrent sign-in with this passkey, here or on another node,
             // stored a counter at least as high after this one was read. The same verdict as at verification.
             log("authentication refused: \(error.code)")
@@ -105,9 +122,14 @@ extension RelyingPartyServer {
     private func markPossibleClone(_ stored: CredentialRecord) throws(ServerError) {
         try storage {
             try store.recordAuthentication(
-                credentialID: stored.id, signCount: stored.signCount, backupEligible: stored.backupEligible,
-                backupState: stored.backupState, usedAt: stored.lastUsedAt ?? stored.createdAt,
-                cloneWarning: true, backupEligibilityChanged: false)
+                credentialID: stored.id,
+                signCount: stored.signCount,
+                backupEligible: stored.backupEligible,
+                backupState: stored.backupState,
+                usedAt: stored.lastUsedAt ?? stored.createdAt,
+                cloneWarning: true,
+                backupEligibilityChanged: false
+            )
         }
     }
 

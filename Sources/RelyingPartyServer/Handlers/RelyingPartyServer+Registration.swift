@@ -38,7 +38,12 @@ extension RelyingPartyServer {
         if let current = try sessions.current(request) {
             try requireSameOrigin(request, credential: current.credential)
             guard let user = try storage({ try store.user(id: current.session.userID) }) else { throw ServerError.notSignedIn }
-            context = RegistrationContext(userHandle: Base64URL.encode(user.id), username: user.name, displayName: user.displayName, newAccount: false)
+            context = RegistrationContext(
+                userHandle: Base64URL.encode(user.id),
+                username: user.name,
+                displayName: user.displayName,
+                newAccount: false
+            )
             excluded = try storage { try store.credentials(userID: user.id) }
         } else {
             let username = try Self.validName(body.username, member: "username")
@@ -46,20 +51,31 @@ extension RelyingPartyServer {
             guard try storage({ try store.user(name: username) }) == nil else {
                 throw ServerError(409, "username_taken", "That username is taken.")
             }
-            context = RegistrationContext(userHandle: Base64URL.encode(random.bytes(count: 32)), username: username, displayName: displayName, newAccount: true)
+            context = RegistrationContext(
+                userHandle: Base64URL.encode(random.bytes(count: 32)),
+                username: username,
+                displayName: displayName,
+                newAccount: true
+            )
             excluded = []
         }
         try limit(challengeLimiter, key: clientAddress(request))
         let challenge = try challenges.issue(
-            .registration, userID: context.newAccount ? nil : Base64URL.decode(context.userHandle),
-            userVerification: userVerification.rawValue, context: JSONBody.encode(context))
+            .registration,
+            userID: context.newAccount ? nil : Base64URL.decode(context.userHandle),
+            userVerification: userVerification.rawValue,
+            context: JSONBody.encode(context)
+        )
         let options = relyingParty.creationOptions(
             challenge: challenge,
             user: .init(id: context.userHandle, name: context.username, displayName: context.displayName),
             excludeCredentials: excluded.map { PublicKeyCredentialDescriptorJSON(id: $0.id, transports: $0.transports) },
-            residentKey: residentKey, userVerification: userVerification,
-            attestation: configuration.attestation.policy.conveyancePreference, hints: hints,
-            timeoutMilliseconds: configuration.challengeLifetimeSeconds * 1000)
+            residentKey: residentKey,
+            userVerification: userVerification,
+            attestation: configuration.attestation.policy.conveyancePreference,
+            hints: hints,
+            timeoutMilliseconds: configuration.challengeLifetimeSeconds * 1000
+        )
         return JSONBody.ok(options)
     }
 
@@ -68,13 +84,18 @@ extension RelyingPartyServer {
         let credential = try JSONBody.decode(RegistrationResponseJSON.self, from: request)
         let record = try challenges.consume(try Self.challengeText(credential.response.clientDataJSON), for: .registration)
         guard let context = try? JSONDecoder().decode(RegistrationContext.self, from: Data(record.context)),
-              let userHandle = Base64URL.decode(context.userHandle)
+            let userHandle = Base64URL.decode(context.userHandle)
         else { throw ServerError(500, "internal_error", "The stored registration state is unreadable.") }
         let attestation = configuration.attestation
         let expectations = RegistrationExpectations(
-            challenge: record.challenge, userVerification: try UserVerificationRequirement(record.userVerification),
-            allowedAlgorithms: configuration.algorithms, trustAnchors: attestation.trustAnchors,
-            attestationPolicy: attestation.policy, metadata: metadata, authenticatorNames: attestation.authenticatorNames)
+            challenge: record.challenge,
+            userVerification: try UserVerificationRequirement(record.userVerification),
+            allowedAlgorithms: configuration.algorithms,
+            trustAnchors: attestation.trustAnchors,
+            attestationPolicy: attestation.policy,
+            metadata: metadata,
+            authenticatorNames: attestation.authenticatorNames
+        )
         let result: RegistrationResult
         do {
             result = try RegistrationCeremony(relyingParty: relyingParty).verify(credential, expecting: expectations)
@@ -84,11 +105,20 @@ extension RelyingPartyServer {
         }
         let now = time.now
         let stored = CredentialRecord(
-            id: result.credentialID, userID: userHandle, publicKey: result.publicKey.encoded, algorithm: result.publicKey.algorithm.rawValue,
-            signCount: result.signCount, transports: result.transports, aaguid: result.aaguid,
-            backupEligible: result.backupEligible, backupState: result.backupState,
-            attestationFormat: result.attestation.format.rawValue, attestationSummary: Self.summary(result),
-            name: result.authenticatorName ?? "Passkey", createdAt: now)
+            id: result.credentialID,
+            userID: userHandle,
+            publicKey: result.publicKey.encoded,
+            algorithm: result.publicKey.algorithm.rawValue,
+            signCount: result.signCount,
+            transports: result.transports,
+            aaguid: result.aaguid,
+            backupEligible: result.backupEligible,
+            backupState: result.backupState,
+            attestationFormat: result.attestation.format.rawValue,
+            attestationSummary: Self.summary(result),
+            name: result.authenticatorName ?? "Passkey",
+            createdAt: now
+        )
         let user = UserRecord(id: userHandle, name: context.username, displayName: context.displayName, createdAt: now)
         let session = sessions.prepare(for: user.id)
         // The account or credential and the session in one transaction: one durable commit (see `CeremonyStore`).
@@ -100,10 +130,15 @@ extension RelyingPartyServer {
 
     /// The session response shared by registration and authentication, for a session already stored.
     func signedIn(user: UserRecord, credentialID: [UInt8], issued: SessionService.Issued) -> HTTPResponse {
-        var response = JSONBody.ok(SignedInResponse(
-            verified: true, credentialId: Base64URL.encode(credentialID),
-            user: .init(id: Base64URL.encode(user.id), name: user.name, displayName: user.displayName),
-            token: issued.token, expiresAt: issued.expiresAt))
+        var response = JSONBody.ok(
+            SignedInResponse(
+                verified: true,
+                credentialId: Base64URL.encode(credentialID),
+                user: .init(id: Base64URL.encode(user.id), name: user.name, displayName: user.displayName),
+                token: issued.token,
+                expiresAt: issued.expiresAt
+            )
+        )
         response.headers.add("Set-Cookie", sessions.cookie(for: issued))
         return response
     }
@@ -144,11 +179,12 @@ extension RelyingPartyServer {
     }
 
     static func summary(_ result: RegistrationResult) -> String {
-        let trust = switch result.attestation.trustEvaluation {
-        case .notApplicable: "notApplicable"
-        case .notEvaluated: "notEvaluated"
-        case .trusted(let fingerprint): "trusted:" + fingerprint
-        }
+        let trust =
+            switch result.attestation.trustEvaluation {
+            case .notApplicable: "notApplicable"
+            case .notEvaluated: "notEvaluated"
+            case .trusted(let fingerprint): "trusted:" + fingerprint
+            }
         var summary = [
             "format": result.attestation.format.rawValue, "type": result.attestation.type.rawValue, "trust": trust,
             "certificates": String(result.attestation.trustPath.count), "aaguid": result.aaguidString,

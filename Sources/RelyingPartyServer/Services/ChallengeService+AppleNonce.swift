@@ -10,9 +10,16 @@ extension ChallengeService {
         let rawNonce = Base64URL.encode(random.bytes(count: 32))
         let expiresAt = now.addingTimeInterval(lifetime)
         do {
-            try store.insertChallenge(ChallengeRecord(
-                challenge: Self.appleNonceKey(rawNonce), ceremony: .appleNonce, userID: nil, userVerification: "",
-                context: [], expiresAt: expiresAt))
+            try store.insertChallenge(
+                ChallengeRecord(
+                    challenge: Self.appleNonceKey(rawNonce),
+                    ceremony: .appleNonce,
+                    userID: nil,
+                    userVerification: "",
+                    context: [],
+                    expiresAt: expiresAt
+                )
+            )
         } catch {
             throw .storage(error)
         }

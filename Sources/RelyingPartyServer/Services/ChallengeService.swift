@@ -25,9 +25,16 @@ final class ChallengeService: Sendable {
         purgeExpired(now: now)
         let challenge = random.bytes(count: 32)
         do {
-            try store.insertChallenge(ChallengeRecord(
-                challenge: challenge, ceremony: ceremony, userID: userID, userVerification: userVerification,
-                context: context, expiresAt: now.addingTimeInterval(lifetime)))
+            try store.insertChallenge(
+                ChallengeRecord(
+                    challenge: challenge,
+                    ceremony: ceremony,
+                    userID: userID,
+                    userVerification: userVerification,
+                    context: context,
+                    expiresAt: now.addingTimeInterval(lifetime)
+                )
+            )
         } catch {
             throw .storage(error)
         }

@@ -17,12 +17,16 @@ struct StaticFiles: Sendable {
         let fullPath = root + "/" + relative
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: fullPath, isDirectory: &isDirectory), !isDirectory.boolValue,
-              let data = FileManager.default.contents(atPath: fullPath)
+            let data = FileManager.default.contents(atPath: fullPath)
         else { return nil }
         let type = Self.types[(relative as NSString).pathExtension.lowercased()] ?? "application/octet-stream"
-        return HTTPResponse(status: 200, headers: HTTPHeaders([
-            ("Content-Type", type), ("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff"),
-            ("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'"), ("Referrer-Policy", "same-origin"),
-        ]), body: Array(data))
+        return HTTPResponse(
+            status: 200,
+            headers: HTTPHeaders([
+                ("Content-Type", type), ("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff"),
+                ("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'"), ("Referrer-Policy", "same-origin"),
+            ]),
+            body: Array(data)
+        )
     }
 }

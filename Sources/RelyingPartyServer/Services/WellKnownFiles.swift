@@ -28,20 +28,30 @@ struct WellKnownFiles: Sendable {
         } else {
             let bytes = JSONBody.encode(association)
             guard bytes.count <= Self.appleSizeLimit else {
-                throw ConfigurationError(key: "associatedDomains", reason: "apple-app-site-association would be \(bytes.count) bytes; Apple reads at most \(Self.appleSizeLimit)")
+                throw ConfigurationError(
+                    key: "associatedDomains",
+                    reason: "apple-app-site-association would be \(bytes.count) bytes; Apple reads at most \(Self.appleSizeLimit)"
+                )
             }
             appleAppSiteAssociation = bytes
         }
-        assetLinks = domains.android.isEmpty ? nil : JSONBody.encode(domains.android.map { app in
-            JSONValue.object([
-                "relation": .array([.string("delegate_permission/common.get_login_creds")]),
-                "target": .object([
-                    "namespace": .string("android_app"), "package_name": .string(app.packageName),
-                    "sha256_cert_fingerprints": .array(app.certificateFingerprints.map(JSONValue.string)),
-                ]),
-            ])
-        })
-        relatedOrigins = domains.relatedOrigins.isEmpty ? nil
+        assetLinks =
+            domains.android.isEmpty
+            ? nil
+            : JSONBody.encode(
+                domains.android.map { app in
+                    JSONValue.object([
+                        "relation": .array([.string("delegate_permission/common.get_login_creds")]),
+                        "target": .object([
+                            "namespace": .string("android_app"), "package_name": .string(app.packageName),
+                            "sha256_cert_fingerprints": .array(app.certificateFingerprints.map(JSONValue.string)),
+                        ]),
+                    ])
+                }
+            )
+        relatedOrigins =
+            domains.relatedOrigins.isEmpty
+            ? nil
             : JSONBody.encode(JSONValue.object(["origins": .array(domains.relatedOrigins.map(JSONValue.string))]))
         var endpoints: [String: JSONValue] = [:]
         if let enroll = domains.enrollURL { endpoints["enroll"] = .string(enroll) }

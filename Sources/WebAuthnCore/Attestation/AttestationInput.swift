@@ -84,7 +84,7 @@ struct AttestationInput {
             let path = try CertificateChainVerifier(trustAnchors: trustAnchors)
                 .verify(leaf: certificates[0], intermediates: Array(certificates.dropFirst()), at: time)
             return .trusted(anchorFingerprint: path.last?.sha256Fingerprint ?? "")
-        } catch where error.code == "crypto.certificateExpired" {
+        } catch  where error.code == "crypto.certificateExpired" {
             throw WebAuthnError("attestation.certificateExpired", error.reason)
         } catch {
             throw WebAuthnError("attestation.certificateChainUntrusted", error.reason)

@@ -11,13 +11,19 @@ extension AttestationPolicy {
         }
         // §7.1 step 24: "If self attestation was used, verify that self attestation is acceptable under Relying Party policy."
         guard attestation.type != .self else {
-            throw WebAuthnError("attestation.notTrusted", "the relying party requires a verified attestation and the authenticator sent self attestation")
+            throw WebAuthnError(
+                "attestation.notTrusted",
+                "the relying party requires a verified attestation and the authenticator sent self attestation"
+            )
         }
         // §7.1 step 24: "Otherwise, use the X.509 certificates returned as the attestation trust path from the verification
         // procedure to verify that the attestation public key either correctly chains up to an acceptable root certificate,
         // or is itself an acceptable certificate."
         guard case .trusted = attestation.trustEvaluation else {
-            throw WebAuthnError("attestation.notTrusted", "the attestation certificate path was not evaluated: no trust anchor or metadata root is known for this authenticator")
+            throw WebAuthnError(
+                "attestation.notTrusted",
+                "the attestation certificate path was not evaluated: no trust anchor or metadata root is known for this authenticator"
+            )
         }
     }
 }

@@ -12,7 +12,10 @@ public struct AttestationResult: Sendable {
     public let authenticatorName: String?
 
     public init(
-        format: AttestationFormat, type: AttestationType, trustPath: [X509Certificate], trustEvaluation: TrustPathEvaluation,
+        format: AttestationFormat,
+        type: AttestationType,
+        trustPath: [X509Certificate],
+        trustEvaluation: TrustPathEvaluation,
         authenticatorName: String? = nil
     ) {
         self.format = format

@@ -8,7 +8,10 @@ public struct AuthenticationCeremony: Sendable {
         self.relyingParty = relyingParty
     }
 
-    public func verify(_ credential: AuthenticationResponseJSON, expecting expectations: AuthenticationExpectations) throws(WebAuthnError) -> AuthenticationResult {
+    public func verify(
+        _ credential: AuthenticationResponseJSON,
+        expecting expectations: AuthenticationExpectations
+    ) throws(WebAuthnError) -> AuthenticationResult {
         // §7.2 step 3: the response must be an AuthenticatorAssertionResponse of a public-key credential.
         guard credential.type == "public-key" else {
             throw WebAuthnError("response.invalidType", "credential type is not public-key")
@@ -87,10 +90,17 @@ public struct AuthenticationCeremony: Sendable {
         // §7.2 step 23: if either counter is non-zero, the new one must be greater; otherwise the authenticator may be cloned.
         let stored = expectations.credential.signCount
         if authenticatorData.signCount != 0 || stored != 0, authenticatorData.signCount <= stored {
-            throw WebAuthnError("authenticatorData.signCountNotIncreased", "signature counter \(authenticatorData.signCount) did not increase past the stored \(stored): the authenticator may be cloned")
+            throw WebAuthnError(
+                "authenticatorData.signCountNotIncreased",
+                "signature counter \(authenticatorData.signCount) did not increase past the stored \(stored): the authenticator may be cloned"
+            )
         }
         return AuthenticationResult(
-            credentialID: rawID, userHandle: expectations.credential.userHandle, signCount: authenticatorData.signCount,
-            flags: authenticatorData.flags, backupEligibilityChanged: backupEligibilityChanged)
+            credentialID: rawID,
+            userHandle: expectations.credential.userHandle,
+            signCount: authenticatorData.signCount,
+            flags: authenticatorData.flags,
+            backupEligibilityChanged: backupEligibilityChanged
+        )
     }
 }

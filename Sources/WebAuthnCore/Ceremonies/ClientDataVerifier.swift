@@ -20,12 +20,18 @@ struct ClientDataVerifier {
         }
         // §7.1 step 10 / §7.2 step 13: if C.crossOrigin is true, verify that the RP expects to be embedded cross-origin.
         if clientData.crossOrigin, !relyingParty.allowsCrossOriginEmbedding {
-            throw WebAuthnError("clientData.crossOriginNotAllowed", "the ceremony ran in a cross-origin iframe, which the relying party does not allow")
+            throw WebAuthnError(
+                "clientData.crossOriginNotAllowed",
+                "the ceremony ran in a cross-origin iframe, which the relying party does not allow"
+            )
         }
         // §7.1 step 11 / §7.2 step 14: if C.topOrigin is present, verify that the RP expects to be embedded and that it matches.
         if let topOrigin = clientData.topOrigin {
             guard relyingParty.allowsCrossOriginEmbedding else {
-                throw WebAuthnError("clientData.crossOriginNotAllowed", "the ceremony ran embedded in another site, which the relying party does not allow")
+                throw WebAuthnError(
+                    "clientData.crossOriginNotAllowed",
+                    "the ceremony ran embedded in another site, which the relying party does not allow"
+                )
             }
             guard relyingParty.topOrigins.contains(topOrigin) else {
                 throw WebAuthnError("clientData.topOriginMismatch", "client data topOrigin is not one the relying party may be embedded in")

@@ -9,7 +9,10 @@ public struct RegistrationCeremony: Sendable {
         self.relyingParty = relyingParty
     }
 
-    public func verify(_ credential: RegistrationResponseJSON, expecting expectations: RegistrationExpectations) throws(WebAuthnError) -> RegistrationResult {
+    public func verify(
+        _ credential: RegistrationResponseJSON,
+        expecting expectations: RegistrationExpectations
+    ) throws(WebAuthnError) -> RegistrationResult {
         // §7.1 step 3: the response must be an AuthenticatorAttestationResponse of a public-key credential.
         guard credential.type == "public-key" else {
             throw WebAuthnError("response.invalidType", "credential type is not public-key")
@@ -32,7 +35,10 @@ public struct RegistrationCeremony: Sendable {
         let attestationObject = try AttestationObject(bytes: attestationBytes)
         let authenticatorData = attestationObject.authenticatorData
         guard let attested = authenticatorData.attestedCredentialData else {
-            throw WebAuthnError("authenticatorData.missingCredential", "registration authenticator data has no attested credential data (AT flag clear)")
+            throw WebAuthnError(
+                "authenticatorData.missingCredential",
+                "registration authenticator data has no attested credential data (AT flag clear)"
+            )
         }
 
         // §7.1 step 14: verify that the rpIdHash in authData is the SHA-256 hash of the RP ID expected by the RP.
@@ -53,7 +59,10 @@ public struct RegistrationCeremony: Sendable {
         }
         // §7.1 step 20: verify that the credential public key's alg is one of the pubKeyCredParams that were offered.
         guard expectations.allowedAlgorithms.contains(attested.credentialPublicKey.algorithm) else {
-            throw WebAuthnError("credential.algorithmNotAllowed", "the credential's algorithm \(attested.credentialPublicKey.algorithm.rawValue) was not offered in this ceremony")
+            throw WebAuthnError(
+                "credential.algorithmNotAllowed",
+                "the credential's algorithm \(attested.credentialPublicKey.algorithm.rawValue) was not offered in this ceremony"
+            )
         }
         // §7.1 step 25: verify that the credentialId is ≤ 1023 bytes.
         guard attested.credentialID.count <= AuthenticatorData.maximumCredentialIDLength else {
@@ -69,9 +78,15 @@ public struct RegistrationCeremony: Sendable {
         // FIDO MDS v3.0: a BLOB past its nextUpdate (and the relying party's grace) is not used, so a stale one fails the ceremony.
         try expectations.metadata?.requireFresh(at: time)
         let input = AttestationInput(
-            statement: attestationObject.statement, authenticatorData: authenticatorData, credential: attested,
-            clientDataHash: clientDataHash, trustAnchors: expectations.trustAnchors, metadata: expectations.metadata, time: time,
-            safetyNet: expectations.safetyNet)
+            statement: attestationObject.statement,
+            authenticatorData: authenticatorData,
+            credential: attested,
+            clientDataHash: clientDataHash,
+            trustAnchors: expectations.trustAnchors,
+            metadata: expectations.metadata,
+            time: time,
+            safetyNet: expectations.safetyNet
+        )
         let verified = try AttestationVerifier.verify(format: attestationObject.format, input: input)
         let entry = expectations.metadata?.entry(aaguid: attested.aaguid, certificates: verified.trustPath)
         // FIDO MDS v3.0, AuthenticatorStatus: REVOKED, USER_VERIFICATION_BYPASS, ATTESTATION_KEY_COMPROMISE and the
@@ -84,14 +99,24 @@ public struct RegistrationCeremony: Sendable {
         try expectations.attestationPolicy.assess(verified, aaguid: aaguidText)
         let description = entry?.statement?.description.flatMap { $0.isEmpty ? nil : $0 }
         let attestation = AttestationResult(
-            format: verified.format, type: verified.type, trustPath: verified.trustPath, trustEvaluation: verified.trustEvaluation,
-            authenticatorName: description ?? expectations.authenticatorNames.name(for: attested.aaguid))
+            format: verified.format,
+            type: verified.type,
+            trustPath: verified.trustPath,
+            trustEvaluation: verified.trustEvaluation,
+            authenticatorName: description ?? expectations.authenticatorNames.name(for: attested.aaguid)
+        )
 
         // §7.1 step 26 (credentialId not yet registered) is the server's, which owns the store.
         return RegistrationResult(
-            credentialID: attested.credentialID, publicKey: attested.credentialPublicKey, signCount: authenticatorData.signCount,
-            aaguid: attested.aaguid, flags: authenticatorData.flags, transports: credential.response.transports ?? [],
-            attestation: attestation, authenticatorAttachment: credential.authenticatorAttachment,
-            residentKey: credential.clientExtensionResults?.credProps?.rk)
+            credentialID: attested.credentialID,
+            publicKey: attested.credentialPublicKey,
+            signCount: authenticatorData.signCount,
+            aaguid: attested.aaguid,
+            flags: authenticatorData.flags,
+            transports: credential.response.transports ?? [],
+            attestation: attestation,
+            authenticatorAttachment: credential.authenticatorAttachment,
+            residentKey: credential.clientExtensionResults?.credProps?.rk
+        )
     }
 }

@@ -21,11 +21,15 @@ extension RelyingParty {
             timeout: timeoutMilliseconds,
             excludeCredentials: excludeCredentials,
             authenticatorSelection: .init(
-                authenticatorAttachment: nil, residentKey: residentKey, requireResidentKey: residentKey == "required",
-                userVerification: userVerification.rawValue),
+                authenticatorAttachment: nil,
+                residentKey: residentKey,
+                requireResidentKey: residentKey == "required",
+                userVerification: userVerification.rawValue
+            ),
             hints: hints,
             attestation: attestation,
-            extensions: .init(credProps: true))
+            extensions: .init(credProps: true)
+        )
     }
 
     /// Request options for `navigator.credentials.get()`; empty `allowCredentials` for discoverable (autofill) sign-in.
@@ -37,7 +41,12 @@ extension RelyingParty {
         timeoutMilliseconds: Int = 300_000
     ) -> PublicKeyCredentialRequestOptionsJSON {
         PublicKeyCredentialRequestOptionsJSON(
-            challenge: Base64URL.encode(challenge), timeout: timeoutMilliseconds, rpId: id,
-            allowCredentials: allowCredentials, userVerification: userVerification.rawValue, hints: hints)
+            challenge: Base64URL.encode(challenge),
+            timeout: timeoutMilliseconds,
+            rpId: id,
+            allowCredentials: allowCredentials,
+            userVerification: userVerification.rawValue,
+            hints: hints
+        )
     }
 }

@@ -22,7 +22,12 @@ public struct MetadataBLOB: Sendable {
     /// Verifies and parses a BLOB: the `x5c` chain must end at one of `trustedRoots` at `time`, the signature must
     /// verify with the chain's leaf, the payload must have the MDS3 shape, and `nextUpdate` plus the policy's grace
     /// must not be before `time`.
-    public init(compactJWS text: String, trustedRoots: [X509Certificate], at time: Date, policy: MetadataPolicy = MetadataPolicy()) throws(WebAuthnError) {
+    public init(
+        compactJWS text: String,
+        trustedRoots: [X509Certificate],
+        at time: Date,
+        policy: MetadataPolicy = MetadataPolicy()
+    ) throws(WebAuthnError) {
         let jws: CompactJWS
         do {
             jws = try CompactJWS(text.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -136,7 +141,9 @@ public struct MetadataBLOB: Sendable {
         for report in entry.statusReports {
             var effectiveDate: Date?
             if let text = report.effectiveDate {
-                guard let date = date(text) else { throw WebAuthnError("metadata.malformed", "a status report's effectiveDate is not an ISO 8601 date") }
+                guard let date = date(text) else {
+                    throw WebAuthnError("metadata.malformed", "a status report's effectiveDate is not an ISO 8601 date")
+                }
                 effectiveDate = date
             }
             reports.append(StatusReport(status: AuthenticatorStatus(rawValue: report.status), effectiveDate: effectiveDate))
@@ -147,11 +154,15 @@ public struct MetadataBLOB: Sendable {
                 attestationRootCertificates: (statement.attestationRootCertificates ?? []).compactMap { text in
                     Data(base64Encoded: text).flatMap { try? X509Certificate(der: Array($0)) }
                 },
-                attestationTypes: statement.attestationTypes ?? [])
+                attestationTypes: statement.attestationTypes ?? []
+            )
         }
         return MetadataEntry(
-            aaguid: entry.aaguid?.lowercased(), attestationCertificateKeyIdentifiers: (entry.attestationCertificateKeyIdentifiers ?? []).map { $0.lowercased() },
-            statement: statement, statusReports: reports)
+            aaguid: entry.aaguid?.lowercased(),
+            attestationCertificateKeyIdentifiers: (entry.attestationCertificateKeyIdentifiers ?? []).map { $0.lowercased() },
+            statement: statement,
+            statusReports: reports
+        )
     }
 
     /// A `YYYY-MM-DD` date (midnight UTC), or a full ISO 8601 time.

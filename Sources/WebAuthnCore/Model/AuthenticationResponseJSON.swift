@@ -7,8 +7,14 @@ public struct AuthenticationResponseJSON: Codable, Sendable {
     public var authenticatorAttachment: String?
     public var clientExtensionResults: ClientExtensionResults?
 
-    public init(id: String, rawId: String, type: String = "public-key", response: AuthenticatorAssertionResponseJSON,
-                authenticatorAttachment: String? = nil, clientExtensionResults: ClientExtensionResults? = nil) {
+    public init(
+        id: String,
+        rawId: String,
+        type: String = "public-key",
+        response: AuthenticatorAssertionResponseJSON,
+        authenticatorAttachment: String? = nil,
+        clientExtensionResults: ClientExtensionResults? = nil
+    ) {
         self.id = id
         self.rawId = rawId
         self.type = type

@@ -21,7 +21,7 @@ public struct AttestationObject: Sendable {
         }
         // §6.5.4: attStmt is a map, except for the compound format (§8.9), whose attStmt is an array of statements.
         guard let statement = value["attStmt"],
-              statement.mapValue != nil || (format == AttestationFormat.compound.rawValue && statement.arrayValue != nil)
+            statement.mapValue != nil || (format == AttestationFormat.compound.rawValue && statement.arrayValue != nil)
         else {
             throw WebAuthnError("attestationObject.missingStatement", "attestation object has no attStmt map (or array, for compound)")
         }

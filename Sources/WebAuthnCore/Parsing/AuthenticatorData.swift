@@ -69,7 +69,10 @@ public struct AuthenticatorData: Sendable {
             extensions = nil
         }
         guard offset == bytes.count else {
-            throw WebAuthnError("authenticatorData.trailingBytes", "\(bytes.count - offset) bytes follow the authenticator data (AT/ED flags disagree with the content)")
+            throw WebAuthnError(
+                "authenticatorData.trailingBytes",
+                "\(bytes.count - offset) bytes follow the authenticator data (AT/ED flags disagree with the content)"
+            )
         }
     }
 }

@@ -65,9 +65,15 @@ struct StrictJSONParser {
             case UInt8(ascii: "{"): return try object(depth: depth)
             case UInt8(ascii: "["): return try array(depth: depth)
             case UInt8(ascii: "\""): return .string(try string())
-            case UInt8(ascii: "t"): try expect("true"); return .bool(true)
-            case UInt8(ascii: "f"): try expect("false"); return .bool(false)
-            case UInt8(ascii: "n"): try expect("null"); return .null
+            case UInt8(ascii: "t"):
+                try expect("true")
+                return .bool(true)
+            case UInt8(ascii: "f"):
+                try expect("false")
+                return .bool(false)
+            case UInt8(ascii: "n"):
+                try expect("null")
+                return .null
             default: return .number(try number())
             }
         }
@@ -102,7 +108,9 @@ struct StrictJSONParser {
                 skipWhitespace()
                 switch current {
                 case UInt8(ascii: ","): position += 1
-                case UInt8(ascii: "}"): position += 1; return members
+                case UInt8(ascii: "}"):
+                    position += 1
+                    return members
                 default: throw Failure()
                 }
             }
@@ -122,7 +130,9 @@ struct StrictJSONParser {
                 skipWhitespace()
                 switch current {
                 case UInt8(ascii: ","): position += 1
-                case UInt8(ascii: "]"): position += 1; return .array(items)
+                case UInt8(ascii: "]"):
+                    position += 1
+                    return .array(items)
                 default: throw Failure()
                 }
             }

@@ -13,7 +13,11 @@ public struct VerificationCaseRunner: Sendable {
     /// Names of authenticators by AAGUID, reported when the metadata has none.
     public var authenticatorNames: AuthenticatorNameList
 
-    public init(additionalTrustAnchors: [X509Certificate] = [], metadata: MetadataBLOB? = nil, authenticatorNames: AuthenticatorNameList = AuthenticatorNameList()) {
+    public init(
+        additionalTrustAnchors: [X509Certificate] = [],
+        metadata: MetadataBLOB? = nil,
+        authenticatorNames: AuthenticatorNameList = AuthenticatorNameList()
+    ) {
         self.additionalTrustAnchors = additionalTrustAnchors
         self.metadata = metadata
         self.authenticatorNames = authenticatorNames
@@ -40,10 +44,14 @@ public struct VerificationCaseRunner: Sendable {
             time = parsed
         }
         let relyingParty = RelyingParty(
-            id: testCase.rpId, name: testCase.rpId, origins: testCase.origins,
+            id: testCase.rpId,
+            name: testCase.rpId,
+            origins: testCase.origins,
             additionalIDs: (testCase.acceptedRpIds ?? []).filter { $0 != testCase.rpId },
-            allowsCrossOriginEmbedding: testCase.allowCrossOrigin ?? false, topOrigins: testCase.topOrigins ?? [],
-            time: FixedTime(time))
+            allowsCrossOriginEmbedding: testCase.allowCrossOrigin ?? false,
+            topOrigins: testCase.topOrigins ?? [],
+            time: FixedTime(time)
+        )
         guard let challenge = Base64URL.decode(testCase.expectedChallenge) else {
             throw WebAuthnError("case.invalidInput", "expectedChallenge is not unpadded base64url")
         }
@@ -53,15 +61,19 @@ public struct VerificationCaseRunner: Sendable {
         case .registration:
             let response: RegistrationResponseJSON = try decode(testCase.response.json)
             let expectations = RegistrationExpectations(
-                challenge: challenge, userVerification: userVerification,
+                challenge: challenge,
+                userVerification: userVerification,
                 requiresUserPresence: testCase.requireUserPresence ?? true,
                 allowedAlgorithms: try allowedAlgorithms(testCase.allowedAlgorithms),
                 trustAnchors: try trustAnchors(testCase.trustAnchors ?? []) + additionalTrustAnchors,
                 clientDataTypes: testCase.expectedType ?? ["webauthn.create"],
                 safetyNet: SafetyNetPolicy(
                     requiresCTSProfileMatch: testCase.safetyNetEnforceCTS ?? true,
-                    maximumTimestampSkew: testCase.ignoreSafetyNetTimestamp == true ? nil : 60),
-                metadata: metadata, authenticatorNames: authenticatorNames)
+                    maximumTimestampSkew: testCase.ignoreSafetyNetTimestamp == true ? nil : 60
+                ),
+                metadata: metadata,
+                authenticatorNames: authenticatorNames
+            )
             let result = try RegistrationCeremony(relyingParty: relyingParty).verify(response, expecting: expectations)
             outcome.fmt = result.attestation.format.rawValue
             outcome.credentialId = Base64URL.encode(result.credentialID)
@@ -73,11 +85,12 @@ public struct VerificationCaseRunner: Sendable {
             outcome.backupState = result.backupState
             outcome.attestationType = result.attestation.type.rawValue
             outcome.authenticatorName = result.authenticatorName
-            outcome.trustPath = switch result.attestation.trustEvaluation {
-            case .notApplicable: "notApplicable"
-            case .notEvaluated: "notEvaluated"
-            case .trusted(let fingerprint): "trusted:\(fingerprint)"
-            }
+            outcome.trustPath =
+                switch result.attestation.trustEvaluation {
+                case .notApplicable: "notApplicable"
+                case .notEvaluated: "notEvaluated"
+                case .trusted(let fingerprint): "trusted:\(fingerprint)"
+                }
         case .authentication:
             let response: AuthenticationResponseJSON = try decode(testCase.response.json)
             guard let keyText = testCase.credentialPublicKey, let keyBytes = Base64URL.decode(keyText) else {
@@ -90,8 +103,12 @@ public struct VerificationCaseRunner: Sendable {
             let userHandle = response.response.userHandle.flatMap { Base64URL.decode($0) } ?? Array("identified-user".utf8)
             let stored = StoredCredential(id: rawID, publicKey: key, signCount: testCase.prevSignCount ?? 0, userHandle: userHandle)
             let expectations = AuthenticationExpectations(
-                challenge: challenge, credential: stored, userVerification: userVerification,
-                identifiedUserHandle: userHandle, clientDataTypes: testCase.expectedType ?? ["webauthn.get"])
+                challenge: challenge,
+                credential: stored,
+                userVerification: userVerification,
+                identifiedUserHandle: userHandle,
+                clientDataTypes: testCase.expectedType ?? ["webauthn.get"]
+            )
             let result = try AuthenticationCeremony(relyingParty: relyingParty).verify(response, expecting: expectations)
             outcome.credentialId = Base64URL.encode(result.credentialID)
             outcome.signCount = result.signCount

@@ -32,7 +32,8 @@ public struct VerificationOutcome: Sendable, Equatable {
             ("trustPath", trustPath), ("authenticatorName", authenticatorName),
         ]
         let parts = members.compactMap { name, value -> String? in
-            guard let value, let data = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .withoutEscapingSlashes]) else {
+            guard let value, let data = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .withoutEscapingSlashes])
+            else {
                 return nil
             }
             return "\"\(name)\":" + String(decoding: data, as: UTF8.self)

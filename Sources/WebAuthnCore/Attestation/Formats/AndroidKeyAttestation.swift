@@ -33,7 +33,8 @@ enum AndroidKeyAttestation {
         try checkAuthorizations(description)
         // §8.4: verify that sig is a valid signature over the concatenation of authenticatorData and clientDataHash
         // using the public key in the first certificate in x5c with the algorithm specified in alg.
-        guard certificateKey.verify(signature: signature, message: input.signedData, algorithm: algorithm.signatureAlgorithm(for: certificateKey)) else {
+        guard certificateKey.verify(signature: signature, message: input.signedData, algorithm: algorithm.signatureAlgorithm(for: certificateKey))
+        else {
             throw WebAuthnError("attestation.invalidSignature", "android-key attestation signature does not verify with the credential certificate")
         }
         // §8.4: return attestation type Basic and the trust path x5c.
@@ -44,8 +45,10 @@ enum AndroidKeyAttestation {
     /// The authorization-list checks of §8.4. A field that is present must hold the required value; a field absent
     /// from every list consulted is not a violation: Keymaster always writes origin and purpose, and the W3C test
     /// vector (which the spec says RPs can validate) carries empty authorization lists.
-    static func checkAuthorizations(_ description: AndroidKeyDescription,
-                                    acceptingSoftwareEnforced: Bool = acceptsSoftwareEnforcedAuthorizations) throws(WebAuthnError) {
+    static func checkAuthorizations(
+        _ description: AndroidKeyDescription,
+        acceptingSoftwareEnforced: Bool = acceptsSoftwareEnforcedAuthorizations
+    ) throws(WebAuthnError) {
         // §8.4: the AuthorizationList.allApplications field is not present on either authorization list
         // (softwareEnforced nor teeEnforced), since PublicKeyCredential MUST be scoped to the RP ID.
         guard !description.softwareEnforced.hasAllApplications, !description.teeEnforced.hasAllApplications else {

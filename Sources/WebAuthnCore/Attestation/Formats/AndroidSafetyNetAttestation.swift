@@ -22,7 +22,7 @@ enum AndroidSafetyNetAttestation {
         }
         // §8.5: response is the UTF-8 encoded result of the getJwsResult() call of the SafetyNet API.
         guard let responseBytes = input.statement["response"]?.bytesValue,
-              let response = String(validating: responseBytes, as: UTF8.self)
+            let response = String(validating: responseBytes, as: UTF8.self)
         else {
             throw WebAuthnError("attestation.malformedStatement", "android-safetynet attStmt response is missing or not UTF-8 bytes")
         }
@@ -65,9 +65,12 @@ enum AndroidSafetyNetAttestation {
         // §8.5 (Google's steps): the response must be fresh: timestampMs within the RP's window of the verification time.
         if let skew = input.safetyNet.maximumTimestampSkew {
             guard let timestamp = payload.timestampMs,
-                  abs(timestamp / 1000 - input.time.timeIntervalSince1970) <= skew
+                abs(timestamp / 1000 - input.time.timeIntervalSince1970) <= skew
             else {
-                throw WebAuthnError("attestation.safetyNetTimestampOutOfRange", "SafetyNet timestampMs is not within \(skew) s of the verification time")
+                throw WebAuthnError(
+                    "attestation.safetyNetTimestampOutOfRange",
+                    "SafetyNet timestampMs is not within \(skew) s of the verification time"
+                )
             }
         }
         // §8.5: return attestation type Basic and the trust path x5c.

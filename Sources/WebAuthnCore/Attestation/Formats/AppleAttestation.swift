@@ -32,8 +32,8 @@ enum AppleAttestation {
         do {
             let sequence = try ASN1Element.single(value)
             guard sequence.tagClass == .universal, sequence.tag == 16, let tagged = try sequence.children().first,
-                  tagged.tagClass == .contextSpecific, tagged.tag == 1,
-                  let octets = try tagged.children().first, octets.tagClass == .universal, octets.tag == 4
+                tagged.tagClass == .contextSpecific, tagged.tag == 1,
+                let octets = try tagged.children().first, octets.tagClass == .universal, octets.tag == 4
             else { throw WebAuthnError("attestation.appleNonceMismatch", "Apple nonce extension has an unexpected structure") }
             return octets.contents
         } catch let error as WebAuthnError {

@@ -33,9 +33,15 @@ enum CompoundAttestation {
             }
             // §8.9: verify each contained statement with the verification procedure of its own format.
             let memberInput = AttestationInput(
-                statement: statement, authenticatorData: input.authenticatorData, credential: input.credential,
-                clientDataHash: input.clientDataHash, trustAnchors: input.trustAnchors, metadata: input.metadata, time: input.time,
-                safetyNet: input.safetyNet)
+                statement: statement,
+                authenticatorData: input.authenticatorData,
+                credential: input.credential,
+                clientDataHash: input.clientDataHash,
+                trustAnchors: input.trustAnchors,
+                metadata: input.metadata,
+                time: input.time,
+                safetyNet: input.safetyNet
+            )
             results.append(try AttestationVerifier.verify(format: format, input: memberInput))
         }
         // §8.9: on success, return the attestation type and trust path (here those of the first statement).

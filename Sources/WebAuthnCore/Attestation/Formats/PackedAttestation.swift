@@ -30,6 +30,11 @@ enum PackedAttestation {
         try PackedCertificateRequirements.checkAAGUIDExtension(leaf, aaguid: input.credential.aaguid)
         // §8.2 (x5c): return attestation type Basic, AttCA or uncertainty, and the trust path x5c.
         let evaluation = try input.evaluateTrust(certificates)
-        return AttestationResult(format: .packed, type: certificates.count > 1 ? .attCA : .basic, trustPath: certificates, trustEvaluation: evaluation)
+        return AttestationResult(
+            format: .packed,
+            type: certificates.count > 1 ? .attCA : .basic,
+            trustPath: certificates,
+            trustEvaluation: evaluation
+        )
     }
 }

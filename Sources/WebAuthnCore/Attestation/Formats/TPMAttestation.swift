@@ -15,7 +15,7 @@ enum TPMAttestation {
         let algorithm = try input.algorithm()
         let signature = try input.signature()
         guard let certificateInfoBytes = input.statement["certInfo"]?.bytesValue,
-              let publicAreaBytes = input.statement["pubArea"]?.bytesValue
+            let publicAreaBytes = input.statement["pubArea"]?.bytesValue
         else {
             throw WebAuthnError("attestation.malformedStatement", "tpm attStmt certInfo or pubArea is missing or not a byte string")
         }
@@ -81,7 +81,8 @@ enum TPMAttestation {
             }
             let expectedExponent: UInt64 = exponent == 0 ? 65537 : UInt64(exponent)
             let credentialExponent = significant(components.exponent)
-            matches = Int(keyBits) == credentialKey.bits
+            matches =
+                Int(keyBits) == credentialKey.bits
                 && significant(modulus) == significant(components.modulus)
                 && credentialExponent.count <= 8
                 && credentialExponent.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } == expectedExponent
@@ -89,7 +90,8 @@ enum TPMAttestation {
             guard let coordinates = try? credentialKey.ecCoordinates() else {
                 throw WebAuthnError("attestation.tpmPublicKeyMismatch", "pubArea is an ECC key but the credential key is not")
             }
-            matches = TPMTPublic.curve(forIdentifier: curveID) == credentialKey.curve
+            matches =
+                TPMTPublic.curve(forIdentifier: curveID) == credentialKey.curve
                 && significant(x) == significant(coordinates.x)
                 && significant(y) == significant(coordinates.y)
         default:

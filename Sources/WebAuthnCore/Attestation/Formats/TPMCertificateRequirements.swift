@@ -25,8 +25,10 @@ enum TPMCertificateRequirements {
         }
         let attributes = Set(certificate.subjectAlternativeDirectoryNames.filter { !$0.value.isEmpty }.map(\.oid))
         guard attributes.isSuperset(of: [manufacturerOID, modelOID, versionOID]) else {
-            throw WebAuthnError("attestation.aikCertificateSubjectAlternativeName",
-                                "AIK certificate Subject Alternative Name lacks the TPM manufacturer, model or version")
+            throw WebAuthnError(
+                "attestation.aikCertificateSubjectAlternativeName",
+                "AIK certificate Subject Alternative Name lacks the TPM manufacturer, model or version"
+            )
         }
         // §8.3.1: the Extended Key Usage extension MUST contain the OID 2.23.133.8.3 (tcg-kp-AIKCertificate).
         guard certificate.extendedKeyUsages.contains(attestationIdentityKeyUsageOID) else {
