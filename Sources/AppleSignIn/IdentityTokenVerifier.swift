@@ -96,7 +96,7 @@ public struct IdentityTokenVerifier: Sendable {
             return
         }
         // Apple: the nonce is the hex SHA-256 of the client's raw nonce; compared in constant time.
-        let expected = DigestAlgorithm.sha256.hash(Array(raw.utf8)).map { String(format: "%02x", $0) }.joined()
+        let expected = Hex.encode(DigestAlgorithm.sha256.hash(Array(raw.utf8)))
         guard ConstantTime.equals(Array(nonce.utf8), Array(expected.utf8)) else {
             throw AppleSignInError("appleToken.nonceMismatch", "token nonce is not the SHA-256 of the expected raw nonce")
         }

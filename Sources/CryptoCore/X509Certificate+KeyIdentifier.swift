@@ -7,6 +7,6 @@ extension X509Certificate {
     public var subjectPublicKeyIdentifier: String {
         guard let bits = X509_get0_pubkey_bitstr(certificate), let data = ASN1_STRING_get0_data(bits) else { return "" }
         let subjectPublicKey = Array(UnsafeBufferPointer(start: data, count: Int(ASN1_STRING_length(bits))))
-        return DigestAlgorithm.sha1.hash(subjectPublicKey).map { String(format: "%02x", $0) }.joined()
+        return Hex.encode(DigestAlgorithm.sha1.hash(subjectPublicKey))
     }
 }

@@ -139,7 +139,7 @@ public final class X509Certificate: @unchecked Sendable {
 
     /// SHA-256 of the DER encoding, as lowercase hex (for logs and trust-anchor listings).
     public var sha256Fingerprint: String {
-        DigestAlgorithm.sha256.hash(der).map { String(format: "%02x", $0) }.joined()
+        Hex.encode(DigestAlgorithm.sha256.hash(der))
     }
 
     /// True when the certificate's issuer equals its subject.

@@ -24,7 +24,9 @@ struct VerifyAppleTokenCommand {
             case "--audience":
                 audiences.append(arguments[index + 1])
             case "--at":
-                guard let date = Self.parseTime(arguments[index + 1]) else { return fail("--at needs an ISO 8601 time such as 2021-03-01T12:00:00Z") }
+                guard let date = ISO8601Time.parse(arguments[index + 1]) else {
+                    return fail("--at needs an ISO 8601 time such as 2021-03-01T12:00:00Z")
+                }
                 verificationTime = date
             case "--raw-nonce":
                 guard nonce == nil else { return fail("give exactly one of --raw-nonce and --nonce-optional") }
@@ -73,15 +75,6 @@ struct VerifyAppleTokenCommand {
         }
         FileHandle.standardOutput.write(Data(("{" + fields.joined(separator: ",") + "}\n").utf8))
         return 0
-    }
-
-    /// An ISO 8601 internet date-time, with or without fractional seconds.
-    static func parseTime(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)
     }
 
     private func fail(_ message: String) -> Int32 {

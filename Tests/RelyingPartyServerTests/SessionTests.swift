@@ -117,17 +117,13 @@ struct SessionTests {
         for token in [account.token, signedIn] {
             let hash = DigestAlgorithm.sha256.hash(Array(token.utf8))
             // The hash is there (so the search can find things), the token is not, in any form.
-            #expect(text.contains("X'\(Self.hex(hash))'"))
+            #expect(text.contains("X'\(Hex.encode(hash))'"))
             #expect(!text.contains(token))
-            #expect(!text.contains(Self.hex(try PasskeyClient.bytes(token))))
+            #expect(!text.contains(Hex.encode(try PasskeyClient.bytes(token))))
             #expect(files.range(of: Data(hash)) != nil)
             #expect(files.range(of: Data(token.utf8)) == nil)
             #expect(files.range(of: Data(try PasskeyClient.bytes(token))) == nil)
         }
         store.close()
-    }
-
-    private static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -59,7 +59,7 @@ struct TrustAnchorFolderTests {
         for file in ["apple-webauthn-root-ca.pem", "microsoft-tpm-root-certificate-authority-2014.pem", "google-hardware-attestation-root-2.pem"] {
             let root = try Self.certificate(file)
             let extensionValue = try #require(root.extensionValue("2.5.29.14")).value
-            #expect(root.subjectPublicKeyIdentifier == extensionValue.dropFirst(2).map { String(format: "%02x", $0) }.joined())
+            #expect(root.subjectPublicKeyIdentifier == Hex.encode(extensionValue.dropFirst(2)))
         }
     }
 

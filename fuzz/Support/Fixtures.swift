@@ -69,7 +69,7 @@ enum Vectors {
 let debugOutcomes = ProcessInfo.processInfo.environment["FUZZ_DEBUG"] != nil
 
 /// A fixed "now" for vectors without `verifyAt`, so runs are reproducible.
-let fixedNow = VerificationCaseRunner.parseTime("2026-06-01T00:00:00Z")!
+let fixedNow = ISO8601Time.parse("2026-06-01T00:00:00Z")!
 
 /// One registration vector made ready to verify many attestation objects against its client data and settings,
 /// with the strict defaults of `VerificationCaseRunner`.
@@ -94,7 +94,7 @@ struct RegistrationFixture: @unchecked Sendable {
             let clientData = inner["clientDataJSON"] as? String, let attestationText = inner["attestationObject"] as? String,
             let attestation = Base64URL.decode(attestationText)
         else { fuzzFailure("vector \(id) is not a registration case") }
-        let time = (vector["verifyAt"] as? String).flatMap(VerificationCaseRunner.parseTime) ?? fixedNow
+        let time = (vector["verifyAt"] as? String).flatMap(ISO8601Time.parse) ?? fixedNow
         let relyingParty = RelyingParty(
             id: rpID,
             name: rpID,

@@ -87,7 +87,7 @@ extension RelyingPartyServer {
         } else {
             let created = UserRecord(
                 id: random.bytes(count: 32),
-                name: "apple-" + Self.hex(random.bytes(count: 8)),
+                name: "apple-" + Hex.encode(random.bytes(count: 8)),
                 displayName: displayName ?? Self.emailLocalPart(token.email) ?? "Apple user",
                 createdAt: now
             )
@@ -209,9 +209,5 @@ extension RelyingPartyServer {
     static func emailLocalPart(_ email: String?) -> String? {
         guard let local = email?.split(separator: "@").first, !local.isEmpty else { return nil }
         return String(local.prefix(64))
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { String(format: "%02x", $0) }.joined()
     }
 }

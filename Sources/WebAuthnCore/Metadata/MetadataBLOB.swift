@@ -67,7 +67,7 @@ public struct MetadataBLOB: Sendable {
         } catch {
             throw WebAuthnError("metadata.malformed", "the metadata BLOB payload is not a MDS3 payload (legalHeader, no, nextUpdate, entries)")
         }
-        guard let nextUpdate = Self.date(payload.nextUpdate) else {
+        guard let nextUpdate = ISO8601Time.parseDateOrTime(payload.nextUpdate) else {
             throw WebAuthnError("metadata.malformed", "the metadata BLOB nextUpdate is not an ISO 8601 date")
         }
         var entries: [MetadataEntry] = []
@@ -141,7 +141,7 @@ public struct MetadataBLOB: Sendable {
         for report in entry.statusReports {
             var effectiveDate: Date?
             if let text = report.effectiveDate {
-                guard let date = date(text) else {
+                guard let date = ISO8601Time.parseDateOrTime(text) else {
                     throw WebAuthnError("metadata.malformed", "a status report's effectiveDate is not an ISO 8601 date")
                 }
                 effectiveDate = date
@@ -163,12 +163,5 @@ public struct MetadataBLOB: Sendable {
             statement: statement,
             statusReports: reports
         )
-    }
-
-    /// A `YYYY-MM-DD` date (midnight UTC), or a full ISO 8601 time.
-    private static func date(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withFullDate]
-        return formatter.date(from: text) ?? VerificationCaseRunner.parseTime(text)
     }
 }

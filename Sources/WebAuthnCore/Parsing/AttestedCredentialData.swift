@@ -1,3 +1,5 @@
+import CryptoCore
+
 /// Attested credential data (WebAuthn §6.5.2): AAGUID, credential ID and credential public key.
 public struct AttestedCredentialData: Sendable {
     public let aaguid: [UInt8]
@@ -9,10 +11,6 @@ public struct AttestedCredentialData: Sendable {
 
     /// The canonical UUID text of 16 bytes.
     public static func uuidString(_ bytes: [UInt8]) -> String {
-        let hex = bytes.map { byte in
-            let text = String(byte, radix: 16)
-            return byte < 16 ? "0" + text : text
-        }
-        return [hex[0..<4], hex[4..<6], hex[6..<8], hex[8..<10], hex[10..<16]].map { $0.joined() }.joined(separator: "-")
+        [bytes[0..<4], bytes[4..<6], bytes[6..<8], bytes[8..<10], bytes[10..<16]].map(Hex.encode).joined(separator: "-")
     }
 }

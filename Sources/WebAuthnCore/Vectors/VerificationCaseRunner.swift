@@ -38,7 +38,7 @@ public struct VerificationCaseRunner: Sendable {
     private func evaluate(_ testCase: VerificationCase, now: Date) throws(WebAuthnError) -> VerificationOutcome {
         var time = now
         if let text = testCase.verifyAt {
-            guard let parsed = Self.parseTime(text) else {
+            guard let parsed = ISO8601Time.parse(text) else {
                 throw WebAuthnError("case.invalidInput", "verifyAt is not an ISO 8601 time")
             }
             time = parsed
@@ -118,14 +118,6 @@ public struct VerificationCaseRunner: Sendable {
             outcome.backupState = result.backupState
         }
         return outcome
-    }
-
-    /// An ISO 8601 time, with or without fractional seconds.
-    public static func parseTime(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)
     }
 
     private func decode<T: Decodable>(_ json: Data) throws(WebAuthnError) -> T {
