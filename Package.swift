@@ -20,6 +20,8 @@ let package = Package(
         .target(name: "CryptoCore", dependencies: ["COpenSSL"]),
         .target(name: "WebAuthnCore", dependencies: ["CBOR", "CryptoCore"]),
         .target(name: "AppleSignIn", dependencies: ["CryptoCore"]),
+        // The test-vector schema and its runner (`passkeyd verify`, the vector tests): on top of the core, not in it.
+        .target(name: "WebAuthnVectors", dependencies: ["WebAuthnCore", "CryptoCore"]),
 
         // Storage: protocols and the in-memory driver; SQLite driver; PostgreSQL driver for several nodes.
         .target(name: "Storage"),
@@ -32,7 +34,8 @@ let package = Package(
         .executableTarget(
             name: "passkeyd",
             dependencies: [
-                "RelyingPartyServer", "StorageSQLite", "StoragePostgres", "Storage", "WebAuthnCore", "HTTPServer", "CryptoCore", "AppleSignIn",
+                "RelyingPartyServer", "StorageSQLite", "StoragePostgres", "Storage", "WebAuthnCore", "WebAuthnVectors", "HTTPServer", "CryptoCore",
+                "AppleSignIn",
             ]
         ),
 
@@ -41,10 +44,10 @@ let package = Package(
         .executableTarget(name: "passkeyd-loadgen", dependencies: ["WebAuthnCore", "CryptoCore", "CBOR"], path: "bench/loadgen"),
 
         // Tests.
-        .target(name: "TestSupport", dependencies: ["WebAuthnCore", "CBOR", "CryptoCore", "Storage"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["WebAuthnCore", "WebAuthnVectors", "CBOR", "CryptoCore", "Storage"], path: "Tests/TestSupport"),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore"]),
-        .testTarget(name: "WebAuthnCoreTests", dependencies: ["WebAuthnCore", "TestSupport", "CBOR", "CryptoCore"]),
+        .testTarget(name: "WebAuthnCoreTests", dependencies: ["WebAuthnCore", "WebAuthnVectors", "TestSupport", "CBOR", "CryptoCore"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "StorageSQLite", "StoragePostgres", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CryptoCore", "TestSupport"]),
         .testTarget(name: "AppleSignInTests", dependencies: ["AppleSignIn", "CryptoCore", "TestSupport"]),

@@ -2,6 +2,7 @@ import CryptoCore
 import Foundation
 import RelyingPartyServer
 import WebAuthnCore
+import WebAuthnVectors
 
 /// `passkeyd verify`: judges test-vector-schema cases offline and prints one JSON line per case.
 struct VerifyCommand {

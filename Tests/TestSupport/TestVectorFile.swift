@@ -1,5 +1,6 @@
 import Foundation
 import WebAuthnCore
+import WebAuthnVectors
 
 /// The language-neutral vector files in TestVectors/, found from this file's path.
 public struct TestVectorFile: Sendable {

@@ -3,6 +3,7 @@ import CryptoCore
 import Foundation
 import Testing
 import WebAuthnCore
+import WebAuthnVectors
 
 /// The `android-safetynet` format (WebAuthn §8.5): each check refuses a vector changed in what it guards.
 @Suite struct AndroidSafetyNetAttestationTests {

@@ -1,6 +1,7 @@
 import CBOR
 import Testing
 import WebAuthnCore
+import WebAuthnVectors
 
 /// The `compound` format (WebAuthn L3 §8.9), built from the spec's packed vector and a `none` statement about the
 /// same authenticator data.

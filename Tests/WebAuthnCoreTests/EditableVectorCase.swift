@@ -3,6 +3,7 @@ import CryptoCore
 import Foundation
 import TestSupport
 import WebAuthnCore
+import WebAuthnVectors
 
 /// One case of TestVectors/ held as editable JSON, for tests that change a single input of a passing vector and
 /// check which verification step refuses it.

@@ -2,6 +2,7 @@ import CBOR
 import CryptoCore
 import Foundation
 import Testing
+import WebAuthnVectors
 
 @testable import WebAuthnCore
 

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 import WebAuthnCore
+import WebAuthnVectors
 
 /// Every case of every file in TestVectors/ through the public API: the verdict must equal `expect.ok`, and the
 /// decoded fields `expect` names must match. Cases that may not pass yet are listed in `PendingVectors`, by id,

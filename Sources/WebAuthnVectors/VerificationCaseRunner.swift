@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import WebAuthnCore
 
 /// Runs verification cases through the public ceremony API with the schema's inputs and strict defaults:
 /// cross-origin refused, every verifiable algorithm allowed (RS1 included), user presence required,

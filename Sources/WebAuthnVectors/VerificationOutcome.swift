@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthnCore
 
 /// The verdict on one verification case, as `passkeyd verify` prints it (one JSON line per case).
 public struct VerificationOutcome: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthnCore
 
 /// One case of the test-vector schema (TestVectors/PROVENANCE.md): a response plus every input a relying party
 /// needs to judge it. `passkeyd verify` reads exactly this, so a user can check a real phone's response offline.
