@@ -41,7 +41,7 @@ let package = Package(
 
         // Benchmarks (bench/): run with `make bench`.
         .executableTarget(name: "passkeyd-bench", dependencies: ["WebAuthnCore", "CryptoCore", "CBOR"], path: "bench/core"),
-        .executableTarget(name: "passkeyd-loadgen", dependencies: ["WebAuthnCore", "CryptoCore", "CBOR"], path: "bench/loadgen"),
+        .executableTarget(name: "passkeyd-loadgen", dependencies: ["WebAuthnCore", "CryptoCore", "CBOR", "HTTPServer"], path: "bench/loadgen"),
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["WebAuthnCore", "WebAuthnVectors", "CBOR", "CryptoCore", "Storage"], path: "Tests/TestSupport"),

@@ -5,13 +5,13 @@ import Foundation
 /// certificate-requirement tests, so that no certificate is ever stored in source. Every field is
 /// configurable, including values a conforming CA would never issue (version 1, a three-letter country,
 /// a critical private extension), because tests must be able to build the certificates verification refuses.
-public struct CertificateBuilder: Sendable {
+package struct CertificateBuilder: Sendable {
     /// One name attribute: a short name ("CN", "O") or dotted OID ("2.5.4.11"), and its UTF-8 value.
-    public struct NameAttribute: Sendable, Equatable {
-        public var attribute: String
-        public var value: String
+    package struct NameAttribute: Sendable, Equatable {
+        package var attribute: String
+        package var value: String
 
-        public init(_ attribute: String, _ value: String) {
+        package init(_ attribute: String, _ value: String) {
             self.attribute = attribute
             self.value = value
         }
@@ -19,12 +19,12 @@ public struct CertificateBuilder: Sendable {
 
     /// An extension written exactly as given: the dotted OID, the critical flag and the DER of its value
     /// (the contents of the extnValue OCTET STRING).
-    public struct Extension: Sendable, Equatable {
-        public var oid: String
-        public var critical: Bool
-        public var value: [UInt8]
+    package struct Extension: Sendable, Equatable {
+        package var oid: String
+        package var critical: Bool
+        package var value: [UInt8]
 
-        public init(oid: String, critical: Bool, value: [UInt8]) {
+        package init(oid: String, critical: Bool, value: [UInt8]) {
             self.oid = oid
             self.critical = critical
             self.value = value
@@ -32,19 +32,19 @@ public struct CertificateBuilder: Sendable {
     }
 
     /// X.509 version as written in the certificate (1, 2 or 3). Versions below 3 carry no extensions.
-    public var version: Int
-    public var serialNumber: Int
-    public var subject: [NameAttribute]
+    package var version: Int
+    package var serialNumber: Int
+    package var subject: [NameAttribute]
     /// The issuer's name; nil for a self-issued certificate (issuer = subject).
-    public var issuer: [NameAttribute]?
-    public var notBefore: Date
-    public var notAfter: Date
+    package var issuer: [NameAttribute]?
+    package var notBefore: Date
+    package var notAfter: Date
     /// The Basic Constraints cA flag (written critical); nil leaves the extension out.
-    public var certificateAuthority: Bool?
+    package var certificateAuthority: Bool?
     /// Further extensions, written after Basic Constraints in the order given.
-    public var extensions: [Extension]
+    package var extensions: [Extension]
 
-    public init(
+    package init(
         subject: [NameAttribute],
         issuer: [NameAttribute]? = nil,
         notBefore: Date,
@@ -66,7 +66,7 @@ public struct CertificateBuilder: Sendable {
 
     /// The certificate for `subjectKey`, signed by `issuerKey` (SHA-256, or pure EdDSA for Edwards keys).
     /// For a self-signed certificate pass the subject's own private key and leave `issuer` nil.
-    public func build(subjectKey: PublicKey, issuerKey: PrivateKey) throws(CryptoError) -> X509Certificate {
+    package func build(subjectKey: PublicKey, issuerKey: PrivateKey) throws(CryptoError) -> X509Certificate {
         guard (1...3).contains(version) else { throw .unsupported("X.509 version must be 1, 2 or 3") }
         guard let certificate = X509_new() else { throw .internalFailure("X509_new failed") }
         defer { X509_free(certificate) }

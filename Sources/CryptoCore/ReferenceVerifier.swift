@@ -2,11 +2,11 @@ import COpenSSL
 
 /// OpenSSL verifying on its own, the way `openssl speed` measures it: one reused context, a digest computed in
 /// advance. Benchmarks report passkeyd's rates as a ratio of this. Not thread-safe: one thread per instance.
-public final class ReferenceVerifier {
+package final class ReferenceVerifier {
     private let context: OpaquePointer
     private let key: PublicKey
 
-    public init(key: PublicKey, algorithm: SignatureAlgorithm) throws(CryptoError) {
+    package init(key: PublicKey, algorithm: SignatureAlgorithm) throws(CryptoError) {
         guard let digest = algorithm.digest else { throw .unsupported("the reference verifier measures prehashed schemes") }
         guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key.key, nil), EVP_PKEY_verify_init(context) == 1 else {
             throw .internalFailure("EVP_PKEY_verify_init failed")
@@ -24,7 +24,7 @@ public final class ReferenceVerifier {
 
     deinit { EVP_PKEY_CTX_free(context) }
 
-    public func verify(signature: [UInt8], digest: [UInt8]) -> Bool {
+    package func verify(signature: [UInt8], digest: [UInt8]) -> Bool {
         signature.withUnsafeBufferPointer { signatureBytes in
             digest.withUnsafeBufferPointer { digestBytes in
                 EVP_PKEY_verify(context, signatureBytes.baseAddress, signatureBytes.count, digestBytes.baseAddress, digestBytes.count) == 1

@@ -4,32 +4,19 @@ import COpenSSL
 import Glibc
 #endif
 
-/// A blocking TLS client connection to 127.0.0.1, for the loopback load generator only.
+/// A blocking TLS client connection over a TCP socket the caller connected, for the loopback load generator and
+/// the tests only (`package`: no part of CryptoCore's API). CryptoCore opens no sockets; it only runs TLS on one.
 ///
-/// It does NOT verify the server's certificate or name: it exists to measure a server on this machine
-/// (`insecureForLoopbackBenchmark`), never to talk to anything that matters. Not thread-safe: one thread per connection.
-public final class TLSClientConnection {
+/// It does NOT verify the server's certificate or name (`dangerouslyUnverified`): it exists to measure and test a
+/// server on this machine, never to talk to anything that matters. Not thread-safe: one thread per connection.
+package final class TLSClientConnection {
     private let context: OpaquePointer
     private let connection: OpaquePointer
     private let descriptor: Int32
 
-    /// Connects to 127.0.0.1:`port` with TCP_NODELAY and completes a TLS handshake without verifying the peer.
-    public static func insecureForLoopbackBenchmark(port: Int) throws(CryptoError) -> TLSClientConnection {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw CryptoError(code: "tls.connectFailed", reason: "socket() failed") }
-        var noDelay: Int32 = 1
-        setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-        guard connected else {
-            close(descriptor)
-            throw CryptoError(code: "tls.connectFailed", reason: "cannot connect to 127.0.0.1:\(port)")
-        }
+    /// Completes a TLS handshake on the connected socket `descriptor` without verifying the peer. The connection
+    /// owns the descriptor from here on: it is closed when the handshake fails or the connection goes away.
+    package static func dangerouslyUnverified(socket descriptor: Int32) throws(CryptoError) -> TLSClientConnection {
         guard let context = SSL_CTX_new(TLS_client_method()) else {
             close(descriptor)
             throw CryptoError(code: "tls.contextFailed", reason: "SSL_CTX_new failed")
@@ -45,7 +32,7 @@ public final class TLSClientConnection {
             SSL_free(connection)
             SSL_CTX_free(context)
             close(descriptor)
-            throw CryptoError(code: "tls.handshakeFailed", reason: "the TLS handshake with 127.0.0.1:\(port) failed")
+            throw CryptoError(code: "tls.handshakeFailed", reason: "the TLS handshake failed")
         }
         return TLSClientConnection(context: context, connection: connection, descriptor: descriptor)
     }
@@ -63,7 +50,7 @@ public final class TLSClientConnection {
     }
 
     /// Writes all of `bytes`.
-    public func write(_ bytes: [UInt8]) throws(CryptoError) {
+    package func write(_ bytes: [UInt8]) throws(CryptoError) {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { SSL_write(connection, $0.baseAddress! + offset, Int32(bytes.count - offset)) }
@@ -76,7 +63,7 @@ public final class TLSClientConnection {
     }
 
     /// Reads what is available (blocking until something is) into `buffer`; 0 when the peer closed.
-    public func read(into buffer: inout [UInt8]) throws(CryptoError) -> Int {
+    package func read(into buffer: inout [UInt8]) throws(CryptoError) -> Int {
         let count = buffer.withUnsafeMutableBytes { SSL_read(connection, $0.baseAddress, Int32($0.count)) }
         if count > 0 { return Int(count) }
         let error = SSL_get_error(connection, count)

@@ -1,6 +1,6 @@
 /// A failure to set up the HTTP server.
 ///
-/// Codes: `http.bindFailed`, `http.invalidAddress`, `http.eventLoopFailed`, `http.invalidConfiguration`.
+/// Codes: `http.bindFailed`, `http.invalidAddress`, `http.eventLoopFailed`, `http.invalidConfiguration`, `http.connectFailed`.
 public struct HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A stable, machine-readable code such as `http.bindFailed`.
     public let code: String
@@ -19,4 +19,5 @@ public struct HTTPServerError: Error, Sendable, Equatable, CustomStringConvertib
     static func invalidAddress(_ reason: String) -> HTTPServerError { HTTPServerError(code: "http.invalidAddress", reason: reason) }
     static func eventLoopFailed(_ reason: String) -> HTTPServerError { HTTPServerError(code: "http.eventLoopFailed", reason: reason) }
     static func invalidConfiguration(_ reason: String) -> HTTPServerError { HTTPServerError(code: "http.invalidConfiguration", reason: reason) }
+    static func connectFailed(_ reason: String) -> HTTPServerError { HTTPServerError(code: "http.connectFailed", reason: reason) }
 }

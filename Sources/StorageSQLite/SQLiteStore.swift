@@ -35,7 +35,7 @@ public final class SQLiteStore: PasskeyStore {
     }
 
     /// Opens a private, empty in-memory database with the latest schema, for tests. It vanishes on `close()`.
-    public static func inMemory() throws(StorageError) -> SQLiteStore {
+    package static func inMemory() throws(StorageError) -> SQLiteStore {
         try SQLiteStore(opening: ":memory:", requireWAL: false)
     }
 

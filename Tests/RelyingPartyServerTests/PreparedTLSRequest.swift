@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import HTTPServer
 
 /// One HTTPS request to 127.0.0.1 whose connection and TLS handshake are made up front, so that a race can release
 /// many requests at the same instant (curl would spend its start-up and handshake after the gate opens).
@@ -9,7 +10,7 @@ final class PreparedTLSRequest: @unchecked Sendable {
     private let request: [UInt8]
 
     init(port: Int, method: String, path: String, json body: [UInt8]) throws {
-        connection = try TLSClientConnection.insecureForLoopbackBenchmark(port: port)
+        connection = try TLSClientConnection.dangerouslyUnverified(socket: try LoopbackSocket.connect(port: port))
         let head =
             "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             + "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 
 #if canImport(Glibc)
 import Glibc
@@ -11,20 +12,7 @@ final class RawConnection {
 
     /// Connects to 127.0.0.1:`port`; throws when the connection is refused.
     init(port: Int) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw TransportFailure("socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-        guard connected else {
-            let reason = String(cString: strerror(errno))
-            _ = Glibc.close(descriptor)
-            throw TransportFailure("connect to 127.0.0.1:\(port): \(reason)")
-        }
+        descriptor = try LoopbackSocket.connect(port: port)
     }
 
     deinit {

@@ -22,19 +22,19 @@ public struct AttestationCertificates: Sendable {
     public var chain: [X509Certificate] { [leaf, intermediate] }
 
     /// The subject §8.2.1 requires of a packed attestation certificate.
-    public static let conformingSubject: [CertificateBuilder.NameAttribute] = [
+    package static let conformingSubject: [CertificateBuilder.NameAttribute] = [
         .init("C", "SE"), .init("O", "Passkeyd Test Vendor AB"), .init("OU", "Authenticator Attestation"), .init("CN", "Passkeyd Test Batch 1"),
     ]
 
     /// The extension value of id-fido-gen-ce-aaguid: the AAGUID as a DER OCTET STRING.
-    public static func aaguidExtension(_ aaguid: [UInt8], critical: Bool = false) -> CertificateBuilder.Extension {
+    package static func aaguidExtension(_ aaguid: [UInt8], critical: Bool = false) -> CertificateBuilder.Extension {
         CertificateBuilder.Extension(oid: aaguidExtensionOID, critical: critical, value: [0x04, UInt8(aaguid.count)] + aaguid)
     }
 
     /// A new chain valid from a year before `time` (the leaf: a day before) until a year after it.
     /// `leafAlgorithm` picks the batch key (ES256, ES384, ES512, EdDSA, RS256 or PS256); `customizeLeaf`
     /// may change anything about the leaf before it is signed.
-    public static func make(
+    package static func make(
         at time: Date,
         leafAlgorithm: COSEAlgorithm = .es256,
         aaguid: [UInt8]? = nil,
@@ -82,18 +82,18 @@ public struct AttestationCertificates: Sendable {
     }
 
     /// The subject of the intermediate CA.
-    public static let intermediateName: [CertificateBuilder.NameAttribute] = [
+    package static let intermediateName: [CertificateBuilder.NameAttribute] = [
         .init("O", "Passkeyd Test Vendor AB"), .init("CN", "Passkeyd Test Intermediate"),
     ]
 
     /// Apple's nonce extension (OID 1.2.840.113635.100.8.2): `SEQUENCE { [1] EXPLICIT OCTET STRING nonce }` for a 32-byte nonce.
-    public static func appleNonceExtension(_ nonce: [UInt8]) -> CertificateBuilder.Extension {
+    package static func appleNonceExtension(_ nonce: [UInt8]) -> CertificateBuilder.Extension {
         CertificateBuilder.Extension(oid: "1.2.840.113635.100.8.2", critical: false, value: [0x30, 0x24, 0xA1, 0x22, 0x04, 0x20] + nonce)
     }
 
     /// A certificate for `key` issued by the intermediate, valid as long as the leaf, in the shape of Apple's
     /// per-credential certificates (CN, O = Apple Inc., ST), with `extensions`.
-    public func credentialCertificate(for key: PublicKey, extensions: [CertificateBuilder.Extension]) throws -> X509Certificate {
+    package func credentialCertificate(for key: PublicKey, extensions: [CertificateBuilder.Extension]) throws -> X509Certificate {
         let notBefore = leaf.notBefore ?? Date(timeIntervalSince1970: 0)
         return try CertificateBuilder(
             subject: [.init("CN", "Passkeyd Test Credential"), .init("O", "Apple Inc."), .init("ST", "California")],

@@ -1,4 +1,5 @@
 import CryptoCore
+import HTTPServer
 
 /// A minimal blocking HTTP/1.1 client over one keep-alive TLS connection: GET, and POST with a Content-Length body,
 /// responses read by their Content-Length. Enough for the load generator; not a general client.
@@ -19,7 +20,7 @@ final class LoopbackHTTPClient: @unchecked Sendable {
     private static let headerEnd: [UInt8] = Array("\r\n\r\n".utf8)
 
     init(port: Int) throws {
-        connection = try TLSClientConnection.insecureForLoopbackBenchmark(port: port)
+        connection = try TLSClientConnection.dangerouslyUnverified(socket: try LoopbackSocket.connect(port: port))
     }
 
     func post(_ path: String, json body: [UInt8]) throws -> Reply {

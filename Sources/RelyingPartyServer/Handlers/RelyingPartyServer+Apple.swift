@@ -180,7 +180,7 @@ extension RelyingPartyServer {
     }
 
     /// Runs one round of Apple background work on the calling thread (tests drive the worker this way).
-    public func processDueAppleWork() {
+    package func processDueAppleWork() {
         apple?.processDueWork()
     }
 
