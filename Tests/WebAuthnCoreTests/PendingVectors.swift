@@ -42,6 +42,15 @@ enum PendingVectors {
         why: "revocation needs the CRL named in the certificate (network); passkeyd verifies offline and accepts the statement"
     )
 
+    /// WebAuthn L3 §5.8.1: "While Token Binding was present in Level 1 and Level 2 of WebAuthn, its use is not
+    /// expected in Level 3. The tokenBinding field is reserved so that it will not be reused for a different
+    /// purpose." §7.1 and §7.2 have no Token Binding step, so a Level 3 relying party ignores the member; the vector
+    /// expects the Level 2 refusal of status "not-supported" that py_webauthn still makes.
+    private static let tokenBindingReserved = Reason(
+        expectedError: nil,
+        why: "§5.8.1 reserves tokenBinding and §7.1 has no Token Binding step; the refusal is Level 2 (py_webauthn still makes it)"
+    )
+
     static let reasons: [String: Reason] = [
         "py_webauthn/none-ml-dsa-44": mlDSA,
         "py_webauthn/none-ml-dsa-65": mlDSA,
@@ -55,5 +64,6 @@ enum PendingVectors {
         "simplewebauthn/packed-x5c-yubikey": rawIDNotBase64URL,
         "webauthn-rs/tpm-ecc-rs1-insecure": sha1TPMPolicy,
         "simplewebauthn/android-safetynet-revoked-intermediate": revocationNeedsNetwork,
+        "py_webauthn/fido-u2f-tokenbinding-status-not-supported": tokenBindingReserved,
     ]
 }

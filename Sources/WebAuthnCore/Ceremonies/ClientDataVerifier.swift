@@ -37,11 +37,8 @@ struct ClientDataVerifier {
                 throw WebAuthnError("clientData.topOriginMismatch", "client data topOrigin is not one the relying party may be embedded in")
             }
         }
-        // WebAuthn Level 2 §7.1 step 10 (Token Binding): a status other than supported/present is invalid; passkeyd
-        // cannot verify a Token Binding ID, so "present" fails closed too.
-        if let status = clientData.tokenBindingStatus, status != "supported" {
-            throw WebAuthnError("clientData.tokenBindingUnsupported", "client data carries a Token Binding status passkeyd cannot honour")
-        }
+        // §5.8.1: tokenBinding is reserved ("its use is not expected in Level 3") and §7.1/§7.2 have no Token Binding
+        // step, so the member is ignored whatever it holds, like any other member the steps do not name.
         return clientData
     }
 }

@@ -1,5 +1,5 @@
 /// The client data (WebAuthn §5.8.1), parsed from `clientDataJSON` as JSON (never compared to a template).
-/// Unknown members are ignored.
+/// Unknown members are ignored, and so is the reserved `tokenBinding` (§5.8.1: "its use is not expected in Level 3").
 public struct CollectedClientData: Sendable {
     public let type: String
     /// The challenge exactly as the client wrote it (base64url text); compared as text with the expected one.
@@ -7,8 +7,6 @@ public struct CollectedClientData: Sendable {
     public let origin: String
     public let crossOrigin: Bool
     public let topOrigin: String?
-    /// `tokenBinding.status` when the legacy member is an object.
-    public let tokenBindingStatus: String?
 
     public init(bytes: [UInt8]) throws(WebAuthnError) {
         // §7.1 step 5 / §7.2 step 8: UTF-8 decode (which removes a leading byte order mark), strictly.
@@ -37,8 +35,6 @@ public struct CollectedClientData: Sendable {
         case .string(let value)?: topOrigin = value
         default: throw WebAuthnError("clientData.invalidMember", "clientDataJSON member topOrigin is not a string")
         }
-        // The legacy Token Binding member: an object with a status, or (in old clients) a bare string, which is ignored.
-        tokenBindingStatus = members["tokenBinding"]?.objectValue?["status"]?.stringValue
     }
 
     /// The top-level members in order; lookups scan the few of them.
