@@ -3,6 +3,17 @@ import CryptoCore
 
 /// A credential public key in COSE_Key form (RFC 9052 §7, RFC 9053), validated and turned into an OpenSSL key.
 ///
+/// The credentialPublicKey of attested credential data (WebAuthn §6.5.1, examples in §6.5.1.1) is one CBOR map with
+/// integer labels:
+///
+///     label  EC2 (kty 2)    OKP (kty 1)    RSA (kty 3)
+///     1      kty            kty            kty          key type (RFC 9052 §7.1)
+///     3      alg            alg            alg          COSEAlgorithmIdentifier, required by §6.5.1
+///     -1     crv            crv            n            curve (1 P-256, 2 P-384, 3 P-521; 6 Ed25519, 7 Ed448) / modulus
+///     -2     x              x              e            x-coordinate / public key / exponent
+///     -3     y              —              d            y-coordinate / RSA private exponent (refused)
+///     -4     d              d              —            EC2/OKP private key (refused)
+///
 /// Parse once per stored credential and keep it: the OpenSSL key inside is immutable and thread-safe.
 public struct COSEKey: Sendable {
     /// COSE key types (RFC 9053 §7).
@@ -37,9 +48,11 @@ public struct COSEKey: Sendable {
             guard let label = entry.key.integerValue else { continue }
             labels.insert(label)
         }
+        // Label 1, kty.
         guard let rawType = value[1]?.integerValue, let keyType = KeyType(rawValue: Int(rawType)) else {
             throw WebAuthnError("coseKey.unsupportedKeyType", "COSE_Key kty is missing or not OKP, EC2 or RSA")
         }
+        // Label 3, alg (§6.5.1: the credential public key MUST contain it).
         guard let rawAlgorithm = value[3]?.integerValue else {
             throw WebAuthnError("coseKey.missingAlgorithm", "COSE_Key has no alg")
         }
@@ -52,7 +65,7 @@ public struct COSEKey: Sendable {
         do {
             switch keyType {
             case .ec2:
-                // RFC 9053 §7.1.1: crv, x and y; the private key d must not be present in a public key.
+                // RFC 9053 §7.1.1: crv (-1), x (-2) and y (-3); the private key d (-4) must not be present in a public key.
                 guard let curve = algorithm.requiredCurve else {
                     throw WebAuthnError("coseKey.algorithmMismatch", "alg \(algorithm.rawValue) is not an ECDSA algorithm but kty is EC2")
                 }
@@ -65,7 +78,7 @@ public struct COSEKey: Sendable {
                 }
                 publicKey = try PublicKey(curve: curve, x: x, y: y)
             case .okp:
-                // RFC 9053 §7.2: crv and x; EdDSA over Ed25519 (crv 6) or Ed448 (crv 7).
+                // RFC 9053 §7.2: crv (-1) and x (-2); EdDSA over Ed25519 (crv 6) or Ed448 (crv 7); no private key d (-4).
                 guard !labels.contains(-4) else { throw WebAuthnError("coseKey.containsPrivateKey", "COSE_Key contains a private key") }
                 guard let curveIdentifier = value[-1]?.integerValue, let x = value[-2]?.bytesValue else {
                     throw WebAuthnError("coseKey.malformed", "OKP key needs crv and x")
@@ -76,7 +89,7 @@ public struct COSEKey: Sendable {
                 default: throw WebAuthnError("coseKey.curveMismatch", "OKP curve \(curveIdentifier) does not match alg \(algorithm.rawValue)")
                 }
             case .rsa:
-                // RFC 8230 §4: n and e; passkeyd requires a modulus of at least 2048 bits.
+                // RFC 8230 §4: n (-1) and e (-2), no private exponent d (-3); passkeyd requires a modulus of at least 2048 bits.
                 guard [COSEAlgorithm.rs256, .rs384, .rs512, .ps256, .ps384, .ps512, .rs1].contains(algorithm) else {
                     throw WebAuthnError("coseKey.algorithmMismatch", "alg \(algorithm.rawValue) is not an RSA algorithm but kty is RSA")
                 }

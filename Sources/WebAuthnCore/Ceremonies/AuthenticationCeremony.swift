@@ -62,22 +62,9 @@ public struct AuthenticationCeremony: Sendable {
         guard authenticatorData.attestedCredentialData == nil else {
             throw WebAuthnError("authenticatorData.unexpectedCredential", "assertion authenticator data must not carry attested credential data")
         }
-        // §7.2 step 15: verify that the rpIdHash in authData is the SHA-256 hash of the RP ID expected by the RP.
-        guard relyingParty.acceptedIDHashes.contains(where: { ConstantTime.equals($0, authenticatorData.rpIDHash) }) else {
-            throw WebAuthnError("authenticatorData.rpIdHashMismatch", "rpIdHash is not the SHA-256 of the relying party ID")
-        }
-        // §7.2 step 16: verify that the UP bit of the flags in authData is set.
-        guard authenticatorData.flags.contains(.userPresent) else {
-            throw WebAuthnError("authenticatorData.userNotPresent", "the authenticator did not assert user presence")
-        }
-        // §7.2 step 17: if user verification is required for this assertion, verify that the UV bit is set.
-        if expectations.userVerification == .required, !authenticatorData.flags.contains(.userVerified) {
-            throw WebAuthnError("authenticatorData.userNotVerified", "user verification was required but the authenticator did not verify the user")
-        }
-        // §7.2 step 18: if the BE bit of the flags is not set, verify that the BS bit is not set.
-        if !authenticatorData.flags.contains(.backupEligible), authenticatorData.flags.contains(.backupState) {
-            throw WebAuthnError("authenticatorData.backupStateWithoutEligibility", "BS is set while BE is not")
-        }
+        // §7.2 steps 15–18: rpIdHash, UP, UV when required, BS only with BE.
+        try AuthenticatorDataVerifier(relyingParty: relyingParty)
+            .verify(authenticatorData, requiresUserPresence: true, userVerification: expectations.userVerification)
         // §7.2 step 19: compare BE with the stored value; passkeyd's policy records a change as a risk signal instead of refusing.
         let backupEligibilityChanged = expectations.credential.backupEligible.map { $0 != authenticatorData.flags.contains(.backupEligible) } ?? false
 

@@ -41,22 +41,9 @@ public struct RegistrationCeremony: Sendable {
             )
         }
 
-        // §7.1 step 14: verify that the rpIdHash in authData is the SHA-256 hash of the RP ID expected by the RP.
-        guard relyingParty.acceptedIDHashes.contains(where: { ConstantTime.equals($0, authenticatorData.rpIDHash) }) else {
-            throw WebAuthnError("authenticatorData.rpIdHashMismatch", "rpIdHash is not the SHA-256 of the relying party ID")
-        }
-        // §7.1 step 15: unless the ceremony is a conditional create, verify that the UP bit of the flags is set.
-        if expectations.requiresUserPresence, !authenticatorData.flags.contains(.userPresent) {
-            throw WebAuthnError("authenticatorData.userNotPresent", "the authenticator did not assert user presence")
-        }
-        // §7.1 step 16: if user verification is required for this registration, verify that the UV bit is set.
-        if expectations.userVerification == .required, !authenticatorData.flags.contains(.userVerified) {
-            throw WebAuthnError("authenticatorData.userNotVerified", "user verification was required but the authenticator did not verify the user")
-        }
-        // §7.1 step 17: if the BE bit of the flags is not set, verify that the BS bit is not set.
-        if !authenticatorData.flags.contains(.backupEligible), authenticatorData.flags.contains(.backupState) {
-            throw WebAuthnError("authenticatorData.backupStateWithoutEligibility", "BS is set while BE is not")
-        }
+        // §7.1 steps 14–17: rpIdHash, UP (unless a conditional create), UV when required, BS only with BE.
+        try AuthenticatorDataVerifier(relyingParty: relyingParty)
+            .verify(authenticatorData, requiresUserPresence: expectations.requiresUserPresence, userVerification: expectations.userVerification)
         // §7.1 step 20: verify that the credential public key's alg is one of the pubKeyCredParams that were offered.
         guard expectations.allowedAlgorithms.contains(attested.credentialPublicKey.algorithm) else {
             throw WebAuthnError(

@@ -1,6 +1,12 @@
 import CBOR
 
-/// The attestation object (WebAuthn §6.5.4): `fmt`, `attStmt` and `authData`, decoded strictly.
+/// The attestation object (WebAuthn §6.5.4), decoded strictly: one CBOR map of exactly three text keys,
+///
+///     fmt       text    the attestation statement format identifier (§8), matched case-sensitively
+///     attStmt   map     the format's statement (an array for `compound`, §8.9)
+///     authData  bytes   the authenticator data (§6.1), with attested credential data (§6.5.1)
+///
+/// in any order (authenticators do not all write the CTAP2 canonical order).
 public struct AttestationObject: Sendable {
     public let format: String
     public let statement: CBORValue
@@ -16,6 +22,7 @@ public struct AttestationObject: Sendable {
         guard let entries = value.mapValue else {
             throw WebAuthnError("attestationObject.malformed", "attestation object is not a CBOR map")
         }
+        // §6.5.4 fmt: text.
         guard let format = value["fmt"]?.textValue else {
             throw WebAuthnError("attestationObject.missingFormat", "attestation object has no text fmt")
         }
@@ -25,6 +32,7 @@ public struct AttestationObject: Sendable {
         else {
             throw WebAuthnError("attestationObject.missingStatement", "attestation object has no attStmt map (or array, for compound)")
         }
+        // §6.5.4 authData: bytes.
         guard let authenticatorDataBytes = value["authData"]?.bytesValue else {
             throw WebAuthnError("attestationObject.missingAuthenticatorData", "attestation object has no authData byte string")
         }

@@ -1,6 +1,7 @@
 import CryptoCore
 
-/// Attested credential data (WebAuthn §6.5.2): AAGUID, credential ID and credential public key.
+/// Attested credential data (WebAuthn §6.5.1): AAGUID (16 bytes), credential ID (2-byte big-endian length, then
+/// the ID) and credential public key (a COSE_Key), as `AuthenticatorData` reads them from offset 37.
 public struct AttestedCredentialData: Sendable {
     public let aaguid: [UInt8]
     public let credentialID: [UInt8]
