@@ -63,7 +63,7 @@ public final class RelyingPartyServer: HTTPHandler {
         challengeLimiter = RateLimiter(rule: .init(perMinute: outstanding * 60 / Double(configuration.challengeLifetimeSeconds), burst: outstanding))
         metadata = try configuration.attestation.verifiedMetadata(at: time.now)
         if let appleConfiguration = configuration.apple {
-            guard let appleSetup else { throw ConfigurationError(key: "apple.privateKey", reason: "was not loaded") }
+            guard let appleSetup else { throw ConfigurationError(.missingValue, key: "apple.privateKey", "was not loaded") }
             apple = try AppleIntegration(configuration: appleConfiguration, setup: appleSetup, store: store, time: time, log: log)
         } else {
             apple = nil

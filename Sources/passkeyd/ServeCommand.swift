@@ -112,7 +112,7 @@ struct ServeCommand {
     /// The `.p8` key named by `apple.privateKey`, the refresh token key from `secrets`, and URLSession.
     private static func appleSetup(_ apple: AppleConfiguration, secrets: SecretSource) throws -> AppleSetup {
         guard let data = FileManager.default.contents(atPath: apple.privateKeyPath), let pem = String(data: data, encoding: .utf8) else {
-            throw ConfigurationError(key: "apple.privateKey", reason: "cannot read \(apple.privateKeyPath)")
+            throw ConfigurationError(.unreadable, key: "apple.privateKey", "cannot read \(apple.privateKeyPath)")
         }
         return AppleSetup(
             service: URLSessionAppleService(configuration: apple),

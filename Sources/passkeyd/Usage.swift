@@ -8,12 +8,13 @@ enum Usage {
               Copy a single node's SQLite database into an empty PostgreSQL database (libpq connection string), in one
               transaction, with the secrets server-secret and apple-refresh-token-key from DIR (default: the SQLite
               file's folder). Run it with passkeyd stopped. Exit status: 0 when copied, 1 on failure (nothing copied).
-          passkeyd verify [--trust-anchors DIR] [--metadata BLOB [--metadata-root PEM]] [--authenticator-names JSON] [FILE]
+          passkeyd verify [--trust-anchors DIR] [--metadata BLOB --metadata-root PEM] [--authenticator-names JSON] [FILE]
               Verify WebAuthn responses offline. FILE (or standard input) holds one case, a JSON array of cases or
               {"cases": [...]} in the schema of TestVectors/PROVENANCE.md. Prints one JSON line per case.
               --metadata judges registrations also with the FIDO metadata BLOB's roots and status reports for each
-              authenticator (BLOB signing root: --metadata-root, default TrustAnchors/metadata) and names them
-              (--authenticator-names, default TrustAnchors/aaguid-names.json).
+              authenticator (the BLOB must chain to --metadata-root, e.g. TrustAnchors/metadata) and names them;
+              --authenticator-names names them from a list such as TrustAnchors/aaguid-names.json. Nothing is read
+              unless given.
               Exit status: 0 when it ran (whatever the verdicts), 2 on unreadable input.
           passkeyd verify-apple-token --jwks FILE --audience ID [--audience ID ...] [--at TIME]
                                       (--raw-nonce N | --nonce-optional) TOKEN

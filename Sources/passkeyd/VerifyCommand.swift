@@ -10,24 +10,20 @@ struct VerifyCommand {
 
     func run() -> Int32 {
         var inputPath: String?
-        var anchorDirectory: String?
+        var sources = TrustMaterial.Sources()
         var metadataFile: String?
-        var metadataRoot = AttestationSettings.shippedMetadataRoots
-        var namesFile: String? =
-            FileManager.default.fileExists(atPath: AttestationSettings.shippedNamesFile) ? AttestationSettings.shippedNamesFile : nil
+        var metadataRoot: String?
         var index = 0
         while index < arguments.count {
             switch arguments[index] {
-            case "--trust-anchors":
-                guard index + 1 < arguments.count else { return fail("--trust-anchors needs a directory") }
-                anchorDirectory = arguments[index + 1]
-                index += 2
-            case "--metadata", "--metadata-root", "--authenticator-names":
+            case "--trust-anchors", "--metadata", "--metadata-root", "--authenticator-names":
                 guard index + 1 < arguments.count else { return fail("\(arguments[index]) needs a path") }
+                let source = TrustMaterial.Source(arguments[index + 1], key: arguments[index])
                 switch arguments[index] {
-                case "--metadata": metadataFile = arguments[index + 1]
-                case "--metadata-root": metadataRoot = arguments[index + 1]
-                default: namesFile = arguments[index + 1]
+                case "--trust-anchors": sources.trustAnchors = source
+                case "--metadata": metadataFile = source.path
+                case "--metadata-root": metadataRoot = source.path
+                default: sources.authenticatorNames = source
                 }
                 index += 2
             case let argument where argument.hasPrefix("--"):
@@ -51,38 +47,29 @@ struct VerifyCommand {
         } catch {
             return fail("input is not a case, an array of cases or {\"cases\": [...]} (\(Self.describe(error)))")
         }
-        var anchors: [X509Certificate] = []
-        if let anchorDirectory {
-            do {
-                anchors = try TrustAnchorDirectory.load(anchorDirectory)
-            } catch {
-                return fail(error.reason)
-            }
+        switch (metadataFile, metadataRoot) {
+        case (let file?, let root?):
+            sources.metadata = TrustMaterial.MetadataSource(
+                blob: TrustMaterial.Source(file, key: "--metadata"),
+                roots: TrustMaterial.Source(root, key: "--metadata-root")
+            )
+        case (_?, nil): return fail("--metadata needs --metadata-root PEM (the BLOB's signing roots, e.g. TrustAnchors/metadata)")
+        case (nil, _?): return fail("--metadata-root goes with --metadata")
+        case (nil, nil): break
         }
-        var metadata: MetadataBLOB?
-        if let metadataFile {
-            guard let text = try? String(contentsOfFile: metadataFile, encoding: .utf8) else { return fail("cannot read \(metadataFile)") }
-            do {
-                let roots = try TrustAnchorDirectory.loadFileOrFolder(metadataRoot)
-                metadata = try MetadataBLOB(compactJWS: text, trustedRoots: roots, at: Date())
-            } catch let error as CryptoError {
-                return fail("--metadata-root: \(error.reason)")
-            } catch let error as WebAuthnError {
-                return fail("--metadata: \(error.code): \(error.reason)")
-            } catch {
-                return fail("--metadata: \(error)")
-            }
+        let material: TrustMaterial
+        let metadata: MetadataBLOB?
+        do {
+            material = try TrustMaterial.load(sources)
+            metadata = try material.verifiedMetadata(at: Date(), policy: MetadataPolicy())
+        } catch {
+            return fail(error.description)
         }
-        var names = AuthenticatorNameList()
-        if let namesFile {
-            guard let data = FileManager.default.contents(atPath: namesFile) else { return fail("cannot read \(namesFile)") }
-            do {
-                names = try AuthenticatorNameList(json: Array(data))
-            } catch {
-                return fail("\(namesFile): \(error.reason)")
-            }
-        }
-        let runner = VerificationCaseRunner(additionalTrustAnchors: anchors, metadata: metadata, authenticatorNames: names)
+        let runner = VerificationCaseRunner(
+            additionalTrustAnchors: material.trustAnchors,
+            metadata: metadata,
+            authenticatorNames: material.authenticatorNames
+        )
         for testCase in cases {
             FileHandle.standardOutput.write(Data((runner.run(testCase).jsonLine + "\n").utf8))
         }

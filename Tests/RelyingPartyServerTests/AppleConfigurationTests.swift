@@ -70,7 +70,7 @@ struct AppleConfigurationTests {
         let configuration = try Self.load(Self.valid)
         let service = URLSessionAppleService(configuration: configuration.apple!)
         let secret = [UInt8](repeating: 1, count: 32)
-        #expect(throws: ConfigurationError(key: "apple.privateKey", reason: "was not loaded")) {
+        #expect(throws: ConfigurationError(.missingValue, key: "apple.privateKey", "was not loaded")) {
             try RelyingPartyServer(configuration: configuration, store: InMemoryStore(), enumerationSecret: secret)
         }
         let rsa = AppleSetup(service: service, privateKeyPEM: try PrivateKey.generateRSA(bits: 1024).pem(), refreshTokenKey: secret)

@@ -55,10 +55,28 @@ struct AttestationConfigurationTests {
         #expect(loaded.trustAnchors.map(\.der) == [certificates.root.der])
         let allowList = try Self.configuration(#"{"policy": "allowList", "allowedAAGUIDs": ["7A1B2C3D-4E5F-4081-92A3-B4C5D6E7F809"]}"#).attestation
         #expect(allowList.policy == .allowList(["7a1b2c3d-4e5f-4081-92a3-b4c5d6e7f809"]))
+        let shippedNames = Self.repository.appendingPathComponent("TrustAnchors/aaguid-names.json").path
         #expect(
-            try ServerConfiguration.load(json: Data("{}".utf8)).attestation.authenticatorNames.count > 0,
-            "the shipped name list is read by default"
+            try Self.configuration(#"{"authenticatorNames": "\#(shippedNames)"}"#).attestation.authenticatorNames.count > 0,
+            "the shipped name list is read when configured"
         )
+        #expect(
+            try ServerConfiguration.load(json: Data("{}".utf8)).attestation.authenticatorNames.count == 0,
+            "no name list is read unless configured (never from the working directory)"
+        )
+    }
+
+    /// The checkout, from this file's path.
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Parsing reads no file: the trust material is read by `load`, which names the key of a file it cannot use.
+    @Test func parsingReadsNoFiles() throws {
+        let json = #"{"attestation": {"trustAnchors": "/nonexistent/roots", "metadata": {"file": "/nonexistent/blob.jwt", "root": "/nonexistent"}}}"#
+        let parsed = try ServerConfiguration(json: Data(json.utf8))
+        #expect(parsed.attestation.sources.trustAnchors == TrustMaterial.Source("/nonexistent/roots", key: "attestation.trustAnchors"))
+        #expect(parsed.attestation.sources.metadata?.blob.path == "/nonexistent/blob.jwt")
+        #expect(parsed.attestation.trustAnchors.isEmpty)
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(json: Data(json.utf8)) }
     }
 
     @Test func badValuesNameTheKey() throws {
@@ -74,7 +92,8 @@ struct AttestationConfigurationTests {
         )
         #expect(Self.failingKey(#"{"metadata": {"url": "https://mds3.fidoalliance.org/"}}"#) == "attestation.metadata.url")
         #expect(Self.failingKey(#"{"metadata": {"root": "/nonexistent"}}"#) == "attestation.metadata.file")
-        #expect(Self.failingKey(#"{"metadata": {"file": "/nonexistent/blob.jwt"}}"#) == "attestation.metadata.file")
+        #expect(Self.failingKey(#"{"metadata": {"file": "/nonexistent/blob.jwt", "root": "/nonexistent"}}"#) == "attestation.metadata.file")
+        #expect(Self.failingKey(#"{"metadata": {"file": "/nonexistent/blob.jwt"}}"#) == "attestation.metadata.root", "the BLOB's root has no default")
         #expect(Self.failingKey(#"{"authenticatorNames": "/nonexistent/names.json"}"#) == "attestation.authenticatorNames")
     }
 

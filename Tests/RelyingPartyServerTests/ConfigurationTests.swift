@@ -156,4 +156,34 @@ struct ConfigurationTests {
     @Test func missingFileIsAnError() {
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(path: "/nonexistent/passkeyd.json") }
     }
+
+    /// Each kind of mistake has its code; the printed message names the key, then the reason.
+    @Test(
+        arguments: [
+            ("{", ConfigurationError.Code.invalidJSON, ""),
+            (#"{"relyingParty": {"idd": "example.com"}}"#, .unknownKey, "relyingParty.idd"),
+            (#"{"threads": 0}"#, .invalidValue, "threads"),
+            (#"{"listen": {"https": null}}"#, .missingValue, "listen"),
+            (#"{"attestation": {"trustAnchors": "/nonexistent/roots"}}"#, .invalidFile, "attestation.trustAnchors"),
+            (#"{"attestation": {"authenticatorNames": "/nonexistent/names.json"}}"#, .unreadable, "attestation.authenticatorNames"),
+        ] as [(String, ConfigurationError.Code, String)]
+    )
+    func errorsCarryTheirCode(json: String, code: ConfigurationError.Code, key: String) {
+        #expect {
+            try ServerConfiguration.load(json: Data(json.utf8))
+        } throws: { error in
+            guard let error = error as? ConfigurationError else { return false }
+            return error.code == code && error.key == key && error.description == (key.isEmpty ? error.reason : key + ": " + error.reason)
+        }
+        do {
+            _ = try ServerConfiguration.load(path: "/nonexistent/passkeyd.json")
+        } catch {
+            #expect(error.code == .unreadable)
+        }
+    }
+
+    @Test func codesAreConfigurationCodes() {
+        #expect(ConfigurationError.Code.allCases.count == 6)
+        #expect(ConfigurationError.Code.allCases.allSatisfy { $0.rawValue.hasPrefix("configuration.") })
+    }
 }

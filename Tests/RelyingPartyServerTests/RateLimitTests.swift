@@ -98,10 +98,10 @@ struct RateLimitTests {
     }
 
     @Test func invalidRateLimitConfigurationNamesTheKey() {
-        #expect(throws: ConfigurationError(key: "rateLimits.perAddressBurst", reason: "must be a whole number from 1 to 1000000")) {
+        #expect(throws: ConfigurationError(.invalidValue, key: "rateLimits.perAddressBurst", "must be a whole number from 1 to 1000000")) {
             try TestServerFactory.configuration(#"{"rateLimits": {"perAddressBurst": 0}}"#)
         }
-        #expect(throws: ConfigurationError(key: "rateLimits.trustForwardedFor", reason: "must be true or false")) {
+        #expect(throws: ConfigurationError(.invalidValue, key: "rateLimits.trustForwardedFor", "must be true or false")) {
             try TestServerFactory.configuration(#"{"rateLimits": {"trustForwardedFor": "yes"}}"#)
         }
     }

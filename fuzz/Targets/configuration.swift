@@ -1,6 +1,6 @@
-// Target `configuration`: ServerConfiguration.load(json:) — the strict configuration reader (unknown keys, ranges,
-// domains, origins, addresses, algorithms, associatedDomains) — and, for a configuration it accepts, building the
-// server (which encodes the well-known files and checks Apple's size limit) and fetching those files.
+// Target `configuration`: ServerConfiguration(json:) — the strict configuration parser (unknown keys, ranges, domains,
+// origins, addresses, algorithms, associatedDomains), which reads no file — and, for a configuration it accepts,
+// building the server (which encodes the well-known files and checks Apple's size limit) and fetching those files.
 import CryptoCore
 import Foundation
 import HTTPServer
@@ -9,7 +9,7 @@ import Storage
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func test(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    guard var configuration = try? ServerConfiguration.load(json: Data(bytes(data, size))) else { return 0 }
+    guard var configuration = try? ServerConfiguration(json: Data(bytes(data, size))) else { return 0 }
     configuration.wwwDirectory = nil
     guard
         let server = try? RelyingPartyServer(

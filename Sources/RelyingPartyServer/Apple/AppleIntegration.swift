@@ -43,12 +43,12 @@ final class AppleIntegration: Sendable {
                 time: time
             )
         } catch {
-            throw ConfigurationError(key: "apple.privateKey", reason: "is not a usable Sign in with Apple key (\(error.code))")
+            throw ConfigurationError(.invalidFile, key: "apple.privateKey", "is not a usable Sign in with Apple key (\(error.code))")
         }
         do {
             sealing = try AuthenticatedEncryption(key: setup.refreshTokenKey)
         } catch {
-            throw ConfigurationError(key: "apple", reason: "the refresh token key must be 32 bytes")
+            throw ConfigurationError(.invalidValue, key: "apple", "the refresh token key must be 32 bytes")
         }
         self.configuration = configuration
         self.service = setup.service

@@ -31,29 +31,24 @@ public struct AppleConfiguration: Sendable, Equatable {
 
     init(_ reader: ConfigurationReader) throws(ConfigurationError) {
         try reader.only(["teamID", "bundleIDs", "servicesIDs", "keyID", "privateKey", "jwksURL", "tokenURL", "revokeURL", "issuers"])
-        teamID = try Self.required(reader, "teamID")
+        teamID = try reader.requiredString("teamID")
         guard teamID.count == 10, teamID.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) }) else {
-            throw ConfigurationError(key: reader.key("teamID"), reason: "must be the 10-character Team ID (upper-case letters and digits)")
+            throw ConfigurationError(.invalidValue, key: reader.key("teamID"), "must be the 10-character Team ID (upper-case letters and digits)")
         }
-        keyID = try Self.required(reader, "keyID")
-        privateKeyPath = try Self.required(reader, "privateKey")
+        keyID = try reader.requiredString("keyID")
+        privateKeyPath = try reader.requiredString("privateKey")
         bundleIDs = try reader.strings("bundleIDs") ?? []
         servicesIDs = try reader.strings("servicesIDs") ?? []
         guard !bundleIDs.isEmpty || !servicesIDs.isEmpty else {
-            throw ConfigurationError(key: reader.key("bundleIDs"), reason: "bundleIDs or servicesIDs must list at least one client ID")
+            throw ConfigurationError(.missingValue, key: reader.key("bundleIDs"), "bundleIDs or servicesIDs must list at least one client ID")
         }
         keysURL = try Self.url(reader, "jwksURL") ?? keysURL
         tokenURL = try Self.url(reader, "tokenURL") ?? tokenURL
         revokeURL = try Self.url(reader, "revokeURL") ?? revokeURL
         if let issuers = try reader.strings("issuers") {
-            guard !issuers.isEmpty else { throw ConfigurationError(key: reader.key("issuers"), reason: "must list at least one issuer") }
+            guard !issuers.isEmpty else { throw ConfigurationError(.invalidValue, key: reader.key("issuers"), "must list at least one issuer") }
             self.issuers = issuers
         }
-    }
-
-    private static func required(_ reader: ConfigurationReader, _ name: String) throws(ConfigurationError) -> String {
-        guard let value = try reader.string(name) else { throw ConfigurationError(key: reader.key(name), reason: "is required") }
-        return value
     }
 
     /// An https:// URL, or http:// to a loopback address (for a local stand-in of Apple in tests and staging).
@@ -61,11 +56,11 @@ public struct AppleConfiguration: Sendable, Equatable {
         guard let text = try reader.string(name) else { return nil }
         guard let components = URLComponents(string: text), let host = components.host, !host.isEmpty, let url = components.url,
             components.user == nil, components.password == nil, components.fragment == nil
-        else { throw ConfigurationError(key: reader.key(name), reason: "is not a URL") }
+        else { throw ConfigurationError(.invalidValue, key: reader.key(name), "is not a URL") }
         switch components.scheme?.lowercased() {
         case "https": return url
         case "http" where isLoopback(host): return url
-        default: throw ConfigurationError(key: reader.key(name), reason: "must be an https:// URL (http:// only to a loopback address)")
+        default: throw ConfigurationError(.invalidValue, key: reader.key(name), "must be an https:// URL (http:// only to a loopback address)")
         }
     }
 

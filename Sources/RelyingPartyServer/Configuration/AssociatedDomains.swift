@@ -29,22 +29,27 @@ extension AssociatedDomains {
             webCredentialApps = try credentials.strings("apps") ?? []
             for app in webCredentialApps where !Self.isAppIdentifier(app) {
                 throw ConfigurationError(
+                    .invalidValue,
                     key: credentials.key("apps"),
-                    reason: "\(app) is not TEAMID.bundle.id (a 10-character team ID, a dot, a bundle ID)"
+                    "\(app) is not TEAMID.bundle.id (a 10-character team ID, a dot, a bundle ID)"
                 )
             }
         }
         appLinks = reader.value("applinks")
         appClips = reader.value("appclips")
         if let list = reader.value("android") {
-            guard let items = list.arrayValue else { throw ConfigurationError(key: reader.key("android"), reason: "must be a list") }
+            guard let items = list.arrayValue else { throw ConfigurationError(.invalidValue, key: reader.key("android"), "must be a list") }
             for (index, item) in items.enumerated() {
                 let app = try ConfigurationReader(item, path: reader.key("android") + "[\(index)]")
                 try app.only(["package", "sha256CertFingerprints"])
-                guard let package = try app.string("package") else { throw ConfigurationError(key: app.key("package"), reason: "is required") }
+                let package = try app.requiredString("package")
                 let fingerprints = try app.strings("sha256CertFingerprints") ?? []
                 for fingerprint in fingerprints where !Self.isFingerprint(fingerprint) {
-                    throw ConfigurationError(key: app.key("sha256CertFingerprints"), reason: "\(fingerprint) is not 32 colon-separated hex bytes")
+                    throw ConfigurationError(
+                        .invalidValue,
+                        key: app.key("sha256CertFingerprints"),
+                        "\(fingerprint) is not 32 colon-separated hex bytes"
+                    )
                 }
                 android.append(AndroidApp(packageName: package, certificateFingerprints: fingerprints))
             }

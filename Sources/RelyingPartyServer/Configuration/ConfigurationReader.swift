@@ -6,7 +6,7 @@ struct ConfigurationReader {
     let path: String
 
     init(_ value: JSONValue, path: String) throws(ConfigurationError) {
-        guard let members = value.objectValue else { throw ConfigurationError(key: path, reason: "must be an object") }
+        guard let members = value.objectValue else { throw ConfigurationError(.invalidValue, key: path, "must be an object") }
         self.members = members
         self.path = path
     }
@@ -17,7 +17,7 @@ struct ConfigurationReader {
 
     func only(_ allowed: Set<String>) throws(ConfigurationError) {
         for name in members.keys.sorted() where !allowed.contains(name) {
-            throw ConfigurationError(key: key(name), reason: "is not a configuration key (known: \(allowed.sorted().joined(separator: ", ")))")
+            throw ConfigurationError(.unknownKey, key: key(name), "is not a configuration key (known: \(allowed.sorted().joined(separator: ", ")))")
         }
     }
 
@@ -28,17 +28,25 @@ struct ConfigurationReader {
 
     func string(_ name: String) throws(ConfigurationError) -> String? {
         guard let value = members[name], value != .null else { return nil }
-        guard let text = value.stringValue, !text.isEmpty else { throw ConfigurationError(key: key(name), reason: "must be a non-empty string") }
+        guard let text = value.stringValue, !text.isEmpty else {
+            throw ConfigurationError(.invalidValue, key: key(name), "must be a non-empty string")
+        }
         return text
+    }
+
+    /// A non-empty string that must be present.
+    func requiredString(_ name: String) throws(ConfigurationError) -> String {
+        guard let value = try string(name) else { throw ConfigurationError(.missingValue, key: key(name), "is required") }
+        return value
     }
 
     func strings(_ name: String) throws(ConfigurationError) -> [String]? {
         guard let value = members[name], value != .null else { return nil }
-        guard let items = value.arrayValue else { throw ConfigurationError(key: key(name), reason: "must be a list of strings") }
+        guard let items = value.arrayValue else { throw ConfigurationError(.invalidValue, key: key(name), "must be a list of strings") }
         var texts: [String] = []
         for item in items {
             guard let text = item.stringValue, !text.isEmpty else {
-                throw ConfigurationError(key: key(name), reason: "must be a list of non-empty strings")
+                throw ConfigurationError(.invalidValue, key: key(name), "must be a list of non-empty strings")
             }
             texts.append(text)
         }
@@ -48,7 +56,7 @@ struct ConfigurationReader {
     func integer(_ name: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
         guard let value = members[name], value != .null else { return nil }
         guard let number = value.integerValue, range.contains(number) else {
-            throw ConfigurationError(key: key(name), reason: "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+            throw ConfigurationError(.invalidValue, key: key(name), "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
         return number
     }

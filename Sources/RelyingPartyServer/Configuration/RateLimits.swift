@@ -25,7 +25,9 @@ public struct RateLimits: Sendable, Equatable {
         perAccountBurst = Double(try reader.integer("perAccountBurst", in: 1...1_000_000) ?? Int(perAccountBurst))
         outstandingChallengesPerAddress = try reader.integer("outstandingChallengesPerAddress", in: 1...1_000_000) ?? outstandingChallengesPerAddress
         if let value = reader.value("trustForwardedFor") {
-            guard let flag = value.boolValue else { throw ConfigurationError(key: reader.key("trustForwardedFor"), reason: "must be true or false") }
+            guard let flag = value.boolValue else {
+                throw ConfigurationError(.invalidValue, key: reader.key("trustForwardedFor"), "must be true or false")
+            }
             trustForwardedFor = flag
         }
     }

@@ -29,8 +29,9 @@ struct WellKnownFiles: Sendable {
             let bytes = JSONBody.encode(association)
             guard bytes.count <= Self.appleSizeLimit else {
                 throw ConfigurationError(
+                    .invalidValue,
                     key: "associatedDomains",
-                    reason: "apple-app-site-association would be \(bytes.count) bytes; Apple reads at most \(Self.appleSizeLimit)"
+                    "apple-app-site-association would be \(bytes.count) bytes; Apple reads at most \(Self.appleSizeLimit)"
                 )
             }
             appleAppSiteAssociation = bytes

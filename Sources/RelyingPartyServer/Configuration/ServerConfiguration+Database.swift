@@ -1,0 +1,22 @@
+extension ServerConfiguration {
+    /// The `database` block: `sqlite` (a file) or `postgres` (a libpq connection string, with `poolSize`).
+    mutating func parseDatabase(_ block: ConfigurationReader) throws(ConfigurationError) {
+        try block.only(["sqlite", "postgres", "poolSize"])
+        sqlitePath = try block.string("sqlite")
+        postgresConnectionString = try block.string("postgres")
+        postgresPoolSize = try block.integer("poolSize", in: 1...1000)
+        if sqlitePath != nil, postgresConnectionString != nil {
+            throw ConfigurationError(.invalidValue, key: "database", "choose sqlite or postgres, not both")
+        }
+        if postgresConnectionString?.isEmpty == true {
+            throw ConfigurationError(
+                .invalidValue,
+                key: "database.postgres",
+                "must be a libpq connection string such as \"host=db.internal dbname=passkeyd user=passkeyd\""
+            )
+        }
+        if postgresPoolSize != nil, postgresConnectionString == nil {
+            throw ConfigurationError(.invalidValue, key: "database.poolSize", "applies to database.postgres only")
+        }
+    }
+}

@@ -1,0 +1,29 @@
+extension ServerConfiguration {
+    /// The `listen` block: `https` and `http` addresses ("host:port"); at least one.
+    mutating func parseListen(_ block: ConfigurationReader) throws(ConfigurationError) {
+        try block.only(["https", "http"])
+        if block.has("https") { httpsAddress = try block.string("https") }
+        httpAddress = try block.string("http")
+        for (key, address) in [("listen.https", httpsAddress), ("listen.http", httpAddress)] {
+            if let address, !Self.isAddress(address) { throw ConfigurationError(.invalidValue, key: key, "must be \"host:port\"") }
+        }
+        guard httpsAddress != nil || httpAddress != nil else {
+            throw ConfigurationError(.missingValue, key: "listen", "needs https or http")
+        }
+    }
+
+    /// The `tls` block: the `certificate` chain and `privateKey` files, both or neither.
+    mutating func parseTLS(_ block: ConfigurationReader) throws(ConfigurationError) {
+        try block.only(["certificate", "privateKey"])
+        certificateFile = try block.string("certificate")
+        privateKeyFile = try block.string("privateKey")
+        guard (certificateFile == nil) == (privateKeyFile == nil) else {
+            throw ConfigurationError(.missingValue, key: "tls", "certificate and privateKey go together")
+        }
+    }
+
+    static func isAddress(_ text: String) -> Bool {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]) else { return false }
+        return (0...65535).contains(port) && colon != text.startIndex
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import WebAuthnCore
+
+extension ServerConfiguration {
+    /// Parses a JSON configuration; unknown keys are refused so that a typo cannot silently fall back to a default.
+    /// Pure: the files the configuration names are read by `load(json:)` (`ServerConfiguration+Loading.swift`).
+    public init(json data: Data) throws(ConfigurationError) {
+        let root: JSONValue
+        do {
+            root = try JSONDecoder().decode(JSONValue.self, from: data)
+        } catch {
+            throw ConfigurationError(.invalidJSON, key: "", "the configuration is not valid JSON")
+        }
+        self.init()
+        let reader = try ConfigurationReader(root, path: "")
+        try reader.only([
+            "relyingParty", "listen", "tls", "dataDirectory", "database", "sessions", "challenges", "attestation",
+            "algorithms", "associatedDomains", "www", "threads", "limits", "rateLimits", "apple",
+        ])
+        if let block = try reader.object("relyingParty") { try parseRelyingParty(block) }
+        if let block = try reader.object("listen") { try parseListen(block) }
+        if let block = try reader.object("tls") { try parseTLS(block) }
+        dataDirectory = try reader.string("dataDirectory") ?? dataDirectory
+        if let block = try reader.object("database") { try parseDatabase(block) }
+        if let block = try reader.object("sessions") { try parseSessions(block) }
+        if let block = try reader.object("challenges") { try parseChallenges(block) }
+        attestation = try AttestationSettings(reader.value("attestation"))
+        if let names = try reader.strings("algorithms") { try parseAlgorithms(names) }
+        if let block = try reader.object("associatedDomains") { associatedDomains = try AssociatedDomains(block) }
+        if reader.has("www") { wwwDirectory = try reader.string("www") }
+        threads = try reader.integer("threads", in: 1...64) ?? threads
+        if let block = try reader.object("limits") { try parseLimits(block) }
+        if let block = try reader.object("rateLimits") { rateLimits = try RateLimits(block) }
+        if let block = try reader.object("apple") { apple = try AppleConfiguration(block) }
+    }
+}

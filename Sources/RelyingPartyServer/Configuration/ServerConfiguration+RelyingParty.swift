@@ -1,0 +1,41 @@
+import Foundation
+
+extension ServerConfiguration {
+    /// The `relyingParty` block: `id`, `name`, `origins` (by default `https://` + the ID when only the ID is given).
+    mutating func parseRelyingParty(_ block: ConfigurationReader) throws(ConfigurationError) {
+        try block.only(["id", "name", "origins"])
+        if let id = try block.string("id") {
+            guard Self.isDomain(id) else {
+                throw ConfigurationError(.invalidValue, key: "relyingParty.id", "must be a domain name such as example.com")
+            }
+            relyingPartyID = id
+        }
+        relyingPartyName = try block.string("name") ?? relyingPartyName
+        if let origins = try block.strings("origins") {
+            guard !origins.isEmpty else { throw ConfigurationError(.invalidValue, key: "relyingParty.origins", "must list at least one origin") }
+            for origin in origins where !Self.isOrigin(origin) {
+                throw ConfigurationError(
+                    .invalidValue,
+                    key: "relyingParty.origins",
+                    "\(origin) is not an https:// origin (http:// only for localhost) or an android:apk-key-hash: origin"
+                )
+            }
+            self.origins = origins
+        } else if block.has("id") {
+            origins = ["https://" + relyingPartyID]
+        }
+    }
+
+    static func isDomain(_ text: String) -> Bool {
+        !text.isEmpty && text.count <= 253 && !text.hasPrefix(".") && !text.hasSuffix(".")
+            && text.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." } && text == text.lowercased()
+    }
+
+    static func isOrigin(_ text: String) -> Bool {
+        if text.hasPrefix("android:apk-key-hash:") { return text.count > "android:apk-key-hash:".count }
+        guard let components = URLComponents(string: text), let host = components.host, !host.isEmpty,
+            components.path.isEmpty, components.query == nil, components.fragment == nil
+        else { return false }
+        return components.scheme == "https" || (components.scheme == "http" && (host == "localhost" || host.hasSuffix(".localhost")))
+    }
+}
