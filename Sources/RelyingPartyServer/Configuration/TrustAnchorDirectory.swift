@@ -1,9 +1,9 @@
 import CryptoCore
 import Foundation
 
-/// Loads every PEM certificate from the files of a folder (`*.pem`, `*.crt`, top level only).
-public enum TrustAnchorDirectory {
-    public static func load(_ path: String) throws(CryptoError) -> [X509Certificate] {
+/// Loads every PEM certificate from the files of a folder (`*.pem`, `*.crt`, top level only), for `TrustMaterial`.
+enum TrustAnchorDirectory {
+    static func load(_ path: String) throws(CryptoError) -> [X509Certificate] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else {
             throw CryptoError(code: "crypto.invalidCertificate", reason: "cannot read trust-anchor folder \(path)")
         }
@@ -22,7 +22,7 @@ public enum TrustAnchorDirectory {
     }
 
     /// The certificates of a PEM file, or of every PEM file of a folder.
-    public static func loadFileOrFolder(_ path: String) throws(CryptoError) -> [X509Certificate] {
+    static func loadFileOrFolder(_ path: String) throws(CryptoError) -> [X509Certificate] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw CryptoError(code: "crypto.invalidCertificate", reason: "\(path) does not exist")
