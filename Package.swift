@@ -51,6 +51,7 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage", "StorageSQLite", "StoragePostgres", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CryptoCore", "TestSupport"]),
         .testTarget(name: "AppleSignInTests", dependencies: ["AppleSignIn", "CryptoCore", "TestSupport"]),
+        .testTarget(name: "passkeydTests", dependencies: ["passkeyd"]),
         .testTarget(
             name: "RelyingPartyServerTests",
             dependencies: [

@@ -9,19 +9,26 @@ import StorageSQLite
 struct MigrateCommand {
     let arguments: [String]
 
+    static let syntax = CommandLineSyntax(
+        usage: "passkeyd migrate --from-sqlite FILE --to-postgres CONNECTION [--secrets DIR]",
+        options: ["--from-sqlite", "--to-postgres", "--secrets"]
+    )
+
     func run() -> Int32 {
-        var options: [String: String] = [:]
-        var remaining = arguments[...]
-        while remaining.count >= 2, let name = remaining.first, ["--from-sqlite", "--to-postgres", "--secrets"].contains(name) {
-            options[name] = remaining.dropFirst().first
-            remaining = remaining.dropFirst(2)
-        }
-        guard remaining.isEmpty, let sqlitePath = options["--from-sqlite"], let connectionString = options["--to-postgres"] else {
-            FileHandle.standardError.write(Data("usage: passkeyd migrate --from-sqlite FILE --to-postgres CONNECTION [--secrets DIR]\n".utf8))
+        let sqlitePath: String
+        let connectionString: String
+        let secretsOption: String?
+        do {
+            let line = try Self.syntax.parse(arguments)
+            sqlitePath = try line.required("--from-sqlite")
+            connectionString = try line.required("--to-postgres")
+            secretsOption = line.value("--secrets")
+        } catch {
+            FileHandle.standardError.write(Data("passkeyd migrate: \(error)\n".utf8))
             return 2
         }
         guard FileManager.default.fileExists(atPath: sqlitePath) else { return fail("no SQLite database at \(sqlitePath)") }
-        let secretsFolder = options["--secrets"] ?? URL(fileURLWithPath: sqlitePath).deletingLastPathComponent().path
+        let secretsFolder = secretsOption ?? URL(fileURLWithPath: sqlitePath).deletingLastPathComponent().path
         do {
             var export = try SQLiteStore(path: sqlitePath).exportRecords()
             for name in SecretSource.names {

@@ -10,23 +10,19 @@ import StorageSQLite
 struct ServeCommand {
     let arguments: [String]
 
+    static let syntax = CommandLineSyntax(usage: "passkeyd serve [--config FILE]", options: ["--config"])
+
     func run() -> Int32 {
-        var configuration = ServerConfiguration()
-        switch arguments.count {
-        case 0:
+        let configuration: ServerConfiguration
+        do {
+            let line = try Self.syntax.parse(arguments)
             do {
-                configuration = try ServerConfiguration.load(json: Data("{}".utf8))
+                configuration = try line.value("--config").map(ServerConfiguration.load(path:)) ?? ServerConfiguration.load(json: Data("{}".utf8))
             } catch {
                 return fail("invalid configuration: \(error)")
             }
-        case 2 where arguments[0] == "--config":
-            do {
-                configuration = try ServerConfiguration.load(path: arguments[1])
-            } catch {
-                return fail("invalid configuration: \(error)")
-            }
-        default:
-            return fail("usage: passkeyd serve [--config FILE]")
+        } catch {
+            return fail("\(error)")
         }
         let log: @Sendable (String) -> Void = { message in FileHandle.standardError.write(Data("passkeyd: \(message)\n".utf8)) }
         do {

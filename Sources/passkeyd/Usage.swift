@@ -2,13 +2,13 @@
 enum Usage {
     static let text = """
         usage:
-          passkeyd serve [--config FILE]
+          \(ServeCommand.syntax.usage)
               Run the relying-party server in the foreground (HTTPS on localhost:8443 with embedded defaults).
-          passkeyd migrate --from-sqlite FILE --to-postgres CONNECTION [--secrets DIR]
+          \(MigrateCommand.syntax.usage)
               Copy a single node's SQLite database into an empty PostgreSQL database (libpq connection string), in one
               transaction, with the secrets server-secret and apple-refresh-token-key from DIR (default: the SQLite
               file's folder). Run it with passkeyd stopped. Exit status: 0 when copied, 1 on failure (nothing copied).
-          passkeyd verify [--trust-anchors DIR] [--metadata BLOB --metadata-root PEM] [--authenticator-names JSON] [FILE]
+          \(VerifyCommand.syntax.usage)
               Verify WebAuthn responses offline. FILE (or standard input) holds one case, a JSON array of cases or
               {"cases": [...]} in the schema of TestVectors/PROVENANCE.md. Prints one JSON line per case.
               --metadata judges registrations also with the FIDO metadata BLOB's roots and status reports for each
@@ -16,12 +16,15 @@ enum Usage {
               --authenticator-names names them from a list such as TrustAnchors/aaguid-names.json. Nothing is read
               unless given.
               Exit status: 0 when it ran (whatever the verdicts), 2 on unreadable input.
-          passkeyd verify-apple-token --jwks FILE --audience ID [--audience ID ...] [--at TIME]
-                                      (--raw-nonce N | --nonce-optional) TOKEN
+          \(VerifyAppleTokenCommand.syntax.usage)
               Verify one Sign in with Apple identity token offline against a saved Apple JWKS, at TIME (ISO 8601,
               default now). The nonce policy is required: --raw-nonce N demands nonce = hex SHA-256(N) (a token saying
               nonce_supported false may omit it); --nonce-optional accepts any nonce or none.
               Prints one JSON line: {"ok", "error"/"reason" or "sub", "email", "emailVerified", "isPrivateEmail",
               "realUserStatus"}. Exit status: 0 when it ran (whatever the verdict), 2 on unusable input.
+          passkeyd version (or --version)
+              Print the version.
+        Options take their value as the next argument or after "=" (--config=FILE); after "--" every argument is
+        a file or a token, even one that starts with "--".
         """
 }

@@ -7,45 +7,42 @@ import Foundation
 struct VerifyAppleTokenCommand {
     let arguments: [String]
 
+    static let syntax = CommandLineSyntax(
+        usage: "passkeyd verify-apple-token --jwks FILE --audience ID [--audience ID ...] [--at TIME] (--raw-nonce N | --nonce-optional) TOKEN",
+        options: ["--jwks", "--at", "--raw-nonce"],
+        repeatedOptions: ["--audience"],
+        switches: ["--nonce-optional"],
+        maximumPositionals: 1
+    )
+
     func run() -> Int32 {
-        var jwksPath: String?
-        var audiences: [String] = []
-        var verificationTime: Date?
-        var nonce: NonceExpectation?
-        var token: String?
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            let needsValue = ["--jwks", "--audience", "--at", "--raw-nonce"].contains(argument)
-            if needsValue, index + 1 >= arguments.count { return fail("\(argument) needs a value") }
-            switch argument {
-            case "--jwks":
-                jwksPath = arguments[index + 1]
-            case "--audience":
-                audiences.append(arguments[index + 1])
-            case "--at":
-                guard let date = ISO8601Time.parse(arguments[index + 1]) else {
-                    return fail("--at needs an ISO 8601 time such as 2021-03-01T12:00:00Z")
+        let jwksPath: String
+        let audiences: [String]
+        let verificationTime: Date?
+        let nonce: NonceExpectation
+        let token: String
+        do {
+            let line = try Self.syntax.parse(arguments)
+            jwksPath = try line.required("--jwks")
+            audiences = line.values("--audience")
+            guard !audiences.isEmpty else { throw Self.invalid(.missingOption, "at least one --audience is required") }
+            verificationTime = try line.value("--at").map { text throws(CommandLineError) in
+                guard let date = ISO8601Time.parse(text) else {
+                    throw Self.invalid(.invalidArgument, "--at needs an ISO 8601 time such as 2021-03-01T12:00:00Z")
                 }
-                verificationTime = date
-            case "--raw-nonce":
-                guard nonce == nil else { return fail("give exactly one of --raw-nonce and --nonce-optional") }
-                nonce = .raw(arguments[index + 1])
-            case "--nonce-optional":
-                guard nonce == nil else { return fail("give exactly one of --raw-nonce and --nonce-optional") }
-                nonce = .optional
-            case let option where option.hasPrefix("--"):
-                return fail("unknown option \(option)")
-            default:
-                guard token == nil else { return fail("only one TOKEN may be given") }
-                token = argument
+                return date
             }
-            index += needsValue ? 2 : 1
+            switch (line.value("--raw-nonce"), line.isSet("--nonce-optional")) {
+            case (let raw?, false): nonce = .raw(raw)
+            case (nil, true): nonce = .optional
+            case (_?, true): throw Self.invalid(.invalidArgument, "give exactly one of --raw-nonce and --nonce-optional")
+            case (nil, false): throw Self.invalid(.missingOption, "give --raw-nonce N or --nonce-optional: the nonce policy has no default")
+            }
+            guard let given = line.positionals.first else { throw Self.invalid(.missingOption, "TOKEN is required") }
+            token = given
+        } catch {
+            return fail("\(error)")
         }
-        guard let jwksPath else { return fail("--jwks FILE is required") }
-        guard !audiences.isEmpty else { return fail("at least one --audience is required") }
-        guard let nonce else { return fail("give --raw-nonce N or --nonce-optional: the nonce policy has no default") }
-        guard let token else { return fail("TOKEN is required") }
         guard let jwksData = FileManager.default.contents(atPath: jwksPath) else { return fail("cannot read \(jwksPath)") }
         let keys: JSONWebKeySet
         do {
@@ -75,6 +72,10 @@ struct VerifyAppleTokenCommand {
         }
         FileHandle.standardOutput.write(Data(("{" + fields.joined(separator: ",") + "}\n").utf8))
         return 0
+    }
+
+    private static func invalid(_ code: CommandLineError.Code, _ reason: String) -> CommandLineError {
+        CommandLineError(code, reason, usage: syntax.usage)
     }
 
     private func fail(_ message: String) -> Int32 {

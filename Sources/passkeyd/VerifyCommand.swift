@@ -8,31 +8,34 @@ import WebAuthnVectors
 struct VerifyCommand {
     let arguments: [String]
 
+    static let syntax = CommandLineSyntax(
+        usage: "passkeyd verify [--trust-anchors DIR] [--metadata BLOB --metadata-root PEM] [--authenticator-names JSON] [FILE]",
+        options: ["--trust-anchors", "--metadata", "--metadata-root", "--authenticator-names"],
+        maximumPositionals: 1
+    )
+
     func run() -> Int32 {
-        var inputPath: String?
+        let inputPath: String?
         var sources = TrustMaterial.Sources()
-        var metadataFile: String?
-        var metadataRoot: String?
-        var index = 0
-        while index < arguments.count {
-            switch arguments[index] {
-            case "--trust-anchors", "--metadata", "--metadata-root", "--authenticator-names":
-                guard index + 1 < arguments.count else { return fail("\(arguments[index]) needs a path") }
-                let source = TrustMaterial.Source(arguments[index + 1], key: arguments[index])
-                switch arguments[index] {
-                case "--trust-anchors": sources.trustAnchors = source
-                case "--metadata": metadataFile = source.path
-                case "--metadata-root": metadataRoot = source.path
-                default: sources.authenticatorNames = source
-                }
-                index += 2
-            case let argument where argument.hasPrefix("--"):
-                return fail("unknown option \(argument)")
-            case let argument:
-                guard inputPath == nil else { return fail("only one input file may be given") }
-                inputPath = argument
-                index += 1
+        do {
+            let line = try Self.syntax.parse(arguments)
+            inputPath = line.positionals.first
+            let source = { (option: String) in line.value(option).map { TrustMaterial.Source($0, key: option) } }
+            sources.trustAnchors = source("--trust-anchors")
+            sources.authenticatorNames = source("--authenticator-names")
+            switch (source("--metadata"), source("--metadata-root")) {
+            case (let blob?, let roots?): sources.metadata = TrustMaterial.MetadataSource(blob: blob, roots: roots)
+            case (_?, nil):
+                throw CommandLineError(
+                    .missingOption,
+                    "--metadata needs --metadata-root PEM (the BLOB's signing roots, e.g. TrustAnchors/metadata)",
+                    usage: Self.syntax.usage
+                )
+            case (nil, _?): throw CommandLineError(.invalidArgument, "--metadata-root goes with --metadata", usage: Self.syntax.usage)
+            case (nil, nil): break
             }
+        } catch {
+            return fail("\(error)")
         }
         let data: Data
         if let inputPath, inputPath != "-" {
@@ -46,16 +49,6 @@ struct VerifyCommand {
             cases = try Self.decodeCases(data)
         } catch {
             return fail("input is not a case, an array of cases or {\"cases\": [...]} (\(Self.describe(error)))")
-        }
-        switch (metadataFile, metadataRoot) {
-        case (let file?, let root?):
-            sources.metadata = TrustMaterial.MetadataSource(
-                blob: TrustMaterial.Source(file, key: "--metadata"),
-                roots: TrustMaterial.Source(root, key: "--metadata-root")
-            )
-        case (_?, nil): return fail("--metadata needs --metadata-root PEM (the BLOB's signing roots, e.g. TrustAnchors/metadata)")
-        case (nil, _?): return fail("--metadata-root goes with --metadata")
-        case (nil, nil): break
         }
         let material: TrustMaterial
         let metadata: MetadataBLOB?

@@ -12,6 +12,9 @@ case "migrate":
     status = MigrateCommand(arguments: Array(arguments.dropFirst())).run()
 case "verify-apple-token":
     status = VerifyAppleTokenCommand(arguments: Array(arguments.dropFirst())).run()
+case "version", "--version":
+    print("passkeyd \(Version.number)")
+    status = 0
 case "help", "--help", "-h", nil:
     print(Usage.text)
     status = arguments.isEmpty ? 2 : 0
