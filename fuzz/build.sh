@@ -5,9 +5,10 @@
 #   fuzz/build.sh replay [target...]   the same targets without the fuzzer runtime, in .build-fuzz/replay/bin/;
 #                                      each takes corpus files or folders as arguments and runs every file once
 #
-# The package's library modules (CBOR, CryptoCore, WebAuthnCore, AppleSignIn, Storage, HTTPServer, RelyingPartyServer) are
-# compiled once per mode into static libraries (instrumented for coverage in `fuzz` mode, `-enable-testing` so
-# targets can `@testable import` internal parsers) and rebuilt only when a source under Sources/ changes.
+# The package's library modules the targets import, with everything they depend on, are derived from Package.swift
+# (`swift package dump-package` through fuzz/modules.py, so no module list is kept here), compiled once per mode into
+# static libraries (instrumented for coverage in `fuzz` mode, `-enable-testing` so targets can `@testable import`
+# internal parsers) and rebuilt only when a source under Sources/ changes.
 # Every target is fuzz/Targets/<name>.swift plus fuzz/Support/*.swift (and ReplayMain.swift in replay mode).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,11 +25,15 @@ SWIFTC=${SWIFTC:-swiftc}
 out=.build-fuzz/$mode
 mkdir -p "$out/modules" "$out/bin"
 
-common=(-O -wmo -swift-version 6 -package-name passkeyd -parse-as-library -enable-testing
-        -I Sources/CLibCBOR -I Sources/COpenSSL -I Sources/CLibEvent -I "$out/modules" "${sanitize[@]}")
+# From Package.swift: the library modules in build order, the system-library folders they reach, what those link.
+derived=$("${SWIFT:-swift}" package dump-package | python3 fuzz/modules.py fuzz/Targets/*.swift fuzz/Support/*.swift)
+read -r -a modules <<<"$(sed -n 's/^modules //p' <<<"$derived")"
+read -r -a includes <<<"$(sed -n 's/^includes //p' <<<"$derived")"
+read -r -a links <<<"$(sed -n 's/^links //p' <<<"$derived")"
+[ ${#modules[@]} -gt 0 ] || { echo "fuzz/build.sh: no modules derived from Package.swift" >&2; exit 1; }
 
-# Module name and the modules it imports, in build order.
-modules=(CBOR CryptoCore WebAuthnCore AppleSignIn Storage HTTPServer RelyingPartyServer)
+common=(-O -wmo -swift-version 6 -package-name passkeyd -parse-as-library -enable-testing
+        "${includes[@]/#/-I}" -I "$out/modules" "${sanitize[@]}")
 
 built=()
 build_module() {
@@ -68,6 +73,6 @@ for target in "${targets[@]}"; do
   fi
   echo "  target $target ($mode)" >&2
   "$SWIFTC" "${common[@]}" -module-name FuzzTarget "$source" "${support[@]}" "${libraries[@]}" \
-    -lcbor -lssl -lcrypto -levent_openssl -levent_core -levent_extra -levent_pthreads \
+    "${links[@]/#/-l}" \
     -o "$binary" 2> >(grep -v -e 'Cannot export local symbol' -e '^$' >&2 || true)
 done
