@@ -1,0 +1,13 @@
+import Foundation
+
+extension RelyingPartyServer {
+    /// A username or display name as given by a client: trimmed, 1 to 64 characters, no control characters.
+    static func validName(_ value: String?, member: String) throws(ServerError) -> String {
+        let trimmed = (value ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, trimmed.count <= 64, !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            // Only documented codes: invalid_username for the username, invalid_request for any other name.
+            throw .badRequest(member == "username" ? "invalid_username" : "invalid_request", "\(member) must be 1 to 64 characters.")
+        }
+        return trimmed
+    }
+}
