@@ -12,14 +12,8 @@ public struct AuthenticationCeremony: Sendable {
         _ credential: AuthenticationResponseJSON,
         expecting expectations: AuthenticationExpectations
     ) throws(WebAuthnError) -> AuthenticationResult {
-        // §7.2 step 3: the response must be an AuthenticatorAssertionResponse of a public-key credential.
-        guard credential.type == "public-key" else {
-            throw WebAuthnError("response.invalidType", "credential type is not public-key")
-        }
-        let rawID = try ResponseField.decode(credential.rawId, member: "rawId")
-        guard credential.id == credential.rawId else {
-            throw WebAuthnError("response.idMismatch", "credential id is not the base64url encoding of rawId")
-        }
+        // §7.2 step 3: the response must be an AuthenticatorAssertionResponse of a public-key credential, its id the base64url of rawId.
+        let rawID = try ResponseField.credentialID(type: credential.type, id: credential.id, rawId: credential.rawId)
         // §7.2 step 5: if allowCredentials is not empty, verify that credential.id identifies one of the credentials listed.
         if !expectations.allowedCredentialIDs.isEmpty, !expectations.allowedCredentialIDs.contains(rawID) {
             throw WebAuthnError("credential.notAllowed", "the credential was not in allowCredentials")

@@ -13,14 +13,8 @@ public struct RegistrationCeremony: Sendable {
         _ credential: RegistrationResponseJSON,
         expecting expectations: RegistrationExpectations
     ) throws(WebAuthnError) -> RegistrationResult {
-        // §7.1 step 3: the response must be an AuthenticatorAttestationResponse of a public-key credential.
-        guard credential.type == "public-key" else {
-            throw WebAuthnError("response.invalidType", "credential type is not public-key")
-        }
-        let rawID = try ResponseField.decode(credential.rawId, member: "rawId")
-        guard credential.id == credential.rawId else {
-            throw WebAuthnError("response.idMismatch", "credential id is not the base64url encoding of rawId")
-        }
+        // §7.1 step 3: the response must be an AuthenticatorAttestationResponse of a public-key credential, its id the base64url of rawId.
+        let rawID = try ResponseField.credentialID(type: credential.type, id: credential.id, rawId: credential.rawId)
         let clientDataBytes = try ResponseField.decode(credential.response.clientDataJSON, member: "clientDataJSON")
         let attestationBytes = try ResponseField.decode(credential.response.attestationObject, member: "attestationObject")
 
