@@ -16,4 +16,5 @@
 #include <event2/bufferevent_ssl.h>
 #include <event2/listener.h>
 #include <event2/keyvalq_struct.h>
+#include <event2/dns.h>
 #endif

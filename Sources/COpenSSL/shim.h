@@ -73,4 +73,12 @@ static inline void pk_sha256_two(const unsigned char *a, size_t a_length, const 
 }
 #pragma GCC diagnostic pop
 
+/* The TLS client (TLSClientContext): macros over SSL_ctrl and nested flag macros. */
+static inline long pk_SSL_set_tlsext_host_name(SSL *s, const char *name) { return SSL_set_tlsext_host_name(s, name); }
+static const int PK_SSL_CB_READ_ALERT = SSL_CB_READ_ALERT;
+static const int PK_SSL_CB_WRITE_ALERT = SSL_CB_WRITE_ALERT;
+static const int PK_SSL_CB_HANDSHAKE_DONE = SSL_CB_HANDSHAKE_DONE;
+static const unsigned int PK_X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS = X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS;
+static inline int pk_SSL_get_ex_new_index(void) { return SSL_get_ex_new_index(0, NULL, NULL, NULL, NULL); }
+
 #endif

@@ -7,3 +7,9 @@ extension CryptoError {
     static func contextFailed(_ reason: String) -> CryptoError { CryptoError(code: "tls.contextFailed", reason: reason) }
     static func generationFailed(_ reason: String) -> CryptoError { CryptoError(code: "tls.generationFailed", reason: reason) }
 }
+
+/// Failures to set up an outbound TLS connection (codes `tls.*`).
+extension CryptoError {
+    static func caFileUnreadable(_ reason: String) -> CryptoError { CryptoError(code: "tls.caFileUnreadable", reason: reason) }
+    static func sessionFailed(_ reason: String) -> CryptoError { CryptoError(code: "tls.sessionFailed", reason: reason) }
+}

@@ -29,7 +29,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// One-time process set-up: libevent's pthread locking (before any base exists), and ignoring
     /// SIGPIPE, which a write to a connection the peer already closed would otherwise raise.
-    private static let libraryInitialization: Bool = {
+    static let libraryInitialization: Bool = {
         signal(SIGPIPE, SIG_IGN)
         return evthread_use_pthreads() == 0
     }()

@@ -1,0 +1,458 @@
+import CLibEvent
+import CryptoCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One request of an `HTTPClient` from submission to reply, on libevent's own HTTP client: a name lookup through
+/// evdns (unless the host is an address), an `evhttp_connection` over a TLS bufferevent (client mode, handshake on
+/// connect) or a plain one, one request on it with `Connection: close`, then everything freed.
+///
+/// Two timers bound it: the connect timeout from the moment it gets a connection slot until evhttp writes the request
+/// (name lookup, TCP and TLS done), and the deadline from submission to the complete reply.
+///
+/// `@unchecked Sendable`: made on the caller's thread, handed to the loop under the inbox lock, and from then on used
+/// only on the loop thread. Its libevent callbacks get it unretained: the loop holds it until it is released.
+final class HTTPClientExchange: @unchecked Sendable {
+    private enum Phase {
+        case waiting, resolving, connecting, exchanging, finished
+    }
+
+    private unowned let loop: HTTPClientLoop
+    let request: HTTPClientRequest
+    let target: HTTPClientTarget
+    private let completion: @Sendable (Result<HTTPClientReply, HTTPServerError>) -> Void
+    /// CLOCK_MONOTONIC at submission, in seconds.
+    private let submittedAt: Double
+
+    private var phase = Phase.waiting
+    private var holdsConnectionSlot = false
+    private var deadlineTimer: OpaquePointer?
+    private var connectTimer: OpaquePointer?
+    private var lookup: OpaquePointer?
+    /// The other addresses the name resolved to, tried in turn when a connection cannot be made.
+    private var untriedAddresses: [String] = []
+    /// Connections given up for the next address, freed with the exchange.
+    private var abandonedConnections: [OpaquePointer] = []
+    private var abandonedSessions: [TLSClientSession] = []
+    private var session: TLSClientSession?
+    private var bufferEvent: OpaquePointer?
+    private var connection: OpaquePointer?
+    private var outputWatch: OpaquePointer?
+    private var inputWatch: OpaquePointer?
+    /// Bytes of the reply received so far (after TLS), to tell a header section over the limit from a malformed one:
+    /// libevent reports both as an invalid header.
+    private var receivedBytes = 0
+    /// The failure evhttp reported through the request's error callback, just before the done callback.
+    private var reportedError: evhttp_request_error?
+
+    init(
+        loop: HTTPClientLoop,
+        request: HTTPClientRequest,
+        target: HTTPClientTarget,
+        completion: @escaping @Sendable (Result<HTTPClientReply, HTTPServerError>) -> Void
+    ) {
+        self.loop = loop
+        self.request = request
+        self.target = target
+        self.completion = completion
+        submittedAt = Self.monotonicNow()
+    }
+
+    /// Calls the completion; used directly only for requests the loop never took.
+    func complete(_ result: Result<HTTPClientReply, HTTPServerError>) {
+        completion(result)
+    }
+
+    // MARK: timers
+
+    /// Starts the deadline when the loop takes the request.
+    func armDeadline() {
+        let remaining = request.deadlineSeconds - (Self.monotonicNow() - submittedAt)
+        guard remaining > 0 else {
+            fail(.clientTimeout("\(target.origin): the deadline of \(request.deadlineSeconds) s passed before a connection was free"))
+            return
+        }
+        deadlineTimer = makeTimer(seconds: remaining) { _, _, argument in
+            guard let argument else { return }
+            Unmanaged<HTTPClientExchange>.fromOpaque(argument).takeUnretainedValue().deadlinePassed()
+        }
+    }
+
+    private func deadlinePassed() {
+        let stage =
+            switch phase {
+            case .waiting: "while waiting for a free connection"
+            case .resolving: "while resolving the name"
+            case .connecting: "while connecting"
+            default: "before the reply was complete"
+            }
+        fail(.clientTimeout("\(target.origin): the deadline of \(request.deadlineSeconds) s passed \(stage)"))
+    }
+
+    private func connectTimeoutPassed() {
+        guard phase == .resolving || phase == .connecting else { return }
+        fail(.clientTimeout("\(target.origin): no connection within \(request.connectTimeoutSeconds) s"))
+    }
+
+    /// A one-shot timer on the loop calling `action` on this exchange, which outlives it (`release` frees it).
+    private func makeTimer(seconds: Double, _ action: @escaping @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void) -> OpaquePointer? {
+        guard let timer = event_new(loop.base, -1, 0, action, Unmanaged.passUnretained(self).toOpaque()) else { return nil }
+        var timeout = Self.timeval(seconds: seconds)
+        event_add(timer, &timeout)
+        return timer
+    }
+
+    // MARK: connecting
+
+    /// Gets a connection slot: resolves the host unless it is an address, then connects.
+    func start() {
+        guard phase == .waiting else { return }
+        holdsConnectionSlot = true
+        connectTimer = makeTimer(seconds: request.connectTimeoutSeconds) { _, _, argument in
+            guard let argument else { return }
+            Unmanaged<HTTPClientExchange>.fromOpaque(argument).takeUnretainedValue().connectTimeoutPassed()
+        }
+        if let address = target.literalAddress {
+            connect(to: address)
+            return
+        }
+        phase = .resolving
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_protocol = Int32(IPPROTO_TCP)
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let pending = evdns_getaddrinfo(
+            loop.dns,
+            target.host,
+            nil,
+            &hints,
+            { result, addresses, argument in
+                guard let argument else { return }
+                Unmanaged<HTTPClientExchange>.fromOpaque(argument).takeRetainedValue().resolved(result: result, addresses: addresses)
+            },
+            context
+        )
+        if phase == .resolving {
+            lookup = pending
+        }
+    }
+
+    private func resolved(result: Int32, addresses: UnsafeMutablePointer<addrinfo>?) {
+        lookup = nil
+        defer { addresses.map { evutil_freeaddrinfo($0) } }
+        guard phase == .resolving else { return }
+        var found: [String] = []
+        var next = result == 0 ? addresses : nil
+        while let entry = next, found.count < 8 {
+            if let address = Self.numericAddress(entry.pointee), !found.contains(address) {
+                found.append(address)
+            }
+            next = entry.pointee.ai_next
+        }
+        guard !found.isEmpty else {
+            let text = result == 0 ? "no address" : String(cString: evutil_gai_strerror(result))
+            fail(.clientResolveFailed("\(target.origin): \(text)"))
+            return
+        }
+        untriedAddresses = Array(found.dropFirst())
+        connect(to: found[0])
+    }
+
+    /// Opens the connection to `address` and queues the request on it.
+    private func connect(to address: String) {
+        phase = .connecting
+        let options = Int32(BEV_OPT_CLOSE_ON_FREE.rawValue | BEV_OPT_DEFER_CALLBACKS.rawValue)
+        if target.isSecure {
+            let session: TLSClientSession
+            do {
+                session = try (request.tls ?? loop.defaultTLS).makeSession(serverName: target.host)
+            } catch {
+                fail(.clientTLSHandshakeFailed("\(target.origin): \(error.reason)"))
+                return
+            }
+            guard let bufferEvent = bufferevent_openssl_socket_new(loop.base, -1, session.connection, BUFFEREVENT_SSL_CONNECTING, options) else {
+                session.discard()
+                fail(.clientConnectFailed("\(target.origin): bufferevent_openssl_socket_new failed"))
+                return
+            }
+            self.session = session
+            self.bufferEvent = bufferEvent
+        } else {
+            guard let bufferEvent = bufferevent_socket_new(loop.base, -1, options) else {
+                fail(.clientConnectFailed("\(target.origin): bufferevent_socket_new failed"))
+                return
+            }
+            self.bufferEvent = bufferEvent
+        }
+        guard let bufferEvent, let connection = evhttp_connection_base_bufferevent_new(loop.base, loop.dns, bufferEvent, address, UInt16(target.port))
+        else {
+            fail(.clientConnectFailed("\(target.origin): evhttp_connection_base_bufferevent_new failed"))
+            return
+        }
+        self.connection = connection
+        evhttp_connection_set_max_headers_size(connection, request.maximumReplyHeaderSize)
+        evhttp_connection_set_max_body_size(connection, request.maximumReplyBodySize)
+        evhttp_connection_set_retries(connection, 0)
+        // evhttp's own inactivity timeout stays out of the way: the exchange's timers decide.
+        var inactivity = Self.timeval(seconds: request.deadlineSeconds + 5)
+        evhttp_connection_set_timeout_tv(connection, &inactivity)
+        // evhttp writes the request into the output buffer once the connection (and TLS) is up.
+        outputWatch = evbuffer_add_cb(
+            bufferevent_get_output(bufferEvent),
+            { _, information, argument in
+                guard let information, let argument, information.pointee.n_added > 0 else { return }
+                Unmanaged<HTTPClientExchange>.fromOpaque(argument).takeUnretainedValue().connected()
+            },
+            Unmanaged.passUnretained(self).toOpaque()
+        )
+        inputWatch = evbuffer_add_cb(
+            bufferevent_get_input(bufferEvent),
+            { _, information, argument in
+                guard let information, let argument else { return }
+                Unmanaged<HTTPClientExchange>.fromOpaque(argument).takeUnretainedValue().receivedBytes += information.pointee.n_added
+            },
+            Unmanaged.passUnretained(self).toOpaque()
+        )
+        guard let outgoing = makeRequest() else {
+            fail(.clientConnectFailed("\(target.origin): evhttp_request_new failed"))
+            return
+        }
+        // On failure evhttp has either freed the request or still holds it on the connection, which frees it.
+        if evhttp_make_request(connection, outgoing, Self.command(request.method), target.requestTarget) != 0, phase != .finished {
+            fail(.clientConnectFailed("\(target.origin): the request could not be started"))
+        }
+    }
+
+    private func makeRequest() -> UnsafeMutablePointer<evhttp_request>? {
+        guard
+            let outgoing = evhttp_request_new(
+                { reply, argument in
+                    guard let argument else { return }
+                    Unmanaged<HTTPClientExchange>.fromOpaque(argument).takeUnretainedValue().done(reply)
+                },
+                Unmanaged.passUnretained(self).toOpaque()
+            )
+        else { return nil }
+        evhttp_request_set_error_cb(outgoing) { error, argument in
+            guard let argument else { return }
+            Unmanaged<HTTPClientExchange>.fromOpaque(argument).takeUnretainedValue().reportedError = error
+        }
+        let headers = evhttp_request_get_output_headers(outgoing)
+        _ = evhttp_add_header(headers, "Host", target.hostHeader)
+        if !request.headers.contains("User-Agent") {
+            _ = evhttp_add_header(headers, "User-Agent", loop.configuration.userAgent)
+        }
+        for (name, value) in request.headers {
+            _ = evhttp_add_header(headers, name, value)
+        }
+        if !request.body.isEmpty || [.post, .put, .patch].contains(request.method) {
+            _ = evhttp_add_header(headers, "Content-Length", String(request.body.count))
+        }
+        _ = evhttp_add_header(headers, "Connection", "close")
+        if !request.body.isEmpty {
+            evbuffer_add(evhttp_request_get_output_buffer(outgoing), request.body, request.body.count)
+        }
+        return outgoing
+    }
+
+    private func connected() {
+        guard phase == .connecting else { return }
+        phase = .exchanging
+        if let connectTimer { event_del(connectTimer) }
+    }
+
+    // MARK: the reply
+
+    /// evhttp's done callback: a reply, or nil / a request without a status after a failure.
+    private func done(_ reply: UnsafeMutablePointer<evhttp_request>?) {
+        let errorNumber = errno
+        guard phase != .finished else { return }
+        guard let reply, case let status = Int(evhttp_request_get_response_code(reply)), status != 0 else {
+            let tlsFailure = session?.failure(openSSLErrors: collectOpenSSLErrors())
+            if phase == .connecting, reportedError == nil, tlsFailure == nil, !untriedAddresses.isEmpty {
+                abandonConnection()
+                connect(to: untriedAddresses.removeFirst())
+                return
+            }
+            fail(failure(errorNumber: errorNumber, tlsFailure: tlsFailure))
+            return
+        }
+        var facts: TLSPeerFacts?
+        if target.isSecure {
+            // Fail closed: a TLS reply without a completed, verified handshake is not a reply.
+            guard let peer = session?.peerFacts, peer.certificateVerified else {
+                fail(.clientTLSHandshakeFailed("\(target.origin): the reply arrived without a verified handshake"))
+                return
+            }
+            facts = peer
+        }
+        finish(.success(HTTPClientReply(status: status, headers: Self.headers(reply), body: Self.body(reply), tls: facts)))
+    }
+
+    /// What failed, from evhttp's error, the TLS session's observations and the phase.
+    private func failure(errorNumber: Int32, tlsFailure: TLSClientFailure?) -> HTTPServerError {
+        let origin = target.origin
+        switch reportedError {
+        case EVREQ_HTTP_DATA_TOO_LONG:
+            // libevent also reports a broken chunked encoding this way.
+            return .clientReplyTooLarge("\(origin): the reply's body is over \(request.maximumReplyBodySize) bytes")
+        case EVREQ_HTTP_INVALID_HEADER where receivedBytes > request.maximumReplyHeaderSize:
+            return .clientReplyTooLarge("\(origin): the reply's header section is over \(request.maximumReplyHeaderSize) bytes")
+        case EVREQ_HTTP_INVALID_HEADER:
+            return .clientReplyMalformed("\(origin): the reply's status line or headers are malformed")
+        case EVREQ_HTTP_TIMEOUT:
+            return .clientTimeout("\(origin): the connection was idle too long")
+        default:
+            break
+        }
+        if phase == .exchanging {
+            return .clientConnectionClosed("\(origin): the connection closed before the reply was complete")
+        }
+        if let tlsFailure {
+            let reason = "\(origin): \(tlsFailure.reason)"
+            switch tlsFailure.check {
+            case .certificateUntrusted:
+                return .clientCertificateUntrusted("\(reason); trusted: \((request.tls ?? loop.defaultTLS).trustSource)")
+            case .certificateExpired: return .clientCertificateExpired(reason)
+            case .certificateNotYetValid: return .clientCertificateNotYetValid(reason)
+            case .hostnameMismatch: return .clientHostnameMismatch("\(reason); expected \(target.host)")
+            case .certificateInvalid: return .clientCertificateInvalid(reason)
+            case .handshake: return .clientTLSHandshakeFailed(reason)
+            }
+        }
+        // errno rarely survives libevent's deferred callbacks; it is named only when it plainly is the connect's.
+        let knownErrors = [ECONNREFUSED, ECONNRESET, ETIMEDOUT, EHOSTUNREACH, ENETUNREACH, EADDRNOTAVAIL]
+        let detail =
+            knownErrors.contains(errorNumber)
+            ? String(cString: strerror(errorNumber)) : "no connection (refused, unreachable, or closed by the server at once)"
+        return .clientConnectFailed("\(origin): \(detail)\(target.isSecure ? ", before any TLS answer" : "")")
+    }
+
+    private func collectOpenSSLErrors() -> [UInt] {
+        guard let bufferEvent, target.isSecure else { return [] }
+        var errors: [UInt] = []
+        while errors.count < 8, case let error = bufferevent_get_openssl_error(bufferEvent), error != 0 {
+            errors.append(error)
+        }
+        return errors
+    }
+
+    /// Sets the failed connection aside (freed with the exchange: this runs inside evhttp's callback) for the next address.
+    private func abandonConnection() {
+        removeWatches()
+        connection.map { abandonedConnections.append($0) }
+        session.map { abandonedSessions.append($0) }
+        connection = nil
+        bufferEvent = nil
+        session = nil
+        reportedError = nil
+        receivedBytes = 0
+    }
+
+    private func removeWatches() {
+        if let bufferEvent {
+            outputWatch.map { _ = evbuffer_remove_cb_entry(bufferevent_get_output(bufferEvent), $0) }
+            inputWatch.map { _ = evbuffer_remove_cb_entry(bufferevent_get_input(bufferEvent), $0) }
+        }
+        outputWatch = nil
+        inputWatch = nil
+    }
+
+    // MARK: the end
+
+    /// Ends the request with a failure; safe in any phase, a second end is ignored.
+    func fail(_ error: HTTPServerError) {
+        finish(.failure(error))
+    }
+
+    private func finish(_ result: Result<HTTPClientReply, HTTPServerError>) {
+        guard phase != .finished else { return }
+        let wasResolving = phase == .resolving
+        phase = .finished
+        for timer in [deadlineTimer, connectTimer].compactMap({ $0 }) {
+            event_del(timer)
+        }
+        if wasResolving, let lookup {
+            // The lookup's callback still runs (with EVUTIL_EAI_CANCEL) and releases its reference.
+            self.lookup = nil
+            evdns_getaddrinfo_cancel(lookup)
+        }
+        loop.finished(self, heldConnection: holdsConnectionSlot)
+        completion(result)
+    }
+
+    /// Frees the connection (with its bufferevent, socket and `SSL`), the request evhttp may still hold, and the timers.
+    /// Called by the loop outside libevent's callbacks, after `finish`.
+    func release() {
+        removeWatches()
+        if let connection {
+            evhttp_connection_free(connection)
+        } else if let bufferEvent {
+            bufferevent_free(bufferEvent)
+        }
+        abandonedConnections.forEach { evhttp_connection_free($0) }
+        abandonedConnections.removeAll()
+        connection = nil
+        bufferEvent = nil
+        session = nil
+        abandonedSessions.removeAll()
+        for timer in [deadlineTimer, connectTimer].compactMap({ $0 }) {
+            event_free(timer)
+        }
+        deadlineTimer = nil
+        connectTimer = nil
+    }
+
+    // MARK: helpers
+
+    private static func headers(_ reply: UnsafeMutablePointer<evhttp_request>) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        var field = evhttp_request_get_input_headers(reply)?.pointee.tqh_first
+        while let current = field {
+            headers.add(String(cString: current.pointee.key), String(cString: current.pointee.value))
+            field = current.pointee.next.tqe_next
+        }
+        return headers
+    }
+
+    private static func body(_ reply: UnsafeMutablePointer<evhttp_request>) -> [UInt8] {
+        guard let input = evhttp_request_get_input_buffer(reply) else { return [] }
+        let length = evbuffer_get_length(input)
+        guard length > 0 else { return [] }
+        return [UInt8](unsafeUninitializedCapacity: length) { bytes, initialized in
+            initialized = max(0, Int(evbuffer_remove(input, bytes.baseAddress, length)))
+        }
+    }
+
+    private static func command(_ method: HTTPClientRequest.Method) -> evhttp_cmd_type {
+        switch method {
+        case .get: EVHTTP_REQ_GET
+        case .head: EVHTTP_REQ_HEAD
+        case .post: EVHTTP_REQ_POST
+        case .put: EVHTTP_REQ_PUT
+        case .patch: EVHTTP_REQ_PATCH
+        case .delete: EVHTTP_REQ_DELETE
+        case .options: EVHTTP_REQ_OPTIONS
+        }
+    }
+
+    private static func numericAddress(_ address: addrinfo) -> String? {
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        guard getnameinfo(address.ai_addr, address.ai_addrlen, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else { return nil }
+        return String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    static func monotonicNow() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
+    private static func timeval(seconds: Double) -> Glibc.timeval {
+        let whole = max(0, seconds.rounded(.down))
+        return Glibc.timeval(tv_sec: Int(whole), tv_usec: Int((max(0, seconds) - whole) * 1e6))
+    }
+}
