@@ -52,6 +52,13 @@ struct ServeCommand {
                 return fail("TLS: \(error)")
             }
         }
+        // The one outbound HTTP(S) client of the process (Apple today; webhooks, metadata later), on its own thread.
+        let outbound: HTTPClient
+        do {
+            outbound = try HTTPClient()
+        } catch {
+            return fail("cannot start the outbound HTTP client: \(error)")
+        }
         let store: any PasskeyStore
         let secrets: SecretSource
         let closeStore: () -> Void
@@ -68,7 +75,9 @@ struct ServeCommand {
                 (store, secrets, closeStore) = (sqlite, .files(directory: configuration.dataDirectory), sqlite.close)
             }
             let secret = try secrets.secret(named: SecretSource.serverSecret)
-            let appleSetup = try configuration.apple.map { apple in try Self.appleSetup(apple, secrets: secrets) }
+            let appleSetup = try configuration.apple.map { apple in
+                try Self.appleSetup(apple, secrets: secrets, client: outbound, log: log)
+            }
             server = try RelyingPartyServer(configuration: configuration, store: store, enumerationSecret: secret, appleSetup: appleSetup, log: log)
         } catch let error as ConfigurationError {
             return fail("invalid configuration: \(error)")
@@ -101,17 +110,23 @@ struct ServeCommand {
         log("stopping")
         http.stop()
         server.stopAppleWorker()
+        outbound.shutDown()
         closeStore()
         return 0
     }
 
-    /// The `.p8` key named by `apple.privateKey`, the refresh token key from `secrets`, and URLSession.
-    private static func appleSetup(_ apple: AppleConfiguration, secrets: SecretSource) throws -> AppleSetup {
+    /// The `.p8` key named by `apple.privateKey`, the refresh token key from `secrets`, and Apple reached through `client`.
+    private static func appleSetup(
+        _ apple: AppleConfiguration,
+        secrets: SecretSource,
+        client: HTTPClient,
+        log: @escaping @Sendable (String) -> Void
+    ) throws -> AppleSetup {
         guard let data = FileManager.default.contents(atPath: apple.privateKeyPath), let pem = String(data: data, encoding: .utf8) else {
             throw ConfigurationError(.unreadable, key: "apple.privateKey", "cannot read \(apple.privateKeyPath)")
         }
         return AppleSetup(
-            service: URLSessionAppleService(configuration: apple),
+            service: HTTPClientAppleService(configuration: apple, client: client, log: log),
             privateKeyPEM: pem,
             refreshTokenKey: try secrets.secret(named: SecretSource.appleRefreshTokenKey)
         )

@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import HTTPServer
 import RelyingPartyServer
 import Storage
 import Testing
@@ -68,7 +69,7 @@ struct AppleConfigurationTests {
 
     @Test func theServerRefusesABlockWithoutAUsableKey() throws {
         let configuration = try Self.load(Self.valid)
-        let service = URLSessionAppleService(configuration: configuration.apple!)
+        let service = HTTPClientAppleService(configuration: configuration.apple!, client: try HTTPClient())
         let secret = [UInt8](repeating: 1, count: 32)
         #expect(throws: ConfigurationError(.missingValue, key: "apple.privateKey", "was not loaded")) {
             try RelyingPartyServer(configuration: configuration, store: InMemoryStore(), enumerationSecret: secret)

@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import HTTPServer
 import RelyingPartyServer
 import Storage
 import Synchronization
@@ -16,6 +17,8 @@ final class AppleFixture {
     let store: any PasskeyStore
     let server: RelyingPartyServer
     let client: PasskeyClient
+    /// The outbound client the Apple service calls the stand-in through.
+    let outbound: HTTPClient
     private let logLines = LogLines()
 
     init(store: any PasskeyStore = InMemoryStore(), standIn: AppleStandIn? = nil, jwksURL: String? = nil) throws {
@@ -23,8 +26,9 @@ final class AppleFixture {
         self.standIn = standIn
         self.store = store
         let configuration = try TestServerFactory.configuration(Self.configurationJSON(standIn.baseURL, jwksURL: jwksURL))
+        outbound = try HTTPClient()
         let setup = AppleSetup(
-            service: URLSessionAppleService(configuration: configuration.apple!, timeoutSeconds: 3),
+            service: HTTPClientAppleService(configuration: configuration.apple!, client: outbound, timeoutSeconds: 3),
             privateKeyPEM: try AppleTestKeys.shared.p8.pem(),
             refreshTokenKey: SystemRandom().bytes(count: 32)
         )

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 
 /// The `apple` block: Sign in with Apple. Without it every Apple endpoint answers `400 apple_not_configured`.
 public struct AppleConfiguration: Sendable, Equatable {
@@ -51,27 +52,22 @@ public struct AppleConfiguration: Sendable, Equatable {
         }
     }
 
-    /// An https:// URL, or http:// to a loopback address (for a local stand-in of Apple in tests and staging).
+    /// An https:// URL, or http:// to a loopback address (for a local stand-in of Apple in tests and staging): the
+    /// outbound client's own rule, checked here so that a refused URL stops the start-up with the key named.
     private static func url(_ reader: ConfigurationReader, _ name: String) throws(ConfigurationError) -> URL? {
         guard let text = try reader.string(name) else { return nil }
         guard let components = URLComponents(string: text), let host = components.host, !host.isEmpty, let url = components.url,
             components.user == nil, components.password == nil, components.fragment == nil
         else { throw ConfigurationError(.invalidValue, key: reader.key(name), "is not a URL") }
-        switch components.scheme?.lowercased() {
-        case "https": return url
-        case "http" where isLoopback(host): return url
-        default: throw ConfigurationError(.invalidValue, key: reader.key(name), "must be an https:// URL (http:// only to a loopback address)")
+        do throws(HTTPServerError) {
+            try HTTPClient.validate(url: text)
+        } catch {
+            throw ConfigurationError(
+                .invalidValue,
+                key: reader.key(name),
+                "must be an https:// URL (http:// only to a loopback address): \(error.reason)"
+            )
         }
-    }
-
-    /// 127.0.0.0/8, ::1 or localhost.
-    static func isLoopback(_ host: String) -> Bool {
-        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        if bare.lowercased() == "localhost" || bare == "::1" { return true }
-        let octets = bare.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets[0] == "127"
-            && octets.allSatisfy { octet in
-                !octet.isEmpty && octet.count <= 3 && octet.allSatisfy(\.isASCII) && octet.allSatisfy(\.isNumber) && (UInt8(octet) != nil)
-            }
+        return url
     }
 }

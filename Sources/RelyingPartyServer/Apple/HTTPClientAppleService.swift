@@ -1,0 +1,94 @@
+import Foundation
+import HTTPServer
+
+/// `AppleService` on the server's one outbound `HTTPClient` (libevent + OpenSSL, certificate verification always on,
+/// no redirects followed), with a short deadline and a reply-size limit. Each call blocks its thread until the reply
+/// or the deadline: the Apple worker's thread for code exchanges and revocations, and (until the key cache fetches in
+/// the background) the thread of the request that needs fresh keys.
+public final class HTTPClientAppleService: AppleService {
+    private let configuration: AppleConfiguration
+    private let client: HTTPClient
+    private let timeoutSeconds: Double
+    private let log: @Sendable (String) -> Void
+    /// Replies longer than this are treated as unusable.
+    static let maximumReplyLength = 262_144
+
+    /// Calls Apple through `client`; each call gets `timeoutSeconds` in all. `log` receives why a call got no reply
+    /// (the client's error code and reason: scheme, host and port, never a code, token or secret).
+    public init(
+        configuration: AppleConfiguration,
+        client: HTTPClient,
+        timeoutSeconds: Double = 5,
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
+        self.configuration = configuration
+        self.client = client
+        self.timeoutSeconds = timeoutSeconds
+        self.log = log
+    }
+
+    public func fetchKeys() -> AppleReply {
+        send("keys", HTTPClientRequest(url: configuration.keysURL.absoluteString, headers: HTTPHeaders([("Accept", "application/json")])))
+    }
+
+    public func exchangeCode(_ code: String, clientID: String, clientSecret: String) -> AppleReply {
+        send(
+            "code exchange",
+            Self.form(
+                configuration.tokenURL,
+                [("client_id", clientID), ("client_secret", clientSecret), ("code", code), ("grant_type", "authorization_code")]
+            )
+        )
+    }
+
+    public func revokeToken(_ token: String, clientID: String, clientSecret: String) -> AppleReply {
+        send(
+            "revocation",
+            Self.form(
+                configuration.revokeURL,
+                [("client_id", clientID), ("client_secret", clientSecret), ("token", token), ("token_type_hint", "refresh_token")]
+            )
+        )
+    }
+
+    /// An application/x-www-form-urlencoded POST.
+    static func form(_ url: URL, _ fields: [(String, String)]) -> HTTPClientRequest {
+        HTTPClientRequest(
+            method: .post,
+            url: url.absoluteString,
+            headers: HTTPHeaders([("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")]),
+            body: Array(fields.map { "\(encode($0.0))=\(encode($0.1))" }.joined(separator: "&").utf8)
+        )
+    }
+
+    /// Form encoding: everything but unreserved characters percent-encoded.
+    static func encode(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+    }
+
+    private func send(_ purpose: String, _ request: HTTPClientRequest) -> AppleReply {
+        var request = request
+        request.connectTimeoutSeconds = timeoutSeconds
+        request.deadlineSeconds = timeoutSeconds
+        request.maximumReplyBodySize = Self.maximumReplyLength
+        do throws(HTTPServerError) {
+            let reply = try client.sendAndWait(request)
+            return AppleReply(status: reply.status, body: reply.body, maximumAge: Self.maximumAge(reply.headers["Cache-Control"]))
+        } catch {
+            log("apple \(purpose): no reply: \(error)")
+            return .unreachable
+        }
+    }
+
+    /// `max-age=N` of a Cache-Control header.
+    static func maximumAge(_ header: String?) -> Int? {
+        guard let header else { return nil }
+        for directive in header.split(separator: ",") {
+            let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if parts.count == 2, parts[0].lowercased() == "max-age", let seconds = Int(parts[1]), seconds >= 0 { return seconds }
+        }
+        return nil
+    }
+}
