@@ -1,12 +1,5 @@
 /// Failures of outbound requests made with `HTTPClient` (codes `http.client*`). Reasons name the scheme, host and port
 /// and what went wrong; never the URL's path, query or credentials, a header value or a body.
-///
-/// Codes: `http.clientURLInvalid`, `http.clientSchemeRefused`, `http.clientRequestInvalid`, `http.clientOverloaded`,
-/// `http.clientShutDown`, `http.clientCalledOnEventLoop`, `http.clientResolveFailed`, `http.clientConnectFailed`,
-/// `http.clientTimeout`, `http.clientTLSHandshakeFailed`, `http.clientCertificateUntrusted`,
-/// `http.clientCertificateExpired`, `http.clientCertificateNotYetValid`, `http.clientCertificateInvalid`,
-/// `http.clientHostnameMismatch`, `http.clientConnectionClosed`, `http.clientReplyMalformed`,
-/// `http.clientReplyTooLarge`.
 extension HTTPServerError {
     /// Not an absolute URL with a host, or one carrying credentials.
     static func clientURLInvalid(_ reason: String) -> HTTPServerError { HTTPServerError(code: "http.clientURLInvalid", reason: reason) }
