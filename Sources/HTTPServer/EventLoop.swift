@@ -57,26 +57,11 @@ final class EventLoop: @unchecked Sendable {
         listeners.append(try EventLoopListener(loop: self, descriptor: descriptor, tls: tls, configuration: configuration, handler: handler))
     }
 
-    /// Starts the loop's thread.
+    /// Starts the loop's thread, which holds the loop while it runs.
     func start() throws(HTTPServerError) {
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let status = pthread_create(
-            &thread,
-            nil,
-            { argument in
-                guard let argument else { return nil }
-                let loop = Unmanaged<EventLoop>.fromOpaque(argument).takeRetainedValue()
-                event_base_dispatch(loop.base)
-                return nil
-            },
-            context
-        )
-        guard status == 0 else {
-            Unmanaged<EventLoop>.fromOpaque(context).release()
-            throw .eventLoopFailed("pthread_create: \(String(cString: strerror(status)))")
+        thread = try LoopThread.start { [self] in
+            event_base_dispatch(base)
         }
-        self.thread = thread
     }
 
     /// Asks the loop to return; callable from any thread, even before the loop started running

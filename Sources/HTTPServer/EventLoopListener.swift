@@ -113,8 +113,8 @@ final class EventLoopListener {
             method: isHead ? "GET" : Self.methodName(command),
             path: Self.decodedPath(request),
             query: evhttp_request_get_evhttp_uri(request).flatMap(evhttp_uri_get_query).map { String(cString: $0) },
-            headers: Self.headers(request),
-            body: Self.body(request),
+            headers: EvhttpMessage.headers(request),
+            body: EvhttpMessage.body(request),
             remoteAddress: Self.peerAddress(request),
             isSecure: tls != nil
         )
@@ -199,25 +199,6 @@ final class EventLoopListener {
         guard let decoded = evhttp_uridecode(raw, 0, &length) else { return String(cString: raw) }
         defer { free(decoded) }
         return String(decoding: UnsafeRawBufferPointer(start: decoded, count: length), as: UTF8.self)
-    }
-
-    private static func headers(_ request: UnsafeMutablePointer<evhttp_request>) -> HTTPHeaders {
-        var headers = HTTPHeaders()
-        var field = evhttp_request_get_input_headers(request)?.pointee.tqh_first
-        while let current = field {
-            headers.add(String(cString: current.pointee.key), String(cString: current.pointee.value))
-            field = current.pointee.next.tqe_next
-        }
-        return headers
-    }
-
-    private static func body(_ request: UnsafeMutablePointer<evhttp_request>) -> [UInt8] {
-        guard let input = evhttp_request_get_input_buffer(request) else { return [] }
-        let length = evbuffer_get_length(input)
-        guard length > 0 else { return [] }
-        return [UInt8](unsafeUninitializedCapacity: length) { bytes, initialized in
-            initialized = max(0, Int(evbuffer_remove(input, bytes.baseAddress, length)))
-        }
     }
 
     private static func peerAddress(_ request: UnsafeMutablePointer<evhttp_request>) -> String {

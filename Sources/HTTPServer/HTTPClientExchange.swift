@@ -289,7 +289,7 @@ final class HTTPClientExchange: @unchecked Sendable {
             }
             facts = peer
         }
-        finish(.success(HTTPClientReply(status: status, headers: Self.headers(reply), body: Self.body(reply), tls: facts)))
+        finish(.success(HTTPClientReply(status: status, headers: EvhttpMessage.headers(reply), body: EvhttpMessage.body(reply), tls: facts)))
     }
 
     /// What failed, from evhttp's error, the TLS session's observations and the phase.
@@ -407,25 +407,6 @@ final class HTTPClientExchange: @unchecked Sendable {
     }
 
     // MARK: helpers
-
-    private static func headers(_ reply: UnsafeMutablePointer<evhttp_request>) -> HTTPHeaders {
-        var headers = HTTPHeaders()
-        var field = evhttp_request_get_input_headers(reply)?.pointee.tqh_first
-        while let current = field {
-            headers.add(String(cString: current.pointee.key), String(cString: current.pointee.value))
-            field = current.pointee.next.tqe_next
-        }
-        return headers
-    }
-
-    private static func body(_ reply: UnsafeMutablePointer<evhttp_request>) -> [UInt8] {
-        guard let input = evhttp_request_get_input_buffer(reply) else { return [] }
-        let length = evbuffer_get_length(input)
-        guard length > 0 else { return [] }
-        return [UInt8](unsafeUninitializedCapacity: length) { bytes, initialized in
-            initialized = max(0, Int(evbuffer_remove(input, bytes.baseAddress, length)))
-        }
-    }
 
     private static func command(_ method: HTTPClientRequest.Method) -> evhttp_cmd_type {
         switch method {

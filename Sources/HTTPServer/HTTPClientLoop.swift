@@ -101,21 +101,8 @@ final class HTTPClientLoop: @unchecked Sendable {
 
     /// Starts the thread; it holds the loop until the loop has shut down.
     private func start() throws(HTTPServerError) {
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let status = pthread_create(
-            &thread,
-            nil,
-            { argument in
-                guard let argument else { return nil }
-                let loop = Unmanaged<HTTPClientLoop>.fromOpaque(argument).takeRetainedValue()
-                loop.run()
-                return nil
-            },
-            context
-        )
-        guard status == 0 else {
-            Unmanaged<HTTPClientLoop>.fromOpaque(context).release()
-            throw .eventLoopFailed("pthread_create: \(String(cString: strerror(status)))")
+        thread = try LoopThread.start { [self] in
+            run()
         }
     }
 
