@@ -52,7 +52,13 @@ public final class RelyingPartyServer: HTTPHandler {
             algorithms: configuration.algorithms,
             time: time
         )
-        challenges = ChallengeService(store: store, random: random, time: time, lifetime: TimeInterval(configuration.challengeLifetimeSeconds))
+        challenges = ChallengeService(
+            store: store,
+            random: random,
+            time: time,
+            lifetime: TimeInterval(configuration.challengeLifetimeSeconds),
+            purge: ExpiredRecordPurge(store: store, log: log)
+        )
         sessions = SessionService(store: store, random: random, time: time, lifetime: TimeInterval(configuration.sessionLifetimeSeconds))
         wellKnown = try WellKnownFiles(configuration.associatedDomains)
         staticFiles = configuration.wwwDirectory.map(StaticFiles.init(root:))

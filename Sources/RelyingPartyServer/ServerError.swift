@@ -54,10 +54,10 @@ struct ServerError: Error, Sendable {
     /// A storage failure: conflicts are the client's; anything else is ours (503, retryable, no details leaked).
     static func storage(_ error: StorageError) -> ServerError {
         switch error.code {
-        case StorageError.usernameTakenCode: ServerError(409, "username_taken", "That username is taken.")
-        case StorageError.credentialExistsCode: ServerError(409, "credential_exists", "This passkey is already registered.")
-        case StorageError.appleIdentityTakenCode: ServerError(409, "apple_identity_taken", "This Apple ID is linked to another account.")
-        case StorageError.notFoundCode: ServerError(404, "not_found", "That no longer exists.")
+        case .usernameTaken: ServerError(409, "username_taken", "That username is taken.")
+        case .credentialExists: ServerError(409, "credential_exists", "This passkey is already registered.")
+        case .appleIdentityTaken: ServerError(409, "apple_identity_taken", "This Apple ID is linked to another account.")
+        case .notFound: ServerError(404, "not_found", "That no longer exists.")
         default: ServerError(503, "storage_unavailable", "The server cannot reach its database; try again shortly.")
         }
     }

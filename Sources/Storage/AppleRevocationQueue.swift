@@ -1,12 +1,9 @@
 import Foundation
 
-/// Apple refresh tokens waiting to be revoked. The queue belongs to no account: deleting a user keeps its entries,
-/// so that a token is revoked even when the account is already gone.
+/// Apple refresh tokens waiting to be revoked, as the background worker sees them. Tokens are queued in a transaction
+/// (`StoreTransaction.enqueueRevocation`), with the account deletion that makes them obsolete. The queue belongs to no
+/// account: deleting a user keeps its entries, so that a token is revoked even when the account is already gone.
 public protocol AppleRevocationQueue: Sendable {
-    /// Queues a token.
-    /// - Returns: the new entry's ID.
-    func enqueueRevocation(token encryptedToken: [UInt8], clientID: String, notBefore: Date) throws(StorageError) -> Int64
-
     /// Returns at most `limit` entries with `notBefore <= now`, ordered by `notBefore`, then by `id`.
     func dueRevocations(now: Date, limit: Int) throws(StorageError) -> [AppleRevocationRecord]
 

@@ -8,8 +8,8 @@ public enum CounterUpdate: Sendable {
     public func check() throws(StorageError) {
         switch self {
         case .recorded: return
-        case .credentialMissing: throw .notFound("the session's user has no credential with this ID")
-        case .counterNotIncreased: throw .signCountNotIncreased()
+        case .credentialMissing: throw StorageError(.notFound, "the session's user has no credential with this ID")
+        case .counterNotIncreased: throw StorageError(.signCountNotIncreased, "the signature counter did not increase past the stored one")
         }
     }
 }

@@ -76,7 +76,7 @@ public struct CredentialRecord: Sendable, Equatable {
 extension CredentialRecord {
     /// `transports` as the SQL drivers store them: a JSON array of strings.
     public func transportsJSON() throws(StorageError) -> String {
-        guard let data = try? JSONEncoder().encode(transports) else { throw .unavailable("encoding the transports failed") }
+        guard let data = try? JSONEncoder().encode(transports) else { throw StorageError(.unavailable, "encoding the transports failed") }
         return String(decoding: data, as: UTF8.self)
     }
 

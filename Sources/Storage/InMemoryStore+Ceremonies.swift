@@ -1,54 +1,41 @@
 import Foundation
 
 extension InMemoryStore {
-    public func completeAuthentication(
-        credentialID: [UInt8],
-        signCount: UInt32,
-        backupEligible: Bool,
-        backupState: Bool,
-        usedAt: Date,
-        backupEligibilityChanged: Bool,
-        session: SessionRecord
-    ) throws(StorageError) {
-        try state.withLock { state throws(StorageError) in
-            guard var credential = state.credentials[credentialID], credential.userID == session.userID else {
-                throw .notFound("the session's user has no credential with this ID")
+    public func completeAuthentication(_ update: AuthenticationUpdate, session: SessionRecord, events: [NewEvent]) throws(StorageError) {
+        try Self.checkBounds(session: session, events: events)
+        try transaction { transaction throws(StorageError) in
+            guard let credential = try transaction.credential(id: update.credentialID), credential.userID == session.userID else {
+                throw StorageError(.notFound, "the session's user has no credential with this ID")
             }
-            guard signCount == 0 && credential.signCount == 0 || signCount > credential.signCount else {
-                throw .signCountNotIncreased()
+            // §7.2 step 23 against the counter stored now.
+            guard update.signCount == 0 && credential.signCount == 0 || update.signCount > credential.signCount else {
+                try CounterUpdate.counterNotIncreased.check()
+                return
             }
-            guard state.sessions[session.tokenHash] == nil else {
-                throw .duplicateKey("a session with this token hash already exists")
+            try transaction.recordAuthentication(update)
+            try transaction.insertSession(session)
+            for event in events {
+                try transaction.appendEvent(event)
             }
-            credential.signCount = signCount
-            credential.backupEligible = backupEligible
-            credential.backupState = backupState
-            credential.lastUsedAt = usedAt
-            credential.backupEligibilityChanged = credential.backupEligibilityChanged || backupEligibilityChanged
-            state.credentials[credentialID] = credential
-            state.sessions[session.tokenHash] = session
         }
     }
 
-    public func completeRegistration(newUser: UserRecord?, credential: CredentialRecord, session: SessionRecord) throws(StorageError) {
-        try Self.checkRegistrationOwnership(newUser: newUser, credential: credential, session: session)
-        try state.withLock { state throws(StorageError) in
+    public func completeRegistration(
+        newUser: UserRecord?,
+        credential: CredentialRecord,
+        session: SessionRecord,
+        events: [NewEvent]
+    ) throws(StorageError) {
+        try Self.checkRegistration(newUser: newUser, credential: credential, session: session, events: events)
+        try transaction { transaction throws(StorageError) in
             if let newUser {
-                guard state.users[newUser.id] == nil else { throw .duplicateKey("a user with this ID already exists") }
-                guard !state.users.values.contains(where: { $0.name == newUser.name }) else { throw .usernameTaken() }
-                guard state.credentials[credential.id] == nil else { throw .credentialExists() }
-            } else {
-                guard state.credentials[credential.id] == nil else { throw .credentialExists() }
-                guard state.users[credential.userID] != nil else { throw .notFound("the user does not exist") }
+                try transaction.insertUser(newUser)
             }
-            guard state.sessions[session.tokenHash] == nil else {
-                throw .duplicateKey("a session with this token hash already exists")
+            try transaction.insertCredential(credential)
+            try transaction.insertSession(session)
+            for event in events {
+                try transaction.appendEvent(event)
             }
-            if let newUser {
-                state.users[newUser.id] = newUser
-            }
-            state.credentials[credential.id] = credential
-            state.sessions[session.tokenHash] = session
         }
     }
 }

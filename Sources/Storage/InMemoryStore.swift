@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
 
-/// A `PasskeyStore` kept in process memory, for tests and development. Same contract as the SQL drivers;
-/// every call runs under one `Mutex`, so each call is atomic. Nothing survives the process.
+/// A `PasskeyStore` kept in process memory, for tests and development. Same contract as the SQL drivers; every call
+/// runs under one `Mutex`, so each call is atomic, and a transaction runs under it on a copy of the state, committed
+/// by assignment. Nothing survives the process.
 public final class InMemoryStore: PasskeyStore {
     struct State {
         var users: [[UInt8]: UserRecord] = [:]
@@ -13,6 +14,9 @@ public final class InMemoryStore: PasskeyStore {
         var appleNonces: [[UInt8]: Date] = [:]
         var appleRevocations: [Int64: AppleRevocationRecord] = [:]
         var lastRevocationID: Int64 = 0
+        /// In `id` order: ids only grow.
+        var events: [EventRecord] = []
+        var lastEventID: Int64 = 0
     }
 
     let state = Mutex(State())
@@ -20,112 +24,84 @@ public final class InMemoryStore: PasskeyStore {
     /// Creates an empty store.
     public init() {}
 
-    public func createUser(_ user: UserRecord, firstCredential: CredentialRecord) throws(StorageError) {
-        try state.withLock { state throws(StorageError) in
-            guard firstCredential.userID == user.id else {
-                throw .notFound("the first credential must belong to the new user")
+    public func transaction<Result: Sendable>(_ body: (any StoreTransaction) throws(StorageError) -> Result) throws(StorageError) -> Result {
+        try state.withLock { state throws(StorageError) -> Result in
+            let transaction = InMemoryTransaction(state: state)
+            defer { transaction.isOpen = false }
+            let result = try body(transaction)
+            if let failure = transaction.failure { throw failure }
+            state = transaction.state
+            return result
+        }
+    }
+
+    /// Runs `body` on the state itself, under the lock: for single calls, each of which checks before it changes
+    /// anything (no copy is made).
+    func withRecords<Result: Sendable>(_ body: (InMemoryTransaction) throws(StorageError) -> Result) throws(StorageError) -> Result {
+        try state.withLock { state throws(StorageError) -> Result in
+            let records = InMemoryTransaction(state: State())
+            swap(&records.state, &state)
+            defer {
+                swap(&records.state, &state)
+                records.isOpen = false
             }
-            guard state.users[user.id] == nil else { throw .duplicateKey("a user with this ID already exists") }
-            guard !state.users.values.contains(where: { $0.name == user.name }) else { throw .usernameTaken() }
-            guard state.credentials[firstCredential.id] == nil else { throw .credentialExists() }
-            state.users[user.id] = user
-            state.credentials[firstCredential.id] = firstCredential
+            return try body(records)
         }
     }
 
     public func user(id: [UInt8]) throws(StorageError) -> UserRecord? {
-        state.withLock { $0.users[id] }
+        try withRecords { records throws(StorageError) in try records.user(id: id) }
     }
 
     public func user(name: String) throws(StorageError) -> UserRecord? {
-        state.withLock { state in state.users.values.first { $0.name == name } }
-    }
-
-    public func deleteUser(id: [UInt8]) throws(StorageError) {
-        state.withLock { state in
-            state.users[id] = nil
-            state.credentials = state.credentials.filter { $0.value.userID != id }
-            state.sessions = state.sessions.filter { $0.value.userID != id }
-            state.challenges = state.challenges.filter { $0.value.userID != id }
-            state.appleIdentities = state.appleIdentities.filter { $0.value.userID != id }
-        }
-    }
-
-    public func addCredential(_ credential: CredentialRecord) throws(StorageError) {
-        try state.withLock { state throws(StorageError) in
-            guard state.credentials[credential.id] == nil else { throw .credentialExists() }
-            guard state.users[credential.userID] != nil else { throw .notFound("the user does not exist") }
-            state.credentials[credential.id] = credential
-        }
+        try withRecords { records throws(StorageError) in try records.user(name: name) }
     }
 
     public func credential(id: [UInt8]) throws(StorageError) -> CredentialRecord? {
-        state.withLock { $0.credentials[id] }
+        try withRecords { records throws(StorageError) in try records.credential(id: id) }
     }
 
     public func credentials(userID: [UInt8]) throws(StorageError) -> [CredentialRecord] {
+        try withRecords { records throws(StorageError) in try records.credentials(userID: userID) }
+    }
+
+    public func session(tokenHash: [UInt8], now: Date) throws(StorageError) -> SessionRecord? {
         state.withLock { state in
-            state.credentials.values
-                .filter { $0.userID == userID }
-                .sorted { left, right in
-                    if left.createdAt != right.createdAt { return left.createdAt < right.createdAt }
-                    return left.id.lexicographicallyPrecedes(right.id)
-                }
+            guard let session = state.sessions[tokenHash], now < session.expiresAt else { return nil }
+            return session
         }
     }
 
-    public func recordAuthentication(
-        credentialID: [UInt8],
-        signCount: UInt32,
-        backupEligible: Bool,
-        backupState: Bool,
-        usedAt: Date,
-        cloneWarning: Bool,
-        backupEligibilityChanged: Bool
-    ) throws(StorageError) {
-        try state.withLock { state throws(StorageError) in
-            guard var credential = state.credentials[credentialID] else {
-                throw .notFound("the credential does not exist")
-            }
-            credential.signCount = max(credential.signCount, signCount)
-            credential.backupEligible = backupEligible
-            credential.backupState = backupState
-            credential.lastUsedAt = usedAt
-            credential.cloneWarning = credential.cloneWarning || cloneWarning
-            credential.backupEligibilityChanged = credential.backupEligibilityChanged || backupEligibilityChanged
-            state.credentials[credentialID] = credential
+    public func recordSessionUse(tokenHash: [UInt8], at: Date) throws(StorageError) {
+        state.withLock { state in
+            guard state.sessions[tokenHash] != nil else { return }
+            state.sessions[tokenHash]?.lastUsedAt = at
         }
     }
 
-    public func renameCredential(id: [UInt8], userID: [UInt8], name: String) throws(StorageError) -> Bool {
+    public func purgeExpiredSessions(now: Date) throws(StorageError) -> Int {
         state.withLock { state in
-            guard state.credentials[id]?.userID == userID else { return false }
-            state.credentials[id]?.name = name
-            return true
+            let before = state.sessions.count
+            state.sessions = state.sessions.filter { now < $0.value.expiresAt }
+            return before - state.sessions.count
         }
     }
 
-    public func deleteCredential(id: [UInt8], userID: [UInt8]) throws(StorageError) -> CredentialDeletion {
+    public func purgeExpiredNonces(now: Date) throws(StorageError) -> Int {
         state.withLock { state in
-            guard state.credentials[id]?.userID == userID else { return .notFound }
-            guard
-                state.credentials.values.contains(where: { $0.userID == userID && $0.id != id })
-                    || state.appleIdentities.values.contains(where: { $0.userID == userID })
-            else {
-                return .lastCredential
-            }
-            state.credentials[id] = nil
-            return .deleted
+            let before = state.appleNonces.count
+            state.appleNonces = state.appleNonces.filter { now < $0.value }
+            return before - state.appleNonces.count
         }
     }
 
     public func insertChallenge(_ challenge: ChallengeRecord) throws(StorageError) {
         try state.withLock { state throws(StorageError) in
             if let userID = challenge.userID, state.users[userID] == nil {
-                throw .notFound("the user does not exist")
+                throw StorageError(.notFound, "the user does not exist")
             }
             guard state.challenges[challenge.challenge] == nil else {
-                throw .duplicateKey("a challenge with these bytes already exists")
+                throw StorageError(.duplicateKey, "a challenge with these bytes already exists")
             }
             state.challenges[challenge.challenge] = challenge
         }
@@ -146,36 +122,38 @@ public final class InMemoryStore: PasskeyStore {
         }
     }
 
-    public func createSession(_ session: SessionRecord) throws(StorageError) {
-        try state.withLock { state throws(StorageError) in
-            guard state.sessions[session.tokenHash] == nil else {
-                throw .duplicateKey("a session with this token hash already exists")
-            }
-            guard state.users[session.userID] != nil else { throw .notFound("the user does not exist") }
-            state.sessions[session.tokenHash] = session
+    public func dueRevocations(now: Date, limit: Int) throws(StorageError) -> [AppleRevocationRecord] {
+        state.withLock { state in
+            Array(
+                state.appleRevocations.values
+                    .filter { $0.notBefore <= now }
+                    .sorted { ($0.notBefore, $0.id) < ($1.notBefore, $1.id) }
+                    .prefix(max(0, limit))
+            )
         }
     }
 
-    public func session(tokenHash: [UInt8], now: Date) throws(StorageError) -> SessionRecord? {
+    public func completeRevocation(id: Int64) throws(StorageError) {
+        _ = state.withLock { $0.appleRevocations.removeValue(forKey: id) }
+    }
+
+    public func rescheduleRevocation(id: Int64, notBefore: Date) throws(StorageError) {
         state.withLock { state in
-            guard let session = state.sessions[tokenHash], now < session.expiresAt else { return nil }
-            return session
+            guard state.appleRevocations[id] != nil else { return }
+            state.appleRevocations[id]?.notBefore = notBefore
+            state.appleRevocations[id]?.attempts += 1
         }
     }
 
-    public func deleteSession(tokenHash: [UInt8]) throws(StorageError) {
-        state.withLock { state in state.sessions[tokenHash] = nil }
+    public func events(after id: Int64, limit: Int) throws(StorageError) -> [EventRecord] {
+        state.withLock { state in Array(state.events.filter { $0.id > id }.prefix(max(0, limit))) }
     }
 
-    public func deleteSessions(userID: [UInt8]) throws(StorageError) {
-        state.withLock { state in state.sessions = state.sessions.filter { $0.value.userID != userID } }
-    }
-
-    public func purgeExpiredSessions(now: Date) throws(StorageError) -> Int {
+    public func purgeEvents(occurredBefore cutoff: Date) throws(StorageError) -> Int {
         state.withLock { state in
-            let before = state.sessions.count
-            state.sessions = state.sessions.filter { now < $0.value.expiresAt }
-            return before - state.sessions.count
+            let before = state.events.count
+            state.events.removeAll { $0.occurredAt < cutoff }
+            return before - state.events.count
         }
     }
 }

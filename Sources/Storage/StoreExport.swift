@@ -11,6 +11,8 @@ public struct StoreExport: Sendable, Equatable {
     public var appleNonces: [[UInt8]: Date] = [:]
     /// Queued Apple revocations, with their IDs.
     public var appleRevocations: [AppleRevocationRecord] = []
+    /// The event outbox, with the events' IDs.
+    public var events: [EventRecord] = []
     /// The deployment's shared secrets by name (see `SharedSecretStore`). A SQLite node keeps them as files in its
     /// data folder, not in the store: the caller fills them in.
     public var sharedSecrets: [String: [UInt8]] = [:]

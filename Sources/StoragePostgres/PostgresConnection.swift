@@ -8,6 +8,9 @@ final class PostgresConnection: @unchecked Sendable {
     private var prepared: [String: String] = [:]
     /// Whether commits wait for the WAL flush (`synchronous_commit = on`, the server default).
     private(set) var hasDurableCommits = true
+    /// The statements sent so far, preparations included (each one round trip), for the tests that count a
+    /// ceremony's.
+    private(set) var statementsSent = 0
 
     /// Connects with `connectionString` (key=value pairs or a postgresql:// URI). passkeyd's defaults come first,
     /// so that the connection string overrides them: 5 s to connect, 15 s for an unacknowledged write on a dead
@@ -30,9 +33,9 @@ final class PostgresConnection: @unchecked Sendable {
                 PQconnectdbParams(keywordPointers.baseAddress, valuePointers.baseAddress, 1)
             }
         }
-        guard let handle else { throw PostgresError(operation: "connect", message: "out of memory") }
+        guard let handle else { throw PostgresError(.connectionFailed, "PostgreSQL connect failed: out of memory") }
         guard PQstatus(handle) == CONNECTION_OK else {
-            let error = PostgresError(operation: "connect", result: nil, connection: handle)
+            let error = PostgresError.failure("connect", result: nil, connection: handle)
             PQfinish(handle)
             throw error
         }
@@ -60,11 +63,12 @@ final class PostgresConnection: @unchecked Sendable {
 
     /// Runs fixed SQL text (schema, transaction control) that contains no values; may hold several statements.
     func execute(_ sql: String) throws(PostgresError) {
+        statementsSent += 1
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
         let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
-            throw PostgresError(operation: "execute", result: result, connection: handle)
+            throw PostgresError.failure("execute", result: result, connection: handle)
         }
     }
 
@@ -113,15 +117,21 @@ final class PostgresConnection: @unchecked Sendable {
             try execute("COMMIT")
             return result
         } catch {
-            if PQtransactionStatus(handle) != PQTRANS_IDLE, !isBroken {
-                try? execute("ROLLBACK")
-            }
+            rollBack()
             throw error
+        }
+    }
+
+    /// Rolls back the open transaction, if any, unless the connection is broken (the server then has rolled it back).
+    func rollBack() {
+        if PQtransactionStatus(handle) != PQTRANS_IDLE, !isBroken {
+            try? execute("ROLLBACK")
         }
     }
 
     private func executePrepared(_ sql: String, _ parameters: [PostgresValue]) throws(PostgresError) -> OpaquePointer {
         let name = try statementName(sql, parameters)
+        statementsSent += 1
         // One buffer holds every value; a trailing byte keeps a pointer valid for empty (non-NULL) values.
         var buffer: [UInt8] = []
         var offsets: [Int?] = []
@@ -145,7 +155,7 @@ final class PostgresConnection: @unchecked Sendable {
         }
         let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK, let result else {
-            let error = PostgresError(operation: "execute", result: result, connection: handle)
+            let error = PostgresError.failure("execute", result: result, connection: handle)
             PQclear(result)
             throw error
         }
@@ -155,11 +165,12 @@ final class PostgresConnection: @unchecked Sendable {
     private func statementName(_ sql: String, _ parameters: [PostgresValue]) throws(PostgresError) -> String {
         if let name = prepared[sql] { return name }
         let name = "passkeyd_\(prepared.count + 1)"
+        statementsSent += 1
         let types = parameters.map(\.typeOID)
         let result = PQprepare(handle, name, sql, Int32(types.count), types)
         defer { PQclear(result) }
         guard let result, PQresultStatus(result) == PGRES_COMMAND_OK else {
-            throw PostgresError(operation: "prepare", result: result, connection: handle)
+            throw PostgresError.failure("prepare", result: result, connection: handle)
         }
         prepared[sql] = name
         return name

@@ -37,7 +37,7 @@ final class PostgresConnectionPool: Sendable {
         _ body: (PostgresConnection) throws(PostgresError) -> Result
     ) throws(StorageError) -> Result {
         guard permits.wait(timeout: .now() + waitTimeout) == .success else {
-            throw .unavailable("all \(size) PostgreSQL connections stayed busy for as long as a call may wait")
+            throw StorageError(.unavailable, "all \(size) PostgreSQL connections stayed busy for as long as a call may wait")
         }
         defer { permits.signal() }
         let reused = state.withLock { state -> PostgresConnection?? in
@@ -47,7 +47,7 @@ final class PostgresConnectionPool: Sendable {
             }
             return .some(state.idle.remove(at: index))
         }
-        guard var reused else { throw .unavailable("the store is closed") }
+        guard var reused else { throw StorageError(.unavailable, "the store is closed") }
         if let idle = reused, !idle.isAliveAfterIdling {
             // The server closed it (a restart, a failover): so it did with the other idle ones.
             state.withLock { $0.idle.removeAll() }
@@ -69,7 +69,7 @@ final class PostgresConnectionPool: Sendable {
             giveBack(connection)
             return result
         } catch {
-            if error.isConnectionFailure || connection.isBroken {
+            if error.code == .connectionFailed || connection.isBroken {
                 state.withLock { $0.idle.removeAll() }
             } else {
                 giveBack(connection)

@@ -2,69 +2,93 @@ import CLibPQ
 import Foundation
 import Storage
 
-/// A failed libpq call. Carries no SQL values: the operation, the SQLSTATE, the server's primary message and,
-/// for constraint violations, the constraint's name (such as "users_name_unique").
-struct PostgresError: Error {
-    /// What the store was doing, such as "connect", "prepare" or "execute".
-    let operation: String
-    /// The five-character SQLSTATE; empty when the failure happened before the server answered.
-    let sqlState: String
-    /// The name of the violated constraint, or empty.
-    let constraint: String
-    /// The server's or libpq's primary message (never the DETAIL, which can hold values).
-    let message: String
-
-    /// The failure from a result (or from the connection when there is no result).
-    init(operation: String, result: OpaquePointer?, connection: OpaquePointer?) {
-        self.operation = operation
-        if let result {
-            sqlState = Self.field(result, "C")
-            constraint = Self.field(result, "n")
-            let primary = Self.field(result, "M")
-            message = primary.isEmpty ? Self.connectionMessage(connection) : primary
-        } else {
-            sqlState = ""
-            constraint = ""
-            message = Self.connectionMessage(connection)
+/// A failed libpq call, in the shape of every module's error: a stable `code` and a `reason`. Carries no SQL values:
+/// the reason holds the operation, the server's primary message (never the DETAIL, which can hold values) and the
+/// SQLSTATE; `constraint` the name of a violated constraint (such as "users_name_unique").
+struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The stable code; `rawValue` is its log form ("postgres.serializationFailure").
+    struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, CaseIterable {
+            case connectionFailed = "postgres.connectionFailed"
+            case uniqueViolation = "postgres.uniqueViolation"
+            case foreignKeyViolation = "postgres.foreignKeyViolation"
+            case serializationFailure = "postgres.serializationFailure"
+            case decodingFailed = "postgres.decodingFailed"
+            case failed = "postgres.failed"
         }
+
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// The connection can't be trusted any more: the server went away (SQLSTATE class 08, 57P), refused more
+        /// connections (53300), or never answered.
+        static let connectionFailed = Code(.connectionFailed)
+        /// A UNIQUE or PRIMARY KEY constraint failed (23505); `constraint` names it.
+        static let uniqueViolation = Code(.uniqueViolation)
+        /// A FOREIGN KEY constraint failed (23503).
+        static let foreignKeyViolation = Code(.foreignKeyViolation)
+        /// The transaction could not be serialised (40001) or was chosen to break a deadlock (40P01): running it
+        /// again from the start may succeed.
+        static let serializationFailure = Code(.serializationFailure)
+        /// A result this build cannot read.
+        static let decodingFailed = Code(.decodingFailed)
+        /// Any other failure reported by the server.
+        static let failed = Code(.failed)
+
+        var rawValue: String { base.rawValue }
+        var description: String { rawValue }
+        static var allCases: [Code] { Base.allCases.map(Code.init) }
     }
 
-    init(operation: String, message: String) {
-        self.operation = operation
-        sqlState = ""
-        constraint = ""
-        self.message = message
+    let code: Code
+    let reason: String
+    /// For a uniqueness violation, the constraint's name; otherwise empty.
+    let constraint: String
+
+    init(_ code: Code, _ reason: String, constraint: String = "") {
+        self.code = code
+        self.reason = reason
+        self.constraint = constraint
     }
 
-    static func decoding(_ message: String) -> PostgresError {
-        PostgresError(operation: "decode", message: message)
-    }
-
-    /// Whether the connection can't be trusted any more: the server went away, or it never answered.
-    var isConnectionFailure: Bool {
-        (sqlState.isEmpty && operation != "decode") || sqlState.hasPrefix("08") || sqlState.hasPrefix("57P") || sqlState == "53300"
+    /// The failure of `operation` from its result (or from the connection when there is no result).
+    static func failure(_ operation: String, result: OpaquePointer?, connection: OpaquePointer?) -> PostgresError {
+        let sqlState = result.map { field($0, "C") } ?? ""
+        let primary = result.map { field($0, "M") } ?? ""
+        let message = primary.isEmpty ? connectionMessage(connection) : primary
+        let reason = "PostgreSQL \(operation) failed: \(message)\(sqlState.isEmpty ? "" : " (SQLSTATE \(sqlState))")"
+        switch sqlState {
+        case "23505": return PostgresError(.uniqueViolation, reason, constraint: result.map { field($0, "n") } ?? "")
+        case "23503": return PostgresError(.foreignKeyViolation, reason)
+        case "40001", "40P01": return PostgresError(.serializationFailure, reason)
+        case "", "53300": return PostgresError(.connectionFailed, reason)
+        case let state where state.hasPrefix("08") || state.hasPrefix("57P"): return PostgresError(.connectionFailed, reason)
+        default: return PostgresError(.failed, reason)
+        }
     }
 
     /// The same failure as a `StorageError`, mapping constraint violations to the contract's codes.
     var storageError: StorageError {
-        switch sqlState {
-        case "23503":
-            return .notFound("the user does not exist")
-        case "23505":
+        switch code {
+        case .foreignKeyViolation:
+            return StorageError(.notFound, "the user does not exist")
+        case .uniqueViolation:
             switch constraint {
-            case "users_name_unique": return .usernameTaken()
-            case "credentials_pkey": return .credentialExists()
-            case "apple_identities_pkey": return .appleIdentityTaken()
-            case "users_pkey": return .duplicateKey("a user with this ID already exists")
-            case "challenges_pkey": return .duplicateKey("a challenge with these bytes already exists")
-            case "sessions_pkey": return .duplicateKey("a session with this token hash already exists")
-            default: return .unavailable("PostgreSQL \(operation) failed: unexpected uniqueness violation")
+            case "users_name_unique": return StorageError(.usernameTaken, "the username is already taken")
+            case "credentials_pkey": return StorageError(.credentialExists, "a credential with this ID already exists")
+            case "apple_identities_pkey": return StorageError(.appleIdentityTaken, "the Apple identity is already linked to an account")
+            case "users_pkey": return StorageError(.duplicateKey, "a user with this ID already exists")
+            case "challenges_pkey": return StorageError(.duplicateKey, "a challenge with these bytes already exists")
+            case "sessions_pkey": return StorageError(.duplicateKey, "a session with this token hash already exists")
+            case "sessions_id_unique": return StorageError(.duplicateKey, "a session with this ID already exists")
+            default: return StorageError(.unavailable, "\(reason): unexpected uniqueness violation")
             }
         default:
-            let state = sqlState.isEmpty ? "" : " (SQLSTATE \(sqlState))"
-            return .unavailable("PostgreSQL \(operation) failed: \(message)\(state)")
+            return StorageError(.unavailable, reason)
         }
     }
+
+    var description: String { "\(code): \(reason)" }
 
     private static func field(_ result: OpaquePointer, _ code: Unicode.Scalar) -> String {
         guard let value = PQresultErrorField(result, Int32(code.value)) else { return "" }

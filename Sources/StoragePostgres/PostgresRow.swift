@@ -24,7 +24,7 @@ struct PostgresRow {
     /// An int2, int4 or int8 column.
     func integer(_ column: Int32) throws(PostgresError) -> Int64 {
         let value = bytes(column)
-        guard [2, 4, 8].contains(value.count) else { throw PostgresError.decoding("an integer column has \(value.count) bytes") }
+        guard [2, 4, 8].contains(value.count) else { throw PostgresError(.decodingFailed, "an integer column has \(value.count) bytes") }
         let unsigned = value.reduce(UInt64(0)) { ($0 << 8) | UInt64($1) }
         let shift = UInt64(64 - 8 * value.count)
         return Int64(bitPattern: unsigned << shift) >> Int64(shift)
@@ -32,13 +32,13 @@ struct PostgresRow {
 
     func double(_ column: Int32) throws(PostgresError) -> Double {
         let value = bytes(column)
-        guard value.count == 8 else { throw PostgresError.decoding("a double precision column has \(value.count) bytes") }
+        guard value.count == 8 else { throw PostgresError(.decodingFailed, "a double precision column has \(value.count) bytes") }
         return Double(bitPattern: value.reduce(UInt64(0)) { ($0 << 8) | UInt64($1) })
     }
 
     func boolean(_ column: Int32) throws(PostgresError) -> Bool {
         let value = bytes(column)
-        guard value.count == 1 else { throw PostgresError.decoding("a boolean column has \(value.count) bytes") }
+        guard value.count == 1 else { throw PostgresError(.decodingFailed, "a boolean column has \(value.count) bytes") }
         return value[0] != 0
     }
 

@@ -1,74 +1,78 @@
 import Foundation
 import Storage
 
-/// Each ceremony's final writes are one statement (data-modifying CTEs): atomic without BEGIN and COMMIT, and one
-/// round trip to the database instead of four or five.
+/// Each ceremony's final writes are one statement (data-modifying CTEs), events included: atomic without BEGIN and
+/// COMMIT, and one round trip to the database.
 extension PostgresStore {
-    public func completeAuthentication(
-        credentialID: [UInt8],
-        signCount: UInt32,
-        backupEligible: Bool,
-        backupState: Bool,
-        usedAt: Date,
-        backupEligibilityChanged: Bool,
-        session: SessionRecord
-    ) throws(StorageError) {
+    public func completeAuthentication(_ update: AuthenticationUpdate, session: SessionRecord, events: [NewEvent]) throws(StorageError) {
+        try Self.checkBounds(session: session, events: events)
+        var parameters = PostgresParameters()
+        let credentialID = parameters.bind(.bytea(update.credentialID), as: "bytea")
+        let userID = parameters.bind(.bytea(session.userID), as: "bytea")
+        let signCount = parameters.bind(.bigint(Int64(update.signCount)), as: "int8")
+        let backupEligible = parameters.bind(.boolean(update.backupEligible), as: "boolean")
+        let backupState = parameters.bind(.boolean(update.backupState), as: "boolean")
+        let usedAt = parameters.bind(.date(update.usedAt), as: "float8")
+        let cloneWarning = parameters.bind(.boolean(update.cloneWarning), as: "boolean")
+        let backupEligibilityChanged = parameters.bind(.boolean(update.backupEligibilityChanged), as: "boolean")
+        let sessionValues = parameters.bind(PostgresRecords.sessionValues(session))
         // §7.2 step 23 against the counter stored now: the row is updated only when the counter increased (the row
-        // lock orders concurrent sign-ins on any nodes), and the session is inserted only when the row was updated;
-        // a duplicate token fails both.
-        let outcome = try withConnection { connection throws(PostgresError) -> CounterUpdate in
-            let inserted = try connection.run(
-                """
-                WITH recorded AS (
-                    UPDATE credentials SET sign_count = $3, backup_eligible = $4, backup_state = $5, last_used_at = $6,
-                        backup_eligibility_changed = (backup_eligibility_changed OR $7)
-                    WHERE id = $1 AND user_id = $2 AND (sign_count < $3 OR ($3 = 0 AND sign_count = 0))
-                    RETURNING user_id
-                )
-                INSERT INTO sessions (token_hash, user_id, created_at, expires_at) SELECT $8, user_id, $9, $10 FROM recorded
-                """,
-                [
-                    .bytea(credentialID), .bytea(session.userID), .bigint(Int64(signCount)), .boolean(backupEligible),
-                    .boolean(backupState), .date(usedAt), .boolean(backupEligibilityChanged),
-                    .bytea(session.tokenHash), .date(session.createdAt), .date(session.expiresAt),
-                ]
+        // lock orders concurrent sign-ins on any nodes); the session is inserted only when the row was updated, and
+        // the events only when the session was; a duplicate token fails all of them.
+        var sql = """
+            WITH recorded AS (
+                UPDATE credentials SET sign_count = \(signCount), backup_eligible = \(backupEligible), backup_state = \(backupState),
+                    last_used_at = \(usedAt), clone_warning = (clone_warning OR \(cloneWarning)),
+                    backup_eligibility_changed = (backup_eligibility_changed OR \(backupEligibilityChanged))
+                WHERE id = \(credentialID) AND user_id = \(userID) AND (sign_count < \(signCount) OR (\(signCount) = 0 AND sign_count = 0))
+                RETURNING user_id
+            ), started AS (
+                INSERT INTO sessions (\(PostgresRecords.sessionColumns)) SELECT \(sessionValues) FROM recorded RETURNING user_id
             )
-            guard inserted == 0 else { return .recorded }
+            """
+        if !events.isEmpty {
+            sql += ", " + PostgresRecords.appendingEvents(events, lockingUser: session.userID, after: "started", parameters: &parameters)
+        }
+        sql += " SELECT count(*) FROM started"
+        let outcome = try withConnection { connection throws(PostgresError) -> CounterUpdate in
+            let started = try connection.run(sql, parameters.values) { row throws(PostgresError) in try row.integer(0) }
+            guard started.first == 0 else { return .recorded }
             let found = try connection.run(
                 "SELECT 1 FROM credentials WHERE id = $1 AND user_id = $2",
-                [.bytea(credentialID), .bytea(session.userID)]
+                [.bytea(update.credentialID), .bytea(session.userID)]
             )
             return found == 0 ? .credentialMissing : .counterNotIncreased
         }
         try outcome.check()
     }
 
-    public func completeRegistration(newUser: UserRecord?, credential: CredentialRecord, session: SessionRecord) throws(StorageError) {
-        try Self.checkRegistrationOwnership(newUser: newUser, credential: credential, session: session)
-        let transports = try credential.transportsJSON()
-        let values =
-            PostgresStore.credentialValues(credential, transports: transports)
-            + [.bytea(session.tokenHash), .date(session.createdAt), .date(session.expiresAt)]
-        let writes = """
-            added AS (
-                INSERT INTO credentials (\(PostgresStore.credentialColumns))
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+    public func completeRegistration(
+        newUser: UserRecord?,
+        credential: CredentialRecord,
+        session: SessionRecord,
+        events: [NewEvent]
+    ) throws(StorageError) {
+        try Self.checkRegistration(newUser: newUser, credential: credential, session: session, events: events)
+        var parameters = PostgresParameters()
+        var writes: [String] = []
+        if let newUser {
+            writes.append(
+                "created AS (INSERT INTO users (\(PostgresRecords.userColumns)) VALUES (\(parameters.bind(PostgresRecords.userValues(newUser)))))"
             )
-            INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES ($17, $2, $18, $19)
-            """
+        }
+        let credentialValues = parameters.bind(try PostgresRecords.credentialValues(credential))
+        writes.append("added AS (INSERT INTO credentials (\(PostgresRecords.credentialColumns)) VALUES (\(credentialValues)))")
+        let sessionValues = parameters.bind(PostgresRecords.sessionValues(session))
+        writes.append("started AS (INSERT INTO sessions (\(PostgresRecords.sessionColumns)) VALUES (\(sessionValues)) RETURNING user_id)")
+        if !events.isEmpty {
+            // A new account's row is this statement's own: no other transaction can append its events before the
+            // commit, so only an existing account's row is locked.
+            let lockedUser = newUser == nil ? session.userID : nil
+            writes.append(PostgresRecords.appendingEvents(events, lockingUser: lockedUser, after: "started", parameters: &parameters))
+        }
+        let sql = "WITH \(writes.joined(separator: ", ")) SELECT count(*) FROM started"
         try withConnection { connection throws(PostgresError) in
-            if let newUser {
-                try connection.run(
-                    """
-                    WITH created AS (
-                        INSERT INTO users (id, name, display_name, created_at) VALUES ($2, $20, $21, $22)
-                    ), \(writes)
-                    """,
-                    values + [.text(newUser.name), .text(newUser.displayName), .date(newUser.createdAt)]
-                )
-            } else {
-                try connection.run("WITH \(writes)", values)
-            }
+            _ = try connection.run(sql, parameters.values) { row throws(PostgresError) in try row.integer(0) }
         }
     }
 }

@@ -41,7 +41,7 @@ extension PostgresStore {
 
     private static func challengeRecord(_ row: PostgresRow) throws(PostgresError) -> ChallengeRecord {
         guard let ceremony = CeremonyKind(rawValue: row.text(1)) else {
-            throw PostgresError.decoding("a challenge has an unknown ceremony")
+            throw PostgresError(.decodingFailed, "a challenge has an unknown ceremony")
         }
         return ChallengeRecord(
             challenge: row.bytes(0),

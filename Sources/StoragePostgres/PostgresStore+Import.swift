@@ -3,34 +3,44 @@ import Storage
 
 extension PostgresStore: ImportableStore {
     public func importRecords(_ export: StoreExport) throws(StorageError) {
-        var encodedTransports: [String] = []
+        var inserts: [(sql: String, values: [PostgresValue])] = []
+        func insert(_ table: String, _ columns: String, _ row: [(PostgresValue, String)]) {
+            var parameters = PostgresParameters()
+            let values = parameters.bind(row)
+            inserts.append(("INSERT INTO \(table) (\(columns)) VALUES (\(values))", parameters.values))
+        }
+        for user in export.users {
+            insert("users", PostgresRecords.userColumns, PostgresRecords.userValues(user))
+        }
         for credential in export.credentials {
-            encodedTransports.append(try credential.transportsJSON())
+            insert("credentials", PostgresRecords.credentialColumns, try PostgresRecords.credentialValues(credential))
+        }
+        for session in export.sessions {
+            insert("sessions", PostgresRecords.sessionColumns, PostgresRecords.sessionValues(session))
+        }
+        for identity in export.appleIdentities {
+            insert("apple_identities", PostgresRecords.appleIdentityColumns, PostgresRecords.appleIdentityValues(identity))
+        }
+        for event in export.events {
+            let row = PostgresRecords.eventValues(NewEvent(type: event.type, userID: event.userID, occurredAt: event.occurredAt, data: event.data))
+            insert("events", PostgresRecords.eventColumns, [(.bigint(event.id), "int8")] + row)
         }
         let isEmpty = try withConnection { connection throws(PostgresError) -> Bool in
             try connection.transaction { () throws(PostgresError) -> Bool in
                 // Blocks every writer of these tables until the import commits, so nothing slips in between the
                 // emptiness check and the copy.
-                try connection.execute("LOCK TABLE users, sessions, apple_identities, apple_revocations IN EXCLUSIVE MODE")
+                try connection.execute("LOCK TABLE users, sessions, apple_identities, apple_revocations, events IN EXCLUSIVE MODE")
                 let rows = try connection.run(
                     """
                     SELECT (SELECT count(*) FROM users) + (SELECT count(*) FROM sessions)
                         + (SELECT count(*) FROM apple_identities) + (SELECT count(*) FROM apple_revocations)
+                        + (SELECT count(*) FROM events)
                     """,
                     []
                 ) { row throws(PostgresError) in try row.integer(0) }
                 guard rows.first == 0 else { return false }
-                for user in export.users {
-                    try PostgresStore.insert(user, into: connection)
-                }
-                for (credential, transports) in zip(export.credentials, encodedTransports) {
-                    try PostgresStore.insert(credential, transports: transports, into: connection)
-                }
-                for session in export.sessions {
-                    try PostgresStore.insert(session, into: connection)
-                }
-                for identity in export.appleIdentities {
-                    try PostgresStore.insert(identity, into: connection)
+                for (sql, values) in inserts {
+                    try connection.run(sql, values)
                 }
                 for (hash, expiresAt) in export.appleNonces {
                     try connection.run(
@@ -40,9 +50,7 @@ extension PostgresStore: ImportableStore {
                 }
                 for revocation in export.appleRevocations {
                     try connection.run(
-                        """
-                        INSERT INTO apple_revocations (id, encrypted_token, client_id, not_before, attempts) VALUES ($1, $2, $3, $4, $5)
-                        """,
+                        "INSERT INTO apple_revocations (\(PostgresRecords.appleRevocationColumns)) VALUES ($1, $2, $3, $4, $5)",
                         [
                             .bigint(revocation.id), .bytea(revocation.encryptedToken), .text(revocation.clientID),
                             .date(revocation.notBefore), .bigint(Int64(revocation.attempts)),
@@ -56,18 +64,17 @@ extension PostgresStore: ImportableStore {
                         [.text(name), .bytea(value)]
                     )
                 }
-                // New revocations must get IDs after the copied ones.
-                try connection.execute(
-                    """
-                    SELECT setval(pg_get_serial_sequence('apple_revocations', 'id'), coalesce(max(id), 0) + 1, false)
-                    FROM apple_revocations
-                    """
-                )
+                // New revocations and events must get IDs after the copied ones.
+                for table in ["apple_revocations", "events"] {
+                    try connection.execute(
+                        "SELECT setval(pg_get_serial_sequence('\(table)', 'id'), coalesce(max(id), 0) + 1, false) FROM \(table)"
+                    )
+                }
                 return true
             }
         }
         guard isEmpty else {
-            throw .notEmpty("the PostgreSQL database already holds passkeyd records; import only into an empty one")
+            throw StorageError(.notEmpty, "the PostgreSQL database already holds passkeyd records; import only into an empty one")
         }
     }
 }

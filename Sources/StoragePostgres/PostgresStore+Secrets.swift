@@ -12,7 +12,7 @@ extension PostgresStore: SharedSecretStore {
                 row.bytes(0)
             }.first
         }
-        guard let stored else { throw .unavailable("the shared secret \(name) was not stored") }
+        guard let stored else { throw StorageError(.unavailable, "the shared secret \(name) was not stored") }
         return stored
     }
 }

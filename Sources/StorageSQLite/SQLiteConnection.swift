@@ -14,7 +14,7 @@ final class SQLiteConnection {
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         let code = sqlite3_open_v2(path, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
-            let error = SQLiteError(operation: "open", code: code, connection: nil)
+            let error = SQLiteError.failure("open", resultCode: code, connection: nil)
             sqlite3_close_v2(handle)
             throw error
         }
@@ -65,14 +65,17 @@ final class SQLiteConnection {
             try statement("COMMIT").run([])
             return result
         } catch {
-            if sqlite3_get_autocommit(handle) == 0 {
+            if isInTransaction {
                 _ = try? statement("ROLLBACK").run([])
             }
             throw error
         }
     }
 
+    /// Whether a transaction is open (SQLite is outside autocommit mode).
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
     private func error(during operation: String) -> SQLiteError {
-        SQLiteError(operation: operation, code: sqlite3_extended_errcode(handle), connection: handle)
+        SQLiteError.failure(operation, resultCode: sqlite3_extended_errcode(handle), connection: handle)
     }
 }

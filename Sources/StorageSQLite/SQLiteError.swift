@@ -1,47 +1,94 @@
 import CSQLite
 import Storage
 
-/// A failed SQLite call. Carries no SQL values: only the operation, the result code and, for constraint
-/// violations, the schema names SQLite reports (such as "users.name").
-struct SQLiteError: Error {
-    /// What the store was doing, such as "prepare" or "step".
-    let operation: String
-    /// The extended SQLite result code.
-    let code: Int32
-    /// For constraint violations, SQLite's message naming the table and column; otherwise empty.
+/// A failed SQLite call, in the shape of every module's error: a stable `code` and a `reason`. Carries no SQL values:
+/// the reason names the operation and SQLite's result, and `constraint` the schema names SQLite reports for a
+/// uniqueness violation (such as "users.name").
+struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The stable code; `rawValue` is its log form ("sqlite.busy").
+    struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, CaseIterable {
+            case uniqueViolation = "sqlite.uniqueViolation"
+            case foreignKeyViolation = "sqlite.foreignKeyViolation"
+            case busy = "sqlite.busy"
+            case corrupt = "sqlite.corrupt"
+            case failed = "sqlite.failed"
+        }
+
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// A UNIQUE or PRIMARY KEY constraint failed; `constraint` names the column.
+        static let uniqueViolation = Code(.uniqueViolation)
+        /// A FOREIGN KEY constraint failed (a row names a user that does not exist).
+        static let foreignKeyViolation = Code(.foreignKeyViolation)
+        /// Another connection held the lock beyond the busy timeout.
+        static let busy = Code(.busy)
+        /// The database holds something this build cannot read.
+        static let corrupt = Code(.corrupt)
+        /// Any other failure of SQLite.
+        static let failed = Code(.failed)
+
+        var rawValue: String { base.rawValue }
+        var description: String { rawValue }
+        static var allCases: [Code] { Base.allCases.map(Code.init) }
+    }
+
+    let code: Code
+    let reason: String
+    /// For a uniqueness violation, SQLite's table and column ("users.name"); otherwise empty.
     let constraint: String
 
-    init(operation: String, code: Int32, connection: OpaquePointer?) {
-        self.operation = operation
+    init(_ code: Code, _ reason: String, constraint: String = "") {
         self.code = code
-        if code & 0xff == SQLITE_CONSTRAINT, let connection, let message = sqlite3_errmsg(connection) {
-            constraint = String(cString: message)
-        } else {
-            constraint = ""
+        self.reason = reason
+        self.constraint = constraint
+    }
+
+    /// The failure SQLite reported for `operation`: its extended result code and, for a constraint, its message.
+    static func failure(_ operation: String, resultCode: Int32, connection: OpaquePointer?) -> SQLiteError {
+        let reason = "SQLite \(operation) failed: \(String(cString: sqlite3_errstr(resultCode))) (code \(resultCode))"
+        switch resultCode {
+        case foreignKeyViolation:
+            return SQLiteError(.foreignKeyViolation, reason)
+        case uniqueViolation, primaryKeyViolation:
+            let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? ""
+            return SQLiteError(.uniqueViolation, reason, constraint: message)
+        default:
+            switch resultCode & 0xff {
+            case SQLITE_BUSY, SQLITE_LOCKED: return SQLiteError(.busy, reason)
+            case SQLITE_CORRUPT, SQLITE_NOTADB: return SQLiteError(.corrupt, reason)
+            default: return SQLiteError(.failed, reason)
+            }
         }
     }
 
     /// The same failure as a `StorageError`, mapping constraint violations to the contract's codes.
     var storageError: StorageError {
         switch code {
-        case SQLiteError.foreignKeyViolation:
-            return .notFound("the user does not exist")
-        case SQLiteError.uniqueViolation, SQLiteError.primaryKeyViolation:
-            if constraint.hasSuffix("users.name") { return .usernameTaken() }
-            if constraint.hasSuffix("credentials.id") { return .credentialExists() }
-            if constraint.hasSuffix("apple_identities.subject") { return .appleIdentityTaken() }
-            if constraint.hasSuffix("users.id") { return .duplicateKey("a user with this ID already exists") }
+        case .foreignKeyViolation:
+            return StorageError(.notFound, "the user does not exist")
+        case .uniqueViolation:
+            if constraint.hasSuffix("users.name") { return StorageError(.usernameTaken, "the username is already taken") }
+            if constraint.hasSuffix("credentials.id") { return StorageError(.credentialExists, "a credential with this ID already exists") }
+            if constraint.hasSuffix("apple_identities.subject") {
+                return StorageError(.appleIdentityTaken, "the Apple identity is already linked to an account")
+            }
+            if constraint.hasSuffix("users.id") { return StorageError(.duplicateKey, "a user with this ID already exists") }
             if constraint.hasSuffix("challenges.challenge") {
-                return .duplicateKey("a challenge with these bytes already exists")
+                return StorageError(.duplicateKey, "a challenge with these bytes already exists")
             }
             if constraint.hasSuffix("sessions.token_hash") {
-                return .duplicateKey("a session with this token hash already exists")
+                return StorageError(.duplicateKey, "a session with this token hash already exists")
             }
-            return .unavailable("SQLite \(operation) failed: unexpected uniqueness violation")
+            if constraint.hasSuffix("sessions.id") { return StorageError(.duplicateKey, "a session with this ID already exists") }
+            return StorageError(.unavailable, "\(reason): unexpected uniqueness violation")
         default:
-            return .unavailable("SQLite \(operation) failed: \(String(cString: sqlite3_errstr(code))) (code \(code))")
+            return StorageError(.unavailable, reason)
         }
     }
+
+    var description: String { "\(code): \(reason)" }
 
     // Extended result codes; the C macros are shift expressions Swift doesn't import.
     private static let foreignKeyViolation = SQLITE_CONSTRAINT | (3 << 8)

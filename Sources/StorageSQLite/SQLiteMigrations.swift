@@ -94,6 +94,60 @@ enum SQLiteMigrations {
                 CREATE INDEX apple_revocations_by_time ON apple_revocations(not_before, id);
                 """
         ),
+        // Sessions carry a public ID, how they were signed in (method, the passkey or the Apple identity, user
+        // verification, auth_time), the user agent and their last use. The table is rebuilt (under its own name, so
+        // that its schema text stays as written) so that the new columns get their constraints; existing sessions get
+        // a random ID, the method their account can sign in with (a passkey when it has one), no passkey or
+        // identity, unverified, and authenticatedAt = createdAt.
+        Step(
+            version: 3,
+            sql: """
+                ALTER TABLE sessions RENAME TO sessions_v2;
+                CREATE TABLE sessions (
+                    token_hash BLOB PRIMARY KEY NOT NULL,
+                    id BLOB NOT NULL UNIQUE,
+                    user_id BLOB NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    method TEXT NOT NULL,
+                    credential_id BLOB,
+                    apple_subject TEXT,
+                    user_verified INTEGER NOT NULL,
+                    created_at REAL NOT NULL,
+                    authenticated_at REAL NOT NULL,
+                    expires_at REAL NOT NULL,
+                    user_agent TEXT,
+                    last_used_at REAL
+                );
+                INSERT INTO sessions (
+                    token_hash, id, user_id, method, credential_id, apple_subject, user_verified, created_at, authenticated_at,
+                    expires_at, user_agent, last_used_at
+                )
+                SELECT token_hash, randomblob(16), user_id,
+                    CASE WHEN EXISTS (SELECT 1 FROM credentials WHERE credentials.user_id = sessions_v2.user_id) THEN 'passkey' ELSE 'apple' END,
+                    NULL, NULL, 0, created_at, created_at, expires_at, NULL, NULL
+                FROM sessions_v2;
+                DROP TABLE sessions_v2;
+                CREATE INDEX sessions_by_user ON sessions(user_id, created_at, id);
+                CREATE INDEX sessions_by_expiry ON sessions(expires_at);
+                CREATE INDEX sessions_by_credential ON sessions(credential_id) WHERE credential_id IS NOT NULL;
+                CREATE INDEX sessions_by_apple_subject ON sessions(apple_subject) WHERE apple_subject IS NOT NULL;
+                """
+        ),
+        // The event outbox, written in the transaction of each change. No reference to users: an event outlives
+        // its account (`user.deleted`). AUTOINCREMENT: an id is never handed out twice, even after a purge.
+        Step(
+            version: 4,
+            sql: """
+                CREATE TABLE events (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    type TEXT NOT NULL,
+                    user_id BLOB,
+                    occurred_at REAL NOT NULL,
+                    data BLOB NOT NULL
+                );
+                CREATE INDEX events_by_time ON events(occurred_at);
+                CREATE INDEX events_by_user ON events(user_id, id);
+                """
+        ),
     ]
 
     /// The schema version this build writes.
@@ -113,10 +167,11 @@ enum SQLiteMigrations {
                 return current
             }
         } catch {
-            throw .migrationFailed("migrating to schema version \(latestVersion) failed: \(error.storageError.reason)")
+            throw StorageError(.migrationFailed, "migrating to schema version \(latestVersion) failed: \(error.storageError.reason)")
         }
         guard found <= latestVersion else {
-            throw .migrationFailed(
+            throw StorageError(
+                .migrationFailed,
                 "the database schema version \(found) is newer than version \(latestVersion), "
                     + "the latest this build knows"
             )

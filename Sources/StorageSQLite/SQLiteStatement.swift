@@ -10,7 +10,7 @@ final class SQLiteStatement {
         let code = sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
         guard code == SQLITE_OK, let handle else {
             sqlite3_finalize(handle)
-            throw SQLiteError(operation: "prepare", code: sqlite3_extended_errcode(connection), connection: connection)
+            throw SQLiteError.failure("prepare", resultCode: sqlite3_extended_errcode(connection), connection: connection)
         }
         self.handle = handle
         self.connection = connection
@@ -42,7 +42,7 @@ final class SQLiteStatement {
             case SQLITE_DONE:
                 return rows
             default:
-                throw SQLiteError(operation: "step", code: sqlite3_extended_errcode(connection), connection: connection)
+                throw SQLiteError.failure("step", resultCode: sqlite3_extended_errcode(connection), connection: connection)
             }
         }
     }
@@ -84,7 +84,7 @@ final class SQLiteStatement {
             code = sqlite3_bind_null(handle, index)
         }
         guard code == SQLITE_OK else {
-            throw SQLiteError(operation: "bind", code: sqlite3_extended_errcode(connection), connection: connection)
+            throw SQLiteError.failure("bind", resultCode: sqlite3_extended_errcode(connection), connection: connection)
         }
     }
 

@@ -1,51 +1,38 @@
 import Foundation
 import Storage
 
+/// Each ceremony's final writes are one `BEGIN IMMEDIATE` transaction: one durable commit.
 extension SQLiteStore {
-    public func completeAuthentication(
-        credentialID: [UInt8],
-        signCount: UInt32,
-        backupEligible: Bool,
-        backupState: Bool,
-        usedAt: Date,
-        backupEligibilityChanged: Bool,
-        session: SessionRecord
-    ) throws(StorageError) {
-        let outcome = try withConnection { connection throws(SQLiteError) in
-            try connection.immediateTransaction { () throws(SQLiteError) -> CounterUpdate in
-                // §7.2 step 23 against the counter stored now: the update happens only when the counter increased.
-                let updated = try connection.statement(
-                    """
-                    UPDATE credentials SET sign_count = ?3, backup_eligible = ?4, backup_state = ?5, last_used_at = ?6,
-                        backup_eligibility_changed = (backup_eligibility_changed OR ?7)
-                    WHERE id = ?1 AND user_id = ?2 AND (sign_count < ?3 OR (?3 = 0 AND sign_count = 0))
-                    """
-                ).run([
-                    .blob(credentialID), .blob(session.userID), .integer(Int64(signCount)), .bool(backupEligible),
-                    .bool(backupState), .date(usedAt), .bool(backupEligibilityChanged),
-                ])
-                guard updated == 1 else {
-                    let found = try connection.statement("SELECT 1 FROM credentials WHERE id = ?1 AND user_id = ?2")
-                        .run([.blob(credentialID), .blob(session.userID)]) { _ throws(SQLiteError) in () }
-                    return found.isEmpty ? .credentialMissing : .counterNotIncreased
+    public func completeAuthentication(_ update: AuthenticationUpdate, session: SessionRecord, events: [NewEvent]) throws(StorageError) {
+        try Self.checkBounds(session: session, events: events)
+        try withRecords { records throws(StorageError) in
+            try records.immediateTransaction { () throws(StorageError) in
+                try records.recordSignIn(update, userID: session.userID).check()
+                try records.insertSession(session)
+                for event in events {
+                    try records.appendEvent(event)
                 }
-                try SQLiteStore.insert(session, into: connection)
-                return .recorded
             }
         }
-        try outcome.check()
     }
 
-    public func completeRegistration(newUser: UserRecord?, credential: CredentialRecord, session: SessionRecord) throws(StorageError) {
-        try Self.checkRegistrationOwnership(newUser: newUser, credential: credential, session: session)
-        let transports = try credential.transportsJSON()
-        try withConnection { connection throws(SQLiteError) in
-            try connection.immediateTransaction { () throws(SQLiteError) in
+    public func completeRegistration(
+        newUser: UserRecord?,
+        credential: CredentialRecord,
+        session: SessionRecord,
+        events: [NewEvent]
+    ) throws(StorageError) {
+        try Self.checkRegistration(newUser: newUser, credential: credential, session: session, events: events)
+        try withRecords { records throws(StorageError) in
+            try records.immediateTransaction { () throws(StorageError) in
                 if let newUser {
-                    try SQLiteStore.insert(newUser, into: connection)
+                    try records.insertUser(newUser)
                 }
-                try SQLiteStore.insert(credential, transports: transports, into: connection)
-                try SQLiteStore.insert(session, into: connection)
+                try records.insertCredential(credential)
+                try records.insertSession(session)
+                for event in events {
+                    try records.appendEvent(event)
+                }
             }
         }
     }

@@ -39,7 +39,7 @@ extension SQLiteStore {
 
     private static func challengeRecord(_ row: SQLiteRow) throws(SQLiteError) -> ChallengeRecord {
         guard let ceremony = CeremonyKind(rawValue: row.text(1)) else {
-            throw SQLiteError(operation: "decode ceremony", code: SQLITE_CORRUPT, connection: nil)
+            throw SQLiteError(.corrupt, "a challenge has an unknown ceremony")
         }
         return ChallengeRecord(
             challenge: row.blob(0),

@@ -6,7 +6,7 @@ import Synchronization
 /// made durable), foreign keys with ON DELETE CASCADE from users, and versioned migrations applied at open.
 ///
 /// Except for challenges: `insertChallenge` and `takeChallenge` commit with `synchronous=NORMAL`, without an
-/// `fsync`, as `ChallengeStore` allows. Losing an issued challenge to a power loss only makes a client start
+/// `fsync`, as `ChallengeStore` allows (and so does `recordSessionUse`, as `SessionStore` allows). Losing an issued challenge to a power loss only makes a client start
 /// again. A taken challenge must not come back once its ceremony succeeded, and it does not: in WAL mode every
 /// commit appends to the one WAL file, and the next `synchronous=FULL` commit syncs that file whole, earlier
 /// commits included; a successful ceremony makes one (`completeAuthentication`, `completeRegistration`) before its
@@ -16,7 +16,11 @@ import Synchronization
 /// Threading: one connection behind a `Mutex`. Calls from any number of threads are serialised, so each
 /// call sees the connection alone; at `synchronous=FULL` the fsync per commit, not the lock, bounds the
 /// rate. Several stores (or processes) may open the same file: SQLite's file locks plus a busy timeout
-/// serialise their writes, and every read-then-write runs in a BEGIN IMMEDIATE transaction.
+/// serialise their writes, and every read-then-write (the ceremonies, `transaction`) runs in a BEGIN IMMEDIATE
+/// transaction, which takes the database's write lock before its first read: transactions are serial.
+///
+/// Each record-level operation's SQL is in `SQLiteRecords` (one file per record type); single calls, ceremonies and
+/// transactions all run those.
 public final class SQLiteStore: PasskeyStore {
     private let connection: Mutex<SQLiteConnection?>
 
@@ -29,7 +33,7 @@ public final class SQLiteStore: PasskeyStore {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
-            throw .unavailable("creating the database folder failed")
+            throw StorageError(.unavailable, "creating the database folder failed")
         }
         try self.init(opening: path, requireWAL: true)
     }
@@ -54,7 +58,7 @@ public final class SQLiteStore: PasskeyStore {
             throw error.storageError
         }
         if requireWAL, journalMode?.lowercased() != "wal" {
-            throw .unavailable("the database refused the WAL journal mode")
+            throw StorageError(.unavailable, "the database refused the WAL journal mode")
         }
         try SQLiteMigrations.migrate(connection)
         self.connection = Mutex(connection)
@@ -65,36 +69,48 @@ public final class SQLiteStore: PasskeyStore {
         connection.withLock { $0 = nil }
     }
 
+    public func transaction<Result: Sendable>(_ body: (any StoreTransaction) throws(StorageError) -> Result) throws(StorageError) -> Result {
+        try withRecords { records throws(StorageError) in
+            try records.immediateTransaction { () throws(StorageError) in try body(records) }
+        }
+    }
+
+    /// Runs `body` with the connection held alone and durable commits, as records: the single calls, the
+    /// ceremonies and the transactions all go through here.
+    @discardableResult
+    func withRecords<Result: Sendable>(
+        deferringDurability: Bool = false,
+        _ body: (SQLiteRecords) throws(StorageError) -> Result
+    ) throws(StorageError) -> Result {
+        try connection.withLock { connection throws(StorageError) -> Result in
+            guard let connection else { throw StorageError(.unavailable, "the store is closed") }
+            do throws(SQLiteError) {
+                try connection.setDurableCommits(!deferringDurability)
+            } catch {
+                throw error.storageError
+            }
+            let records = SQLiteRecords(connection: connection)
+            defer { records.isOpen = false }
+            return try body(records)
+        }
+    }
+
     /// Runs `body` with the connection held alone and durable commits, mapping SQLite failures to `StorageError`.
     @discardableResult
     func withConnection<Result: Sendable>(
         _ body: (SQLiteConnection) throws(SQLiteError) -> Result
     ) throws(StorageError) -> Result {
-        try withConnection(durable: true, body)
+        try withRecords { records throws(StorageError) in try records.run(body) }
     }
 
     /// Runs `body` like `withConnection`, but with commits that do not wait for the disk (`synchronous=NORMAL`);
-    /// they become durable with the next durable commit. Only for the challenge writes (see the type's comment).
+    /// they become durable with the next durable commit. Only for the challenge writes and a session's last use (see
+    /// the type's comment).
     @discardableResult
     func withConnectionDeferringDurability<Result: Sendable>(
         _ body: (SQLiteConnection) throws(SQLiteError) -> Result
     ) throws(StorageError) -> Result {
-        try withConnection(durable: false, body)
-    }
-
-    private func withConnection<Result: Sendable>(
-        durable: Bool,
-        _ body: (SQLiteConnection) throws(SQLiteError) -> Result
-    ) throws(StorageError) -> Result {
-        try connection.withLock { connection throws(StorageError) -> Result in
-            guard let connection else { throw .unavailable("the store is closed") }
-            do throws(SQLiteError) {
-                try connection.setDurableCommits(durable)
-                return try body(connection)
-            } catch {
-                throw error.storageError
-            }
-        }
+        try withRecords(deferringDurability: true) { records throws(StorageError) in try records.run(body) }
     }
 
     private static let busyTimeoutMilliseconds: Int32 = 5_000

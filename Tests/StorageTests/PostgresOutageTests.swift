@@ -11,16 +11,16 @@ struct PostgresOutageTests {
         let cluster = try PostgresCluster()
         defer { cluster.destroy() }
         let store = try PostgresStore(connectionString: cluster.connectionString(database: try cluster.createDatabase()), poolSize: 4)
-        try store.createUser(StoreSamples.user(1), firstCredential: StoreSamples.credential(1, owner: 1))
+        try store.seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
 
         try cluster.stop()
         let started = Date()
         for number: UInt8 in 2...4 {
             do {
-                try store.createUser(StoreSamples.user(number), firstCredential: StoreSamples.credential(number, owner: number))
+                try store.seedUser(StoreSamples.user(number), credential: StoreSamples.credential(number, owner: number))
                 Issue.record("a write succeeded with the database down")
             } catch {
-                #expect(error.code == StorageError.unavailableCode)
+                #expect(error.code == .unavailable)
             }
         }
         #expect(throws: StorageError.self) { try store.user(id: StoreSamples.userID(1)) }
@@ -34,7 +34,7 @@ struct PostgresOutageTests {
         #expect(try store.user(id: StoreSamples.userID(1)) == StoreSamples.user(1))
         // Nothing refused during the outage was stored.
         #expect(try store.user(id: StoreSamples.userID(2)) == nil)
-        try store.createUser(StoreSamples.user(2), firstCredential: StoreSamples.credential(2, owner: 2))
+        try store.seedUser(StoreSamples.user(2), credential: StoreSamples.credential(2, owner: 2))
     }
 
     @Test func committedWritesSurviveACrashOfTheServer() throws {
@@ -43,15 +43,18 @@ struct PostgresOutageTests {
         let store = try PostgresStore(connectionString: cluster.connectionString(database: try cluster.createDatabase()), poolSize: 2)
         var credential = StoreSamples.credential(1, owner: 1)
         credential.signCount = 6
-        try store.createUser(StoreSamples.user(1), firstCredential: credential)
+        try store.seedUser(StoreSamples.user(1), credential: credential)
         try store.completeAuthentication(
-            credentialID: StoreSamples.credential(1, owner: 1).id,
-            signCount: 7,
-            backupEligible: true,
-            backupState: true,
-            usedAt: StoreSamples.now,
-            backupEligibilityChanged: false,
-            session: StoreSamples.session(1, owner: 1)
+            AuthenticationUpdate(
+                credentialID: StoreSamples.credential(1, owner: 1).id,
+                signCount: 7,
+                backupEligible: true,
+                backupState: true,
+                usedAt: StoreSamples.now,
+                backupEligibilityChanged: false
+            ),
+            session: StoreSamples.session(1, owner: 1),
+            events: []
         )
         try cluster.stop(immediately: true)
         try cluster.start()
@@ -67,7 +70,7 @@ struct PostgresOutageTests {
         while true {
             do {
                 return try body()
-            } catch let error as StorageError where error.code == StorageError.unavailableCode && Date() < deadline {
+            } catch let error as StorageError where error.code == .unavailable && Date() < deadline {
                 usleep(100_000)
             }
         }

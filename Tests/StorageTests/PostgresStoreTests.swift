@@ -35,10 +35,14 @@ struct PostgresStoreTests {
         let database = try newDatabase()
         let first = try PostgresStore(connectionString: database, poolSize: 2)
         let second = try PostgresStore(connectionString: database, poolSize: 2)
-        try first.createUser(StoreSamples.user(1), firstCredential: StoreSamples.credential(1, owner: 1))
+        try first.seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
         #expect(try second.credential(id: StoreSamples.credential(1, owner: 1).id) == StoreSamples.credential(1, owner: 1))
-        #expect(try second.deleteCredential(id: StoreSamples.credential(1, owner: 1).id, userID: StoreSamples.userID(1)) == .lastCredential)
-        try second.addCredential(StoreSamples.credential(2, owner: 1))
+        #expect(
+            try second.transaction { transaction throws(StorageError) in
+                try transaction.deleteCredentialUnlessLast(id: StoreSamples.credential(1, owner: 1).id, userID: StoreSamples.userID(1))
+            } == .lastCredential
+        )
+        try second.seedCredential(StoreSamples.credential(2, owner: 1))
         #expect(try first.credentials(userID: StoreSamples.userID(1)).count == 2)
     }
 
@@ -47,18 +51,172 @@ struct PostgresStoreTests {
         let nodes = [try PostgresStore(connectionString: database, poolSize: 4), try PostgresStore(connectionString: database, poolSize: 4)]
         for round: UInt8 in 1...10 {
             let owner = round
-            try nodes[0].createUser(StoreSamples.user(owner), firstCredential: StoreSamples.credential(owner, owner: owner))
-            try nodes[0].addCredential(StoreSamples.credential(100 + round, owner: owner))
+            try nodes[0].seedUser(StoreSamples.user(owner), credential: StoreSamples.credential(owner, owner: owner))
+            try nodes[0].seedCredential(StoreSamples.credential(100 + round, owner: owner))
             let ids = [StoreSamples.credential(owner, owner: owner).id, StoreSamples.credential(100 + round, owner: owner).id]
             let outcomes = Mutex<[CredentialDeletion]>([])
             DispatchQueue.concurrentPerform(iterations: 2) { index in
-                if let outcome = try? nodes[index].deleteCredential(id: ids[index], userID: StoreSamples.userID(owner)) {
+                let outcome = try? nodes[index].transaction { transaction throws(StorageError) in
+                    try transaction.deleteCredentialUnlessLast(id: ids[index], userID: StoreSamples.userID(owner))
+                }
+                if let outcome {
                     outcomes.withLock { $0.append(outcome) }
                 }
             }
             #expect(outcomes.withLock { $0.sorted { "\($0)" < "\($1)" } } == [.deleted, .lastCredential], "round \(round)")
             #expect(try nodes[1].credentials(userID: StoreSamples.userID(owner)).count == 1, "round \(round)")
         }
+    }
+
+    @Test func twoNodesIncrementingOneRowInTransactionsGetEveryIncrement() throws {
+        let database = try newDatabase()
+        let nodes = [try PostgresStore(connectionString: database, poolSize: 4), try PostgresStore(connectionString: database, poolSize: 4)]
+        var counter = StoreSamples.credential(1, owner: 1)
+        counter.signCount = 0
+        try nodes[0].seedUser(StoreSamples.user(1), credential: counter)
+        let failures = try StoreContract.incrementConcurrently(threads: 8, rounds: 50, credentialID: counter.id) { nodes[$0 % 2] }
+        #expect(failures == [])
+        #expect(try nodes[1].credential(id: counter.id)?.signCount == 400)
+        #expect(try nodes[0].credential(id: counter.id)?.signCount == 400)
+    }
+
+    /// Each transaction reads and increments one counter (so the transactions are serialised and their commit order is
+    /// the counter's order) and appends an event of one user carrying the counter's new value: on two nodes, ids
+    /// follow commit order.
+    @Test func eventIDsFollowCommitOrderOnTwoNodes() throws {
+        let database = try newDatabase()
+        let nodes = [try PostgresStore(connectionString: database, poolSize: 4), try PostgresStore(connectionString: database, poolSize: 4)]
+        var seeded = StoreSamples.credential(1, owner: 1)
+        seeded.signCount = 0
+        try nodes[0].seedUser(StoreSamples.user(1), credential: seeded)
+        let counter = seeded.id
+        let failures = Mutex<[StorageError]>([])
+        DispatchQueue.concurrentPerform(iterations: 6) { index in
+            for _ in 0..<20 {
+                do throws(StorageError) {
+                    try nodes[index % 2].transaction { transaction throws(StorageError) in
+                        let value = (try transaction.credential(id: counter)?.signCount ?? 0) + 1
+                        try transaction.recordAuthentication(
+                            AuthenticationUpdate(
+                                credentialID: counter,
+                                signCount: value,
+                                backupEligible: true,
+                                backupState: false,
+                                usedAt: StoreSamples.now,
+                                backupEligibilityChanged: false
+                            )
+                        )
+                        try transaction.appendEvent(
+                            NewEvent(
+                                type: "counter.incremented",
+                                userID: StoreSamples.userID(1),
+                                occurredAt: StoreSamples.now,
+                                data: Array("\(value)".utf8)
+                            )
+                        )
+                    }
+                } catch {
+                    failures.withLock { $0.append(error) }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+        let events = try nodes[1].allEvents()
+        #expect(Set(events.map(\.id)).count == 120, "unique ids")
+        #expect(events.map { Int(String(decoding: $0.data, as: UTF8.self)) ?? 0 } == Array(1...120), "ids in commit order")
+    }
+
+    /// Transactions that append events of one user are serialised from the append on, even when nothing else of theirs
+    /// conflicts, so that one user's ids follow commit order: a second node's append for the same user waits for the
+    /// first transaction to end and then gets the higher id; an append for another user does not wait.
+    @Test func appendingAUsersEventWaitsForTheTransactionHoldingIt() throws {
+        let database = try newDatabase()
+        let nodes = [try PostgresStore(connectionString: database, poolSize: 2), try PostgresStore(connectionString: database, poolSize: 2)]
+        try nodes[0].seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
+        try nodes[0].seedUser(StoreSamples.user(2), credential: StoreSamples.credential(2, owner: 2))
+        for (other, waits) in [(UInt8(2), false), (UInt8(1), true)] {
+            let firstAppended = DispatchSemaphore(value: 0)
+            let secondAppended = DispatchSemaphore(value: 0)
+            let secondID = Mutex<Int64?>(nil)
+            let second = Thread {
+                firstAppended.wait()
+                let id = try? nodes[1].transaction { transaction throws(StorageError) in
+                    let id = try transaction.appendEvent(StoreSamples.event(2, owner: other))
+                    secondAppended.signal()
+                    return id
+                }
+                secondID.withLock { $0 = id }
+            }
+            second.start()
+            let (firstID, secondWaited) = try nodes[0].transaction { transaction throws(StorageError) -> (Int64, Bool) in
+                let id = try transaction.appendEvent(StoreSamples.event(1, owner: 1))
+                firstAppended.signal()
+                return (id, secondAppended.wait(timeout: .now() + (waits ? 1 : 10)) == .timedOut)
+            }
+            #expect(secondWaited == waits, "user \(other): the second append waited: \(secondWaited)")
+            if waits { #expect(secondAppended.wait(timeout: .now() + 10) == .success) }
+            while second.isExecuting || !second.isFinished { usleep(1_000) }
+            let id = try #require(secondID.withLock { $0 })
+            if waits { #expect(id > firstID, "the waiting append's id comes after") }
+        }
+    }
+
+    @Test func eachCeremonyIsOneStatementWithItsEvents() throws {
+        let store = try PostgresStore(connectionString: try newDatabase(), poolSize: 1)
+        let events = [StoreSamples.event(1, owner: 1, type: "user.created"), StoreSamples.event(2, owner: 1, type: "session.created")]
+        func statements(_ body: () throws -> Void) throws -> Int {
+            let before = try store.withConnection { connection throws(PostgresError) in connection.statementsSent }
+            try body()
+            return try store.withConnection { connection throws(PostgresError) in connection.statementsSent } - before
+        }
+        var credential = StoreSamples.credential(1, owner: 1)
+        credential.signCount = 1
+        // The first run of each prepares its statement; count the second.
+        for round: UInt8 in 1...2 {
+            let user = StoreSamples.user(round)
+            var first = StoreSamples.credential(round, owner: round)
+            first.signCount = 1
+            #expect(
+                try statements {
+                    try store.completeRegistration(
+                        newUser: user,
+                        credential: first,
+                        session: StoreSamples.session(round, owner: round),
+                        events: events
+                    )
+                } == (round == 1 ? 2 : 1),
+                "new account, round \(round)"
+            )
+            #expect(
+                try statements {
+                    try store.completeRegistration(
+                        newUser: nil,
+                        credential: StoreSamples.credential(10 + round, owner: round),
+                        session: StoreSamples.session(10 + round, owner: round),
+                        events: events
+                    )
+                } == (round == 1 ? 2 : 1),
+                "added passkey, round \(round)"
+            )
+            #expect(
+                try statements {
+                    try store.completeAuthentication(
+                        AuthenticationUpdate(
+                            credentialID: first.id,
+                            signCount: 2,
+                            backupEligible: true,
+                            backupState: false,
+                            usedAt: StoreSamples.now,
+                            backupEligibilityChanged: false
+                        ),
+                        session: StoreSamples.session(20 + round, owner: round),
+                        events: events
+                    )
+                } == (round == 1 ? 2 : 1),
+                "sign-in, round \(round)"
+            )
+        }
+        #expect(try store.allEvents().count == 12)
     }
 
     @Test func nodesStartingTogetherMigrateOnce() throws {
@@ -90,7 +248,7 @@ struct PostgresStoreTests {
             _ = try PostgresStore(connectionString: database, poolSize: 1)
             Issue.record("a database newer than this build was opened")
         } catch {
-            #expect(error.code == StorageError.migrationFailedCode)
+            #expect(error.code == .migrationFailed)
             #expect(error.reason.contains("99"))
         }
     }
@@ -101,7 +259,7 @@ struct PostgresStoreTests {
             _ = try PostgresStore(connectionString: "host=127.0.0.1 port=\(port) user=passkeyd password=hunter2 dbname=x", poolSize: 1)
             Issue.record("a store opened without a server")
         } catch {
-            #expect(error.code == StorageError.unavailableCode)
+            #expect(error.code == .unavailable)
             #expect(!error.reason.contains("hunter2"))
         }
     }
@@ -123,7 +281,7 @@ struct PostgresStoreTests {
             _ = try store.user(id: StoreSamples.userID(1))
             Issue.record("a call got a connection from a full pool")
         } catch {
-            #expect(error.code == StorageError.unavailableCode)
+            #expect(error.code == .unavailable)
             #expect(Date().timeIntervalSince(started) >= 0.25)
         }
         release.signal()
@@ -181,15 +339,21 @@ struct PostgresStoreTests {
 
     @Test func importCopiesEverySQLiteRecord() throws {
         let source = try SQLiteStore.inMemory()
-        try source.createUser(StoreSamples.user(1), firstCredential: StoreSamples.credential(1, owner: 1))
+        try source.seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
         var used = StoreSamples.credential(2, owner: 1)
         used.lastUsedAt = StoreSamples.now
         used.cloneWarning = true
-        try source.addCredential(used)
-        try source.createUser(StoreSamples.user(2), appleIdentity: StoreSamples.appleIdentity("001234.apple", owner: 2))
-        try source.createSession(StoreSamples.session(1, owner: 1))
-        #expect(try source.rememberNonce([5, 5], until: StoreSamples.now.addingTimeInterval(600), now: StoreSamples.now))
-        let revocation = try source.enqueueRevocation(token: [0xEE], clientID: "com.example.app", notBefore: StoreSamples.now)
+        try source.seedCredential(used)
+        try source.seedUser(StoreSamples.user(2), appleIdentity: StoreSamples.appleIdentity("001234.apple", owner: 2))
+        try source.seedSession(StoreSamples.session(1, owner: 1))
+        #expect(
+            try source.transaction { transaction throws(StorageError) in
+                try transaction.rememberNonce([5, 5], until: StoreSamples.now.addingTimeInterval(600), now: StoreSamples.now)
+            }
+        )
+        let revocation = try source.transaction { transaction throws(StorageError) in
+            try transaction.enqueueRevocation(token: [0xEE], clientID: "com.example.app", notBefore: StoreSamples.now)
+        }
         let export = try source.exportRecords()
         #expect(export.users.count == 2 && export.credentials.count == 2 && export.sessions.count == 1)
         #expect(export.appleIdentities.count == 1 && export.appleNonces.count == 1 && export.appleRevocations.count == 1)
@@ -202,17 +366,25 @@ struct PostgresStoreTests {
             try target.session(tokenHash: StoreSamples.session(1, owner: 1).tokenHash, now: StoreSamples.now) == StoreSamples.session(1, owner: 1)
         )
         #expect(try target.appleIdentity(subject: "001234.apple") == StoreSamples.appleIdentity("001234.apple", owner: 2))
-        #expect(try !target.rememberNonce([5, 5], until: StoreSamples.now.addingTimeInterval(600), now: StoreSamples.now))
+        #expect(
+            try !target.transaction { transaction throws(StorageError) in
+                try transaction.rememberNonce([5, 5], until: StoreSamples.now.addingTimeInterval(600), now: StoreSamples.now)
+            }
+        )
         #expect(try target.dueRevocations(now: StoreSamples.now, limit: 10).map(\.id) == [revocation])
         // New revocations get IDs after the copied ones.
-        #expect(try target.enqueueRevocation(token: [1], clientID: "com.example.app", notBefore: StoreSamples.now) > revocation)
+        #expect(
+            try target.transaction { transaction throws(StorageError) in
+                try transaction.enqueueRevocation(token: [1], clientID: "com.example.app", notBefore: StoreSamples.now)
+            } > revocation
+        )
 
         // A second import is refused and changes nothing.
         do {
             try target.importRecords(export)
             Issue.record("an import into a non-empty database was accepted")
         } catch {
-            #expect(error.code == StorageError.notEmptyCode)
+            #expect(error.code == .notEmpty)
         }
         #expect(try target.credentials(userID: StoreSamples.userID(1)).count == 2)
     }
@@ -225,7 +397,7 @@ struct PostgresStoreTests {
             try target.importRecords(export)
             Issue.record("an export with a username twice was imported")
         } catch {
-            #expect(error.code == StorageError.usernameTakenCode)
+            #expect(error.code == .usernameTaken)
         }
         #expect(try target.user(id: StoreSamples.userID(1)) == nil)
         try target.importRecords(StoreExport())

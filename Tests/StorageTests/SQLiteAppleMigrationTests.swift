@@ -19,12 +19,21 @@ struct SQLiteAppleMigrationTests {
         }
         let store = try SQLiteStore(path: path)
         defer { store.close() }
-        #expect(try store.withConnection { connection throws(SQLiteError) in try SQLiteMigrations.currentVersion(connection) } == 2)
+        #expect(
+            try store.withConnection { connection throws(SQLiteError) in try SQLiteMigrations.currentVersion(connection) }
+                == SQLiteMigrations.latestVersion
+        )
         #expect(try store.user(name: "alice")?.id == StoreSamples.userID(1))
-        try store.linkAppleIdentity(StoreSamples.appleIdentity("001.a", owner: 1))
-        #expect(try store.rememberNonce([1], until: StoreSamples.now.addingTimeInterval(1), now: StoreSamples.now))
-        let queued = try store.enqueueRevocation(token: [1], clientID: "com.example.app", notBefore: StoreSamples.now)
-        try store.deleteUser(id: StoreSamples.userID(1))
+        try store.seedAppleIdentity(StoreSamples.appleIdentity("001.a", owner: 1))
+        #expect(
+            try store.transaction { transaction throws(StorageError) in
+                try transaction.rememberNonce([1], until: StoreSamples.now.addingTimeInterval(1), now: StoreSamples.now)
+            }
+        )
+        let queued = try store.transaction { transaction throws(StorageError) in
+            try transaction.enqueueRevocation(token: [1], clientID: "com.example.app", notBefore: StoreSamples.now)
+        }
+        _ = try store.transaction { transaction throws(StorageError) in try transaction.deleteUser(id: StoreSamples.userID(1)) }
         #expect(try store.appleIdentity(subject: "001.a") == nil)
         #expect(try store.dueRevocations(now: StoreSamples.now, limit: 5).map(\.id) == [queued])
     }

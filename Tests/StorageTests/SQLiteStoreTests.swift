@@ -29,10 +29,10 @@ struct SQLiteStoreTests {
         let session = StoreSamples.session(1, owner: 1)
 
         let writer = try SQLiteStore(path: path)
-        try writer.createUser(user, firstCredential: credential)
-        try writer.addCredential(used)
+        try writer.seedUser(user, credential: credential)
+        try writer.seedCredential(used)
         try writer.insertChallenge(challenge)
-        try writer.createSession(session)
+        try writer.seedSession(session)
         writer.close()
 
         let reader = try SQLiteStore(path: path)
@@ -49,7 +49,7 @@ struct SQLiteStoreTests {
         let path = directory.newDatabasePath()
         do {
             let writer = try SQLiteStore(path: path)
-            try writer.createUser(StoreSamples.user(1), firstCredential: StoreSamples.credential(1, owner: 1))
+            try writer.seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
         }
         let reader = try SQLiteStore(path: path)
         defer { reader.close() }
@@ -64,7 +64,7 @@ struct SQLiteStoreTests {
         do {
             _ = try store.user(id: StoreSamples.userID(1))
         } catch {
-            #expect(error.code == StorageError.unavailableCode)
+            #expect(error.code == .unavailable)
         }
     }
 
@@ -93,7 +93,7 @@ struct SQLiteStoreTests {
             _ = try SQLiteStore(path: path)
             Issue.record("opening a newer database succeeded")
         } catch {
-            #expect(error.code == StorageError.migrationFailedCode)
+            #expect(error.code == .migrationFailed)
             #expect(error.reason.contains("\(newer)"))
             #expect(error.reason.contains("\(SQLiteMigrations.latestVersion)"))
         }
@@ -120,7 +120,7 @@ struct SQLiteStoreTests {
         try store.insertChallenge(StoreSamples.challenge(1))
         #expect(try synchronous("after insertChallenge") == "2")
         _ = try store.takeChallenge(StoreSamples.challenge(1).challenge, now: StoreSamples.now)
-        try store.createUser(StoreSamples.user(1), firstCredential: StoreSamples.credential(1, owner: 1))
+        try store.seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
         #expect(try synchronous("after takeChallenge and createUser") == "2")
     }
 

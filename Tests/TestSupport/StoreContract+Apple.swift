@@ -6,14 +6,15 @@ import Synchronization
 /// The Sign in with Apple clauses of the store contract.
 extension StoreContract {
     static let appleChecks: [StoreContractCheck] = [
-        StoreContractCheck(name: "createUser with an Apple identity stores both", run: createAppleUserStoresBoth),
+        StoreContractCheck(name: "a user with an Apple identity is stored with both", run: createAppleUserStoresBoth),
         StoreContractCheck(name: "an Apple subject belongs to one account", run: appleSubjectsAreUnique),
-        StoreContractCheck(name: "createUser with an Apple identity is atomic", run: createAppleUserIsAtomic),
-        StoreContractCheck(name: "linkAppleIdentity requires the user", run: linkRequiresUser),
+        StoreContractCheck(name: "a user with an Apple identity is written atomically", run: createAppleUserIsAtomic),
+        StoreContractCheck(name: "insertAppleIdentity requires the user", run: linkRequiresUser),
         StoreContractCheck(name: "Apple identities are listed, updated and unlinked", run: appleIdentitiesAreUpdated),
         StoreContractCheck(name: "deleteUser removes Apple identities but keeps revocations", run: deleteUserKeepsRevocations),
         StoreContractCheck(name: "rememberNonce accepts a hash once until it expires", run: noncesAreRememberedOnce),
         StoreContractCheck(name: "16 threads remembering one nonce: one winner", run: concurrentNonceHasOneWinner),
+        StoreContractCheck(name: "purgeExpiredNonces forgets expired nonces only", run: expiredNoncesArePurged),
         StoreContractCheck(name: "revocations are due, rescheduled and completed", run: revocationQueueOrders),
         StoreContractCheck(name: "with an Apple identity the last credential may go", run: appleIdentityKeepsAccountReachable),
     ]
@@ -21,12 +22,22 @@ extension StoreContract {
     public static func appleIdentityKeepsAccountReachable(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
         let only = StoreSamples.credential(1, owner: 1)
-        try store.createUser(StoreSamples.user(1), firstCredential: only)
-        try store.createUser(StoreSamples.user(2), appleIdentity: StoreSamples.appleIdentity("001.b", owner: 2))
-        try store.linkAppleIdentity(StoreSamples.appleIdentity("001.a", owner: 2))
-        try expectEqual(try store.deleteCredential(id: only.id, userID: only.userID), .lastCredential, "another user's identity does not count")
-        try store.linkAppleIdentity(StoreSamples.appleIdentity("001.c", owner: 1))
-        try expectEqual(try store.deleteCredential(id: only.id, userID: only.userID), .deleted, "Sign in with Apple still opens the account")
+        try store.seedUser(StoreSamples.user(1), credential: only)
+        try store.seedUser(StoreSamples.user(2), appleIdentity: StoreSamples.appleIdentity("001.b", owner: 2))
+        try store.seedAppleIdentity(StoreSamples.appleIdentity("001.a", owner: 2))
+        try expectEqual(
+            try store.transaction { transaction throws(StorageError) in try transaction.deleteCredentialUnlessLast(id: only.id, userID: only.userID)
+            },
+            .lastCredential,
+            "another user's identity does not count"
+        )
+        try store.seedAppleIdentity(StoreSamples.appleIdentity("001.c", owner: 1))
+        try expectEqual(
+            try store.transaction { transaction throws(StorageError) in try transaction.deleteCredentialUnlessLast(id: only.id, userID: only.userID)
+            },
+            .deleted,
+            "Sign in with Apple still opens the account"
+        )
         try expectEqual(try store.credentials(userID: only.userID), [], "no credential left")
     }
 
@@ -34,7 +45,7 @@ extension StoreContract {
         let store = try makeStore()
         let user = StoreSamples.user(1)
         let identity = StoreSamples.appleIdentity("001.a", owner: 1)
-        try store.createUser(user, appleIdentity: identity)
+        try store.seedUser(user, appleIdentity: identity)
         try expectEqual(try store.user(id: user.id), user, "user")
         try expectEqual(try store.appleIdentity(subject: identity.subject), identity, "identity")
         try expectEqual(try store.appleIdentities(userID: user.id), [identity], "identities of the user")
@@ -43,20 +54,20 @@ extension StoreContract {
         bare.email = nil
         bare.realUserStatus = nil
         bare.transferSubject = nil
-        try store.createUser(StoreSamples.user(2), appleIdentity: bare)
+        try store.seedUser(StoreSamples.user(2), appleIdentity: bare)
         try expectEqual(try store.appleIdentity(subject: "001.b"), bare, "identity without optional fields")
         try expectEqual(try store.appleIdentity(subject: "001.A"), nil, "subjects compare exactly")
     }
 
     public static func appleSubjectsAreUnique(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
-        try store.createUser(StoreSamples.user(1), appleIdentity: StoreSamples.appleIdentity("001.a", owner: 1))
-        try store.createUser(StoreSamples.user(2), firstCredential: StoreSamples.credential(2, owner: 2))
-        try expectStorageError(StorageError.appleIdentityTakenCode, "link to another account") { () throws(StorageError) in
-            try store.linkAppleIdentity(StoreSamples.appleIdentity("001.a", owner: 2))
+        try store.seedUser(StoreSamples.user(1), appleIdentity: StoreSamples.appleIdentity("001.a", owner: 1))
+        try store.seedUser(StoreSamples.user(2), credential: StoreSamples.credential(2, owner: 2))
+        try expectStorageError(.appleIdentityTaken, "link to another account") { () throws(StorageError) in
+            try store.seedAppleIdentity(StoreSamples.appleIdentity("001.a", owner: 2))
         }
-        try expectStorageError(StorageError.appleIdentityTakenCode, "link twice to the same account") { () throws(StorageError) in
-            try store.linkAppleIdentity(StoreSamples.appleIdentity("001.a", owner: 1))
+        try expectStorageError(.appleIdentityTaken, "link twice to the same account") { () throws(StorageError) in
+            try store.seedAppleIdentity(StoreSamples.appleIdentity("001.a", owner: 1))
         }
         try expectEqual(try store.appleIdentity(subject: "001.a")?.userID, StoreSamples.userID(1), "first owner keeps it")
         try expectEqual(try store.appleIdentities(userID: StoreSamples.userID(2)), [], "refused link")
@@ -64,96 +75,173 @@ extension StoreContract {
 
     public static func createAppleUserIsAtomic(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
-        try store.createUser(StoreSamples.user(1), appleIdentity: StoreSamples.appleIdentity("001.a", owner: 1))
-        try expectStorageError(StorageError.appleIdentityTakenCode, "subject already linked") { () throws(StorageError) in
-            try store.createUser(StoreSamples.user(2), appleIdentity: StoreSamples.appleIdentity("001.a", owner: 2))
+        try store.seedUser(StoreSamples.user(1), appleIdentity: StoreSamples.appleIdentity("001.a", owner: 1))
+        try expectStorageError(.appleIdentityTaken, "subject already linked") { () throws(StorageError) in
+            try store.seedUser(StoreSamples.user(2), appleIdentity: StoreSamples.appleIdentity("001.a", owner: 2))
         }
         try expectEqual(try store.user(id: StoreSamples.userID(2)), nil, "user left behind")
-        try expectStorageError(StorageError.usernameTakenCode, "username taken") { () throws(StorageError) in
-            try store.createUser(StoreSamples.user(3, name: StoreSamples.user(1).name), appleIdentity: StoreSamples.appleIdentity("001.c", owner: 3))
+        try expectStorageError(.usernameTaken, "username taken") { () throws(StorageError) in
+            try store.seedUser(StoreSamples.user(3, name: StoreSamples.user(1).name), appleIdentity: StoreSamples.appleIdentity("001.c", owner: 3))
         }
         try expectEqual(try store.appleIdentity(subject: "001.c"), nil, "identity left behind")
-        try expectStorageError(StorageError.notFoundCode, "identity of another user") { () throws(StorageError) in
-            try store.createUser(StoreSamples.user(4), appleIdentity: StoreSamples.appleIdentity("001.d", owner: 1))
+        try expectStorageError(.notFound, "identity of a user that does not exist") { () throws(StorageError) in
+            try store.seedUser(StoreSamples.user(4), appleIdentity: StoreSamples.appleIdentity("001.d", owner: 5))
         }
         try expectEqual(try store.user(id: StoreSamples.userID(4)), nil, "refused user")
-        try expectStorageError(StorageError.duplicateKeyCode, "same user handle") { () throws(StorageError) in
-            try store.createUser(StoreSamples.user(1, name: "other"), appleIdentity: StoreSamples.appleIdentity("001.e", owner: 1))
+        try expectStorageError(.duplicateKey, "same user handle") { () throws(StorageError) in
+            try store.seedUser(StoreSamples.user(1, name: "other"), appleIdentity: StoreSamples.appleIdentity("001.e", owner: 1))
         }
         try expectEqual(try store.appleIdentity(subject: "001.e"), nil, "identity of the refused user")
     }
 
     public static func linkRequiresUser(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
-        try expectStorageError(StorageError.notFoundCode, "unknown user") { () throws(StorageError) in
-            try store.linkAppleIdentity(StoreSamples.appleIdentity("001.a", owner: 1))
+        try expectStorageError(.notFound, "unknown user") { () throws(StorageError) in
+            try store.seedAppleIdentity(StoreSamples.appleIdentity("001.a", owner: 1))
         }
         try expectEqual(try store.appleIdentity(subject: "001.a"), nil, "refused identity")
-        try store.createUser(StoreSamples.user(1), firstCredential: StoreSamples.credential(1, owner: 1))
-        try store.linkAppleIdentity(StoreSamples.appleIdentity("001.a", owner: 1))
+        try store.seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
+        try store.seedAppleIdentity(StoreSamples.appleIdentity("001.a", owner: 1))
         try expectEqual(try store.appleIdentity(subject: "001.a"), StoreSamples.appleIdentity("001.a", owner: 1), "linked identity")
     }
 
     public static func appleIdentitiesAreUpdated(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
         let first = StoreSamples.appleIdentity("001.z", owner: 1, createdAt: StoreSamples.now.addingTimeInterval(-3_600))
-        try store.createUser(StoreSamples.user(1), appleIdentity: first)
+        try store.seedUser(StoreSamples.user(1), appleIdentity: first)
         let tieHigh = StoreSamples.appleIdentity("001.b", owner: 1)
         let tieLow = StoreSamples.appleIdentity("001.a", owner: 1)
-        try store.linkAppleIdentity(tieHigh)
-        try store.linkAppleIdentity(tieLow)
+        try store.seedAppleIdentity(tieHigh)
+        try store.seedAppleIdentity(tieLow)
         try expectEqual(try store.appleIdentities(userID: StoreSamples.userID(1)), [first, tieLow, tieHigh], "order")
 
-        try expect(try store.updateAppleEmailState(subject: "001.a", emailDisabled: true), "email state updated")
+        try expect(
+            try store.transaction { transaction throws(StorageError) in try transaction.updateAppleEmailState(subject: "001.a", emailDisabled: true)
+            },
+            "email state updated"
+        )
         var expected = tieLow
         expected.emailDisabled = true
         try expectEqual(try store.appleIdentity(subject: "001.a"), expected, "email disabled")
-        try expect(try store.updateAppleEmailState(subject: "001.a", emailDisabled: false), "email state updated again")
+        try expect(
+            try store.transaction { transaction throws(StorageError) in try transaction.updateAppleEmailState(subject: "001.a", emailDisabled: false)
+            },
+            "email state updated again"
+        )
         expected.emailDisabled = false
         try expectEqual(try store.appleIdentity(subject: "001.a"), expected, "email enabled")
-        try expect(!(try store.updateAppleEmailState(subject: "nobody", emailDisabled: true)), "unknown subject")
+        try expect(
+            !(try store.transaction { transaction throws(StorageError) in
+                try transaction.updateAppleEmailState(subject: "nobody", emailDisabled: true)
+            }),
+            "unknown subject"
+        )
 
         let sealed: [UInt8] = [0, 1, 2, 0xFF] + [UInt8](repeating: 7, count: 40)
-        try expect(try store.setAppleRefreshToken(subject: "001.a", encryptedToken: sealed, clientID: "com.example.app"), "token set")
+        try expect(
+            try store.transaction { transaction throws(StorageError) in
+                try transaction.setAppleRefreshToken(subject: "001.a", encryptedToken: sealed, clientID: "com.example.app")
+            },
+            "token set"
+        )
         expected.encryptedRefreshToken = sealed
         expected.refreshTokenClientID = "com.example.app"
         try expectEqual(try store.appleIdentity(subject: "001.a"), expected, "token stored")
-        try expect(try store.setAppleRefreshToken(subject: "001.a", encryptedToken: nil, clientID: nil), "token cleared")
+        try expect(
+            try store.transaction { transaction throws(StorageError) in
+                try transaction.setAppleRefreshToken(subject: "001.a", encryptedToken: nil, clientID: nil)
+            },
+            "token cleared"
+        )
         try expectEqual(try store.appleIdentity(subject: "001.a"), tieLow, "token cleared")
-        try expect(!(try store.setAppleRefreshToken(subject: "nobody", encryptedToken: sealed, clientID: "x")), "unknown subject")
+        try expect(
+            !(try store.transaction { transaction throws(StorageError) in
+                try transaction.setAppleRefreshToken(subject: "nobody", encryptedToken: sealed, clientID: "x")
+            }),
+            "unknown subject"
+        )
 
-        try expect(try store.unlinkAppleIdentity(subject: "001.a"), "unlinked")
-        try expect(!(try store.unlinkAppleIdentity(subject: "001.a")), "unlinked twice")
+        try expect(try store.transaction { transaction throws(StorageError) in try transaction.deleteAppleIdentity(subject: "001.a") }, "unlinked")
+        try expect(
+            !(try store.transaction { transaction throws(StorageError) in try transaction.deleteAppleIdentity(subject: "001.a") }),
+            "unlinked twice"
+        )
         try expectEqual(try store.appleIdentities(userID: StoreSamples.userID(1)), [first, tieHigh], "after unlinking")
         try expectEqual(try store.user(id: StoreSamples.userID(1)), StoreSamples.user(1), "the account stays")
     }
 
     public static func deleteUserKeepsRevocations(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
-        try store.createUser(StoreSamples.user(1), appleIdentity: StoreSamples.appleIdentity("001.a", owner: 1))
-        try store.createUser(StoreSamples.user(2), appleIdentity: StoreSamples.appleIdentity("001.b", owner: 2))
-        let queued = try store.enqueueRevocation(token: [9, 9, 9], clientID: "com.example.app", notBefore: StoreSamples.now)
-        try store.deleteUser(id: StoreSamples.userID(1))
+        try store.seedUser(StoreSamples.user(1), appleIdentity: StoreSamples.appleIdentity("001.a", owner: 1))
+        try store.seedUser(StoreSamples.user(2), appleIdentity: StoreSamples.appleIdentity("001.b", owner: 2))
+        let queued = try store.transaction { transaction throws(StorageError) in
+            try transaction.enqueueRevocation(token: [9, 9, 9], clientID: "com.example.app", notBefore: StoreSamples.now)
+        }
+        _ = try store.transaction { transaction throws(StorageError) in try transaction.deleteUser(id: StoreSamples.userID(1)) }
         try expectEqual(try store.appleIdentity(subject: "001.a"), nil, "identity of the deleted user")
         try expectEqual(try store.appleIdentities(userID: StoreSamples.userID(1)), [], "identities of the deleted user")
         try expectEqual(try store.appleIdentity(subject: "001.b")?.userID, StoreSamples.userID(2), "other user's identity")
         try expectEqual(try store.dueRevocations(now: StoreSamples.now, limit: 10).map(\.id), [queued], "revocation kept")
-        try store.createUser(StoreSamples.user(3), appleIdentity: StoreSamples.appleIdentity("001.a", owner: 3))
+        try store.seedUser(StoreSamples.user(3), appleIdentity: StoreSamples.appleIdentity("001.a", owner: 3))
     }
 
     public static func noncesAreRememberedOnce(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
         let now = StoreSamples.now
         let hash = [UInt8](repeating: 0x4E, count: 32)
-        try expect(try store.rememberNonce(hash, until: now.addingTimeInterval(600), now: now), "first use")
-        try expect(!(try store.rememberNonce(hash, until: now.addingTimeInterval(900), now: now.addingTimeInterval(1))), "replay")
         try expect(
-            !(try store.rememberNonce(hash, until: now.addingTimeInterval(900), now: now.addingTimeInterval(599.9))),
+            try store.transaction { transaction throws(StorageError) in
+                try transaction.rememberNonce(hash, until: now.addingTimeInterval(600), now: now)
+            },
+            "first use"
+        )
+        try expect(
+            !(try store.transaction { transaction throws(StorageError) in
+                try transaction.rememberNonce(hash, until: now.addingTimeInterval(900), now: now.addingTimeInterval(1))
+            }),
+            "replay"
+        )
+        try expect(
+            !(try store.transaction { transaction throws(StorageError) in
+                try transaction.rememberNonce(hash, until: now.addingTimeInterval(900), now: now.addingTimeInterval(599.9))
+            }),
             "replay just before expiry"
         )
-        try expect(try store.rememberNonce([UInt8](repeating: 0x4F, count: 32), until: now.addingTimeInterval(600), now: now), "another hash")
-        try expect(try store.rememberNonce(hash, until: now.addingTimeInterval(1200), now: now.addingTimeInterval(600)), "expired entry replaced")
-        try expect(!(try store.rememberNonce(hash, until: now.addingTimeInterval(1300), now: now.addingTimeInterval(1199))), "replacement remembered")
+        try expect(
+            try store.transaction { transaction throws(StorageError) in
+                try transaction.rememberNonce([UInt8](repeating: 0x4F, count: 32), until: now.addingTimeInterval(600), now: now)
+            },
+            "another hash"
+        )
+        try expect(
+            try store.transaction { transaction throws(StorageError) in
+                try transaction.rememberNonce(hash, until: now.addingTimeInterval(1200), now: now.addingTimeInterval(600))
+            },
+            "expired entry replaced"
+        )
+        try expect(
+            !(try store.transaction { transaction throws(StorageError) in
+                try transaction.rememberNonce(hash, until: now.addingTimeInterval(1300), now: now.addingTimeInterval(1199))
+            }),
+            "replacement remembered"
+        )
+    }
+
+    public static func expiredNoncesArePurged(_ makeStore: StoreFactory) throws {
+        let store = try makeStore()
+        let now = StoreSamples.now
+        func remember(_ hash: UInt8, until: TimeInterval, at: TimeInterval) throws(StorageError) -> Bool {
+            try store.transaction { transaction throws(StorageError) in
+                try transaction.rememberNonce([hash], until: now.addingTimeInterval(until), now: now.addingTimeInterval(at))
+            }
+        }
+        try expect(try remember(1, until: 10, at: 0), "first")
+        try expect(try remember(2, until: 20, at: 0), "second")
+        try expect(try remember(3, until: 0, at: -1), "third, expiring now")
+        try expectEqual(try store.purgeExpiredNonces(now: now.addingTimeInterval(10)), 2, "purged")
+        try expectEqual(try store.purgeExpiredNonces(now: now.addingTimeInterval(10)), 0, "purged again")
+        try expect(!(try remember(2, until: 30, at: 15)), "the unexpired one is kept")
+        try expect(try remember(1, until: 30, at: 15), "a purged one is forgotten")
     }
 
     public static func concurrentNonceHasOneWinner(_ makeStore: StoreFactory) throws {
@@ -163,7 +251,10 @@ extension StoreContract {
         let failures = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: 16) { _ in
             do {
-                if try store.rememberNonce(hash, until: StoreSamples.now.addingTimeInterval(60), now: StoreSamples.now) {
+                let won = try store.transaction { transaction throws(StorageError) in
+                    try transaction.rememberNonce(hash, until: StoreSamples.now.addingTimeInterval(60), now: StoreSamples.now)
+                }
+                if won {
                     winners.add(1, ordering: .relaxed)
                 }
             } catch {
@@ -178,9 +269,15 @@ extension StoreContract {
         let store = try makeStore()
         let now = StoreSamples.now
         try expectEqual(try store.dueRevocations(now: now, limit: 10), [], "empty queue")
-        let later = try store.enqueueRevocation(token: [1], clientID: "com.example.a", notBefore: now.addingTimeInterval(60))
-        let first = try store.enqueueRevocation(token: [2, 2], clientID: "com.example.b", notBefore: now)
-        let second = try store.enqueueRevocation(token: [3], clientID: "com.example.c", notBefore: now)
+        let later = try store.transaction { transaction throws(StorageError) in
+            try transaction.enqueueRevocation(token: [1], clientID: "com.example.a", notBefore: now.addingTimeInterval(60))
+        }
+        let first = try store.transaction { transaction throws(StorageError) in
+            try transaction.enqueueRevocation(token: [2, 2], clientID: "com.example.b", notBefore: now)
+        }
+        let second = try store.transaction { transaction throws(StorageError) in
+            try transaction.enqueueRevocation(token: [3], clientID: "com.example.c", notBefore: now)
+        }
         try expect(first < second && later < first, "IDs increase in insertion order")
         try expectEqual(
             try store.dueRevocations(now: now, limit: 10),

@@ -23,17 +23,20 @@ extension StoreContract {
         var original = StoreSamples.credential(1, owner: 1)
         original.cloneWarning = true
         original.signCount = 2
-        try store.createUser(StoreSamples.user(1), firstCredential: original)
+        try store.seedUser(StoreSamples.user(1), credential: original)
         let usedAt = StoreSamples.now.addingTimeInterval(5.5)
         let session = StoreSamples.session(1, owner: 1)
         try store.completeAuthentication(
-            credentialID: original.id,
-            signCount: 3,
-            backupEligible: false,
-            backupState: true,
-            usedAt: usedAt,
-            backupEligibilityChanged: true,
-            session: session
+            AuthenticationUpdate(
+                credentialID: original.id,
+                signCount: 3,
+                backupEligible: false,
+                backupState: true,
+                usedAt: usedAt,
+                backupEligibilityChanged: true
+            ),
+            session: session,
+            events: []
         )
         var expected = original
         expected.signCount = 3
@@ -46,13 +49,16 @@ extension StoreContract {
 
         let later = usedAt.addingTimeInterval(60)
         try store.completeAuthentication(
-            credentialID: original.id,
-            signCount: 4,
-            backupEligible: false,
-            backupState: false,
-            usedAt: later,
-            backupEligibilityChanged: false,
-            session: StoreSamples.session(2, owner: 1)
+            AuthenticationUpdate(
+                credentialID: original.id,
+                signCount: 4,
+                backupEligible: false,
+                backupState: false,
+                usedAt: later,
+                backupEligibilityChanged: false
+            ),
+            session: StoreSamples.session(2, owner: 1),
+            events: []
         )
         expected.signCount = 4
         expected.backupState = false
@@ -64,20 +70,23 @@ extension StoreContract {
         let store = try makeStore()
         var credential = StoreSamples.credential(1, owner: 1)
         credential.signCount = 5
-        try store.createUser(StoreSamples.user(1), firstCredential: credential)
+        try store.seedUser(StoreSamples.user(1), credential: credential)
         func complete(_ signCount: UInt32, _ session: UInt8) throws(StorageError) {
             try store.completeAuthentication(
-                credentialID: credential.id,
-                signCount: signCount,
-                backupEligible: true,
-                backupState: true,
-                usedAt: StoreSamples.now,
-                backupEligibilityChanged: true,
-                session: StoreSamples.session(session, owner: 1)
+                AuthenticationUpdate(
+                    credentialID: credential.id,
+                    signCount: signCount,
+                    backupEligible: true,
+                    backupState: true,
+                    usedAt: StoreSamples.now,
+                    backupEligibilityChanged: true
+                ),
+                session: StoreSamples.session(session, owner: 1),
+                events: []
             )
         }
         for (signCount, session): (UInt32, UInt8) in [(5, 1), (4, 2), (0, 3)] {
-            try expectStorageError(StorageError.signCountNotIncreasedCode, "counter \(signCount) after 5") { () throws(StorageError) in
+            try expectStorageError(.signCountNotIncreased, "counter \(signCount) after 5") { () throws(StorageError) in
                 try complete(signCount, session)
             }
             try expectEqual(
@@ -93,29 +102,36 @@ extension StoreContract {
         // Authenticators without a counter always send 0 against a stored 0.
         var counterless = StoreSamples.credential(2, owner: 2)
         counterless.signCount = 0
-        try store.createUser(StoreSamples.user(2), firstCredential: counterless)
+        try store.seedUser(StoreSamples.user(2), credential: counterless)
         for session: UInt8 in [5, 6] {
             try store.completeAuthentication(
-                credentialID: counterless.id,
-                signCount: 0,
-                backupEligible: true,
-                backupState: true,
-                usedAt: StoreSamples.now,
-                backupEligibilityChanged: false,
-                session: StoreSamples.session(session, owner: 2)
+                AuthenticationUpdate(
+                    credentialID: counterless.id,
+                    signCount: 0,
+                    backupEligible: true,
+                    backupState: true,
+                    usedAt: StoreSamples.now,
+                    backupEligibilityChanged: false
+                ),
+                session: StoreSamples.session(session, owner: 2),
+                events: []
             )
         }
 
         // recordAuthentication never lowers a counter.
-        try store.recordAuthentication(
-            credentialID: credential.id,
-            signCount: 3,
-            backupEligible: true,
-            backupState: true,
-            usedAt: StoreSamples.now,
-            cloneWarning: true,
-            backupEligibilityChanged: false
-        )
+        try store.transaction { transaction throws(StorageError) in
+            try transaction.recordAuthentication(
+                AuthenticationUpdate(
+                    credentialID: credential.id,
+                    signCount: 3,
+                    backupEligible: true,
+                    backupState: true,
+                    usedAt: StoreSamples.now,
+                    cloneWarning: true,
+                    backupEligibilityChanged: false
+                )
+            )
+        }
         try expectEqual(try store.credential(id: credential.id)?.signCount, 6, "counter kept by recordAuthentication")
         try expectEqual(try store.credential(id: credential.id)?.cloneWarning, true, "clone warning set")
     }
@@ -124,7 +140,7 @@ extension StoreContract {
         let store = try makeStore()
         var credential = StoreSamples.credential(1, owner: 1)
         credential.signCount = 10
-        try store.createUser(StoreSamples.user(1), firstCredential: credential)
+        try store.seedUser(StoreSamples.user(1), credential: credential)
         let credentialID = credential.id
         let accepted = Mutex<[UInt32]>([])
         let failures = Mutex<[StorageError]>([])
@@ -138,16 +154,19 @@ extension StoreContract {
                 start.wait()
                 do throws(StorageError) {
                     try store.completeAuthentication(
-                        credentialID: credentialID,
-                        signCount: signCount,
-                        backupEligible: true,
-                        backupState: true,
-                        usedAt: StoreSamples.now,
-                        backupEligibilityChanged: false,
-                        session: StoreSamples.session(UInt8(100 + index), owner: 1)
+                        AuthenticationUpdate(
+                            credentialID: credentialID,
+                            signCount: signCount,
+                            backupEligible: true,
+                            backupState: true,
+                            usedAt: StoreSamples.now,
+                            backupEligibilityChanged: false
+                        ),
+                        session: StoreSamples.session(UInt8(100 + index), owner: 1),
+                        events: []
                     )
                     accepted.withLock { $0.append(signCount) }
-                } catch  where error.code == StorageError.signCountNotIncreasedCode {
+                } catch  where error.code == .signCountNotIncreased {
                     // A higher counter was stored first: refused, as it must be.
                 } catch {
                     failures.withLock { $0.append(error) }
@@ -167,27 +186,30 @@ extension StoreContract {
         let store = try makeStore()
         var first = StoreSamples.credential(1, owner: 1)
         first.signCount = 0
-        try store.createUser(StoreSamples.user(1), firstCredential: first)
-        try store.createUser(StoreSamples.user(2), firstCredential: StoreSamples.credential(2, owner: 2))
-        try store.createSession(StoreSamples.session(1, owner: 1))
+        try store.seedUser(StoreSamples.user(1), credential: first)
+        try store.seedUser(StoreSamples.user(2), credential: StoreSamples.credential(2, owner: 2))
+        try store.seedSession(StoreSamples.session(1, owner: 1))
         func complete(_ credentialID: [UInt8], _ session: SessionRecord) throws(StorageError) {
             try store.completeAuthentication(
-                credentialID: credentialID,
-                signCount: 1,
-                backupEligible: true,
-                backupState: true,
-                usedAt: StoreSamples.now,
-                backupEligibilityChanged: true,
-                session: session
+                AuthenticationUpdate(
+                    credentialID: credentialID,
+                    signCount: 1,
+                    backupEligible: true,
+                    backupState: true,
+                    usedAt: StoreSamples.now,
+                    backupEligibilityChanged: true
+                ),
+                session: session,
+                events: []
             )
         }
-        try expectStorageError(StorageError.notFoundCode, "unknown credential") { () throws(StorageError) in
+        try expectStorageError(.notFound, "unknown credential") { () throws(StorageError) in
             try complete([1, 2, 3], StoreSamples.session(3, owner: 1))
         }
-        try expectStorageError(StorageError.notFoundCode, "another user's credential") { () throws(StorageError) in
+        try expectStorageError(.notFound, "another user's credential") { () throws(StorageError) in
             try complete(first.id, StoreSamples.session(4, owner: 2))
         }
-        try expectStorageError(StorageError.duplicateKeyCode, "same token hash") { () throws(StorageError) in
+        try expectStorageError(.duplicateKey, "same token hash") { () throws(StorageError) in
             try complete(first.id, StoreSamples.session(1, owner: 1))
         }
         try expectEqual(try store.credential(id: first.id), first, "credential unchanged")
@@ -210,7 +232,7 @@ extension StoreContract {
         let user = StoreSamples.user(1)
         let credential = StoreSamples.credential(1, owner: 1)
         let session = StoreSamples.session(1, owner: 1)
-        try store.completeRegistration(newUser: user, credential: credential, session: session)
+        try store.completeRegistration(newUser: user, credential: credential, session: session, events: [])
         try expectEqual(try store.user(id: user.id), user, "user")
         try expectEqual(try store.credentials(userID: user.id), [credential], "credentials")
         try expectEqual(try store.session(tokenHash: session.tokenHash, now: StoreSamples.now), session, "session")
@@ -219,55 +241,55 @@ extension StoreContract {
     public static func completeRegistrationAddsCredential(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
         let first = StoreSamples.credential(1, owner: 1)
-        try store.createUser(StoreSamples.user(1), firstCredential: first)
+        try store.seedUser(StoreSamples.user(1), credential: first)
         let second = StoreSamples.credential(2, owner: 1, createdAt: StoreSamples.now)
         let session = StoreSamples.session(1, owner: 1)
-        try store.completeRegistration(newUser: nil, credential: second, session: session)
+        try store.completeRegistration(newUser: nil, credential: second, session: session, events: [])
         try expectEqual(try store.credentials(userID: StoreSamples.userID(1)), [first, second], "credentials")
         try expectEqual(try store.session(tokenHash: session.tokenHash, now: StoreSamples.now), session, "session")
     }
 
     public static func completeRegistrationIsAtomic(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
-        try store.createUser(StoreSamples.user(1, name: "alice"), firstCredential: StoreSamples.credential(1, owner: 1))
-        try store.createSession(StoreSamples.session(1, owner: 1))
-        let cases: [(code: String, what: String, newUser: UserRecord?, credential: CredentialRecord, session: SessionRecord)] = [
+        try store.seedUser(StoreSamples.user(1, name: "alice"), credential: StoreSamples.credential(1, owner: 1))
+        try store.seedSession(StoreSamples.session(1, owner: 1))
+        let cases: [(code: StorageError.Code, what: String, newUser: UserRecord?, credential: CredentialRecord, session: SessionRecord)] = [
             (
-                StorageError.usernameTakenCode, "username taken", StoreSamples.user(2, name: "alice"),
+                .usernameTaken, "username taken", StoreSamples.user(2, name: "alice"),
                 StoreSamples.credential(2, owner: 2), StoreSamples.session(2, owner: 2)
             ),
             (
-                StorageError.credentialExistsCode, "credential ID taken, new account", StoreSamples.user(2),
+                .credentialExists, "credential ID taken, new account", StoreSamples.user(2),
                 StoreSamples.credential(1, owner: 2), StoreSamples.session(2, owner: 2)
             ),
             (
-                StorageError.duplicateKeyCode, "session token hash taken, new account", StoreSamples.user(2),
+                .duplicateKey, "session token hash taken, new account", StoreSamples.user(2),
                 StoreSamples.credential(2, owner: 2), StoreSamples.session(1, owner: 2)
             ),
             (
-                StorageError.notFoundCode, "session of another user", StoreSamples.user(2),
+                .notFound, "session of another user", StoreSamples.user(2),
                 StoreSamples.credential(2, owner: 2), StoreSamples.session(2, owner: 1)
             ),
             (
-                StorageError.notFoundCode, "foreign first credential", StoreSamples.user(2),
+                .notFound, "foreign first credential", StoreSamples.user(2),
                 StoreSamples.credential(2, owner: 3), StoreSamples.session(2, owner: 3)
             ),
             (
-                StorageError.notFoundCode, "added to a missing user", nil,
+                .notFound, "added to a missing user", nil,
                 StoreSamples.credential(2, owner: 2), StoreSamples.session(2, owner: 2)
             ),
             (
-                StorageError.credentialExistsCode, "credential ID taken, added", nil,
+                .credentialExists, "credential ID taken, added", nil,
                 StoreSamples.credential(1, owner: 1), StoreSamples.session(2, owner: 1)
             ),
             (
-                StorageError.duplicateKeyCode, "session token hash taken, added", nil,
+                .duplicateKey, "session token hash taken, added", nil,
                 StoreSamples.credential(2, owner: 1), StoreSamples.session(1, owner: 1)
             ),
         ]
         for failing in cases {
             try expectStorageError(failing.code, failing.what) { () throws(StorageError) in
-                try store.completeRegistration(newUser: failing.newUser, credential: failing.credential, session: failing.session)
+                try store.completeRegistration(newUser: failing.newUser, credential: failing.credential, session: failing.session, events: [])
             }
         }
         try expectEqual(try store.user(id: StoreSamples.userID(2)), nil, "no new user")

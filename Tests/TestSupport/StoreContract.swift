@@ -9,18 +9,18 @@ public enum StoreContract {
     /// Every check, named for the clause it covers.
     public static let checks: [StoreContractCheck] =
         [
-            StoreContractCheck(name: "createUser stores the user and its credential", run: createUserStoresEverything),
+            StoreContractCheck(name: "completeRegistration stores the user and its credential", run: registrationStoresEverything),
             StoreContractCheck(name: "lookups of missing records return nil", run: missingRecordsAreNil),
             StoreContractCheck(name: "usernames are unique", run: usernamesAreUnique),
-            StoreContractCheck(name: "createUser is atomic on credentialExists", run: createUserIsAtomic),
-            StoreContractCheck(name: "createUser refuses a foreign first credential", run: createUserRequiresOwnCredential),
+            StoreContractCheck(name: "completeRegistration is atomic on credentialExists", run: registrationIsAtomicOnCredentialExists),
+            StoreContractCheck(name: "completeRegistration refuses a foreign first credential", run: registrationRequiresOwnCredential),
             StoreContractCheck(name: "user handles are unique", run: userIDsAreUnique),
             StoreContractCheck(name: "credential IDs are unique across users", run: credentialIDsAreUnique),
-            StoreContractCheck(name: "addCredential requires the user", run: addCredentialRequiresUser),
+            StoreContractCheck(name: "insertCredential requires the user", run: insertCredentialRequiresUser),
             StoreContractCheck(name: "credentials are ordered by createdAt then id", run: credentialsAreOrdered),
             StoreContractCheck(name: "recordAuthentication updates and ORs warnings", run: recordAuthenticationORsWarnings),
             StoreContractCheck(name: "renameCredential only renames the owner's credential", run: renameChecksOwner),
-            StoreContractCheck(name: "deleteCredential refuses the last credential", run: deleteCredentialKeepsLast),
+            StoreContractCheck(name: "deleteCredentialUnlessLast refuses the last credential", run: deleteCredentialKeepsLast),
             StoreContractCheck(name: "deleteUser removes every row of the account", run: deleteUserCascades),
             StoreContractCheck(name: "challenges are single use", run: challengesAreSingleUse),
             StoreContractCheck(name: "expired challenges are reported and removed", run: expiredChallengesAreRemoved),
@@ -28,23 +28,47 @@ public enum StoreContract {
             StoreContractCheck(name: "purgeExpiredChallenges counts", run: purgeExpiredChallengesCounts),
             StoreContractCheck(name: "sessions are found until they expire", run: sessionsExpire),
             StoreContractCheck(name: "sessions are deleted one or all", run: sessionsAreDeleted),
-            StoreContractCheck(name: "createSession checks user and duplicates", run: createSessionChecksKeys),
+            StoreContractCheck(name: "insertSession checks user and duplicates", run: insertSessionChecksKeys),
             StoreContractCheck(name: "purgeExpiredSessions counts", run: purgeExpiredSessionsCounts),
             StoreContractCheck(name: "16 threads taking one challenge: one winner", run: concurrentTakeHasOneWinner),
-        ] + appleChecks + ceremonyChecks
+        ] + appleChecks + ceremonyChecks + transactionChecks + sessionChecks + eventChecks
 
-    public static func createUserStoresEverything(_ makeStore: StoreFactory) throws {
+    /// Registers a new account with `completeRegistration` and a session of its own (derived from the owner and the
+    /// credential's number, so that no two calls of a check collide), without events.
+    static func register(_ store: any PasskeyStore, _ user: UserRecord, _ credential: CredentialRecord) throws(StorageError) {
+        let key = [credential.userID[0], credential.id[1]]
+        let session = SessionRecord(
+            tokenHash: [0x5E] + key + [UInt8](repeating: 0, count: 29),
+            id: [0x1E] + key + [UInt8](repeating: 0, count: 13),
+            userID: credential.userID,
+            method: .passkey,
+            credentialID: credential.id,
+            userVerified: false,
+            createdAt: StoreSamples.now,
+            expiresAt: StoreSamples.now.addingTimeInterval(60)
+        )
+        try store.completeRegistration(newUser: user, credential: credential, session: session, events: [])
+    }
+
+    public static func registrationStoresEverything(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
         let user = StoreSamples.user(1)
         var credential = StoreSamples.credential(1, owner: 1)
         credential.transports = []
         credential.attestationSummary = ""
-        try store.createUser(user, firstCredential: credential)
+        try register(store, user, credential)
         try expectEqual(try store.user(id: user.id), user, "user(id:)")
         try expectEqual(try store.user(name: user.name), user, "user(name:)")
         try expectEqual(try store.credential(id: credential.id), credential, "credential(id:)")
         try expectEqual(try store.credentials(userID: user.id), [credential], "credentials(userID:)")
         try expectEqual(try store.user(name: user.name.uppercased()), nil, "usernames compare exactly")
+        try expectEqual(
+            try store.transaction { transaction throws(StorageError) in
+                [try transaction.user(id: user.id), try transaction.user(name: user.name), try transaction.user(name: user.name.uppercased())]
+            },
+            [user, user, nil],
+            "the transaction's reads"
+        )
     }
 
     public static func missingRecordsAreNil(_ makeStore: StoreFactory) throws {
@@ -55,42 +79,63 @@ public enum StoreContract {
         try expectEqual(try store.credentials(userID: StoreSamples.userID(9)), [], "credentials(userID:)")
         try expectEqual(try store.session(tokenHash: [1], now: StoreSamples.now), nil, "session")
         try expectEqual(try store.takeChallenge([1], now: StoreSamples.now), .unknown, "takeChallenge")
-        try store.deleteUser(id: StoreSamples.userID(9))
-        try store.deleteSession(tokenHash: [1])
-        try store.deleteSessions(userID: StoreSamples.userID(9))
+        try expectEqual(
+            try store.transaction { transaction throws(StorageError) in try transaction.deleteUser(id: StoreSamples.userID(9)) },
+            false,
+            "deleteUser"
+        )
+        try expectEqual(
+            try store.transaction { transaction throws(StorageError) in try transaction.deleteSession(tokenHash: [1]) },
+            nil,
+            "deleteSession"
+        )
+        try expectEqual(
+            try store.transaction { transaction throws(StorageError) in try transaction.deleteSessions(userID: StoreSamples.userID(9), except: nil) },
+            [],
+            "deleteSessions"
+        )
+        try store.recordSessionUse(tokenHash: [1], at: StoreSamples.now)
     }
 
     public static func usernamesAreUnique(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
-        try store.createUser(StoreSamples.user(1, name: "alice"), firstCredential: StoreSamples.credential(1, owner: 1))
-        try expectStorageError(StorageError.usernameTakenCode, "same username") { () throws(StorageError) in
-            try store.createUser(StoreSamples.user(2, name: "alice"), firstCredential: StoreSamples.credential(2, owner: 2))
+        try register(store, StoreSamples.user(1, name: "alice"), StoreSamples.credential(1, owner: 1))
+        try expectStorageError(.usernameTaken, "same username") { () throws(StorageError) in
+            try register(store, StoreSamples.user(2, name: "alice"), StoreSamples.credential(2, owner: 2))
+        }
+        try expectStorageError(.usernameTaken, "same username, in a transaction") { () throws(StorageError) in
+            try store.seedUser(StoreSamples.user(2, name: "alice"), credential: StoreSamples.credential(2, owner: 2))
         }
         try expectEqual(try store.user(id: StoreSamples.userID(2)), nil, "refused user")
         try expectEqual(try store.credential(id: StoreSamples.credential(2, owner: 2).id), nil, "refused credential")
         try expectEqual(try store.user(name: "alice")?.id, StoreSamples.userID(1), "first owner keeps the name")
-        try store.createUser(StoreSamples.user(2, name: "Alice"), firstCredential: StoreSamples.credential(2, owner: 2))
+        try register(store, StoreSamples.user(2, name: "Alice"), StoreSamples.credential(2, owner: 2))
     }
 
-    public static func createUserIsAtomic(_ makeStore: StoreFactory) throws {
+    public static func registrationIsAtomicOnCredentialExists(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
-        try store.createUser(StoreSamples.user(1), firstCredential: StoreSamples.credential(1, owner: 1))
+        try register(store, StoreSamples.user(1), StoreSamples.credential(1, owner: 1))
         var reused = StoreSamples.credential(1, owner: 2)
         reused.name = "stolen"
-        try expectStorageError(StorageError.credentialExistsCode, "reused credential ID") { () throws(StorageError) in
-            try store.createUser(StoreSamples.user(2), firstCredential: reused)
+        try expectStorageError(.credentialExists, "reused credential ID") { () throws(StorageError) in
+            try register(store, StoreSamples.user(2), reused)
         }
         try expectEqual(try store.user(id: StoreSamples.userID(2)), nil, "user left behind by id")
         try expectEqual(try store.user(name: StoreSamples.user(2).name), nil, "user left behind by name")
         try expectEqual(try store.credential(id: reused.id), StoreSamples.credential(1, owner: 1), "original credential")
-        try store.createUser(StoreSamples.user(2), firstCredential: StoreSamples.credential(2, owner: 2))
+        try register(store, StoreSamples.user(2), StoreSamples.credential(2, owner: 2))
     }
 
-    public static func createUserRequiresOwnCredential(_ makeStore: StoreFactory) throws {
+    public static func registrationRequiresOwnCredential(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
-        try store.createUser(StoreSamples.user(1), firstCredential: StoreSamples.credential(1, owner: 1))
-        try expectStorageError(StorageError.notFoundCode, "credential of another user") { () throws(StorageError) in
-            try store.createUser(StoreSamples.user(2), firstCredential: StoreSamples.credential(2, owner: 1))
+        try register(store, StoreSamples.user(1), StoreSamples.credential(1, owner: 1))
+        try expectStorageError(.notFound, "credential of another user") { () throws(StorageError) in
+            try store.completeRegistration(
+                newUser: StoreSamples.user(2),
+                credential: StoreSamples.credential(2, owner: 1),
+                session: StoreSamples.session(2, owner: 1),
+                events: []
+            )
         }
         try expectEqual(try store.user(id: StoreSamples.userID(2)), nil, "refused user")
         try expectEqual(try store.credentials(userID: StoreSamples.userID(1)).count, 1, "credentials of user 1")
@@ -98,9 +143,12 @@ public enum StoreContract {
 
     public static func userIDsAreUnique(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
-        try store.createUser(StoreSamples.user(1), firstCredential: StoreSamples.credential(1, owner: 1))
-        try expectStorageError(StorageError.duplicateKeyCode, "same user handle") { () throws(StorageError) in
-            try store.createUser(StoreSamples.user(1, name: "other"), firstCredential: StoreSamples.credential(2, owner: 1))
+        try register(store, StoreSamples.user(1), StoreSamples.credential(1, owner: 1))
+        try expectStorageError(.duplicateKey, "same user handle") { () throws(StorageError) in
+            try register(store, StoreSamples.user(1, name: "other"), StoreSamples.credential(2, owner: 1))
+        }
+        try expectStorageError(.duplicateKey, "same user handle, in a transaction") { () throws(StorageError) in
+            try store.seedUser(StoreSamples.user(1, name: "other"), credential: StoreSamples.credential(2, owner: 1))
         }
         try expectEqual(try store.user(name: "other"), nil, "refused user")
         try expectEqual(try store.credential(id: StoreSamples.credential(2, owner: 1).id), nil, "refused credential")
@@ -108,31 +156,39 @@ public enum StoreContract {
 
     public static func credentialIDsAreUnique(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
-        try store.createUser(StoreSamples.user(1), firstCredential: StoreSamples.credential(1, owner: 1))
-        try store.createUser(StoreSamples.user(2), firstCredential: StoreSamples.credential(2, owner: 2))
-        try expectStorageError(StorageError.credentialExistsCode, "same user") { () throws(StorageError) in
-            try store.addCredential(StoreSamples.credential(1, owner: 1))
+        try register(store, StoreSamples.user(1), StoreSamples.credential(1, owner: 1))
+        try register(store, StoreSamples.user(2), StoreSamples.credential(2, owner: 2))
+        try expectStorageError(.credentialExists, "same user") { () throws(StorageError) in
+            try store.seedCredential(StoreSamples.credential(1, owner: 1))
         }
-        try expectStorageError(StorageError.credentialExistsCode, "other user") { () throws(StorageError) in
-            try store.addCredential(StoreSamples.credential(1, owner: 2))
+        try expectStorageError(.credentialExists, "other user") { () throws(StorageError) in
+            try store.seedCredential(StoreSamples.credential(1, owner: 2))
+        }
+        try expectStorageError(.credentialExists, "other user, by registration") { () throws(StorageError) in
+            try store.completeRegistration(
+                newUser: nil,
+                credential: StoreSamples.credential(1, owner: 2),
+                session: StoreSamples.session(7, owner: 2),
+                events: []
+            )
         }
         try expectEqual(try store.credential(id: StoreSamples.credential(1, owner: 1).id)?.userID, StoreSamples.userID(1), "owner")
         try expectEqual(try store.credentials(userID: StoreSamples.userID(2)).count, 1, "credentials of user 2")
     }
 
-    public static func addCredentialRequiresUser(_ makeStore: StoreFactory) throws {
+    public static func insertCredentialRequiresUser(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
-        try expectStorageError(StorageError.notFoundCode, "unknown user") { () throws(StorageError) in
-            try store.addCredential(StoreSamples.credential(1, owner: 1))
+        try expectStorageError(.notFound, "unknown user") { () throws(StorageError) in
+            try store.seedCredential(StoreSamples.credential(1, owner: 1))
         }
         try expectEqual(try store.credential(id: StoreSamples.credential(1, owner: 1).id), nil, "refused credential")
-        try store.createUser(StoreSamples.user(1), firstCredential: StoreSamples.credential(1, owner: 1))
+        try store.seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
         var second = StoreSamples.credential(2, owner: 1)
         second.lastUsedAt = StoreSamples.now
         second.cloneWarning = true
         second.backupEligibilityChanged = true
         second.backupState = true
-        try store.addCredential(second)
+        try store.seedCredential(second)
         try expectEqual(try store.credential(id: second.id), second, "added credential")
     }
 
@@ -140,13 +196,13 @@ public enum StoreContract {
         let store = try makeStore()
         let base = StoreSamples.now
         let first = StoreSamples.credential(5, owner: 1, createdAt: base.addingTimeInterval(-100))
-        try store.createUser(StoreSamples.user(1), firstCredential: first)
-        try store.createUser(StoreSamples.user(2), firstCredential: StoreSamples.credential(9, owner: 2, createdAt: base))
+        try store.seedUser(StoreSamples.user(1), credential: first)
+        try store.seedUser(StoreSamples.user(2), credential: StoreSamples.credential(9, owner: 2, createdAt: base))
         let latest = StoreSamples.credential(1, owner: 1, createdAt: base.addingTimeInterval(0.001))
         let tieHigh = StoreSamples.credential(4, owner: 1, createdAt: base)
         let tieLow = StoreSamples.credential(3, owner: 1, createdAt: base)
         for credential in [latest, tieHigh, tieLow] {
-            try store.addCredential(credential)
+            try store.seedCredential(credential)
         }
         try expectEqual(try store.credentials(userID: StoreSamples.userID(1)), [first, tieLow, tieHigh, latest], "order")
     }
@@ -155,17 +211,21 @@ public enum StoreContract {
         let store = try makeStore()
         var original = StoreSamples.credential(1, owner: 1)
         original.signCount = 6
-        try store.createUser(StoreSamples.user(1), firstCredential: original)
+        try store.seedUser(StoreSamples.user(1), credential: original)
         let usedAt = StoreSamples.now.addingTimeInterval(12.75)
-        try store.recordAuthentication(
-            credentialID: original.id,
-            signCount: 7,
-            backupEligible: false,
-            backupState: true,
-            usedAt: usedAt,
-            cloneWarning: true,
-            backupEligibilityChanged: false
-        )
+        try store.transaction { transaction throws(StorageError) in
+            try transaction.recordAuthentication(
+                AuthenticationUpdate(
+                    credentialID: original.id,
+                    signCount: 7,
+                    backupEligible: false,
+                    backupState: true,
+                    usedAt: usedAt,
+                    cloneWarning: true,
+                    backupEligibilityChanged: false
+                )
+            )
+        }
         var expected = original
         expected.signCount = 7
         expected.backupEligible = false
@@ -175,15 +235,19 @@ public enum StoreContract {
         try expectEqual(try store.credential(id: original.id), expected, "after first authentication")
 
         let later = usedAt.addingTimeInterval(60)
-        try store.recordAuthentication(
-            credentialID: original.id,
-            signCount: 8,
-            backupEligible: true,
-            backupState: false,
-            usedAt: later,
-            cloneWarning: false,
-            backupEligibilityChanged: true
-        )
+        try store.transaction { transaction throws(StorageError) in
+            try transaction.recordAuthentication(
+                AuthenticationUpdate(
+                    credentialID: original.id,
+                    signCount: 8,
+                    backupEligible: true,
+                    backupState: false,
+                    usedAt: later,
+                    cloneWarning: false,
+                    backupEligibilityChanged: true
+                )
+            )
+        }
         expected.signCount = 8
         expected.backupEligible = true
         expected.backupState = false
@@ -191,27 +255,35 @@ public enum StoreContract {
         expected.backupEligibilityChanged = true
         try expectEqual(try store.credential(id: original.id), expected, "warnings are never cleared")
 
-        try store.recordAuthentication(
-            credentialID: original.id,
-            signCount: 9,
-            backupEligible: true,
-            backupState: false,
-            usedAt: later,
-            cloneWarning: false,
-            backupEligibilityChanged: false
-        )
+        try store.transaction { transaction throws(StorageError) in
+            try transaction.recordAuthentication(
+                AuthenticationUpdate(
+                    credentialID: original.id,
+                    signCount: 9,
+                    backupEligible: true,
+                    backupState: false,
+                    usedAt: later,
+                    cloneWarning: false,
+                    backupEligibilityChanged: false
+                )
+            )
+        }
         try expect(try store.credential(id: original.id)?.cloneWarning == true, "cloneWarning stays set")
         try expect(try store.credential(id: original.id)?.backupEligibilityChanged == true, "BE change stays set")
-        try expectStorageError(StorageError.notFoundCode, "unknown credential") { () throws(StorageError) in
-            try store.recordAuthentication(
-                credentialID: [9, 9],
-                signCount: 1,
-                backupEligible: false,
-                backupState: false,
-                usedAt: later,
-                cloneWarning: false,
-                backupEligibilityChanged: false
-            )
+        try expectStorageError(.notFound, "unknown credential") { () throws(StorageError) in
+            try store.transaction { transaction throws(StorageError) in
+                try transaction.recordAuthentication(
+                    AuthenticationUpdate(
+                        credentialID: [9, 9],
+                        signCount: 1,
+                        backupEligible: false,
+                        backupState: false,
+                        usedAt: later,
+                        cloneWarning: false,
+                        backupEligibilityChanged: false
+                    )
+                )
+            }
         }
     }
 
@@ -219,13 +291,26 @@ public enum StoreContract {
         let store = try makeStore()
         let mine = StoreSamples.credential(1, owner: 1)
         let theirs = StoreSamples.credential(2, owner: 2)
-        try store.createUser(StoreSamples.user(1), firstCredential: mine)
-        try store.createUser(StoreSamples.user(2), firstCredential: theirs)
-        try expect(try store.renameCredential(id: mine.id, userID: mine.userID, name: "Phone 📱"), "own rename")
+        try store.seedUser(StoreSamples.user(1), credential: mine)
+        try store.seedUser(StoreSamples.user(2), credential: theirs)
+        try expect(
+            try store.transaction { transaction throws(StorageError) in
+                try transaction.renameCredential(id: mine.id, userID: mine.userID, name: "Phone 📱")
+            },
+            "own rename"
+        )
         try expectEqual(try store.credential(id: mine.id)?.name, "Phone 📱", "renamed")
-        try expect(!(try store.renameCredential(id: theirs.id, userID: mine.userID, name: "mine now")), "foreign rename")
+        try expect(
+            !(try store.transaction { transaction throws(StorageError) in
+                try transaction.renameCredential(id: theirs.id, userID: mine.userID, name: "mine now")
+            }),
+            "foreign rename"
+        )
         try expectEqual(try store.credential(id: theirs.id), theirs, "foreign credential unchanged")
-        try expect(!(try store.renameCredential(id: [7], userID: mine.userID, name: "x")), "unknown credential")
+        try expect(
+            !(try store.transaction { transaction throws(StorageError) in try transaction.renameCredential(id: [7], userID: mine.userID, name: "x") }),
+            "unknown credential"
+        )
     }
 
     public static func deleteCredentialKeepsLast(_ makeStore: StoreFactory) throws {
@@ -233,35 +318,66 @@ public enum StoreContract {
         let first = StoreSamples.credential(1, owner: 1)
         let second = StoreSamples.credential(2, owner: 1, createdAt: StoreSamples.now)
         let theirs = StoreSamples.credential(3, owner: 2)
-        try store.createUser(StoreSamples.user(1), firstCredential: first)
-        try store.createUser(StoreSamples.user(2), firstCredential: theirs)
-        try expectEqual(try store.deleteCredential(id: first.id, userID: first.userID), .lastCredential, "only credential")
+        try store.seedUser(StoreSamples.user(1), credential: first)
+        try store.seedUser(StoreSamples.user(2), credential: theirs)
+        try expectEqual(
+            try store.transaction { transaction throws(StorageError) in try transaction.deleteCredentialUnlessLast(id: first.id, userID: first.userID)
+            },
+            .lastCredential,
+            "only credential"
+        )
         try expectEqual(try store.credentials(userID: first.userID), [first], "kept")
-        try store.addCredential(second)
-        try expectEqual(try store.deleteCredential(id: theirs.id, userID: first.userID), .notFound, "foreign credential")
+        try store.seedCredential(second)
+        try expectEqual(
+            try store.transaction { transaction throws(StorageError) in
+                try transaction.deleteCredentialUnlessLast(id: theirs.id, userID: first.userID)
+            },
+            .notFound,
+            "foreign credential"
+        )
         try expectEqual(try store.credential(id: theirs.id), theirs, "foreign credential kept")
-        try expectEqual(try store.deleteCredential(id: [7], userID: first.userID), .notFound, "unknown credential")
-        try expectEqual(try store.deleteCredential(id: first.id, userID: first.userID), .deleted, "one of two")
+        try expectEqual(
+            try store.transaction { transaction throws(StorageError) in try transaction.deleteCredentialUnlessLast(id: [7], userID: first.userID) },
+            .notFound,
+            "unknown credential"
+        )
+        try expectEqual(
+            try store.transaction { transaction throws(StorageError) in try transaction.deleteCredentialUnlessLast(id: first.id, userID: first.userID)
+            },
+            .deleted,
+            "one of two"
+        )
         try expectEqual(try store.credentials(userID: first.userID), [second], "remaining")
-        try expectEqual(try store.deleteCredential(id: first.id, userID: first.userID), .notFound, "deleted twice")
-        try expectEqual(try store.deleteCredential(id: second.id, userID: first.userID), .lastCredential, "now the only one")
+        try expectEqual(
+            try store.transaction { transaction throws(StorageError) in try transaction.deleteCredentialUnlessLast(id: first.id, userID: first.userID)
+            },
+            .notFound,
+            "deleted twice"
+        )
+        try expectEqual(
+            try store.transaction { transaction throws(StorageError) in
+                try transaction.deleteCredentialUnlessLast(id: second.id, userID: first.userID)
+            },
+            .lastCredential,
+            "now the only one"
+        )
     }
 
     public static func deleteUserCascades(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
         let doomed = StoreSamples.user(1)
         let kept = StoreSamples.user(2)
-        try store.createUser(doomed, firstCredential: StoreSamples.credential(1, owner: 1))
-        try store.addCredential(StoreSamples.credential(2, owner: 1))
-        try store.createUser(kept, firstCredential: StoreSamples.credential(3, owner: 2))
-        try store.createSession(StoreSamples.session(1, owner: 1))
-        try store.createSession(StoreSamples.session(2, owner: 1))
-        try store.createSession(StoreSamples.session(3, owner: 2))
+        try store.seedUser(doomed, credential: StoreSamples.credential(1, owner: 1))
+        try store.seedCredential(StoreSamples.credential(2, owner: 1))
+        try store.seedUser(kept, credential: StoreSamples.credential(3, owner: 2))
+        try store.seedSession(StoreSamples.session(1, owner: 1))
+        try store.seedSession(StoreSamples.session(2, owner: 1))
+        try store.seedSession(StoreSamples.session(3, owner: 2))
         try store.insertChallenge(StoreSamples.challenge(1, userID: doomed.id))
         try store.insertChallenge(StoreSamples.challenge(2, userID: kept.id))
         try store.insertChallenge(StoreSamples.challenge(3))
 
-        try store.deleteUser(id: doomed.id)
+        try expectEqual(try store.transaction { transaction throws(StorageError) in try transaction.deleteUser(id: doomed.id) }, true, "deleteUser")
         let now = StoreSamples.now
         try expectEqual(try store.user(id: doomed.id), nil, "user")
         try expectEqual(try store.user(name: doomed.name), nil, "user by name")
@@ -284,13 +400,17 @@ public enum StoreContract {
             .valid(StoreSamples.challenge(3)),
             "challenge without user"
         )
-        try store.deleteUser(id: doomed.id)
-        try store.createUser(doomed, firstCredential: StoreSamples.credential(1, owner: 1))
+        try expectEqual(
+            try store.transaction { transaction throws(StorageError) in try transaction.deleteUser(id: doomed.id) },
+            false,
+            "deleteUser again"
+        )
+        try store.seedUser(doomed, credential: StoreSamples.credential(1, owner: 1))
     }
 
     public static func challengesAreSingleUse(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
-        try store.createUser(StoreSamples.user(1), firstCredential: StoreSamples.credential(1, owner: 1))
+        try store.seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
         var withoutUser = StoreSamples.challenge(1)
         withoutUser.context = []
         withoutUser.ceremony = .appleNonce
@@ -324,12 +444,12 @@ public enum StoreContract {
 
     public static func insertChallengeChecksKeys(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
-        try expectStorageError(StorageError.notFoundCode, "unknown user") { () throws(StorageError) in
+        try expectStorageError(.notFound, "unknown user") { () throws(StorageError) in
             try store.insertChallenge(StoreSamples.challenge(1, userID: StoreSamples.userID(1)))
         }
         try expectEqual(try store.takeChallenge(StoreSamples.challenge(1).challenge, now: StoreSamples.now), .unknown, "refused")
         try store.insertChallenge(StoreSamples.challenge(2))
-        try expectStorageError(StorageError.duplicateKeyCode, "same challenge") { () throws(StorageError) in
+        try expectStorageError(.duplicateKey, "same challenge") { () throws(StorageError) in
             try store.insertChallenge(StoreSamples.challenge(2, expiresAt: StoreSamples.now.addingTimeInterval(900)))
         }
         try expectEqual(
@@ -361,9 +481,9 @@ public enum StoreContract {
 
     public static func sessionsExpire(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
-        try store.createUser(StoreSamples.user(1), firstCredential: StoreSamples.credential(1, owner: 1))
+        try store.seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
         let session = StoreSamples.session(1, owner: 1)
-        try store.createSession(session)
+        try store.seedSession(session)
         try expectEqual(try store.session(tokenHash: session.tokenHash, now: StoreSamples.now), session, "live")
         try expectEqual(
             try store.session(tokenHash: session.tokenHash, now: session.expiresAt.addingTimeInterval(-0.001)),
@@ -377,37 +497,37 @@ public enum StoreContract {
 
     public static func sessionsAreDeleted(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
-        try store.createUser(StoreSamples.user(1), firstCredential: StoreSamples.credential(1, owner: 1))
-        try store.createUser(StoreSamples.user(2), firstCredential: StoreSamples.credential(2, owner: 2))
+        try store.seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
+        try store.seedUser(StoreSamples.user(2), credential: StoreSamples.credential(2, owner: 2))
         let sessions = [
             StoreSamples.session(1, owner: 1), StoreSamples.session(2, owner: 1),
             StoreSamples.session(3, owner: 1), StoreSamples.session(4, owner: 2),
         ]
         for session in sessions {
-            try store.createSession(session)
+            try store.seedSession(session)
         }
         let now = StoreSamples.now
-        try store.deleteSession(tokenHash: sessions[0].tokenHash)
-        try store.deleteSession(tokenHash: sessions[0].tokenHash)
+        _ = try store.transaction { transaction throws(StorageError) in try transaction.deleteSession(tokenHash: sessions[0].tokenHash) }
+        _ = try store.transaction { transaction throws(StorageError) in try transaction.deleteSession(tokenHash: sessions[0].tokenHash) }
         try expectEqual(try store.session(tokenHash: sessions[0].tokenHash, now: now), nil, "deleted")
         try expectEqual(try store.session(tokenHash: sessions[1].tokenHash, now: now), sessions[1], "kept")
-        try store.deleteSessions(userID: StoreSamples.userID(1))
+        _ = try store.transaction { transaction throws(StorageError) in try transaction.deleteSessions(userID: StoreSamples.userID(1), except: nil) }
         try expectEqual(try store.session(tokenHash: sessions[1].tokenHash, now: now), nil, "all of user 1")
         try expectEqual(try store.session(tokenHash: sessions[2].tokenHash, now: now), nil, "all of user 1")
         try expectEqual(try store.session(tokenHash: sessions[3].tokenHash, now: now), sessions[3], "user 2")
         try expectEqual(try store.user(id: StoreSamples.userID(1)), StoreSamples.user(1), "the user stays")
     }
 
-    public static func createSessionChecksKeys(_ makeStore: StoreFactory) throws {
+    public static func insertSessionChecksKeys(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
-        try expectStorageError(StorageError.notFoundCode, "unknown user") { () throws(StorageError) in
-            try store.createSession(StoreSamples.session(1, owner: 1))
+        try expectStorageError(.notFound, "unknown user") { () throws(StorageError) in
+            try store.seedSession(StoreSamples.session(1, owner: 1))
         }
-        try store.createUser(StoreSamples.user(1), firstCredential: StoreSamples.credential(1, owner: 1))
-        try store.createUser(StoreSamples.user(2), firstCredential: StoreSamples.credential(2, owner: 2))
-        try store.createSession(StoreSamples.session(1, owner: 1))
-        try expectStorageError(StorageError.duplicateKeyCode, "same token hash") { () throws(StorageError) in
-            try store.createSession(StoreSamples.session(1, owner: 2))
+        try store.seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
+        try store.seedUser(StoreSamples.user(2), credential: StoreSamples.credential(2, owner: 2))
+        try store.seedSession(StoreSamples.session(1, owner: 1))
+        try expectStorageError(.duplicateKey, "same token hash") { () throws(StorageError) in
+            try store.seedSession(StoreSamples.session(1, owner: 2))
         }
         try expectEqual(
             try store.session(tokenHash: StoreSamples.session(1, owner: 1).tokenHash, now: StoreSamples.now)?.userID,
@@ -418,12 +538,12 @@ public enum StoreContract {
 
     public static func purgeExpiredSessionsCounts(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
-        try store.createUser(StoreSamples.user(1), firstCredential: StoreSamples.credential(1, owner: 1))
+        try store.seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
         let now = StoreSamples.now
         for number: UInt8 in 1...4 {
-            try store.createSession(StoreSamples.session(number, owner: 1, expiresAt: now.addingTimeInterval(-Double(number - 1))))
+            try store.seedSession(StoreSamples.session(number, owner: 1, expiresAt: now.addingTimeInterval(-Double(number - 1))))
         }
-        try store.createSession(StoreSamples.session(5, owner: 1, expiresAt: now.addingTimeInterval(10)))
+        try store.seedSession(StoreSamples.session(5, owner: 1, expiresAt: now.addingTimeInterval(10)))
         try expectEqual(try store.purgeExpiredSessions(now: now), 4, "purged")
         try expectEqual(try store.purgeExpiredSessions(now: now), 0, "purged again")
         try expectEqual(

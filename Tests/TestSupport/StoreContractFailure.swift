@@ -36,7 +36,7 @@ func expectEqual<Value: Equatable>(
 
 /// Fails the running contract check unless `body` throws a `StorageError` with `code`.
 func expectStorageError(
-    _ code: String,
+    _ code: StorageError.Code,
     _ what: String,
     file: StaticString = #filePath,
     line: UInt = #line,

@@ -60,7 +60,8 @@ public enum StoreSamples {
         )
     }
 
-    /// A session of the user `owner` with a token hash derived from `number`.
+    /// A session of the user `owner` with a token hash and an ID derived from `number`, signed in by the owner's
+    /// passkey `credential(owner, owner: owner)`, with every optional field but `lastUsedAt` set.
     public static func session(
         _ number: UInt8,
         owner: UInt8,
@@ -68,9 +69,39 @@ public enum StoreSamples {
     ) -> SessionRecord {
         SessionRecord(
             tokenHash: [UInt8](repeating: number, count: 31) + [0x55],
+            id: [UInt8](repeating: number, count: 15) + [0x1D],
             userID: userID(owner),
+            method: .passkey,
+            credentialID: credential(owner, owner: owner).id,
+            userVerified: true,
             createdAt: now.addingTimeInterval(-60),
-            expiresAt: expiresAt
+            authenticatedAt: now.addingTimeInterval(-90.5),
+            expiresAt: expiresAt,
+            userAgent: "Mozilla/5.0 (Macintosh) Safari/605.1.15 — café"
+        )
+    }
+
+    /// A session of the user `owner` signed in by the Apple identity `subject`, without a user agent.
+    public static func appleSession(_ number: UInt8, owner: UInt8, subject: String) -> SessionRecord {
+        SessionRecord(
+            tokenHash: [UInt8](repeating: number, count: 31) + [0x55],
+            id: [UInt8](repeating: number, count: 15) + [0x1D],
+            userID: userID(owner),
+            method: .apple,
+            appleSubject: subject,
+            userVerified: false,
+            createdAt: now.addingTimeInterval(-30),
+            expiresAt: now.addingTimeInterval(3_600)
+        )
+    }
+
+    /// An event of the user `owner` (or of nobody) with a payload derived from `number`.
+    public static func event(_ number: Int, owner: UInt8?, type: String = "passkey.renamed") -> NewEvent {
+        NewEvent(
+            type: type,
+            userID: owner.map(userID),
+            occurredAt: now.addingTimeInterval(Double(number) + 0.25),
+            data: Array(#"{"n":\#(number),"text":"é✓"}"#.utf8)
         )
     }
 

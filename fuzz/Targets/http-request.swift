@@ -137,19 +137,22 @@ private let seeds: Seeds = {
 private func makeServer() -> RelyingPartyServer {
     let store = InMemoryStore()
     do {
-        try store.createUser(
-            UserRecord(id: seeds.aliceID, name: "alice", displayName: "Alice", createdAt: fixedNow),
-            firstCredential: seeds.credentials[0]
-        )
-        for credential in seeds.credentials.dropFirst() { try store.addCredential(credential) }
-        try store.createSession(
-            SessionRecord(
-                tokenHash: DigestAlgorithm.sha256.hash(Array(seeds.sessionToken.utf8)),
-                userID: seeds.aliceID,
-                createdAt: fixedNow,
-                expiresAt: fixedNow.addingTimeInterval(3600)
+        try store.transaction { transaction throws(StorageError) in
+            try transaction.insertUser(UserRecord(id: seeds.aliceID, name: "alice", displayName: "Alice", createdAt: fixedNow))
+            for credential in seeds.credentials { try transaction.insertCredential(credential) }
+            try transaction.insertSession(
+                SessionRecord(
+                    tokenHash: DigestAlgorithm.sha256.hash(Array(seeds.sessionToken.utf8)),
+                    id: [UInt8](repeating: 0x5E, count: SessionRecord.idLength),
+                    userID: seeds.aliceID,
+                    method: .passkey,
+                    credentialID: seeds.credentials[0].id,
+                    userVerified: true,
+                    createdAt: fixedNow,
+                    expiresAt: fixedNow.addingTimeInterval(3600)
+                )
             )
-        )
+        }
         for challenge in seeds.challenges { try store.insertChallenge(challenge) }
         return try RelyingPartyServer(
             configuration: seeds.configuration,

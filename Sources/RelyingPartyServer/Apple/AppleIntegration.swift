@@ -227,10 +227,12 @@ final class AppleIntegration: Sendable {
     private func keep(refreshToken: String, exchange: PendingCodeExchange, now: Date) {
         do {
             let sealed = try seal(refreshToken: refreshToken, clientID: exchange.clientID)
-            let stored = try store.setAppleRefreshToken(subject: exchange.subject, encryptedToken: sealed, clientID: exchange.clientID)
-            if !stored {
+            try store.transaction { transaction throws(StorageError) in
+                guard try !transaction.setAppleRefreshToken(subject: exchange.subject, encryptedToken: sealed, clientID: exchange.clientID) else {
+                    return
+                }
                 // The identity went away (account deleted) while the code was exchanged: revoke what Apple just issued.
-                _ = try store.enqueueRevocation(token: sealed, clientID: exchange.clientID, notBefore: now)
+                _ = try transaction.enqueueRevocation(token: sealed, clientID: exchange.clientID, notBefore: now)
             }
         } catch let error as CryptoError {
             log("apple refresh token: \(error.code)")

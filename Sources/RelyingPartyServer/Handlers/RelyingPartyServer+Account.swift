@@ -87,8 +87,15 @@ extension RelyingPartyServer {
         let (user, _) = try signedInUser(request, writing: true)
         let body = try JSONBody.decode(RenameRequest.self, from: request)
         let name = try Self.validName(body.name, member: "name")
+        let now = time.now
         guard let credentialID = Base64URL.decode(identifier),
-            try storage({ try store.renameCredential(id: credentialID, userID: user.id, name: name) })
+            try storage({
+                try store.transaction { transaction throws(StorageError) in
+                    guard try transaction.renameCredential(id: credentialID, userID: user.id, name: name) else { return false }
+                    try transaction.appendEvent(AccountEvent.passkeyRenamed(userID: user.id, credentialID: credentialID).event(at: now))
+                    return true
+                }
+            })
         else { throw ServerError(404, "passkey_not_found", "You have no passkey with that ID.") }
         return JSONBody.ok(["renamed": true])
     }
@@ -99,7 +106,17 @@ extension RelyingPartyServer {
         guard let credentialID = Base64URL.decode(identifier) else {
             throw ServerError(404, "passkey_not_found", "You have no passkey with that ID.")
         }
-        switch try storage({ try store.deleteCredential(id: credentialID, userID: user.id) }) {
+        let now = time.now
+        let deletion = try storage {
+            try store.transaction { transaction throws(StorageError) in
+                let deletion = try transaction.deleteCredentialUnlessLast(id: credentialID, userID: user.id)
+                if deletion == .deleted {
+                    try transaction.appendEvent(AccountEvent.passkeyDeleted(userID: user.id, credentialID: credentialID).event(at: now))
+                }
+                return deletion
+            }
+        }
+        switch deletion {
         case .deleted:
             keys.remove(credentialID)
             return JSONBody.ok(["deleted": true])
@@ -113,7 +130,13 @@ extension RelyingPartyServer {
     /// `POST /logout`: ends this session.
     func logout(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
         let (_, token) = try signedInUser(request, writing: true)
-        try sessions.end(token: token)
+        let now = time.now
+        try storage {
+            try store.transaction { transaction throws(StorageError) in
+                guard let ended = try transaction.deleteSession(tokenHash: SessionService.hash(token)) else { return }
+                try transaction.appendEvent(AccountEvent.sessionRevoked(ended, reason: .logout).event(at: now))
+            }
+        }
         var response = JSONBody.ok(["signedOut": true])
         response.headers.add("Set-Cookie", SessionService.clearingCookie)
         return response
@@ -122,10 +145,7 @@ extension RelyingPartyServer {
     /// `DELETE /me`: deletes every row of the account.
     func deleteAccount(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
         let (user, _) = try signedInUser(request, writing: true)
-        let credentials = try storage { try store.credentials(userID: user.id) }
-        try enqueueAppleRevocations(userID: user.id)
-        try storage { try store.deleteUser(id: user.id) }
-        credentials.forEach { keys.remove($0.id) }
+        try deleteAccount(userID: user.id, reason: .self)
         var response = JSONBody.ok(["deleted": true])
         response.headers.add("Set-Cookie", SessionService.clearingCookie)
         return response

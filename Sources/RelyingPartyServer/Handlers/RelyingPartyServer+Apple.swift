@@ -71,35 +71,62 @@ extension RelyingPartyServer {
         let current = try sessions.current(request)
         if let current { try requireSameOrigin(request, credential: current.credential) }
         let token = try apple.verifyIdentityToken(body.identityToken, rawNonce: body.rawNonce)
-        try consumeAppleNonce(body.rawNonce, token: token, apple: apple)
+        let nonce = try takeAppleNonce(body.rawNonce, token: token, apple: apple)
 
         let now = time.now
-        let user: UserRecord
-        var isNewAccount = false
-        if let existing = try storage({ try store.appleIdentity(subject: token.subject) }) {
-            if let current, current.session.userID != existing.userID { throw .storage(.appleIdentityTaken()) }
-            guard let owner = try storage({ try store.user(id: existing.userID) }) else { throw .storage(.notFound("the account is gone")) }
-            user = owner
-        } else if let current {
+        var signedInOwner: UserRecord?
+        if let current {
             guard let owner = try storage({ try store.user(id: current.session.userID) }) else { throw ServerError.notSignedIn }
-            try storage { try store.linkAppleIdentity(Self.appleIdentity(token, userID: owner.id, now: now)) }
-            user = owner
-        } else {
-            let created = UserRecord(
-                id: random.bytes(count: 32),
-                name: "apple-" + Hex.encode(random.bytes(count: 8)),
-                displayName: displayName ?? Self.emailLocalPart(token.email) ?? "Apple user",
-                createdAt: now
-            )
-            try storage { try store.createUser(created, appleIdentity: Self.appleIdentity(token, userID: created.id, now: now)) }
-            user = created
-            isNewAccount = true
+            signedInOwner = owner
+        }
+        let created = UserRecord(
+            id: random.bytes(count: 32),
+            name: "apple-" + Hex.encode(random.bytes(count: 8)),
+            displayName: displayName ?? Self.emailLocalPart(token.email) ?? "Apple user",
+            createdAt: now
+        )
+        // The nonce, the account or link, the session and their events in one transaction: a sign-in that fails to be
+        // written leaves its nonce usable for the retry.
+        let outcome = try storage {
+            try store.transaction { transaction throws(StorageError) -> AppleSignInOutcome in
+                guard try transaction.rememberNonce(nonce.key, until: nonce.until, now: now) else { return .replayed }
+                var events: [AccountEvent] = []
+                let user: UserRecord
+                let identity: AppleIdentityRecord
+                if let existing = try transaction.appleIdentity(subject: token.subject) {
+                    if let signedInOwner, signedInOwner.id != existing.userID {
+                        throw StorageError(.appleIdentityTaken, "the Apple identity is already linked to an account")
+                    }
+                    guard let owner = try transaction.user(id: existing.userID) else { throw StorageError(.notFound, "the account is gone") }
+                    (user, identity) = (owner, existing)
+                } else if let signedInOwner {
+                    identity = Self.appleIdentity(token, userID: signedInOwner.id, now: now)
+                    try transaction.insertAppleIdentity(identity)
+                    events.append(.appleLinked(userID: signedInOwner.id, appleUserID: token.subject))
+                    user = signedInOwner
+                } else {
+                    identity = Self.appleIdentity(token, userID: created.id, now: now)
+                    try transaction.insertUser(created)
+                    try transaction.insertAppleIdentity(identity)
+                    events += [.userCreated(userID: created.id, method: .apple), .appleLinked(userID: created.id, appleUserID: token.subject)]
+                    user = created
+                }
+                let session = sessions.prepare(for: user.id, method: .apple, appleSubject: token.subject, userVerified: false, request: request)
+                try transaction.insertSession(session.record)
+                events.append(.sessionCreated(session.record))
+                for event in events {
+                    try transaction.appendEvent(event.event(at: now))
+                }
+                return .signedIn(user: user, isNewAccount: user.id == created.id, email: identity.email, issued: session.issued)
+            }
+        }
+        guard case .signedIn(let user, let isNewAccount, let email, let issued) = outcome else {
+            log("apple sign-in refused: the raw nonce was already used")
+            throw .invalidIdentityToken
         }
         if let code = body.authorizationCode, !code.isEmpty, let clientID = token.audiences.first(where: apple.configuration.audiences.contains) {
             apple.enqueueCodeExchange(code: code, subject: token.subject, clientID: clientID)
         }
-        let email = try storage { try store.appleIdentity(subject: token.subject) }?.email
-        let issued = try sessions.create(for: user.id)
         var response = JSONBody.ok(
             AppleSignedInResponse(
                 token: issued.token,
@@ -113,58 +140,72 @@ extension RelyingPartyServer {
         return response
     }
 
+    /// What the sign-in transaction found.
+    enum AppleSignInOutcome: Sendable {
+        /// The raw nonce was already used: nothing was written.
+        case replayed
+        case signedIn(user: UserRecord, isNewAccount: Bool, email: String?, issued: SessionService.Issued)
+    }
+
     /// A raw nonce is single-use: a server-issued one is taken from the challenge store (an expired one is refused),
-    /// and every raw nonce, server-issued or client-generated, is remembered until the token expires.
-    func consumeAppleNonce(_ rawNonce: String, token: AppleIdentityToken, apple: AppleIntegration) throws(ServerError) {
+    /// and every raw nonce, server-issued or client-generated, is remembered until the token expires, under the key
+    /// returned here, in the transaction that signs the person in.
+    func takeAppleNonce(_ rawNonce: String, token: AppleIdentityToken, apple: AppleIntegration) throws(ServerError) -> (key: [UInt8], until: Date) {
         let key = ChallengeService.appleNonceKey(rawNonce)
         let now = time.now
         if try storage({ try store.takeChallenge(key, now: now) }) == .expired {
             log("apple sign-in refused: the server-issued nonce expired")
             throw .invalidIdentityToken
         }
-        let until = max(token.expiresAt, now).addingTimeInterval(apple.verifier.leewaySeconds)
-        guard try storage({ try store.rememberNonce(key, until: until, now: now) }) else {
-            log("apple sign-in refused: the raw nonce was already used")
-            throw .invalidIdentityToken
-        }
+        return (key, max(token.expiresAt, now).addingTimeInterval(apple.verifier.leewaySeconds))
     }
 
     /// `POST /auth/apple/notifications`: Apple's server-to-server events. Idempotent; 200 for every verified event.
     func appleNotification(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
         let apple = try configuredApple()
         guard let event = try apple.verifyNotification(request.body) else { return JSONBody.ok(["received": true]) }
-        let identity = try storage { try store.appleIdentity(subject: event.subject) }
+        let now = time.now
+        let found: Bool
         switch event {
-        case .consentRevoked:
-            if let identity {
-                try storage { try store.deleteSessions(userID: identity.userID) }
-                _ = try storage { try store.unlinkAppleIdentity(subject: identity.subject) }
+        case .consentRevoked(let subject, _):
+            found = try storage {
+                try store.transaction { transaction throws(StorageError) in
+                    guard let identity = try transaction.appleIdentity(subject: subject) else { return false }
+                    for session in try transaction.deleteSessions(userID: identity.userID, except: nil) {
+                        try transaction.appendEvent(AccountEvent.sessionRevoked(session, reason: .appleConsentRevoked).event(at: now))
+                    }
+                    if try transaction.deleteAppleIdentity(subject: subject) {
+                        let unlinked = AccountEvent.appleUnlinked(userID: identity.userID, appleUserID: subject, reason: .consentRevoked)
+                        try transaction.appendEvent(unlinked.event(at: now))
+                    }
+                    return true
+                }
             }
-            log("apple notification: consent-revoked\(identity == nil ? " (unknown identity)" : "")")
-        case .accountDeleted:
-            if let identity {
-                let credentials = try storage { try store.credentials(userID: identity.userID) }
-                try storage { try store.deleteUser(id: identity.userID) }
-                credentials.forEach { keys.remove($0.id) }
+            log("apple notification: consent-revoked\(found ? "" : " (unknown identity)")")
+        case .accountDeleted(let subject, _):
+            let owner = try storage {
+                try store.transaction { transaction throws(StorageError) in try transaction.appleIdentity(subject: subject)?.userID }
             }
-            log("apple notification: account-delete\(identity == nil ? " (unknown identity)" : "")")
+            if let owner { try deleteAccount(userID: owner, reason: .appleAccountDeleted) }
+            log("apple notification: account-delete\(owner == nil ? " (unknown identity)" : "")")
         case .emailDisabled(let subject, _, _, _), .emailEnabled(let subject, _, _, _):
             let disabled = if case .emailDisabled = event { true } else { false }
-            _ = try storage { try store.updateAppleEmailState(subject: subject, emailDisabled: disabled) }
-            log("apple notification: email-\(disabled ? "disabled" : "enabled")\(identity == nil ? " (unknown identity)" : "")")
+            found = try storage {
+                try store.transaction { transaction throws(StorageError) in
+                    guard let identity = try transaction.appleIdentity(subject: subject) else { return false }
+                    guard identity.emailDisabled != disabled else { return true }
+                    _ = try transaction.updateAppleEmailState(subject: subject, emailDisabled: disabled)
+                    let change: AccountEvent =
+                        disabled
+                        ? .appleEmailDisabled(userID: identity.userID, appleUserID: subject)
+                        : .appleEmailEnabled(userID: identity.userID, appleUserID: subject)
+                    try transaction.appendEvent(change.event(at: now))
+                    return true
+                }
+            }
+            log("apple notification: email-\(disabled ? "disabled" : "enabled")\(found ? "" : " (unknown identity)")")
         }
         return JSONBody.ok(["received": true])
-    }
-
-    /// Queues the revocation of every Apple refresh token of the account (before it is deleted).
-    func enqueueAppleRevocations(userID: [UInt8]) throws(ServerError) {
-        let identities = try storage { try store.appleIdentities(userID: userID) }
-        let now = time.now
-        for identity in identities {
-            guard let token = identity.encryptedRefreshToken, let clientID = identity.refreshTokenClientID else { continue }
-            _ = try storage { try store.enqueueRevocation(token: token, clientID: clientID, notBefore: now) }
-        }
-        if identities.contains(where: { $0.encryptedRefreshToken != nil }) { apple?.worker.wake() }
     }
 
     /// Starts the Apple background worker (code exchanges, revocations) and prefetches Apple's keys.

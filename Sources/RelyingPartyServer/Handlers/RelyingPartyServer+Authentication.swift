@@ -92,25 +92,33 @@ extension RelyingPartyServer {
         guard let user = try storage({ try store.user(id: stored.userID) }) else {
             throw ServerError(400, "credential_unknown", "This passkey is not registered here.")
         }
-        // The counter, flags and session in one transaction: one durable commit, which also makes the challenge
-        // taken above durable (see `CeremonyStore`).
-        let session = sessions.prepare(for: user.id)
+        // The counter, flags, session and events in one transaction: one durable commit, which also makes the
+        // challenge taken above durable (see `CeremonyStore`).
+        let now = time.now
+        let session = sessions.prepare(for: user.id, method: .passkey, credentialID: stored.id, userVerified: result.userVerified, request: request)
+        var events = [AccountEvent.sessionCreated(session.record)]
+        if result.backupEligibilityChanged {
+            events.append(.passkeyBackupEligibilityChanged(userID: user.id, credentialID: stored.id, backupEligible: result.backupEligible))
+        }
         do {
             try store.completeAuthentication(
-                credentialID: stored.id,
-                signCount: result.signCount,
-                backupEligible: result.backupEligible,
-                backupState: result.backupState,
-                usedAt: time.now,
-                backupEligibilityChanged: result.backupEligibilityChanged,
-                session: session.record
+                AuthenticationUpdate(
+                    credentialID: stored.id,
+                    signCount: result.signCount,
+                    backupEligible: result.backupEligible,
+                    backupState: result.backupState,
+                    usedAt: now,
+                    backupEligibilityChanged: result.backupEligibilityChanged
+                ),
+                session: session.record,
+                events: events.map { $0.event(at: now) }
             )
-        } catch  where error.code == StorageError.signCountNotIncreasedCode {
+        } catch  where error.code == .signCountNotIncreased {
             // §7.2 step 23 failed at the write: a concurrent sign-in with this passkey, here or on another node,
             // stored a counter at least as high after this one was read. The same verdict as at verification.
             log("authentication refused: \(error.code)")
             try markPossibleClone(stored)
-            throw .possibleClone(step: error.code)
+            throw .possibleClone(step: error.code.rawValue)
         } catch {
             throw .storage(error)
         }
@@ -118,18 +126,25 @@ extension RelyingPartyServer {
     }
 
     /// A counter that did not increase may mean a cloned authenticator: the sign-in is refused, and the passkey is
-    /// flagged for its owner. The stored counter is kept (a store never lowers it).
+    /// flagged for its owner (with its `passkey.clone_warning` event). The stored counter is kept (a store never
+    /// lowers it).
     private func markPossibleClone(_ stored: CredentialRecord) throws(ServerError) {
+        let event = AccountEvent.passkeyCloneWarning(userID: stored.userID, credentialID: stored.id).event(at: time.now)
         try storage {
-            try store.recordAuthentication(
-                credentialID: stored.id,
-                signCount: stored.signCount,
-                backupEligible: stored.backupEligible,
-                backupState: stored.backupState,
-                usedAt: stored.lastUsedAt ?? stored.createdAt,
-                cloneWarning: true,
-                backupEligibilityChanged: false
-            )
+            try store.transaction { transaction throws(StorageError) in
+                try transaction.recordAuthentication(
+                    AuthenticationUpdate(
+                        credentialID: stored.id,
+                        signCount: stored.signCount,
+                        backupEligible: stored.backupEligible,
+                        backupState: stored.backupState,
+                        usedAt: stored.lastUsedAt ?? stored.createdAt,
+                        cloneWarning: true,
+                        backupEligibilityChanged: false
+                    )
+                )
+                try transaction.appendEvent(event)
+            }
         }
     }
 

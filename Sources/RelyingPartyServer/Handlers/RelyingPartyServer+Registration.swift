@@ -120,10 +120,25 @@ extension RelyingPartyServer {
             createdAt: now
         )
         let user = UserRecord(id: userHandle, name: context.username, displayName: context.displayName, createdAt: now)
-        let session = sessions.prepare(for: user.id)
-        // The account or credential and the session in one transaction: one durable commit (see `CeremonyStore`).
+        let session = sessions.prepare(
+            for: user.id,
+            method: .passkey,
+            credentialID: result.credentialID,
+            userVerified: result.userVerified,
+            request: request
+        )
+        let events =
+            (context.newAccount ? [AccountEvent.userCreated(userID: user.id, method: .passkey)] : [])
+            + [.passkeyRegistered(userID: user.id, credentialID: result.credentialID), .sessionCreated(session.record)]
+        // The account or credential, the session and their events in one transaction: one durable commit (see
+        // `CeremonyStore`).
         try storage {
-            try store.completeRegistration(newUser: context.newAccount ? user : nil, credential: stored, session: session.record)
+            try store.completeRegistration(
+                newUser: context.newAccount ? user : nil,
+                credential: stored,
+                session: session.record,
+                events: events.map { $0.event(at: now) }
+            )
         }
         return signedIn(user: user, credentialID: result.credentialID, issued: session.issued)
     }

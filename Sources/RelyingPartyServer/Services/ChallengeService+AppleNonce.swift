@@ -6,7 +6,7 @@ extension ChallengeService {
     /// A new raw Sign in with Apple nonce (32 random bytes, base64url), stored under its SHA-256 until it expires.
     func issueAppleNonce() throws(ServerError) -> (rawNonce: String, expiresAt: Date) {
         let now = time.now
-        purgeExpired(now: now)
+        purge.purgeIfDue(now: now)
         let rawNonce = Base64URL.encode(random.bytes(count: 32))
         let expiresAt = now.addingTimeInterval(lifetime)
         do {

@@ -1,7 +1,6 @@
 import CryptoCore
 import Foundation
 import Storage
-import Synchronization
 
 /// Issues server-side, random, single-use, expiring challenges and consumes them atomically.
 /// A challenge is only ever accepted if this service issued it and nobody has used it yet.
@@ -10,19 +9,21 @@ final class ChallengeService: Sendable {
     let random: any RandomSource
     let time: any TimeSource
     let lifetime: TimeInterval
-    private let lastPurge = Mutex(Date.distantPast)
+    /// Runs with the issuing of challenges: at most once a minute, on the request that issues one.
+    let purge: ExpiredRecordPurge
 
-    init(store: any ChallengeStore, random: any RandomSource, time: any TimeSource, lifetime: TimeInterval) {
+    init(store: any ChallengeStore, random: any RandomSource, time: any TimeSource, lifetime: TimeInterval, purge: ExpiredRecordPurge) {
         self.store = store
         self.random = random
         self.time = time
         self.lifetime = lifetime
+        self.purge = purge
     }
 
     /// A new 32-byte challenge, stored with its ceremony, user, user-verification requirement and context.
     func issue(_ ceremony: CeremonyKind, userID: [UInt8]?, userVerification: String, context: [UInt8]) throws(ServerError) -> [UInt8] {
         let now = time.now
-        purgeExpired(now: now)
+        purge.purgeIfDue(now: now)
         let challenge = random.bytes(count: 32)
         do {
             try store.insertChallenge(
@@ -62,13 +63,4 @@ final class ChallengeService: Sendable {
         }
     }
 
-    /// Removes expired challenges at most once a minute.
-    func purgeExpired(now: Date) {
-        let due = lastPurge.withLock { last in
-            guard now.timeIntervalSince(last) >= 60 else { return false }
-            last = now
-            return true
-        }
-        if due { _ = try? store.purgeExpiredChallenges(now: now) }
-    }
 }

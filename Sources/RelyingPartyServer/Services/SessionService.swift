@@ -23,44 +23,55 @@ struct SessionService: Sendable {
         case bearer, cookie
     }
 
-    func create(for userID: [UInt8]) throws(ServerError) -> Issued {
-        let (issued, record) = prepare(for: userID)
-        do {
-            try store.createSession(record)
-        } catch {
-            throw .storage(error)
-        }
-        return issued
-    }
-
-    /// A new session for `userID` and its record, not yet stored: a ceremony stores it together with its own
-    /// writes, in one transaction (`CeremonyStore`).
-    func prepare(for userID: [UInt8]) -> (issued: Issued, record: SessionRecord) {
+    /// A new session for `userID` and its record, not yet stored: the ceremony or transaction that signs the person in
+    /// stores it together with its own writes (`CeremonyStore`, `StoreTransaction.insertSession`).
+    ///
+    /// `method` and the passkey (`credentialID`) or Apple identity (`appleSubject`) say how the person signed in; the
+    /// request's `User-Agent` is kept, cut to `SessionRecord.maximumUserAgentBytes`.
+    func prepare(
+        for userID: [UInt8],
+        method: SessionMethod,
+        credentialID: [UInt8]? = nil,
+        appleSubject: String? = nil,
+        userVerified: Bool,
+        request: HTTPRequest
+    ) -> (issued: Issued, record: SessionRecord) {
         let now = time.now
         let token = Base64URL.encode(random.bytes(count: 32))
         let expiresAt = now.addingTimeInterval(lifetime)
-        let record = SessionRecord(tokenHash: Self.hash(token), userID: userID, createdAt: now, expiresAt: expiresAt)
+        let record = SessionRecord(
+            tokenHash: Self.hash(token),
+            id: random.bytes(count: SessionRecord.idLength),
+            userID: userID,
+            method: method,
+            credentialID: credentialID,
+            appleSubject: appleSubject,
+            userVerified: userVerified,
+            createdAt: now,
+            expiresAt: expiresAt,
+            userAgent: SessionRecord.boundedUserAgent(request.headers["user-agent"])
+        )
         return (Issued(token: token, expiresAt: expiresAt), record)
     }
 
-    /// The session a request carries, if it is valid.
+    /// The session a request carries, if it is valid. Records its use (`lastUsedAt`) at most every
+    /// `useRecordingInterval`, best effort: a failed write of the time fails no request.
     func current(_ request: HTTPRequest) throws(ServerError) -> (session: SessionRecord, token: String, credential: Credential)? {
         guard let (token, credential) = Self.token(in: request) else { return nil }
+        let now = time.now
         do {
-            guard let session = try store.session(tokenHash: Self.hash(token), now: time.now) else { return nil }
+            guard let session = try store.session(tokenHash: Self.hash(token), now: now) else { return nil }
+            if now.timeIntervalSince(session.lastUsedAt ?? session.createdAt) >= Self.useRecordingInterval {
+                try? store.recordSessionUse(tokenHash: session.tokenHash, at: now)
+            }
             return (session, token, credential)
         } catch {
             throw .storage(error)
         }
     }
 
-    func end(token: String) throws(ServerError) {
-        do {
-            try store.deleteSession(tokenHash: Self.hash(token))
-        } catch {
-            throw .storage(error)
-        }
-    }
+    /// How often a session's `lastUsedAt` is written while it is in use.
+    static let useRecordingInterval: TimeInterval = 300
 
     func cookie(for issued: Issued) -> String {
         "\(Self.cookieName)=\(issued.token); Path=/; Max-Age=\(Int(lifetime)); HttpOnly; Secure; SameSite=Strict"

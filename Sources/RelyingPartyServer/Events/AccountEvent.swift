@@ -1,0 +1,147 @@
+import CryptoCore
+import Foundation
+import Storage
+
+/// An account change, as the event outbox records it (`NewEvent`), appended in the transaction of the change.
+///
+/// Each type's payload (`data`, JSON) carries `userId` (the base64url user handle) and what names the thing that
+/// changed: `credentialId` for passkey events, `sessionId` (the base64url public session ID) for session events,
+/// `appleUserId` (Apple's `sub`) for Apple events, and the case's own members. Never a token, key, challenge,
+/// credential public key, email address or name.
+enum AccountEvent: Equatable {
+    /// An account was created, by a passkey registration or a first Sign in with Apple (`method`).
+    case userCreated(userID: [UInt8], method: SessionMethod)
+    /// An account was deleted with everything in it.
+    case userDeleted(userID: [UInt8], reason: DeletionReason)
+    /// A passkey was registered (the first of a new account, or another).
+    case passkeyRegistered(userID: [UInt8], credentialID: [UInt8])
+    /// A passkey was renamed.
+    case passkeyRenamed(userID: [UInt8], credentialID: [UInt8])
+    /// A passkey was deleted.
+    case passkeyDeleted(userID: [UInt8], credentialID: [UInt8])
+    /// A sign-in with the passkey was refused because its signature counter did not increase (a possible clone).
+    case passkeyCloneWarning(userID: [UInt8], credentialID: [UInt8])
+    /// A sign-in reported a backup eligibility (BE) flag other than the one registered.
+    case passkeyBackupEligibilityChanged(userID: [UInt8], credentialID: [UInt8], backupEligible: Bool)
+    /// A session was created (`SessionRecord.method`, and the passkey or Apple identity that made it).
+    case sessionCreated(SessionRecord)
+    /// A session was ended before it expired.
+    case sessionRevoked(SessionRecord, reason: RevocationReason)
+    /// An Apple identity was linked to the account (also on the first Sign in with Apple of a new account).
+    case appleLinked(userID: [UInt8], appleUserID: String)
+    /// An Apple identity was removed from the account.
+    case appleUnlinked(userID: [UInt8], appleUserID: String, reason: UnlinkReason)
+    /// Apple stopped forwarding mail to the identity's private relay address.
+    case appleEmailDisabled(userID: [UInt8], appleUserID: String)
+    /// Apple forwards mail to the identity's private relay address again.
+    case appleEmailEnabled(userID: [UInt8], appleUserID: String)
+
+    /// Why an account was deleted.
+    enum DeletionReason: String {
+        /// The signed-in person deleted it (`DELETE /me`).
+        case `self`
+        /// Apple's `account-delete` notification for its Apple identity.
+        case appleAccountDeleted = "apple_account_deleted"
+    }
+
+    /// Why a session was ended.
+    enum RevocationReason: String {
+        /// `POST /logout`.
+        case logout
+        /// Apple's `consent-revoked` notification for the account's Apple identity.
+        case appleConsentRevoked = "apple_consent_revoked"
+    }
+
+    /// Why an Apple identity was unlinked.
+    enum UnlinkReason: String {
+        /// Apple's `consent-revoked` notification: the person stopped using Sign in with Apple with the app.
+        case consentRevoked = "consent_revoked"
+    }
+
+    /// The event type, such as "passkey.registered".
+    var type: String {
+        switch self {
+        case .userCreated: "user.created"
+        case .userDeleted: "user.deleted"
+        case .passkeyRegistered: "passkey.registered"
+        case .passkeyRenamed: "passkey.renamed"
+        case .passkeyDeleted: "passkey.deleted"
+        case .passkeyCloneWarning: "passkey.clone_warning"
+        case .passkeyBackupEligibilityChanged: "passkey.backup_eligibility_changed"
+        case .sessionCreated: "session.created"
+        case .sessionRevoked: "session.revoked"
+        case .appleLinked: "apple.linked"
+        case .appleUnlinked: "apple.unlinked"
+        case .appleEmailDisabled: "apple.email_disabled"
+        case .appleEmailEnabled: "apple.email_enabled"
+        }
+    }
+
+    /// The account the event concerns.
+    var userID: [UInt8] {
+        switch self {
+        case .userCreated(let userID, _), .userDeleted(let userID, _), .passkeyRegistered(let userID, _), .passkeyRenamed(let userID, _),
+            .passkeyDeleted(let userID, _), .passkeyCloneWarning(let userID, _), .passkeyBackupEligibilityChanged(let userID, _, _),
+            .appleLinked(let userID, _), .appleUnlinked(let userID, _, _), .appleEmailDisabled(let userID, _), .appleEmailEnabled(let userID, _):
+            userID
+        case .sessionCreated(let session), .sessionRevoked(let session, _):
+            session.userID
+        }
+    }
+
+    /// The payload's members; absent ones are left out of the JSON.
+    struct Payload: Encodable, Equatable {
+        var userId: String
+        var credentialId: String?
+        var sessionId: String?
+        var appleUserId: String?
+        var method: String?
+        var reason: String?
+        var backupEligible: Bool?
+    }
+
+    var payload: Payload {
+        var payload = Payload(userId: Base64URL.encode(userID))
+        switch self {
+        case .userCreated(_, let method):
+            payload.method = method.rawValue
+        case .userDeleted(_, let reason):
+            payload.reason = reason.rawValue
+        case .passkeyRegistered(_, let credentialID), .passkeyRenamed(_, let credentialID), .passkeyDeleted(_, let credentialID),
+            .passkeyCloneWarning(_, let credentialID):
+            payload.credentialId = Base64URL.encode(credentialID)
+        case .passkeyBackupEligibilityChanged(_, let credentialID, let backupEligible):
+            payload.credentialId = Base64URL.encode(credentialID)
+            payload.backupEligible = backupEligible
+        case .sessionCreated(let session):
+            payload.describe(session)
+        case .sessionRevoked(let session, let reason):
+            payload.describe(session)
+            payload.reason = reason.rawValue
+        case .appleLinked(_, let subject), .appleEmailDisabled(_, let subject), .appleEmailEnabled(_, let subject):
+            payload.appleUserId = subject
+        case .appleUnlinked(_, let subject, let reason):
+            payload.appleUserId = subject
+            payload.reason = reason.rawValue
+        }
+        return payload
+    }
+
+    /// The outbox row for the change, which happened at `occurredAt`.
+    func event(at occurredAt: Date) -> NewEvent {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(payload)).map(Array.init) ?? []
+        return NewEvent(type: type, userID: userID, occurredAt: occurredAt, data: data)
+    }
+}
+
+extension AccountEvent.Payload {
+    /// A session's public ID, method, and the passkey or Apple identity that signed it in.
+    fileprivate mutating func describe(_ session: SessionRecord) {
+        sessionId = Base64URL.encode(session.id)
+        method = session.method.rawValue
+        credentialId = session.credentialID.map(Base64URL.encode)
+        appleUserId = session.appleSubject
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import Storage
+import Synchronization
+
+/// Removes what has expired: challenges, sessions, remembered Apple nonces, and events older than the retention. Runs
+/// at most once a minute, on the request that issues a challenge when one is due (one request a minute pays for a few
+/// indexed deletes; no other request waits for it). A failed purge is retried a minute later.
+final class ExpiredRecordPurge: Sendable {
+    /// How long events stay in the outbox by default.
+    static let defaultEventRetention: TimeInterval = 7 * 86_400
+    /// The least time between two purges.
+    static let interval: TimeInterval = 60
+
+    private let store: any ChallengeStore & SessionStore & AppleNonceStore & EventStore
+    private let eventRetention: TimeInterval
+    private let log: @Sendable (String) -> Void
+    private let lastPurge = Mutex(Date.distantPast)
+
+    init(
+        store: any ChallengeStore & SessionStore & AppleNonceStore & EventStore,
+        eventRetention: TimeInterval = ExpiredRecordPurge.defaultEventRetention,
+        log: @escaping @Sendable (String) -> Void
+    ) {
+        self.store = store
+        self.eventRetention = eventRetention
+        self.log = log
+    }
+
+    /// Purges when the last purge is at least `interval` ago.
+    func purgeIfDue(now: Date) {
+        let due = lastPurge.withLock { last in
+            guard now.timeIntervalSince(last) >= Self.interval else { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
+        do throws(StorageError) {
+            _ = try store.purgeExpiredChallenges(now: now)
+            _ = try store.purgeExpiredSessions(now: now)
+            _ = try store.purgeExpiredNonces(now: now)
+            _ = try store.purgeEvents(occurredBefore: now.addingTimeInterval(-eventRetention))
+        } catch {
+            log("purging expired records: \(error.code)")
+        }
+    }
+}

@@ -1,0 +1,242 @@
+import Foundation
+
+/// The record-level operations of `InMemoryStore` on a state it holds: a copy during a transaction, the store's own
+/// state (moved in and back) for a single call. Every operation checks before it changes anything.
+final class InMemoryTransaction: StoreTransaction {
+    var state: InMemoryStore.State
+    /// False once the body that was given the transaction has returned.
+    var isOpen = true
+    /// The first error an operation threw; it dooms the transaction.
+    private(set) var failure: StorageError?
+
+    init(state: InMemoryStore.State) {
+        self.state = state
+    }
+
+    /// Runs one operation on the state, remembering its error.
+    private func run<Value>(_ operation: (inout InMemoryStore.State) throws(StorageError) -> Value) throws(StorageError) -> Value {
+        guard isOpen else { throw StorageError(.unavailable, "the transaction has ended") }
+        do {
+            return try operation(&state)
+        } catch {
+            if failure == nil { failure = error }
+            throw error
+        }
+    }
+
+    func user(id: [UInt8]) throws(StorageError) -> UserRecord? {
+        try run { $0.users[id] }
+    }
+
+    func user(name: String) throws(StorageError) -> UserRecord? {
+        try run { state in state.users.values.first { $0.name == name } }
+    }
+
+    func insertUser(_ user: UserRecord) throws(StorageError) {
+        try run { state throws(StorageError) in
+            guard state.users[user.id] == nil else { throw StorageError(.duplicateKey, "a user with this ID already exists") }
+            guard !state.users.values.contains(where: { $0.name == user.name }) else {
+                throw StorageError(.usernameTaken, "the username is already taken")
+            }
+            state.users[user.id] = user
+        }
+    }
+
+    func deleteUser(id: [UInt8]) throws(StorageError) -> Bool {
+        try run { state in
+            guard state.users.removeValue(forKey: id) != nil else { return false }
+            state.credentials = state.credentials.filter { $0.value.userID != id }
+            state.sessions = state.sessions.filter { $0.value.userID != id }
+            state.challenges = state.challenges.filter { $0.value.userID != id }
+            state.appleIdentities = state.appleIdentities.filter { $0.value.userID != id }
+            return true
+        }
+    }
+
+    func credential(id: [UInt8]) throws(StorageError) -> CredentialRecord? {
+        try run { $0.credentials[id] }
+    }
+
+    func credentials(userID: [UInt8]) throws(StorageError) -> [CredentialRecord] {
+        try run { state in
+            state.credentials.values
+                .filter { $0.userID == userID }
+                .sorted { left, right in
+                    if left.createdAt != right.createdAt { return left.createdAt < right.createdAt }
+                    return left.id.lexicographicallyPrecedes(right.id)
+                }
+        }
+    }
+
+    func insertCredential(_ credential: CredentialRecord) throws(StorageError) {
+        try run { state throws(StorageError) in
+            guard state.credentials[credential.id] == nil else {
+                throw StorageError(.credentialExists, "a credential with this ID already exists")
+            }
+            guard state.users[credential.userID] != nil else { throw StorageError(.notFound, "the user does not exist") }
+            state.credentials[credential.id] = credential
+        }
+    }
+
+    func recordAuthentication(_ update: AuthenticationUpdate) throws(StorageError) {
+        try run { state throws(StorageError) in
+            guard var credential = state.credentials[update.credentialID] else {
+                throw StorageError(.notFound, "the credential does not exist")
+            }
+            credential.signCount = max(credential.signCount, update.signCount)
+            credential.backupEligible = update.backupEligible
+            credential.backupState = update.backupState
+            credential.lastUsedAt = update.usedAt
+            credential.cloneWarning = credential.cloneWarning || update.cloneWarning
+            credential.backupEligibilityChanged = credential.backupEligibilityChanged || update.backupEligibilityChanged
+            state.credentials[update.credentialID] = credential
+        }
+    }
+
+    func renameCredential(id: [UInt8], userID: [UInt8], name: String) throws(StorageError) -> Bool {
+        try run { state in
+            guard state.credentials[id]?.userID == userID else { return false }
+            state.credentials[id]?.name = name
+            return true
+        }
+    }
+
+    func deleteCredential(id: [UInt8], userID: [UInt8]) throws(StorageError) -> Bool {
+        try run { state in
+            guard state.credentials[id]?.userID == userID else { return false }
+            state.credentials[id] = nil
+            return true
+        }
+    }
+
+    func insertSession(_ session: SessionRecord) throws(StorageError) {
+        try run { state throws(StorageError) in
+            try session.validate()
+            guard state.sessions[session.tokenHash] == nil else {
+                throw StorageError(.duplicateKey, "a session with this token hash already exists")
+            }
+            guard !state.sessions.values.contains(where: { $0.id == session.id }) else {
+                throw StorageError(.duplicateKey, "a session with this ID already exists")
+            }
+            guard state.users[session.userID] != nil else { throw StorageError(.notFound, "the user does not exist") }
+            state.sessions[session.tokenHash] = session
+        }
+    }
+
+    func sessions(userID: [UInt8], now: Date) throws(StorageError) -> [SessionRecord] {
+        try run { state in Self.ordered(state.sessions.values.filter { $0.userID == userID && now < $0.expiresAt }) }
+    }
+
+    func deleteSession(tokenHash: [UInt8]) throws(StorageError) -> SessionRecord? {
+        try run { $0.sessions.removeValue(forKey: tokenHash) }
+    }
+
+    func deleteSession(id: [UInt8], userID: [UInt8]) throws(StorageError) -> SessionRecord? {
+        try deleteSessions { $0.id == id && $0.userID == userID }.first
+    }
+
+    func deleteSessions(userID: [UInt8], except keptID: [UInt8]?) throws(StorageError) -> [SessionRecord] {
+        try deleteSessions { $0.userID == userID && $0.id != keptID }
+    }
+
+    func deleteSessions(credentialID: [UInt8]) throws(StorageError) -> [SessionRecord] {
+        try deleteSessions { $0.credentialID == credentialID }
+    }
+
+    func deleteSessions(appleSubject: String) throws(StorageError) -> [SessionRecord] {
+        try deleteSessions { $0.appleSubject == appleSubject }
+    }
+
+    private func deleteSessions(where matches: (SessionRecord) -> Bool) throws(StorageError) -> [SessionRecord] {
+        try run { state in
+            let deleted = state.sessions.values.filter(matches)
+            for session in deleted {
+                state.sessions[session.tokenHash] = nil
+            }
+            return Self.ordered(deleted)
+        }
+    }
+
+    private static func ordered(_ sessions: [SessionRecord]) -> [SessionRecord] {
+        sessions.sorted(by: SessionRecord.precedes)
+    }
+
+    func appleIdentity(subject: String) throws(StorageError) -> AppleIdentityRecord? {
+        try run { $0.appleIdentities[subject] }
+    }
+
+    func appleIdentities(userID: [UInt8]) throws(StorageError) -> [AppleIdentityRecord] {
+        try run { state in
+            state.appleIdentities.values
+                .filter { $0.userID == userID }
+                .sorted { left, right in
+                    if left.createdAt != right.createdAt { return left.createdAt < right.createdAt }
+                    return Array(left.subject.utf8).lexicographicallyPrecedes(Array(right.subject.utf8))
+                }
+        }
+    }
+
+    func insertAppleIdentity(_ identity: AppleIdentityRecord) throws(StorageError) {
+        try run { state throws(StorageError) in
+            guard state.appleIdentities[identity.subject] == nil else {
+                throw StorageError(.appleIdentityTaken, "the Apple identity is already linked to an account")
+            }
+            guard state.users[identity.userID] != nil else { throw StorageError(.notFound, "the user does not exist") }
+            state.appleIdentities[identity.subject] = identity
+        }
+    }
+
+    func deleteAppleIdentity(subject: String) throws(StorageError) -> Bool {
+        try run { $0.appleIdentities.removeValue(forKey: subject) != nil }
+    }
+
+    func updateAppleEmailState(subject: String, emailDisabled: Bool) throws(StorageError) -> Bool {
+        try run { state in
+            guard state.appleIdentities[subject] != nil else { return false }
+            state.appleIdentities[subject]?.emailDisabled = emailDisabled
+            return true
+        }
+    }
+
+    func setAppleRefreshToken(subject: String, encryptedToken: [UInt8]?, clientID: String?) throws(StorageError) -> Bool {
+        try run { state in
+            guard state.appleIdentities[subject] != nil else { return false }
+            state.appleIdentities[subject]?.encryptedRefreshToken = encryptedToken
+            state.appleIdentities[subject]?.refreshTokenClientID = clientID
+            return true
+        }
+    }
+
+    func rememberNonce(_ hash: [UInt8], until: Date, now: Date) throws(StorageError) -> Bool {
+        try run { state in
+            if let remembered = state.appleNonces[hash], now < remembered { return false }
+            state.appleNonces[hash] = until
+            return true
+        }
+    }
+
+    func enqueueRevocation(token encryptedToken: [UInt8], clientID: String, notBefore: Date) throws(StorageError) -> Int64 {
+        try run { state in
+            state.lastRevocationID += 1
+            let id = state.lastRevocationID
+            state.appleRevocations[id] = AppleRevocationRecord(
+                id: id,
+                encryptedToken: encryptedToken,
+                clientID: clientID,
+                notBefore: notBefore,
+                attempts: 0
+            )
+            return id
+        }
+    }
+
+    @discardableResult
+    func appendEvent(_ event: NewEvent) throws(StorageError) -> Int64 {
+        try run { state throws(StorageError) in
+            try event.validate()
+            state.lastEventID += 1
+            state.events.append(EventRecord(id: state.lastEventID, event))
+            return state.lastEventID
+        }
+    }
+}

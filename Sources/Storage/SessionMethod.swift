@@ -1,0 +1,7 @@
+/// How a session was signed in. Stored as its raw value; new ways in (recovery codes, enrollment links) add cases.
+public enum SessionMethod: String, Sendable, Equatable, CaseIterable {
+    /// A passkey assertion or registration (`SessionRecord.credentialID` names the passkey).
+    case passkey
+    /// Sign in with Apple (`SessionRecord.appleSubject` names the identity).
+    case apple
+}

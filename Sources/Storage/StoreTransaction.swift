@@ -1,0 +1,149 @@
+import Foundation
+
+/// The record-level reads and writes of one transaction (`TransactionalStore.transaction`). Each operation is atomic
+/// on its own; the transaction makes a body of them atomic together. Reads see the transaction's own writes.
+///
+/// Compound account operations (deleting an account, linking, merging, revoking sessions) are written once, on top of
+/// these, driver-independently (see `deleteCredentialUnlessLast` and the server's account service), and append the
+/// event that describes them in the same transaction.
+public protocol StoreTransaction {
+    // MARK: users
+
+    /// The user with this handle, or nil.
+    func user(id: [UInt8]) throws(StorageError) -> UserRecord?
+
+    /// The user with exactly this username, or nil.
+    func user(name: String) throws(StorageError) -> UserRecord?
+
+    /// Stores a new user.
+    /// - Throws: `storage.duplicateKey` when a user with `user.id` exists; `storage.usernameTaken` when another
+    ///   user has `user.name`.
+    func insertUser(_ user: UserRecord) throws(StorageError)
+
+    /// Deletes the user and every row of the account: its credentials, sessions, Apple identities and the challenges
+    /// issued for it (those whose `userID` is this user). Queued Apple revocations and events are kept.
+    /// - Returns: whether there was such a user.
+    func deleteUser(id: [UInt8]) throws(StorageError) -> Bool
+
+    // MARK: credentials
+
+    /// The credential with this ID, whoever owns it, or nil.
+    func credential(id: [UInt8]) throws(StorageError) -> CredentialRecord?
+
+    /// The user's credentials ordered by `createdAt`, then by `id`.
+    func credentials(userID: [UInt8]) throws(StorageError) -> [CredentialRecord]
+
+    /// Stores a credential of an existing user.
+    /// - Throws: `storage.credentialExists` when a credential with this ID exists (for any user; reported before a
+    ///   missing user); `storage.notFound` when `credential.userID` is not an existing user.
+    func insertCredential(_ credential: CredentialRecord) throws(StorageError)
+
+    /// Records an assertion that is not a sign-in (such as a refused one that raised the clone warning): sets
+    /// `backupEligible`, `backupState` and `lastUsedAt = update.usedAt`, and `signCount` unless the stored counter is
+    /// greater (a counter never goes back); `cloneWarning` and `backupEligibilityChanged` become true when passed
+    /// true and stay true once set. Other fields are unchanged.
+    /// - Throws: `storage.notFound` when no credential has this ID.
+    func recordAuthentication(_ update: AuthenticationUpdate) throws(StorageError)
+
+    /// Sets the label of the user's credential.
+    /// - Returns: false, changing nothing, when that user has no credential with this ID.
+    func renameCredential(id: [UInt8], userID: [UInt8], name: String) throws(StorageError) -> Bool
+
+    /// Deletes the user's credential, whatever is left of the account (`deleteCredentialUnlessLast` keeps the last
+    /// way to sign in).
+    /// - Returns: false, changing nothing, when that user has no credential with this ID.
+    func deleteCredential(id: [UInt8], userID: [UInt8]) throws(StorageError) -> Bool
+
+    // MARK: sessions
+
+    /// Stores a new session.
+    /// - Throws: `storage.notFound` when `session.userID` is not an existing user; `storage.duplicateKey` when a
+    ///   session with the same token hash or ID is stored; `storage.invalidRecord` when it breaks a bound
+    ///   (`SessionRecord.validate`).
+    func insertSession(_ session: SessionRecord) throws(StorageError)
+
+    /// The user's unexpired sessions (`now < expiresAt`), ordered by `createdAt`, then by `id`.
+    func sessions(userID: [UInt8], now: Date) throws(StorageError) -> [SessionRecord]
+
+    /// Deletes the session with this token hash (signing out).
+    /// - Returns: the deleted session, or nil when there was none.
+    func deleteSession(tokenHash: [UInt8]) throws(StorageError) -> SessionRecord?
+
+    /// Deletes the user's session with this public ID; another user's session with that ID is left alone.
+    /// - Returns: the deleted session, or nil when the user has none with this ID.
+    func deleteSession(id: [UInt8], userID: [UInt8]) throws(StorageError) -> SessionRecord?
+
+    /// Deletes every session of the user (expired ones too) except the one whose ID is `keptID` ("sign out
+    /// everywhere else"); all of them when `keptID` is nil.
+    /// - Returns: the deleted sessions, ordered by `createdAt`, then by `id`.
+    func deleteSessions(userID: [UInt8], except keptID: [UInt8]?) throws(StorageError) -> [SessionRecord]
+
+    /// Deletes every session the passkey signed in (`credentialID`), whoever owns it.
+    /// - Returns: the deleted sessions, ordered by `createdAt`, then by `id`.
+    func deleteSessions(credentialID: [UInt8]) throws(StorageError) -> [SessionRecord]
+
+    /// Deletes every session the Apple identity signed in (`appleSubject`).
+    /// - Returns: the deleted sessions, ordered by `createdAt`, then by `id`.
+    func deleteSessions(appleSubject: String) throws(StorageError) -> [SessionRecord]
+
+    // MARK: Apple identities
+
+    /// The identity with this subject, or nil. Subjects are compared exactly.
+    func appleIdentity(subject: String) throws(StorageError) -> AppleIdentityRecord?
+
+    /// The user's identities ordered by `createdAt`, then by subject.
+    func appleIdentities(userID: [UInt8]) throws(StorageError) -> [AppleIdentityRecord]
+
+    /// Links an Apple identity to an existing account.
+    /// - Throws: `storage.appleIdentityTaken` when the subject is linked to any account (this one included);
+    ///   `storage.notFound` when `identity.userID` is not an existing user.
+    func insertAppleIdentity(_ identity: AppleIdentityRecord) throws(StorageError)
+
+    /// Removes the identity, leaving the account.
+    /// - Returns: whether an identity was removed.
+    func deleteAppleIdentity(subject: String) throws(StorageError) -> Bool
+
+    /// Sets `emailDisabled` of the identity; other fields are unchanged.
+    /// - Returns: false, changing nothing, when there is no identity with this subject.
+    func updateAppleEmailState(subject: String, emailDisabled: Bool) throws(StorageError) -> Bool
+
+    /// Sets (or, with nil, clears) the encrypted refresh token and the client ID it was issued to.
+    /// - Returns: false, changing nothing, when there is no identity with this subject.
+    func setAppleRefreshToken(subject: String, encryptedToken: [UInt8]?, clientID: String?) throws(StorageError) -> Bool
+
+    // MARK: Apple nonces
+
+    /// Remembers `hash` (the SHA-256 of a raw nonce) until `until`, unless an unexpired entry (`now < until` of that
+    /// entry) is remembered; an expired entry for `hash` is replaced. Of any number of concurrent transactions with
+    /// the same hash exactly one commits having got true, across connections and processes sharing the database.
+    /// - Returns: true when the hash was not remembered (it is now); false when an unexpired entry exists.
+    func rememberNonce(_ hash: [UInt8], until: Date, now: Date) throws(StorageError) -> Bool
+
+    // MARK: Apple revocations
+
+    /// Queues a refresh token for revocation (`AppleRevocationQueue`).
+    /// - Returns: the new entry's ID, increasing in insertion order.
+    func enqueueRevocation(token encryptedToken: [UInt8], clientID: String, notBefore: Date) throws(StorageError) -> Int64
+
+    // MARK: events
+
+    /// Appends an event to the outbox (`EventStore`), committed with the transaction.
+    /// - Returns: the event's ID.
+    /// - Throws: `storage.invalidRecord` when the event breaks a bound (`NewEvent.validate`).
+    @discardableResult
+    func appendEvent(_ event: NewEvent) throws(StorageError) -> Int64
+}
+
+extension StoreTransaction {
+    /// Deletes the user's credential, refusing to delete the account's last way to sign in: the credential is kept
+    /// when it is the user's only one and no Apple identity is linked. In a transaction, so the check and the delete
+    /// are one serial step: two concurrent deletions of an account's two passkeys, on one node or two, leave one.
+    /// - Returns: `.deleted`; `.notFound` when that user has no credential with this ID (including when it belongs
+    ///   to another user); `.lastCredential`, changing nothing.
+    public func deleteCredentialUnlessLast(id: [UInt8], userID: [UInt8]) throws(StorageError) -> CredentialDeletion {
+        let credentials = try credentials(userID: userID)
+        guard credentials.contains(where: { $0.id == id }) else { return .notFound }
+        if credentials.count == 1, try appleIdentities(userID: userID).isEmpty { return .lastCredential }
+        return try deleteCredential(id: id, userID: userID) ? .deleted : .notFound
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Storage
+
+extension PostgresRecords {
+    static let eventColumns = "id, type, user_id, occurred_at, data"
+
+    /// Locks the event's user row first (`FOR NO KEY UPDATE`, until the commit), then draws the id: transactions
+    /// appending events for one user are serialised, so their ids follow their commit order (see `EventStore`).
+    @discardableResult
+    func appendEvent(_ event: NewEvent) throws(StorageError) -> Int64 {
+        try validate { () throws(StorageError) in try event.validate() }
+        var parameters = PostgresParameters()
+        let sql = "WITH \(Self.appendingEvents([event], lockingUser: event.userID, parameters: &parameters)) SELECT id FROM appended"
+        let ids = try run { connection throws(PostgresError) in
+            try connection.run(sql, parameters.values) { row throws(PostgresError) in try row.integer(0) }
+        }
+        guard let id = ids.first else { throw StorageError(.unavailable, "the event was not appended") }
+        return id
+    }
+
+    /// The CTEs `locked` (when `userID` is given: that user's row, locked) and `appended` (the events, inserted in
+    /// their order after the lock was taken, returning their ids), for `appendEvent` and the ceremonies' statements.
+    ///
+    /// With `precondition`, the name of a CTE of the same statement (the ceremony's session), the lock is taken only
+    /// after that CTE produced a row, and the events are inserted only then; without it, they are inserted whether or
+    /// not the user's row exists (`user.deleted` comes after the row is gone).
+    static func appendingEvents(
+        _ events: [NewEvent],
+        lockingUser userID: [UInt8]?,
+        after precondition: String? = nil,
+        parameters: inout PostgresParameters
+    ) -> String {
+        var clauses: [String] = []
+        var lock = ""
+        if let userID {
+            let user = parameters.bind(.bytea(userID), as: "bytea")
+            if let precondition {
+                clauses.append("locked AS (SELECT id FROM users WHERE id = \(user) AND EXISTS (SELECT 1 FROM \(precondition)) FOR NO KEY UPDATE)")
+                lock = " CROSS JOIN locked"
+            } else {
+                clauses.append("locked AS (SELECT id FROM users WHERE id = \(user) FOR NO KEY UPDATE)")
+                // A count, so that an event is appended without its user row, and so that the lock comes first.
+                lock = " CROSS JOIN (SELECT count(*) FROM locked) AS lock"
+            }
+        }
+        let rows = events.enumerated().map { position, event in
+            "(\(position), \(parameters.bind(eventValues(event))))"
+        }
+        // The join makes the lock come before the rows are produced; the sequence is drawn row by row, in `position`
+        // order.
+        clauses.append(
+            """
+            appended AS (
+                INSERT INTO events (type, user_id, occurred_at, data)
+                SELECT event.type, event.user_id, event.occurred_at, event.data
+                FROM (VALUES \(rows.joined(separator: ", "))) AS event(position, type, user_id, occurred_at, data)\(lock)
+                ORDER BY event.position
+                RETURNING id
+            )
+            """
+        )
+        return clauses.joined(separator: ", ")
+    }
+
+    /// The values of an event's `type, user_id, occurred_at, data`, with their types.
+    static func eventValues(_ event: NewEvent) -> [(PostgresValue, String)] {
+        [
+            (.text(event.type), "text"), (.optional(event.userID, PostgresValue.bytea), "bytea"), (.date(event.occurredAt), "float8"),
+            (.bytea(event.data), "bytea"),
+        ]
+    }
+
+    static func eventRecord(_ row: PostgresRow) throws(PostgresError) -> EventRecord {
+        EventRecord(
+            id: try row.integer(0),
+            type: row.text(1),
+            userID: row.isNull(2) ? nil : row.bytes(2),
+            occurredAt: try row.date(3),
+            data: row.bytes(4)
+        )
+    }
+}

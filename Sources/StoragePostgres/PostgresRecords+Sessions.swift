@@ -1,0 +1,97 @@
+import Foundation
+import Storage
+
+extension PostgresRecords {
+    static let sessionColumns = """
+        token_hash, id, user_id, method, credential_id, apple_subject, user_verified, created_at, authenticated_at, \
+        expires_at, user_agent, last_used_at
+        """
+
+    func insertSession(_ session: SessionRecord) throws(StorageError) {
+        try validate { () throws(StorageError) in try session.validate() }
+        var parameters = PostgresParameters()
+        let values = parameters.bind(Self.sessionValues(session))
+        try run { connection throws(PostgresError) in
+            try connection.run("INSERT INTO sessions (\(Self.sessionColumns)) VALUES (\(values))", parameters.values)
+        }
+    }
+
+    func session(tokenHash: [UInt8], now: Date) throws(StorageError) -> SessionRecord? {
+        try run { connection throws(PostgresError) in
+            try connection.run(
+                "SELECT \(Self.sessionColumns) FROM sessions WHERE token_hash = $1 AND expires_at > $2",
+                [.bytea(tokenHash), .date(now)],
+                row: Self.sessionRecord
+            ).first
+        }
+    }
+
+    func sessions(userID: [UInt8], now: Date) throws(StorageError) -> [SessionRecord] {
+        try run { connection throws(PostgresError) in
+            try connection.run(
+                "SELECT \(Self.sessionColumns) FROM sessions WHERE user_id = $1 AND expires_at > $2 ORDER BY created_at, id",
+                [.bytea(userID), .date(now)],
+                row: Self.sessionRecord
+            )
+        }
+    }
+
+    func deleteSession(tokenHash: [UInt8]) throws(StorageError) -> SessionRecord? {
+        try deleteSessions(where: "token_hash = $1", [.bytea(tokenHash)]).first
+    }
+
+    func deleteSession(id: [UInt8], userID: [UInt8]) throws(StorageError) -> SessionRecord? {
+        try deleteSessions(where: "id = $1 AND user_id = $2", [.bytea(id), .bytea(userID)]).first
+    }
+
+    func deleteSessions(userID: [UInt8], except keptID: [UInt8]?) throws(StorageError) -> [SessionRecord] {
+        try deleteSessions(where: "user_id = $1 AND id IS DISTINCT FROM $2::bytea", [.bytea(userID), .optional(keptID, PostgresValue.bytea)])
+    }
+
+    func deleteSessions(credentialID: [UInt8]) throws(StorageError) -> [SessionRecord] {
+        try deleteSessions(where: "credential_id = $1", [.bytea(credentialID)])
+    }
+
+    func deleteSessions(appleSubject: String) throws(StorageError) -> [SessionRecord] {
+        try deleteSessions(where: "apple_subject = $1", [.text(appleSubject)])
+    }
+
+    /// One `DELETE … RETURNING` of the sessions matching `condition`, ordered as the contract says.
+    private func deleteSessions(where condition: String, _ parameters: [PostgresValue]) throws(StorageError) -> [SessionRecord] {
+        let deleted = try run { connection throws(PostgresError) in
+            try connection.run("DELETE FROM sessions WHERE \(condition) RETURNING \(Self.sessionColumns)", parameters, row: Self.sessionRecord)
+        }
+        return deleted.sorted(by: SessionRecord.precedes)
+    }
+
+    /// The values of `sessionColumns`, with their types.
+    static func sessionValues(_ session: SessionRecord) -> [(PostgresValue, String)] {
+        [
+            (.bytea(session.tokenHash), "bytea"), (.bytea(session.id), "bytea"), (.bytea(session.userID), "bytea"),
+            (.text(session.method.rawValue), "text"), (.optional(session.credentialID, PostgresValue.bytea), "bytea"),
+            (.optional(session.appleSubject, PostgresValue.text), "text"), (.boolean(session.userVerified), "boolean"),
+            (.date(session.createdAt), "float8"), (.date(session.authenticatedAt), "float8"), (.date(session.expiresAt), "float8"),
+            (.optional(session.userAgent, PostgresValue.text), "text"), (.optional(session.lastUsedAt, PostgresValue.date), "float8"),
+        ]
+    }
+
+    static func sessionRecord(_ row: PostgresRow) throws(PostgresError) -> SessionRecord {
+        guard let method = SessionMethod(rawValue: row.text(3)) else {
+            throw PostgresError(.decodingFailed, "a session has an unknown sign-in method")
+        }
+        return SessionRecord(
+            tokenHash: row.bytes(0),
+            id: row.bytes(1),
+            userID: row.bytes(2),
+            method: method,
+            credentialID: row.isNull(4) ? nil : row.bytes(4),
+            appleSubject: row.isNull(5) ? nil : row.text(5),
+            userVerified: try row.boolean(6),
+            createdAt: try row.date(7),
+            authenticatedAt: try row.date(8),
+            expiresAt: try row.date(9),
+            userAgent: row.isNull(10) ? nil : row.text(10),
+            lastUsedAt: row.isNull(11) ? nil : try row.date(11)
+        )
+    }
+}

@@ -1,0 +1,20 @@
+import Foundation
+import Storage
+
+extension PostgresStore {
+    public func events(after id: Int64, limit: Int) throws(StorageError) -> [EventRecord] {
+        try withConnection { connection throws(PostgresError) in
+            try connection.run(
+                "SELECT \(PostgresRecords.eventColumns) FROM events WHERE id > $1 ORDER BY id LIMIT $2",
+                [.bigint(id), .bigint(Int64(max(0, limit)))],
+                row: PostgresRecords.eventRecord
+            )
+        }
+    }
+
+    public func purgeEvents(occurredBefore cutoff: Date) throws(StorageError) -> Int {
+        try withConnection { connection throws(PostgresError) in
+            try connection.run("DELETE FROM events WHERE occurred_at < $1", [.date(cutoff)])
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+import Storage
+
+extension SQLiteRecords {
+    static let eventColumns = "id, type, user_id, occurred_at, data"
+
+    /// `AUTOINCREMENT` ids: never reused, even after the newest event is purged; a rolled-back transaction gives its
+    /// ids back, so committed ids have no gaps but those of purges.
+    @discardableResult
+    func appendEvent(_ event: NewEvent) throws(StorageError) -> Int64 {
+        try validate { () throws(StorageError) in try event.validate() }
+        let ids = try run { connection throws(SQLiteError) in
+            try connection.statement("INSERT INTO events (type, user_id, occurred_at, data) VALUES (?1, ?2, ?3, ?4) RETURNING id")
+                .run([.text(event.type), event.userID.map { .blob($0) } ?? .null, .date(event.occurredAt), .blob(event.data)]) {
+                    row throws(SQLiteError) in row.integer(0)
+                }
+        }
+        guard let id = ids.first else { throw StorageError(.unavailable, "the event was not appended") }
+        return id
+    }
+
+    static func eventRecord(_ row: SQLiteRow) throws(SQLiteError) -> EventRecord {
+        EventRecord(id: row.integer(0), type: row.text(1), userID: row.isNull(2) ? nil : row.blob(2), occurredAt: row.date(3), data: row.blob(4))
+    }
+}

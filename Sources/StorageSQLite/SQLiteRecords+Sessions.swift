@@ -1,0 +1,88 @@
+import CSQLite
+import Foundation
+import Storage
+
+extension SQLiteRecords {
+    static let sessionColumns = """
+        token_hash, id, user_id, method, credential_id, apple_subject, user_verified, created_at, authenticated_at, \
+        expires_at, user_agent, last_used_at
+        """
+
+    func insertSession(_ session: SessionRecord) throws(StorageError) {
+        try validate { () throws(StorageError) in try session.validate() }
+        try run { connection throws(SQLiteError) in
+            try connection.statement(
+                "INSERT INTO sessions (\(Self.sessionColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+            ).run([
+                .blob(session.tokenHash), .blob(session.id), .blob(session.userID), .text(session.method.rawValue),
+                session.credentialID.map { .blob($0) } ?? .null, session.appleSubject.map { .text($0) } ?? .null,
+                .bool(session.userVerified), .date(session.createdAt), .date(session.authenticatedAt), .date(session.expiresAt),
+                session.userAgent.map { .text($0) } ?? .null, session.lastUsedAt.map { .date($0) } ?? .null,
+            ])
+        }
+    }
+
+    func session(tokenHash: [UInt8], now: Date) throws(StorageError) -> SessionRecord? {
+        try run { connection throws(SQLiteError) in
+            try connection.statement("SELECT \(Self.sessionColumns) FROM sessions WHERE token_hash = ?1 AND expires_at > ?2")
+                .run([.blob(tokenHash), .date(now)], row: Self.sessionRecord).first
+        }
+    }
+
+    func sessions(userID: [UInt8], now: Date) throws(StorageError) -> [SessionRecord] {
+        try run { connection throws(SQLiteError) in
+            try connection.statement(
+                "SELECT \(Self.sessionColumns) FROM sessions WHERE user_id = ?1 AND expires_at > ?2 ORDER BY created_at, id"
+            ).run([.blob(userID), .date(now)], row: Self.sessionRecord)
+        }
+    }
+
+    func deleteSession(tokenHash: [UInt8]) throws(StorageError) -> SessionRecord? {
+        try deleteSessions(where: "token_hash = ?1", [.blob(tokenHash)]).first
+    }
+
+    func deleteSession(id: [UInt8], userID: [UInt8]) throws(StorageError) -> SessionRecord? {
+        try deleteSessions(where: "id = ?1 AND user_id = ?2", [.blob(id), .blob(userID)]).first
+    }
+
+    func deleteSessions(userID: [UInt8], except keptID: [UInt8]?) throws(StorageError) -> [SessionRecord] {
+        try deleteSessions(where: "user_id = ?1 AND (?2 IS NULL OR id <> ?2)", [.blob(userID), keptID.map { .blob($0) } ?? .null])
+    }
+
+    func deleteSessions(credentialID: [UInt8]) throws(StorageError) -> [SessionRecord] {
+        try deleteSessions(where: "credential_id = ?1", [.blob(credentialID)])
+    }
+
+    func deleteSessions(appleSubject: String) throws(StorageError) -> [SessionRecord] {
+        try deleteSessions(where: "apple_subject = ?1", [.text(appleSubject)])
+    }
+
+    /// One `DELETE … RETURNING` of the sessions matching `condition`, ordered as the contract says.
+    private func deleteSessions(where condition: String, _ parameters: [SQLiteValue]) throws(StorageError) -> [SessionRecord] {
+        let deleted = try run { connection throws(SQLiteError) in
+            try connection.statement("DELETE FROM sessions WHERE \(condition) RETURNING \(Self.sessionColumns)")
+                .run(parameters, row: Self.sessionRecord)
+        }
+        return deleted.sorted(by: SessionRecord.precedes)
+    }
+
+    static func sessionRecord(_ row: SQLiteRow) throws(SQLiteError) -> SessionRecord {
+        guard let method = SessionMethod(rawValue: row.text(3)) else {
+            throw SQLiteError(.corrupt, "a session has an unknown sign-in method")
+        }
+        return SessionRecord(
+            tokenHash: row.blob(0),
+            id: row.blob(1),
+            userID: row.blob(2),
+            method: method,
+            credentialID: row.isNull(4) ? nil : row.blob(4),
+            appleSubject: row.isNull(5) ? nil : row.text(5),
+            userVerified: row.bool(6),
+            createdAt: row.date(7),
+            authenticatedAt: row.date(8),
+            expiresAt: row.date(9),
+            userAgent: row.isNull(10) ? nil : row.text(10),
+            lastUsedAt: row.isNull(11) ? nil : row.date(11)
+        )
+    }
+}

@@ -1,0 +1,17 @@
+import Foundation
+import Storage
+
+extension SQLiteStore {
+    public func events(after id: Int64, limit: Int) throws(StorageError) -> [EventRecord] {
+        try withConnection { connection throws(SQLiteError) in
+            try connection.statement("SELECT \(SQLiteRecords.eventColumns) FROM events WHERE id > ?1 ORDER BY id LIMIT ?2")
+                .run([.integer(id), .integer(Int64(max(0, limit)))], row: SQLiteRecords.eventRecord)
+        }
+    }
+
+    public func purgeEvents(occurredBefore cutoff: Date) throws(StorageError) -> Int {
+        try withConnection { connection throws(SQLiteError) in
+            try connection.statement("DELETE FROM events WHERE occurred_at < ?1").run([.date(cutoff)])
+        }
+    }
+}
