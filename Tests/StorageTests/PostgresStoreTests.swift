@@ -219,6 +219,32 @@ struct PostgresStoreTests {
         #expect(try store.allEvents().count == 12)
     }
 
+    @Test func aVersionOneDatabaseKeepsItsSessionsWithDefaultsAndGainsTheOutbox() throws {
+        let cluster = try PostgresClusterScope.current()
+        let name = try cluster.createDatabase()
+        let userID = StoreSamples.userID(1).map { String(format: "%02x", $0) }.joined()
+        let tokenHash = StoreSamples.session(1, owner: 1).tokenHash.map { String(format: "%02x", $0) }.joined()
+        try cluster.psql(
+            PostgresMigrations.steps[0].sql
+                + """
+                CREATE TABLE passkeyd_schema (version integer NOT NULL);
+                INSERT INTO passkeyd_schema VALUES (1);
+                INSERT INTO users VALUES ('\\x\(userID)', 'alice', 'Alice', 0);
+                INSERT INTO sessions VALUES ('\\x\(tokenHash)', '\\x\(userID)', 12.5, \(StoreSamples.now.timeIntervalSinceReferenceDate + 600));
+                """,
+            database: name
+        )
+        let store = try PostgresStore(connectionString: cluster.connectionString(database: name), poolSize: 2)
+        #expect(try cluster.psql("SELECT version FROM passkeyd_schema", database: name) == "\(PostgresMigrations.latestVersion)")
+        let migrated = try #require(try store.session(tokenHash: StoreSamples.session(1, owner: 1).tokenHash, now: StoreSamples.now))
+        #expect(migrated.id.count == 16 && migrated.method == .apple && !migrated.userVerified)
+        #expect(migrated.createdAt == Date(timeIntervalSinceReferenceDate: 12.5) && migrated.authenticatedAt == migrated.createdAt)
+        #expect(migrated.credentialID == nil && migrated.appleSubject == nil && migrated.userAgent == nil && migrated.lastUsedAt == nil)
+        try store.seedSession(StoreSamples.session(2, owner: 1))
+        _ = try store.transaction { transaction throws(StorageError) in try transaction.appendEvent(StoreSamples.event(1, owner: 1)) }
+        #expect(try store.allEvents().count == 1)
+    }
+
     @Test func nodesStartingTogetherMigrateOnce() throws {
         let cluster = try PostgresClusterScope.current()
         let name = try cluster.createDatabase()
@@ -354,9 +380,15 @@ struct PostgresStoreTests {
         let revocation = try source.transaction { transaction throws(StorageError) in
             try transaction.enqueueRevocation(token: [0xEE], clientID: "com.example.app", notBefore: StoreSamples.now)
         }
+        let apple = StoreSamples.appleSession(2, owner: 2, subject: "001234.apple")
+        try source.seedSession(apple)
+        let events = try source.transaction { transaction throws(StorageError) -> [Int64] in
+            [try transaction.appendEvent(StoreSamples.event(1, owner: 1)), try transaction.appendEvent(StoreSamples.event(2, owner: nil))]
+        }
         let export = try source.exportRecords()
-        #expect(export.users.count == 2 && export.credentials.count == 2 && export.sessions.count == 1)
+        #expect(export.users.count == 2 && export.credentials.count == 2 && export.sessions.count == 2)
         #expect(export.appleIdentities.count == 1 && export.appleNonces.count == 1 && export.appleRevocations.count == 1)
+        #expect(export.events.map(\.id) == events)
 
         let target = try PostgresStore(connectionString: try newDatabase(), poolSize: 2)
         try target.importRecords(export)
@@ -365,7 +397,14 @@ struct PostgresStoreTests {
         #expect(
             try target.session(tokenHash: StoreSamples.session(1, owner: 1).tokenHash, now: StoreSamples.now) == StoreSamples.session(1, owner: 1)
         )
+        #expect(try target.session(tokenHash: apple.tokenHash, now: StoreSamples.now) == apple)
         #expect(try target.appleIdentity(subject: "001234.apple") == StoreSamples.appleIdentity("001234.apple", owner: 2))
+        #expect(try target.allEvents() == export.events)
+        // New events get IDs after the copied ones.
+        #expect(
+            try target.transaction { transaction throws(StorageError) in try transaction.appendEvent(StoreSamples.event(3, owner: 1)) }
+                > events[1]
+        )
         #expect(
             try !target.transaction { transaction throws(StorageError) in
                 try transaction.rememberNonce([5, 5], until: StoreSamples.now.addingTimeInterval(600), now: StoreSamples.now)
