@@ -135,6 +135,30 @@ public protocol StoreTransaction {
 }
 
 extension StoreTransaction {
+    /// Appends `events` in their order.
+    public func appendEvents(_ events: [NewEvent]) throws(StorageError) {
+        for event in events {
+            try appendEvent(event)
+        }
+    }
+
+    /// The writes of `CeremonyStore.completeRegistration`, record by record, for the drivers whose ceremony is a
+    /// transaction of record operations (in memory, SQLite; PostgreSQL writes them as one statement). The caller has
+    /// checked `CeremonyStore.checkRegistration`.
+    public func insertRegistration(
+        newUser: UserRecord?,
+        credential: CredentialRecord,
+        session: SessionRecord,
+        events: [NewEvent]
+    ) throws(StorageError) {
+        if let newUser {
+            try insertUser(newUser)
+        }
+        try insertCredential(credential)
+        try insertSession(session)
+        try appendEvents(events)
+    }
+
     /// Deletes the user's credential, refusing to delete the account's last way to sign in: the credential is kept
     /// when it is the user's only one and no Apple identity is linked. In a transaction, so the check and the delete
     /// are one serial step: two concurrent deletions of an account's two passkeys, on one node or two, leave one.

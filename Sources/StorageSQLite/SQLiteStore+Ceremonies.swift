@@ -9,9 +9,7 @@ extension SQLiteStore {
             try records.immediateTransaction { () throws(StorageError) in
                 try records.recordSignIn(update, userID: session.userID).check()
                 try records.insertSession(session)
-                for event in events {
-                    try records.appendEvent(event)
-                }
+                try records.appendEvents(events)
             }
         }
     }
@@ -25,14 +23,7 @@ extension SQLiteStore {
         try Self.checkRegistration(newUser: newUser, credential: credential, session: session, events: events)
         try withRecords { records throws(StorageError) in
             try records.immediateTransaction { () throws(StorageError) in
-                if let newUser {
-                    try records.insertUser(newUser)
-                }
-                try records.insertCredential(credential)
-                try records.insertSession(session)
-                for event in events {
-                    try records.appendEvent(event)
-                }
+                try records.insertRegistration(newUser: newUser, credential: credential, session: session, events: events)
             }
         }
     }

@@ -189,27 +189,10 @@ extension StoreContract {
     /// Runs `threads` threads at once, each making `rounds` transactions that append one event of user 1, or of
     /// nobody on odd rounds (thread `index` on `store(index)`), and returns the errors.
     public static func appendConcurrently(threads: Int, rounds: Int, store: @escaping @Sendable (Int) -> any PasskeyStore) -> [StorageError] {
-        let failures = Mutex<[StorageError]>([])
-        let start = DispatchSemaphore(value: 0)
-        let finished = DispatchGroup()
-        for index in 0..<threads {
-            finished.enter()
-            Thread {
-                start.wait()
-                for round in 0..<rounds {
-                    do throws(StorageError) {
-                        _ = try store(index).transaction { transaction throws(StorageError) in
-                            try transaction.appendEvent(StoreSamples.event(index * rounds + round, owner: round % 2 == 0 ? 1 : nil))
-                        }
-                    } catch {
-                        failures.withLock { $0.append(error) }
-                    }
-                }
-                finished.leave()
-            }.start()
+        concurrently(threads: threads, rounds: rounds) { index, round throws(StorageError) in
+            _ = try store(index).transaction { transaction throws(StorageError) in
+                try transaction.appendEvent(StoreSamples.event(index * rounds + round, owner: round % 2 == 0 ? 1 : nil))
+            }
         }
-        for _ in 0..<threads { start.signal() }
-        finished.wait()
-        return failures.withLock { $0 }
     }
 }

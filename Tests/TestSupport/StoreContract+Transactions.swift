@@ -155,6 +155,32 @@ extension StoreContract {
         credentialID: [UInt8],
         store: @escaping @Sendable (Int) -> any PasskeyStore
     ) throws -> [StorageError] {
+        concurrently(threads: threads, rounds: rounds) { index, _ throws(StorageError) in
+            try store(index).transaction { transaction throws(StorageError) in
+                guard let read = try transaction.credential(id: credentialID) else {
+                    throw StorageError(.notFound, "the counter is gone")
+                }
+                try transaction.recordAuthentication(
+                    AuthenticationUpdate(
+                        credentialID: credentialID,
+                        signCount: read.signCount + 1,
+                        backupEligible: read.backupEligible,
+                        backupState: read.backupState,
+                        usedAt: StoreSamples.now,
+                        backupEligibilityChanged: false
+                    )
+                )
+            }
+        }
+    }
+
+    /// Starts `threads` threads at once, each calling `body(index, round)` for `rounds` rounds, and returns the
+    /// errors once all have finished.
+    public static func concurrently(
+        threads: Int,
+        rounds: Int,
+        _ body: @escaping @Sendable (_ index: Int, _ round: Int) throws(StorageError) -> Void
+    ) -> [StorageError] {
         let failures = Mutex<[StorageError]>([])
         let start = DispatchSemaphore(value: 0)
         let finished = DispatchGroup()
@@ -162,23 +188,9 @@ extension StoreContract {
             finished.enter()
             Thread {
                 start.wait()
-                for _ in 0..<rounds {
+                for round in 0..<rounds {
                     do throws(StorageError) {
-                        try store(index).transaction { transaction throws(StorageError) in
-                            guard let read = try transaction.credential(id: credentialID) else {
-                                throw StorageError(.notFound, "the counter is gone")
-                            }
-                            try transaction.recordAuthentication(
-                                AuthenticationUpdate(
-                                    credentialID: credentialID,
-                                    signCount: read.signCount + 1,
-                                    backupEligible: read.backupEligible,
-                                    backupState: read.backupState,
-                                    usedAt: StoreSamples.now,
-                                    backupEligibilityChanged: false
-                                )
-                            )
-                        }
+                        try body(index, round)
                     } catch {
                         failures.withLock { $0.append(error) }
                     }

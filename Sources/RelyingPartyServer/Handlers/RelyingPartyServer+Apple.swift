@@ -114,9 +114,7 @@ extension RelyingPartyServer {
                 let session = sessions.prepare(for: user.id, method: .apple, appleSubject: token.subject, userVerified: false, request: request)
                 try transaction.insertSession(session.record)
                 events.append(.sessionCreated(session.record))
-                for event in events {
-                    try transaction.appendEvent(event.event(at: now))
-                }
+                try transaction.appendEvents(events.map { $0.event(at: now) })
                 return .signedIn(user: user, isNewAccount: user.id == created.id, email: identity.email, issued: session.issued)
             }
         }
