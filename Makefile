@@ -10,7 +10,7 @@ PYTHON ?= /usr/bin/python3
 # The PostgreSQL tests start throwaway clusters of Debian's server (initdb + pg_ctl) in temporary folders.
 TEST_PACKAGES := postgresql
 
-.PHONY: lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak clean fuzz fuzz-build fuzz-replay
+.PHONY: lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak clean fuzz fuzz-build fuzz-replay static install uninstall test-packaging packaging-deps
 
 # Installs the Debian packages of $(1) that are missing; nothing at all when everything is there. Runs
 # `apt-get update` first when the package lists are missing, and again when an install fails on stale lists.
@@ -36,7 +36,7 @@ release: deps
 run: release
 	./.build/release/passkeyd serve
 
-test: deps lint test-swift test-browser
+test: deps lint test-swift test-browser test-packaging
 
 # swift-format (from the toolchain) with .swift-format: `make lint` checks the tree, `make format` rewrites it.
 SWIFT_SOURCES := Package.swift Sources Tests bench fuzz
@@ -69,6 +69,54 @@ browser-deps:
 	  $(BROWSER_VENV)/bin/pip install -q --disable-pip-version-check -r Tests/Browser/requirements.txt && \
 	  cp Tests/Browser/requirements.txt $(BROWSER_VENV)/requirements.txt; \
 	fi
+
+# Installing (README "Installing"): a release binary with the Swift runtime linked in, so that it runs with
+# Debian's C libraries only. It has its own build folder, so switching between it and `make release` rebuilds neither.
+STATIC_SCRATCH := .build/static
+STATIC_BINARY := $(STATIC_SCRATCH)/release/passkeyd
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share/passkeyd
+DOCDIR ?= $(PREFIX)/share/doc/passkeyd
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+# Fixed, whatever PREFIX is: the unit's ConfigurationDirectory=passkeyd.
+CONFDIR := /etc/passkeyd
+# The tests of the static binary, make install and the unit: systemd-analyze.
+PACKAGING_PACKAGES := python3 systemd
+
+static: deps
+	$(SWIFT) build -c release --static-swift-stdlib --product passkeyd --scratch-path $(STATIC_SCRATCH)
+
+# The binary, www/ and TrustAnchors/ (under DATADIR), the unit, and the example configuration with DATADIR's and
+# BINDIR's paths: /etc/passkeyd/passkeyd.json only when there is none (a copy is always in DOCDIR/examples).
+install: static
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(CONFDIR)
+	install -m 0755 $(STATIC_BINARY) $(DESTDIR)$(BINDIR)/passkeyd
+	@for folder in www TrustAnchors; do \
+	  (cd $$folder && find . -type f -printf '%P\n') | sort | while read -r file; do \
+	    install -D -m 0644 "$$folder/$$file" "$(DESTDIR)$(DATADIR)/$$folder/$$file" || exit 1; \
+	  done || exit 1; \
+	done
+	sed -e 's|/usr/share/passkeyd|$(DATADIR)|g' packaging/passkeyd.json > $(DESTDIR)$(DOCDIR)/examples/passkeyd.json
+	chmod 0644 $(DESTDIR)$(DOCDIR)/examples/passkeyd.json
+	@if [ -e $(DESTDIR)$(CONFDIR)/passkeyd.json ]; then echo "kept the existing $(DESTDIR)$(CONFDIR)/passkeyd.json"; \
+	else install -m 0644 $(DESTDIR)$(DOCDIR)/examples/passkeyd.json $(DESTDIR)$(CONFDIR)/passkeyd.json; fi
+	sed -e 's|/usr/bin/passkeyd|$(BINDIR)/passkeyd|g' packaging/passkeyd.service > $(DESTDIR)$(UNITDIR)/passkeyd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/passkeyd.service
+	install -m 0644 packaging/README.md $(DESTDIR)$(DOCDIR)/README.md
+
+# Everything install wrote but the configuration in /etc/passkeyd and the data in /var/lib/passkeyd.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/passkeyd $(DESTDIR)$(UNITDIR)/passkeyd.service
+	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)
+
+# The static binary without the toolchain, make install and the unit (systemd-analyze verify), each
+# in temporary folders and private mount namespaces (as root: unshare, mount).
+test-packaging: packaging-deps static
+	PASSKEYD_BINARY=$(abspath $(STATIC_BINARY)) MAKE="$(MAKE)" SWIFT="$(SWIFT)" $(PYTHON) -m unittest discover -s Tests/Packaging -v
+
+packaging-deps:
+	$(call install_missing,$(PACKAGING_PACKAGES))
 
 bench-core: deps
 	$(SWIFT) build -c release --product passkeyd-bench

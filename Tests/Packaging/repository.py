@@ -1,0 +1,60 @@
+"""The repository under test, its static binary (built once by `make test-packaging`), its Makefile, and what the
+binary links: each library `ldd` resolves, with the Debian package that owns it (`dpkg -S`)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+# `make test-packaging` passes the binary it built; a run by hand may pass another (e.g. a dynamically linked one).
+BINARY = Path(os.environ.get("PASSKEYD_BINARY", REPO / ".build/static/release/passkeyd")).resolve()
+
+
+def make(*arguments: str) -> subprocess.CompletedProcess:
+    """`make ARGUMENTS` in the repository, with the same static binary; fails the caller's test on an error."""
+    process = subprocess.run(
+        [os.environ.get("MAKE", "make"), "--no-print-directory", "-C", str(REPO), f"STATIC_BINARY={BINARY}", *arguments],
+        capture_output=True, text=True, timeout=1200, stdin=subprocess.DEVNULL,
+    )
+    if process.returncode != 0:
+        raise AssertionError(f"make {' '.join(arguments)} failed ({process.returncode}):\n{process.stdout}\n{process.stderr}")
+    return process
+
+
+def needed_libraries(binary: Path) -> list[str]:
+    """The DT_NEEDED entries: the libraries the binary itself names."""
+    dynamic = subprocess.run(["readelf", "--dynamic", str(binary)], capture_output=True, text=True, check=True).stdout
+    return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dynamic)
+
+
+def resolved_libraries(binary: Path) -> dict[str, str | None]:
+    """Every library the loader loads for the binary (`ldd`, transitively): name → path, None when not found."""
+    output = subprocess.run(["ldd", str(binary)], capture_output=True, text=True, check=True).stdout
+    libraries: dict[str, str | None] = {}
+    for line in output.splitlines():
+        if match := re.match(r"\s*(\S+) => not found", line):
+            libraries[match.group(1)] = None
+        elif match := re.match(r"\s*(\S+) => (\S+) \(0x", line):
+            libraries[match.group(1)] = match.group(2)
+        elif match := re.match(r"\s*(/\S+) \(0x", line):  # the dynamic loader itself
+            libraries[Path(match.group(1)).name] = match.group(1)
+    return libraries
+
+
+def owning_package(path: str) -> str | None:
+    """The Debian package that installed `path` (by its real path, or that path under /usr or without /usr: merged /usr)."""
+    real = os.path.realpath(path)
+    candidates = [path, real]
+    for candidate in list(candidates):
+        if candidate.startswith("/usr/"):
+            candidates.append(candidate[len("/usr"):])
+        else:
+            candidates.append("/usr" + candidate)
+    for candidate in candidates:
+        process = subprocess.run(["dpkg-query", "--search", candidate], capture_output=True, text=True)
+        if process.returncode == 0:
+            return process.stdout.split(":", 1)[0].split(",")[0].strip()
+    return None
