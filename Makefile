@@ -10,7 +10,7 @@ PYTHON ?= /usr/bin/python3
 # The PostgreSQL tests start throwaway clusters of Debian's server (initdb + pg_ctl) in temporary folders.
 TEST_PACKAGES := postgresql
 
-.PHONY: lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak clean fuzz fuzz-build fuzz-replay static install uninstall test-packaging packaging-deps
+.PHONY: lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
 
 # Installs the Debian packages of $(1) that are missing; nothing at all when everything is there. Runs
 # `apt-get update` first when the package lists are missing, and again when an install fails on stale lists.
@@ -81,8 +81,10 @@ DOCDIR ?= $(PREFIX)/share/doc/passkeyd
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 # Fixed, whatever PREFIX is: the unit's ConfigurationDirectory=passkeyd.
 CONFDIR := /etc/passkeyd
-# The tests of the static binary, make install and the unit: systemd-analyze.
-PACKAGING_PACKAGES := python3 systemd
+# make deb: the Debian package, in DEB_OUTPUT (packaging/deb/build.sh).
+DEB_OUTPUT ?= .build/deb
+# The tests of the static binary, make install, the unit and the package: systemd-analyze, dpkg-shlibdeps.
+PACKAGING_PACKAGES := python3 systemd dpkg-dev
 
 static: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product passkeyd --scratch-path $(STATIC_SCRATCH)
@@ -110,7 +112,11 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/passkeyd $(DESTDIR)$(UNITDIR)/passkeyd.service
 	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)
 
-# The static binary without the toolchain, make install and the unit (systemd-analyze verify), each
+deb: static
+	$(call install_missing,dpkg-dev)
+	MAKE="$(MAKE)" packaging/deb/build.sh $(DEB_OUTPUT)
+
+# The static binary without the toolchain, make install, the unit (systemd-analyze verify) and the package, each
 # in temporary folders and private mount namespaces (as root: unshare, mount).
 test-packaging: packaging-deps static
 	PASSKEYD_BINARY=$(abspath $(STATIC_BINARY)) MAKE="$(MAKE)" SWIFT="$(SWIFT)" $(PYTHON) -m unittest discover -s Tests/Packaging -v

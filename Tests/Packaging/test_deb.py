@@ -1,0 +1,159 @@
+"""`make deb`: the control file, the contents, the package extracted into a temporary root (`dpkg-deb -x`) and run
+from there without the toolchain, its unit, and the maintainer scripts run against a private copy of /etc."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import unittest
+from pathlib import Path
+
+from isolation import Isolation, scratch_folder
+from repository import BINARY, REPO, make, needed_libraries, owning_package, resolved_libraries
+from served import Served
+from unit_file import REQUIRED_SETTINGS, service_settings, verify
+
+UNIT_FOLDER = subprocess.run(["pkg-config", "--variable=systemdsystemunitdir", "systemd"], capture_output=True, text=True).stdout.strip()
+
+
+def dpkg_deb(*arguments: str) -> str:
+    return subprocess.run(["dpkg-deb", *arguments], capture_output=True, text=True, check=True).stdout
+
+
+class DebTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        if not BINARY.is_file():
+            raise AssertionError(f"{BINARY} is missing: `make test-packaging` builds it")
+        output = scratch_folder(cls, "deb-")
+        cls.build = make("deb", f"DEB_OUTPUT={output}")
+        cls.package = Path(cls.build.stdout.strip().splitlines()[-1])
+        if not cls.package.is_absolute():
+            cls.package = REPO / cls.package
+        cls.root = scratch_folder(cls, "deb-root-")
+        cls.control = scratch_folder(cls, "deb-control-")
+        dpkg_deb("--extract", str(cls.package), str(cls.root))
+        dpkg_deb("--control", str(cls.package), str(cls.control))
+        cls.empty = scratch_folder(cls, "empty-")
+        cls.unit = cls.root / (UNIT_FOLDER or "/lib/systemd/system").lstrip("/") / "passkeyd.service"
+
+    def installed(self) -> Isolation:
+        """The package's /usr laid over the system's, as if it were installed; the toolchain hidden."""
+        return Isolation(self.empty).overlay(self.root / "usr", "/usr")
+
+    def field(self, name: str) -> str:
+        return dpkg_deb("--field", str(self.package), name).strip()
+
+    def test_builds_without_warnings(self):
+        self.assertNotIn("warning", self.build.stderr)
+        self.assertEqual(self.package.name, f"passkeyd_{self.field('Version')}_{self.field('Architecture')}.deb")
+
+    def test_the_control_file(self):
+        info = dpkg_deb("--info", str(self.package))
+        self.assertIn("Package: passkeyd", info)
+        self.assertEqual(self.field("Package"), "passkeyd")
+        architecture = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True, check=True).stdout.strip()
+        self.assertEqual(self.field("Architecture"), architecture)
+        version = self.installed().run(["/usr/bin/passkeyd", "--version"]).stdout.split()[-1]
+        self.assertEqual(self.field("Version"), version)
+        for name in ("Maintainer", "Description", "Section", "Priority", "Installed-Size"):
+            self.assertTrue(self.field(name), name)
+
+    def test_depends_on_the_packages_of_the_linked_libraries(self):
+        # Derived here on its own: the packages that own the libraries the binary names, each with a minimum version.
+        resolved = resolved_libraries(BINARY)
+        expected = {owning_package(resolved[name]) for name in needed_libraries(BINARY)}
+        self.assertNotIn(None, expected)
+        depends = [entry.strip() for entry in self.field("Depends").split(",")]
+        names = {re.match(r"[a-z0-9.+-]+", entry).group(0) for entry in depends}
+        self.assertEqual(names, expected)
+        for entry in depends:
+            self.assertRegex(entry, r"^[a-z0-9.+-]+ \(>= [^)]+\)$")
+
+    def test_the_conffile_and_the_maintainer_scripts(self):
+        self.assertEqual((self.control / "conffiles").read_text().split(), ["/etc/passkeyd/passkeyd.json"])
+        for script in ("postinst", "prerm", "postrm"):
+            path = self.control / script
+            self.assertTrue(os.access(path, os.X_OK), script)
+            self.assertEqual(subprocess.run(["sh", "-n", str(path)]).returncode, 0, script)
+
+    def test_the_contents(self):
+        listing = dpkg_deb("--contents", str(self.package)).splitlines()
+        self.assertTrue(all(" root/root " in line for line in listing))
+        files = {line.split()[-1].removeprefix(".") for line in listing if not line.startswith("d")}
+        for path in (
+            "/usr/bin/passkeyd",
+            "/etc/passkeyd/passkeyd.json",
+            f"{UNIT_FOLDER or '/lib/systemd/system'}/passkeyd.service",
+            "/usr/share/passkeyd/www/index.html",
+            "/usr/share/passkeyd/TrustAnchors/aaguid-names.json",
+            "/usr/share/passkeyd/TrustAnchors/apple-webauthn-root-ca.pem",
+            "/usr/share/passkeyd/TrustAnchors/metadata/globalsign-root-r46.pem",
+            "/usr/share/doc/passkeyd/README.md",
+        ):
+            self.assertIn(path, files)
+        sections = subprocess.run(["readelf", "--sections", str(self.root / "usr/bin/passkeyd")], capture_output=True, text=True).stdout
+        self.assertNotIn(".symtab", sections)
+        self.assertNotIn(".debug_info", sections)
+        checked = subprocess.run(["md5sum", "--check", "--quiet", str(self.control / "md5sums")], cwd=self.root, capture_output=True, text=True)
+        self.assertEqual(checked.returncode, 0, checked.stdout + checked.stderr)
+
+    def test_the_package_runs_from_its_root_without_the_toolchain(self):
+        process = self.installed().run(["/usr/bin/passkeyd", "--version"])
+        self.assertEqual(process.returncode, 0, process.stderr)
+        self.assertIn(self.field("Version"), process.stdout)
+        folder = scratch_folder(self, "deb-served-")
+        (folder / "empty").mkdir()
+        configuration = json.loads((self.root / "etc/passkeyd/passkeyd.json").read_text())
+        self.assertEqual(configuration["www"], "/usr/share/passkeyd/www")
+        configuration["dataDirectory"] = str(folder / "data")
+        server = Served(self.installed().inside(folder / "empty"), "/usr/bin/passkeyd", folder, configuration)
+        self.addCleanup(server.stop)
+        self.assertTrue(server.start(), server.log())
+        self.assertEqual(server.get("/"), (200, (REPO / "www/index.html").read_bytes()))
+
+    def test_the_unit_verifies(self):
+        self.assertEqual(verify(self.installed(), self.unit), (0, ""))
+        settings = service_settings(self.unit)
+        self.assertEqual(settings["ExecStart"], "/usr/bin/passkeyd serve --config /etc/passkeyd/passkeyd.json")
+        for key, value in REQUIRED_SETTINGS.items():
+            self.assertEqual(settings.get(key), value, key)
+
+    def test_the_maintainer_scripts_create_and_remove_the_user(self):
+        # /etc is a private copy, /var/lib, /var/log and /run/systemd are empty: nothing reaches the machine's own.
+        passwd = Path("/etc/passwd").read_text()
+        scratch = scratch_folder(self, "deb-etc-")
+        isolation = Isolation(self.empty).private_copy("/etc", scratch).private_empty("/var/lib").private_empty("/var/log")
+        if os.path.isdir("/run/systemd"):
+            isolation.private_empty("/run/systemd")
+        scripts = self.control
+        steps = f"""
+            set -e
+            step() {{ echo "== $*"; "$@"; }}
+            report() {{ echo "user: $(getent passwd passkeyd || echo none)"; echo "group: $(getent group passkeyd || echo none)"; }}
+            step {scripts}/postinst configure; report
+            step {scripts}/postinst configure; report
+            step {scripts}/prerm remove
+            step {scripts}/postrm remove; report
+            step {scripts}/postrm purge; report
+            step {scripts}/postinst configure
+            mkdir -p /var/lib/passkeyd && touch /var/lib/passkeyd/passkeyd.sqlite
+            step {scripts}/postrm purge; report
+        """
+        process = isolation.run(["sh", "-c", steps], stderr=subprocess.STDOUT)
+        self.assertEqual(process.returncode, 0, process.stdout)
+        reports = re.findall(r"^user: (.*)\ngroup: (.*)$", process.stdout, re.MULTILINE)
+        self.assertEqual(len(reports), 5, process.stdout)
+        created, again, after_remove, after_purge, with_data = reports
+        fields = created[0].split(":")
+        self.assertEqual((fields[0], fields[5], fields[6]), ("passkeyd", "/var/lib/passkeyd", "/usr/sbin/nologin"), created)
+        self.assertLess(int(fields[2]), 1000, "not a system user")
+        self.assertEqual(created[1].split(":")[2], fields[3], "the user's group is not passkeyd")
+        self.assertEqual(again, created)
+        self.assertEqual(after_remove, created)
+        self.assertEqual(after_purge, ("none", "none"))
+        self.assertNotEqual(with_data[0], "none", "purge removed the user that owns the data")
+        self.assertIn("kept /var/lib/passkeyd", process.stdout)
+        self.assertEqual(Path("/etc/passwd").read_text(), passwd, "the machine's own /etc changed")
