@@ -38,6 +38,8 @@ class Isolation:
     """A recipe of mounts; `command(argv)` is the argv that runs argv with them."""
 
     def __init__(self, empty: Path):
+        if os.geteuid() != 0:
+            raise AssertionError("the packaging tests mount folders in a private namespace: run them as root, as CI does")
         self.empty = empty  # an empty folder, mounted over each hidden one
         self.hidden: list[Path] = toolchain_folders()
         self.overlays: list[tuple[Path, Path]] = []

@@ -22,8 +22,9 @@ architecture=$(dpkg --print-architecture)
 mkdir -p "$root/DEBIAN" "$stage/debian"
 # dpkg-shlibdeps reads the shlibs and symbols files of the installed library packages; it needs a debian/control.
 printf 'Source: passkeyd\n\nPackage: passkeyd\nArchitecture: any\n' >"$stage/debian/control"
-depends=$(cd "$stage" && dpkg-shlibdeps -O -e root/usr/bin/passkeyd 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
-[ -n "$depends" ] || { echo "dpkg-shlibdeps found no dependencies" >&2; exit 1; }
+# (Its warnings, e.g. that nothing of libevent-2.1.so.7 itself is used, are kept for when it fails.)
+depends=$(cd "$stage" && dpkg-shlibdeps -O -e root/usr/bin/passkeyd 2>"$stage/shlibdeps.log" | sed -n 's/^shlibs:Depends=//p')
+[ -n "$depends" ] || { cat "$stage/shlibdeps.log" >&2; echo "dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 
 cat >"$root/DEBIAN/control" <<CONTROL
 Package: passkeyd
