@@ -83,8 +83,9 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 CONFDIR := /etc/passkeyd
 # make deb: the Debian package, in DEB_OUTPUT (packaging/deb/build.sh).
 DEB_OUTPUT ?= .build/deb
-# The tests of the static binary, make install, the unit and the package: systemd-analyze, dpkg-shlibdeps.
-PACKAGING_PACKAGES := python3 systemd dpkg-dev
+# The tests of the static binary, make install, the unit and the package: systemd-analyze, dpkg-shlibdeps, and
+# systemd-nspawn for a throwaway machine that boots systemd and runs the package's service.
+PACKAGING_PACKAGES := python3 systemd systemd-container dpkg-dev
 
 static: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product passkeyd --scratch-path $(STATIC_SCRATCH)

@@ -6,16 +6,66 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import unittest
 from pathlib import Path
 
+import container
 from isolation import Isolation, scratch_folder
 from repository import BINARY, REPO, make, needed_libraries, owning_package, resolved_libraries
 from served import Served
 from unit_file import REQUIRED_SETTINGS, service_settings, verify
 
 UNIT_FOLDER = subprocess.run(["pkg-config", "--variable=systemdsystemunitdir", "systemd"], capture_output=True, text=True).stdout.strip()
+
+
+# Run inside a booted systemd machine: install the package, start the service as an administrator would, look at
+# the running process, reload, purge. One `name=value` line per finding.
+SYSTEMD_TRIAL = r"""
+fact() { echo "$1=$2"; }
+# /trial/get PATH: the body's first line once the server answers (within 2 minutes), or nothing.
+cat >/trial/get <<'PYTHON'
+import ssl, sys, time, urllib.request
+context = ssl.create_default_context()
+context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+for _ in range(240):
+    try:
+        with urllib.request.urlopen("https://127.0.0.1:8443" + sys.argv[1], context=context, timeout=5) as reply:
+            print(reply.read().decode().splitlines()[0])
+            break
+    except OSError:
+        time.sleep(0.5)
+PYTHON
+main_pid() { systemctl show --property=MainPID --value passkeyd.service; }
+# Container images forbid service actions in maintainer scripts (policy-rc.d exit 101); a Debian system does not.
+rm -f /usr/sbin/policy-rc.d
+dpkg --install /trial/passkeyd.deb >/trial/dpkg.log 2>&1; fact installed $?
+fact user "$(getent passwd passkeyd)"
+fact enabled "$(systemctl is-enabled passkeyd.service 2>&1)"
+fact active "$(systemctl is-active passkeyd.service 2>&1)"
+systemctl enable --now passkeyd.service >>/trial/dpkg.log 2>&1; fact started $?
+fact health "$(python3 /trial/get /healthz)"
+fact page "$(python3 /trial/get /)"
+pid=$(main_pid)
+fact process_user "$(ps -o user= -p "$pid")"
+for field in CapEff CapPrm CapBnd CapAmb NoNewPrivs Seccomp; do fact "$field" "$(awk -v f="$field:" '$1 == f {print $2}' /proc/"$pid"/status)"; done
+fact toolchain "$(ls -A /opt/swift 2>/dev/null | wc -l)"
+fact state_directory "$(stat -c '%U %a' /var/lib/passkeyd)"
+fact database "$(stat -c '%U %a' /var/lib/passkeyd/passkeyd.sqlite)"
+dpkg --install /trial/passkeyd.deb >>/trial/dpkg.log 2>&1; fact upgraded $?
+fact health_after_upgrade "$(python3 /trial/get /healthz)"
+fact restarted_by_upgrade "$([ "$(main_pid)" != "$pid" ] && systemctl is-active passkeyd.service)"
+systemctl reload passkeyd.service; sleep 3
+fact after_reload "$(systemctl show --property=ActiveState --value passkeyd.service) $(systemctl show --property=Result --value passkeyd.service)"
+systemctl start passkeyd.service; fact health_before_purge "$(python3 /trial/get /healthz)"
+dpkg --purge passkeyd >>/trial/dpkg.log 2>&1; fact purged $?
+fact processes_after_purge "$(ps -C passkeyd -o pid= | wc -l)"
+fact user_after_purge "$(getent passwd passkeyd | cut -d: -f1)"
+fact unit_after_purge "$(ls @UNIT_FOLDER@/passkeyd.service 2>/dev/null)"
+fact enabled_after_purge "$(ls /etc/systemd/system/*.wants/ 2>/dev/null | grep -c passkeyd)"
+fact configuration_after_purge "$(ls /etc/passkeyd 2>/dev/null)"
+""".replace("@UNIT_FOLDER@", UNIT_FOLDER or "/lib/systemd/system")
 
 
 def dpkg_deb(*arguments: str) -> str:
@@ -157,3 +207,34 @@ class DebTests(unittest.TestCase):
         self.assertNotEqual(with_data[0], "none", "purge removed the user that owns the data")
         self.assertIn("kept /var/lib/passkeyd", process.stdout)
         self.assertEqual(Path("/etc/passwd").read_text(), passwd, "the machine's own /etc changed")
+
+    def test_the_package_under_systemd(self):
+        # As an administrator would use it, in a booted throwaway machine (systemd-nspawn) with systemd as PID 1.
+        folder = scratch_folder(self, "deb-systemd-")
+        (folder / "trial").mkdir()
+        shutil.copy(self.package, folder / "trial/passkeyd.deb")
+        status, output, console = container.boot(folder, SYSTEMD_TRIAL)
+        facts = dict(line.split("=", 1) for line in output.splitlines() if "=" in line)
+        log = (folder / "trial/dpkg.log").read_text(errors="replace") if (folder / "trial/dpkg.log").exists() else ""
+        context = f"status {status}\n{output}\n{log}\n{console[-3000:]}"
+        self.assertEqual(facts.get("installed"), "0", context)
+        self.assertTrue(facts["user"].startswith("passkeyd:"), context)
+        # Nothing enabled or started by the installation itself.
+        self.assertEqual((facts["enabled"], facts["active"]), ("disabled", "inactive"), context)
+        self.assertEqual(facts["started"], "0", context)
+        self.assertEqual((facts["health"], facts["page"]), ('{"status":"ok"}', "<!doctype html>"), context)
+        self.assertEqual(facts["process_user"], "passkeyd", context)
+        net_bind_service = f"{1 << 10:016x}"  # CAP_NET_BIND_SERVICE is capability 10
+        for field in ("CapEff", "CapPrm", "CapBnd", "CapAmb"):
+            self.assertEqual(facts[field], net_bind_service, field)
+        self.assertEqual((facts["NoNewPrivs"], facts["Seccomp"]), ("1", "2"), context)
+        self.assertEqual(facts["toolchain"], "0", context)
+        self.assertEqual((facts["state_directory"], facts["database"]), ("passkeyd 700", "passkeyd 600"), context)
+        # An upgrade (here the same version again) restarts a running service with the new binary.
+        self.assertEqual((facts["upgraded"], facts["health_after_upgrade"], facts["restarted_by_upgrade"]), ("0", '{"status":"ok"}', "active"), context)
+        # Today SIGHUP stops passkeyd, cleanly for systemd (no restart); the reload work of issue 19 changes this.
+        self.assertEqual(facts["after_reload"], "inactive success", context)
+        self.assertEqual((facts["health_before_purge"], facts["purged"], facts["processes_after_purge"]), ('{"status":"ok"}', "0", "0"), context)
+        # The data folder stays, and with it the user that owns it; the unit, its enablement and the conffile go.
+        self.assertEqual(facts["user_after_purge"], "passkeyd", context)
+        self.assertEqual((facts["unit_after_purge"], facts["enabled_after_purge"], facts["configuration_after_purge"]), ("", "0", ""), context)
