@@ -13,6 +13,12 @@ REPO = Path(__file__).resolve().parents[2]
 BINARY = Path(os.environ.get("PASSKEYD_BINARY", REPO / ".build/static/release/passkeyd")).resolve()
 
 
+def require_binary() -> None:
+    """Fails the calling test class when there is no binary: a missing one must not pass as nothing to test."""
+    if not BINARY.is_file():
+        raise AssertionError(f"{BINARY} is missing: `make test-packaging` builds it")
+
+
 def make(*arguments: str) -> subprocess.CompletedProcess:
     """`make ARGUMENTS` in the repository, with the same static binary; fails the caller's test on an error."""
     process = subprocess.run(

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import container
 from isolation import Isolation, scratch_folder
-from repository import BINARY, REPO, make, needed_libraries, owning_package, resolved_libraries
+from repository import BINARY, REPO, make, needed_libraries, owning_package, require_binary, resolved_libraries
 from served import Served
 from unit_file import REQUIRED_SETTINGS, service_settings, verify
 
@@ -75,8 +75,7 @@ def dpkg_deb(*arguments: str) -> str:
 class DebTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        if not BINARY.is_file():
-            raise AssertionError(f"{BINARY} is missing: `make test-packaging` builds it")
+        require_binary()
         output = scratch_folder(cls, "deb-")
         cls.build = make("deb", f"DEB_OUTPUT={output}")
         cls.package = Path(cls.build.stdout.strip().splitlines()[-1])

@@ -10,7 +10,7 @@ import unittest
 from pathlib import Path
 
 from isolation import Isolation, scratch_folder
-from repository import BINARY, REPO, make
+from repository import BINARY, REPO, make, require_binary
 from served import Served
 from unit_file import BREAKAGES, REQUIRED_SETTINGS, broken_copy, service_settings, verify
 
@@ -30,8 +30,7 @@ def files_under(folder: Path) -> list[str]:
 class InstallTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        if not BINARY.is_file():
-            raise AssertionError(f"{BINARY} is missing: `make test-packaging` builds it")
+        require_binary()
         cls.destdir = scratch_folder(cls, "destdir-")
         cls.empty = scratch_folder(cls, "empty-")
         make("install", f"DESTDIR={cls.destdir}")

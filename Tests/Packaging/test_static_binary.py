@@ -11,7 +11,7 @@ import unittest
 from pathlib import Path
 
 from isolation import Isolation, scratch_folder, toolchain_folders, toolchain_paths
-from repository import BINARY, needed_libraries, owning_package, resolved_libraries
+from repository import BINARY, needed_libraries, owning_package, require_binary, resolved_libraries
 from served import Served
 
 SWIFT_RUNTIME_PREFIXES = ("libswift", "libFoundation", "libdispatch", "libBlocksRuntime", "lib_Foundation", "libicu")
@@ -20,8 +20,7 @@ SWIFT_RUNTIME_PREFIXES = ("libswift", "libFoundation", "libdispatch", "libBlocks
 class StaticBinaryTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        if not BINARY.is_file():
-            raise AssertionError(f"{BINARY} is missing: `make test-packaging` builds it")
+        require_binary()
         cls.empty = scratch_folder(cls, "empty-")
 
     def isolation(self) -> Isolation:
