@@ -30,6 +30,12 @@ def make(*arguments: str) -> subprocess.CompletedProcess:
     return process
 
 
+def source_version() -> str:
+    """The version the sources define (Sources/passkeyd/Version.swift), which `passkeyd --version` prints."""
+    text = (REPO / "Sources/passkeyd/Version.swift").read_text()
+    return re.search(r'static let number = "([^"]+)"', text).group(1)
+
+
 def needed_libraries(binary: Path) -> list[str]:
     """The DT_NEEDED entries: the libraries the binary itself names."""
     dynamic = subprocess.run(["readelf", "--dynamic", str(binary)], capture_output=True, text=True, check=True).stdout
