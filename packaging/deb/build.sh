@@ -12,7 +12,7 @@ root=$stage/root
 unit_folder=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null || true)
 
 ${MAKE:-make} --no-print-directory install DESTDIR="$root" PREFIX=/usr UNITDIR="${unit_folder:-/lib/systemd/system}" >/dev/null
-# As dh_strip does for executables: no symbol table or debugging information (79 MB → 61 MB).
+# As dh_strip does for executables: no symbol table or debugging information (78 MB → 60 MB).
 strip --remove-section=.comment --remove-section=.note "$root/usr/bin/passkeyd"
 
 # The package's version is the binary's own ("passkeyd 1.2.3" → 1.2.3).
