@@ -51,7 +51,7 @@ extension AppleIdentityToken {
         do {
             self = try JSONDecoder().decode(Claims.self, from: Data(claims)).token
         } catch {
-            throw AppleSignInError("appleToken.malformed", "identity token claims are unusable: \(ClaimDecodingFailure.describe(error))")
+            throw AppleSignInError(.appleTokenMalformed, "identity token claims are unusable: \(ClaimDecodingFailure.describe(error))")
         }
     }
 

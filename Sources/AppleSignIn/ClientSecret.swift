@@ -43,21 +43,21 @@ public struct ClientSecret: Sendable {
     ) throws(AppleSignInError) {
         // Apple: kid is the key's 10-character identifier, iss the team ID, sub the client ID; none may be empty.
         guard !keyID.isEmpty, !teamID.isEmpty, !clientID.isEmpty else {
-            throw AppleSignInError("clientSecret.invalidParameter", "key ID, team ID and client ID must not be empty")
+            throw AppleSignInError(.clientSecretInvalidParameter, "key ID, team ID and client ID must not be empty")
         }
         // Apple: exp may be at most 15,777,000 seconds after iat, and must be after it.
         guard lifetime >= 1, lifetime <= Self.maximumLifetime else {
-            throw AppleSignInError("clientSecret.invalidParameter", "lifetime must be between 1 and \(Int(Self.maximumLifetime)) seconds")
+            throw AppleSignInError(.clientSecretInvalidParameter, "lifetime must be between 1 and \(Int(Self.maximumLifetime)) seconds")
         }
         // Apple: the secret is signed with ES256, so the key must be an EC key on P-256.
         let publicKey: PublicKey
         do {
             publicKey = try privateKey.publicKey()
         } catch {
-            throw AppleSignInError("clientSecret.invalidKey", "the private key has no usable public key: \(error.reason)")
+            throw AppleSignInError(.clientSecretInvalidKey, "the private key has no usable public key: \(error.reason)")
         }
         guard publicKey.type == .ec, publicKey.curve == .p256 else {
-            throw AppleSignInError("clientSecret.invalidKey", "the key is not a P-256 EC key, which ES256 requires")
+            throw AppleSignInError(.clientSecretInvalidKey, "the key is not a P-256 EC key, which ES256 requires")
         }
         let issued = Int64(time.now.timeIntervalSince1970.rounded(.down))
         let expires = issued + Int64(lifetime.rounded(.down))
@@ -69,17 +69,17 @@ public struct ClientSecret: Sendable {
             let claims = try encoder.encode(Claims(iss: teamID, iat: issued, exp: expires, aud: Self.audience, sub: clientID))
             signingInput = Base64URL.encode(Array(header)) + "." + Base64URL.encode(Array(claims))
         } catch {
-            throw AppleSignInError("clientSecret.invalidParameter", "header or claims could not be encoded")
+            throw AppleSignInError(.clientSecretInvalidParameter, "header or claims could not be encoded")
         }
         // RFC 7518 §3.4: ES256 signatures are the raw 64-byte r || s, not DER.
         let der: [UInt8]
         do {
             der = try privateKey.sign(Array(signingInput.utf8), algorithm: .ecdsaSHA256)
         } catch {
-            throw AppleSignInError("clientSecret.invalidKey", "signing failed: \(error.reason)")
+            throw AppleSignInError(.clientSecretInvalidKey, "signing failed: \(error.reason)")
         }
         guard let raw = ECDSASignatureEncoding.rawEncoded(der: der, curve: .p256) else {
-            throw AppleSignInError("clientSecret.invalidKey", "OpenSSL produced an ECDSA signature that is not P-256 DER")
+            throw AppleSignInError(.clientSecretInvalidKey, "OpenSSL produced an ECDSA signature that is not P-256 DER")
         }
         token = signingInput + "." + Base64URL.encode(raw)
         issuedAt = Date(timeIntervalSince1970: Double(issued))
@@ -99,7 +99,7 @@ public struct ClientSecret: Sendable {
         do {
             key = try PrivateKey.fromPEM(privateKeyPEM)
         } catch {
-            throw AppleSignInError("clientSecret.invalidKey", "the .p8 key is not a readable PEM private key")
+            throw AppleSignInError(.clientSecretInvalidKey, "the .p8 key is not a readable PEM private key")
         }
         try self.init(privateKey: key, keyID: keyID, teamID: teamID, clientID: clientID, lifetime: lifetime, time: time)
     }

@@ -36,7 +36,7 @@ public struct IdentityTokenVerifier: Sendable {
         let claims = try AppleIdentityToken(claims: jws.payload)
         try checkRegisteredClaims(issuer: claims.issuer, audiences: claims.audiences, expiresAt: claims.expiresAt, issuedAt: claims.issuedAt)
         // Apple: sub is the unique identifier of the user; a token without one identifies no one.
-        guard !claims.subject.isEmpty else { throw AppleSignInError("appleToken.missingSubject", "token has no sub") }
+        guard !claims.subject.isEmpty else { throw AppleSignInError(.missingSubject, "token has no sub") }
         try checkNonce(claims, expectation: nonce)
         return claims
     }
@@ -48,20 +48,20 @@ public struct IdentityTokenVerifier: Sendable {
         do {
             jws = try CompactJWS(token, maximumLength: Self.maximumTokenLength)
         } catch {
-            throw AppleSignInError("appleToken.malformed", error.reason)
+            throw AppleSignInError(.appleTokenMalformed, error.reason)
         }
         // Apple signs with RS256 only (its discovery document); refusing every other alg before key lookup closes
         // `none` and the HS256-with-the-public-key confusion (RFC 8725 §3.1).
         guard jws.header.alg == "RS256" else {
-            throw AppleSignInError("appleToken.unsupportedAlgorithm", "token alg is \(jws.header.alg.prefix(16)), only RS256 is accepted")
+            throw AppleSignInError(.unsupportedAlgorithm, "token alg is \(jws.header.alg.prefix(16)), only RS256 is accepted")
         }
         // Apple: the header kid names the JWKS key that signed the token.
         guard let keyID = jws.header.kid, let key = keys.key(id: keyID) else {
-            throw AppleSignInError("appleToken.unknownKey", "token kid is missing or not in the JWKS")
+            throw AppleSignInError(.unknownKey, "token kid is missing or not in the JWKS")
         }
         // RFC 7518 §3.3: RSASSA-PKCS1-v1_5 with SHA-256 over the ASCII signing input, verified by OpenSSL.
         guard key.publicKey.verify(signature: jws.signature, message: jws.signingInput, algorithm: .rsaPKCS1SHA256) else {
-            throw AppleSignInError("appleToken.invalidSignature", "token signature does not verify with key \(key.keyID)")
+            throw AppleSignInError(.invalidSignature, "token signature does not verify with key \(key.keyID)")
         }
         return jws
     }
@@ -69,19 +69,19 @@ public struct IdentityTokenVerifier: Sendable {
     /// The claim rules shared with server notifications: issuer, audience and validity period.
     func checkRegisteredClaims(issuer: String, audiences tokenAudiences: [String], expiresAt: Date, issuedAt: Date) throws(AppleSignInError) {
         // Apple: iss contains https://appleid.apple.com.
-        guard issuers.contains(issuer) else { throw AppleSignInError("appleToken.wrongIssuer", "token iss is not an accepted issuer") }
+        guard issuers.contains(issuer) else { throw AppleSignInError(.wrongIssuer, "token iss is not an accepted issuer") }
         // Apple: aud is the developer's client_id; with an array, one accepted member is enough.
         guard tokenAudiences.contains(where: audiences.contains) else {
-            throw AppleSignInError("appleToken.wrongAudience", "token aud is not an accepted client ID")
+            throw AppleSignInError(.wrongAudience, "token aud is not an accepted client ID")
         }
         let now = time.now
         // RFC 7519 §4.1.4 and Apple: the current time is before exp, allowing the leeway for clock skew.
         guard expiresAt > now.addingTimeInterval(-leewaySeconds) else {
-            throw AppleSignInError("appleToken.expired", "token expired at \(expiresAt.ISO8601Format())")
+            throw AppleSignInError(.expired, "token expired at \(expiresAt.ISO8601Format())")
         }
         // RFC 7519 §4.1.6: a token issued later than now (plus the leeway) comes from a wrong clock or a forger.
         guard issuedAt <= now.addingTimeInterval(leewaySeconds) else {
-            throw AppleSignInError("appleToken.issuedInFuture", "token iat \(issuedAt.ISO8601Format()) is in the future")
+            throw AppleSignInError(.issuedInFuture, "token iat \(issuedAt.ISO8601Format()) is in the future")
         }
     }
 
@@ -91,14 +91,14 @@ public struct IdentityTokenVerifier: Sendable {
             // Apple: nonce_supported false marks a platform that cannot pass a nonce; Apple's guidance is then to
             // treat the nonce as optional. Any other token without a nonce is refused.
             guard claims.nonceSupported == false else {
-                throw AppleSignInError("appleToken.missingNonce", "token has no nonce and does not say nonce_supported false")
+                throw AppleSignInError(.missingNonce, "token has no nonce and does not say nonce_supported false")
             }
             return
         }
         // Apple: the nonce is the hex SHA-256 of the client's raw nonce; compared in constant time.
         let expected = Hex.encode(DigestAlgorithm.sha256.hash(Array(raw.utf8)))
         guard ConstantTime.equals(Array(nonce.utf8), Array(expected.utf8)) else {
-            throw AppleSignInError("appleToken.nonceMismatch", "token nonce is not the SHA-256 of the expected raw nonce")
+            throw AppleSignInError(.nonceMismatch, "token nonce is not the SHA-256 of the expected raw nonce")
         }
     }
 }

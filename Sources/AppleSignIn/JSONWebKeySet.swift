@@ -28,7 +28,7 @@ public struct JSONWebKeySet: Sendable {
         // RFC 7517 §4.5: kids must be distinct within a set so that a token names exactly one key.
         var seen = Set<String>()
         for key in keys where !seen.insert(key.keyID).inserted {
-            throw AppleSignInError("jwks.malformed", "kid \(key.keyID) appears more than once")
+            throw AppleSignInError(.jwksMalformed, "kid \(key.keyID) appears more than once")
         }
         self.keys = keys
     }
@@ -39,32 +39,32 @@ public struct JSONWebKeySet: Sendable {
     public init(json: [UInt8]) throws(AppleSignInError) {
         // Bound the work done on a document before it is parsed.
         guard json.count <= Self.maximumDocumentLength else {
-            throw AppleSignInError("jwks.malformed", "JWKS document is longer than \(Self.maximumDocumentLength) bytes")
+            throw AppleSignInError(.jwksMalformed, "JWKS document is longer than \(Self.maximumDocumentLength) bytes")
         }
         // RFC 7517 §5: a JWK Set is a JSON object whose keys member is an array of JWKs.
         let document: Document
         do {
             document = try JSONDecoder().decode(Document.self, from: Data(json))
         } catch {
-            throw AppleSignInError("jwks.malformed", "JWKS is not {\"keys\": [...]} with a string kty in every key")
+            throw AppleSignInError(.jwksMalformed, "JWKS is not {\"keys\": [...]} with a string kty in every key")
         }
         // RFC 7517 §4.5: distinct kids across the whole document, including keys this verifier ignores.
         var seen = Set<String>()
         for member in document.keys {
             guard let keyID = member.kid else { continue }
-            guard seen.insert(keyID).inserted else { throw AppleSignInError("jwks.malformed", "kid \(keyID) appears more than once") }
+            guard seen.insert(keyID).inserted else { throw AppleSignInError(.jwksMalformed, "kid \(keyID) appears more than once") }
         }
         var keys: [JSONWebKey] = []
         for member in document.keys {
             // RFC 7517 §4.1–4.4: only RSA keys meant for signatures with RS256 can verify Apple's tokens.
             guard member.kty == "RSA", member.use == nil || member.use == "sig", member.alg == nil || member.alg == "RS256" else { continue }
             guard let keyID = member.kid, let modulus = member.n, let exponent = member.e else {
-                throw AppleSignInError("jwks.malformed", "an RSA signing key lacks kid, n or e")
+                throw AppleSignInError(.jwksMalformed, "an RSA signing key lacks kid, n or e")
             }
             keys.append(try JSONWebKey(keyID: keyID, modulus: modulus, exponent: exponent))
         }
         // Fail closed: a set without a usable key is an error at load time, not a silent refusal of every token.
-        guard !keys.isEmpty else { throw AppleSignInError("jwks.malformed", "JWKS has no RSA signing key") }
+        guard !keys.isEmpty else { throw AppleSignInError(.jwksMalformed, "JWKS has no RSA signing key") }
         try self.init(keys: keys)
     }
 

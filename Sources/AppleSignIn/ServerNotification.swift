@@ -47,14 +47,14 @@ public struct ServerNotification: Sendable, Equatable {
     public init(body: [UInt8], verifier: IdentityTokenVerifier, keys: JSONWebKeySet) throws(AppleSignInError) {
         // Bound the work done on an unauthenticated request body.
         guard body.count <= Self.maximumBodyLength else {
-            throw AppleSignInError("notification.malformed", "body is longer than \(Self.maximumBodyLength) bytes")
+            throw AppleSignInError(.notificationMalformed, "body is longer than \(Self.maximumBodyLength) bytes")
         }
         // Apple: the body is a JSON object whose payload member is the signed JWT.
         let parsed: Body
         do {
             parsed = try JSONDecoder().decode(Body.self, from: Data(body))
         } catch {
-            throw AppleSignInError("notification.malformed", "body is not {\"payload\": \"<JWS>\"}")
+            throw AppleSignInError(.notificationMalformed, "body is not {\"payload\": \"<JWS>\"}")
         }
         try self.init(payload: parsed.payload, verifier: verifier, keys: keys)
     }
@@ -68,7 +68,7 @@ public struct ServerNotification: Sendable, Equatable {
         do {
             claims = try JSONDecoder().decode(Claims.self, from: Data(jws.payload))
         } catch {
-            throw AppleSignInError("appleToken.malformed", "notification claims are unusable: \(ClaimDecodingFailure.describe(error))")
+            throw AppleSignInError(.appleTokenMalformed, "notification claims are unusable: \(ClaimDecodingFailure.describe(error))")
         }
         // Apple: the identity token's issuer, audience and validity rules, with the verifier's leeway.
         try verifier.checkRegisteredClaims(issuer: claims.issuer, audiences: claims.audiences, expiresAt: claims.expiresAt, issuedAt: claims.issuedAt)

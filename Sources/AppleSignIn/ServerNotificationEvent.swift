@@ -63,12 +63,12 @@ public enum ServerNotificationEvent: Sendable, Equatable {
         do {
             fields = try JSONDecoder().decode(Fields.self, from: Data(json.utf8))
         } catch {
-            throw AppleSignInError("notification.malformed", "events is not an event object: \(ClaimDecodingFailure.describe(error))")
+            throw AppleSignInError(.notificationMalformed, "events is not an event object: \(ClaimDecodingFailure.describe(error))")
         }
         // Apple: sub identifies the user the event is about.
-        guard !fields.subject.isEmpty else { throw AppleSignInError("notification.malformed", "event sub is empty") }
+        guard !fields.subject.isEmpty else { throw AppleSignInError(.notificationMalformed, "event sub is empty") }
         guard fields.eventTime.isFinite, fields.eventTime >= 0 else {
-            throw AppleSignInError("notification.malformed", "event_time is not a time")
+            throw AppleSignInError(.notificationMalformed, "event_time is not a time")
         }
         let seconds = fields.eventTime >= Self.millisecondThreshold ? fields.eventTime / 1000 : fields.eventTime
         let time = Date(timeIntervalSince1970: seconds)
@@ -80,7 +80,7 @@ public enum ServerNotificationEvent: Sendable, Equatable {
         case "email-disabled", "email-enabled":
             // Apple: email events name the relay address whose forwarding changed.
             guard let email = fields.email, !email.isEmpty else {
-                throw AppleSignInError("notification.malformed", "\(fields.type) event has no email")
+                throw AppleSignInError(.notificationMalformed, "\(fields.type) event has no email")
             }
             self =
                 fields.type == "email-disabled"
@@ -88,7 +88,7 @@ public enum ServerNotificationEvent: Sendable, Equatable {
                 : .emailEnabled(subject: fields.subject, email: email, isPrivateEmail: fields.isPrivateEmail, time: time)
         default:
             // Fail closed: an event type this code does not know is not silently treated as one it does.
-            throw AppleSignInError("notification.unsupportedEvent", "event type \(fields.type.prefix(32)) is not supported")
+            throw AppleSignInError(.unsupportedEvent, "event type \(fields.type.prefix(32)) is not supported")
         }
     }
 }

@@ -22,7 +22,7 @@ public struct CBORDecoder: Sendable {
     public func decode(_ bytes: ArraySlice<UInt8>) throws(CBORError) -> CBORValue {
         let (value, bytesRead) = try decodeFirst(bytes)
         guard bytesRead == bytes.count else {
-            throw .trailingBytes("Bytes follow the data item.")
+            throw CBORError(.trailingBytes, "Bytes follow the data item.")
         }
         return value
     }
@@ -31,9 +31,9 @@ public struct CBORDecoder: Sendable {
     ///
     /// WebAuthn authenticator data needs this: a COSE key may be followed by an extensions map.
     public func decodeFirst(_ bytes: ArraySlice<UInt8>) throws(CBORError) -> (value: CBORValue, bytesRead: Int) {
-        guard !bytes.isEmpty else { throw .empty }
+        guard !bytes.isEmpty else { throw CBORError(.empty, "The input is empty.") }
         guard bytes.count <= limits.maximumInputSize else {
-            throw .tooLarge("The input is larger than the limit allows.")
+            throw CBORError(.tooLarge, "The input is larger than the limit allows.")
         }
         return try bytes.withUnsafeBufferPointer { buffer throws(CBORError) in
             try decodeFirst(buffer)
@@ -50,6 +50,6 @@ public struct CBORDecoder: Sendable {
                 return (value, offset)
             }
         }
-        throw .truncated("The input ends inside a data item.")
+        throw CBORError(.truncated, "The input ends inside a data item.")
     }
 }

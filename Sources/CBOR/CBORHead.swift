@@ -37,12 +37,12 @@ enum CBORHead {
         }
         switch result.status {
         case CBOR_DECODER_FINISHED:
-            guard let head else { throw .malformed("A data item head could not be decoded.") }
+            guard let head else { throw CBORError(.malformed, "A data item head could not be decoded.") }
             return (head, result.read)
         case CBOR_DECODER_NEDATA:
-            throw .truncated("The input ends inside a data item.")
+            throw CBORError(.truncated, "The input ends inside a data item.")
         default:
-            throw .malformed("A data item uses a reserved or invalid encoding.")
+            throw CBORError(.malformed, "A data item uses a reserved or invalid encoding.")
         }
     }
 
@@ -56,9 +56,9 @@ enum CBORHead {
         case 0xE0...0xF3:
             return (.simple(initialByte - 0xE0), 1)
         case 0xF8:
-            guard input.count >= 2 else { throw .truncated("The input ends inside a simple value.") }
+            guard input.count >= 2 else { throw CBORError(.truncated, "The input ends inside a simple value.") }
             // RFC 8949 §3.3: the two-byte form of simple values below 32 is not well-formed.
-            guard input[1] >= 32 else { throw .malformed("A simple value below 32 uses the two-byte encoding.") }
+            guard input[1] >= 32 else { throw CBORError(.malformed, "A simple value below 32 uses the two-byte encoding.") }
             return (.simple(input[1]), 2)
         default:
             return nil

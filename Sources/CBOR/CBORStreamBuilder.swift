@@ -45,7 +45,7 @@ struct CBORStreamBuilder {
             return try attach(.bytes(Array(payload)))
         case .textString(let payload):
             guard let text = String(validating: payload, as: UTF8.self) else {
-                throw .invalidUTF8("A text string is not valid UTF-8.")
+                throw CBORError(.invalidUTF8, "A text string is not valid UTF-8.")
             }
             return try attach(.text(text))
         case .indefiniteByteString:
@@ -54,7 +54,7 @@ struct CBORStreamBuilder {
             return try open(.textStringChunks, remaining: nil)
         case .array(let count):
             guard count >= 0, count <= bytesLeft else {
-                throw .tooLarge("An array declares more elements than the input could hold.")
+                throw CBORError(.tooLarge, "An array declares more elements than the input could hold.")
             }
             try reserveItems(count)
             return try open(.array, remaining: count)
@@ -62,7 +62,7 @@ struct CBORStreamBuilder {
             return try open(.array, remaining: nil)
         case .map(let count):
             guard count >= 0, count <= bytesLeft / 2 else {
-                throw .tooLarge("A map declares more entries than the input could hold.")
+                throw CBORError(.tooLarge, "A map declares more entries than the input could hold.")
             }
             try reserveItems(2 * count)
             return try open(.map, remaining: 2 * count)
@@ -90,7 +90,7 @@ struct CBORStreamBuilder {
         if case .break = head { return }
         itemCount += 1
         guard itemCount <= limits.maximumItems else {
-            throw .tooManyItems("The input holds more data items than the limit allows.")
+            throw CBORError(.tooManyItems, "The input holds more data items than the limit allows.")
         }
     }
 
@@ -100,7 +100,7 @@ struct CBORStreamBuilder {
         case (.byteStringChunks, .byteString), (.textStringChunks, .textString), (_, .break):
             return
         case (.byteStringChunks, _), (.textStringChunks, _):
-            throw .malformed("An indefinite-length string holds something other than a definite string of its type.")
+            throw CBORError(.malformed, "An indefinite-length string holds something other than a definite string of its type.")
         default:
             return
         }
@@ -109,13 +109,13 @@ struct CBORStreamBuilder {
     /// Fails early when a declared count alone would exceed the item limit.
     private func reserveItems(_ count: Int) throws(CBORError) {
         guard count <= limits.maximumItems - itemCount else {
-            throw .tooManyItems("A container declares more data items than the limit allows.")
+            throw CBORError(.tooManyItems, "A container declares more data items than the limit allows.")
         }
     }
 
     private mutating func open(_ kind: Frame.Kind, remaining: Int?) throws(CBORError) -> CBORValue? {
         guard frames.count < limits.maximumDepth else {
-            throw .depthExceeded("Containers are nested deeper than the limit allows.")
+            throw CBORError(.depthExceeded, "Containers are nested deeper than the limit allows.")
         }
         var frame = Frame(kind: kind, remaining: remaining)
         if remaining == 0 {
@@ -128,10 +128,10 @@ struct CBORStreamBuilder {
 
     private mutating func closeIndefiniteContainer() throws(CBORError) -> CBORValue? {
         guard let frame = frames.last, frame.remaining == nil else {
-            throw .malformed("A break appears outside an indefinite-length item.")
+            throw CBORError(.malformed, "A break appears outside an indefinite-length item.")
         }
         guard frame.kind != .map || frame.items.count.isMultiple(of: 2) else {
-            throw .malformed("An indefinite-length map ends with a key that has no value.")
+            throw CBORError(.malformed, "An indefinite-length map ends with a key that has no value.")
         }
         return try attach(Self.value(of: frames.removeLast()))
     }
@@ -180,7 +180,7 @@ struct CBORStreamBuilder {
     }
 
     private static func checkUniqueKeys(_ entries: [CBORMapEntry]) throws(CBORError) {
-        let duplicateKey = CBORError.duplicateMapKey("A map holds the same key twice.")
+        let duplicateKey = CBORError(.duplicateMapKey, "A map holds the same key twice.")
         if entries.count <= pairwiseKeyCheckLimit {
             for index in entries.indices.dropFirst() {
                 for earlier in entries[..<index] where earlier.key == entries[index].key {

@@ -26,13 +26,13 @@ public struct ASN1Element: Sendable, Equatable {
     /// Reads exactly one element that spans all of `bytes`.
     public static func single(_ bytes: [UInt8]) throws(CryptoError) -> ASN1Element {
         let elements = try sequence(bytes)
-        guard elements.count == 1 else { throw CryptoError(code: "crypto.invalidASN1", reason: "expected exactly one DER element") }
+        guard elements.count == 1 else { throw CryptoError(.invalidASN1, "expected exactly one DER element") }
         return elements[0]
     }
 
     /// The children of a constructed element.
     public func children() throws(CryptoError) -> [ASN1Element] {
-        guard isConstructed else { throw CryptoError(code: "crypto.invalidASN1", reason: "element is not constructed") }
+        guard isConstructed else { throw CryptoError(.invalidASN1, "element is not constructed") }
         return try Self.sequence(contents)
     }
 
@@ -71,7 +71,7 @@ public struct ASN1Element: Sendable, Equatable {
                 headerLength + length
             )
         }
-        guard let result else { throw CryptoError(code: "crypto.invalidASN1", reason: "malformed DER element") }
+        guard let result else { throw CryptoError(.invalidASN1, "malformed DER element") }
         return result
     }
 }

@@ -14,7 +14,7 @@ public struct AuthenticatedEncryption: Sendable {
 
     /// - Throws: `crypto.invalidKey` unless `key` is 32 bytes.
     public init(key: [UInt8], random: any RandomSource = SystemRandom()) throws(CryptoError) {
-        guard key.count == Self.keyLength else { throw .invalidKey("AES-256-GCM keys are 32 bytes") }
+        guard key.count == Self.keyLength else { throw CryptoError(.invalidKey, "AES-256-GCM keys are 32 bytes") }
         self.key = key
         self.random = random
     }
@@ -22,32 +22,32 @@ public struct AuthenticatedEncryption: Sendable {
     /// Encrypts and authenticates `plaintext`.
     public func seal(_ plaintext: [UInt8], associatedData: [UInt8] = []) throws(CryptoError) -> [UInt8] {
         let nonce = random.bytes(count: Self.nonceLength)
-        guard let context = EVP_CIPHER_CTX_new() else { throw .internalFailure("EVP_CIPHER_CTX_new failed") }
+        guard let context = EVP_CIPHER_CTX_new() else { throw CryptoError(.internalFailure, "EVP_CIPHER_CTX_new failed") }
         defer { EVP_CIPHER_CTX_free(context) }
         guard EVP_EncryptInit_ex2(context, EVP_aes_256_gcm(), key, nonce, nil) == 1 else {
-            throw .internalFailure("AES-256-GCM initialisation failed")
+            throw CryptoError(.internalFailure, "AES-256-GCM initialisation failed")
         }
         var length: Int32 = 0
         if !associatedData.isEmpty {
             guard EVP_EncryptUpdate(context, nil, &length, associatedData, Int32(associatedData.count)) == 1 else {
-                throw .internalFailure("AES-256-GCM associated data failed")
+                throw CryptoError(.internalFailure, "AES-256-GCM associated data failed")
             }
         }
         var ciphertext = [UInt8](repeating: 0, count: plaintext.count + 16)
         var written: Int32 = 0
         if !plaintext.isEmpty {
             guard EVP_EncryptUpdate(context, &ciphertext, &written, plaintext, Int32(plaintext.count)) == 1 else {
-                throw .internalFailure("AES-256-GCM encryption failed")
+                throw CryptoError(.internalFailure, "AES-256-GCM encryption failed")
             }
         }
         var finalLength: Int32 = 0
         let finished = ciphertext.withUnsafeMutableBufferPointer { buffer in
             EVP_EncryptFinal_ex(context, buffer.baseAddress! + Int(written), &finalLength)
         }
-        guard finished == 1 else { throw .internalFailure("AES-256-GCM finalisation failed") }
+        guard finished == 1 else { throw CryptoError(.internalFailure, "AES-256-GCM finalisation failed") }
         var tag = [UInt8](repeating: 0, count: Self.tagLength)
         guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, Int32(Self.tagLength), &tag) == 1 else {
-            throw .internalFailure("AES-256-GCM tag retrieval failed")
+            throw CryptoError(.internalFailure, "AES-256-GCM tag retrieval failed")
         }
         return nonce + ciphertext.prefix(Int(written + finalLength)) + tag
     }
@@ -59,10 +59,10 @@ public struct AuthenticatedEncryption: Sendable {
         let nonce = Array(sealed.prefix(Self.nonceLength))
         let ciphertext = Array(sealed.dropFirst(Self.nonceLength).dropLast(Self.tagLength))
         var tag = Array(sealed.suffix(Self.tagLength))
-        guard let context = EVP_CIPHER_CTX_new() else { throw .internalFailure("EVP_CIPHER_CTX_new failed") }
+        guard let context = EVP_CIPHER_CTX_new() else { throw CryptoError(.internalFailure, "EVP_CIPHER_CTX_new failed") }
         defer { EVP_CIPHER_CTX_free(context) }
         guard EVP_DecryptInit_ex2(context, EVP_aes_256_gcm(), key, nonce, nil) == 1 else {
-            throw .internalFailure("AES-256-GCM initialisation failed")
+            throw CryptoError(.internalFailure, "AES-256-GCM initialisation failed")
         }
         var length: Int32 = 0
         if !associatedData.isEmpty {
@@ -78,7 +78,7 @@ public struct AuthenticatedEncryption: Sendable {
             }
         }
         guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(Self.tagLength), &tag) == 1 else {
-            throw .internalFailure("AES-256-GCM tag setting failed")
+            throw CryptoError(.internalFailure, "AES-256-GCM tag setting failed")
         }
         var finalLength: Int32 = 0
         let verified = plaintext.withUnsafeMutableBufferPointer { buffer in
@@ -89,7 +89,7 @@ public struct AuthenticatedEncryption: Sendable {
     }
 
     private static let decryptionFailed = CryptoError(
-        code: "crypto.decryptionFailed",
-        reason: "the sealed value is altered, truncated or under another key"
+        .decryptionFailed,
+        "the sealed value is altered, truncated or under another key"
     )
 }

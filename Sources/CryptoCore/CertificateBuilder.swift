@@ -67,8 +67,8 @@ package struct CertificateBuilder: Sendable {
     /// The certificate for `subjectKey`, signed by `issuerKey` (SHA-256, or pure EdDSA for Edwards keys).
     /// For a self-signed certificate pass the subject's own private key and leave `issuer` nil.
     package func build(subjectKey: PublicKey, issuerKey: PrivateKey) throws(CryptoError) -> X509Certificate {
-        guard (1...3).contains(version) else { throw .unsupported("X.509 version must be 1, 2 or 3") }
-        guard let certificate = X509_new() else { throw .internalFailure("X509_new failed") }
+        guard (1...3).contains(version) else { throw CryptoError(.unsupported, "X.509 version must be 1, 2 or 3") }
+        guard let certificate = X509_new() else { throw CryptoError(.internalFailure, "X509_new failed") }
         defer { X509_free(certificate) }
         guard X509_set_version(certificate, Int(version - 1)) == 1,
             ASN1_INTEGER_set(X509_get_serialNumber(certificate), serialNumber) == 1
@@ -100,13 +100,13 @@ package struct CertificateBuilder: Sendable {
 
     private func failure(_ reason: String) -> CryptoError {
         ERR_clear_error()
-        return .internalFailure(reason)
+        return CryptoError(.internalFailure, reason)
     }
 
     /// Adds each attribute as written: the value is stored as a UTF8String without OpenSSL's per-attribute
     /// size table, so that deliberately malformed names (a three-letter country) can be built.
     private static func fill(_ name: OpaquePointer?, with attributes: [NameAttribute]) throws(CryptoError) {
-        guard let name else { throw .internalFailure("certificate has no name to fill") }
+        guard let name else { throw CryptoError(.internalFailure, "certificate has no name to fill") }
         for attribute in attributes {
             let bytes = Array(attribute.value.utf8)
             let status = bytes.withUnsafeBufferPointer { value in
@@ -114,7 +114,7 @@ package struct CertificateBuilder: Sendable {
             }
             guard status == 1 else {
                 ERR_clear_error()
-                throw .unsupported("name attribute \(attribute.attribute) is not known to OpenSSL")
+                throw CryptoError(.unsupported, "name attribute \(attribute.attribute) is not known to OpenSSL")
             }
         }
     }
@@ -122,20 +122,20 @@ package struct CertificateBuilder: Sendable {
     private static func add(_ entry: Extension, to certificate: OpaquePointer) throws(CryptoError) {
         guard let object = OBJ_txt2obj(entry.oid, 1) else {
             ERR_clear_error()
-            throw .unsupported("extension OID \(entry.oid) is not a dotted OID")
+            throw CryptoError(.unsupported, "extension OID \(entry.oid) is not a dotted OID")
         }
         defer { ASN1_OBJECT_free(object) }
-        guard let data = ASN1_OCTET_STRING_new() else { throw .internalFailure("ASN1_OCTET_STRING_new failed") }
+        guard let data = ASN1_OCTET_STRING_new() else { throw CryptoError(.internalFailure, "ASN1_OCTET_STRING_new failed") }
         defer { ASN1_OCTET_STRING_free(data) }
         let stored = entry.value.withUnsafeBufferPointer { ASN1_OCTET_STRING_set(data, $0.baseAddress, Int32($0.count)) }
         guard stored == 1, let created = X509_EXTENSION_create_by_OBJ(nil, object, entry.critical ? 1 : 0, data) else {
             ERR_clear_error()
-            throw .internalFailure("extension \(entry.oid) could not be created")
+            throw CryptoError(.internalFailure, "extension \(entry.oid) could not be created")
         }
         defer { X509_EXTENSION_free(created) }
         guard X509_add_ext(certificate, created, -1) == 1 else {
             ERR_clear_error()
-            throw .internalFailure("extension \(entry.oid) could not be added")
+            throw CryptoError(.internalFailure, "extension \(entry.oid) could not be added")
         }
     }
 }

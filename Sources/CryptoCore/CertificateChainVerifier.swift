@@ -15,22 +15,22 @@ public struct CertificateChainVerifier: Sendable {
     /// Verifies that `leaf`, helped by `intermediates`, chains to one of the trust anchors and that every
     /// certificate on the path is valid at `time`. Returns the path from leaf to anchor.
     public func verify(leaf: X509Certificate, intermediates: [X509Certificate], at time: Date) throws(CryptoError) -> [X509Certificate] {
-        guard !trustAnchors.isEmpty else { throw CryptoError(code: "crypto.chainUntrusted", reason: "no trust anchors were given") }
-        guard let store = X509_STORE_new() else { throw .internalFailure("X509_STORE_new failed") }
+        guard !trustAnchors.isEmpty else { throw CryptoError(.chainUntrusted, "no trust anchors were given") }
+        guard let store = X509_STORE_new() else { throw CryptoError(.internalFailure, "X509_STORE_new failed") }
         defer { X509_STORE_free(store) }
         for anchor in trustAnchors {
             _ = X509_STORE_add_cert(store, anchor.certificate)
         }
         ERR_clear_error()
-        guard let untrusted = pk_sk_X509_new_null() else { throw .internalFailure("sk_X509_new_null failed") }
+        guard let untrusted = pk_sk_X509_new_null() else { throw CryptoError(.internalFailure, "sk_X509_new_null failed") }
         defer { pk_sk_X509_free(untrusted) }
         for certificate in intermediates {
             _ = pk_sk_X509_push(untrusted, certificate.certificate)
         }
-        guard let context = X509_STORE_CTX_new() else { throw .internalFailure("X509_STORE_CTX_new failed") }
+        guard let context = X509_STORE_CTX_new() else { throw CryptoError(.internalFailure, "X509_STORE_CTX_new failed") }
         defer { X509_STORE_CTX_free(context) }
         guard X509_STORE_CTX_init(context, store, leaf.certificate, untrusted) == 1 else {
-            throw .internalFailure("X509_STORE_CTX_init failed")
+            throw CryptoError(.internalFailure, "X509_STORE_CTX_init failed")
         }
         let parameters = X509_STORE_CTX_get0_param(context)
         X509_VERIFY_PARAM_set_time(parameters, time_t(time.timeIntervalSince1970.rounded(.down)))
@@ -43,11 +43,11 @@ public struct CertificateChainVerifier: Sendable {
             switch error {
             case X509_V_ERR_CERT_HAS_EXPIRED, X509_V_ERR_CERT_NOT_YET_VALID:
                 throw CryptoError(
-                    code: "crypto.certificateExpired",
-                    reason: "a certificate on the path is not valid at the verification time: \(message)"
+                    .certificateExpired,
+                    "a certificate on the path is not valid at the verification time: \(message)"
                 )
             default:
-                throw CryptoError(code: "crypto.chainUntrusted", reason: "certificate path did not verify: \(message)")
+                throw CryptoError(.chainUntrusted, "certificate path did not verify: \(message)")
             }
         }
         guard let chain = X509_STORE_CTX_get1_chain(context) else { return [leaf] }

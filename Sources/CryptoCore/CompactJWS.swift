@@ -96,5 +96,5 @@ public struct CompactJWS: Sendable {
         return key.verify(signature: der, message: signingInput, algorithm: scheme)
     }
 
-    private static func malformed(_ reason: String) -> CryptoError { CryptoError(code: "crypto.malformedJWS", reason: reason) }
+    private static func malformed(_ reason: String) -> CryptoError { CryptoError(.malformedJWS, reason) }
 }

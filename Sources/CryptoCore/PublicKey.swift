@@ -26,7 +26,7 @@ public final class PublicKey: @unchecked Sendable {
                 let curve = EllipticCurve(openSSLName: String(decoding: name.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self))
             else {
                 EVP_PKEY_free(key)
-                throw .unsupported("EC key on a curve passkeyd does not support")
+                throw CryptoError(.unsupported, "EC key on a curve passkeyd does not support")
             }
             self.curve = curve
         case EVP_PKEY_RSA:
@@ -40,7 +40,7 @@ public final class PublicKey: @unchecked Sendable {
             curve = nil
         default:
             EVP_PKEY_free(key)
-            throw .unsupported("key type passkeyd does not support")
+            throw CryptoError(.unsupported, "key type passkeyd does not support")
         }
     }
 
@@ -50,7 +50,7 @@ public final class PublicKey: @unchecked Sendable {
     /// Fails when the point is not on the curve.
     public convenience init(curve: EllipticCurve, x: [UInt8], y: [UInt8]) throws(CryptoError) {
         guard x.count == curve.coordinateLength, y.count == curve.coordinateLength else {
-            throw .invalidKey("EC coordinates must be \(curve.coordinateLength) bytes for \(curve.rawValue)")
+            throw CryptoError(.invalidKey, "EC coordinates must be \(curve.coordinateLength) bytes for \(curve.rawValue)")
         }
         let point = [0x04] + x + y
         let built: OpaquePointer? = curve.openSSLName.withCString { groupName in
@@ -65,7 +65,7 @@ public final class PublicKey: @unchecked Sendable {
                 return PublicKey.fromData(algorithm: "EC", parameters: parameters)
             }
         }
-        guard let built else { throw .invalidKey("EC point is not on \(curve.rawValue)") }
+        guard let built else { throw CryptoError(.invalidKey, "EC point is not on \(curve.rawValue)") }
         try self.init(owning: built)
         try checkPublicKey()
     }
@@ -73,7 +73,7 @@ public final class PublicKey: @unchecked Sendable {
     /// An RSA public key from its modulus and public exponent (big-endian, unsigned).
     public convenience init(modulus: [UInt8], exponent: [UInt8]) throws(CryptoError) {
         guard !modulus.isEmpty, !exponent.isEmpty, modulus.count <= 2048, exponent.count <= 8 else {
-            throw .invalidKey("RSA modulus or exponent has an unusable length")
+            throw CryptoError(.invalidKey, "RSA modulus or exponent has an unusable length")
         }
         let built: OpaquePointer? = modulus.withUnsafeBufferPointer { modulusBytes in
             exponent.withUnsafeBufferPointer { exponentBytes in
@@ -91,7 +91,7 @@ public final class PublicKey: @unchecked Sendable {
                 return PublicKey.fromData(algorithm: "RSA", parameters: parameters)
             }
         }
-        guard let built else { throw .invalidKey("RSA key could not be built") }
+        guard let built else { throw CryptoError(.invalidKey, "RSA key could not be built") }
         try self.init(owning: built)
         try checkPublicKey()
     }
@@ -101,16 +101,16 @@ public final class PublicKey: @unchecked Sendable {
         let identifier: Int32
         switch type {
         case .ed25519:
-            guard raw.count == 32 else { throw .invalidKey("Ed25519 public keys are 32 bytes") }
+            guard raw.count == 32 else { throw CryptoError(.invalidKey, "Ed25519 public keys are 32 bytes") }
             identifier = EVP_PKEY_ED25519
         case .ed448:
-            guard raw.count == 57 else { throw .invalidKey("Ed448 public keys are 57 bytes") }
+            guard raw.count == 57 else { throw CryptoError(.invalidKey, "Ed448 public keys are 57 bytes") }
             identifier = EVP_PKEY_ED448
         default:
-            throw .invalidKey("not an Edwards-curve key type")
+            throw CryptoError(.invalidKey, "not an Edwards-curve key type")
         }
         guard let built = raw.withUnsafeBufferPointer({ EVP_PKEY_new_raw_public_key(identifier, nil, $0.baseAddress, $0.count) }) else {
-            throw .invalidKey("Edwards-curve key could not be built")
+            throw CryptoError(.invalidKey, "Edwards-curve key could not be built")
         }
         try self.init(owning: built)
     }
@@ -121,7 +121,7 @@ public final class PublicKey: @unchecked Sendable {
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
             return d2i_PUBKEY(nil, &cursor, buffer.count)
         }
-        guard let parsed else { throw .invalidKey("SubjectPublicKeyInfo could not be parsed") }
+        guard let parsed else { throw CryptoError(.invalidKey, "SubjectPublicKeyInfo could not be parsed") }
         try self.init(owning: parsed)
     }
 
@@ -136,11 +136,11 @@ public final class PublicKey: @unchecked Sendable {
     }
 
     private func checkPublicKey() throws(CryptoError) {
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else { throw .internalFailure("EVP_PKEY_CTX_new failed") }
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else { throw CryptoError(.internalFailure, "EVP_PKEY_CTX_new failed") }
         defer { EVP_PKEY_CTX_free(context) }
         guard EVP_PKEY_public_check_quick(context) == 1 else {
             ERR_clear_error()
-            throw .invalidKey("public key failed OpenSSL's check (point not on the curve, or bad RSA parameters)")
+            throw CryptoError(.invalidKey, "public key failed OpenSSL's check (point not on the curve, or bad RSA parameters)")
         }
     }
 

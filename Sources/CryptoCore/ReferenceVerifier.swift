@@ -7,16 +7,16 @@ package final class ReferenceVerifier {
     private let key: PublicKey
 
     package init(key: PublicKey, algorithm: SignatureAlgorithm) throws(CryptoError) {
-        guard let digest = algorithm.digest else { throw .unsupported("the reference verifier measures prehashed schemes") }
+        guard let digest = algorithm.digest else { throw CryptoError(.unsupported, "the reference verifier measures prehashed schemes") }
         guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key.key, nil), EVP_PKEY_verify_init(context) == 1 else {
-            throw .internalFailure("EVP_PKEY_verify_init failed")
+            throw CryptoError(.internalFailure, "EVP_PKEY_verify_init failed")
         }
         if key.type == .rsa {
             _ = EVP_PKEY_CTX_set_rsa_padding(context, algorithm.usesPSSPadding ? RSA_PKCS1_PSS_PADDING : RSA_PKCS1_PADDING)
         }
         guard EVP_PKEY_CTX_set_signature_md(context, digest.messageDigest) == 1 else {
             EVP_PKEY_CTX_free(context)
-            throw .internalFailure("EVP_PKEY_CTX_set_signature_md failed")
+            throw CryptoError(.internalFailure, "EVP_PKEY_CTX_set_signature_md failed")
         }
         self.context = context
         self.key = key

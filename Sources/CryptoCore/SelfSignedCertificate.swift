@@ -16,11 +16,11 @@ public enum SelfSignedCertificate {
             return
         }
         guard let commonName = hostNames.first, !commonName.isEmpty else {
-            throw .generationFailed("at least one host name is needed")
+            throw CryptoError(.generationFailed, "at least one host name is needed")
         }
         ERR_clear_error()
         guard let key = pk_EVP_EC_gen("P-256") else {
-            throw .generationFailed("EC key generation failed: \(TLSServerContext.takeOpenSSLError())")
+            throw CryptoError(.generationFailed, "EC key generation failed: \(TLSServerContext.takeOpenSSLError())")
         }
         defer { EVP_PKEY_free(key) }
         let certificate = try makeCertificate(key: key, commonName: commonName, hostNames: hostNames, now: now)
@@ -34,25 +34,25 @@ public enum SelfSignedCertificate {
 
     private static func makeCertificate(key: OpaquePointer, commonName: String, hostNames: [String], now: Date) throws(CryptoError) -> OpaquePointer {
         guard let certificate = X509_new() else {
-            throw .generationFailed("X509_new failed")
+            throw CryptoError(.generationFailed, "X509_new failed")
         }
         do throws(CryptoError) {
-            guard X509_set_version(certificate, 2) == 1 else { throw CryptoError.generationFailed("cannot set the version") }
+            guard X509_set_version(certificate, 2) == 1 else { throw CryptoError(.generationFailed, "cannot set the version") }
             try setRandomSerial(certificate)
             let start = time_t(now.timeIntervalSince1970.rounded(.down))
             guard ASN1_TIME_set(X509_getm_notBefore(certificate), start) != nil,
                 ASN1_TIME_set(X509_getm_notAfter(certificate), start + time_t(validitySeconds)) != nil
             else {
-                throw CryptoError.generationFailed("cannot set the validity period")
+                throw CryptoError(.generationFailed, "cannot set the validity period")
             }
             guard let name = X509_get_subject_name(certificate),
                 X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, commonName, -1, -1, 0) == 1,
                 X509_set_issuer_name(certificate, name) == 1
             else {
-                throw CryptoError.generationFailed("cannot set the subject name: \(TLSServerContext.takeOpenSSLError())")
+                throw CryptoError(.generationFailed, "cannot set the subject name: \(TLSServerContext.takeOpenSSLError())")
             }
             guard X509_set_pubkey(certificate, key) == 1 else {
-                throw CryptoError.generationFailed("cannot set the public key")
+                throw CryptoError(.generationFailed, "cannot set the public key")
             }
             let alternativeNames = hostNames.map { isIPAddress($0) ? "IP:\($0)" : "DNS:\($0)" }.joined(separator: ",")
             try addExtension(certificate, NID_basic_constraints, "critical,CA:FALSE")
@@ -61,7 +61,7 @@ public enum SelfSignedCertificate {
             try addExtension(certificate, NID_subject_key_identifier, "hash")
             try addExtension(certificate, NID_subject_alt_name, alternativeNames)
             guard X509_sign(certificate, key, EVP_sha256()) > 0 else {
-                throw CryptoError.generationFailed("signing failed: \(TLSServerContext.takeOpenSSLError())")
+                throw CryptoError(.generationFailed, "signing failed: \(TLSServerContext.takeOpenSSLError())")
             }
         } catch {
             X509_free(certificate)
@@ -74,20 +74,20 @@ public enum SelfSignedCertificate {
     private static func setRandomSerial(_ certificate: OpaquePointer) throws(CryptoError) {
         var bytes = [UInt8](repeating: 0, count: 16)
         guard RAND_bytes(&bytes, Int32(bytes.count)) == 1 else {
-            throw .generationFailed("RAND_bytes failed")
+            throw CryptoError(.generationFailed, "RAND_bytes failed")
         }
         bytes[0] &= 0x7f
         bytes[0] |= 0x01
         guard let number = BN_bin2bn(bytes, Int32(bytes.count), nil) else {
-            throw .generationFailed("BN_bin2bn failed")
+            throw CryptoError(.generationFailed, "BN_bin2bn failed")
         }
         defer { BN_free(number) }
         guard let serial = BN_to_ASN1_INTEGER(number, nil) else {
-            throw .generationFailed("BN_to_ASN1_INTEGER failed")
+            throw CryptoError(.generationFailed, "BN_to_ASN1_INTEGER failed")
         }
         defer { ASN1_INTEGER_free(serial) }
         guard X509_set_serialNumber(certificate, serial) == 1 else {
-            throw .generationFailed("cannot set the serial number")
+            throw CryptoError(.generationFailed, "cannot set the serial number")
         }
     }
 
@@ -95,11 +95,11 @@ public enum SelfSignedCertificate {
         var context = X509V3_CTX()
         X509V3_set_ctx(&context, certificate, certificate, nil, nil, 0)
         guard let extensionEntry = X509V3_EXT_conf_nid(nil, &context, nid, value) else {
-            throw .generationFailed("cannot build extension \(nid) from \(value): \(TLSServerContext.takeOpenSSLError())")
+            throw CryptoError(.generationFailed, "cannot build extension \(nid) from \(value): \(TLSServerContext.takeOpenSSLError())")
         }
         defer { X509_EXTENSION_free(extensionEntry) }
         guard X509_add_ext(certificate, extensionEntry, -1) == 1 else {
-            throw .generationFailed("cannot add extension \(nid)")
+            throw CryptoError(.generationFailed, "cannot add extension \(nid)")
         }
     }
 
@@ -112,16 +112,16 @@ public enum SelfSignedCertificate {
     /// Runs a PEM writer against a memory BIO and returns what it wrote.
     private static func pemBytes(_ writer: (OpaquePointer) -> Int32) throws(CryptoError) -> [UInt8] {
         guard let bio = BIO_new(BIO_s_mem()) else {
-            throw .generationFailed("BIO_new failed")
+            throw CryptoError(.generationFailed, "BIO_new failed")
         }
         defer { BIO_free(bio) }
         guard writer(bio) == 1 else {
-            throw .generationFailed("PEM encoding failed: \(TLSServerContext.takeOpenSSLError())")
+            throw CryptoError(.generationFailed, "PEM encoding failed: \(TLSServerContext.takeOpenSSLError())")
         }
         var data: UnsafeMutablePointer<CChar>?
         let length = pk_BIO_get_mem_data(bio, &data)
         guard let data, length > 0 else {
-            throw .generationFailed("PEM encoding produced no data")
+            throw CryptoError(.generationFailed, "PEM encoding produced no data")
         }
         return [UInt8](UnsafeRawBufferPointer(start: data, count: length))
     }
@@ -133,13 +133,13 @@ public enum SelfSignedCertificate {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             } catch {
-                throw .generationFailed("cannot create \(folder): \(error)")
+                throw CryptoError(.generationFailed, "cannot create \(folder): \(error)")
             }
         }
         let temporaryPath = path + ".tmp"
         let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         guard descriptor >= 0 else {
-            throw .generationFailed("cannot create \(temporaryPath): \(String(cString: strerror(errno)))")
+            throw CryptoError(.generationFailed, "cannot create \(temporaryPath): \(String(cString: strerror(errno)))")
         }
         let written = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
         let permissionsSet = fchmod(descriptor, mode) == 0
@@ -147,7 +147,7 @@ public enum SelfSignedCertificate {
         close(descriptor)
         guard written == bytes.count, permissionsSet, synced, rename(temporaryPath, path) == 0 else {
             unlink(temporaryPath)
-            throw .generationFailed("cannot write \(path): \(String(cString: strerror(errno)))")
+            throw CryptoError(.generationFailed, "cannot write \(path): \(String(cString: strerror(errno)))")
         }
     }
 }

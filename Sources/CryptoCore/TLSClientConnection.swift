@@ -19,20 +19,20 @@ package final class TLSClientConnection {
     package static func dangerouslyUnverified(socket descriptor: Int32) throws(CryptoError) -> TLSClientConnection {
         guard let context = SSL_CTX_new(TLS_client_method()) else {
             close(descriptor)
-            throw CryptoError(code: "tls.contextFailed", reason: "SSL_CTX_new failed")
+            throw CryptoError(.contextFailed, "SSL_CTX_new failed")
         }
         SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
         guard let connection = SSL_new(context) else {
             SSL_CTX_free(context)
             close(descriptor)
-            throw CryptoError(code: "tls.contextFailed", reason: "SSL_new failed")
+            throw CryptoError(.contextFailed, "SSL_new failed")
         }
         guard SSL_set_fd(connection, descriptor) == 1, SSL_connect(connection) == 1 else {
             ERR_clear_error()
             SSL_free(connection)
             SSL_CTX_free(context)
             close(descriptor)
-            throw CryptoError(code: "tls.handshakeFailed", reason: "the TLS handshake failed")
+            throw CryptoError(.handshakeFailed, "the TLS handshake failed")
         }
         return TLSClientConnection(context: context, connection: connection, descriptor: descriptor)
     }
@@ -56,7 +56,7 @@ package final class TLSClientConnection {
             let written = bytes.withUnsafeBytes { SSL_write(connection, $0.baseAddress! + offset, Int32(bytes.count - offset)) }
             guard written > 0 else {
                 ERR_clear_error()
-                throw CryptoError(code: "tls.writeFailed", reason: "SSL_write failed")
+                throw CryptoError(.writeFailed, "SSL_write failed")
             }
             offset += Int(written)
         }
@@ -69,6 +69,6 @@ package final class TLSClientConnection {
         let error = SSL_get_error(connection, count)
         ERR_clear_error()
         if error == SSL_ERROR_ZERO_RETURN || (error == SSL_ERROR_SYSCALL && count == 0) { return 0 }
-        throw CryptoError(code: "tls.readFailed", reason: "SSL_read failed (\(error))")
+        throw CryptoError(.readFailed, "SSL_read failed (\(error))")
     }
 }

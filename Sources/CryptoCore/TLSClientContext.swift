@@ -19,17 +19,17 @@ public final class TLSClientContext: @unchecked Sendable {
     public init(caFile: String? = nil) throws(CryptoError) {
         ERR_clear_error()
         guard let context = SSL_CTX_new(TLS_client_method()) else {
-            throw .contextFailed("SSL_CTX_new failed: \(TLSServerContext.takeOpenSSLError())")
+            throw CryptoError(.contextFailed, "SSL_CTX_new failed: \(TLSServerContext.takeOpenSSLError())")
         }
         do throws(CryptoError) {
             try Self.applyPolicy(to: context)
             if let caFile {
                 guard SSL_CTX_load_verify_locations(context, caFile, nil) == 1 else {
-                    throw CryptoError.caFileUnreadable("\(caFile): \(TLSServerContext.takeOpenSSLError())")
+                    throw CryptoError(.caFileUnreadable, "\(caFile): \(TLSServerContext.takeOpenSSLError())")
                 }
             } else {
                 guard SSL_CTX_set_default_verify_paths(context) == 1 else {
-                    throw CryptoError.contextFailed("cannot use the system roots: \(TLSServerContext.takeOpenSSLError())")
+                    throw CryptoError(.contextFailed, "cannot use the system roots: \(TLSServerContext.takeOpenSSLError())")
                 }
             }
         } catch {
@@ -55,12 +55,12 @@ public final class TLSClientContext: @unchecked Sendable {
 
     private static func applyPolicy(to context: OpaquePointer) throws(CryptoError) {
         guard pk_SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION) == 1 else {
-            throw .contextFailed("cannot set the minimum protocol version: \(TLSServerContext.takeOpenSSLError())")
+            throw CryptoError(.contextFailed, "cannot set the minimum protocol version: \(TLSServerContext.takeOpenSSLError())")
         }
         _ = pk_SSL_CTX_set_options(context, PK_SSL_OP_NO_COMPRESSION | PK_SSL_OP_NO_RENEGOTIATION)
         _ = pk_SSL_CTX_set_mode(context, PK_SSL_MODE_RELEASE_BUFFERS)
         guard SSL_CTX_set_alpn_protos(context, applicationProtocols, UInt32(applicationProtocols.count)) == 0 else {
-            throw .contextFailed("cannot set the ALPN protocols: \(TLSServerContext.takeOpenSSLError())")
+            throw CryptoError(.contextFailed, "cannot set the ALPN protocols: \(TLSServerContext.takeOpenSSLError())")
         }
         // The verdict is OpenSSL's (the callback returns it unchanged); the callbacks only record what happened, so
         // that a failure can say which check failed after libevent has reset the connection.

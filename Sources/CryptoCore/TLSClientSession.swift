@@ -16,7 +16,7 @@ public final class TLSClientSession {
 
     init(context: OpaquePointer, serverName: String) throws(CryptoError) {
         guard let connection = SSL_new(context) else {
-            throw .sessionFailed("SSL_new failed: \(TLSServerContext.takeOpenSSLError())")
+            throw CryptoError(.sessionFailed, "SSL_new failed: \(TLSServerContext.takeOpenSSLError())")
         }
         observation = TLSHandshakeObservation(serverName: serverName)
         do throws(CryptoError) {
@@ -38,16 +38,16 @@ public final class TLSClientSession {
     /// RFC 6125 name checking through OpenSSL: an IP address must be in an iPAddress subjectAltName, a DNS name in a
     /// dNSName subjectAltName (no partial wildcards), and only a DNS name goes out as SNI (RFC 6066 §3).
     private static func expect(_ serverName: String, on connection: OpaquePointer) throws(CryptoError) {
-        guard !serverName.isEmpty, !serverName.utf8.contains(0) else { throw .sessionFailed("the server name is empty") }
+        guard !serverName.isEmpty, !serverName.utf8.contains(0) else { throw CryptoError(.sessionFailed, "the server name is empty") }
         if isIPAddress(serverName) {
             guard X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(connection), serverName) == 1 else {
-                throw .sessionFailed("cannot expect the address \(serverName): \(TLSServerContext.takeOpenSSLError())")
+                throw CryptoError(.sessionFailed, "cannot expect the address \(serverName): \(TLSServerContext.takeOpenSSLError())")
             }
             return
         }
         SSL_set_hostflags(connection, PK_X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS)
         guard SSL_set1_host(connection, serverName) == 1, pk_SSL_set_tlsext_host_name(connection, serverName) == 1 else {
-            throw .sessionFailed("cannot expect the name \(serverName): \(TLSServerContext.takeOpenSSLError())")
+            throw CryptoError(.sessionFailed, "cannot expect the name \(serverName): \(TLSServerContext.takeOpenSSLError())")
         }
     }
 

@@ -22,17 +22,18 @@ public final class TLSServerContext: @unchecked Sendable {
     public init(certificateChainFile: String, privateKeyFile: String) throws(CryptoError) {
         ERR_clear_error()
         guard let context = SSL_CTX_new(TLS_server_method()) else {
-            throw .contextFailed("SSL_CTX_new failed: \(Self.takeOpenSSLError())")
+            throw CryptoError(.contextFailed, "SSL_CTX_new failed: \(Self.takeOpenSSLError())")
         }
         do throws(CryptoError) {
             try Self.applyPolicy(to: context)
             guard SSL_CTX_use_certificate_chain_file(context, certificateChainFile) == 1 else {
-                throw CryptoError.certificateUnreadable("\(certificateChainFile): \(Self.takeOpenSSLError())")
+                throw CryptoError(.certificateUnreadable, "\(certificateChainFile): \(Self.takeOpenSSLError())")
             }
             let key = try Self.readPrivateKey(privateKeyFile)
             defer { EVP_PKEY_free(key) }
             guard SSL_CTX_use_PrivateKey(context, key) == 1, SSL_CTX_check_private_key(context) == 1 else {
-                throw CryptoError.keyMismatch(
+                throw CryptoError(
+                    .keyMismatch,
                     "\(privateKeyFile) does not match the certificate in \(certificateChainFile): \(Self.takeOpenSSLError())"
                 )
             }
@@ -60,10 +61,10 @@ public final class TLSServerContext: @unchecked Sendable {
 
     private static func applyPolicy(to context: OpaquePointer) throws(CryptoError) {
         guard pk_SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION) == 1 else {
-            throw .contextFailed("cannot set the minimum protocol version: \(takeOpenSSLError())")
+            throw CryptoError(.contextFailed, "cannot set the minimum protocol version: \(takeOpenSSLError())")
         }
         guard SSL_CTX_set_cipher_list(context, tls12CipherList) == 1 else {
-            throw .contextFailed("cannot set the TLS 1.2 cipher list: \(takeOpenSSLError())")
+            throw CryptoError(.contextFailed, "cannot set the TLS 1.2 cipher list: \(takeOpenSSLError())")
         }
         _ = pk_SSL_CTX_set_options(context, PK_SSL_OP_NO_COMPRESSION | PK_SSL_OP_NO_RENEGOTIATION | PK_SSL_OP_CIPHER_SERVER_PREFERENCE)
         _ = pk_SSL_CTX_set_mode(context, PK_SSL_MODE_RELEASE_BUFFERS)
@@ -71,11 +72,11 @@ public final class TLSServerContext: @unchecked Sendable {
 
     private static func readPrivateKey(_ path: String) throws(CryptoError) -> OpaquePointer {
         guard let file = BIO_new_file(path, "r") else {
-            throw .privateKeyUnreadable("\(path): \(takeOpenSSLError())")
+            throw CryptoError(.privateKeyUnreadable, "\(path): \(takeOpenSSLError())")
         }
         defer { BIO_free(file) }
         guard let key = PEM_read_bio_PrivateKey(file, nil, nil, nil) else {
-            throw .privateKeyUnreadable("\(path): \(takeOpenSSLError())")
+            throw CryptoError(.privateKeyUnreadable, "\(path): \(takeOpenSSLError())")
         }
         return key
     }

@@ -17,11 +17,11 @@ public final class X509Certificate: @unchecked Sendable {
         }
         guard let certificate = parsed.0 else {
             ERR_clear_error()
-            throw .invalidCertificate("certificate is not valid DER X.509")
+            throw CryptoError(.invalidCertificate, "certificate is not valid DER X.509")
         }
         guard parsed.1 == der.count else {
             X509_free(certificate)
-            throw .invalidCertificate("certificate has trailing bytes")
+            throw CryptoError(.invalidCertificate, "certificate has trailing bytes")
         }
         self.certificate = certificate
         self.der = der
@@ -37,7 +37,7 @@ public final class X509Certificate: @unchecked Sendable {
                 body = ""
             } else if trimmed == "-----END CERTIFICATE-----" {
                 guard let text = body, let der = Base64URL.decodeLenient(text) else {
-                    throw .invalidCertificate("PEM certificate body is not base64")
+                    throw CryptoError(.invalidCertificate, "PEM certificate body is not base64")
                 }
                 result.append(try X509Certificate(der: der))
                 body = nil
@@ -45,7 +45,7 @@ public final class X509Certificate: @unchecked Sendable {
                 body! += trimmed
             }
         }
-        guard !result.isEmpty else { throw .invalidCertificate("no PEM certificate found") }
+        guard !result.isEmpty else { throw CryptoError(.invalidCertificate, "no PEM certificate found") }
         return result
     }
 
@@ -68,7 +68,7 @@ public final class X509Certificate: @unchecked Sendable {
 
     /// The subject public key.
     public func publicKey() throws(CryptoError) -> PublicKey {
-        guard let key = X509_get_pubkey(certificate) else { throw .invalidKey("certificate public key is unreadable") }
+        guard let key = X509_get_pubkey(certificate) else { throw CryptoError(.invalidKey, "certificate public key is unreadable") }
         return try PublicKey(owning: key)
     }
 

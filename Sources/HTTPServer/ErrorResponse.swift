@@ -1,9 +1,41 @@
-/// The complete JSON error responses that replace libevent's own HTML error pages.
+/// The complete JSON error responses that replace libevent's own HTML error pages, and the 400s the HTTP layer
+/// answers before any handler runs.
 enum ErrorResponse {
+    /// The client codes the HTTP layer answers by itself; `rawValue` is the API and never changes. The relying-party
+    /// server answers `method_not_allowed` too (a known path asked with another method), under its own `ServerError.Code`
+    /// of the same wire string and status, which a test keeps equal.
+    struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, CaseIterable {
+            case badRequest = "bad_request"
+            case requestTooLarge = "request_too_large"
+            case expectationFailed = "expectation_failed"
+            case methodNotAllowed = "method_not_allowed"
+            case httpError = "http_error"
+        }
+
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// 400: the request is malformed, its header section is too large, it lacks `Host` or holds a NUL byte.
+        static let badRequest = Code(.badRequest)
+        /// 413: the body exceeds the configured maximum.
+        static let requestTooLarge = Code(.requestTooLarge)
+        /// 417: an `Expect` other than `100-continue`.
+        static let expectationFailed = Code(.expectationFailed)
+        /// 405 or 501: a method libevent does not parse.
+        static let methodNotAllowed = Code(.methodNotAllowed)
+        /// Any other status libevent decided on.
+        static let httpError = Code(.httpError)
+
+        var rawValue: String { base.rawValue }
+        var description: String { rawValue }
+        static var allCases: [Code] { Base.allCases.map(Code.init) }
+    }
+
     /// A raw HTTP/1.1 response for `status` with a JSON body `{"error": …, "message": …}` and `Connection: close`.
     static func raw(status: Int, date: String, maximumBodySize: Int, maximumHeaderSize: Int) -> [UInt8] {
         let (code, message) = describe(status: status, maximumBodySize: maximumBodySize, maximumHeaderSize: maximumHeaderSize)
-        let body = "{\"error\":\"\(code)\",\"message\":\"\(message)\"}"
+        let body = body(code, message)
         let head =
             "HTTP/1.1 \(status) \(HTTPResponse.reasonPhrase(for: status))\r\n"
             + "Content-Type: application/json\r\n"
@@ -13,19 +45,31 @@ enum ErrorResponse {
         return Array((head + body).utf8)
     }
 
+    /// `400 bad_request` with `Connection: close`, for a request libevent parsed but HTTP forbids.
+    static func badRequest(_ message: String) -> HTTPResponse {
+        var response = HTTPResponse.json(status: 400, Array(body(.badRequest, message).utf8))
+        response.headers.add("Connection", "close")
+        return response
+    }
+
+    /// The JSON body; `message` is one of the fixed sentences here, which need no escaping.
+    private static func body(_ code: Code, _ message: String) -> String {
+        "{\"error\":\"\(code)\",\"message\":\"\(message)\"}"
+    }
+
     /// The error code and message for a status libevent decided on.
-    private static func describe(status: Int, maximumBodySize: Int, maximumHeaderSize: Int) -> (code: String, message: String) {
+    private static func describe(status: Int, maximumBodySize: Int, maximumHeaderSize: Int) -> (code: Code, message: String) {
         switch status {
         case 413:
-            ("request_too_large", "The request body exceeds \(maximumBodySize) bytes.")
+            (.requestTooLarge, "The request body exceeds \(maximumBodySize) bytes.")
         case 400:
-            ("bad_request", "The request is malformed or its header section exceeds \(maximumHeaderSize) bytes.")
+            (.badRequest, "The request is malformed or its header section exceeds \(maximumHeaderSize) bytes.")
         case 417:
-            ("expectation_failed", "Only 'Expect: 100-continue' is supported.")
+            (.expectationFailed, "Only 'Expect: 100-continue' is supported.")
         case 405, 501:
-            ("method_not_allowed", "The request method is not supported.")
+            (.methodNotAllowed, "The request method is not supported.")
         default:
-            ("http_error", HTTPResponse.reasonPhrase(for: status))
+            (.httpError, HTTPResponse.reasonPhrase(for: status))
         }
     }
 }

@@ -32,12 +32,12 @@ final class EventLoop: @unchecked Sendable {
     /// listening socket and the accepted sockets.
     init(connections: ConnectionCounter) throws(HTTPServerError) {
         guard let settings = event_config_new() else {
-            throw .eventLoopFailed("event_config_new failed")
+            throw HTTPServerError(.eventLoopFailed, "event_config_new failed")
         }
         defer { event_config_free(settings) }
         _ = event_config_set_flag(settings, Int32(EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST.rawValue))
         guard let base = event_base_new_with_config(settings) else {
-            throw .eventLoopFailed("event_base_new failed")
+            throw HTTPServerError(.eventLoopFailed, "event_base_new failed")
         }
         self.base = base
         self.connections = connections
@@ -52,7 +52,7 @@ final class EventLoop: @unchecked Sendable {
     ) throws(HTTPServerError) {
         let descriptor = dup(socket.descriptor)
         guard descriptor >= 0 else {
-            throw .eventLoopFailed("dup: \(String(cString: strerror(errno)))")
+            throw HTTPServerError(.eventLoopFailed, "dup: \(String(cString: strerror(errno)))")
         }
         listeners.append(try EventLoopListener(loop: self, descriptor: descriptor, tls: tls, configuration: configuration, handler: handler))
     }

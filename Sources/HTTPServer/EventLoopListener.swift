@@ -40,7 +40,7 @@ final class EventLoopListener {
         self.handler = handler
         guard let http = evhttp_new(loop.base) else {
             close(descriptor)
-            throw .eventLoopFailed("evhttp_new failed")
+            throw HTTPServerError(.eventLoopFailed, "evhttp_new failed")
         }
         self.http = http
         evhttp_set_allowed_methods(http, Self.allowedMethods)
@@ -70,7 +70,7 @@ final class EventLoopListener {
         guard evhttp_accept_socket_with_handle(http, descriptor) != nil else {
             shutDown()
             close(descriptor)
-            throw .eventLoopFailed("evhttp_accept_socket_with_handle failed")
+            throw HTTPServerError(.eventLoopFailed, "evhttp_accept_socket_with_handle failed")
         }
     }
 
@@ -126,9 +126,7 @@ final class EventLoopListener {
             .flatMap { connectionStates[$0] }?.hasReceivedNUL == true
         if missesHost || sentNUL {
             let message = sentNUL ? "The request contains a NUL byte." : "An HTTP/1.1 request needs a Host header."
-            var refusal = HTTPResponse.json(status: 400, Array(#"{"error":"bad_request","message":"\#(message)"}"#.utf8))
-            refusal.headers.add("Connection", "close")
-            send(refusal, to: request, isHead: isHead)
+            send(ErrorResponse.badRequest(message), to: request, isHead: isHead)
             return
         }
         send(handler.handle(incoming), to: request, isHead: isHead)

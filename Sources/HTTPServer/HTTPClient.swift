@@ -68,7 +68,7 @@ public final class HTTPClient: Sendable {
     /// Refused on the client's own loop thread, where it would wait for ever.
     public func sendAndWait(_ request: HTTPClientRequest) throws(HTTPServerError) -> HTTPClientReply {
         guard !loop.isCurrentThread else {
-            throw .clientCalledOnEventLoop("sendAndWait was called on the HTTP client's own event loop")
+            throw HTTPServerError(.clientCalledOnEventLoop, "sendAndWait was called on the HTTP client's own event loop")
         }
         let finished = DispatchSemaphore(value: 0)
         let box = ResultBox()
@@ -82,7 +82,7 @@ public final class HTTPClient: Sendable {
 
     /// Carries the result out of the completion; the semaphore orders the write before the read.
     private final class ResultBox: @unchecked Sendable {
-        var result: Result<HTTPClientReply, HTTPServerError> = .failure(.clientShutDown("no result"))
+        var result: Result<HTTPClientReply, HTTPServerError> = .failure(HTTPServerError(.clientShutDown, "no result"))
     }
 
     /// The most connections this client held at once, and the requests not finished yet (for tests).

@@ -71,7 +71,9 @@ final class HTTPClientExchange: @unchecked Sendable {
     func armDeadline() {
         let remaining = request.deadlineSeconds - (Self.monotonicNow() - submittedAt)
         guard remaining > 0 else {
-            fail(.clientTimeout("\(target.origin): the deadline of \(request.deadlineSeconds) s passed before a connection was free"))
+            fail(
+                HTTPServerError(.clientTimeout, "\(target.origin): the deadline of \(request.deadlineSeconds) s passed before a connection was free")
+            )
             return
         }
         deadlineTimer = makeTimer(seconds: remaining) { _, _, argument in
@@ -88,12 +90,12 @@ final class HTTPClientExchange: @unchecked Sendable {
             case .connecting: "while connecting"
             default: "before the reply was complete"
             }
-        fail(.clientTimeout("\(target.origin): the deadline of \(request.deadlineSeconds) s passed \(stage)"))
+        fail(HTTPServerError(.clientTimeout, "\(target.origin): the deadline of \(request.deadlineSeconds) s passed \(stage)"))
     }
 
     private func connectTimeoutPassed() {
         guard phase == .resolving || phase == .connecting else { return }
-        fail(.clientTimeout("\(target.origin): no connection within \(request.connectTimeoutSeconds) s"))
+        fail(HTTPServerError(.clientTimeout, "\(target.origin): no connection within \(request.connectTimeoutSeconds) s"))
     }
 
     /// A one-shot timer on the loop calling `action` on this exchange, which outlives it (`release` frees it).
@@ -154,7 +156,7 @@ final class HTTPClientExchange: @unchecked Sendable {
         }
         guard !found.isEmpty else {
             let text = result == 0 ? "no address" : String(cString: evutil_gai_strerror(result))
-            fail(.clientResolveFailed("\(target.origin): \(text)"))
+            fail(HTTPServerError(.clientResolveFailed, "\(target.origin): \(text)"))
             return
         }
         untriedAddresses = Array(found.dropFirst())
@@ -170,26 +172,26 @@ final class HTTPClientExchange: @unchecked Sendable {
             do {
                 session = try (request.tls ?? loop.defaultTLS).makeSession(serverName: target.host)
             } catch {
-                fail(.clientTLSHandshakeFailed("\(target.origin): \(error.reason)"))
+                fail(HTTPServerError(.clientTLSHandshakeFailed, "\(target.origin): \(error.reason)"))
                 return
             }
             guard let bufferEvent = bufferevent_openssl_socket_new(loop.base, -1, session.connection, BUFFEREVENT_SSL_CONNECTING, options) else {
                 session.discard()
-                fail(.clientConnectFailed("\(target.origin): bufferevent_openssl_socket_new failed"))
+                fail(HTTPServerError(.clientConnectFailed, "\(target.origin): bufferevent_openssl_socket_new failed"))
                 return
             }
             self.session = session
             self.bufferEvent = bufferEvent
         } else {
             guard let bufferEvent = bufferevent_socket_new(loop.base, -1, options) else {
-                fail(.clientConnectFailed("\(target.origin): bufferevent_socket_new failed"))
+                fail(HTTPServerError(.clientConnectFailed, "\(target.origin): bufferevent_socket_new failed"))
                 return
             }
             self.bufferEvent = bufferEvent
         }
         guard let bufferEvent, let connection = evhttp_connection_base_bufferevent_new(loop.base, loop.dns, bufferEvent, address, UInt16(target.port))
         else {
-            fail(.clientConnectFailed("\(target.origin): evhttp_connection_base_bufferevent_new failed"))
+            fail(HTTPServerError(.clientConnectFailed, "\(target.origin): evhttp_connection_base_bufferevent_new failed"))
             return
         }
         self.connection = connection
@@ -217,12 +219,12 @@ final class HTTPClientExchange: @unchecked Sendable {
             Unmanaged.passUnretained(self).toOpaque()
         )
         guard let outgoing = makeRequest() else {
-            fail(.clientConnectFailed("\(target.origin): evhttp_request_new failed"))
+            fail(HTTPServerError(.clientConnectFailed, "\(target.origin): evhttp_request_new failed"))
             return
         }
         // On failure evhttp has either freed the request or still holds it on the connection, which frees it.
         if evhttp_make_request(connection, outgoing, Self.command(request.method), target.requestTarget) != 0, phase != .finished {
-            fail(.clientConnectFailed("\(target.origin): the request could not be started"))
+            fail(HTTPServerError(.clientConnectFailed, "\(target.origin): the request could not be started"))
         }
     }
 
@@ -284,7 +286,7 @@ final class HTTPClientExchange: @unchecked Sendable {
         if target.isSecure {
             // Fail closed: a TLS reply without a completed, verified handshake is not a reply.
             guard let peer = session?.peerFacts, peer.certificateVerified else {
-                fail(.clientTLSHandshakeFailed("\(target.origin): the reply arrived without a verified handshake"))
+                fail(HTTPServerError(.clientTLSHandshakeFailed, "\(target.origin): the reply arrived without a verified handshake"))
                 return
             }
             facts = peer
@@ -298,29 +300,29 @@ final class HTTPClientExchange: @unchecked Sendable {
         switch reportedError {
         case EVREQ_HTTP_DATA_TOO_LONG:
             // libevent also reports a broken chunked encoding this way.
-            return .clientReplyTooLarge("\(origin): the reply's body is over \(request.maximumReplyBodySize) bytes")
+            return HTTPServerError(.clientReplyTooLarge, "\(origin): the reply's body is over \(request.maximumReplyBodySize) bytes")
         case EVREQ_HTTP_INVALID_HEADER where receivedBytes > request.maximumReplyHeaderSize:
-            return .clientReplyTooLarge("\(origin): the reply's header section is over \(request.maximumReplyHeaderSize) bytes")
+            return HTTPServerError(.clientReplyTooLarge, "\(origin): the reply's header section is over \(request.maximumReplyHeaderSize) bytes")
         case EVREQ_HTTP_INVALID_HEADER:
-            return .clientReplyMalformed("\(origin): the reply's status line or headers are malformed")
+            return HTTPServerError(.clientReplyMalformed, "\(origin): the reply's status line or headers are malformed")
         case EVREQ_HTTP_TIMEOUT:
-            return .clientTimeout("\(origin): the connection was idle too long")
+            return HTTPServerError(.clientTimeout, "\(origin): the connection was idle too long")
         default:
             break
         }
         if phase == .exchanging {
-            return .clientConnectionClosed("\(origin): the connection closed before the reply was complete")
+            return HTTPServerError(.clientConnectionClosed, "\(origin): the connection closed before the reply was complete")
         }
         if let tlsFailure {
             let reason = "\(origin): \(tlsFailure.reason)"
             switch tlsFailure.check {
             case .certificateUntrusted:
-                return .clientCertificateUntrusted("\(reason); trusted: \((request.tls ?? loop.defaultTLS).trustSource)")
-            case .certificateExpired: return .clientCertificateExpired(reason)
-            case .certificateNotYetValid: return .clientCertificateNotYetValid(reason)
-            case .hostnameMismatch: return .clientHostnameMismatch("\(reason); expected \(target.host)")
-            case .certificateInvalid: return .clientCertificateInvalid(reason)
-            case .handshake: return .clientTLSHandshakeFailed(reason)
+                return HTTPServerError(.clientCertificateUntrusted, "\(reason); trusted: \((request.tls ?? loop.defaultTLS).trustSource)")
+            case .certificateExpired: return HTTPServerError(.clientCertificateExpired, reason)
+            case .certificateNotYetValid: return HTTPServerError(.clientCertificateNotYetValid, reason)
+            case .hostnameMismatch: return HTTPServerError(.clientHostnameMismatch, "\(reason); expected \(target.host)")
+            case .certificateInvalid: return HTTPServerError(.clientCertificateInvalid, reason)
+            case .handshake: return HTTPServerError(.clientTLSHandshakeFailed, reason)
             }
         }
         // errno rarely survives libevent's deferred callbacks; it is named only when it plainly is the connect's.
@@ -328,7 +330,7 @@ final class HTTPClientExchange: @unchecked Sendable {
         let detail =
             knownErrors.contains(errorNumber)
             ? String(cString: strerror(errorNumber)) : "no connection (refused, unreachable, or closed by the server at once)"
-        return .clientConnectFailed("\(origin): \(detail)\(target.isSecure ? ", before any TLS answer" : "")")
+        return HTTPServerError(.clientConnectFailed, "\(origin): \(detail)\(target.isSecure ? ", before any TLS answer" : "")")
     }
 
     private func collectOpenSSLErrors() -> [UInt] {

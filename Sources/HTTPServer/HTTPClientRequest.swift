@@ -63,17 +63,17 @@ public struct HTTPClientRequest: Sendable {
         guard connectTimeoutSeconds > 0, deadlineSeconds > 0, maximumReplyBodySize >= 0, maximumReplyHeaderSize > 0,
             connectTimeoutSeconds.isFinite, deadlineSeconds.isFinite
         else {
-            throw .clientRequestInvalid("timeouts and reply limits must be positive")
+            throw HTTPServerError(.clientRequestInvalid, "timeouts and reply limits must be positive")
         }
         for (name, value) in headers {
             guard !name.isEmpty, name.utf8.allSatisfy(Self.isTokenCharacter) else {
-                throw .clientRequestInvalid("a header name is not an RFC 9110 token")
+                throw HTTPServerError(.clientRequestInvalid, "a header name is not an RFC 9110 token")
             }
             guard !Self.reservedFields.contains(where: { HTTPHeaders.namesMatch($0, name) }) else {
-                throw .clientRequestInvalid("the \(name) header is set by the client")
+                throw HTTPServerError(.clientRequestInvalid, "the \(name) header is set by the client")
             }
             guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
-                throw .clientRequestInvalid("the value of \(name) contains CR, LF or NUL")
+                throw HTTPServerError(.clientRequestInvalid, "the value of \(name) contains CR, LF or NUL")
             }
         }
     }

@@ -37,18 +37,18 @@ public final class HTTPServer: @unchecked Sendable {
     /// Binds the listening sockets (so the ports are known) and prepares the event loops.
     public init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) throws(HTTPServerError) {
         guard Self.libraryInitialization else {
-            throw .eventLoopFailed("evthread_use_pthreads failed")
+            throw HTTPServerError(.eventLoopFailed, "evthread_use_pthreads failed")
         }
         guard configuration.httpsAddress != nil || configuration.httpAddress != nil else {
-            throw .invalidConfiguration("neither httpsAddress nor httpAddress is set")
+            throw HTTPServerError(.invalidConfiguration, "neither httpsAddress nor httpAddress is set")
         }
         guard configuration.httpsAddress == nil || configuration.tls != nil else {
-            throw .invalidConfiguration("httpsAddress needs a TLS context")
+            throw HTTPServerError(.invalidConfiguration, "httpsAddress needs a TLS context")
         }
         guard configuration.threads >= 1, configuration.maximumBodySize >= 0, configuration.maximumHeaderSize >= 1,
             configuration.readTimeoutSeconds >= 1, configuration.writeTimeoutSeconds >= 1, configuration.maximumConnections >= 1
         else {
-            throw .invalidConfiguration("threads, limits and timeouts must be positive")
+            throw HTTPServerError(.invalidConfiguration, "threads, limits and timeouts must be positive")
         }
         self.configuration = configuration
 

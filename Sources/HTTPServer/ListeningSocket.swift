@@ -60,14 +60,14 @@ struct ListeningSocket: Sendable {
         var results: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host.isEmpty ? nil : host, port, &hints, &results)
         guard status == 0, let results else {
-            throw .invalidAddress("\(address): \(String(cString: gai_strerror(status)))")
+            throw HTTPServerError(.invalidAddress, "\(address): \(String(cString: gai_strerror(status)))")
         }
         defer { freeaddrinfo(results) }
         let info = results.pointee
 
         let descriptor = socket(info.ai_family, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else {
-            throw .bindFailed("\(address): socket: \(lastErrorText())")
+            throw HTTPServerError(.bindFailed, "\(address): socket: \(lastErrorText())")
         }
         var enabled: Int32 = 1
         let length = socklen_t(MemoryLayout<Int32>.size)
@@ -77,12 +77,12 @@ struct ListeningSocket: Sendable {
         else {
             let reason = lastErrorText()
             close(descriptor)
-            throw .bindFailed("\(address): setsockopt: \(reason)")
+            throw HTTPServerError(.bindFailed, "\(address): setsockopt: \(reason)")
         }
         guard Glibc.bind(descriptor, info.ai_addr, info.ai_addrlen) == 0, listen(descriptor, backlog) == 0 else {
             let reason = lastErrorText()
             close(descriptor)
-            throw .bindFailed("\(address): \(reason)")
+            throw HTTPServerError(.bindFailed, "\(address): \(reason)")
         }
         var bound = sockaddr_storage()
         var boundLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -92,7 +92,7 @@ struct ListeningSocket: Sendable {
         guard named == 0 else {
             let reason = lastErrorText()
             close(descriptor)
-            throw .bindFailed("\(address): getsockname: \(reason)")
+            throw HTTPServerError(.bindFailed, "\(address): getsockname: \(reason)")
         }
         return ListeningSocket(descriptor: descriptor, port: Self.port(of: bound))
     }
@@ -100,17 +100,17 @@ struct ListeningSocket: Sendable {
     /// Splits "host:port" at the last colon; brackets around an IPv6 host are removed.
     private static func split(_ address: String) throws(HTTPServerError) -> (host: String, port: String) {
         guard let colon = address.lastIndex(of: ":") else {
-            throw .invalidAddress("\(address): expected host:port")
+            throw HTTPServerError(.invalidAddress, "\(address): expected host:port")
         }
         var host = String(address[..<colon])
         let port = String(address[address.index(after: colon)...])
         guard let number = Int(port), (0...65_535).contains(number) else {
-            throw .invalidAddress("\(address): invalid port")
+            throw HTTPServerError(.invalidAddress, "\(address): invalid port")
         }
         if host.hasPrefix("[") && host.hasSuffix("]") {
             host = String(host.dropFirst().dropLast())
         } else if host.contains(":") {
-            throw .invalidAddress("\(address): put an IPv6 address in brackets")
+            throw HTTPServerError(.invalidAddress, "\(address): put an IPv6 address in brackets")
         }
         if host == "*" {
             host = ""

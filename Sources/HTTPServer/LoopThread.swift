@@ -25,7 +25,7 @@ enum LoopThread {
         )
         guard status == 0 else {
             Unmanaged<Body>.fromOpaque(context).release()
-            throw .eventLoopFailed("pthread_create: \(String(cString: strerror(status)))")
+            throw HTTPServerError(.eventLoopFailed, "pthread_create: \(String(cString: strerror(status)))")
         }
         return thread
     }

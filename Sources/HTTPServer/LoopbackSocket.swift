@@ -11,7 +11,7 @@ package enum LoopbackSocket {
     /// once, not held back by Nagle's algorithm). The caller owns the descriptor and closes it.
     package static func connect(port: Int) throws(HTTPServerError) -> Int32 {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw .connectFailed("socket: \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else { throw HTTPServerError(.connectFailed, "socket: \(String(cString: strerror(errno)))") }
         var noDelay: Int32 = 1
         setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
@@ -24,7 +24,7 @@ package enum LoopbackSocket {
         guard connected else {
             let reason = String(cString: strerror(errno))
             close(descriptor)
-            throw .connectFailed("connect to 127.0.0.1:\(port): \(reason)")
+            throw HTTPServerError(.connectFailed, "connect to 127.0.0.1:\(port): \(reason)")
         }
         return descriptor
     }

@@ -13,21 +13,25 @@ enum JSONBody {
     /// Decodes a request body, refusing anything that is not `application/json` or not the expected shape.
     static func decode<Value: Decodable>(_ type: Value.Type, from request: HTTPRequest) throws(ServerError) -> Value {
         let contentType = request.headers["content-type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
-        guard contentType == "application/json" else {
-            throw ServerError(415, "unsupported_media_type", "Send the request body as application/json.")
-        }
+        guard contentType == "application/json" else { throw ServerError(.unsupportedMediaType) }
         do {
             return try JSONDecoder().decode(type, from: Data(request.body))
-        } catch let DecodingError.keyNotFound(key, _) {
-            throw .badRequest("invalid_request", "The request needs \(key.stringValue).")
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw ServerError(.invalidRequest, member: member(context.codingPath + [key]))
         } catch let DecodingError.typeMismatch(_, context) {
-            throw .badRequest(
-                "invalid_request",
-                "The request member \(context.codingPath.map(\.stringValue).joined(separator: ".")) has the wrong type."
-            )
+            throw ServerError(.invalidRequest, member: member(context.codingPath))
         } catch {
-            throw .badRequest("invalid_json", "The request body is not the JSON this endpoint expects.")
+            throw ServerError(.invalidJSON)
         }
+    }
+
+    /// A member's path as the client wrote it (`response.clientDataJSON`, `hints[1]`); nil for the body itself.
+    private static func member(_ path: [any CodingKey]) -> String? {
+        let text = path.reduce("") { text, key in
+            if let index = key.intValue { return text + "[\(index)]" }
+            return text.isEmpty ? key.stringValue : text + "." + key.stringValue
+        }
+        return text.isEmpty ? nil : text
     }
 
     static func ok<Value: Encodable>(_ value: Value, status: Int = 200) -> HTTPResponse {

@@ -86,7 +86,9 @@ public final class RelyingPartyServer: HTTPHandler {
             }
             return response
         } catch {
-            if error.status >= 500 { log("\(request.method) \(Self.route(of: request.path)): \(error.code)") }
+            if error.status >= 500 {
+                log("\(request.method) \(Self.route(of: request.path)): \(error.code)\(error.detail.map { " (\($0))" } ?? "")")
+            }
             return error.response
         }
     }
@@ -114,12 +116,12 @@ public final class RelyingPartyServer: HTTPHandler {
             switch method {
             case "PATCH": return try renamePasskey(request, identifier: identifier)
             case "DELETE": return try deletePasskey(request, identifier: identifier)
-            default: throw ServerError(405, "method_not_allowed", "Use PATCH or DELETE here.")
+            default: throw ServerError(.methodNotAllowed)
             }
         default:
             if method == "GET", let response = wellKnown.response(for: request.path) { return response }
             if method == "GET", let response = staticFiles?.response(for: request.path) { return response }
-            throw ServerError.notFound
+            throw ServerError(.notFound)
         }
     }
 
@@ -142,7 +144,7 @@ public final class RelyingPartyServer: HTTPHandler {
     /// Refuses with `429 rate_limited` and `Retry-After` when `key` has used up its bucket.
     func limit(_ limiter: RateLimiter, key: String) throws(ServerError) {
         guard let retryAfter = limiter.take(key, now: time.now) else { return }
-        var error = ServerError(429, "rate_limited", "Too many attempts; wait a moment.")
+        var error = ServerError(.rateLimited)
         error.headers = [("Retry-After", String(retryAfter))]
         throw error
     }

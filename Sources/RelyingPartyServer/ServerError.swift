@@ -2,69 +2,230 @@ import HTTPServer
 import Storage
 import WebAuthnCore
 
-/// The one error type of the server edge: a stable `code` the client sees, a safe `message`, the HTTP status,
-/// and an optional detail for logs only. The mapping from core and storage errors to statuses lives here alone.
+/// The one error type of the server edge, and the one place that assigns HTTP statuses: the table below gives every
+/// client code its status and its client-safe message, and the core → server and storage → server mappings sit
+/// next to it. A client gets `{"error": code, "message": …}`, plus `step` (the core's code of the failed step) for
+/// verification failures and `member` (the request member at fault, never its value) where one is named; `detail`
+/// goes to the server log only.
+///
+/// To add a code: a `Base` case (its wire string), its static member, its table row. The compiler refuses a case
+/// without a row; a test refuses a wire string written anywhere else in `Sources/`.
 struct ServerError: Error, Sendable {
-    let status: Int
-    let code: String
-    let message: String
-    /// The step that failed (a core error code), returned to the client for debugging; never secret.
-    var step: String?
-    /// Extra headers (e.g. Set-Cookie to clear a dead session).
-    var headers: [(String, String)] = []
+    /// A client code: the `error` member of every error body; `rawValue` is the API and never changes. One code per
+    /// wire string; the two codes with a second status model it as a `Variant`.
+    struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, CaseIterable {
+            case invalidJSON = "invalid_json"
+            case invalidRequest = "invalid_request"
+            case invalidUsername = "invalid_username"
+            case unsupportedMediaType = "unsupported_media_type"
+            case challengeUnknown = "challenge_unknown"
+            case challengeExpired = "challenge_expired"
+            case verificationFailed = "verification_failed"
+            case userVerificationRequired = "user_verification_required"
+            case originMismatch = "origin_mismatch"
+            case algorithmNotAllowed = "algorithm_not_allowed"
+            case credentialUnknown = "credential_unknown"
+            case possibleClone = "possible_clone"
+            case notSignedIn = "not_signed_in"
+            case invalidIdentityToken = "invalid_identity_token"
+            case notFound = "not_found"
+            case passkeyNotFound = "passkey_not_found"
+            case methodNotAllowed = "method_not_allowed"
+            case usernameTaken = "username_taken"
+            case credentialExists = "credential_exists"
+            case lastCredential = "last_credential"
+            case appleIdentityTaken = "apple_identity_taken"
+            case rateLimited = "rate_limited"
+            case appleNotConfigured = "apple_not_configured"
+            case invalidNotification = "invalid_notification"
+            case internalError = "internal_error"
+            case storageUnavailable = "storage_unavailable"
+            case appleUnavailable = "apple_unavailable"
+        }
 
-    init(_ status: Int, _ code: String, _ message: String, step: String? = nil) {
-        self.status = status
-        self.code = code
-        self.message = message
-        self.step = step
-    }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
 
-    static func badRequest(_ code: String, _ message: String) -> ServerError { ServerError(400, code, message) }
-    static let notSignedIn = ServerError(401, "not_signed_in", "Sign in first.")
-    static let notFound = ServerError(404, "not_found", "There is nothing here.")
-    static let appleNotConfigured = ServerError(400, "apple_not_configured", "Sign in with Apple is not set up on this server.")
-    static let appleUnavailable = ServerError(503, "apple_unavailable", "Apple cannot be reached right now; try again shortly.")
-    /// Every identity token rejection; the precise rule goes to the log only.
-    static let invalidIdentityToken = ServerError(401, "invalid_identity_token", "The Apple identity token was not accepted.")
-    static let malformedNotification = ServerError(400, "invalid_notification", "The body is not a signed Apple notification.")
-    static let unverifiedNotification = ServerError(401, "invalid_notification", "The Apple notification could not be verified.")
+        /// The body is not JSON, or not the JSON shape the endpoint takes.
+        static let invalidJSON = Code(.invalidJSON)
+        /// A request member is missing, has the wrong type or an invalid value; `member` names it.
+        static let invalidRequest = Code(.invalidRequest)
+        /// The username is empty, longer than 64 characters or holds control characters.
+        static let invalidUsername = Code(.invalidUsername)
+        /// The body is not `application/json`.
+        static let unsupportedMediaType = Code(.unsupportedMediaType)
+        /// The response answers a challenge this server never issued, already took, or issued for the other ceremony.
+        static let challengeUnknown = Code(.challengeUnknown)
+        /// The response answers a challenge that expired.
+        static let challengeExpired = Code(.challengeExpired)
+        /// A WebAuthn verification step failed; `step` names it.
+        static let verificationFailed = Code(.verificationFailed)
+        /// User verification was required and the authenticator did not verify the user.
+        static let userVerificationRequired = Code(.userVerificationRequired)
+        /// The ceremony ran on a page this server does not serve (400), or a cookie write came from another origin (403).
+        static let originMismatch = Code(.originMismatch)
+        /// The passkey's algorithm is not one this server accepts.
+        static let algorithmNotAllowed = Code(.algorithmNotAllowed)
+        /// No passkey with that ID is registered here.
+        static let credentialUnknown = Code(.credentialUnknown)
+        /// The signature counter did not increase: a possibly cloned authenticator; the passkey is flagged.
+        static let possibleClone = Code(.possibleClone)
+        /// No valid session.
+        static let notSignedIn = Code(.notSignedIn)
+        /// An Apple identity token was refused; the rule that failed goes to the log only.
+        static let invalidIdentityToken = Code(.invalidIdentityToken)
+        /// No such path, or the record is gone.
+        static let notFound = Code(.notFound)
+        /// The signed-in account has no passkey with that ID.
+        static let passkeyNotFound = Code(.passkeyNotFound)
+        /// A known path asked with a method it does not take; `Allow` lists the ones it does.
+        static let methodNotAllowed = Code(.methodNotAllowed)
+        /// Another account has that username.
+        static let usernameTaken = Code(.usernameTaken)
+        /// That passkey is already registered.
+        static let credentialExists = Code(.credentialExists)
+        /// The account's only passkey cannot be deleted.
+        static let lastCredential = Code(.lastCredential)
+        /// The Apple ID is linked to another account.
+        static let appleIdentityTaken = Code(.appleIdentityTaken)
+        /// Too many requests from this address or for this account; `Retry-After` says when to retry.
+        static let rateLimited = Code(.rateLimited)
+        /// Sign in with Apple is not configured on this server.
+        static let appleNotConfigured = Code(.appleNotConfigured)
+        /// The body is not a signed Apple notification (400), or it does not verify (401).
+        static let invalidNotification = Code(.invalidNotification)
+        /// A server fault (a stored value is unreadable); the detail goes to the log.
+        static let internalError = Code(.internalError)
+        /// The database cannot be reached; retry.
+        static let storageUnavailable = Code(.storageUnavailable)
+        /// Apple's keys cannot be fetched; nothing is accepted without them; retry.
+        static let appleUnavailable = Code(.appleUnavailable)
 
-    /// A verification failure from the core, mapped to a status and a client-facing code.
-    static func verification(_ error: WebAuthnError) -> ServerError {
-        switch error.code {
-        case "authenticatorData.userNotVerified":
-            ServerError(400, "user_verification_required", "Your authenticator must verify you (PIN or biometrics).", step: error.code)
-        case "authenticatorData.signCountNotIncreased":
-            .possibleClone(step: error.code)
-        case "credential.algorithmNotAllowed":
-            ServerError(400, "algorithm_not_allowed", "The passkey uses an algorithm this server does not accept.", step: error.code)
-        case "clientData.originMismatch", "clientData.topOriginMismatch", "clientData.crossOriginNotAllowed":
-            ServerError(400, "origin_mismatch", "The request came from a page this server does not serve.", step: error.code)
-        default:
-            ServerError(400, "verification_failed", error.reason, step: error.code)
+        var rawValue: String { base.rawValue }
+        var description: String { rawValue }
+        static var allCases: [Code] { Base.allCases.map(Code.init) }
+
+        /// The table: each code's HTTP status and client-safe message (stable, for people, no internal detail).
+        var answer: (status: Int, message: String) {
+            switch base {
+            case .invalidJSON: (400, "The request body is not the JSON this endpoint expects.")
+            case .invalidRequest: (400, "The request has a missing or invalid member.")
+            case .invalidUsername: (400, "The username must be 1 to 64 characters, without control characters.")
+            case .unsupportedMediaType: (415, "Send the request body as application/json.")
+            case .challengeUnknown: (400, "This challenge was not issued by this server, or was already used.")
+            case .challengeExpired: (400, "The challenge expired; start again.")
+            case .verificationFailed: (400, "The passkey's answer did not pass verification.")
+            case .userVerificationRequired: (400, "Your authenticator must verify you (PIN or biometrics).")
+            case .originMismatch: (400, "The request came from a page this server does not serve.")
+            case .algorithmNotAllowed: (400, "The passkey uses an algorithm this server does not accept.")
+            case .credentialUnknown: (400, "This passkey is not registered here.")
+            case .possibleClone: (401, "This passkey's signature counter went backwards; sign-in was refused.")
+            case .notSignedIn: (401, "Sign in first.")
+            case .invalidIdentityToken: (401, "The Apple identity token was not accepted.")
+            case .notFound: (404, "There is nothing here.")
+            case .passkeyNotFound: (404, "You have no passkey with that ID.")
+            case .methodNotAllowed: (405, "This path does not take that method.")
+            case .usernameTaken: (409, "That username is taken.")
+            case .credentialExists: (409, "This passkey is already registered.")
+            case .lastCredential: (409, "You can't delete your only passkey.")
+            case .appleIdentityTaken: (409, "This Apple ID is linked to another account.")
+            case .rateLimited: (429, "Too many attempts; wait a moment.")
+            case .appleNotConfigured: (400, "Sign in with Apple is not set up on this server.")
+            case .invalidNotification: (400, "The body is not a signed Apple notification.")
+            case .internalError: (500, "The server could not complete the request.")
+            case .storageUnavailable: (503, "The server cannot reach its database; try again shortly.")
+            case .appleUnavailable: (503, "Apple cannot be reached right now; try again shortly.")
+            }
         }
     }
 
-    /// A signature counter that did not increase (§7.2 step 23), found by the verification or by the store's write.
-    static func possibleClone(step: String) -> ServerError {
-        ServerError(401, "possible_clone", "This passkey's signature counter went backwards; sign-in was refused.", step: step)
+    /// A second status for a code that means the same to a client in two situations: the body's `error` is the
+    /// code's, the status and message are the variant's. Only these two exist; the table's row is the first status.
+    enum Variant: CaseIterable, Sendable {
+        /// `origin_mismatch` 403: a cookie-authenticated write whose `Origin` is not one of the site's.
+        case crossOriginWrite
+        /// `invalid_notification` 401: a well-formed Apple notification whose signature or claims do not verify.
+        case unverifiedNotification
+
+        var code: Code {
+            switch self {
+            case .crossOriginWrite: .originMismatch
+            case .unverifiedNotification: .invalidNotification
+            }
+        }
+
+        var answer: (status: Int, message: String) {
+            switch self {
+            case .crossOriginWrite: (403, "This request must come from the site's own pages.")
+            case .unverifiedNotification: (401, "The Apple notification could not be verified.")
+            }
+        }
     }
 
-    /// A storage failure: conflicts are the client's; anything else is ours (503, retryable, no details leaked).
+    let code: Code
+    let status: Int
+    let message: String
+    /// The step that failed (a core or storage code), returned to the client for debugging; never secret.
+    var step: String?
+    /// The request member at fault (`residentKey`, `response.clientDataJSON`), returned to the client; never a value.
+    var member: String?
+    /// Detail for the server log only (logged with 5xx answers); never secrets or personal data.
+    var detail: String?
+    /// Extra headers (`Set-Cookie` to clear a dead session, `Retry-After`, `Allow`).
+    var headers: [(String, String)] = []
+
+    init(_ code: Code, member: String? = nil, detail: String? = nil) {
+        self.code = code
+        (status, message) = code.answer
+        self.member = member
+        self.detail = detail
+    }
+
+    init(_ variant: Variant) {
+        code = variant.code
+        (status, message) = variant.answer
+    }
+
+    /// The core → server mapping: the commonest verification failures get their own code, every other step is
+    /// `verification_failed`; `step` names the step, the core's reason is for the log.
+    static func verification(_ error: WebAuthnError) -> ServerError {
+        let code: Code =
+            switch error.code {
+            case .userNotVerified: .userVerificationRequired
+            case .signCountNotIncreased: .possibleClone
+            case .algorithmNotAllowed: .algorithmNotAllowed
+            case .originMismatch, .topOriginMismatch, .crossOriginNotAllowed: .originMismatch
+            default: .verificationFailed
+            }
+        var mapped = ServerError(code, detail: error.reason)
+        mapped.step = error.code.rawValue
+        return mapped
+    }
+
+    /// A signature counter that did not increase (§7.2 step 23), found by the verification or by the store's write.
+    static func possibleClone(step: StorageError.Code) -> ServerError {
+        var error = ServerError(.possibleClone)
+        error.step = step.rawValue
+        return error
+    }
+
+    /// The storage → server mapping: conflicts are the client's; anything else is ours (503, retryable, the detail
+    /// for the log only).
     static func storage(_ error: StorageError) -> ServerError {
         switch error.code {
-        case .usernameTaken: ServerError(409, "username_taken", "That username is taken.")
-        case .credentialExists: ServerError(409, "credential_exists", "This passkey is already registered.")
-        case .appleIdentityTaken: ServerError(409, "apple_identity_taken", "This Apple ID is linked to another account.")
-        case .notFound: ServerError(404, "not_found", "That no longer exists.")
-        default: ServerError(503, "storage_unavailable", "The server cannot reach its database; try again shortly.")
+        case .usernameTaken: ServerError(.usernameTaken)
+        case .credentialExists: ServerError(.credentialExists)
+        case .appleIdentityTaken: ServerError(.appleIdentityTaken)
+        case .notFound: ServerError(.notFound)
+        default: ServerError(.storageUnavailable, detail: error.description)
         }
     }
 
     var response: HTTPResponse {
-        var members: [String: String] = ["error": code, "message": message]
+        var members: [String: String] = ["error": code.rawValue, "message": message]
         if let step { members["step"] = step }
+        if let member { members["member"] = member }
         var response = HTTPResponse.json(status: status, JSONBody.encode(members))
         for (name, value) in headers { response.headers.add(name, value) }
         return response

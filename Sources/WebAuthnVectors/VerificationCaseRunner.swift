@@ -30,7 +30,7 @@ public struct VerificationCaseRunner: Sendable {
             return try evaluate(testCase, now: now)
         } catch {
             var outcome = VerificationOutcome(id: testCase.id, ok: false)
-            outcome.error = error.code
+            outcome.error = error.code.rawValue
             outcome.reason = error.reason
             return outcome
         }
@@ -40,7 +40,7 @@ public struct VerificationCaseRunner: Sendable {
         var time = now
         if let text = testCase.verifyAt {
             guard let parsed = ISO8601Time.parse(text) else {
-                throw WebAuthnError("case.invalidInput", "verifyAt is not an ISO 8601 time")
+                throw WebAuthnError(.caseInvalidInput, "verifyAt is not an ISO 8601 time")
             }
             time = parsed
         }
@@ -54,7 +54,7 @@ public struct VerificationCaseRunner: Sendable {
             time: FixedTime(time)
         )
         guard let challenge = Base64URL.decode(testCase.expectedChallenge) else {
-            throw WebAuthnError("case.invalidInput", "expectedChallenge is not unpadded base64url")
+            throw WebAuthnError(.caseInvalidInput, "expectedChallenge is not unpadded base64url")
         }
         let userVerification: UserVerificationRequirement = testCase.requireUserVerification == true ? .required : .preferred
         var outcome = VerificationOutcome(id: testCase.id, ok: true)
@@ -95,7 +95,7 @@ public struct VerificationCaseRunner: Sendable {
         case .authentication:
             let response: AuthenticationResponseJSON = try decode(testCase.response.json)
             guard let keyText = testCase.credentialPublicKey, let keyBytes = Base64URL.decode(keyText) else {
-                throw WebAuthnError("case.invalidInput", "an authentication case needs credentialPublicKey")
+                throw WebAuthnError(.caseInvalidInput, "an authentication case needs credentialPublicKey")
             }
             let key = try COSEKey(bytes: keyBytes)
             // The case's credential is the one the server would have found by rawId; its owner is the user the
@@ -125,7 +125,7 @@ public struct VerificationCaseRunner: Sendable {
         do {
             return try JSONDecoder().decode(T.self, from: json)
         } catch {
-            throw WebAuthnError("response.malformed", "the response is not a \(T.self)")
+            throw WebAuthnError(.responseMalformed, "the response is not a \(T.self)")
         }
     }
 
@@ -140,7 +140,7 @@ public struct VerificationCaseRunner: Sendable {
             do {
                 anchors += try X509Certificate.certificates(pem: pem)
             } catch {
-                throw WebAuthnError("case.invalidInput", "a trust anchor is not a PEM certificate: \(error.reason)")
+                throw WebAuthnError(.caseInvalidInput, "a trust anchor is not a PEM certificate: \(error.reason)")
             }
         }
         return anchors

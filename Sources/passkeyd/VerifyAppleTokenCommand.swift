@@ -61,7 +61,7 @@ struct VerifyAppleTokenCommand {
             if let isPrivateEmail = claims.isPrivateEmail { members.append(("isPrivateEmail", isPrivateEmail)) }
             if let realUserStatus = claims.realUserStatus { members.append(("realUserStatus", realUserStatus.rawValue)) }
         } catch {
-            members = [("ok", false), ("error", error.code), ("reason", error.reason)]
+            members = [("ok", false), ("error", error.code.rawValue), ("reason", error.reason)]
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]

@@ -98,7 +98,7 @@ import Testing
                 _ = try ClientSecret(privateKey: key, keyID: keyID, teamID: teamID, clientID: clientID, time: FixedTime(Self.now))
                 Issue.record("empty identifier accepted")
             } catch {
-                #expect(error.code == "clientSecret.invalidParameter")
+                #expect(error.code == .clientSecretInvalidParameter)
             }
         }
     }
@@ -109,14 +109,14 @@ import Testing
                 _ = try ClientSecret(privateKey: key, keyID: Self.keyID, teamID: Self.teamID, clientID: Self.clientID, time: FixedTime(Self.now))
                 Issue.record("a key other than P-256 was accepted")
             } catch {
-                #expect(error.code == "clientSecret.invalidKey")
+                #expect(error.code == .clientSecretInvalidKey)
             }
         }
     }
 
     @Test func unreadablePEMIsRefused() {
         for pem in ["", "-----BEGIN PRIVATE KEY-----\nnot base64\n-----END PRIVATE KEY-----\n", "MIGTAgEAMBMGByqGSM49AgEGCCqGSM49AwEH"] {
-            #expect(throws: AppleSignInError("clientSecret.invalidKey", "the .p8 key is not a readable PEM private key")) {
+            #expect(throws: AppleSignInError(.clientSecretInvalidKey, "the .p8 key is not a readable PEM private key")) {
                 try ClientSecret(privateKeyPEM: pem, keyID: Self.keyID, teamID: Self.teamID, clientID: Self.clientID, time: FixedTime(Self.now))
             }
         }

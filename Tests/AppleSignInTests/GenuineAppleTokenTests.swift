@@ -19,7 +19,7 @@ import Testing
         at time: Date,
         audience: String = GenuineAppleTokens.audience,
         nonce: NonceExpectation = .optional
-    ) throws -> String? {
+    ) throws -> AppleSignInError.Code? {
         do {
             _ = try verifier(at: time, audience: audience).verify(token, keys: try keys(), nonce: nonce)
             return nil
@@ -62,11 +62,11 @@ import Testing
         let token = GenuineAppleTokens.identityTokenWithEmail
         let issued = GenuineAppleTokens.identityTokenWithEmailIssuedAt
         // No nonce, and nonce_supported true: a relying party expecting one refuses the token.
-        #expect(try failure(token, at: issued, nonce: .raw("any raw nonce")) == "appleToken.missingNonce")
-        #expect(try failure(token, at: issued, audience: "com.example.other") == "appleToken.wrongAudience")
-        #expect(try failure(token, at: issued.addingTimeInterval(86_400 + 60)) == "appleToken.expired")
-        #expect(try failure(token, at: Date(timeIntervalSince1970: 1_767_225_600)) == "appleToken.expired")
-        #expect(try failure(token, at: issued.addingTimeInterval(-61)) == "appleToken.issuedInFuture")
+        #expect(try failure(token, at: issued, nonce: .raw("any raw nonce")) == .missingNonce)
+        #expect(try failure(token, at: issued, audience: "com.example.other") == .wrongAudience)
+        #expect(try failure(token, at: issued.addingTimeInterval(86_400 + 60)) == .expired)
+        #expect(try failure(token, at: Date(timeIntervalSince1970: 1_767_225_600)) == .expired)
+        #expect(try failure(token, at: issued.addingTimeInterval(-61)) == .issuedInFuture)
         let otherIssuer = IdentityTokenVerifier(
             issuers: ["https://account.apple.com"],
             audiences: [GenuineAppleTokens.audience],
@@ -81,12 +81,12 @@ import Testing
         let otherKey = TestIssuer.editParts(GenuineAppleTokens.identityTokenWithEmail) { parts in
             parts[0] = Base64URL.encode(Array(#"{"kid":"eXaunmL","alg":"RS256"}"#.utf8))
         }
-        #expect(try failure(otherKey, at: issued) == "appleToken.invalidSignature")
+        #expect(try failure(otherKey, at: issued) == .invalidSignature)
         // The payload of the other genuine token under this token's signature.
         let spliced = TestIssuer.editParts(GenuineAppleTokens.identityTokenWithEmail) { parts in
             parts[1] = String(GenuineAppleTokens.identityTokenWithoutEmail.split(separator: ".")[1])
         }
-        #expect(try failure(spliced, at: GenuineAppleTokens.identityTokenWithoutEmailIssuedAt) == "appleToken.invalidSignature")
+        #expect(try failure(spliced, at: GenuineAppleTokens.identityTokenWithoutEmailIssuedAt) == .invalidSignature)
         // The key removed from the set.
         let onlyOtherKey = try JSONWebKeySet(keys: try keys().keys.filter { $0.keyID != "YuyXoY" })
         #expect(throws: AppleSignInError.self) {
@@ -117,11 +117,11 @@ import Testing
 
     @Test func genuineNotificationFailsTheRulesItBreaks() throws {
         let late = verifier(at: GenuineAppleTokens.emailDisabledNotificationIssuedAt.addingTimeInterval(86_400 + 60))
-        #expect(throws: AppleSignInError("appleToken.expired", "token expired at 2021-08-28T17:30:12Z")) {
+        #expect(throws: AppleSignInError(.expired, "token expired at 2021-08-28T17:30:12Z")) {
             try ServerNotification(payload: GenuineAppleTokens.emailDisabledNotification, verifier: late, keys: try keys())
         }
         let otherApp = verifier(at: GenuineAppleTokens.emailDisabledNotificationIssuedAt, audience: "com.example.other")
-        #expect(throws: AppleSignInError("appleToken.wrongAudience", "token aud is not an accepted client ID")) {
+        #expect(throws: AppleSignInError(.wrongAudience, "token aud is not an accepted client ID")) {
             try ServerNotification(payload: GenuineAppleTokens.emailDisabledNotification, verifier: otherApp, keys: try keys())
         }
         // An identity token is not a notification: it has no events claim.

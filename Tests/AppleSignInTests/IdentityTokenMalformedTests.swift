@@ -16,7 +16,7 @@ import Testing
                 _ = try verifier.verify(text, keys: keys, nonce: .optional)
                 Issue.record("\(text) verified")
             } catch {
-                #expect(error.code == "appleToken.malformed")
+                #expect(error.code == .appleTokenMalformed)
             }
         }
     }
@@ -31,7 +31,7 @@ import Testing
             _ = try verifier.verify("\(Self.header).\(filler).\(Self.signature)", keys: keys, nonce: .optional)
             Issue.record("an oversized token verified")
         } catch {
-            #expect(error.code == "appleToken.malformed")
+            #expect(error.code == .appleTokenMalformed)
         }
     }
 }

@@ -23,7 +23,7 @@ import Testing
         audiences: [String] = [TestIssuer.bundleID, TestIssuer.servicesID],
         at time: Date = TestIssuer.now,
         nonce: NonceExpectation? = nil
-    ) throws -> String? {
+    ) throws -> AppleSignInError.Code? {
         do {
             _ = try verify(token, audiences: audiences, at: time, nonce: nonce)
             return nil
@@ -53,7 +53,7 @@ import Testing
     @Test func validTokenForAServicesIDVerifies() throws {
         let token = try issuer.token { $0["aud"] = TestIssuer.servicesID }
         #expect(try verify(token, audiences: [TestIssuer.servicesID]).audiences == [TestIssuer.servicesID])
-        #expect(try failure(token, audiences: [TestIssuer.bundleID]) == "appleToken.wrongAudience")
+        #expect(try failure(token, audiences: [TestIssuer.bundleID]) == .wrongAudience)
     }
 
     @Test func tokenSignedWithTheSecondKeyOfTheSetVerifies() throws {
@@ -78,9 +78,9 @@ import Testing
     }
 
     @Test func wrongIssuerIsRefused() throws {
-        #expect(try failure(try issuer.token { $0["iss"] = "https://appleid.apple.com.evil.example" }) == "appleToken.wrongIssuer")
-        #expect(try failure(try issuer.token { $0["iss"] = "https://accounts.google.com" }) == "appleToken.wrongIssuer")
-        #expect(try failure(try issuer.token { $0["iss"] = "" }) == "appleToken.wrongIssuer")
+        #expect(try failure(try issuer.token { $0["iss"] = "https://appleid.apple.com.evil.example" }) == .wrongIssuer)
+        #expect(try failure(try issuer.token { $0["iss"] = "https://accounts.google.com" }) == .wrongIssuer)
+        #expect(try failure(try issuer.token { $0["iss"] = "" }) == .wrongIssuer)
     }
 
     @Test func issuersAreConfigurable() throws {
@@ -90,28 +90,28 @@ import Testing
     }
 
     @Test func wrongAudienceIsRefused() throws {
-        #expect(try failure(try issuer.token { $0["aud"] = "com.example.other" }) == "appleToken.wrongAudience")
-        #expect(try failure(try issuer.token(), audiences: []) == "appleToken.wrongAudience")
+        #expect(try failure(try issuer.token { $0["aud"] = "com.example.other" }) == .wrongAudience)
+        #expect(try failure(try issuer.token(), audiences: []) == .wrongAudience)
     }
 
     /// An array aud verifies when at least one member is an accepted client ID.
     @Test func arrayAudienceNeedsOneAcceptedMember() throws {
         #expect(try failure(try issuer.token { $0["aud"] = ["com.example.other", TestIssuer.bundleID] }) == nil)
-        #expect(try failure(try issuer.token { $0["aud"] = ["com.example.other", "com.example.third"] }) == "appleToken.wrongAudience")
-        #expect(try failure(try issuer.token { $0["aud"] = [String]() }) == "appleToken.wrongAudience")
+        #expect(try failure(try issuer.token { $0["aud"] = ["com.example.other", "com.example.third"] }) == .wrongAudience)
+        #expect(try failure(try issuer.token { $0["aud"] = [String]() }) == .wrongAudience)
     }
 
     @Test func expiredTokenIsRefusedBeyondTheLeeway() throws {
         let token = try issuer.token()
         #expect(try failure(token, at: TestIssuer.now.addingTimeInterval(600 + 59)) == nil)
-        #expect(try failure(token, at: TestIssuer.now.addingTimeInterval(600 + 60)) == "appleToken.expired")
-        #expect(try failure(token, at: TestIssuer.now.addingTimeInterval(86_400)) == "appleToken.expired")
+        #expect(try failure(token, at: TestIssuer.now.addingTimeInterval(600 + 60)) == .expired)
+        #expect(try failure(token, at: TestIssuer.now.addingTimeInterval(86_400)) == .expired)
     }
 
     @Test func tokenIssuedInTheFutureIsRefusedBeyondTheLeeway() throws {
         let token = try issuer.token()
         #expect(try failure(token, at: TestIssuer.now.addingTimeInterval(-60)) == nil)
-        #expect(try failure(token, at: TestIssuer.now.addingTimeInterval(-61)) == "appleToken.issuedInFuture")
+        #expect(try failure(token, at: TestIssuer.now.addingTimeInterval(-61)) == .issuedInFuture)
     }
 
     @Test func alteredSignatureIsRefused() throws {
@@ -120,29 +120,29 @@ import Testing
             signature[signature.count / 2] ^= 0x01
             parts[2] = Base64URL.encode(signature)
         }
-        #expect(try failure(flipped) == "appleToken.invalidSignature")
+        #expect(try failure(flipped) == .invalidSignature)
         let truncated = TestIssuer.editParts(try issuer.token()) { parts in
             parts[2] = Base64URL.encode(Array((Base64URL.decode(parts[2]) ?? []).dropLast()))
         }
-        #expect(try failure(truncated) == "appleToken.invalidSignature")
+        #expect(try failure(truncated) == .invalidSignature)
     }
 
     @Test func alteredPayloadIsRefused() throws {
         let original = try issuer.token()
         let forged = try issuer.token { $0["sub"] = "000001.attacker.0001" }
         let spliced = TestIssuer.editParts(original) { parts in parts[1] = forged.split(separator: ".")[1].description }
-        #expect(try failure(spliced) == "appleToken.invalidSignature")
+        #expect(try failure(spliced) == .invalidSignature)
     }
 
     @Test func signatureByAKeyOutsideTheSetIsRefused() throws {
-        #expect(try failure(try issuer.token(key: issuer.outsider)) == "appleToken.invalidSignature")
-        #expect(try failure(try issuer.token(key: issuer.secondary)) == "appleToken.invalidSignature")
+        #expect(try failure(try issuer.token(key: issuer.outsider)) == .invalidSignature)
+        #expect(try failure(try issuer.token(key: issuer.secondary)) == .invalidSignature)
     }
 
     @Test func unknownOrMissingKeyIDIsRefused() throws {
-        #expect(try failure(try issuer.token(header: ["kid": "NOTINJWKS", "alg": "RS256"])) == "appleToken.unknownKey")
-        #expect(try failure(try issuer.token(header: ["alg": "RS256"])) == "appleToken.unknownKey")
-        #expect(try failure(try issuer.token(header: ["kid": "", "alg": "RS256"])) == "appleToken.unknownKey")
+        #expect(try failure(try issuer.token(header: ["kid": "NOTINJWKS", "alg": "RS256"])) == .unknownKey)
+        #expect(try failure(try issuer.token(header: ["alg": "RS256"])) == .unknownKey)
+        #expect(try failure(try issuer.token(header: ["kid": "", "alg": "RS256"])) == .unknownKey)
     }
 
     /// `alg: none` with an empty signature (RFC 7519 §6 unsecured JWT) is refused, in any capitalisation.
@@ -150,8 +150,8 @@ import Testing
     func unsecuredTokenIsRefused(algorithm: String) throws {
         let header = Base64URL.encode(try TestIssuer.json(["kid": TestIssuer.primaryKeyID, "alg": algorithm]))
         let payload = Base64URL.encode(try TestIssuer.json(TestIssuer.identityClaims()))
-        #expect(try failure("\(header).\(payload).") == "appleToken.unsupportedAlgorithm")
-        #expect(try failure("\(header).\(payload).", nonce: .optional) == "appleToken.unsupportedAlgorithm")
+        #expect(try failure("\(header).\(payload).") == .unsupportedAlgorithm)
+        #expect(try failure("\(header).\(payload).", nonce: .optional) == .unsupportedAlgorithm)
     }
 
     /// HS256 keyed with the RSA public key (the algorithm-confusion attack): refused from the header alone, whatever
@@ -160,39 +160,39 @@ import Testing
         let header = Base64URL.encode(try TestIssuer.json(["kid": TestIssuer.primaryKeyID, "alg": "HS256", "typ": "JWT"]))
         let payload = Base64URL.encode(try TestIssuer.json(TestIssuer.identityClaims()))
         let garbage = Base64URL.encode(DigestAlgorithm.sha256.hash(try issuer.jwksJSON()))
-        #expect(try failure("\(header).\(payload).\(garbage)") == "appleToken.unsupportedAlgorithm")
+        #expect(try failure("\(header).\(payload).\(garbage)") == .unsupportedAlgorithm)
         let unknownKeyHeader = Base64URL.encode(try TestIssuer.json(["kid": "NOTINJWKS", "alg": "HS256"]))
-        #expect(try failure("\(unknownKeyHeader).\(payload).\(garbage)") == "appleToken.unsupportedAlgorithm")
+        #expect(try failure("\(unknownKeyHeader).\(payload).\(garbage)") == .unsupportedAlgorithm)
     }
 
     /// Every algorithm but RS256 is refused, even when the RS256 signature itself would verify.
     @Test(arguments: ["HS256", "HS384", "HS512", "RS384", "RS512", "PS256", "ES256", "EdDSA", "rs256", "RS256 ", ""])
     func otherAlgorithmsAreRefused(algorithm: String) throws {
         let token = try issuer.token(header: ["kid": TestIssuer.primaryKeyID, "alg": algorithm])
-        #expect(try failure(token) == "appleToken.unsupportedAlgorithm")
+        #expect(try failure(token) == .unsupportedAlgorithm)
     }
 
     @Test func missingNonceIsRefused() throws {
-        #expect(try failure(try issuer.token { $0["nonce"] = nil }) == "appleToken.missingNonce")
+        #expect(try failure(try issuer.token { $0["nonce"] = nil }) == .missingNonce)
         #expect(
             try failure(
                 try issuer.token {
                     $0["nonce"] = nil
                     $0["nonce_supported"] = nil
                 }
-            ) == "appleToken.missingNonce"
+            ) == .missingNonce
         )
     }
 
     @Test func nonceOfAnotherRawValueIsRefused() throws {
         let token = try issuer.token()
-        #expect(try failure(token, nonce: .raw("another-raw-nonce")) == "appleToken.nonceMismatch")
-        #expect(try failure(token, nonce: .raw("")) == "appleToken.nonceMismatch")
-        #expect(try failure(try issuer.token { $0["nonce"] = TestIssuer.rawNonce }) == "appleToken.nonceMismatch")
+        #expect(try failure(token, nonce: .raw("another-raw-nonce")) == .nonceMismatch)
+        #expect(try failure(token, nonce: .raw("")) == .nonceMismatch)
+        #expect(try failure(try issuer.token { $0["nonce"] = TestIssuer.rawNonce }) == .nonceMismatch)
         #expect(
-            try failure(try issuer.token { $0["nonce"] = TestIssuer.hashedNonce(TestIssuer.rawNonce).uppercased() }) == "appleToken.nonceMismatch"
+            try failure(try issuer.token { $0["nonce"] = TestIssuer.hashedNonce(TestIssuer.rawNonce).uppercased() }) == .nonceMismatch
         )
-        #expect(try failure(try issuer.token { $0["nonce"] = "" }) == "appleToken.nonceMismatch")
+        #expect(try failure(try issuer.token { $0["nonce"] = "" }) == .nonceMismatch)
     }
 
     /// A platform that cannot set a nonce says `nonce_supported: false`; Apple's guidance is then to treat the nonce
@@ -215,7 +215,7 @@ import Testing
             $0["nonce"] = TestIssuer.hashedNonce("another-raw-nonce")
             $0["nonce_supported"] = false
         }
-        #expect(try failure(token) == "appleToken.nonceMismatch")
+        #expect(try failure(token) == .nonceMismatch)
     }
 
     @Test func optionalNonceAcceptsAnyNonceOrNone() throws {
@@ -239,40 +239,40 @@ import Testing
     @Test(arguments: [#""yes""#, #""TRUE""#, #""1""#, "1", "0", "[true]", "{}"])
     func otherEmailFlagFormsAreMalformed(json: String) throws {
         let value = try TestIssuer.fragment(json)
-        #expect(try failure(try issuer.token { $0["email_verified"] = value }) == "appleToken.malformed")
-        #expect(try failure(try issuer.token { $0["is_private_email"] = value }) == "appleToken.malformed")
+        #expect(try failure(try issuer.token { $0["email_verified"] = value }) == .appleTokenMalformed)
+        #expect(try failure(try issuer.token { $0["is_private_email"] = value }) == .appleTokenMalformed)
     }
 
     @Test func missingSubjectIsRefused() throws {
-        #expect(try failure(try issuer.token { $0["sub"] = nil }) == "appleToken.missingSubject")
-        #expect(try failure(try issuer.token { $0["sub"] = "" }) == "appleToken.missingSubject")
+        #expect(try failure(try issuer.token { $0["sub"] = nil }) == .missingSubject)
+        #expect(try failure(try issuer.token { $0["sub"] = "" }) == .missingSubject)
     }
 
     @Test func claimsOfTheWrongTypeAreMalformed() throws {
-        #expect(try failure(try issuer.token { $0["iss"] = nil }) == "appleToken.malformed")
-        #expect(try failure(try issuer.token { $0["aud"] = nil }) == "appleToken.malformed")
-        #expect(try failure(try issuer.token { $0["exp"] = nil }) == "appleToken.malformed")
-        #expect(try failure(try issuer.token { $0["iat"] = nil }) == "appleToken.malformed")
-        #expect(try failure(try issuer.token { $0["exp"] = "1767226200" }) == "appleToken.malformed")
-        #expect(try failure(try issuer.token { $0["aud"] = 7 }) == "appleToken.malformed")
-        #expect(try failure(try issuer.token { $0["sub"] = 1234 }) == "appleToken.malformed")
-        #expect(try failure(try issuer.token { $0["nonce"] = 1234 }) == "appleToken.malformed")
-        #expect(try failure(try issuer.token { $0["real_user_status"] = 3 }) == "appleToken.malformed")
-        #expect(try failure(try issuer.token { $0["real_user_status"] = "2" }) == "appleToken.malformed")
+        #expect(try failure(try issuer.token { $0["iss"] = nil }) == .appleTokenMalformed)
+        #expect(try failure(try issuer.token { $0["aud"] = nil }) == .appleTokenMalformed)
+        #expect(try failure(try issuer.token { $0["exp"] = nil }) == .appleTokenMalformed)
+        #expect(try failure(try issuer.token { $0["iat"] = nil }) == .appleTokenMalformed)
+        #expect(try failure(try issuer.token { $0["exp"] = "1767226200" }) == .appleTokenMalformed)
+        #expect(try failure(try issuer.token { $0["aud"] = 7 }) == .appleTokenMalformed)
+        #expect(try failure(try issuer.token { $0["sub"] = 1234 }) == .appleTokenMalformed)
+        #expect(try failure(try issuer.token { $0["nonce"] = 1234 }) == .appleTokenMalformed)
+        #expect(try failure(try issuer.token { $0["real_user_status"] = 3 }) == .appleTokenMalformed)
+        #expect(try failure(try issuer.token { $0["real_user_status"] = "2" }) == .appleTokenMalformed)
     }
 
     /// The rules run in order: the algorithm before the key, the signature before any claim.
     @Test func rulesRunInOrder() throws {
-        #expect(try failure(try issuer.token(header: ["kid": "NOTINJWKS", "alg": "RS384"])) == "appleToken.unsupportedAlgorithm")
+        #expect(try failure(try issuer.token(header: ["kid": "NOTINJWKS", "alg": "RS384"])) == .unsupportedAlgorithm)
         let expiredByOutsider = try issuer.token(editing: { $0["exp"] = 0 }, key: issuer.outsider)
-        #expect(try failure(expiredByOutsider) == "appleToken.invalidSignature")
+        #expect(try failure(expiredByOutsider) == .invalidSignature)
         #expect(
             try failure(
                 try issuer.token {
                     $0["iss"] = "https://evil.example"
                     $0["aud"] = "com.example.other"
                 }
-            ) == "appleToken.wrongIssuer"
+            ) == .wrongIssuer
         )
         #expect(
             try failure(
@@ -280,7 +280,7 @@ import Testing
                     $0["aud"] = "com.example.other"
                     $0["exp"] = 0
                 }
-            ) == "appleToken.wrongAudience"
+            ) == .wrongAudience
         )
         #expect(
             try failure(
@@ -288,7 +288,7 @@ import Testing
                     $0["sub"] = nil
                     $0["nonce"] = nil
                 }
-            ) == "appleToken.missingSubject"
+            ) == .missingSubject
         )
     }
 }

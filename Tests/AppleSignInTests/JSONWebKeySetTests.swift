@@ -7,7 +7,7 @@ import Testing
 @Suite struct JSONWebKeySetTests {
     let issuer = TestIssuer.shared
 
-    private func code(_ document: Any) throws -> String? {
+    private func code(_ document: Any) throws -> AppleSignInError.Code? {
         do {
             _ = try JSONWebKeySet(json: try TestIssuer.json(document))
             return nil
@@ -53,21 +53,21 @@ import Testing
 
     @Test func duplicateKeyIDIsMalformed() throws {
         var twin = try TestIssuer.jwk(issuer.secondary, id: TestIssuer.primaryKeyID)
-        #expect(try code(["keys": [primaryJWK(), twin]]) == "jwks.malformed")
-        #expect(try code(["keys": [primaryJWK(), primaryJWK()]]) == "jwks.malformed")
+        #expect(try code(["keys": [primaryJWK(), twin]]) == .jwksMalformed)
+        #expect(try code(["keys": [primaryJWK(), primaryJWK()]]) == .jwksMalformed)
         twin["kty"] = "EC"
-        #expect(try code(["keys": [primaryJWK(), twin]]) == "jwks.malformed")
+        #expect(try code(["keys": [primaryJWK(), twin]]) == .jwksMalformed)
         let first = try JSONWebKey(keyID: "SAME", publicKey: issuer.primary.publicKey())
         let second = try JSONWebKey(keyID: "SAME", publicKey: issuer.secondary.publicKey())
-        #expect(throws: AppleSignInError("jwks.malformed", "kid SAME appears more than once")) { try JSONWebKeySet(keys: [first, second]) }
+        #expect(throws: AppleSignInError(.jwksMalformed, "kid SAME appears more than once")) { try JSONWebKeySet(keys: [first, second]) }
     }
 
     @Test func documentThatIsNotAKeySetIsMalformed() throws {
-        #expect(try code([String: Any]()) == "jwks.malformed")
-        #expect(try code(["keys": "none"]) == "jwks.malformed")
-        #expect(try code(["keys": [String]()]) == "jwks.malformed")
-        #expect(try code(["keys": ["not an object"]]) == "jwks.malformed")
-        #expect(try code([primaryJWK()]) == "jwks.malformed")
+        #expect(try code([String: Any]()) == .jwksMalformed)
+        #expect(try code(["keys": "none"]) == .jwksMalformed)
+        #expect(try code(["keys": [String]()]) == .jwksMalformed)
+        #expect(try code(["keys": ["not an object"]]) == .jwksMalformed)
+        #expect(try code([primaryJWK()]) == .jwksMalformed)
         #expect(throws: AppleSignInError.self) { try JSONWebKeySet(json: Array("not json".utf8)) }
         #expect(throws: AppleSignInError.self) { try JSONWebKeySet(json: Array(repeating: 0x20, count: JSONWebKeySet.maximumDocumentLength + 1)) }
     }
@@ -75,7 +75,7 @@ import Testing
     @Test func setWithoutAnRSASigningKeyIsMalformed() throws {
         var encryption = try primaryJWK()
         encryption["use"] = "enc"
-        #expect(try code(["keys": [encryption]]) == "jwks.malformed")
+        #expect(try code(["keys": [encryption]]) == .jwksMalformed)
     }
 
     @Test func rsaKeyWithBadMembersIsMalformed() throws {
@@ -86,13 +86,13 @@ import Testing
         for (member, value) in edits {
             var key = try primaryJWK()
             key[member] = value
-            #expect(try code(["keys": [key]]) == "jwks.malformed", "\(member)")
+            #expect(try code(["keys": [key]]) == .jwksMalformed, "\(member)")
         }
     }
 
     @Test func shortRSAKeyIsMalformed() throws {
         let short = try PrivateKey.generateRSA(bits: 1024)
-        #expect(try code(["keys": [TestIssuer.jwk(short, id: "SHORT")]]) == "jwks.malformed")
+        #expect(try code(["keys": [TestIssuer.jwk(short, id: "SHORT")]]) == .jwksMalformed)
         #expect(throws: AppleSignInError.self) { try JSONWebKey(keyID: "EC", publicKey: PrivateKey.generateEC(.p256).publicKey()) }
     }
 }

@@ -36,7 +36,7 @@ import Testing
         try ServerNotification(body: body, verifier: TestIssuer.verifier(at: time), keys: try issuer.keySet())
     }
 
-    private func failure(_ body: [UInt8], at time: Date = TestIssuer.now) throws -> String? {
+    private func failure(_ body: [UInt8], at time: Date = TestIssuer.now) throws -> AppleSignInError.Code? {
         do {
             _ = try verify(body, at: time)
             return nil
@@ -93,7 +93,7 @@ import Testing
     }
 
     @Test func badSignatureIsRefused() throws {
-        #expect(try failure(try body(claims(event: event("account-delete")), key: issuer.outsider)) == "appleToken.invalidSignature")
+        #expect(try failure(try body(claims(event: event("account-delete")), key: issuer.outsider)) == .invalidSignature)
         let jws = try issuer.sign(
             claims: claims(event: event("account-delete")),
             header: ["kid": TestIssuer.primaryKeyID, "alg": "RS256"],
@@ -104,45 +104,45 @@ import Testing
             signature[0] ^= 0x80
             parts[2] = Base64URL.encode(signature)
         }
-        #expect(try failure(try TestIssuer.json(["payload": flipped])) == "appleToken.invalidSignature")
+        #expect(try failure(try TestIssuer.json(["payload": flipped])) == .invalidSignature)
     }
 
     @Test func unsignedNotificationIsRefused() throws {
         let header = Base64URL.encode(try TestIssuer.json(["kid": TestIssuer.primaryKeyID, "alg": "none"]))
         let payload = Base64URL.encode(try TestIssuer.json(claims(event: event("account-delete"))))
-        #expect(try failure(try TestIssuer.json(["payload": "\(header).\(payload)."])) == "appleToken.unsupportedAlgorithm")
+        #expect(try failure(try TestIssuer.json(["payload": "\(header).\(payload)."])) == .unsupportedAlgorithm)
     }
 
     @Test func issuerAudienceAndTimesAreChecked() throws {
         var wrongIssuer = try claims(event: event("consent-revoked"))
         wrongIssuer["iss"] = "https://evil.example"
-        #expect(try failure(try body(wrongIssuer)) == "appleToken.wrongIssuer")
+        #expect(try failure(try body(wrongIssuer)) == .wrongIssuer)
         var wrongAudience = try claims(event: event("consent-revoked"))
         wrongAudience["aud"] = "com.example.other"
-        #expect(try failure(try body(wrongAudience)) == "appleToken.wrongAudience")
+        #expect(try failure(try body(wrongAudience)) == .wrongAudience)
         let valid = try body(claims(event: event("consent-revoked")))
-        #expect(try failure(valid, at: TestIssuer.now.addingTimeInterval(86_400 + 60)) == "appleToken.expired")
-        #expect(try failure(valid, at: TestIssuer.now.addingTimeInterval(-61)) == "appleToken.issuedInFuture")
+        #expect(try failure(valid, at: TestIssuer.now.addingTimeInterval(86_400 + 60)) == .expired)
+        #expect(try failure(valid, at: TestIssuer.now.addingTimeInterval(-61)) == .issuedInFuture)
         var withoutExpiry = try claims(event: event("consent-revoked"))
         withoutExpiry["exp"] = nil
-        #expect(try failure(try body(withoutExpiry)) == "appleToken.malformed")
+        #expect(try failure(try body(withoutExpiry)) == .appleTokenMalformed)
     }
 
     @Test func bodyThatIsNotAPayloadObjectIsMalformed() throws {
         for text in ["", "not json", "[]", #"{"payload": 5}"#, #"{"signedPayload": "a.b.c"}"#] {
-            #expect(try failure(Array(text.utf8)) == "notification.malformed", "\(text)")
+            #expect(try failure(Array(text.utf8)) == .notificationMalformed, "\(text)")
         }
-        #expect(try failure(Array(repeating: 0x20, count: ServerNotification.maximumBodyLength + 1)) == "notification.malformed")
-        #expect(try failure(try TestIssuer.json(["payload": "a.b"])) == "appleToken.malformed")
+        #expect(try failure(Array(repeating: 0x20, count: ServerNotification.maximumBodyLength + 1)) == .notificationMalformed)
+        #expect(try failure(try TestIssuer.json(["payload": "a.b"])) == .appleTokenMalformed)
     }
 
     @Test func eventsMustBeAStringHoldingAnEventObject() throws {
         var object = try claims(event: event("consent-revoked"))
         object["events"] = event("consent-revoked")
-        #expect(try failure(try body(object)) == "appleToken.malformed")
+        #expect(try failure(try body(object)) == .appleTokenMalformed)
         var missing = try claims(event: event("consent-revoked"))
         missing["events"] = nil
-        #expect(try failure(try body(missing)) == "appleToken.malformed")
+        #expect(try failure(try body(missing)) == .appleTokenMalformed)
         for text in [
             "not json", "[]", "{}", #"{"type":"consent-revoked","event_time":1}"#, #"{"type":"consent-revoked","sub":"","event_time":1}"#,
             #"{"type":"consent-revoked","sub":"s","event_time":"1"}"#, #"{"type":"consent-revoked","sub":"s","event_time":-1}"#,
@@ -151,13 +151,13 @@ import Testing
         ] {
             var edited = try claims(event: [:])
             edited["events"] = text
-            #expect(try failure(try body(edited)) == "notification.malformed", "\(text)")
+            #expect(try failure(try body(edited)) == .notificationMalformed, "\(text)")
         }
     }
 
     @Test func unknownEventTypeIsRefused() throws {
         for type in ["consent-granted", "Account-Delete", ""] {
-            #expect(try failure(try body(claims(event: event(type)))) == "notification.unsupportedEvent", "\(type)")
+            #expect(try failure(try body(claims(event: event(type)))) == .unsupportedEvent, "\(type)")
         }
     }
 }

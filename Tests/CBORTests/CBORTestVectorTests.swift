@@ -60,7 +60,7 @@ struct CBORTestVector: Sendable, CustomTestStringConvertible {
     @Test(arguments: CBORTestVector.all)
     func decodesRealAuthenticatorOutput(vector: CBORTestVector) throws {
         guard !vector.bytes.isEmpty else {
-            #expect(errorCode(vector.bytes) == "cbor.empty")
+            #expect(errorCode(vector.bytes) == .empty)
             return
         }
         let value = try decoder.decode(vector.bytes)

@@ -56,7 +56,7 @@ import Testing
             _ = try CBORDecoder().decode([0x00, 0x00])
             Issue.record("trailing bytes were accepted")
         } catch {
-            #expect(error.code == "cbor.trailingBytes")
+            #expect(error.code == .trailingBytes)
             #expect(error.description == "cbor.trailingBytes: \(error.reason)")
         }
     }

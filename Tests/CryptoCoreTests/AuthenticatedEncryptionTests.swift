@@ -44,7 +44,7 @@ struct AuthenticatedEncryptionTests {
         for (value, context, key) in [
             (altered, [UInt8]([1]), sealing), (Array(sealed.prefix(27)), [1], sealing), (sealed, [2], sealing), (sealed, [1], other),
         ] {
-            #expect(throws: CryptoError(code: "crypto.decryptionFailed", reason: "the sealed value is altered, truncated or under another key")) {
+            #expect(throws: CryptoError(.decryptionFailed, "the sealed value is altered, truncated or under another key")) {
                 try key.open(value, associatedData: context)
             }
         }

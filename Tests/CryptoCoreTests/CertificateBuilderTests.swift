@@ -107,14 +107,14 @@ struct CertificateBuilderTests {
         #expect(
             Self.code {
                 _ = try CertificateChainVerifier(trustAnchors: [chain.root]).verify(leaf: chain.leaf, intermediates: [chain.intermediate], at: after)
-            } == "crypto.certificateExpired"
+            } == .certificateExpired
         )
 
         let otherRoot = try ThreeLevelChain().root
         #expect(
             Self.code {
                 _ = try CertificateChainVerifier(trustAnchors: [otherRoot]).verify(leaf: chain.leaf, intermediates: [chain.intermediate], at: inside)
-            } == "crypto.chainUntrusted"
+            } == .chainUntrusted
         )
     }
 
@@ -124,19 +124,20 @@ struct CertificateBuilderTests {
             Self.code {
                 _ = try CertificateChainVerifier(trustAnchors: [chain.root])
                     .verify(leaf: chain.leaf, intermediates: [], at: Self.start.addingTimeInterval(Self.day))
-            } == "crypto.chainUntrusted"
+            } == .chainUntrusted
         )
     }
 
-    /// The CryptoError code `body` fails with; nil when it succeeds, "other" for any other error.
-    static func code(_ body: () throws -> Void) -> String? {
+    /// The CryptoError code `body` fails with; nil when it succeeds. Any other error is recorded as an issue.
+    static func code(_ body: () throws -> Void) -> CryptoError.Code? {
         do {
             try body()
             return nil
         } catch let error as CryptoError {
             return error.code
         } catch {
-            return "other"
+            Issue.record("\(error) is not a CryptoError")
+            return nil
         }
     }
 }

@@ -27,7 +27,7 @@ enum ClientBatch {
                 let outcome: Outcome
                 switch result {
                 case .success(let reply): outcome = Outcome(result: "\(reply.status)", error: nil, completedAt: .now)
-                case .failure(let error): outcome = Outcome(result: error.code, error: error, completedAt: .now)
+                case .failure(let error): outcome = Outcome(result: error.code.rawValue, error: error, completedAt: .now)
                 }
                 outcomes.withLock { $0[index] = outcome }
                 slots.signal()

@@ -63,17 +63,17 @@ import Testing
         let server = try server()
         let client = try HTTPClient()
         let error = await failure(client, HTTPClientRequest(url: "https://127.0.0.1:\(server.httpsPort)/hello"))
-        #expect(error?.code == "http.clientCertificateUntrusted")
+        #expect(error?.code == .clientCertificateUntrusted)
         #expect(error?.reason.contains("the system roots") == true)
         // A CA file that holds another authority's root is no better.
         let other = try TLSClientContext(caFile: try TestCertificateAuthority(commonName: "another test CA").certificateFile)
         let second = await failure(client, HTTPClientRequest(url: "https://127.0.0.1:\(server.httpsPort)/hello", tls: other))
-        #expect(second?.code == "http.clientCertificateUntrusted")
+        #expect(second?.code == .clientCertificateUntrusted)
         #expect(second?.reason.contains(other.trustSource) == true)
         // An impostor root with the same name as the real issuer: the leaf's signature does not verify.
         let impostor = try TLSClientContext(caFile: try TestCertificateAuthority().certificateFile)
         let third = await failure(client, HTTPClientRequest(url: "https://127.0.0.1:\(server.httpsPort)/hello", tls: impostor))
-        #expect(third?.code == "http.clientCertificateInvalid")
+        #expect(third?.code == .clientCertificateInvalid)
         #expect(third?.reason.contains("signature") == true)
         #expect(server.requestedPaths.isEmpty)
     }
@@ -83,7 +83,7 @@ import Testing
         let client = try HTTPClient(configuration: HTTPClientConfiguration(tls: trust))
         for host in ["127.0.0.1", "localhost"] {
             let error = await failure(client, HTTPClientRequest(url: "https://\(host):\(server.httpsPort)/hello"))
-            #expect(error?.code == "http.clientHostnameMismatch")
+            #expect(error?.code == .clientHostnameMismatch)
             #expect(error?.reason.contains("expected \(host)") == true)
         }
         #expect(server.requestedPaths.isEmpty)
@@ -93,10 +93,10 @@ import Testing
         let client = try HTTPClient(configuration: HTTPClientConfiguration(tls: trust))
         let expired = try server(notBefore: Date().addingTimeInterval(-7200), notAfter: Date().addingTimeInterval(-3600))
         let error = await failure(client, HTTPClientRequest(url: "https://localhost:\(expired.httpsPort)/hello"))
-        #expect(error?.code == "http.clientCertificateExpired")
+        #expect(error?.code == .clientCertificateExpired)
         let early = try server(notBefore: Date().addingTimeInterval(3600), notAfter: Date().addingTimeInterval(7200))
         let second = await failure(client, HTTPClientRequest(url: "https://localhost:\(early.httpsPort)/hello"))
-        #expect(second?.code == "http.clientCertificateNotYetValid")
+        #expect(second?.code == .clientCertificateNotYetValid)
     }
 
     @Test func aRedirectIsReturnedAndNeverFollowed() async throws {
@@ -125,9 +125,9 @@ import Testing
         let outcomes = ClientBatch.send(client, stalled + others)
         let handshake = outcomes[0]
         let reply = outcomes[1]
-        #expect(handshake.result == "http.clientTimeout")
+        #expect(handshake.error?.code == .clientTimeout)
         #expect(handshake.error?.reason.contains("no connection within 4.0 s") == true)
-        #expect(reply.result == "http.clientTimeout")
+        #expect(reply.error?.code == .clientTimeout)
         #expect(reply.error?.reason.contains("before the reply was complete") == true)
         #expect(handshake.completedAt - started >= .seconds(3.9) && reply.completedAt - started >= .seconds(4.4))
         #expect(handshake.completedAt - started < .seconds(9) && reply.completedAt - started < .seconds(9))
@@ -144,11 +144,11 @@ import Testing
         let atLimit = try await client.send(HTTPClientRequest(url: base + "/large?bytes=5000", maximumReplyBodySize: 5_000))
         #expect(atLimit.body.count == 5_000)
         let body = await failure(client, HTTPClientRequest(url: base + "/large?bytes=5001", maximumReplyBodySize: 5_000))
-        #expect(body?.code == "http.clientReplyTooLarge")
+        #expect(body?.code == .clientReplyTooLarge)
         let large = await failure(client, HTTPClientRequest(url: base + "/large?bytes=3000000"))
-        #expect(large?.code == "http.clientReplyTooLarge")
+        #expect(large?.code == .clientReplyTooLarge)
         let header = await failure(client, HTTPClientRequest(url: base + "/big-header", maximumReplyHeaderSize: 16_384))
-        #expect(header?.code == "http.clientReplyTooLarge")
+        #expect(header?.code == .clientReplyTooLarge)
         let allowed = try await client.send(HTTPClientRequest(url: base + "/big-header", maximumReplyHeaderSize: 32_768))
         #expect(allowed.headers["X-Big"]?.count == 20_000)
     }
@@ -163,11 +163,11 @@ import Testing
         }
         for url in ["http://example.com/", "http://10.0.0.1:\(server.httpPort)/", "http://127.0.0.1.example.com/", "http://[::ffff:127.0.0.1]/"] {
             let error = await failure(client, HTTPClientRequest(url: url))
-            #expect(error?.code == "http.clientSchemeRefused", "\(url)")
+            #expect(error?.code == .clientSchemeRefused, "\(url)")
         }
         for url in ["ftp://127.0.0.1/", "file:///etc/passwd", "//127.0.0.1/x", "HTTPS"] {
             let error = await failure(client, HTTPClientRequest(url: url))
-            #expect(error?.code == "http.clientSchemeRefused" || error?.code == "http.clientURLInvalid", "\(url)")
+            #expect(error?.code == .clientSchemeRefused || error?.code == .clientURLInvalid, "\(url)")
         }
         #expect(HTTPClient.isLoopback(host: "127.255.0.1") && HTTPClient.isLoopback(host: "[::1]") && !HTTPClient.isLoopback(host: "128.0.0.1"))
         #expect(throws: Never.self) { try HTTPClient.validate(url: "http://[::1]:8080/x") }
@@ -176,7 +176,7 @@ import Testing
     @Test func reasonsNeverShowCredentialsPathsOrQueries() async throws {
         let client = try HTTPClient()
         let credentials = await failure(client, HTTPClientRequest(url: "https://user:hunter2@127.0.0.1:1/"))
-        #expect(credentials?.code == "http.clientURLInvalid")
+        #expect(credentials?.code == .clientURLInvalid)
         let silent = try SilentListener()
         let refused = await failure(
             client,
@@ -225,7 +225,7 @@ import Testing
     func headersTheClientOwnsOrThatAreMalformedAreRefused(_ name: String, _ value: String) async throws {
         let client = try HTTPClient()
         let error = await failure(client, HTTPClientRequest(url: "http://127.0.0.1:1/", headers: HTTPHeaders([(name, value)])))
-        #expect(error?.code == "http.clientRequestInvalid")
+        #expect(error?.code == .clientRequestInvalid)
         #expect(error.map { !$0.reason.contains(value) || value.isEmpty || value == "x" } == true)
     }
 
@@ -234,12 +234,12 @@ import Testing
         let client = try HTTPClient(configuration: HTTPClientConfiguration(tls: trust))
         let closedPort = try SilentListener().port  // closed again when the listener is freed at once
         let refused = await failure(client, HTTPClientRequest(url: "https://127.0.0.1:\(closedPort)/"))
-        #expect(refused?.code == "http.clientConnectFailed")
+        #expect(refused?.code == .clientConnectFailed)
         // TLS to the plain-HTTP port: the server answers the ClientHello with an HTTP error, not TLS.
         let notTLS = await failure(client, HTTPClientRequest(url: "https://127.0.0.1:\(server.httpPort)/"))
-        #expect(notTLS?.code == "http.clientTLSHandshakeFailed")
+        #expect(notTLS?.code == .clientTLSHandshakeFailed)
         let unresolvable = await failure(client, HTTPClientRequest(url: "https://no-such-host.invalid/", connectTimeoutSeconds: 5))
-        #expect(unresolvable?.code == "http.clientResolveFailed" || unresolvable?.code == "http.clientTimeout")
+        #expect(unresolvable?.code == .clientResolveFailed || unresolvable?.code == .clientTimeout)
     }
 
     @Test func aNameIsResolvedAndEachOfItsAddressesTriedInTurn() async throws {
@@ -254,7 +254,7 @@ import Testing
         #expect(reply.status == 200)
         #expect(reply.tls?.serverName == "fallback.test")
         let refused = await failure(client, HTTPClientRequest(url: "https://refused.test:\(server.httpsPort)/hello"))
-        #expect(refused?.code == "http.clientConnectFailed")
+        #expect(refused?.code == .clientConnectFailed)
     }
 
     @Test func aHundredConcurrentRequestsShareABoundedNumberOfConnections() throws {
@@ -278,14 +278,14 @@ import Testing
             }
         }
         let third = await failure(client, HTTPClientRequest(url: "http://127.0.0.1:\(silent.port)/"))
-        #expect(third?.code == "http.clientOverloaded")
+        #expect(third?.code == .clientOverloaded)
         let started = ContinuousClock.now
         client.shutDown()
         #expect(ContinuousClock.now - started < .seconds(2))
         #expect(results.withLock { $0.count } == 2)
-        #expect(results.withLock { $0.allSatisfy { $0.contains("http.clientShutDown") } })
+        #expect(results.withLock { $0.allSatisfy { $0.contains(HTTPServerError.Code.clientShutDown.rawValue) } })
         let after = await failure(client, HTTPClientRequest(url: "http://127.0.0.1:\(silent.port)/"))
-        #expect(after?.code == "http.clientShutDown")
+        #expect(after?.code == .clientShutDown)
     }
 
     @Test func sendAndWaitBlocksAWorkerThreadButIsRefusedOnTheClientsOwnLoop() throws {
@@ -299,12 +299,12 @@ import Testing
                 _ = try client.sendAndWait(HTTPClientRequest(url: "https://localhost:\(server.httpsPort)/hello"))
                 nested.withLock { $0 = "sent" }
             } catch {
-                nested.withLock { $0 = error.code }
+                nested.withLock { $0 = error.code.rawValue }
             }
             done.signal()
         }
         #expect(done.wait(timeout: .now() + 10) == .success)
-        #expect(nested.withLock { $0 } == "http.clientCalledOnEventLoop")
+        #expect(nested.withLock { $0 } == HTTPServerError.Code.clientCalledOnEventLoop.rawValue)
     }
 
     @Test func descriptorsReturnToBaselineAfterTwoThousandRequests() async throws {
@@ -327,7 +327,8 @@ import Testing
         }
         // At most 100 in flight: the client's queue holds them while 32 connections work.
         let outcomes = ClientBatch.tally(ClientBatch.send(client, requests, window: 100))
-        #expect(outcomes == ["200": 1_400, "http.clientCertificateUntrusted": 200, "http.clientReplyTooLarge": 200, "http.clientTimeout": 200])
+        let codes = (HTTPServerError.Code.clientCertificateUntrusted, HTTPServerError.Code.clientReplyTooLarge, HTTPServerError.Code.clientTimeout)
+        #expect(outcomes == ["200": 1_400, codes.0.rawValue: 200, codes.1.rawValue: 200, codes.2.rawValue: 200])
         #expect(client.statistics.outstanding == 0)
         // The server side closes its ends when it sees the clients' closes: allow it a moment.
         var open = SocketCensus.openConnections(ports: ports)

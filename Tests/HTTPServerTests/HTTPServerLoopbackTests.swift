@@ -304,7 +304,7 @@ import Testing
             _ = try HTTPServer(configuration: HTTPServerConfiguration(httpAddress: "127.0.0.1:99999", log: { _ in }), handler: EchoHandler())
             Issue.record("expected http.invalidAddress")
         } catch {
-            #expect(error.code == "http.invalidAddress")
+            #expect(error.code == .invalidAddress)
         }
         let first = try HTTPServer(
             configuration: HTTPServerConfiguration(httpsAddress: "127.0.0.1:0", tls: tls, log: { _ in }),
@@ -317,13 +317,13 @@ import Testing
             )
             Issue.record("expected http.bindFailed")
         } catch {
-            #expect(error.code == "http.bindFailed")
+            #expect(error.code == .bindFailed)
         }
         do {
             _ = try HTTPServer(configuration: HTTPServerConfiguration(httpsAddress: "127.0.0.1:0", log: { _ in }), handler: EchoHandler())
             Issue.record("expected http.invalidConfiguration")
         } catch {
-            #expect(error.code == "http.invalidConfiguration")
+            #expect(error.code == .invalidConfiguration)
         }
         first.stop()
     }

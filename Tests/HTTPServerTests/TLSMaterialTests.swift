@@ -74,19 +74,19 @@ struct TLSMaterialTests {
         do {
             _ = try TLSServerContext(certificateChainFile: missing, privateKeyFile: files.key)
         } catch {
-            #expect(error.code == "tls.certificateUnreadable")
+            #expect(error.code == .certificateUnreadable)
         }
         do {
             _ = try TLSServerContext(certificateChainFile: files.certificate, privateKeyFile: missing)
             Issue.record("expected tls.privateKeyUnreadable")
         } catch {
-            #expect(error.code == "tls.privateKeyUnreadable")
+            #expect(error.code == .privateKeyUnreadable)
         }
         do {
             _ = try TLSServerContext(certificateChainFile: files.certificate, privateKeyFile: files.certificate)
             Issue.record("expected tls.privateKeyUnreadable")
         } catch {
-            #expect(error.code == "tls.privateKeyUnreadable")
+            #expect(error.code == .privateKeyUnreadable)
         }
     }
 
@@ -97,7 +97,7 @@ struct TLSMaterialTests {
             _ = try TLSServerContext(certificateChainFile: first.certificate, privateKeyFile: second.key)
             Issue.record("expected tls.keyMismatch")
         } catch {
-            #expect(error.code == "tls.keyMismatch")
+            #expect(error.code == .keyMismatch)
             #expect(error.description.hasPrefix("tls.keyMismatch: "))
         }
     }

@@ -22,7 +22,7 @@ public struct SoftwareCredential: Sendable {
         case .es512: privateKey = try PrivateKey.generateEC(.p521)
         case .eddsa, .ed25519: privateKey = try PrivateKey.generateEdwards(.ed25519)
         case .rs256, .ps256: privateKey = try PrivateKey.generateRSA(bits: 2048)
-        default: throw WebAuthnError("testSupport.unsupportedAlgorithm", "the software authenticator cannot create \(algorithm) credentials")
+        default: throw CryptoError(.unsupported, "the software authenticator cannot create \(algorithm) credentials")
         }
         let random = SystemRandom()
         return SoftwareCredential(

@@ -29,38 +29,37 @@ import WebAuthnVectors
     }
 
     @Test func statementSyntaxIsChecked() throws {
-        #expect(try outcome(Self.deviceCase) { try $0.setStatementMember("ver", to: .text("1")) }.error == "attestation.malformedStatement")
-        #expect(try outcome(Self.deviceCase) { try $0.setStatementMember("x5c", to: nil) }.error == "attestation.malformedStatement")
-        #expect(try outcome(Self.deviceCase) { try $0.setStatementMember("sig", to: nil) }.error == "attestation.malformedStatement")
+        #expect(try outcome(Self.deviceCase) { try $0.setStatementMember("ver", to: .text("1")) }.errorCode == .malformedStatement)
+        #expect(try outcome(Self.deviceCase) { try $0.setStatementMember("x5c", to: nil) }.errorCode == .malformedStatement)
+        #expect(try outcome(Self.deviceCase) { try $0.setStatementMember("sig", to: nil) }.errorCode == .malformedStatement)
     }
 
     @Test(arguments: [deviceCase, specCase])
     func signatureMustVerify(id: String) throws {
         let result = try outcome(id) { try $0.editStatementBytes("sig") { bytes in bytes[bytes.count - 1] ^= 0x01 } }
-        #expect(result.error == "attestation.invalidSignature")
+        #expect(result.errorCode == .attestationInvalidSignature)
     }
 
     @Test func firstCertificateMustHoldTheCredentialKey() throws {
         let otherChain = try EditableVectorCase(Self.specCase).statement()["x5c"]
         let result = try outcome(Self.deviceCase) { try $0.setStatementMember("x5c", to: otherChain) }
-        #expect(result.error == "attestation.publicKeyMismatch")
+        #expect(result.errorCode == .publicKeyMismatch)
     }
 
     @Test(arguments: [deviceCase, specCase])
     func attestationChallengeMustBeClientDataHash(id: String) throws {
         let result = try outcome(id) { try $0.changeClientDataHash() }
-        #expect(result.error == "attestation.androidKeyChallengeMismatch")
+        #expect(result.errorCode == .androidKeyChallengeMismatch)
     }
 
     @Test func chainMustReachTheTrustAnchor() throws {
         let result = try outcome(Self.deviceCase) { $0.set("trustAnchors", to: [TPMTestCertificates.pem(TPMTestCertificates.valid)]) }
-        #expect(result.error == "attestation.certificateChainUntrusted")
+        #expect(result.errorCode == .certificateChainUntrusted)
     }
 
     @Test func certificateWithoutTheExtensionIsRefused() throws {
         let certificate = try TPMTestCertificates.certificate(TPMTestCertificates.valid)
-        #expect(throws: WebAuthnError("attestation.androidKeyDescriptionMissing", "credential certificate has no Android key attestation extension"))
-        {
+        #expect(throws: WebAuthnError(.androidKeyDescriptionMissing, "credential certificate has no Android key attestation extension")) {
             try AndroidKeyDescription(certificate: certificate)
         }
     }
@@ -116,7 +115,7 @@ import WebAuthnVectors
         #expect {
             try AndroidKeyDescription(der: der)
         } throws: { error in
-            (error as? WebAuthnError)?.code == "attestation.androidKeyDescriptionMalformed"
+            (error as? WebAuthnError)?.code == .androidKeyDescriptionMalformed
         }
     }
 
@@ -130,7 +129,7 @@ import WebAuthnVectors
         software: AndroidKeyDescription.AuthorizationList,
         tee: AndroidKeyDescription.AuthorizationList,
         acceptingSoftwareEnforced: Bool = true
-    ) -> String? {
+    ) -> WebAuthnError.Code? {
         let description = AndroidKeyDescription(attestationChallenge: [], softwareEnforced: software, teeEnforced: tee)
         do {
             try AndroidKeyAttestation.checkAuthorizations(description, acceptingSoftwareEnforced: acceptingSoftwareEnforced)
@@ -141,25 +140,25 @@ import WebAuthnVectors
     }
 
     @Test func allApplicationsMustBeAbsentFromBothLists() {
-        #expect(code(software: list(allApplications: true), tee: list()) == "attestation.androidKeyAllApplications")
-        #expect(code(software: list(), tee: list(allApplications: true)) == "attestation.androidKeyAllApplications")
-        #expect(code(software: list(allApplications: true), tee: list(), acceptingSoftwareEnforced: false) == "attestation.androidKeyAllApplications")
+        #expect(code(software: list(allApplications: true), tee: list()) == .androidKeyAllApplications)
+        #expect(code(software: list(), tee: list(allApplications: true)) == .androidKeyAllApplications)
+        #expect(code(software: list(allApplications: true), tee: list(), acceptingSoftwareEnforced: false) == .androidKeyAllApplications)
     }
 
     @Test func originMustBeGenerated() {
-        #expect(code(software: list(origin: nil), tee: list(origin: 2)) == "attestation.androidKeyOriginNotGenerated")
-        #expect(code(software: list(origin: 2), tee: list(origin: nil)) == "attestation.androidKeyOriginNotGenerated")
+        #expect(code(software: list(origin: nil), tee: list(origin: 2)) == .androidKeyOriginNotGenerated)
+        #expect(code(software: list(origin: 2), tee: list(origin: nil)) == .androidKeyOriginNotGenerated)
         // TEE-only policy: the software list is not consulted.
         #expect(code(software: list(origin: 2), tee: list(origin: 0), acceptingSoftwareEnforced: false) == nil)
     }
 
     @Test func purposeMustContainSign() {
-        #expect(code(software: list(purposes: nil), tee: list(purposes: [3])) == "attestation.androidKeyPurposeNotSign")
-        #expect(code(software: list(purposes: [3]), tee: list(purposes: [])) == "attestation.androidKeyPurposeNotSign")
+        #expect(code(software: list(purposes: nil), tee: list(purposes: [3])) == .androidKeyPurposeNotSign)
+        #expect(code(software: list(purposes: [3]), tee: list(purposes: [])) == .androidKeyPurposeNotSign)
         // Union policy: SIGN in the software list is enough; TEE-only policy: it is not.
         #expect(code(software: list(purposes: [2]), tee: list(purposes: [3])) == nil)
         #expect(
-            code(software: list(purposes: [2]), tee: list(purposes: [3]), acceptingSoftwareEnforced: false) == "attestation.androidKeyPurposeNotSign"
+            code(software: list(purposes: [2]), tee: list(purposes: [3]), acceptingSoftwareEnforced: false) == .androidKeyPurposeNotSign
         )
     }
 

@@ -44,23 +44,23 @@ import WebAuthnVectors
     }
 
     @Test func statementSyntaxIsChecked() throws {
-        #expect(try outcome(Self.chromeCase) { try $0.setStatementMember("ver", to: .text("")) }.error == "attestation.malformedStatement")
-        #expect(try outcome(Self.chromeCase) { try $0.setStatementMember("ver", to: nil) }.error == "attestation.malformedStatement")
-        #expect(try outcome(Self.chromeCase) { try $0.setStatementMember("response", to: .text("a.b.c")) }.error == "attestation.malformedStatement")
-        #expect(try outcome(Self.chromeCase) { try $0.setStatementMember("sig", to: .bytes([])) }.error == "attestation.malformedStatement")
+        #expect(try outcome(Self.chromeCase) { try $0.setStatementMember("ver", to: .text("")) }.errorCode == .malformedStatement)
+        #expect(try outcome(Self.chromeCase) { try $0.setStatementMember("ver", to: nil) }.errorCode == .malformedStatement)
+        #expect(try outcome(Self.chromeCase) { try $0.setStatementMember("response", to: .text("a.b.c")) }.errorCode == .malformedStatement)
+        #expect(try outcome(Self.chromeCase) { try $0.setStatementMember("sig", to: .bytes([])) }.errorCode == .malformedStatement)
     }
 
     @Test func responseMustBeACompactJWSWithACertificateChain() throws {
         let twoParts = try outcome(Self.chromeCase) { try editJWS(&$0) { parts in parts.removeLast() } }
-        #expect(twoParts.error == "attestation.safetyNetMalformedResponse")
+        #expect(twoParts.errorCode == .safetyNetMalformedResponse)
         let headerWithoutChain = try outcome(Self.chromeCase) {
             try editJWS(&$0) { parts in parts[0] = Base64URL.encode(Array(#"{"alg":"RS256"}"#.utf8)) }
         }
-        #expect(headerWithoutChain.error == "attestation.safetyNetMalformedResponse")
+        #expect(headerWithoutChain.errorCode == .safetyNetMalformedResponse)
         let emptyChain = try outcome(Self.chromeCase) {
             try editJWS(&$0) { parts in parts[0] = Base64URL.encode(Array(#"{"alg":"RS256","x5c":[]}"#.utf8)) }
         }
-        #expect(emptyChain.error == "attestation.safetyNetMalformedResponse")
+        #expect(emptyChain.errorCode == .safetyNetMalformedResponse)
     }
 
     @Test func jwsSignatureMustVerify() throws {
@@ -69,14 +69,14 @@ import WebAuthnVectors
                 parts[2] = (parts[2].first == "A" ? "B" : "A") + parts[2].dropFirst()
             }
         }
-        #expect(flipped.error == "attestation.invalidSignature")
+        #expect(flipped.errorCode == .attestationInvalidSignature)
         let payloadChanged = try outcome(Self.chromeCase) {
             try editJWS(&$0) { parts in
                 let payload = String(decoding: Base64URL.decodeLenient(parts[1]) ?? [], as: UTF8.self)
                 parts[1] = Base64URL.encode(Array(payload.replacingOccurrences(of: "com.google.android.gms", with: "com.example.attacker").utf8))
             }
         }
-        #expect(payloadChanged.error == "attestation.invalidSignature")
+        #expect(payloadChanged.errorCode == .attestationInvalidSignature)
     }
 
     @Test func unknownJWSAlgorithmIsRefused() throws {
@@ -86,30 +86,30 @@ import WebAuthnVectors
                 parts[0] = Base64URL.encode(Array(header.replacingOccurrences(of: "RS256", with: "HS256").utf8))
             }
         }
-        #expect(result.error == "attestation.invalidSignature")
+        #expect(result.errorCode == .attestationInvalidSignature)
     }
 
     @Test func signingCertificateMustBeIssuedToAttestAndroidCom() throws {
         #expect(
-            try EditableVectorCase("java-webauthn-server/android-safetynet/wrong-hostname").run().error == "attestation.safetyNetHostnameMismatch"
+            try EditableVectorCase("java-webauthn-server/android-safetynet/wrong-hostname").run().errorCode == .safetyNetHostnameMismatch
         )
     }
 
     @Test(arguments: [chromeCase, freshCase])
     func nonceMustHashAuthenticatorDataAndClientData(id: String) throws {
-        #expect(try outcome(id) { try $0.changeClientDataHash() }.error == "attestation.safetyNetNonceMismatch")
+        #expect(try outcome(id) { try $0.changeClientDataHash() }.errorCode == .safetyNetNonceMismatch)
     }
 
     @Test func ctsProfileMatchIsRequiredWhenEnforced() throws {
-        #expect(try EditableVectorCase("simplewebauthn/android-safetynet-cts-fail-enforced").run().error == "attestation.safetyNetCTSProfileMismatch")
-        #expect(try outcome(Self.freshCase) { $0.set("safetyNetEnforceCTS", to: true) }.error == "attestation.safetyNetCTSProfileMismatch")
-        #expect(try outcome(Self.freshCase) { $0.set("safetyNetEnforceCTS", to: nil) }.error == "attestation.safetyNetCTSProfileMismatch")
+        #expect(try EditableVectorCase("simplewebauthn/android-safetynet-cts-fail-enforced").run().errorCode == .safetyNetCTSProfileMismatch)
+        #expect(try outcome(Self.freshCase) { $0.set("safetyNetEnforceCTS", to: true) }.errorCode == .safetyNetCTSProfileMismatch)
+        #expect(try outcome(Self.freshCase) { $0.set("safetyNetEnforceCTS", to: nil) }.errorCode == .safetyNetCTSProfileMismatch)
     }
 
     @Test(arguments: [-61.0, 61.0])
     func timestampOutsideTheWindowIsRefused(offset: Double) throws {
         let result = try outcome(Self.freshCase) { $0.set("verifyAt", to: iso8601(Self.freshTimestamp.addingTimeInterval(offset))) }
-        #expect(result.error == "attestation.safetyNetTimestampOutOfRange")
+        #expect(result.errorCode == .safetyNetTimestampOutOfRange)
     }
 
     @Test(arguments: [-59.0, 59.0])
@@ -120,14 +120,14 @@ import WebAuthnVectors
 
     @Test func staleResponsesAreRefusedUnlessTheCheckIsOff() throws {
         #expect(
-            try EditableVectorCase("simplewebauthn/android-safetynet-2019-stale-timestamp").run().error == "attestation.safetyNetTimestampOutOfRange"
+            try EditableVectorCase("simplewebauthn/android-safetynet-2019-stale-timestamp").run().errorCode == .safetyNetTimestampOutOfRange
         )
-        #expect(try EditableVectorCase("webauthn-rs/android-safetynet-not-supported").run().error == "attestation.safetyNetTimestampOutOfRange")
-        #expect(try outcome(Self.chromeCase) { $0.set("ignoreSafetyNetTimestamp", to: nil) }.error == "attestation.safetyNetTimestampOutOfRange")
+        #expect(try EditableVectorCase("webauthn-rs/android-safetynet-not-supported").run().errorCode == .safetyNetTimestampOutOfRange)
+        #expect(try outcome(Self.chromeCase) { $0.set("ignoreSafetyNetTimestamp", to: nil) }.errorCode == .safetyNetTimestampOutOfRange)
     }
 
     @Test func chainMustReachTheTrustAnchor() throws {
         let result = try outcome(Self.chromeCase) { $0.set("trustAnchors", to: [TPMTestCertificates.pem(TPMTestCertificates.valid)]) }
-        #expect(result.error == "attestation.certificateChainUntrusted")
+        #expect(result.errorCode == .certificateChainUntrusted)
     }
 }

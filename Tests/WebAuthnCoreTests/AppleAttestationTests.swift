@@ -21,7 +21,7 @@ struct AppleAttestationTests {
         _ credential: SoftwareCredential,
         key: PublicKey? = nil,
         extensions: ([UInt8]) -> [CertificateBuilder.Extension]
-    ) throws -> String? {
+    ) throws -> WebAuthnError.Code? {
         let certificates = try AttestationCertificates.make(at: Fixture.now)
         let options = RegistrationOptions(attestation: .apple(certificates))
         let parts = try Fixture.authenticator.registrationParts(credential, challenge: Fixture.challenge, options: options)
@@ -64,7 +64,7 @@ struct AppleAttestationTests {
             attestation: .apple(certificates),
             mutation: ResponseMutation(attestationStatement: Self.setting("sig", to: .bytes([1])))
         )
-        #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == "attestation.malformedStatement")
+        #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == .malformedStatement)
     }
 
     @Test func missingX5cFails() throws {
@@ -73,24 +73,24 @@ struct AppleAttestationTests {
             attestation: .apple(certificates),
             mutation: ResponseMutation(attestationStatement: Self.setting("x5c", to: nil))
         )
-        #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == "attestation.malformedStatement")
+        #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == .malformedStatement)
     }
 
     @Test func authenticatorDataChangedAfterCertificationFails() throws {
         let certificates = try AttestationCertificates.make(at: Fixture.now)
         let options = RegistrationOptions(attestation: .apple(certificates), mutation: ResponseMutation(signedAuthenticatorData: { $0[36] ^= 0x01 }))
-        #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == "attestation.appleNonceMismatch")
+        #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == .appleNonceMismatch)
     }
 
     @Test func missingNonceExtensionFails() throws {
-        #expect(try Self.replacedCertificateFailure(try SoftwareCredential.generate(.es256)) { _ in [] } == "attestation.appleNonceMissing")
+        #expect(try Self.replacedCertificateFailure(try SoftwareCredential.generate(.es256)) { _ in [] } == .appleNonceMissing)
     }
 
     @Test func nonceOfAnotherResponseFails() throws {
         let failure = try Self.replacedCertificateFailure(try SoftwareCredential.generate(.es256)) { nonce in
             [AttestationCertificates.appleNonceExtension(nonce.map { $0 ^ 0x5A })]
         }
-        #expect(failure == "attestation.appleNonceMismatch")
+        #expect(failure == .appleNonceMismatch)
     }
 
     @Test(
@@ -100,7 +100,7 @@ struct AppleAttestationTests {
         let failure = try Self.replacedCertificateFailure(try SoftwareCredential.generate(.es256)) { nonce in
             [CertificateBuilder.Extension(oid: "1.2.840.113635.100.8.2", critical: false, value: prefix + nonce)]
         }
-        #expect(failure == "attestation.appleNonceMismatch")
+        #expect(failure == .appleNonceMismatch)
     }
 
     @Test func certificateForAnotherKeyFails() throws {
@@ -108,7 +108,7 @@ struct AppleAttestationTests {
         let failure = try Self.replacedCertificateFailure(try SoftwareCredential.generate(.es256), key: other.publicKey) { nonce in
             [AttestationCertificates.appleNonceExtension(nonce)]
         }
-        #expect(failure == "attestation.publicKeyMismatch")
+        #expect(failure == .publicKeyMismatch)
     }
 
     @Test func certificateChainUntrustedByTheConfiguredAnchorsFails() throws {
@@ -120,6 +120,6 @@ struct AppleAttestationTests {
         )
         let stranger = try AttestationCertificates.make(at: Fixture.now)
         let expectations = RegistrationExpectations(challenge: Fixture.challenge, trustAnchors: [stranger.root])
-        #expect(Fixture.registrationFailure(response, expectations: expectations) == "attestation.certificateChainUntrusted")
+        #expect(Fixture.registrationFailure(response, expectations: expectations) == .certificateChainUntrusted)
     }
 }

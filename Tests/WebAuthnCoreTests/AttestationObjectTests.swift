@@ -13,7 +13,7 @@ struct AttestationObjectTests {
         try Fixture.authenticator.registrationParts(try SoftwareCredential.generate(.es256), challenge: Fixture.challenge).authenticatorData
     }
 
-    static func code(_ bytes: [UInt8]) -> String? {
+    static func code(_ bytes: [UInt8]) -> WebAuthnError.Code? {
         Fixture.failureCode { _ = try AttestationObject(bytes: bytes) }
     }
 
@@ -38,39 +38,39 @@ struct AttestationObjectTests {
 
     @Test(arguments: [[], [0xFF], [0xA3], [0xA0, 0xA0]] as [[UInt8]])
     func bytesThatAreNotOneCBORItemFail(bytes: [UInt8]) {
-        #expect(Self.code(bytes) == "attestationObject.malformed")
+        #expect(Self.code(bytes) == .attestationObjectMalformed)
     }
 
     @Test func aCBORItemThatIsNotAMapFails() {
-        #expect(Self.code(CBOREncoder.encode(.array([.text("none")]))) == "attestationObject.malformed")
+        #expect(Self.code(CBOREncoder.encode(.array([.text("none")]))) == .attestationObjectMalformed)
     }
 
     @Test(arguments: [CBORValue?.none, CBORValue(1), .bytes(Array("none".utf8))])
     func formatMustBeText(format: CBORValue?) throws {
         var entries: [(String, CBORValue)] = [("attStmt", .map([])), ("authData", .bytes(try Self.authenticatorData()))]
         if let format { entries.append(("fmt", format)) }
-        #expect(Self.code(Self.object(entries)) == "attestationObject.missingFormat")
+        #expect(Self.code(Self.object(entries)) == .missingFormat)
     }
 
     @Test(arguments: [CBORValue?.none, .array([]), .null])
     func statementMustBeAMap(statement: CBORValue?) throws {
         var entries: [(String, CBORValue)] = [("fmt", .text("none")), ("authData", .bytes(try Self.authenticatorData()))]
         if let statement { entries.append(("attStmt", statement)) }
-        #expect(Self.code(Self.object(entries)) == "attestationObject.missingStatement")
+        #expect(Self.code(Self.object(entries)) == .missingStatement)
     }
 
     @Test(arguments: [CBORValue?.none, .text("AAAA"), .array([])])
     func authenticatorDataMustBeAByteString(authenticatorData: CBORValue?) {
         var entries: [(String, CBORValue)] = [("fmt", .text("none")), ("attStmt", .map([]))]
         if let authenticatorData { entries.append(("authData", authenticatorData)) }
-        #expect(Self.code(Self.object(entries)) == "attestationObject.missingAuthenticatorData")
+        #expect(Self.code(Self.object(entries)) == .missingAuthenticatorData)
     }
 
     @Test func extraMembersFail() throws {
         let entries: [(String, CBORValue)] = [
             ("fmt", .text("none")), ("attStmt", .map([])), ("authData", .bytes(try Self.authenticatorData())), ("epAtt", .boolean(true)),
         ]
-        #expect(Self.code(Self.object(entries)) == "attestationObject.malformed")
+        #expect(Self.code(Self.object(entries)) == .attestationObjectMalformed)
     }
 
     @Test func duplicateMembersFail() throws {
@@ -78,17 +78,17 @@ struct AttestationObjectTests {
         let entries: [(String, CBORValue)] = [
             ("fmt", .text("none")), ("attStmt", .map([])), ("authData", .bytes(authenticatorData)), ("fmt", .text("none")),
         ]
-        #expect(Self.code(Self.object(entries)) == "attestationObject.malformed")
+        #expect(Self.code(Self.object(entries)) == .attestationObjectMalformed)
     }
 
     @Test func authenticatorDataErrorsKeepTheirCode() {
         #expect(
-            Self.code(Self.object([("fmt", .text("none")), ("attStmt", .map([])), ("authData", .bytes([0x00]))])) == "authenticatorData.tooShort"
+            Self.code(Self.object([("fmt", .text("none")), ("attStmt", .map([])), ("authData", .bytes([0x00]))])) == .authenticatorDataTooShort
         )
     }
 
     @Test func bytesAfterTheObjectFailTheRegistration() throws {
         let options = RegistrationOptions(mutation: ResponseMutation(attestationObject: { $0.append(0x00) }))
-        #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == "attestationObject.malformed")
+        #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == .attestationObjectMalformed)
     }
 }

@@ -50,14 +50,14 @@ struct AuthenticationCeremonyTests {
         let credential = try SoftwareCredential.generate(.es256)
         var response = try Fixture.authenticator.authenticate(credential, challenge: Fixture.challenge)
         response.type = "public-key "
-        #expect(Fixture.authenticationFailure(response, expectations: try expectations(for: credential)) == "response.invalidType")
+        #expect(Fixture.authenticationFailure(response, expectations: try expectations(for: credential)) == .responseInvalidType)
     }
 
     @Test func idMustEqualRawId() throws {
         let credential = try SoftwareCredential.generate(.es256)
         var response = try Fixture.authenticator.authenticate(credential, challenge: Fixture.challenge)
         response.id = Base64URL.encode(credential.id + [0])
-        #expect(Fixture.authenticationFailure(response, expectations: try expectations(for: credential)) == "response.idMismatch")
+        #expect(Fixture.authenticationFailure(response, expectations: try expectations(for: credential)) == .idMismatch)
     }
 
     @Test(arguments: ["rawId", "userHandle", "clientDataJSON", "authenticatorData", "signature"])
@@ -73,14 +73,14 @@ struct AuthenticationCeremonyTests {
         case "authenticatorData": response.response.authenticatorData = " " + response.response.authenticatorData
         default: response.response.signature += "\n"
         }
-        #expect(Fixture.authenticationFailure(response, expectations: try expectations(for: credential)) == "response.invalidEncoding")
+        #expect(Fixture.authenticationFailure(response, expectations: try expectations(for: credential)) == .responseInvalidEncoding)
     }
 
     @Test func credentialMustBeInAllowCredentials() throws {
         let credential = try SoftwareCredential.generate(.es256)
         let response = try Fixture.authenticator.authenticate(credential, challenge: Fixture.challenge)
         let excluding = try expectations(for: credential, allowed: [[1, 2, 3], [4, 5, 6]])
-        #expect(Fixture.authenticationFailure(response, expectations: excluding) == "credential.notAllowed")
+        #expect(Fixture.authenticationFailure(response, expectations: excluding) == .credentialNotAllowed)
     }
 
     @Test func rawIdMustBeTheStoredCredential() throws {
@@ -88,14 +88,14 @@ struct AuthenticationCeremonyTests {
         let response = try Fixture.authenticator.authenticate(credential, challenge: Fixture.challenge)
         var stored = try expectations(for: credential)
         stored.credential.id = credential.id.reversed()
-        #expect(Fixture.authenticationFailure(response, expectations: stored) == "credential.unknown")
+        #expect(Fixture.authenticationFailure(response, expectations: stored) == .credentialUnknown)
     }
 
     @Test func identifiedUserMustOwnTheCredential() throws {
         let credential = try SoftwareCredential.generate(.es256)
         let response = try Fixture.authenticator.authenticate(credential, challenge: Fixture.challenge)
         let otherUser = try expectations(for: credential, identifiedUser: [UInt8](repeating: 1, count: 32))
-        #expect(Fixture.authenticationFailure(response, expectations: otherUser) == "credential.wrongUser")
+        #expect(Fixture.authenticationFailure(response, expectations: otherUser) == .wrongUser)
     }
 
     @Test func userHandleMustBeTheIdentifiedUser() throws {
@@ -106,7 +106,7 @@ struct AuthenticationCeremonyTests {
             options: AssertionOptions(userHandle: [UInt8](repeating: 2, count: 32))
         )
         let identified = try expectations(for: credential, identifiedUser: credential.userHandle)
-        #expect(Fixture.authenticationFailure(response, expectations: identified) == "credential.userHandleMismatch")
+        #expect(Fixture.authenticationFailure(response, expectations: identified) == .userHandleMismatch)
     }
 
     @Test func identifiedUserMayOmitUserHandle() throws {
@@ -129,7 +129,7 @@ struct AuthenticationCeremonyTests {
             options: AssertionOptions(omitsUserHandle: true)
         )
         if sendsEmptyText { response.response.userHandle = "" }
-        #expect(Fixture.authenticationFailure(response, expectations: try expectations(for: credential)) == "credential.missingUserHandle")
+        #expect(Fixture.authenticationFailure(response, expectations: try expectations(for: credential)) == .missingUserHandle)
     }
 
     @Test func discoverableUserHandleMustOwnTheCredential() throws {
@@ -139,40 +139,40 @@ struct AuthenticationCeremonyTests {
             challenge: Fixture.challenge,
             options: AssertionOptions(userHandle: [UInt8](repeating: 3, count: 32))
         )
-        #expect(Fixture.authenticationFailure(response, expectations: try expectations(for: credential)) == "credential.userHandleMismatch")
+        #expect(Fixture.authenticationFailure(response, expectations: try expectations(for: credential)) == .userHandleMismatch)
     }
 
     @Test func clientDataTypeMustBeWebAuthnGet() throws {
         let options = AssertionOptions(clientData: ClientDataTemplate(type: "webauthn.create"))
-        #expect(try Fixture.authenticationFailure(try SoftwareCredential.generate(.es256), options: options) == "clientData.typeMismatch")
+        #expect(try Fixture.authenticationFailure(try SoftwareCredential.generate(.es256), options: options) == .typeMismatch)
     }
 
     @Test func clientDataChallengeMustBeTheIssuedOne() throws {
         let options = AssertionOptions(clientData: ClientDataTemplate(type: "webauthn.get", challenge: Base64URL.encode([1, 2, 3])))
-        #expect(try Fixture.authenticationFailure(try SoftwareCredential.generate(.es256), options: options) == "clientData.challengeMismatch")
+        #expect(try Fixture.authenticationFailure(try SoftwareCredential.generate(.es256), options: options) == .challengeMismatch)
     }
 
     @Test func attestedCredentialDataInAnAssertionFails() throws {
         let options = AssertionOptions(flags: [.userPresent, .userVerified, .attestedCredentialData], includesAttestedCredentialData: true)
         #expect(
-            try Fixture.authenticationFailure(try SoftwareCredential.generate(.es256), options: options) == "authenticatorData.unexpectedCredential"
+            try Fixture.authenticationFailure(try SoftwareCredential.generate(.es256), options: options) == .unexpectedCredential
         )
     }
 
     @Test func rpIdHashMustBeTheRelyingPartyID() throws {
         let options = AssertionOptions(relyingPartyIDHash: DigestAlgorithm.sha256.hash(Array("example.org".utf8)))
-        #expect(try Fixture.authenticationFailure(try SoftwareCredential.generate(.es256), options: options) == "authenticatorData.rpIdHashMismatch")
+        #expect(try Fixture.authenticationFailure(try SoftwareCredential.generate(.es256), options: options) == .relyingPartyIDHashMismatch)
     }
 
     @Test func userPresenceIsRequired() throws {
         let options = AssertionOptions(flags: [.userVerified])
-        #expect(try Fixture.authenticationFailure(try SoftwareCredential.generate(.es256), options: options) == "authenticatorData.userNotPresent")
+        #expect(try Fixture.authenticationFailure(try SoftwareCredential.generate(.es256), options: options) == .userNotPresent)
     }
 
     @Test func userVerificationRequiredNeedsUV() throws {
         let credential = try SoftwareCredential.generate(.es256)
         let options = AssertionOptions(flags: [.userPresent])
-        #expect(try Fixture.authenticationFailure(credential, options: options, userVerification: .required) == "authenticatorData.userNotVerified")
+        #expect(try Fixture.authenticationFailure(credential, options: options, userVerification: .required) == .userNotVerified)
         #expect(try Fixture.authenticationFailure(credential, options: options, userVerification: .preferred) == nil)
         #expect(try Fixture.authenticationFailure(credential, options: AssertionOptions(), userVerification: .required) == nil)
     }
@@ -181,7 +181,7 @@ struct AuthenticationCeremonyTests {
         let options = AssertionOptions(flags: [.userPresent, .userVerified, .backupState])
         #expect(
             try Fixture.authenticationFailure(try SoftwareCredential.generate(.es256), options: options)
-                == "authenticatorData.backupStateWithoutEligibility"
+                == .backupStateWithoutEligibility
         )
     }
 
@@ -204,7 +204,7 @@ struct AuthenticationCeremonyTests {
             options: AssertionOptions(clientData: ClientDataTemplate(type: "webauthn.get", extraMembers: [("other", "1")]))
         )
         response.response.clientDataJSON = other.response.clientDataJSON
-        #expect(Fixture.authenticationFailure(response, expectations: try expectations(for: credential)) == "assertion.invalidSignature")
+        #expect(Fixture.authenticationFailure(response, expectations: try expectations(for: credential)) == .assertionInvalidSignature)
     }
 
     @Test func signatureByAnotherKeyFails() throws {
@@ -213,7 +213,7 @@ struct AuthenticationCeremonyTests {
         let impostor = try SoftwareCredential.generate(.es256)
         var stored = try expectations(for: credential)
         stored.credential.publicKey = try COSEKey(bytes: try impostor.coseKey())
-        #expect(Fixture.authenticationFailure(response, expectations: stored) == "assertion.invalidSignature")
+        #expect(Fixture.authenticationFailure(response, expectations: stored) == .assertionInvalidSignature)
     }
 
     @Test(arguments: [
@@ -223,14 +223,14 @@ struct AuthenticationCeremonyTests {
     ])
     func bytesChangedAfterSigningFail(mutation: ResponseMutation) throws {
         let options = AssertionOptions(mutation: mutation)
-        #expect(try Fixture.authenticationFailure(try SoftwareCredential.generate(.eddsa), options: options) == "assertion.invalidSignature")
+        #expect(try Fixture.authenticationFailure(try SoftwareCredential.generate(.eddsa), options: options) == .assertionInvalidSignature)
     }
 
     @Test(arguments: counterRules)
     func signatureCounterMustIncrease(rule: SignCountRule) throws {
         let options = AssertionOptions(signCount: rule.received)
         let failure = try Fixture.authenticationFailure(try SoftwareCredential.generate(.es256), options: options, storedSignCount: rule.stored)
-        #expect(failure == (rule.accepted ? nil : "authenticatorData.signCountNotIncreased"))
+        #expect(failure == (rule.accepted ? nil : .signCountNotIncreased))
     }
 
     @Test func extensionsWithTheEDFlagAreAccepted() throws {
@@ -240,6 +240,6 @@ struct AuthenticationCeremonyTests {
         #expect(try Fixture.authenticationFailure(credential, options: options) == nil)
         var withoutFlag = options
         withoutFlag.flags.remove(.extensionData)
-        #expect(try Fixture.authenticationFailure(credential, options: withoutFlag) == "authenticatorData.trailingBytes")
+        #expect(try Fixture.authenticationFailure(credential, options: withoutFlag) == .authenticatorDataTrailingBytes)
     }
 }

@@ -18,7 +18,7 @@ struct AuthenticatorDataTests {
         RegistrationOptions.testAAGUID + [UInt8(id.count >> 8), UInt8(id.count & 0xFF)] + id + key
     }
 
-    static func code(_ bytes: [UInt8]) -> String? {
+    static func code(_ bytes: [UInt8]) -> WebAuthnError.Code? {
         CeremonyFixture.failureCode { _ = try AuthenticatorData(bytes: bytes) }
     }
 
@@ -33,7 +33,7 @@ struct AuthenticatorDataTests {
 
     @Test(arguments: [0, 1, 36])
     func fewerThan37BytesFail(length: Int) {
-        #expect(Self.code(Array(Self.header(flags: [.userPresent]).prefix(length))) == "authenticatorData.tooShort")
+        #expect(Self.code(Array(Self.header(flags: [.userPresent]).prefix(length))) == .authenticatorDataTooShort)
     }
 
     @Test func attestedCredentialDataIsRead() throws {
@@ -49,23 +49,23 @@ struct AuthenticatorDataTests {
     @Test(arguments: [0, 17])
     func truncatedAttestedCredentialDataFails(following: Int) {
         let bytes = Self.header(flags: [.userPresent, .attestedCredentialData]) + [UInt8](repeating: 0, count: following)
-        #expect(Self.code(bytes) == "authenticatorData.truncated")
+        #expect(Self.code(bytes) == .authenticatorDataTruncated)
     }
 
     @Test func credentialIDLongerThanTheRestFails() {
         let bytes = Self.header(flags: [.userPresent, .attestedCredentialData]) + RegistrationOptions.testAAGUID + [0x00, 0x20] + [1, 2, 3]
-        #expect(Self.code(bytes) == "authenticatorData.truncated")
+        #expect(Self.code(bytes) == .authenticatorDataTruncated)
     }
 
     @Test(arguments: [[UInt8](), [0xFF], [0xA1, 0x01], [0x1C]])
     func malformedCredentialPublicKeyFails(key: [UInt8]) {
         let bytes = Self.header(flags: [.userPresent, .attestedCredentialData]) + Self.attestedCredentialData(key: key)
-        #expect(Self.code(bytes) == "authenticatorData.malformedPublicKey")
+        #expect(Self.code(bytes) == .malformedPublicKey)
     }
 
     @Test func invalidCOSEKeyFailsWithItsOwnCode() {
         let bytes = Self.header(flags: [.userPresent, .attestedCredentialData]) + Self.attestedCredentialData(key: CBOREncoder.encode(.map([])))
-        #expect(Self.code(bytes) == "coseKey.unsupportedKeyType")
+        #expect(Self.code(bytes) == .unsupportedKeyType)
     }
 
     @Test func extensionsAreRead() throws {
@@ -86,23 +86,23 @@ struct AuthenticatorDataTests {
     }
 
     @Test func extensionFlagWithoutExtensionsFails() {
-        #expect(Self.code(Self.header(flags: [.userPresent, .extensionData])) == "authenticatorData.missingExtensions")
+        #expect(Self.code(Self.header(flags: [.userPresent, .extensionData])) == .missingExtensions)
     }
 
     @Test(arguments: [[0x01], [0x80], [0xFF], [0xA1, 0x01]] as [[UInt8]])
     func extensionsThatAreNotAWellFormedMapFail(extensions: [UInt8]) {
-        #expect(Self.code(Self.header(flags: [.userPresent, .extensionData]) + extensions) == "authenticatorData.malformedExtensions")
+        #expect(Self.code(Self.header(flags: [.userPresent, .extensionData]) + extensions) == .malformedExtensions)
     }
 
     @Test(arguments: [[0x00], [0xA0], [0xA0, 0xA0]] as [[UInt8]])
     func bytesNotAnnouncedByTheFlagsFail(trailing: [UInt8]) {
         let flags: AuthenticatorFlags = trailing.count == 2 ? [.userPresent, .extensionData] : [.userPresent]
-        #expect(Self.code(Self.header(flags: flags) + trailing) == "authenticatorData.trailingBytes")
+        #expect(Self.code(Self.header(flags: flags) + trailing) == .authenticatorDataTrailingBytes)
     }
 
     @Test func bytesAfterTheCredentialPublicKeyFail() throws {
         let credential = try SoftwareCredential.generate(.es256)
         let bytes = Self.header(flags: [.userPresent, .attestedCredentialData]) + Self.attestedCredentialData(key: try credential.coseKey()) + [0xF6]
-        #expect(Self.code(bytes) == "authenticatorData.trailingBytes")
+        #expect(Self.code(bytes) == .authenticatorDataTrailingBytes)
     }
 }

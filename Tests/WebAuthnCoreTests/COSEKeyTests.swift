@@ -6,11 +6,11 @@ import WebAuthnCore
 
 @Suite("RFC 9052/9053 COSE_Key credential public keys")
 struct COSEKeyTests {
-    static func code(_ bytes: [UInt8]) -> String? {
+    static func code(_ bytes: [UInt8]) -> WebAuthnError.Code? {
         CeremonyFixture.failureCode { _ = try COSEKey(bytes: bytes) }
     }
 
-    static func code(_ entries: [(Int64, CBORValue)]) -> String? {
+    static func code(_ entries: [(Int64, CBORValue)]) -> WebAuthnError.Code? {
         code(encode(entries))
     }
 
@@ -46,67 +46,67 @@ struct COSEKeyTests {
 
     @Test(arguments: [[0xFF], [0x80], [0xA1, 0x01], [0xA0, 0x00]] as [[UInt8]])
     func bytesThatAreNotOneCBORItemFail(bytes: [UInt8]) {
-        #expect(Self.code(bytes) == "coseKey.malformed")
+        #expect(Self.code(bytes) == .coseKeyMalformed)
     }
 
     @Test func aCBORItemThatIsNotAMapFails() {
-        #expect(Self.code(CBOREncoder.encode(.array([CBORValue(1), CBORValue(2)]))) == "coseKey.malformed")
+        #expect(Self.code(CBOREncoder.encode(.array([CBORValue(1), CBORValue(2)]))) == .coseKeyMalformed)
     }
 
     @Test(arguments: [CBORValue?.none, CBORValue(4), CBORValue(0), .text("EC2"), CBORValue(-2)])
     func keyTypeMustBeOKPEC2OrRSA(keyType: CBORValue?) throws {
-        #expect(Self.code(Self.replacing(1, with: keyType, in: try Self.entries(.es256))) == "coseKey.unsupportedKeyType")
+        #expect(Self.code(Self.replacing(1, with: keyType, in: try Self.entries(.es256))) == .unsupportedKeyType)
     }
 
     @Test(arguments: [CBORValue?.none, .text("ES256"), .bytes([0xF9])])
     func algorithmMustBePresentAsAnInteger(algorithm: CBORValue?) throws {
-        #expect(Self.code(Self.replacing(3, with: algorithm, in: try Self.entries(.es256))) == "coseKey.missingAlgorithm")
+        #expect(Self.code(Self.replacing(3, with: algorithm, in: try Self.entries(.es256))) == .missingAlgorithm)
     }
 
     @Test(arguments: [-999, -6, 0, 1, -47])
     func unknownAlgorithmsFail(algorithm: Int64) throws {
-        #expect(Self.code(Self.replacing(3, with: CBORValue(algorithm), in: try Self.entries(.es256))) == "coseKey.unsupportedAlgorithm")
+        #expect(Self.code(Self.replacing(3, with: CBORValue(algorithm), in: try Self.entries(.es256))) == .coseKeyUnsupportedAlgorithm)
     }
 
     @Test(arguments: [(COSEAlgorithm.es256, COSEAlgorithm.rs256), (.es256, .eddsa), (.rs256, .es256), (.ps256, .eddsa)])
     func algorithmMustSuitTheKeyType(key: COSEAlgorithm, claimed: COSEAlgorithm) throws {
         let entries = Self.replacing(3, with: CBORValue(Int64(claimed.rawValue)), in: try Self.entries(key))
-        #expect(Self.code(entries) == "coseKey.algorithmMismatch")
+        #expect(Self.code(entries) == .coseKeyAlgorithmMismatch)
     }
 
     @Test(arguments: [(COSEAlgorithm.es256, Int64?.some(2)), (.es256, nil), (.es256, 6), (.es384, 1), (.es512, 2), (.eddsa, 1), (.eddsa, nil)])
     func curveMustMatchTheAlgorithm(algorithm: COSEAlgorithm, curve: Int64?) throws {
         let entries = Self.replacing(-1, with: curve.map { CBORValue($0) }, in: try Self.entries(algorithm))
-        let expected = algorithm == .eddsa && curve == nil ? "coseKey.malformed" : "coseKey.curveMismatch"
+        let expected: WebAuthnError.Code = algorithm == .eddsa && curve == nil ? .coseKeyMalformed : .curveMismatch
         #expect(Self.code(entries) == expected)
     }
 
     @Test func okpKeyWithAnECDSAAlgorithmFails() throws {
-        #expect(Self.code(Self.replacing(3, with: CBORValue(-7), in: try Self.entries(.eddsa))) == "coseKey.curveMismatch")
+        #expect(Self.code(Self.replacing(3, with: CBORValue(-7), in: try Self.entries(.eddsa))) == .curveMismatch)
     }
 
     @Test func p256PointNotOnTheCurveFails() throws {
         var entries = try Self.entries(.es256)
         let y = try #require(entries.first { $0.0 == -3 }?.1.bytesValue)
         entries = Self.replacing(-3, with: .bytes(y.dropLast() + [y[y.count - 1] ^ 0x01]), in: entries)
-        #expect(Self.code(entries) == "coseKey.invalidKey")
+        #expect(Self.code(entries) == .coseKeyInvalidKey)
     }
 
     @Test(arguments: [31, 33, 0])
     func coordinateOfTheWrongLengthFails(length: Int) throws {
         let entries = Self.replacing(-2, with: .bytes([UInt8](repeating: 0x11, count: length)), in: try Self.entries(.es256))
-        #expect(Self.code(entries) == "coseKey.invalidKey")
+        #expect(Self.code(entries) == .coseKeyInvalidKey)
     }
 
     @Test(arguments: [CBORValue?.none, .boolean(true), CBORValue(1)])
     func ec2KeyNeedsYAsAByteString(y: CBORValue?) throws {
-        #expect(Self.code(Self.replacing(-3, with: y, in: try Self.entries(.es256))) == "coseKey.malformed")
+        #expect(Self.code(Self.replacing(-3, with: y, in: try Self.entries(.es256))) == .coseKeyMalformed)
     }
 
     @Test(arguments: [(COSEAlgorithm.es256, Int64(-4)), (.eddsa, -4), (.rs256, -3)])
     func privateKeyMustNotBePresent(algorithm: COSEAlgorithm, label: Int64) throws {
         let entries = try Self.entries(algorithm) + [(label, CBORValue.bytes([UInt8](repeating: 0x42, count: 32)))]
-        #expect(Self.code(entries) == "coseKey.containsPrivateKey")
+        #expect(Self.code(entries) == .containsPrivateKey)
     }
 
     @Test func rsaKeysBelow2048BitsAreRefused() throws {
@@ -115,30 +115,30 @@ struct COSEKeyTests {
         let entries: [(Int64, CBORValue)] = [
             (1, CBORValue(3)), (3, CBORValue(-257)), (-1, .bytes(components.modulus)), (-2, .bytes(components.exponent)),
         ]
-        #expect(Self.code(entries) == "coseKey.weakKey")
+        #expect(Self.code(entries) == .weakKey)
     }
 
     @Test func rsaKeyNeedsModulusAndExponent() throws {
-        #expect(Self.code(Self.replacing(-2, with: nil, in: try Self.entries(.rs256))) == "coseKey.malformed")
+        #expect(Self.code(Self.replacing(-2, with: nil, in: try Self.entries(.rs256))) == .coseKeyMalformed)
     }
 
     @Test(arguments: [31, 33, 57])
     func ed25519KeyOfTheWrongLengthFails(length: Int) throws {
         let entries = Self.replacing(-2, with: .bytes([UInt8](repeating: 0x22, count: length)), in: try Self.entries(.eddsa))
-        #expect(Self.code(entries) == "coseKey.invalidKey")
+        #expect(Self.code(entries) == .coseKeyInvalidKey)
     }
 
     @Test func ed448CurveWithAnEd25519KeyFails() throws {
-        #expect(Self.code(Self.replacing(-1, with: CBORValue(7), in: try Self.entries(.eddsa))) == "coseKey.invalidKey")
+        #expect(Self.code(Self.replacing(-1, with: CBORValue(7), in: try Self.entries(.eddsa))) == .coseKeyInvalidKey)
     }
 
     @Test(arguments: [[0x01], [0x02], [0x01, 0x00, 0x00], [0x00]] as [[UInt8]])
     func rsaExponentMustBeUsable(exponent: [UInt8]) throws {
-        #expect(Self.code(Self.replacing(-2, with: .bytes(exponent), in: try Self.entries(.rs256))) == "coseKey.invalidKey")
+        #expect(Self.code(Self.replacing(-2, with: .bytes(exponent), in: try Self.entries(.rs256))) == .coseKeyInvalidKey)
     }
 
     @Test func zeroP256PointFails() throws {
         let zero = CBORValue.bytes([UInt8](repeating: 0, count: 32))
-        #expect(Self.code(Self.replacing(-3, with: zero, in: Self.replacing(-2, with: zero, in: try Self.entries(.es256)))) == "coseKey.invalidKey")
+        #expect(Self.code(Self.replacing(-3, with: zero, in: Self.replacing(-2, with: zero, in: try Self.entries(.es256)))) == .coseKeyInvalidKey)
     }
 }

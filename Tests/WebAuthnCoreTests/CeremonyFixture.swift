@@ -1,6 +1,7 @@
 import CryptoCore
 import Foundation
 import TestSupport
+import Testing
 import WebAuthnCore
 
 /// The relying party, challenge and clock every ceremony test uses, and helpers that run a ceremony and
@@ -31,16 +32,17 @@ enum CeremonyFixture {
         try AuthenticationCeremony(relyingParty: relyingParty).verify(response, expecting: expectations)
     }
 
-    /// The code of the `WebAuthnError` that `body` throws; nil when it succeeds. Any other error is reported
-    /// as "unexpected …" so that it never matches an expected code.
-    static func failureCode(_ body: () throws -> Void) -> String? {
+    /// The code of the `WebAuthnError` that `body` throws; nil when it succeeds. Any other error is recorded as an
+    /// issue, so that it never passes for an expected code or a success.
+    static func failureCode(_ body: () throws -> Void) -> WebAuthnError.Code? {
         do {
             try body()
             return nil
         } catch let error as WebAuthnError {
             return error.code
         } catch {
-            return "unexpected \(error)"
+            Issue.record("unexpected \(error)")
+            return nil
         }
     }
 
@@ -49,7 +51,7 @@ enum CeremonyFixture {
         _ response: RegistrationResponseJSON,
         expectations: RegistrationExpectations = RegistrationExpectations(challenge: challenge),
         relyingParty: RelyingParty = relyingParty()
-    ) -> String? {
+    ) -> WebAuthnError.Code? {
         failureCode { _ = try register(response, expectations: expectations, relyingParty: relyingParty) }
     }
 
@@ -58,7 +60,7 @@ enum CeremonyFixture {
         _ response: AuthenticationResponseJSON,
         expectations: AuthenticationExpectations,
         relyingParty: RelyingParty = relyingParty()
-    ) -> String? {
+    ) -> WebAuthnError.Code? {
         failureCode { _ = try authenticate(response, expectations: expectations, relyingParty: relyingParty) }
     }
 
@@ -68,7 +70,7 @@ enum CeremonyFixture {
         options: RegistrationOptions,
         expectations: RegistrationExpectations = RegistrationExpectations(challenge: challenge),
         relyingParty: RelyingParty = relyingParty()
-    ) throws -> String? {
+    ) throws -> WebAuthnError.Code? {
         registrationFailure(
             try authenticator.register(credential, challenge: challenge, options: options),
             expectations: expectations,
@@ -82,7 +84,7 @@ enum CeremonyFixture {
         options: AssertionOptions,
         storedSignCount: UInt32 = 0,
         userVerification: UserVerificationRequirement = .preferred
-    ) throws -> String? {
+    ) throws -> WebAuthnError.Code? {
         let response = try authenticator.authenticate(credential, challenge: challenge, options: options)
         let expectations = AuthenticationExpectations(
             challenge: challenge,

@@ -8,16 +8,16 @@ import WebAuthnCore
 struct CollectedClientDataTests {
     typealias Fixture = CeremonyFixture
 
-    static func code(_ text: String) -> String? {
+    static func code(_ text: String) -> WebAuthnError.Code? {
         code(Array(text.utf8))
     }
 
-    static func code(_ bytes: [UInt8]) -> String? {
+    static func code(_ bytes: [UInt8]) -> WebAuthnError.Code? {
         Fixture.failureCode { _ = try CollectedClientData(bytes: bytes) }
     }
 
     /// The code an assertion with this client data fails with, for a relying party changed by `configure`.
-    static func assertionFailure(_ clientData: ClientDataTemplate, configure: (inout RelyingParty) -> Void = { _ in }) throws -> String? {
+    static func assertionFailure(_ clientData: ClientDataTemplate, configure: (inout RelyingParty) -> Void = { _ in }) throws -> WebAuthnError.Code? {
         let credential = try SoftwareCredential.generate(.es256)
         let response = try Fixture.authenticator.authenticate(
             credential,
@@ -51,16 +51,16 @@ struct CollectedClientDataTests {
     @Test(arguments: [[0xFF], [0xC3, 0x28], [0xED, 0xA0, 0x80], [0xEF, 0xBB]] as [[UInt8]])
     func invalidUTF8Fails(insert: [UInt8]) {
         let bytes = Array(#"{"type":"webauthn.get","challenge":"AA","origin":"https://example.com","x":""#.utf8) + insert + Array(#""}"#.utf8)
-        #expect(Self.code(bytes) == "clientData.invalidUTF8")
+        #expect(Self.code(bytes) == .invalidUTF8)
     }
 
     @Test(arguments: ["", "[]", "null", "{", "\"webauthn.get\"", #"{"type":"webauthn.get","challenge":"AA","origin":"x"} {}"#])
     func textThatIsNotAJSONObjectFails(text: String) {
-        #expect(Self.code(text) == "clientData.invalidJSON")
+        #expect(Self.code(text) == .invalidJSON)
     }
 
-    @Test(arguments: [("type", "clientData.missingType"), ("challenge", "clientData.missingChallenge"), ("origin", "clientData.missingOrigin")])
-    func requiredMembersMustBePresent(member: String, code: String) throws {
+    @Test(arguments: [("type", .missingType), ("challenge", .missingChallenge), ("origin", .missingOrigin)] as [(String, WebAuthnError.Code)])
+    func requiredMembersMustBePresent(member: String, code: WebAuthnError.Code) throws {
         let template = ClientDataTemplate(type: "webauthn.get", omittedMembers: [member])
         #expect(Self.code(template.encode(challenge: [1], origin: "https://example.com")) == code)
         #expect(try Self.assertionFailure(template) == code)
@@ -72,12 +72,12 @@ struct CollectedClientDataTests {
         #"{"type":"t","challenge":"AA","origin":"o","topOrigin":5}"#,
     ])
     func membersOfTheWrongTypeFail(text: String) {
-        #expect(Self.code(text) == "clientData.invalidMember")
+        #expect(Self.code(text) == .invalidMember)
     }
 
     @Test func typeMustBeTheCeremonysType() throws {
-        #expect(try Self.assertionFailure(ClientDataTemplate(type: "webauthn.create")) == "clientData.typeMismatch")
-        #expect(try Self.assertionFailure(ClientDataTemplate(type: "payment.get")) == "clientData.typeMismatch")
+        #expect(try Self.assertionFailure(ClientDataTemplate(type: "webauthn.create")) == .typeMismatch)
+        #expect(try Self.assertionFailure(ClientDataTemplate(type: "payment.get")) == .typeMismatch)
     }
 
     @Test(arguments: [
@@ -85,7 +85,7 @@ struct CollectedClientDataTests {
         Base64URL.encode(CeremonyFixture.challenge).uppercased(),
     ])
     func challengeMustBeTheIssuedOneAsText(challenge: String) throws {
-        #expect(try Self.assertionFailure(ClientDataTemplate(type: "webauthn.get", challenge: challenge)) == "clientData.challengeMismatch")
+        #expect(try Self.assertionFailure(ClientDataTemplate(type: "webauthn.get", challenge: challenge)) == .challengeMismatch)
     }
 
     @Test(arguments: [
@@ -93,18 +93,18 @@ struct CollectedClientDataTests {
         "HTTPS://EXAMPLE.COM",
     ])
     func originMustMatchExactly(origin: String) throws {
-        #expect(try Self.assertionFailure(ClientDataTemplate(type: "webauthn.get", origin: origin)) == "clientData.originMismatch")
+        #expect(try Self.assertionFailure(ClientDataTemplate(type: "webauthn.get", origin: origin)) == .originMismatch)
     }
 
     @Test func crossOriginNeedsEmbeddingToBeAllowed() throws {
         let template = ClientDataTemplate(type: "webauthn.get", crossOrigin: true)
-        #expect(try Self.assertionFailure(template) == "clientData.crossOriginNotAllowed")
+        #expect(try Self.assertionFailure(template) == .crossOriginNotAllowed)
         #expect(try Self.assertionFailure(template) { $0.allowsCrossOriginEmbedding = true } == nil)
     }
 
     @Test func topOriginNeedsEmbeddingToBeAllowed() throws {
         let template = ClientDataTemplate(type: "webauthn.get", crossOrigin: true, topOrigin: "https://top.example")
-        #expect(try Self.assertionFailure(template) { $0.topOrigins = ["https://top.example"] } == "clientData.crossOriginNotAllowed")
+        #expect(try Self.assertionFailure(template) { $0.topOrigins = ["https://top.example"] } == .crossOriginNotAllowed)
     }
 
     @Test func topOriginMustBeOneTheRelyingPartyMayBeEmbeddedIn() throws {
@@ -113,7 +113,7 @@ struct CollectedClientDataTests {
             try Self.assertionFailure(template) {
                 $0.allowsCrossOriginEmbedding = true
                 $0.topOrigins = ["https://other.example"]
-            } == "clientData.topOriginMismatch"
+            } == .topOriginMismatch
         )
         #expect(
             try Self.assertionFailure(template) {
@@ -143,7 +143,7 @@ struct CollectedClientDataTests {
     @Test(arguments: [#"{"status":"present""#, #"{"status":present}"#, #"{"status":"supported",}"#, #"{"status":"supported","status":"present"}"#])
     func malformedTokenBindingStillFails(json: String) {
         let text = #"{"type":"webauthn.get","challenge":"AA","origin":"https://example.com","tokenBinding":"# + json + "}"
-        #expect(Self.code(text) == "clientData.invalidJSON")
+        #expect(Self.code(text) == .invalidJSON)
     }
 
     @Test func unknownMembersAreIgnored() throws {
@@ -157,18 +157,18 @@ struct CollectedClientDataTests {
     @Test func registrationRunsTheSameChecks() throws {
         let credential = try SoftwareCredential.generate(.es256)
         let crossOrigin = RegistrationOptions(clientData: ClientDataTemplate(type: "webauthn.create", crossOrigin: true))
-        #expect(try Fixture.registrationFailure(credential, options: crossOrigin) == "clientData.crossOriginNotAllowed")
+        #expect(try Fixture.registrationFailure(credential, options: crossOrigin) == .crossOriginNotAllowed)
         let invalid = RegistrationOptions(mutation: ResponseMutation(clientDataJSON: { $0.append(0xFF) }))
-        #expect(try Fixture.registrationFailure(credential, options: invalid) == "clientData.invalidUTF8")
+        #expect(try Fixture.registrationFailure(credential, options: invalid) == .invalidUTF8)
     }
 
     /// RFC 8259 §4: member names SHOULD be unique, and no browser writes a duplicate. Parsers differ on which of
     /// two duplicated members wins, so a verifier must refuse them rather than read a different origin than another.
     @Test func duplicateMembersFail() {
         let text = #"{"type":"webauthn.get","challenge":"AA","origin":"https://evil.example","origin":"https://example.com"}"#
-        #expect(Self.code(text) == "clientData.invalidJSON")
+        #expect(Self.code(text) == .invalidJSON)
         let nested =
             #"{"type":"webauthn.get","challenge":"AA","origin":"https://example.com","tokenBinding":{"status":"supported","status":"present"}}"#
-        #expect(Self.code(nested) == "clientData.invalidJSON")
+        #expect(Self.code(nested) == .invalidJSON)
     }
 }

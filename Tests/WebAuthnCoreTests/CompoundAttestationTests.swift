@@ -36,15 +36,15 @@ import WebAuthnVectors
     }
 
     @Test func atLeastTwoStatementsAreRequired() throws {
-        #expect(try compound { [member("packed", $0)] }.error == "attestation.compoundTooFewStatements")
-        #expect(try compound { _ in [] }.error == "attestation.compoundTooFewStatements")
+        #expect(try compound { [member("packed", $0)] }.errorCode == .compoundTooFewStatements)
+        #expect(try compound { _ in [] }.errorCode == .compoundTooFewStatements)
     }
 
     @Test func compoundStatementsDoNotNest() throws {
         let nested = try compound { packed in
             [member("packed", packed), member("compound", .array([member("packed", packed), member("none", Self.emptyMap)]))]
         }
-        #expect(nested.error == "attestation.compoundNested")
+        #expect(nested.errorCode == .compoundNested)
     }
 
     @Test func oneBadMemberFailsTheWhole() throws {
@@ -53,32 +53,32 @@ import WebAuthnVectors
             signature[signature.count - 1] ^= 0x01
             return [member("none", Self.emptyMap), member("packed", packed.setting("sig", to: .bytes(signature)))]
         }
-        #expect(badSignature.error == "attestation.invalidSignature")
+        #expect(badSignature.errorCode == .attestationInvalidSignature)
         let badNone = try compound { [member("packed", $0), member("none", .map([CBORMapEntry(key: .text("x"), value: .null)]))] }
-        #expect(badNone.error == "attestation.malformedStatement")
+        #expect(badNone.errorCode == .malformedStatement)
         let unknownFormat = try compound { [member("packed", $0), member("fizzbuzz", Self.emptyMap)] }
-        #expect(unknownFormat.error == "attestation.unsupportedFormat")
+        #expect(unknownFormat.errorCode == .unsupportedFormat)
     }
 
     @Test func membersMustBeFormatStatementPairs() throws {
-        #expect(try compound { [member("packed", $0), .text("none")] }.error == "attestation.compoundMalformed")
-        #expect(try compound { [member("packed", $0), member("none", .array([]))] }.error == "attestation.compoundMalformed")
+        #expect(try compound { [member("packed", $0), .text("none")] }.errorCode == .compoundMalformed)
+        #expect(try compound { [member("packed", $0), member("none", .array([]))] }.errorCode == .compoundMalformed)
         #expect(
-            try compound { [member("packed", $0), .map([CBORMapEntry(key: .text("attStmt"), value: Self.emptyMap)])] }.error
-                == "attestation.compoundMalformed"
+            try compound { [member("packed", $0), .map([CBORMapEntry(key: .text("attStmt"), value: Self.emptyMap)])] }.errorCode
+                == .compoundMalformed
         )
         let extraMember = CBORValue.map([
             CBORMapEntry(key: .text("fmt"), value: .text("none")), CBORMapEntry(key: .text("attStmt"), value: Self.emptyMap),
             CBORMapEntry(key: .text("extra"), value: .null),
         ])
-        #expect(try compound { [member("packed", $0), extraMember] }.error == "attestation.compoundMalformed")
+        #expect(try compound { [member("packed", $0), extraMember] }.errorCode == .compoundMalformed)
     }
 
     @Test func onlyCompoundMayCarryAnArray() throws {
         let packedArray = try compound({ [member("packed", $0), member("none", Self.emptyMap)] }, format: "packed")
-        #expect(packedArray.error == "attestationObject.missingStatement")
+        #expect(packedArray.errorCode == .missingStatement)
         var editable = try EditableVectorCase(Self.packedCase)
         try editable.setAttestationObjectMember("fmt", to: .text("compound"))
-        #expect(try editable.run().error == "attestation.compoundMalformed")
+        #expect(try editable.run().errorCode == .compoundMalformed)
     }
 }

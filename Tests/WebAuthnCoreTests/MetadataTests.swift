@@ -57,7 +57,7 @@ struct MetadataTests {
         RegistrationExpectations(challenge: Fixture.challenge, attestationPolicy: policy, metadata: metadata, authenticatorNames: names)
     }
 
-    static func blobFailure(_ body: () throws -> MetadataBLOB) -> String? {
+    static func blobFailure(_ body: () throws -> MetadataBLOB) -> WebAuthnError.Code? {
         Fixture.failureCode { _ = try body() }
     }
 
@@ -92,7 +92,7 @@ struct MetadataTests {
         let setup = try Self.setup()
         #expect(
             Fixture.registrationFailure(try Self.packedResponse(setup.certificates), expectations: Self.expectations(.verified))
-                == "attestation.notTrusted"
+                == .notTrusted
         )
     }
 
@@ -111,7 +111,7 @@ struct MetadataTests {
         }
         let response = try Self.packedResponse(setup.certificates)
         #expect(
-            Fixture.registrationFailure(response, expectations: Self.expectations(.verified, metadata: try setup.blob())) == "attestation.notTrusted"
+            Fixture.registrationFailure(response, expectations: Self.expectations(.verified, metadata: try setup.blob())) == .notTrusted
         )
     }
 
@@ -121,7 +121,7 @@ struct MetadataTests {
         let response = try Self.packedResponse(otherChain)
         #expect(
             Fixture.registrationFailure(response, expectations: Self.expectations(.verified, metadata: try setup.blob()))
-                == "attestation.certificateChainUntrusted"
+                == .certificateChainUntrusted
         )
     }
 
@@ -133,11 +133,11 @@ struct MetadataTests {
         let response = try Self.packedResponse(setup.certificates)
         #expect(
             Fixture.registrationFailure(response, expectations: Self.expectations(.verified, metadata: try setup.blob()))
-                == "attestation.authenticatorRevoked"
+                == .authenticatorRevoked
         )
         #expect(
             Fixture.registrationFailure(response, expectations: Self.expectations(.none, metadata: try setup.blob()))
-                == "attestation.authenticatorRevoked"
+                == .authenticatorRevoked
         )
     }
 
@@ -158,7 +158,7 @@ struct MetadataTests {
         let strict = try levelNine.blob(policy: MetadataPolicy(refusedStatuses: [AuthenticatorStatus(rawValue: "FIDO_CERTIFIED_L9")]))
         let response = try Self.packedResponse(levelNine.certificates)
         #expect(
-            Fixture.registrationFailure(response, expectations: Self.expectations(.verified, metadata: strict)) == "attestation.authenticatorRevoked"
+            Fixture.registrationFailure(response, expectations: Self.expectations(.verified, metadata: strict)) == .authenticatorRevoked
         )
     }
 
@@ -170,7 +170,7 @@ struct MetadataTests {
         parts[2] = Base64URL.encode(signature)
         let text = parts.joined(separator: ".")
         #expect(
-            Self.blobFailure { try MetadataBLOB(compactJWS: text, trustedRoots: [setup.signer.root], at: Fixture.now) } == "metadata.invalidSignature"
+            Self.blobFailure { try MetadataBLOB(compactJWS: text, trustedRoots: [setup.signer.root], at: Fixture.now) } == .metadataInvalidSignature
         )
     }
 
@@ -180,7 +180,7 @@ struct MetadataTests {
         parts[1] = Base64URL.encode(try MetadataBLOBSigner.payload(nextUpdate: Self.nextUpdate, entries: [], number: 43))
         let text = parts.joined(separator: ".")
         #expect(
-            Self.blobFailure { try MetadataBLOB(compactJWS: text, trustedRoots: [setup.signer.root], at: Fixture.now) } == "metadata.invalidSignature"
+            Self.blobFailure { try MetadataBLOB(compactJWS: text, trustedRoots: [setup.signer.root], at: Fixture.now) } == .metadataInvalidSignature
         )
     }
 
@@ -188,9 +188,9 @@ struct MetadataTests {
         let setup = try Self.setup()
         let otherRoot = try MetadataBLOBSigner.make(at: Fixture.now, rootName: "Passkeyd Test Metadata Root").root
         #expect(
-            Self.blobFailure { try MetadataBLOB(compactJWS: setup.blobText, trustedRoots: [otherRoot], at: Fixture.now) } == "metadata.untrustedChain"
+            Self.blobFailure { try MetadataBLOB(compactJWS: setup.blobText, trustedRoots: [otherRoot], at: Fixture.now) } == .metadataUntrustedChain
         )
-        #expect(Self.blobFailure { try MetadataBLOB(compactJWS: setup.blobText, trustedRoots: [], at: Fixture.now) } == "metadata.untrustedChain")
+        #expect(Self.blobFailure { try MetadataBLOB(compactJWS: setup.blobText, trustedRoots: [], at: Fixture.now) } == .metadataUntrustedChain)
     }
 
     @Test func blobWithoutCertificateChainIsRefused() throws {
@@ -199,20 +199,20 @@ struct MetadataTests {
         parts[0] = Base64URL.encode(Array(#"{"alg":"ES256","typ":"JWT"}"#.utf8))
         let text = parts.joined(separator: ".")
         #expect(
-            Self.blobFailure { try MetadataBLOB(compactJWS: text, trustedRoots: [setup.signer.root], at: Fixture.now) } == "metadata.untrustedChain"
+            Self.blobFailure { try MetadataBLOB(compactJWS: text, trustedRoots: [setup.signer.root], at: Fixture.now) } == .metadataUntrustedChain
         )
     }
 
     @Test func blobSigningChainOutsideItsValidityIsRefused() throws {
         let setup = try Self.setup(nextUpdate: "2040-01-01")
         let later = Fixture.now.addingTimeInterval(3 * 365 * Fixture.day)
-        #expect(Self.blobFailure { try setup.blob(at: later) } == "metadata.untrustedChain")
+        #expect(Self.blobFailure { try setup.blob(at: later) } == .metadataUntrustedChain)
     }
 
     @Test func staleBLOBIsRefused() throws {
         let setup = try Self.setup(nextUpdate: "2026-05-01")
         // Fixture.now is 2026-05-28: nextUpdate passed 27 days ago, beyond the default grace of seven days.
-        #expect(Self.blobFailure { try setup.blob() } == "metadata.stale")
+        #expect(Self.blobFailure { try setup.blob() } == .metadataStale)
         _ = try setup.blob(policy: MetadataPolicy(staleBLOBGrace: 30 * Fixture.day))
     }
 
@@ -222,21 +222,21 @@ struct MetadataTests {
         let response = try Self.packedResponse(setup.certificates)
         let later = Fixture.relyingParty(at: Fixture.now.addingTimeInterval(20 * Fixture.day))
         #expect(
-            Fixture.registrationFailure(response, expectations: Self.expectations(.none, metadata: blob), relyingParty: later) == "metadata.stale"
+            Fixture.registrationFailure(response, expectations: Self.expectations(.none, metadata: blob), relyingParty: later) == .metadataStale
         )
     }
 
     @Test func malformedPayloadIsRefused() throws {
         let signer = try MetadataBLOBSigner.make(at: Fixture.now)
         let notJSON = try signer.sign(payload: Array("{\"no\": 1, ".utf8))
-        #expect(Self.blobFailure { try MetadataBLOB(compactJWS: notJSON, trustedRoots: [signer.root], at: Fixture.now) } == "metadata.malformed")
+        #expect(Self.blobFailure { try MetadataBLOB(compactJWS: notJSON, trustedRoots: [signer.root], at: Fixture.now) } == .metadataMalformed)
         let missingEntries = try signer.sign(payload: Array(#"{"legalHeader": "x", "no": 1, "nextUpdate": "2026-07-01"}"#.utf8))
         #expect(
-            Self.blobFailure { try MetadataBLOB(compactJWS: missingEntries, trustedRoots: [signer.root], at: Fixture.now) } == "metadata.malformed"
+            Self.blobFailure { try MetadataBLOB(compactJWS: missingEntries, trustedRoots: [signer.root], at: Fixture.now) } == .metadataMalformed
         )
         let badDate = try signer.sign(payload: try MetadataBLOBSigner.payload(nextUpdate: "July 2026", entries: []))
-        #expect(Self.blobFailure { try MetadataBLOB(compactJWS: badDate, trustedRoots: [signer.root], at: Fixture.now) } == "metadata.malformed")
-        #expect(Self.blobFailure { try MetadataBLOB(compactJWS: "not a jws", trustedRoots: [signer.root], at: Fixture.now) } == "metadata.malformed")
+        #expect(Self.blobFailure { try MetadataBLOB(compactJWS: badDate, trustedRoots: [signer.root], at: Fixture.now) } == .metadataMalformed)
+        #expect(Self.blobFailure { try MetadataBLOB(compactJWS: "not a jws", trustedRoots: [signer.root], at: Fixture.now) } == .metadataMalformed)
     }
 
     // MARK: policies
@@ -247,13 +247,13 @@ struct MetadataTests {
         let listed = Self.expectations(.allowList([Self.aaguidText.uppercased()]), metadata: try setup.blob())
         #expect(try Fixture.register(response, expectations: listed).authenticatorName == Self.name)
         let unlisted = Self.expectations(.allowList(["00112233-4455-6677-8899-aabbccddeeff"]), metadata: try setup.blob())
-        #expect(Fixture.registrationFailure(response, expectations: unlisted) == "attestation.aaguidNotAllowed")
+        #expect(Fixture.registrationFailure(response, expectations: unlisted) == .aaguidNotAllowed)
     }
 
     @Test func allowListAlsoRequiresAVerifiedChain() throws {
         let setup = try Self.setup()
         let response = try Self.packedResponse(setup.certificates)
-        #expect(Fixture.registrationFailure(response, expectations: Self.expectations(.allowList([Self.aaguidText]))) == "attestation.notTrusted")
+        #expect(Fixture.registrationFailure(response, expectations: Self.expectations(.allowList([Self.aaguidText]))) == .notTrusted)
     }
 
     @Test func verifiedPolicyRefusesSelfAndNoneAttestation() throws {
@@ -265,10 +265,10 @@ struct MetadataTests {
                 challenge: Fixture.challenge,
                 options: RegistrationOptions(attestation: kind)
             )
-            #expect(Fixture.registrationFailure(response, expectations: Self.expectations(.verified, metadata: blob)) == "attestation.notTrusted")
+            #expect(Fixture.registrationFailure(response, expectations: Self.expectations(.verified, metadata: blob)) == .notTrusted)
             #expect(
                 Fixture.registrationFailure(response, expectations: Self.expectations(.allowList([Self.aaguidText]), metadata: blob))
-                    == "attestation.notTrusted"
+                    == .notTrusted
             )
             #expect(try Fixture.register(response, expectations: Self.expectations(.none, metadata: blob)).authenticatorName == Self.name)
         }
@@ -309,7 +309,7 @@ struct MetadataTests {
         let response = try Fixture.authenticator.register(try SoftwareCredential.generate(.es256), challenge: Fixture.challenge)
         #expect(try Fixture.register(response, expectations: Self.expectations(.none, names: names)).authenticatorName == "Listed Provider")
         #expect(names.name(for: [UInt8](repeating: 0, count: 16)) == nil)
-        #expect(Fixture.failureCode { _ = try AuthenticatorNameList(json: Array(#"{"x": {"icon": "y"}}"#.utf8)) } == "metadata.malformed")
-        #expect(Fixture.failureCode { _ = try AuthenticatorNameList(json: Array("[1]".utf8)) } == "metadata.malformed")
+        #expect(Fixture.failureCode { _ = try AuthenticatorNameList(json: Array(#"{"x": {"icon": "y"}}"#.utf8)) } == .metadataMalformed)
+        #expect(Fixture.failureCode { _ = try AuthenticatorNameList(json: Array("[1]".utf8)) } == .metadataMalformed)
     }
 }

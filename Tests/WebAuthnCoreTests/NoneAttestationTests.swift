@@ -21,11 +21,11 @@ struct NoneAttestationTests {
     ])
     func nonEmptyStatementFails(statement: [CBORMapEntry]) throws {
         let options = RegistrationOptions(mutation: ResponseMutation(attestationStatement: { $0 = statement }))
-        #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == "attestation.malformedStatement")
+        #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == .malformedStatement)
     }
 
     @Test func packedStatementLabelledNoneFails() throws {
         let options = RegistrationOptions(attestation: .packedSelf, format: "none")
-        #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == "attestation.malformedStatement")
+        #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == .malformedStatement)
     }
 }

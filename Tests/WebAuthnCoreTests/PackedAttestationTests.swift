@@ -10,7 +10,7 @@ struct PackedAttestationTests {
     typealias Fixture = CeremonyFixture
 
     /// The code registering an ES256 credential with packed x5c attestation fails with; the leaf is changed by `customizeLeaf`.
-    static func certificateFailure(aaguid: [UInt8]? = nil, customizeLeaf: (inout CertificateBuilder) -> Void) throws -> String? {
+    static func certificateFailure(aaguid: [UInt8]? = nil, customizeLeaf: (inout CertificateBuilder) -> Void) throws -> WebAuthnError.Code? {
         let certificates = try AttestationCertificates.make(at: Fixture.now, aaguid: aaguid, customizeLeaf: customizeLeaf)
         return try Fixture.registrationFailure(
             try SoftwareCredential.generate(.es256),
@@ -22,7 +22,10 @@ struct PackedAttestationTests {
         { builder in builder.subject.removeAll { $0.attribute == attribute } }
     }
 
-    static func statementFailure(_ attestation: AttestationKind, change: @escaping @Sendable (inout [CBORMapEntry]) -> Void) throws -> String? {
+    static func statementFailure(
+        _ attestation: AttestationKind,
+        change: @escaping @Sendable (inout [CBORMapEntry]) -> Void
+    ) throws -> WebAuthnError.Code? {
         let options = RegistrationOptions(attestation: attestation, mutation: ResponseMutation(attestationStatement: change))
         return try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options)
     }
@@ -69,26 +72,26 @@ struct PackedAttestationTests {
     // MARK: statement syntax
 
     @Test func unexpectedMemberFails() throws {
-        #expect(try Self.statementFailure(.packedSelf, change: Self.setting("ecdaaKeyId", to: .bytes([1]))) == "attestation.malformedStatement")
+        #expect(try Self.statementFailure(.packedSelf, change: Self.setting("ecdaaKeyId", to: .bytes([1]))) == .malformedStatement)
     }
 
     @Test(arguments: [CBORValue?.none, .text("ES256"), .bytes([0x26])])
     func algMustBeAnInteger(alg: CBORValue?) throws {
-        #expect(try Self.statementFailure(.packedSelf, change: Self.setting("alg", to: alg)) == "attestation.malformedStatement")
+        #expect(try Self.statementFailure(.packedSelf, change: Self.setting("alg", to: alg)) == .malformedStatement)
     }
 
     @Test func unknownAlgFails() throws {
-        #expect(try Self.statementFailure(.packedSelf, change: Self.setting("alg", to: CBORValue(-999))) == "attestation.unsupportedAlgorithm")
+        #expect(try Self.statementFailure(.packedSelf, change: Self.setting("alg", to: CBORValue(-999))) == .attestationUnsupportedAlgorithm)
     }
 
     @Test(arguments: [CBORValue?.none, .text("signature"), .array([.bytes([1])])])
     func sigMustBeAByteString(sig: CBORValue?) throws {
-        #expect(try Self.statementFailure(.packedSelf, change: Self.setting("sig", to: sig)) == "attestation.malformedStatement")
+        #expect(try Self.statementFailure(.packedSelf, change: Self.setting("sig", to: sig)) == .malformedStatement)
     }
 
     @Test(arguments: [CBORValue.array([]), .bytes([0x30]), .array([.text("MII")]), .text("x5c")])
     func x5cMustBeANonEmptyArrayOfByteStrings(x5c: CBORValue) throws {
-        #expect(try Self.statementFailure(.packedSelf, change: Self.setting("x5c", to: x5c)) == "attestation.malformedStatement")
+        #expect(try Self.statementFailure(.packedSelf, change: Self.setting("x5c", to: x5c)) == .malformedStatement)
     }
 
     @Test(arguments: [[UInt8](), [0x30, 0x03, 0x02, 0x01, 0x01], [0xFF, 0xFF]])
@@ -96,32 +99,32 @@ struct PackedAttestationTests {
         let certificates = try AttestationCertificates.make(at: Fixture.now)
         #expect(
             try Self.statementFailure(.packed(certificates), change: Self.setting("x5c", to: .array([.bytes(der)])))
-                == "attestation.invalidCertificate"
+                == .invalidCertificate
         )
     }
 
     @Test func certificateWithTrailingBytesFails() throws {
         let certificates = try AttestationCertificates.make(at: Fixture.now)
         let change = Self.setting("x5c", to: .array([.bytes(certificates.leaf.der + [0x00])]))
-        #expect(try Self.statementFailure(.packed(certificates), change: change) == "attestation.invalidCertificate")
+        #expect(try Self.statementFailure(.packed(certificates), change: change) == .invalidCertificate)
     }
 
     // MARK: self attestation
 
     @Test func selfAttestationAlgMustBeTheCredentialKeysAlg() throws {
-        #expect(try Self.statementFailure(.packedSelf, change: Self.setting("alg", to: CBORValue(-35))) == "attestation.algorithmMismatch")
-        #expect(try Self.statementFailure(.packedSelf, change: Self.setting("alg", to: CBORValue(-8))) == "attestation.algorithmMismatch")
+        #expect(try Self.statementFailure(.packedSelf, change: Self.setting("alg", to: CBORValue(-35))) == .attestationAlgorithmMismatch)
+        #expect(try Self.statementFailure(.packedSelf, change: Self.setting("alg", to: CBORValue(-8))) == .attestationAlgorithmMismatch)
     }
 
     @Test(arguments: SoftwareCredential.supportedAlgorithms)
     func selfAttestationWithABadSignatureFails(algorithm: COSEAlgorithm) throws {
         let options = RegistrationOptions(attestation: .packedSelf, mutation: ResponseMutation(signature: { $0[$0.count / 2] ^= 0x10 }))
-        #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(algorithm), options: options) == "attestation.invalidSignature")
+        #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(algorithm), options: options) == .attestationInvalidSignature)
     }
 
     @Test func selfAttestationOverChangedAuthenticatorDataFails() throws {
         let options = RegistrationOptions(attestation: .packedSelf, mutation: ResponseMutation(signedAuthenticatorData: { $0[33] ^= 0x01 }))
-        #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == "attestation.invalidSignature")
+        #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == .attestationInvalidSignature)
     }
 
     @Test func selfAttestationOverChangedClientDataFails() throws {
@@ -140,7 +143,7 @@ struct PackedAttestationTests {
             )
         )
         response.response.clientDataJSON = other.response.clientDataJSON
-        #expect(Fixture.registrationFailure(response) == "attestation.invalidSignature")
+        #expect(Fixture.registrationFailure(response) == .attestationInvalidSignature)
     }
 
     // MARK: x5c signature
@@ -148,7 +151,7 @@ struct PackedAttestationTests {
     @Test func x5cWithABadSignatureFails() throws {
         let certificates = try AttestationCertificates.make(at: Fixture.now)
         let options = RegistrationOptions(attestation: .packed(certificates), mutation: ResponseMutation(signature: { $0[$0.count - 2] ^= 0x01 }))
-        #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == "attestation.invalidSignature")
+        #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == .attestationInvalidSignature)
     }
 
     @Test func x5cSignatureByTheCredentialKeyFails() throws {
@@ -164,24 +167,24 @@ struct PackedAttestationTests {
             attestation: .packed(certificates),
             mutation: ResponseMutation(attestationStatement: Self.setting("sig", to: selfStatement["sig"]))
         )
-        #expect(try Fixture.registrationFailure(credential, options: options) == "attestation.invalidSignature")
+        #expect(try Fixture.registrationFailure(credential, options: options) == .attestationInvalidSignature)
     }
 
     @Test func algThatDoesNotSuitTheLeafKeyFails() throws {
         let certificates = try AttestationCertificates.make(at: Fixture.now)
-        #expect(try Self.statementFailure(.packed(certificates), change: Self.setting("alg", to: CBORValue(-8))) == "attestation.invalidSignature")
-        #expect(try Self.statementFailure(.packed(certificates), change: Self.setting("alg", to: CBORValue(-35))) == "attestation.invalidSignature")
+        #expect(try Self.statementFailure(.packed(certificates), change: Self.setting("alg", to: CBORValue(-8))) == .attestationInvalidSignature)
+        #expect(try Self.statementFailure(.packed(certificates), change: Self.setting("alg", to: CBORValue(-35))) == .attestationInvalidSignature)
     }
 
     // MARK: §8.2.1 certificate requirements
 
     @Test(arguments: [1, 2])
     func certificateMustBeVersion3(version: Int) throws {
-        #expect(try Self.certificateFailure { $0.version = version } == "attestation.certificateRequirements")
+        #expect(try Self.certificateFailure { $0.version = version } == .certificateRequirements)
     }
 
     @Test func subjectCountryMustBePresent() throws {
-        #expect(try Self.certificateFailure(customizeLeaf: Self.removing("C")) == "attestation.certificateRequirements")
+        #expect(try Self.certificateFailure(customizeLeaf: Self.removing("C")) == .certificateRequirements)
     }
 
     @Test(arguments: ["SWE", "S", ""])
@@ -189,20 +192,20 @@ struct PackedAttestationTests {
         #expect(
             try Self.certificateFailure { builder in
                 builder.subject = builder.subject.map { $0.attribute == "C" ? .init("C", country) : $0 }
-            } == "attestation.certificateRequirements"
+            } == .certificateRequirements
         )
     }
 
     @Test func subjectCountryMustBeSingle() throws {
-        #expect(try Self.certificateFailure { $0.subject.insert(.init("C", "US"), at: 0) } == "attestation.certificateRequirements")
+        #expect(try Self.certificateFailure { $0.subject.insert(.init("C", "US"), at: 0) } == .certificateRequirements)
     }
 
     @Test func subjectOrganizationMustBePresent() throws {
-        #expect(try Self.certificateFailure(customizeLeaf: Self.removing("O")) == "attestation.certificateRequirements")
+        #expect(try Self.certificateFailure(customizeLeaf: Self.removing("O")) == .certificateRequirements)
         #expect(
             try Self.certificateFailure { builder in
                 builder.subject = builder.subject.map { $0.attribute == "O" ? .init("O", "") : $0 }
-            } == "attestation.certificateRequirements"
+            } == .certificateRequirements
         )
     }
 
@@ -211,20 +214,20 @@ struct PackedAttestationTests {
         #expect(
             try Self.certificateFailure { builder in
                 builder.subject = builder.subject.map { $0.attribute == "OU" ? .init("OU", unit) : $0 }
-            } == "attestation.certificateRequirements"
+            } == .certificateRequirements
         )
     }
 
     @Test func subjectOrganizationalUnitMustBePresent() throws {
-        #expect(try Self.certificateFailure(customizeLeaf: Self.removing("OU")) == "attestation.certificateRequirements")
+        #expect(try Self.certificateFailure(customizeLeaf: Self.removing("OU")) == .certificateRequirements)
     }
 
     @Test func subjectCommonNameMustBePresent() throws {
-        #expect(try Self.certificateFailure(customizeLeaf: Self.removing("CN")) == "attestation.certificateRequirements")
+        #expect(try Self.certificateFailure(customizeLeaf: Self.removing("CN")) == .certificateRequirements)
     }
 
     @Test func certificateMustNotBeACA() throws {
-        #expect(try Self.certificateFailure { $0.certificateAuthority = true } == "attestation.certificateRequirements")
+        #expect(try Self.certificateFailure { $0.certificateAuthority = true } == .certificateRequirements)
     }
 
     @Test func basicConstraintsMayBeAbsent() throws {
@@ -234,14 +237,14 @@ struct PackedAttestationTests {
     @Test func aaguidExtensionMustMatchAuthenticatorData() throws {
         var other = RegistrationOptions.testAAGUID
         other[15] ^= 0xFF
-        #expect(try Self.certificateFailure(aaguid: other) { _ in } == "attestation.aaguidMismatch")
+        #expect(try Self.certificateFailure(aaguid: other) { _ in } == .aaguidMismatch)
         #expect(try Self.certificateFailure(aaguid: RegistrationOptions.testAAGUID) { _ in } == nil)
     }
 
     @Test func aaguidExtensionMustNotBeCritical() throws {
         #expect(
             try Self.certificateFailure { $0.extensions = [AttestationCertificates.aaguidExtension(RegistrationOptions.testAAGUID, critical: true)] }
-                == "attestation.certificateRequirements"
+                == .certificateRequirements
         )
     }
 
@@ -251,7 +254,7 @@ struct PackedAttestationTests {
     ])
     func aaguidExtensionMustBeA16ByteOctetString(value: [UInt8]) throws {
         let extensionEntry = CertificateBuilder.Extension(oid: AttestationCertificates.aaguidExtensionOID, critical: false, value: value)
-        #expect(try Self.certificateFailure { $0.extensions = [extensionEntry] } == "attestation.certificateRequirements")
+        #expect(try Self.certificateFailure { $0.extensions = [extensionEntry] } == .certificateRequirements)
     }
 
     // MARK: trust anchors
@@ -261,7 +264,7 @@ struct PackedAttestationTests {
         anchors: [X509Certificate],
         at time: Date = Fixture.now,
         x5c: [X509Certificate]? = nil
-    ) throws -> (code: String?, result: RegistrationResult?) {
+    ) throws -> (code: WebAuthnError.Code?, result: RegistrationResult?) {
         var options = RegistrationOptions(attestation: .packed(certificates))
         if let x5c { options.mutation.attestationStatement = setting("x5c", to: .array(x5c.map { .bytes($0.der) })) }
         let response = try Fixture.authenticator.register(try SoftwareCredential.generate(.es256), challenge: Fixture.challenge, options: options)
@@ -291,11 +294,11 @@ struct PackedAttestationTests {
         let stranger = try AttestationCertificates.make(at: Fixture.now)
         #expect(
             try Self.trustFailure(certificates: certificates, anchors: [stranger.root, stranger.intermediate]).code
-                == "attestation.certificateChainUntrusted"
+                == .certificateChainUntrusted
         )
         #expect(
             try Self.trustFailure(certificates: certificates, anchors: [certificates.root], x5c: [certificates.leaf]).code
-                == "attestation.certificateChainUntrusted"
+                == .certificateChainUntrusted
         )
     }
 
@@ -303,7 +306,7 @@ struct PackedAttestationTests {
     func certificateOutsideItsValidityAtTheInjectedTimeFails(offset: TimeInterval) throws {
         let certificates = try AttestationCertificates.make(at: Fixture.now)
         let outcome = try Self.trustFailure(certificates: certificates, anchors: [certificates.root], at: Fixture.now.addingTimeInterval(offset))
-        #expect(outcome.code == "attestation.certificateExpired")
+        #expect(outcome.code == .certificateExpired)
     }
 
     @Test func withoutAnchorsThePathIsNotEvaluated() throws {

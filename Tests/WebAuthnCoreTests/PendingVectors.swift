@@ -1,14 +1,16 @@
+import WebAuthnCore
+
 /// Vector cases that cannot agree, by id, each with its reason and the error passkeyd gives instead.
 /// The test still runs them and checks that they fail closed with exactly that error, or, for a case whose
 /// rejection is only a peer's policy that the spec does not require (`expectedError` nil), that passkeyd accepts it.
 enum PendingVectors {
     struct Reason {
-        let expectedError: String?
+        let expectedError: WebAuthnError.Code?
         let why: String
     }
 
     private static let mlDSA = Reason(
-        expectedError: "coseKey.unsupportedKeyType",
+        expectedError: .unsupportedKeyType,
         why: "ML-DSA (COSE kty AKP, FIPS 204) is not available in OpenSSL 3.0, the version Debian 12 ships"
     )
 
@@ -17,11 +19,11 @@ enum PendingVectors {
     /// credential ID (or is not base64url at all) was not produced by a conforming client. These fixtures were
     /// assembled from peer tests that ran only an attestation-format handler, with a rawId from elsewhere.
     private static let rawIDNotAttested = Reason(
-        expectedError: "response.rawIdMismatch",
+        expectedError: .rawIDMismatch,
         why: "rawId is not the attested credential ID (§5.1.3); the peer test never compared them"
     )
     private static let rawIDNotBase64URL = Reason(
-        expectedError: "response.invalidEncoding",
+        expectedError: .responseInvalidEncoding,
         why: "rawId is a placeholder ('aaa'/'bbb') that is not base64url of any byte string (§5.1: rawId is [[identifier]], id its base64url)"
     )
 

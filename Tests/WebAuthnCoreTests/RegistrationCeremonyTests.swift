@@ -56,13 +56,13 @@ struct RegistrationCeremonyTests {
     @Test func credentialTypeMustBePublicKey() throws {
         var response = try Fixture.authenticator.register(try SoftwareCredential.generate(.es256), challenge: Fixture.challenge)
         response.type = "password"
-        #expect(Fixture.registrationFailure(response) == "response.invalidType")
+        #expect(Fixture.registrationFailure(response) == .responseInvalidType)
     }
 
     @Test func idMustEqualRawId() throws {
         var response = try Fixture.authenticator.register(try SoftwareCredential.generate(.es256), challenge: Fixture.challenge)
         response.id = Base64URL.encode([1, 2, 3])
-        #expect(Fixture.registrationFailure(response) == "response.idMismatch")
+        #expect(Fixture.registrationFailure(response) == .idMismatch)
     }
 
     @Test(arguments: ["rawId", "clientDataJSON", "attestationObject"])
@@ -75,22 +75,22 @@ struct RegistrationCeremonyTests {
         case "clientDataJSON": response.response.clientDataJSON = "e30+"
         default: response.response.attestationObject += "!"
         }
-        #expect(Fixture.registrationFailure(response) == "response.invalidEncoding")
+        #expect(Fixture.registrationFailure(response) == .responseInvalidEncoding)
     }
 
     @Test func clientDataTypeMustBeWebAuthnCreate() throws {
         let options = RegistrationOptions(clientData: ClientDataTemplate(type: "webauthn.get"))
-        #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == "clientData.typeMismatch")
+        #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == .typeMismatch)
     }
 
     @Test func clientDataChallengeMustBeTheIssuedOne() throws {
         let response = try Fixture.authenticator.register(try SoftwareCredential.generate(.es256), challenge: [UInt8](repeating: 9, count: 32))
-        #expect(Fixture.registrationFailure(response) == "clientData.challengeMismatch")
+        #expect(Fixture.registrationFailure(response) == .challengeMismatch)
     }
 
     @Test func clientDataOriginMustBeTheRelyingParty() throws {
         let options = RegistrationOptions(clientData: ClientDataTemplate(type: "webauthn.create", origin: "https://evil.example"))
-        #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == "clientData.originMismatch")
+        #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == .originMismatch)
     }
 
     @Test func attestedCredentialDataMustBePresent() throws {
@@ -100,13 +100,13 @@ struct RegistrationCeremonyTests {
                 bytes[32] &= ~AuthenticatorFlags.attestedCredentialData.rawValue
             })
         )
-        #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == "authenticatorData.missingCredential")
+        #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == .missingCredential)
     }
 
     @Test func rpIdHashMustBeTheRelyingPartyID() throws {
         let credential = try SoftwareCredential.generate(.es256)
         let options = RegistrationOptions(attestation: .packedSelf, relyingPartyIDHash: DigestAlgorithm.sha256.hash(Array("evil.example".utf8)))
-        #expect(try Fixture.registrationFailure(credential, options: options) == "authenticatorData.rpIdHashMismatch")
+        #expect(try Fixture.registrationFailure(credential, options: options) == .relyingPartyIDHashMismatch)
     }
 
     @Test func additionalRelyingPartyIDsAreAccepted() throws {
@@ -114,7 +114,7 @@ struct RegistrationCeremonyTests {
         let options = RegistrationOptions(relyingPartyIDHash: DigestAlgorithm.sha256.hash(Array("old.example".utf8)))
         #expect(
             try Fixture.registrationFailure(credential, options: options, relyingParty: Fixture.relyingParty())
-                == "authenticatorData.rpIdHashMismatch"
+                == .relyingPartyIDHashMismatch
         )
         #expect(
             try Fixture.registrationFailure(credential, options: options, relyingParty: Fixture.relyingParty(additionalIDs: ["old.example"])) == nil
@@ -124,7 +124,7 @@ struct RegistrationCeremonyTests {
     @Test func userPresenceIsRequiredUnlessConditional() throws {
         let credential = try SoftwareCredential.generate(.es256)
         let options = RegistrationOptions(flags: [.userVerified, .attestedCredentialData])
-        #expect(try Fixture.registrationFailure(credential, options: options) == "authenticatorData.userNotPresent")
+        #expect(try Fixture.registrationFailure(credential, options: options) == .userNotPresent)
         let conditional = RegistrationExpectations(challenge: Fixture.challenge, requiresUserPresence: false)
         #expect(try Fixture.registrationFailure(credential, options: options, expectations: conditional) == nil)
     }
@@ -133,14 +133,14 @@ struct RegistrationCeremonyTests {
         let credential = try SoftwareCredential.generate(.es256)
         let options = RegistrationOptions(flags: [.userPresent, .attestedCredentialData])
         let required = RegistrationExpectations(challenge: Fixture.challenge, userVerification: .required)
-        #expect(try Fixture.registrationFailure(credential, options: options, expectations: required) == "authenticatorData.userNotVerified")
+        #expect(try Fixture.registrationFailure(credential, options: options, expectations: required) == .userNotVerified)
         #expect(try Fixture.registrationFailure(credential, options: options) == nil)
     }
 
     @Test func backupStateWithoutEligibilityFails() throws {
         let credential = try SoftwareCredential.generate(.es256)
         let options = RegistrationOptions(flags: [.userPresent, .userVerified, .attestedCredentialData, .backupState])
-        #expect(try Fixture.registrationFailure(credential, options: options) == "authenticatorData.backupStateWithoutEligibility")
+        #expect(try Fixture.registrationFailure(credential, options: options) == .backupStateWithoutEligibility)
         let eligible = RegistrationOptions(flags: [.userPresent, .userVerified, .attestedCredentialData, .backupState, .backupEligible])
         let result = try Fixture.register(try Fixture.authenticator.register(credential, challenge: Fixture.challenge, options: eligible))
         #expect(result.backupEligible && result.backupState)
@@ -151,7 +151,7 @@ struct RegistrationCeremonyTests {
         let expectations = RegistrationExpectations(challenge: Fixture.challenge, allowedAlgorithms: [.es256, .rs256])
         #expect(
             try Fixture.registrationFailure(credential, options: RegistrationOptions(), expectations: expectations)
-                == "credential.algorithmNotAllowed"
+                == .algorithmNotAllowed
         )
     }
 
@@ -159,19 +159,19 @@ struct RegistrationCeremonyTests {
     func credentialIDIsAtMost1023Bytes(length: Int, accepted: Bool) throws {
         let credential = try SoftwareCredential.generate(.es256, idLength: length)
         let failure = try Fixture.registrationFailure(credential, options: RegistrationOptions())
-        #expect(failure == (accepted ? nil : "credential.idTooLong"))
+        #expect(failure == (accepted ? nil : .credentialIDTooLong))
     }
 
     @Test func rawIdMustBeTheAttestedCredentialID() throws {
         let credential = try SoftwareCredential.generate(.es256)
         let options = RegistrationOptions(credentialID: [UInt8](repeating: 0x42, count: 32))
-        #expect(try Fixture.registrationFailure(credential, options: options) == "response.rawIdMismatch")
+        #expect(try Fixture.registrationFailure(credential, options: options) == .rawIDMismatch)
     }
 
     @Test(arguments: ["Packed", "none ", "unknown", ""])
     func unknownFormatsFail(format: String) throws {
         let options = RegistrationOptions(format: format)
-        #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == "attestation.unsupportedFormat")
+        #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == .unsupportedFormat)
     }
 
     @Test func extensionsWithTheEDFlagAreAccepted() throws {
@@ -185,18 +185,18 @@ struct RegistrationCeremonyTests {
         #expect(try Fixture.registrationFailure(credential, options: options) == nil)
         var withoutFlag = options
         withoutFlag.flags.remove(.extensionData)
-        #expect(try Fixture.registrationFailure(credential, options: withoutFlag) == "authenticatorData.trailingBytes")
+        #expect(try Fixture.registrationFailure(credential, options: withoutFlag) == .authenticatorDataTrailingBytes)
     }
 
     @Test func trailingBytesAfterAuthenticatorDataFail() throws {
         let options = RegistrationOptions(attestation: .packedSelf, trailingBytes: [0x00])
-        #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == "authenticatorData.trailingBytes")
+        #expect(try Fixture.registrationFailure(try SoftwareCredential.generate(.es256), options: options) == .authenticatorDataTrailingBytes)
     }
 
     @Test func aCOSEKeyThatIsNotTheSigningKeyFailsSelfAttestation() throws {
         let credential = try SoftwareCredential.generate(.es256)
         let other = try SoftwareCredential.generate(.es256)
         let options = RegistrationOptions(attestation: .packedSelf, credentialPublicKey: try other.coseKey())
-        #expect(try Fixture.registrationFailure(credential, options: options) == "attestation.invalidSignature")
+        #expect(try Fixture.registrationFailure(credential, options: options) == .attestationInvalidSignature)
     }
 }

@@ -41,114 +41,114 @@ import WebAuthnVectors
     }
 
     @Test func versionMustBeTwoPointZero() throws {
-        #expect(try outcome(Self.eccCase) { try $0.setStatementMember("ver", to: .text("1.0")) }.error == "attestation.tpmUnsupportedVersion")
-        #expect(try outcome(Self.eccCase) { try $0.setStatementMember("ver", to: nil) }.error == "attestation.malformedStatement")
+        #expect(try outcome(Self.eccCase) { try $0.setStatementMember("ver", to: .text("1.0")) }.errorCode == .tpmUnsupportedVersion)
+        #expect(try outcome(Self.eccCase) { try $0.setStatementMember("ver", to: nil) }.errorCode == .malformedStatement)
     }
 
     @Test func unexpectedMembersAreRefused() throws {
-        #expect(try outcome(Self.eccCase) { try $0.setStatementMember("extra", to: .bytes([1])) }.error == "attestation.malformedStatement")
-        #expect(try outcome(Self.eccCase) { try $0.setStatementMember("certInfo", to: .text("x")) }.error == "attestation.malformedStatement")
+        #expect(try outcome(Self.eccCase) { try $0.setStatementMember("extra", to: .bytes([1])) }.errorCode == .malformedStatement)
+        #expect(try outcome(Self.eccCase) { try $0.setStatementMember("certInfo", to: .text("x")) }.errorCode == .malformedStatement)
     }
 
     @Test func eccUniqueMustBeTheCredentialKey() throws {
         let result = try outcome(Self.eccCase) { editable in
             try editable.editStatementBytes("pubArea") { bytes in bytes[parametersOffset(bytes) + 10] ^= 0x01 }
         }
-        #expect(result.error == "attestation.tpmPublicKeyMismatch")
+        #expect(result.errorCode == .tpmPublicKeyMismatch)
     }
 
     @Test func eccCurveMustBeTheCredentialCurve() throws {
         let result = try outcome(Self.eccCase) { editable in
             try editable.editStatementBytes("pubArea") { bytes in bytes[parametersOffset(bytes) + 5] = 0x04 }
         }
-        #expect(result.error == "attestation.tpmPublicKeyMismatch")
+        #expect(result.errorCode == .tpmPublicKeyMismatch)
     }
 
     @Test func rsaModulusMustBeTheCredentialKey() throws {
         let result = try outcome(Self.rsaCase) { editable in
             try editable.editStatementBytes("pubArea") { bytes in bytes[bytes.count - 1] ^= 0x01 }
         }
-        #expect(result.error == "attestation.tpmPublicKeyMismatch")
+        #expect(result.errorCode == .tpmPublicKeyMismatch)
     }
 
     @Test func rsaExponentMustBeTheCredentialExponent() throws {
         let result = try outcome(Self.rsaCase) { editable in
             try editable.editStatementBytes("pubArea") { bytes in bytes[parametersOffset(bytes) + 9] = 0x03 }
         }
-        #expect(result.error == "attestation.tpmPublicKeyMismatch")
+        #expect(result.errorCode == .tpmPublicKeyMismatch)
     }
 
     @Test func keyTypeMustBeRSAOrECC() throws {
         let result = try outcome(Self.eccCase) { try $0.editStatementBytes("pubArea") { bytes in bytes[1] = 0x08 } }
-        #expect(result.error == "attestation.tpmUnsupportedKeyType")
+        #expect(result.errorCode == .tpmUnsupportedKeyType)
     }
 
     @Test func magicMustBeTPMGeneratedValue() throws {
         let result = try outcome(Self.eccCase) { try $0.editStatementBytes("certInfo") { bytes in bytes[0] = 0x00 } }
-        #expect(result.error == "attestation.tpmInvalidMagic")
+        #expect(result.errorCode == .tpmInvalidMagic)
     }
 
     @Test func typeMustBeAttestCertify() throws {
         let result = try outcome(Self.eccCase) { try $0.editStatementBytes("certInfo") { bytes in bytes[5] = 0x18 } }
-        #expect(result.error == "attestation.tpmInvalidType")
+        #expect(result.errorCode == .tpmInvalidType)
     }
 
     @Test func extraDataMustBeTheHashOfAttToBeSigned() throws {
         let changedBytes = try outcome(Self.eccCase) { editable in
             try editable.editStatementBytes("certInfo") { bytes in bytes[certInfoOffsets(bytes).extraData] ^= 0x01 }
         }
-        #expect(changedBytes.error == "attestation.tpmExtraDataMismatch")
+        #expect(changedBytes.errorCode == .tpmExtraDataMismatch)
         let changedClientData = try outcome(Self.eccCase) { try $0.changeClientDataHash() }
-        #expect(changedClientData.error == "attestation.tpmExtraDataMismatch")
+        #expect(changedClientData.errorCode == .tpmExtraDataMismatch)
     }
 
     @Test func extraDataIsHashedWithTheHashOfAlg() throws {
         let es384 = try outcome(Self.eccCase) { try $0.setStatementMember("alg", to: CBORValue(-35)) }
-        #expect(es384.error == "attestation.tpmExtraDataMismatch")
+        #expect(es384.errorCode == .tpmExtraDataMismatch)
         let rs1 = try outcome(Self.rsaCase) { try $0.setStatementMember("alg", to: CBORValue(-65535)) }
-        #expect(rs1.error == "attestation.tpmExtraDataMismatch")
+        #expect(rs1.errorCode == .tpmExtraDataMismatch)
     }
 
     @Test func algWithoutAHashIsRefused() throws {
-        #expect(try outcome(Self.eccCase) { try $0.setStatementMember("alg", to: CBORValue(-8)) }.error == "attestation.unsupportedAlgorithm")
-        #expect(try outcome(Self.eccCase) { try $0.setStatementMember("alg", to: CBORValue(-1)) }.error == "attestation.unsupportedAlgorithm")
+        #expect(try outcome(Self.eccCase) { try $0.setStatementMember("alg", to: CBORValue(-8)) }.errorCode == .attestationUnsupportedAlgorithm)
+        #expect(try outcome(Self.eccCase) { try $0.setStatementMember("alg", to: CBORValue(-1)) }.errorCode == .attestationUnsupportedAlgorithm)
     }
 
     @Test func attestedNameMustBeTheNameOfPubArea() throws {
         let result = try outcome(Self.eccCase) { editable in
             try editable.editStatementBytes("certInfo") { bytes in bytes[certInfoOffsets(bytes).name + 5] ^= 0x01 }
         }
-        #expect(result.error == "attestation.tpmNameMismatch")
+        #expect(result.errorCode == .tpmNameMismatch)
     }
 
     @Test func nameCoversEveryByteOfPubArea() throws {
         let result = try outcome(Self.eccCase) { try $0.editStatementBytes("pubArea") { bytes in bytes[7] ^= 0x02 } }
-        #expect(result.error == "attestation.tpmNameMismatch")
+        #expect(result.errorCode == .tpmNameMismatch)
     }
 
     @Test func nameAlgMustBeAKnownHash() throws {
         let result = try outcome(Self.eccCase) { try $0.editStatementBytes("pubArea") { bytes in bytes[3] = 0x12 } }
-        #expect(result.error == "attestation.tpmUnsupportedNameAlgorithm")
+        #expect(result.errorCode == .tpmUnsupportedNameAlgorithm)
     }
 
     @Test(arguments: [eccCase, rsaCase])
     func signatureMustVerifyOverCertInfo(id: String) throws {
         let result = try outcome(id) { try $0.editStatementBytes("sig") { bytes in bytes[bytes.count - 1] ^= 0x01 } }
-        #expect(result.error == "attestation.invalidSignature")
+        #expect(result.errorCode == .attestationInvalidSignature)
     }
 
     @Test func x5cIsRequired() throws {
-        #expect(try outcome(Self.eccCase) { try $0.setStatementMember("x5c", to: nil) }.error == "attestation.malformedStatement")
+        #expect(try outcome(Self.eccCase) { try $0.setStatementMember("x5c", to: nil) }.errorCode == .malformedStatement)
     }
 
     @Test func aaguidExtensionMustMatchAuthenticatorData() throws {
-        #expect(try EditableVectorCase("simplewebauthn/tpm-aaguid-ext-mismatch").run().error == "attestation.aaguidMismatch")
+        #expect(try EditableVectorCase("simplewebauthn/tpm-aaguid-ext-mismatch").run().errorCode == .aaguidMismatch)
     }
 
     @Test func expiredAIKCertificateIsRefused() throws {
-        #expect(try EditableVectorCase("simplewebauthn/tpm-rs256-dontneeda-cert-expired").run().error == "attestation.certificateExpired")
+        #expect(try EditableVectorCase("simplewebauthn/tpm-rs256-dontneeda-cert-expired").run().errorCode == .certificateExpired)
         let untrusted = try outcome(Self.eccCase) { $0.set("trustAnchors", to: [TPMTestCertificates.pem(TPMTestCertificates.valid)]) }
-        #expect(untrusted.error == "attestation.certificateChainUntrusted")
+        #expect(untrusted.errorCode == .certificateChainUntrusted)
     }
 
     @Test func aikCertificateMeetingEveryRequirementPasses() throws {
@@ -156,15 +156,15 @@ import WebAuthnVectors
     }
 
     @Test(arguments: [
-        (TPMTestCertificates.versionOne, "attestation.aikCertificateVersion"),
-        (TPMTestCertificates.subjectNotEmpty, "attestation.aikCertificateSubject"),
-        (TPMTestCertificates.withoutSubjectAlternativeName, "attestation.aikCertificateSubjectAlternativeName"),
-        (TPMTestCertificates.subjectAlternativeNameNotCritical, "attestation.aikCertificateSubjectAlternativeName"),
-        (TPMTestCertificates.subjectAlternativeNameWithoutModel, "attestation.aikCertificateSubjectAlternativeName"),
-        (TPMTestCertificates.withoutExtendedKeyUsage, "attestation.aikCertificateExtendedKeyUsage"),
-        (TPMTestCertificates.certificateAuthority, "attestation.aikCertificateBasicConstraints"),
+        (TPMTestCertificates.versionOne, WebAuthnError.Code.aikCertificateVersion),
+        (TPMTestCertificates.subjectNotEmpty, .aikCertificateSubject),
+        (TPMTestCertificates.withoutSubjectAlternativeName, .aikCertificateSubjectAlternativeName),
+        (TPMTestCertificates.subjectAlternativeNameNotCritical, .aikCertificateSubjectAlternativeName),
+        (TPMTestCertificates.subjectAlternativeNameWithoutModel, .aikCertificateSubjectAlternativeName),
+        (TPMTestCertificates.withoutExtendedKeyUsage, .aikCertificateExtendedKeyUsage),
+        (TPMTestCertificates.certificateAuthority, .aikCertificateBasicConstraints),
     ])
-    func aikCertificateRequirementsRefuse(certificate: String, code: String) throws {
+    func aikCertificateRequirementsRefuse(certificate: String, code: WebAuthnError.Code) throws {
         let parsed = try TPMTestCertificates.certificate(certificate)
         #expect(throws: WebAuthnError.self) { try TPMCertificateRequirements.check(parsed) }
         do {
@@ -194,7 +194,7 @@ import WebAuthnVectors
     @Test func truncatedStatementsAreRefusedThroughTheCeremony() throws {
         for member in ["pubArea", "certInfo"] {
             let result = try outcome(Self.eccCase) { try $0.editStatementBytes(member) { bytes in bytes.removeLast(3) } }
-            #expect(result.error == "attestation.tpmStructureMalformed")
+            #expect(result.errorCode == .tpmStructureMalformed)
         }
     }
 

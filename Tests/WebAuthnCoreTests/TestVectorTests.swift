@@ -26,7 +26,10 @@ import WebAuthnVectors
                 // A pending case must still fail closed, and with the error its reason names; one without an
                 // error is a peer-policy rejection that passkeyd, following the spec, accepts.
                 #expect(outcome.ok == (pending.expectedError == nil), "pending case \(testCase.id): ok is \(outcome.ok)")
-                #expect(outcome.error == pending.expectedError, "pending case \(testCase.id): \(outcome.error ?? "ok") \(outcome.reason ?? "")")
+                #expect(
+                    outcome.error == pending.expectedError?.rawValue,
+                    "pending case \(testCase.id): \(outcome.error ?? "ok") \(outcome.reason ?? "")"
+                )
                 continue
             }
             #expect(.bool(outcome.ok) == expect["ok"], "\(testCase.id): got \(outcome.ok) \(outcome.error ?? "") \(outcome.reason ?? "")")

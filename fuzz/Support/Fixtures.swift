@@ -145,7 +145,7 @@ struct RegistrationFixture: @unchecked Sendable {
             return nil
         } catch {
             if debugOutcomes { print("  \(id): \(error.code)") }
-            return error.code
+            return error.code.rawValue
         }
     }
 

@@ -82,7 +82,7 @@ final class AppleIntegration: Sendable {
             return claims
         case .failure(let error):
             log("apple sign-in refused: \(error.code): \(error.reason)")
-            throw .invalidIdentityToken
+            throw ServerError(.invalidIdentityToken)
         }
     }
 
@@ -91,12 +91,13 @@ final class AppleIntegration: Sendable {
         switch try verified({ keys throws(AppleSignInError) in try ServerNotification(body: body, verifier: verifier, keys: keys) }) {
         case .success(let notification):
             return notification.event
-        case .failure(let error) where error.code == "notification.unsupportedEvent":
+        case .failure(let error) where error.code == .unsupportedEvent:
             log("apple notification ignored: \(error.code)")
             return nil
         case .failure(let error):
             log("apple notification refused: \(error.code): \(error.reason)")
-            throw error.code == "notification.malformed" || error.code == "appleToken.malformed" ? .malformedNotification : .unverifiedNotification
+            let malformed = error.code == .notificationMalformed || error.code == .appleTokenMalformed
+            throw malformed ? ServerError(.invalidNotification) : ServerError(.unverifiedNotification)
         }
     }
 
@@ -106,7 +107,7 @@ final class AppleIntegration: Sendable {
         let keys = try keyCache.keys(now: now)
         do throws(AppleSignInError) {
             return .success(try body(keys))
-        } catch  where error.code == "appleToken.unknownKey" {
+        } catch  where error.code == .unknownKey {
             guard let refreshed = try keyCache.refreshForUnknownKey(now: now) else { return .failure(error) }
             do throws(AppleSignInError) {
                 return .success(try body(refreshed))

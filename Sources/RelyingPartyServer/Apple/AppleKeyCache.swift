@@ -50,14 +50,14 @@ final class AppleKeyCache: Sendable {
 
     private func fetch(_ state: inout State, now: Date) throws(ServerError) -> JSONWebKeySet {
         if let failure = state.lastFailure, now.timeIntervalSince(failure) < Self.failureBackoff, now >= failure {
-            throw .appleUnavailable
+            throw ServerError(.appleUnavailable)
         }
         state.lastFetch = now
         let reply = service.fetchKeys()
         guard reply.status == 200 else {
             state.lastFailure = now
             log("apple keys: fetch failed (\(reply.status.map { "status \($0)" } ?? "unreachable"))")
-            throw .appleUnavailable
+            throw ServerError(.appleUnavailable)
         }
         let keys: JSONWebKeySet
         do {
@@ -65,7 +65,7 @@ final class AppleKeyCache: Sendable {
         } catch {
             state.lastFailure = now
             log("apple keys: fetch failed (\(error.code))")
-            throw .appleUnavailable
+            throw ServerError(.appleUnavailable)
         }
         let lifetime = reply.maximumAge.map { min(Self.maximumLifetime, max(Self.minimumLifetime, TimeInterval($0))) } ?? Self.defaultLifetime
         state.keys = keys

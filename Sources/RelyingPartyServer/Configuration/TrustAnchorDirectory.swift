@@ -5,17 +5,17 @@ import Foundation
 enum TrustAnchorDirectory {
     static func load(_ path: String) throws(CryptoError) -> [X509Certificate] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else {
-            throw CryptoError(code: "crypto.invalidCertificate", reason: "cannot read trust-anchor folder \(path)")
+            throw CryptoError(.invalidCertificate, "cannot read trust-anchor folder \(path)")
         }
         var anchors: [X509Certificate] = []
         for name in names.sorted() where name.hasSuffix(".pem") || name.hasSuffix(".crt") {
             guard let text = try? String(contentsOfFile: path + "/" + name, encoding: .utf8) else {
-                throw CryptoError(code: "crypto.invalidCertificate", reason: "cannot read \(name)")
+                throw CryptoError(.invalidCertificate, "cannot read \(name)")
             }
             do {
                 anchors += try X509Certificate.certificates(pem: text)
             } catch {
-                throw CryptoError(code: error.code, reason: "\(name): \(error.reason)")
+                throw CryptoError(error.code, "\(name): \(error.reason)")
             }
         }
         return anchors
@@ -25,11 +25,11 @@ enum TrustAnchorDirectory {
     static func loadFileOrFolder(_ path: String) throws(CryptoError) -> [X509Certificate] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CryptoError(code: "crypto.invalidCertificate", reason: "\(path) does not exist")
+            throw CryptoError(.invalidCertificate, "\(path) does not exist")
         }
         if isDirectory.boolValue { return try load(path) }
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw CryptoError(code: "crypto.invalidCertificate", reason: "cannot read \(path)")
+            throw CryptoError(.invalidCertificate, "cannot read \(path)")
         }
         return try X509Certificate.certificates(pem: text)
     }

@@ -48,14 +48,14 @@ extension RelyingPartyServer {
     /// The signed-in user, or 401. Cookie-authenticated writes also pass the Origin check.
     func signedInUser(_ request: HTTPRequest, writing: Bool) throws(ServerError) -> (user: UserRecord, token: String) {
         guard let current = try sessions.current(request) else {
-            var error = ServerError.notSignedIn
+            var error = ServerError(.notSignedIn)
             if request.headers["cookie"]?.contains(SessionService.cookieName) == true {
                 error.headers = [("Set-Cookie", SessionService.clearingCookie)]
             }
             throw error
         }
         if writing { try requireSameOrigin(request, credential: current.credential) }
-        guard let user = try storage({ try store.user(id: current.session.userID) }) else { throw ServerError.notSignedIn }
+        guard let user = try storage({ try store.user(id: current.session.userID) }) else { throw ServerError(.notSignedIn) }
         return (user, current.token)
     }
 
@@ -96,7 +96,7 @@ extension RelyingPartyServer {
                     return true
                 }
             })
-        else { throw ServerError(404, "passkey_not_found", "You have no passkey with that ID.") }
+        else { throw ServerError(.passkeyNotFound) }
         return JSONBody.ok(["renamed": true])
     }
 
@@ -104,7 +104,7 @@ extension RelyingPartyServer {
     func deletePasskey(_ request: HTTPRequest, identifier: String) throws(ServerError) -> HTTPResponse {
         let (user, _) = try signedInUser(request, writing: true)
         guard let credentialID = Base64URL.decode(identifier) else {
-            throw ServerError(404, "passkey_not_found", "You have no passkey with that ID.")
+            throw ServerError(.passkeyNotFound)
         }
         let now = time.now
         let deletion = try storage {
@@ -121,9 +121,9 @@ extension RelyingPartyServer {
             keys.remove(credentialID)
             return JSONBody.ok(["deleted": true])
         case .notFound:
-            throw ServerError(404, "passkey_not_found", "You have no passkey with that ID.")
+            throw ServerError(.passkeyNotFound)
         case .lastCredential:
-            throw ServerError(409, "last_credential", "You can't delete your only passkey.")
+            throw ServerError(.lastCredential)
         }
     }
 

@@ -44,7 +44,7 @@ extension RelyingPartyServer {
     static let maximumAuthorizationCodeLength = 2048
 
     func configuredApple() throws(ServerError) -> AppleIntegration {
-        guard let apple else { throw .appleNotConfigured }
+        guard let apple else { throw ServerError(.appleNotConfigured) }
         return apple
     }
 
@@ -62,10 +62,10 @@ extension RelyingPartyServer {
         let apple = try configuredApple()
         let body = try JSONBody.decode(AppleSignInRequest.self, from: request)
         guard !body.rawNonce.isEmpty, body.rawNonce.utf8.count <= Self.maximumRawNonceLength else {
-            throw .badRequest("invalid_request", "rawNonce must be 1 to \(Self.maximumRawNonceLength) bytes.")
+            throw ServerError(.invalidRequest, member: "rawNonce")
         }
         if let code = body.authorizationCode, code.utf8.count > Self.maximumAuthorizationCodeLength {
-            throw .badRequest("invalid_request", "authorizationCode is too long.")
+            throw ServerError(.invalidRequest, member: "authorizationCode")
         }
         let displayName = try Self.appleDisplayName(body.fullName)
         let current = try sessions.current(request)
@@ -76,7 +76,7 @@ extension RelyingPartyServer {
         let now = time.now
         var signedInOwner: UserRecord?
         if let current {
-            guard let owner = try storage({ try store.user(id: current.session.userID) }) else { throw ServerError.notSignedIn }
+            guard let owner = try storage({ try store.user(id: current.session.userID) }) else { throw ServerError(.notSignedIn) }
             signedInOwner = owner
         }
         let created = UserRecord(
@@ -120,7 +120,7 @@ extension RelyingPartyServer {
         }
         guard case .signedIn(let user, let isNewAccount, let email, let issued) = outcome else {
             log("apple sign-in refused: the raw nonce was already used")
-            throw .invalidIdentityToken
+            throw ServerError(.invalidIdentityToken)
         }
         if let code = body.authorizationCode, !code.isEmpty, let clientID = token.audiences.first(where: apple.configuration.audiences.contains) {
             apple.enqueueCodeExchange(code: code, subject: token.subject, clientID: clientID)
@@ -153,7 +153,7 @@ extension RelyingPartyServer {
         let now = time.now
         if try storage({ try store.takeChallenge(key, now: now) }) == .expired {
             log("apple sign-in refused: the server-issued nonce expired")
-            throw .invalidIdentityToken
+            throw ServerError(.invalidIdentityToken)
         }
         return (key, max(token.expiresAt, now).addingTimeInterval(apple.verifier.leewaySeconds))
     }

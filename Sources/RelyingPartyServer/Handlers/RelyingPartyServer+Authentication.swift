@@ -58,14 +58,14 @@ extension RelyingPartyServer {
         guard let rawID = Base64URL.decode(credential.rawId),
             let stored = try storage({ try store.credential(id: rawID) })
         else {
-            throw ServerError(400, "credential_unknown", "This passkey is not registered here.")
+            throw ServerError(.credentialUnknown)
         }
         try limit(accountLimiter, key: "user:" + Base64URL.encode(stored.userID))
         let key: COSEKey
         do {
             key = try keys.key(for: stored.id, encoded: stored.publicKey)
         } catch {
-            throw ServerError(500, "internal_error", "A stored public key is unreadable.")
+            throw ServerError(.internalError, detail: "a stored public key is unreadable: \(error)")
         }
         let expectations = AuthenticationExpectations(
             challenge: record.challenge,
@@ -83,14 +83,14 @@ extension RelyingPartyServer {
         do {
             result = try AuthenticationCeremony(relyingParty: relyingParty).verify(credential, expecting: expectations)
         } catch {
-            log("authentication refused: \(error.code)")
-            if error.code == "authenticatorData.signCountNotIncreased" {
+            log("authentication refused: \(error)")
+            if error.code == .signCountNotIncreased {
                 try markPossibleClone(stored)
             }
             throw .verification(error)
         }
         guard let user = try storage({ try store.user(id: stored.userID) }) else {
-            throw ServerError(400, "credential_unknown", "This passkey is not registered here.")
+            throw ServerError(.credentialUnknown)
         }
         // The counter, flags, session and events in one transaction: one durable commit, which also makes the
         // challenge taken above durable (see `CeremonyStore`).
@@ -118,7 +118,7 @@ extension RelyingPartyServer {
             // stored a counter at least as high after this one was read. The same verdict as at verification.
             log("authentication refused: \(error.code)")
             try markPossibleClone(stored)
-            throw .possibleClone(step: error.code.rawValue)
+            throw .possibleClone(step: error.code)
         } catch {
             throw .storage(error)
         }
@@ -154,7 +154,7 @@ extension RelyingPartyServer {
         if let userID = record.userID { return userID }
         guard !record.context.isEmpty else { return nil }
         guard let context = try? JSONDecoder().decode(AuthenticationContext.self, from: Data(record.context)) else {
-            throw ServerError(500, "internal_error", "The stored authentication state is unreadable.")
+            throw ServerError(.internalError, detail: "the stored authentication state is unreadable")
         }
         return context.unknownUser ? nobodysUserHandle : nil
     }

@@ -6,7 +6,7 @@ extension RelyingPartyServer {
         let trimmed = (value ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty, trimmed.count <= 64, !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             // Only documented codes: invalid_username for the username, invalid_request for any other name.
-            throw .badRequest(member == "username" ? "invalid_username" : "invalid_request", "\(member) must be 1 to 64 characters.")
+            throw ServerError(member == "username" ? .invalidUsername : .invalidRequest, member: member)
         }
         return trimmed
     }

@@ -26,18 +26,18 @@ extension RelyingPartyServer {
         let body = try JSONBody.decode(RegistrationOptionsRequest.self, from: request)
         let residentKey = body.residentKey ?? "required"
         guard ["required", "preferred", "discouraged"].contains(residentKey) else {
-            throw .badRequest("invalid_request", "residentKey must be required, preferred or discouraged.")
+            throw ServerError(.invalidRequest, member: "residentKey")
         }
         let userVerification = try UserVerificationRequirement(body.userVerification ?? "preferred")
         let hints = body.hints ?? []
         guard hints.allSatisfy({ ["security-key", "client-device", "hybrid"].contains($0) }) else {
-            throw .badRequest("invalid_request", "hints may hold security-key, client-device and hybrid.")
+            throw ServerError(.invalidRequest, member: "hints")
         }
         let context: RegistrationContext
         let excluded: [CredentialRecord]
         if let current = try sessions.current(request) {
             try requireSameOrigin(request, credential: current.credential)
-            guard let user = try storage({ try store.user(id: current.session.userID) }) else { throw ServerError.notSignedIn }
+            guard let user = try storage({ try store.user(id: current.session.userID) }) else { throw ServerError(.notSignedIn) }
             context = RegistrationContext(
                 userHandle: Base64URL.encode(user.id),
                 username: user.name,
@@ -48,9 +48,7 @@ extension RelyingPartyServer {
         } else {
             let username = try Self.validName(body.username, member: "username")
             let displayName = try Self.validName(body.displayName ?? username, member: "displayName")
-            guard try storage({ try store.user(name: username) }) == nil else {
-                throw ServerError(409, "username_taken", "That username is taken.")
-            }
+            guard try storage({ try store.user(name: username) }) == nil else { throw ServerError(.usernameTaken) }
             context = RegistrationContext(
                 userHandle: Base64URL.encode(random.bytes(count: 32)),
                 username: username,
@@ -85,7 +83,7 @@ extension RelyingPartyServer {
         let record = try challenges.consume(try Self.challengeText(credential.response.clientDataJSON), for: .registration)
         guard let context = try? JSONDecoder().decode(RegistrationContext.self, from: Data(record.context)),
             let userHandle = Base64URL.decode(context.userHandle)
-        else { throw ServerError(500, "internal_error", "The stored registration state is unreadable.") }
+        else { throw ServerError(.internalError, detail: "the stored registration state is unreadable") }
         let attestation = configuration.attestation
         let expectations = RegistrationExpectations(
             challenge: record.challenge,
@@ -100,7 +98,7 @@ extension RelyingPartyServer {
         do {
             result = try RegistrationCeremony(relyingParty: relyingParty).verify(credential, expecting: expectations)
         } catch {
-            log("registration refused: \(error.code)")
+            log("registration refused: \(error)")
             throw .verification(error)
         }
         let now = time.now

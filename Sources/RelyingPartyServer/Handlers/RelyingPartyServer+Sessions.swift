@@ -37,7 +37,7 @@ extension RelyingPartyServer {
     func requireSameOrigin(_ request: HTTPRequest, credential: SessionService.Credential) throws(ServerError) {
         guard credential == .cookie else { return }
         guard let origin = request.headers["origin"], relyingParty.origins.contains(origin) else {
-            throw ServerError(403, "origin_mismatch", "This request must come from the site's own pages.")
+            throw ServerError(.crossOriginWrite)
         }
     }
 }

@@ -8,7 +8,7 @@ extension RelyingPartyServer {
         } catch let error as StorageError {
             throw .storage(error)
         } catch {
-            throw ServerError(503, "storage_unavailable", "The server cannot reach its database; try again shortly.")
+            throw ServerError(.storageUnavailable, detail: "\(type(of: error))")
         }
     }
 }

@@ -4,7 +4,7 @@ extension UserVerificationRequirement {
     /// The `userVerification` member of a request (or a stored challenge): required, preferred or discouraged.
     init(_ text: String) throws(ServerError) {
         guard let value = UserVerificationRequirement(rawValue: text) else {
-            throw .badRequest("invalid_request", "userVerification must be required, preferred or discouraged.")
+            throw ServerError(.invalidRequest, member: "userVerification")
         }
         self = value
     }

@@ -45,7 +45,7 @@ final class ChallengeService: Sendable {
     /// Takes the challenge the client data names: removes it and returns it if it was issued for `ceremony`.
     func consume(_ challengeText: String, for ceremony: CeremonyKind) throws(ServerError) -> ChallengeRecord {
         guard let challenge = Base64URL.decode(challengeText), challenge.count == 32 else {
-            throw .badRequest("challenge_unknown", "This challenge was not issued by this server.")
+            throw ServerError(.challengeUnknown)
         }
         let lookup: ChallengeLookup
         do {
@@ -57,9 +57,9 @@ final class ChallengeService: Sendable {
         case .valid(let record) where record.ceremony == ceremony:
             return record
         case .valid, .unknown:
-            throw .badRequest("challenge_unknown", "This challenge was not issued by this server, or was already used.")
+            throw ServerError(.challengeUnknown)
         case .expired:
-            throw .badRequest("challenge_expired", "The challenge expired; start again.")
+            throw ServerError(.challengeExpired)
         }
     }
 

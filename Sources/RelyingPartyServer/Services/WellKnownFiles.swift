@@ -77,7 +77,7 @@ struct WellKnownFiles: Sendable {
 
     /// The response for a file, or the JSON 404 when it is not configured.
     private static func response(serving body: [UInt8]?) -> HTTPResponse {
-        guard let body else { return ServerError.notFound.response }
+        guard let body else { return ServerError(.notFound).response }
         var response = HTTPResponse.json(status: 200, body)
         // Apple's CDN re-fetches about daily; an hour keeps edits visible soon without hammering the server.
         response.headers.add("Cache-Control", "public, max-age=3600")

@@ -21,7 +21,7 @@ struct AttestationInput {
     func requireOnly(_ allowed: Set<String>, format: AttestationFormat) throws(WebAuthnError) {
         for entry in statement.mapValue ?? [] {
             guard let key = entry.key.textValue, allowed.contains(key) else {
-                throw WebAuthnError("attestation.malformedStatement", "\(format.rawValue) attStmt has an unexpected member")
+                throw WebAuthnError(.malformedStatement, "\(format.rawValue) attStmt has an unexpected member")
             }
         }
     }
@@ -30,15 +30,15 @@ struct AttestationInput {
     func certificates() throws(WebAuthnError) -> [X509Certificate]? {
         guard let value = statement["x5c"] else { return nil }
         guard let array = value.arrayValue, !array.isEmpty else {
-            throw WebAuthnError("attestation.malformedStatement", "x5c is not a non-empty array")
+            throw WebAuthnError(.malformedStatement, "x5c is not a non-empty array")
         }
         var certificates: [X509Certificate] = []
         for element in array {
-            guard let der = element.bytesValue else { throw WebAuthnError("attestation.malformedStatement", "x5c holds a non-byte-string element") }
+            guard let der = element.bytesValue else { throw WebAuthnError(.malformedStatement, "x5c holds a non-byte-string element") }
             do {
                 certificates.append(try X509Certificate(der: der))
             } catch {
-                throw WebAuthnError("attestation.invalidCertificate", "an x5c certificate could not be parsed: \(error.reason)")
+                throw WebAuthnError(.invalidCertificate, "an x5c certificate could not be parsed: \(error.reason)")
             }
         }
         return certificates
@@ -47,10 +47,10 @@ struct AttestationInput {
     /// The signature algorithm named by `alg`.
     func algorithm() throws(WebAuthnError) -> COSEAlgorithm {
         guard let raw = statement["alg"]?.integerValue else {
-            throw WebAuthnError("attestation.malformedStatement", "attStmt alg is missing or not an integer")
+            throw WebAuthnError(.malformedStatement, "attStmt alg is missing or not an integer")
         }
         guard let algorithm = COSEAlgorithm(rawValue: Int(raw)) else {
-            throw WebAuthnError("attestation.unsupportedAlgorithm", "attestation algorithm \(raw) is not supported")
+            throw WebAuthnError(.attestationUnsupportedAlgorithm, "attestation algorithm \(raw) is not supported")
         }
         return algorithm
     }
@@ -58,7 +58,7 @@ struct AttestationInput {
     /// The `sig` byte string.
     func signature() throws(WebAuthnError) -> [UInt8] {
         guard let signature = statement["sig"]?.bytesValue else {
-            throw WebAuthnError("attestation.malformedStatement", "attStmt sig is missing or not a byte string")
+            throw WebAuthnError(.malformedStatement, "attStmt sig is missing or not a byte string")
         }
         return signature
     }
@@ -75,7 +75,7 @@ struct AttestationInput {
         guard !trustAnchors.isEmpty else {
             for certificate in certificates {
                 guard let notBefore = certificate.notBefore, let notAfter = certificate.notAfter, notBefore <= time, time <= notAfter else {
-                    throw WebAuthnError("attestation.certificateExpired", "an attestation certificate is not valid at the verification time")
+                    throw WebAuthnError(.certificateExpired, "an attestation certificate is not valid at the verification time")
                 }
             }
             return .notEvaluated
@@ -84,10 +84,10 @@ struct AttestationInput {
             let path = try CertificateChainVerifier(trustAnchors: trustAnchors)
                 .verify(leaf: certificates[0], intermediates: Array(certificates.dropFirst()), at: time)
             return .trusted(anchorFingerprint: path.last?.sha256Fingerprint ?? "")
-        } catch  where error.code == "crypto.certificateExpired" {
-            throw WebAuthnError("attestation.certificateExpired", error.reason)
+        } catch  where error.code == .certificateExpired {
+            throw WebAuthnError(.certificateExpired, error.reason)
         } catch {
-            throw WebAuthnError("attestation.certificateChainUntrusted", error.reason)
+            throw WebAuthnError(.certificateChainUntrusted, error.reason)
         }
     }
 
@@ -96,7 +96,7 @@ struct AttestationInput {
         do {
             return try certificate.publicKey()
         } catch {
-            throw WebAuthnError("attestation.invalidCertificate", "\(role) key is unusable: \(error.reason)")
+            throw WebAuthnError(.invalidCertificate, "\(role) key is unusable: \(error.reason)")
         }
     }
 
@@ -106,7 +106,7 @@ struct AttestationInput {
     func requireCredentialKey(in certificate: X509Certificate) throws(WebAuthnError) -> PublicKey {
         let key = try publicKey(of: certificate, role: "credential certificate")
         guard key.matches(credential.credentialPublicKey.publicKey) else {
-            throw WebAuthnError("attestation.publicKeyMismatch", "credential certificate key differs from the credential public key")
+            throw WebAuthnError(.publicKeyMismatch, "credential certificate key differs from the credential public key")
         }
         return key
     }

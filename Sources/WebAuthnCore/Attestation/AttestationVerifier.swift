@@ -3,7 +3,7 @@ enum AttestationVerifier {
     static func verify(format identifier: String, input: AttestationInput) throws(WebAuthnError) -> AttestationResult {
         // §7.1 step 21: determine the attestation statement format by a USASCII case-sensitive match on fmt.
         guard let format = AttestationFormat(rawValue: identifier) else {
-            throw WebAuthnError("attestation.unsupportedFormat", "attestation format is not one passkeyd knows")
+            throw WebAuthnError(.unsupportedFormat, "attestation format is not one passkeyd knows")
         }
         // §7.1 step 22: verify that attStmt is a correct attestation statement using the format's verification procedure.
         switch format {

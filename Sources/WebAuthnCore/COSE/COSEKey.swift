@@ -35,14 +35,14 @@ public struct COSEKey: Sendable {
         do {
             value = try CBORDecoder().decode(bytes)
         } catch {
-            throw WebAuthnError("coseKey.malformed", "credential public key is not one well-formed CBOR item: \(error.reason)")
+            throw WebAuthnError(.coseKeyMalformed, "credential public key is not one well-formed CBOR item: \(error.reason)")
         }
         try self.init(value: value, encoded: bytes)
     }
 
     /// Validates an already decoded COSE_Key.
     public init(value: CBORValue, encoded: [UInt8]) throws(WebAuthnError) {
-        guard let entries = value.mapValue else { throw WebAuthnError("coseKey.malformed", "COSE_Key is not a map") }
+        guard let entries = value.mapValue else { throw WebAuthnError(.coseKeyMalformed, "COSE_Key is not a map") }
         var labels = Set<Int64>()
         for entry in entries {
             guard let label = entry.key.integerValue else { continue }
@@ -50,14 +50,14 @@ public struct COSEKey: Sendable {
         }
         // Label 1, kty.
         guard let rawType = value[1]?.integerValue, let keyType = KeyType(rawValue: Int(rawType)) else {
-            throw WebAuthnError("coseKey.unsupportedKeyType", "COSE_Key kty is missing or not OKP, EC2 or RSA")
+            throw WebAuthnError(.unsupportedKeyType, "COSE_Key kty is missing or not OKP, EC2 or RSA")
         }
         // Label 3, alg (§6.5.1: the credential public key MUST contain it).
         guard let rawAlgorithm = value[3]?.integerValue else {
-            throw WebAuthnError("coseKey.missingAlgorithm", "COSE_Key has no alg")
+            throw WebAuthnError(.missingAlgorithm, "COSE_Key has no alg")
         }
         guard let algorithm = COSEAlgorithm(rawValue: Int(rawAlgorithm)) else {
-            throw WebAuthnError("coseKey.unsupportedAlgorithm", "COSE algorithm \(rawAlgorithm) is not supported")
+            throw WebAuthnError(.coseKeyUnsupportedAlgorithm, "COSE algorithm \(rawAlgorithm) is not supported")
         }
         self.keyType = keyType
         self.algorithm = algorithm
@@ -67,46 +67,46 @@ public struct COSEKey: Sendable {
             case .ec2:
                 // RFC 9053 §7.1.1: crv (-1), x (-2) and y (-3); the private key d (-4) must not be present in a public key.
                 guard let curve = algorithm.requiredCurve else {
-                    throw WebAuthnError("coseKey.algorithmMismatch", "alg \(algorithm.rawValue) is not an ECDSA algorithm but kty is EC2")
+                    throw WebAuthnError(.coseKeyAlgorithmMismatch, "alg \(algorithm.rawValue) is not an ECDSA algorithm but kty is EC2")
                 }
-                guard !labels.contains(-4) else { throw WebAuthnError("coseKey.containsPrivateKey", "COSE_Key contains a private key") }
+                guard !labels.contains(-4) else { throw WebAuthnError(.containsPrivateKey, "COSE_Key contains a private key") }
                 guard let curveIdentifier = value[-1]?.integerValue, Self.ec2Curve(curveIdentifier) == curve else {
-                    throw WebAuthnError("coseKey.curveMismatch", "EC2 curve does not match alg \(algorithm.rawValue)")
+                    throw WebAuthnError(.curveMismatch, "EC2 curve does not match alg \(algorithm.rawValue)")
                 }
                 guard let x = value[-2]?.bytesValue, let y = value[-3]?.bytesValue else {
-                    throw WebAuthnError("coseKey.malformed", "EC2 key needs x and y byte strings (compressed points are not accepted)")
+                    throw WebAuthnError(.coseKeyMalformed, "EC2 key needs x and y byte strings (compressed points are not accepted)")
                 }
                 publicKey = try PublicKey(curve: curve, x: x, y: y)
             case .okp:
                 // RFC 9053 §7.2: crv (-1) and x (-2); EdDSA over Ed25519 (crv 6) or Ed448 (crv 7); no private key d (-4).
-                guard !labels.contains(-4) else { throw WebAuthnError("coseKey.containsPrivateKey", "COSE_Key contains a private key") }
+                guard !labels.contains(-4) else { throw WebAuthnError(.containsPrivateKey, "COSE_Key contains a private key") }
                 guard let curveIdentifier = value[-1]?.integerValue, let x = value[-2]?.bytesValue else {
-                    throw WebAuthnError("coseKey.malformed", "OKP key needs crv and x")
+                    throw WebAuthnError(.coseKeyMalformed, "OKP key needs crv and x")
                 }
                 switch (algorithm, curveIdentifier) {
                 case (.eddsa, 6), (.ed25519, 6): publicKey = try PublicKey(edwards: .ed25519, raw: x)
                 case (.eddsa, 7), (.ed448, 7): publicKey = try PublicKey(edwards: .ed448, raw: x)
-                default: throw WebAuthnError("coseKey.curveMismatch", "OKP curve \(curveIdentifier) does not match alg \(algorithm.rawValue)")
+                default: throw WebAuthnError(.curveMismatch, "OKP curve \(curveIdentifier) does not match alg \(algorithm.rawValue)")
                 }
             case .rsa:
                 // RFC 8230 §4: n (-1) and e (-2), no private exponent d (-3); passkeyd requires a modulus of at least 2048 bits.
                 guard [COSEAlgorithm.rs256, .rs384, .rs512, .ps256, .ps384, .ps512, .rs1].contains(algorithm) else {
-                    throw WebAuthnError("coseKey.algorithmMismatch", "alg \(algorithm.rawValue) is not an RSA algorithm but kty is RSA")
+                    throw WebAuthnError(.coseKeyAlgorithmMismatch, "alg \(algorithm.rawValue) is not an RSA algorithm but kty is RSA")
                 }
-                guard !labels.contains(-3) else { throw WebAuthnError("coseKey.containsPrivateKey", "COSE_Key contains a private key") }
+                guard !labels.contains(-3) else { throw WebAuthnError(.containsPrivateKey, "COSE_Key contains a private key") }
                 guard let modulus = value[-1]?.bytesValue, let exponent = value[-2]?.bytesValue else {
-                    throw WebAuthnError("coseKey.malformed", "RSA key needs n and e")
+                    throw WebAuthnError(.coseKeyMalformed, "RSA key needs n and e")
                 }
                 let key = try PublicKey(modulus: modulus, exponent: exponent)
-                guard key.bits >= 2048 else { throw WebAuthnError("coseKey.weakKey", "RSA modulus is \(key.bits) bits; at least 2048 are required") }
+                guard key.bits >= 2048 else { throw WebAuthnError(.weakKey, "RSA modulus is \(key.bits) bits; at least 2048 are required") }
                 publicKey = key
             }
         } catch let error as WebAuthnError {
             throw error
         } catch let error as CryptoError {
-            throw WebAuthnError("coseKey.invalidKey", error.reason)
+            throw WebAuthnError(.coseKeyInvalidKey, error.reason)
         } catch {
-            throw WebAuthnError("coseKey.invalidKey", "key could not be built")
+            throw WebAuthnError(.coseKeyInvalidKey, "key could not be built")
         }
     }
 

@@ -16,11 +16,11 @@ public struct AuthenticationCeremony: Sendable {
         let rawID = try ResponseField.credentialID(type: credential.type, id: credential.id, rawId: credential.rawId)
         // §7.2 step 5: if allowCredentials is not empty, verify that credential.id identifies one of the credentials listed.
         if !expectations.allowedCredentialIDs.isEmpty, !expectations.allowedCredentialIDs.contains(rawID) {
-            throw WebAuthnError("credential.notAllowed", "the credential was not in allowCredentials")
+            throw WebAuthnError(.credentialNotAllowed, "the credential was not in allowCredentials")
         }
         // §7.2 step 6: the credential record is the one whose id equals credential.rawId.
         guard rawID == expectations.credential.id else {
-            throw WebAuthnError("credential.unknown", "the credential record does not match rawId")
+            throw WebAuthnError(.credentialUnknown, "the credential record does not match rawId")
         }
         var userHandle: [UInt8]?
         if let text = credential.response.userHandle, !text.isEmpty {
@@ -29,18 +29,18 @@ public struct AuthenticationCeremony: Sendable {
         if let identified = expectations.identifiedUserHandle {
             // §7.2 step 6 (user identified before the ceremony): the account must own the credential, and a present userHandle must equal its user handle.
             guard ConstantTime.equals(identified, expectations.credential.userHandle) else {
-                throw WebAuthnError("credential.wrongUser", "the credential does not belong to the identified user")
+                throw WebAuthnError(.wrongUser, "the credential does not belong to the identified user")
             }
             if let userHandle, !ConstantTime.equals(userHandle, identified) {
-                throw WebAuthnError("credential.userHandleMismatch", "userHandle differs from the identified user's handle")
+                throw WebAuthnError(.userHandleMismatch, "userHandle differs from the identified user's handle")
             }
         } else {
             // §7.2 step 6 (user not identified): verify that response.userHandle is present and owns the credential.
             guard let userHandle else {
-                throw WebAuthnError("credential.missingUserHandle", "a discoverable sign-in needs the userHandle")
+                throw WebAuthnError(.missingUserHandle, "a discoverable sign-in needs the userHandle")
             }
             guard ConstantTime.equals(userHandle, expectations.credential.userHandle) else {
-                throw WebAuthnError("credential.userHandleMismatch", "userHandle is not the handle of the credential's owner")
+                throw WebAuthnError(.userHandleMismatch, "userHandle is not the handle of the credential's owner")
             }
         }
         // §7.2 step 7: let cData, authData and sig be the response's clientDataJSON, authenticatorData and signature.
@@ -54,7 +54,7 @@ public struct AuthenticationCeremony: Sendable {
 
         let authenticatorData = try AuthenticatorData(bytes: authenticatorDataBytes)
         guard authenticatorData.attestedCredentialData == nil else {
-            throw WebAuthnError("authenticatorData.unexpectedCredential", "assertion authenticator data must not carry attested credential data")
+            throw WebAuthnError(.unexpectedCredential, "assertion authenticator data must not carry attested credential data")
         }
         // §7.2 steps 15–18: rpIdHash, UP, UV when required, BS only with BE.
         try AuthenticatorDataVerifier(relyingParty: relyingParty)
@@ -66,13 +66,13 @@ public struct AuthenticationCeremony: Sendable {
         let clientDataHash = DigestAlgorithm.sha256.hash(clientDataBytes)
         // §7.2 step 22: verify that sig is a valid signature over authData || hash using the stored public key.
         guard expectations.credential.publicKey.verify(signature: signature, over: authenticatorDataBytes, clientDataHash) else {
-            throw WebAuthnError("assertion.invalidSignature", "the assertion signature does not verify with the stored public key")
+            throw WebAuthnError(.assertionInvalidSignature, "the assertion signature does not verify with the stored public key")
         }
         // §7.2 step 23: if either counter is non-zero, the new one must be greater; otherwise the authenticator may be cloned.
         let stored = expectations.credential.signCount
         if authenticatorData.signCount != 0 || stored != 0, authenticatorData.signCount <= stored {
             throw WebAuthnError(
-                "authenticatorData.signCountNotIncreased",
+                .signCountNotIncreased,
                 "signature counter \(authenticatorData.signCount) did not increase past the stored \(stored): the authenticator may be cloned"
             )
         }

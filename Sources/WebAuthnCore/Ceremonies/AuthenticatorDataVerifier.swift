@@ -12,19 +12,19 @@ struct AuthenticatorDataVerifier {
     ) throws(WebAuthnError) {
         // §7.1 step 14 / §7.2 step 15: verify that the rpIdHash in authData is the SHA-256 hash of the RP ID expected by the RP.
         guard relyingParty.acceptedIDHashes.contains(where: { ConstantTime.equals($0, authenticatorData.rpIDHash) }) else {
-            throw WebAuthnError("authenticatorData.rpIdHashMismatch", "rpIdHash is not the SHA-256 of the relying party ID")
+            throw WebAuthnError(.relyingPartyIDHashMismatch, "rpIdHash is not the SHA-256 of the relying party ID")
         }
         // §7.1 step 15 / §7.2 step 16: verify that the UP bit of the flags is set (§7.1: unless the ceremony is a conditional create).
         if requiresUserPresence, !authenticatorData.flags.contains(.userPresent) {
-            throw WebAuthnError("authenticatorData.userNotPresent", "the authenticator did not assert user presence")
+            throw WebAuthnError(.userNotPresent, "the authenticator did not assert user presence")
         }
         // §7.1 step 16 / §7.2 step 17: if user verification is required for this ceremony, verify that the UV bit is set.
         if userVerification == .required, !authenticatorData.flags.contains(.userVerified) {
-            throw WebAuthnError("authenticatorData.userNotVerified", "user verification was required but the authenticator did not verify the user")
+            throw WebAuthnError(.userNotVerified, "user verification was required but the authenticator did not verify the user")
         }
         // §7.1 step 17 / §7.2 step 18: if the BE bit of the flags is not set, verify that the BS bit is not set.
         if !authenticatorData.flags.contains(.backupEligible), authenticatorData.flags.contains(.backupState) {
-            throw WebAuthnError("authenticatorData.backupStateWithoutEligibility", "BS is set while BE is not")
+            throw WebAuthnError(.backupStateWithoutEligibility, "BS is set while BE is not")
         }
     }
 }

@@ -8,20 +8,20 @@ struct ClientDataVerifier {
         let clientData = try CollectedClientData(bytes: bytes)
         // §7.1 step 7 / §7.2 step 10: verify that the value of C.type is webauthn.create (webauthn.get).
         guard types.contains(clientData.type) else {
-            throw WebAuthnError("clientData.typeMismatch", "client data type is not one the ceremony expects")
+            throw WebAuthnError(.typeMismatch, "client data type is not one the ceremony expects")
         }
         // §7.1 step 8 / §7.2 step 11: verify that C.challenge equals the base64url encoding of the options' challenge.
         guard ConstantTime.equals(clientData.challenge, Base64URL.encode(challenge)) else {
-            throw WebAuthnError("clientData.challengeMismatch", "client data challenge is not the challenge issued for this ceremony")
+            throw WebAuthnError(.challengeMismatch, "client data challenge is not the challenge issued for this ceremony")
         }
         // §7.1 step 9 / §7.2 step 12: verify that C.origin is an origin expected by the RP (§13.4.9).
         guard relyingParty.origins.contains(clientData.origin) else {
-            throw WebAuthnError("clientData.originMismatch", "client data origin is not one of the relying party's origins")
+            throw WebAuthnError(.originMismatch, "client data origin is not one of the relying party's origins")
         }
         // §7.1 step 10 / §7.2 step 13: if C.crossOrigin is true, verify that the RP expects to be embedded cross-origin.
         if clientData.crossOrigin, !relyingParty.allowsCrossOriginEmbedding {
             throw WebAuthnError(
-                "clientData.crossOriginNotAllowed",
+                .crossOriginNotAllowed,
                 "the ceremony ran in a cross-origin iframe, which the relying party does not allow"
             )
         }
@@ -29,12 +29,12 @@ struct ClientDataVerifier {
         if let topOrigin = clientData.topOrigin {
             guard relyingParty.allowsCrossOriginEmbedding else {
                 throw WebAuthnError(
-                    "clientData.crossOriginNotAllowed",
+                    .crossOriginNotAllowed,
                     "the ceremony ran embedded in another site, which the relying party does not allow"
                 )
             }
             guard relyingParty.topOrigins.contains(topOrigin) else {
-                throw WebAuthnError("clientData.topOriginMismatch", "client data topOrigin is not one the relying party may be embedded in")
+                throw WebAuthnError(.topOriginMismatch, "client data topOrigin is not one the relying party may be embedded in")
             }
         }
         // §5.8.1: tokenBinding is reserved ("its use is not expected in Level 3") and §7.1/§7.2 have no Token Binding

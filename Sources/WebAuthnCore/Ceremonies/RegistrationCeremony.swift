@@ -30,7 +30,7 @@ public struct RegistrationCeremony: Sendable {
         let authenticatorData = attestationObject.authenticatorData
         guard let attested = authenticatorData.attestedCredentialData else {
             throw WebAuthnError(
-                "authenticatorData.missingCredential",
+                .missingCredential,
                 "registration authenticator data has no attested credential data (AT flag clear)"
             )
         }
@@ -41,17 +41,17 @@ public struct RegistrationCeremony: Sendable {
         // §7.1 step 20: verify that the credential public key's alg is one of the pubKeyCredParams that were offered.
         guard expectations.allowedAlgorithms.contains(attested.credentialPublicKey.algorithm) else {
             throw WebAuthnError(
-                "credential.algorithmNotAllowed",
+                .algorithmNotAllowed,
                 "the credential's algorithm \(attested.credentialPublicKey.algorithm.rawValue) was not offered in this ceremony"
             )
         }
         // §7.1 step 25: verify that the credentialId is ≤ 1023 bytes.
         guard attested.credentialID.count <= AuthenticatorData.maximumCredentialIDLength else {
-            throw WebAuthnError("credential.idTooLong", "credential ID is longer than 1023 bytes")
+            throw WebAuthnError(.credentialIDTooLong, "credential ID is longer than 1023 bytes")
         }
         // §5.1.3 (create): the credential's [[identifier]] is the credentialId of the attested credential data, so rawId must equal it.
         guard rawID == attested.credentialID else {
-            throw WebAuthnError("response.rawIdMismatch", "rawId differs from the credential ID in the attested credential data")
+            throw WebAuthnError(.rawIDMismatch, "rawId differs from the credential ID in the attested credential data")
         }
 
         // §7.1 steps 21–23: determine the format, verify attStmt, and evaluate the trust path against the ceremony's anchors and metadata roots.
@@ -73,7 +73,7 @@ public struct RegistrationCeremony: Sendable {
         // FIDO MDS v3.0, AuthenticatorStatus: REVOKED, USER_VERIFICATION_BYPASS, ATTESTATION_KEY_COMPROMISE and the
         // USER_KEY_*_COMPROMISE statuses mean the authenticator "should not be trusted"; refused by the metadata policy.
         if let metadata = expectations.metadata, let status = entry?.latestStatus, metadata.policy.refusedStatuses.contains(status) {
-            throw WebAuthnError("attestation.authenticatorRevoked", "the FIDO metadata's latest status for this authenticator is \(status.rawValue)")
+            throw WebAuthnError(.authenticatorRevoked, "the FIDO metadata's latest status for this authenticator is \(status.rawValue)")
         }
         // §7.1 step 24: assess the attestation trustworthiness under the relying party's policy.
         let aaguidText = AttestedCredentialData.uuidString(attested.aaguid)

@@ -18,15 +18,15 @@ public struct AuthenticatorNameList: Sendable, Equatable {
         do {
             object = try JSONSerialization.jsonObject(with: Data(json))
         } catch {
-            throw WebAuthnError("metadata.malformed", "the authenticator name list is not JSON")
+            throw WebAuthnError(.metadataMalformed, "the authenticator name list is not JSON")
         }
         guard let members = object as? [String: Any] else {
-            throw WebAuthnError("metadata.malformed", "the authenticator name list is not a JSON object")
+            throw WebAuthnError(.metadataMalformed, "the authenticator name list is not a JSON object")
         }
         var names: [String: String] = [:]
         for (aaguid, value) in members {
             guard let entry = value as? [String: Any], let name = entry["name"] as? String, !name.isEmpty else {
-                throw WebAuthnError("metadata.malformed", "authenticator name list entry \(aaguid) has no name")
+                throw WebAuthnError(.metadataMalformed, "authenticator name list entry \(aaguid) has no name")
             }
             names[aaguid.lowercased()] = name
         }

@@ -32,32 +32,32 @@ public struct MetadataBLOB: Sendable {
         do {
             jws = try CompactJWS(text.trimmingCharacters(in: .whitespacesAndNewlines))
         } catch {
-            throw WebAuthnError("metadata.malformed", "the metadata BLOB is not a compact JWS: \(error.reason)")
+            throw WebAuthnError(.metadataMalformed, "the metadata BLOB is not a compact JWS: \(error.reason)")
         }
         // FIDO MDS v3.0, Metadata BLOB object processing rules: "If the x5u attribute is missing, the chain should be retrieved
         // from the x5c attribute." x5u is not fetched (the core does no I/O), so a BLOB without x5c is refused.
         let chain: [X509Certificate]
         do {
             guard let certificates = try jws.certificates() else {
-                throw WebAuthnError("metadata.untrustedChain", "the metadata BLOB header has no x5c certificate chain")
+                throw WebAuthnError(.metadataUntrustedChain, "the metadata BLOB header has no x5c certificate chain")
             }
             chain = certificates
         } catch let error as WebAuthnError {
             throw error
         } catch {
-            throw WebAuthnError("metadata.malformed", "the metadata BLOB x5c chain cannot be read")
+            throw WebAuthnError(.metadataMalformed, "the metadata BLOB x5c chain cannot be read")
         }
         // FIDO MDS v3.0, Metadata BLOB object processing rules: the BLOB signing certificate chain must chain up to the Metadata
         // BLOB signing trust anchor (the FIDO Alliance names GlobalSign Root CA - R3, and Root R46, which x5c reaches by a cross-certificate).
         do {
             _ = try CertificateChainVerifier(trustAnchors: trustedRoots).verify(leaf: chain[0], intermediates: Array(chain.dropFirst()), at: time)
         } catch {
-            throw WebAuthnError("metadata.untrustedChain", "the metadata BLOB signing chain does not end at the configured root: \(error.reason)")
+            throw WebAuthnError(.metadataUntrustedChain, "the metadata BLOB signing chain does not end at the configured root: \(error.reason)")
         }
         // FIDO MDS v3.0, Metadata BLOB object processing rules: "Verify the signature of the Metadata BLOB object using the BLOB
         // signing certificate chain"; "The FIDO Server SHOULD ignore the file if the signature is invalid."
         guard let signingKey = try? chain[0].publicKey(), jws.verifySignature(with: signingKey, allowedAlgorithms: Self.signatureAlgorithms) else {
-            throw WebAuthnError("metadata.invalidSignature", "the metadata BLOB signature does not verify with its signing certificate")
+            throw WebAuthnError(.metadataInvalidSignature, "the metadata BLOB signature does not verify with its signing certificate")
         }
         // FIDO MDS v3.0, Metadata BLOB Payload dictionary: legalHeader, no, nextUpdate and entries are required, and each entry
         // carries its statusReports; a payload without them is not used.
@@ -65,10 +65,10 @@ public struct MetadataBLOB: Sendable {
         do {
             payload = try JSONDecoder().decode(Payload.self, from: Data(jws.payload))
         } catch {
-            throw WebAuthnError("metadata.malformed", "the metadata BLOB payload is not a MDS3 payload (legalHeader, no, nextUpdate, entries)")
+            throw WebAuthnError(.metadataMalformed, "the metadata BLOB payload is not a MDS3 payload (legalHeader, no, nextUpdate, entries)")
         }
         guard let nextUpdate = ISO8601Time.parseDateOrTime(payload.nextUpdate) else {
-            throw WebAuthnError("metadata.malformed", "the metadata BLOB nextUpdate is not an ISO 8601 date")
+            throw WebAuthnError(.metadataMalformed, "the metadata BLOB nextUpdate is not an ISO 8601 date")
         }
         var entries: [MetadataEntry] = []
         for entry in payload.entries {
@@ -95,7 +95,7 @@ public struct MetadataBLOB: Sendable {
         // FIDO MDS v3.0, Metadata BLOB Payload: nextUpdate is the "ISO-8601 formatted date when the next update will be provided
         // at latest"; a BLOB past it (and past the relying party's grace) may miss revocations, so it is not used.
         guard time <= nextUpdate.addingTimeInterval(policy.staleBLOBGrace) else {
-            throw WebAuthnError("metadata.stale", "the metadata BLOB's nextUpdate has passed by more than the allowed grace; download a new one")
+            throw WebAuthnError(.metadataStale, "the metadata BLOB's nextUpdate has passed by more than the allowed grace; download a new one")
         }
     }
 
@@ -142,7 +142,7 @@ public struct MetadataBLOB: Sendable {
             var effectiveDate: Date?
             if let text = report.effectiveDate {
                 guard let date = ISO8601Time.parseDateOrTime(text) else {
-                    throw WebAuthnError("metadata.malformed", "a status report's effectiveDate is not an ISO 8601 date")
+                    throw WebAuthnError(.metadataMalformed, "a status report's effectiveDate is not an ISO 8601 date")
                 }
                 effectiveDate = date
             }

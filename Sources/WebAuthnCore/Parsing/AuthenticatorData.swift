@@ -29,7 +29,7 @@ public struct AuthenticatorData: Sendable {
 
     public init(bytes: [UInt8]) throws(WebAuthnError) {
         guard bytes.count >= 37 else {
-            throw WebAuthnError("authenticatorData.tooShort", "authenticator data is \(bytes.count) bytes; at least 37 are required")
+            throw WebAuthnError(.authenticatorDataTooShort, "authenticator data is \(bytes.count) bytes; at least 37 are required")
         }
         self.bytes = bytes
         // §6.1: rpIdHash (bytes 0–31), flags (byte 32), signCount (bytes 33–36, big-endian).
@@ -40,14 +40,14 @@ public struct AuthenticatorData: Sendable {
         let decoder = CBORDecoder()
         if flags.contains(.attestedCredentialData) {
             guard bytes.count >= offset + 18 else {
-                throw WebAuthnError("authenticatorData.truncated", "attested credential data is truncated")
+                throw WebAuthnError(.authenticatorDataTruncated, "attested credential data is truncated")
             }
             // §6.5.1: aaguid (16 bytes), then credentialIdLength (2 bytes, big-endian).
             let aaguid = Array(bytes[offset..<offset + 16])
             let idLength = Int(bytes[offset + 16]) << 8 | Int(bytes[offset + 17])
             offset += 18
             guard bytes.count >= offset + idLength else {
-                throw WebAuthnError("authenticatorData.truncated", "credential ID is truncated")
+                throw WebAuthnError(.authenticatorDataTruncated, "credential ID is truncated")
             }
             // §6.5.1: credentialId (credentialIdLength bytes), then credentialPublicKey (one COSE_Key, as long as its CBOR).
             let credentialID = Array(bytes[offset..<offset + idLength])
@@ -57,7 +57,7 @@ public struct AuthenticatorData: Sendable {
             do {
                 (keyValue, keyLength) = try decoder.decodeFirst(bytes[offset...])
             } catch {
-                throw WebAuthnError("authenticatorData.malformedPublicKey", "credential public key is not well-formed CBOR: \(error.reason)")
+                throw WebAuthnError(.malformedPublicKey, "credential public key is not well-formed CBOR: \(error.reason)")
             }
             let key = try COSEKey(value: keyValue, encoded: Array(bytes[offset..<offset + keyLength]))
             offset += keyLength
@@ -68,17 +68,17 @@ public struct AuthenticatorData: Sendable {
         // §6.1: extensions, a CBOR map, follow when ED is set and must be the last bytes.
         if flags.contains(.extensionData) {
             guard offset < bytes.count else {
-                throw WebAuthnError("authenticatorData.missingExtensions", "the ED flag is set but no extensions follow")
+                throw WebAuthnError(.missingExtensions, "the ED flag is set but no extensions follow")
             }
             let value: CBORValue
             let length: Int
             do {
                 (value, length) = try decoder.decodeFirst(bytes[offset...])
             } catch {
-                throw WebAuthnError("authenticatorData.malformedExtensions", "extensions are not well-formed CBOR: \(error.reason)")
+                throw WebAuthnError(.malformedExtensions, "extensions are not well-formed CBOR: \(error.reason)")
             }
             guard value.mapValue != nil else {
-                throw WebAuthnError("authenticatorData.malformedExtensions", "extensions are not a CBOR map")
+                throw WebAuthnError(.malformedExtensions, "extensions are not a CBOR map")
             }
             extensions = value
             offset += length
@@ -87,7 +87,7 @@ public struct AuthenticatorData: Sendable {
         }
         guard offset == bytes.count else {
             throw WebAuthnError(
-                "authenticatorData.trailingBytes",
+                .authenticatorDataTrailingBytes,
                 "\(bytes.count - offset) bytes follow the authenticator data (AT/ED flags disagree with the content)"
             )
         }

@@ -13,27 +13,27 @@ public struct CollectedClientData: Sendable {
         var body = bytes[...]
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
         guard String(validating: body, as: UTF8.self) != nil else {
-            throw WebAuthnError("clientData.invalidUTF8", "clientDataJSON is not valid UTF-8")
+            throw WebAuthnError(.invalidUTF8, "clientDataJSON is not valid UTF-8")
         }
         // §7.1 step 6 / §7.2 step 9: parse JSON.
         let members: Members
         do {
             members = Members(list: try StrictJSONParser.parseObjectMembers(body))
         } catch {
-            throw WebAuthnError("clientData.invalidJSON", "clientDataJSON is not a strict JSON object (or repeats a member)")
+            throw WebAuthnError(.invalidJSON, "clientDataJSON is not a strict JSON object (or repeats a member)")
         }
-        type = try Self.string(members, "type", missing: "clientData.missingType")
-        challenge = try Self.string(members, "challenge", missing: "clientData.missingChallenge")
-        origin = try Self.string(members, "origin", missing: "clientData.missingOrigin")
+        type = try Self.string(members, "type", missing: .missingType)
+        challenge = try Self.string(members, "challenge", missing: .missingChallenge)
+        origin = try Self.string(members, "origin", missing: .missingOrigin)
         switch members["crossOrigin"] {
         case nil, .null?: crossOrigin = false
         case .bool(let value)?: crossOrigin = value
-        default: throw WebAuthnError("clientData.invalidMember", "clientDataJSON member crossOrigin is not a boolean")
+        default: throw WebAuthnError(.invalidMember, "clientDataJSON member crossOrigin is not a boolean")
         }
         switch members["topOrigin"] {
         case nil, .null?: topOrigin = nil
         case .string(let value)?: topOrigin = value
-        default: throw WebAuthnError("clientData.invalidMember", "clientDataJSON member topOrigin is not a string")
+        default: throw WebAuthnError(.invalidMember, "clientDataJSON member topOrigin is not a string")
         }
     }
 
@@ -44,9 +44,9 @@ public struct CollectedClientData: Sendable {
         subscript(name: String) -> JSONValue? { list.first { $0.name == name }?.value }
     }
 
-    private static func string(_ members: Members, _ name: String, missing code: String) throws(WebAuthnError) -> String {
+    private static func string(_ members: Members, _ name: String, missing code: WebAuthnError.Code) throws(WebAuthnError) -> String {
         guard let value = members[name] else { throw WebAuthnError(code, "clientDataJSON has no \(name)") }
-        guard let text = value.stringValue else { throw WebAuthnError("clientData.invalidMember", "clientDataJSON member \(name) is not a string") }
+        guard let text = value.stringValue else { throw WebAuthnError(.invalidMember, "clientDataJSON member \(name) is not a string") }
         return text
     }
 }

@@ -18,7 +18,7 @@ enum AndroidKeyAttestation {
         let algorithm = try input.algorithm()
         let signature = try input.signature()
         guard let certificates = try input.certificates() else {
-            throw WebAuthnError("attestation.malformedStatement", "android-key attestation requires x5c")
+            throw WebAuthnError(.malformedStatement, "android-key attestation requires x5c")
         }
         let credentialCertificate = certificates[0]
         // §8.4: verify that the public key in the first certificate in x5c matches the credentialPublicKey in the
@@ -28,14 +28,14 @@ enum AndroidKeyAttestation {
         // §8.4: verify that the attestationChallenge field in the attestation certificate extension data is
         // identical to clientDataHash.
         guard description.attestationChallenge == input.clientDataHash else {
-            throw WebAuthnError("attestation.androidKeyChallengeMismatch", "attestationChallenge differs from clientDataHash")
+            throw WebAuthnError(.androidKeyChallengeMismatch, "attestationChallenge differs from clientDataHash")
         }
         try checkAuthorizations(description)
         // §8.4: verify that sig is a valid signature over the concatenation of authenticatorData and clientDataHash
         // using the public key in the first certificate in x5c with the algorithm specified in alg.
         guard certificateKey.verify(signature: signature, message: input.signedData, algorithm: algorithm.signatureAlgorithm(for: certificateKey))
         else {
-            throw WebAuthnError("attestation.invalidSignature", "android-key attestation signature does not verify with the credential certificate")
+            throw WebAuthnError(.attestationInvalidSignature, "android-key attestation signature does not verify with the credential certificate")
         }
         // §8.4: return attestation type Basic and the trust path x5c.
         let evaluation = try input.evaluateTrust(certificates)
@@ -52,18 +52,18 @@ enum AndroidKeyAttestation {
         // §8.4: the AuthorizationList.allApplications field is not present on either authorization list
         // (softwareEnforced nor teeEnforced), since PublicKeyCredential MUST be scoped to the RP ID.
         guard !description.softwareEnforced.hasAllApplications, !description.teeEnforced.hasAllApplications else {
-            throw WebAuthnError("attestation.androidKeyAllApplications", "the key is usable by all applications (allApplications present)")
+            throw WebAuthnError(.androidKeyAllApplications, "the key is usable by all applications (allApplications present)")
         }
         let lists = acceptingSoftwareEnforced ? [description.teeEnforced, description.softwareEnforced] : [description.teeEnforced]
         // §8.4: the value in the AuthorizationList.origin field is equal to KM_ORIGIN_GENERATED.
         let origins = lists.compactMap(\.origin)
         guard origins.allSatisfy({ $0 == generatedOrigin }) else {
-            throw WebAuthnError("attestation.androidKeyOriginNotGenerated", "the key's origin is not KM_ORIGIN_GENERATED")
+            throw WebAuthnError(.androidKeyOriginNotGenerated, "the key's origin is not KM_ORIGIN_GENERATED")
         }
         // §8.4: the AuthorizationList.purpose field contains KM_PURPOSE_SIGN.
         let purposes = lists.compactMap(\.purposes)
         guard purposes.isEmpty || purposes.contains(where: { $0.contains(signPurpose) }) else {
-            throw WebAuthnError("attestation.androidKeyPurposeNotSign", "the key's purpose does not include KM_PURPOSE_SIGN")
+            throw WebAuthnError(.androidKeyPurposeNotSign, "the key's purpose does not include KM_PURPOSE_SIGN")
         }
     }
 }

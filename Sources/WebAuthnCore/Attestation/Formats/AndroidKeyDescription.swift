@@ -38,7 +38,7 @@ struct AndroidKeyDescription: Equatable {
     /// Reads the extension of an attestation certificate; a certificate without it fails.
     init(certificate: X509Certificate) throws(WebAuthnError) {
         guard let (_, value) = certificate.extensionValue(Self.extensionOID) else {
-            throw WebAuthnError("attestation.androidKeyDescriptionMissing", "credential certificate has no Android key attestation extension")
+            throw WebAuthnError(.androidKeyDescriptionMissing, "credential certificate has no Android key attestation extension")
         }
         try self.init(der: value)
     }
@@ -87,7 +87,7 @@ struct AndroidKeyDescription: Equatable {
     }
 
     private static func malformed(_ reason: String) -> WebAuthnError {
-        WebAuthnError("attestation.androidKeyDescriptionMalformed", reason)
+        WebAuthnError(.androidKeyDescriptionMalformed, reason)
     }
 }
 

@@ -13,23 +13,23 @@ enum CompoundAttestation {
     static func verify(_ input: AttestationInput) throws(WebAuthnError) -> AttestationResult {
         // §8.9: attStmt: [2* nonCompoundAttStmt]; check that it is valid CBOR of that syntax.
         guard let entries = input.statement.arrayValue else {
-            throw WebAuthnError("attestation.compoundMalformed", "compound attStmt is not an array")
+            throw WebAuthnError(.compoundMalformed, "compound attStmt is not an array")
         }
         // §8.9: the array holds at least two statements ([2* nonCompoundAttStmt]).
         guard entries.count >= 2 else {
-            throw WebAuthnError("attestation.compoundTooFewStatements", "compound attStmt holds fewer than two statements")
+            throw WebAuthnError(.compoundTooFewStatements, "compound attStmt holds fewer than two statements")
         }
         var results: [AttestationResult] = []
         for entry in entries {
             guard let members = entry.mapValue, members.count == 2, let format = entry["fmt"]?.textValue, let statement = entry["attStmt"] else {
-                throw WebAuthnError("attestation.compoundMalformed", "a compound statement is not a {fmt, attStmt} map")
+                throw WebAuthnError(.compoundMalformed, "a compound statement is not a {fmt, attStmt} map")
             }
             // §8.9: nonCompoundAttStmt = { $$attStmtType } .within { fmt: text .ne "compound", * any => any }.
             guard format != AttestationFormat.compound.rawValue else {
-                throw WebAuthnError("attestation.compoundNested", "a compound statement contains another compound statement")
+                throw WebAuthnError(.compoundNested, "a compound statement contains another compound statement")
             }
             guard statement.mapValue != nil else {
-                throw WebAuthnError("attestation.compoundMalformed", "a contained attStmt is not a map")
+                throw WebAuthnError(.compoundMalformed, "a contained attStmt is not a map")
             }
             // §8.9: verify each contained statement with the verification procedure of its own format.
             let memberInput = AttestationInput(

@@ -10,11 +10,11 @@ enum PackedAttestation {
         guard let certificates = try input.certificates() else {
             // §8.2 (self attestation): validate that alg matches the algorithm of the credentialPublicKey in authenticatorData.
             guard algorithm == input.credential.credentialPublicKey.algorithm else {
-                throw WebAuthnError("attestation.algorithmMismatch", "self attestation alg differs from the credential key's alg")
+                throw WebAuthnError(.attestationAlgorithmMismatch, "self attestation alg differs from the credential key's alg")
             }
             // §8.2 (self attestation): verify that sig is a valid signature over authenticatorData || clientDataHash using the credential public key with alg.
             guard input.credential.credentialPublicKey.verify(signature: signature, message: input.signedData) else {
-                throw WebAuthnError("attestation.invalidSignature", "packed self attestation signature does not verify")
+                throw WebAuthnError(.attestationInvalidSignature, "packed self attestation signature does not verify")
             }
             return AttestationResult(format: .packed, type: .self, trustPath: [], trustEvaluation: .notApplicable)
         }
@@ -22,7 +22,7 @@ enum PackedAttestation {
         let leafKey = try input.publicKey(of: leaf, role: "attestation certificate")
         // §8.2 (x5c): verify that sig is a valid signature over authenticatorData || clientDataHash using the attestation public key in attestnCert with alg.
         guard leafKey.verify(signature: signature, message: input.signedData, algorithm: algorithm.signatureAlgorithm(for: leafKey)) else {
-            throw WebAuthnError("attestation.invalidSignature", "packed attestation signature does not verify with the attestation certificate")
+            throw WebAuthnError(.attestationInvalidSignature, "packed attestation signature does not verify with the attestation certificate")
         }
         // §8.2 (x5c): verify that attestnCert meets the requirements in §8.2.1.
         try PackedCertificateRequirements.check(leaf)

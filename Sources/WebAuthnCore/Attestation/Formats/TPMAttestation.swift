@@ -7,17 +7,17 @@ enum TPMAttestation {
         try input.requireOnly(["ver", "alg", "x5c", "sig", "certInfo", "pubArea"], format: .tpm)
         // §8.3: ver is the version of the TPM specification to which the signature conforms; it MUST be "2.0".
         guard let version = input.statement["ver"]?.textValue else {
-            throw WebAuthnError("attestation.malformedStatement", "tpm attStmt ver is missing or not text")
+            throw WebAuthnError(.malformedStatement, "tpm attStmt ver is missing or not text")
         }
         guard version == "2.0" else {
-            throw WebAuthnError("attestation.tpmUnsupportedVersion", "tpm attStmt ver is not \"2.0\"")
+            throw WebAuthnError(.tpmUnsupportedVersion, "tpm attStmt ver is not \"2.0\"")
         }
         let algorithm = try input.algorithm()
         let signature = try input.signature()
         guard let certificateInfoBytes = input.statement["certInfo"]?.bytesValue,
             let publicAreaBytes = input.statement["pubArea"]?.bytesValue
         else {
-            throw WebAuthnError("attestation.malformedStatement", "tpm attStmt certInfo or pubArea is missing or not a byte string")
+            throw WebAuthnError(.malformedStatement, "tpm attStmt certInfo or pubArea is missing or not a byte string")
         }
         let publicArea = try TPMTPublic(bytes: publicAreaBytes)
         let certificateInfo = try TPMSAttest(bytes: certificateInfoBytes)
@@ -28,38 +28,38 @@ enum TPMAttestation {
         let attToBeSigned = input.signedData
         // §8.3 step 4: verify that magic is set to TPM_GENERATED_VALUE.
         guard certificateInfo.magic == TPMSAttest.generatedValue else {
-            throw WebAuthnError("attestation.tpmInvalidMagic", "certInfo magic is not TPM_GENERATED_VALUE")
+            throw WebAuthnError(.tpmInvalidMagic, "certInfo magic is not TPM_GENERATED_VALUE")
         }
         // §8.3 step 4: verify that type is set to TPM_ST_ATTEST_CERTIFY.
         guard certificateInfo.type == TPMSAttest.certifyType else {
-            throw WebAuthnError("attestation.tpmInvalidType", "certInfo type is not TPM_ST_ATTEST_CERTIFY")
+            throw WebAuthnError(.tpmInvalidType, "certInfo type is not TPM_ST_ATTEST_CERTIFY")
         }
         // §8.3 step 4: verify that extraData is set to the hash of attToBeSigned using the hash algorithm employed in "alg".
         guard let signatureDigest = algorithm.signatureAlgorithm.digest else {
-            throw WebAuthnError("attestation.unsupportedAlgorithm", "tpm attestation alg \(algorithm.rawValue) names no hash algorithm")
+            throw WebAuthnError(.attestationUnsupportedAlgorithm, "tpm attestation alg \(algorithm.rawValue) names no hash algorithm")
         }
         guard certificateInfo.extraData == signatureDigest.hash(attToBeSigned) else {
-            throw WebAuthnError("attestation.tpmExtraDataMismatch", "certInfo extraData is not the hash of authenticatorData || clientDataHash")
+            throw WebAuthnError(.tpmExtraDataMismatch, "certInfo extraData is not the hash of authenticatorData || clientDataHash")
         }
         // §8.3 step 4: verify that attested contains a TPMS_CERTIFY_INFO structure whose name field contains a valid
         // Name for pubArea, as computed using the algorithm in the nameAlg field of pubArea ([TPMv2-Part1] §16).
         guard let nameDigest = TPMTPublic.digest(forAlgorithm: publicArea.nameAlgorithm) else {
-            throw WebAuthnError("attestation.tpmUnsupportedNameAlgorithm", "pubArea nameAlg is not SHA-1, SHA-256, SHA-384 or SHA-512")
+            throw WebAuthnError(.tpmUnsupportedNameAlgorithm, "pubArea nameAlg is not SHA-1, SHA-256, SHA-384 or SHA-512")
         }
         let name = [UInt8(publicArea.nameAlgorithm >> 8), UInt8(publicArea.nameAlgorithm & 0xFF)] + nameDigest.hash(publicArea.bytes)
         guard certificateInfo.attestedName == name else {
-            throw WebAuthnError("attestation.tpmNameMismatch", "certInfo attested name is not the Name of pubArea")
+            throw WebAuthnError(.tpmNameMismatch, "certInfo attested name is not the Name of pubArea")
         }
         // §8.3 step 5: verify that x5c is present.
         guard let certificates = try input.certificates() else {
-            throw WebAuthnError("attestation.malformedStatement", "tpm attestation requires x5c")
+            throw WebAuthnError(.malformedStatement, "tpm attestation requires x5c")
         }
         let attestationCertificate = certificates[0]
         let attestationKey = try input.publicKey(of: attestationCertificate, role: "AIK certificate")
         // §8.3 step 5: verify the sig is a valid signature over certInfo using the attestation public key in aikCert
         // with the algorithm specified in alg.
         guard attestationKey.verify(signature: signature, message: certificateInfoBytes, algorithm: algorithm.signatureAlgorithm) else {
-            throw WebAuthnError("attestation.invalidSignature", "tpm attestation signature does not verify with the AIK certificate")
+            throw WebAuthnError(.attestationInvalidSignature, "tpm attestation signature does not verify with the AIK certificate")
         }
         // §8.3 step 5: verify that aikCert meets the requirements in §8.3.1.
         try TPMCertificateRequirements.check(attestationCertificate)
@@ -77,7 +77,7 @@ enum TPMAttestation {
         switch (publicArea.parameters, publicArea.unique) {
         case (.rsa(let keyBits, let exponent), .rsa(let modulus)):
             guard let components = try? credentialKey.rsaComponents() else {
-                throw WebAuthnError("attestation.tpmPublicKeyMismatch", "pubArea is an RSA key but the credential key is not")
+                throw WebAuthnError(.tpmPublicKeyMismatch, "pubArea is an RSA key but the credential key is not")
             }
             let expectedExponent: UInt64 = exponent == 0 ? 65537 : UInt64(exponent)
             let credentialExponent = significant(components.exponent)
@@ -88,7 +88,7 @@ enum TPMAttestation {
                 && credentialExponent.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } == expectedExponent
         case (.ecc(let curveID), .ecc(let x, let y)):
             guard let coordinates = try? credentialKey.ecCoordinates() else {
-                throw WebAuthnError("attestation.tpmPublicKeyMismatch", "pubArea is an ECC key but the credential key is not")
+                throw WebAuthnError(.tpmPublicKeyMismatch, "pubArea is an ECC key but the credential key is not")
             }
             matches =
                 TPMTPublic.curve(forIdentifier: curveID) == credentialKey.curve
@@ -98,7 +98,7 @@ enum TPMAttestation {
             matches = false
         }
         guard matches else {
-            throw WebAuthnError("attestation.tpmPublicKeyMismatch", "pubArea parameters and unique do not describe the credential public key")
+            throw WebAuthnError(.tpmPublicKeyMismatch, "pubArea parameters and unique do not describe the credential public key")
         }
     }
 

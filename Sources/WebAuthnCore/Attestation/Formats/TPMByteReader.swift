@@ -14,7 +14,7 @@ struct TPMByteReader {
     /// The next `count` bytes.
     mutating func readBytes(_ count: Int) throws(WebAuthnError) -> [UInt8] {
         guard count >= 0, bytes.count - offset >= count else {
-            throw WebAuthnError("attestation.tpmStructureMalformed", "\(structure) is truncated")
+            throw WebAuthnError(.tpmStructureMalformed, "\(structure) is truncated")
         }
         defer { offset += count }
         return Array(bytes[offset..<offset + count])
@@ -48,7 +48,7 @@ struct TPMByteReader {
     /// Fails unless every byte was read.
     func finish() throws(WebAuthnError) {
         guard offset == bytes.count else {
-            throw WebAuthnError("attestation.tpmStructureMalformed", "\(structure) has \(bytes.count - offset) trailing bytes")
+            throw WebAuthnError(.tpmStructureMalformed, "\(structure) has \(bytes.count - offset) trailing bytes")
         }
     }
 

@@ -12,32 +12,32 @@ enum TPMCertificateRequirements {
     static func check(_ certificate: X509Certificate) throws(WebAuthnError) {
         // §8.3.1: Version MUST be set to 3.
         guard certificate.version == 3 else {
-            throw WebAuthnError("attestation.aikCertificateVersion", "AIK certificate is not X.509 version 3")
+            throw WebAuthnError(.aikCertificateVersion, "AIK certificate is not X.509 version 3")
         }
         // §8.3.1: Subject field MUST be set to empty.
         guard certificate.subject.isEmpty else {
-            throw WebAuthnError("attestation.aikCertificateSubject", "AIK certificate subject is not empty")
+            throw WebAuthnError(.aikCertificateSubject, "AIK certificate subject is not empty")
         }
         // §8.3.1: the Subject Alternative Name extension MUST be set as defined in [TPMv2-EK-Profile] section 3.2.9
         // (critical, since the subject is empty, holding the TPM manufacturer, model and version as a directoryName).
         guard let (critical, _) = certificate.extensionValue(subjectAlternativeNameOID), critical else {
-            throw WebAuthnError("attestation.aikCertificateSubjectAlternativeName", "AIK certificate has no critical Subject Alternative Name")
+            throw WebAuthnError(.aikCertificateSubjectAlternativeName, "AIK certificate has no critical Subject Alternative Name")
         }
         let attributes = Set(certificate.subjectAlternativeDirectoryNames.filter { !$0.value.isEmpty }.map(\.oid))
         guard attributes.isSuperset(of: [manufacturerOID, modelOID, versionOID]) else {
             throw WebAuthnError(
-                "attestation.aikCertificateSubjectAlternativeName",
+                .aikCertificateSubjectAlternativeName,
                 "AIK certificate Subject Alternative Name lacks the TPM manufacturer, model or version"
             )
         }
         // §8.3.1: the Extended Key Usage extension MUST contain the OID 2.23.133.8.3 (tcg-kp-AIKCertificate).
         guard certificate.extendedKeyUsages.contains(attestationIdentityKeyUsageOID) else {
-            throw WebAuthnError("attestation.aikCertificateExtendedKeyUsage", "AIK certificate Extended Key Usage lacks tcg-kp-AIKCertificate")
+            throw WebAuthnError(.aikCertificateExtendedKeyUsage, "AIK certificate Extended Key Usage lacks tcg-kp-AIKCertificate")
         }
         // §8.3.1: the Basic Constraints extension MUST have the CA component set to false (an absent extension
         // means cA FALSE, RFC 5280 §4.2.1.9, as for packed certificates).
         guard certificate.basicConstraintsCA != true else {
-            throw WebAuthnError("attestation.aikCertificateBasicConstraints", "AIK certificate is a CA certificate")
+            throw WebAuthnError(.aikCertificateBasicConstraints, "AIK certificate is a CA certificate")
         }
     }
 }

@@ -76,7 +76,7 @@ struct TPMTPublic {
             let y = try reader.readSizedBuffer()
             unique = .ecc(x: x, y: y)
         default:
-            throw WebAuthnError("attestation.tpmUnsupportedKeyType", "pubArea type \(type) is neither TPM_ALG_RSA nor TPM_ALG_ECC")
+            throw WebAuthnError(.tpmUnsupportedKeyType, "pubArea type \(type) is neither TPM_ALG_RSA nor TPM_ALG_ECC")
         }
         try reader.finish()
         self.bytes = bytes
