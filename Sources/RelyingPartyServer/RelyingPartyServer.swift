@@ -78,12 +78,8 @@ public final class RelyingPartyServer: HTTPHandler {
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         do {
-            var response = try route(request)
+            var response = try respond(to: request)
             response.headers.add("X-Content-Type-Options", "nosniff")
-            if request.path.hasPrefix("/webauthn/") || request.path.hasPrefix("/me") || request.path == "/logout" || request.path.hasPrefix("/auth/")
-            {
-                response.headers.add("Cache-Control", "no-store")
-            }
             return response
         } catch {
             if error.status >= 500 {
@@ -93,41 +89,24 @@ public final class RelyingPartyServer: HTTPHandler {
         }
     }
 
-    private func route(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
+    /// Dispatches by the route table (`RelyingPartyServer+Routes.swift`), applying the route's flags.
+    private func respond(to request: HTTPRequest) throws(ServerError) -> HTTPResponse {
         let method = request.method == "HEAD" ? "GET" : request.method
-        if method == "POST", request.path.hasPrefix("/webauthn/") || request.path.hasPrefix("/auth/") {
-            try limit(addressLimiter, key: clientAddress(request))
-        }
-        switch (method, request.path) {
-        case ("GET", "/healthz"): return JSONBody.ok(["status": "ok"])
-        case ("POST", "/webauthn/registration/options"): return try registrationOptions(request)
-        case ("POST", "/webauthn/registration/verify"): return try registrationVerify(request)
-        case ("POST", "/webauthn/authentication/options"): return try authenticationOptions(request)
-        case ("POST", "/webauthn/authentication/verify"): return try authenticationVerify(request)
-        case ("GET", "/me"): return try me(request)
-        case ("GET", "/me/passkeys"): return try listPasskeys(request)
-        case ("DELETE", "/me"): return try deleteAccount(request)
-        case ("POST", "/logout"): return try logout(request)
-        case ("POST", "/auth/apple/nonce"): return try appleNonce(request)
-        case ("POST", "/auth/apple"): return try appleSignIn(request)
-        case ("POST", "/auth/apple/notifications"): return try appleNotification(request)
-        case (_, let path) where path.hasPrefix("/me/passkeys/"):
-            let identifier = String(path.dropFirst("/me/passkeys/".count))
-            switch method {
-            case "PATCH": return try renamePasskey(request, identifier: identifier)
-            case "DELETE": return try deletePasskey(request, identifier: identifier)
-            default: throw ServerError(.methodNotAllowed)
-            }
-        default:
+        switch Self.dispatch(method, request.path) {
+        case .route(let route, let identifier):
+            if route.flags.contains(.rateLimitedPerAddress) { try limit(addressLimiter, key: clientAddress(request)) }
+            var response = try route.handler(self, request, identifier)
+            if route.flags.contains(.noStore) { response.headers.add("Cache-Control", "no-store") }
+            return response
+        case .wrongMethod(let allowed):
+            var error = ServerError(.methodNotAllowed)
+            error.headers = [("Allow", (allowed.contains("GET") ? allowed + ["HEAD"] : allowed).joined(separator: ", "))]
+            throw error
+        case .unrouted:
             if method == "GET", let response = wellKnown.response(for: request.path) { return response }
             if method == "GET", let response = staticFiles?.response(for: request.path) { return response }
             throw ServerError(.notFound)
         }
-    }
-
-    /// The path for the log: a passkey's ID (which identifies a person's authenticator) is left out.
-    static func route(of path: String) -> String {
-        path.hasPrefix("/me/passkeys/") ? "/me/passkeys/{id}" : path
     }
 
     /// The client's address: the peer, or (behind a trusted proxy) the last entry of the last `X-Forwarded-For`

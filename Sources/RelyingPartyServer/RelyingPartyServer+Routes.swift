@@ -1,0 +1,55 @@
+import HTTPServer
+
+extension RelyingPartyServer {
+    /// Every endpoint, one line each: method, path, flags, handler. A request is dispatched to the route whose method
+    /// and path match (HEAD as GET); a path of the table asked with another method is `405 method_not_allowed` (with
+    /// `Allow`); any other path is a well-known file, a static file or `404 not_found`. The log names a route by its
+    /// path pattern, never by the path itself (a passkey ID identifies a person's authenticator).
+    static let routes: [Route] = [
+        Route("GET", "/healthz", [], RelyingPartyServer.health),
+        Route("POST", "/webauthn/registration/options", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.registrationOptions),
+        Route("POST", "/webauthn/registration/verify", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.registrationVerify),
+        Route("POST", "/webauthn/authentication/options", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.authenticationOptions),
+        Route("POST", "/webauthn/authentication/verify", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.authenticationVerify),
+        Route("GET", "/me", [.noStore], RelyingPartyServer.me),
+        Route("DELETE", "/me", [.noStore], RelyingPartyServer.deleteAccount),
+        Route("GET", "/me/passkeys", [.noStore], RelyingPartyServer.listPasskeys),
+        Route("PATCH", "/me/passkeys/{id}", [.noStore], RelyingPartyServer.renamePasskey),
+        Route("DELETE", "/me/passkeys/{id}", [.noStore], RelyingPartyServer.deletePasskey),
+        Route("POST", "/logout", [.noStore], RelyingPartyServer.logout),
+        Route("POST", "/auth/apple/nonce", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.appleNonce),
+        Route("POST", "/auth/apple", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.appleSignIn),
+        Route("POST", "/auth/apple/notifications", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.appleNotification),
+    ]
+
+    /// `GET /healthz`.
+    func health(_ request: HTTPRequest) -> HTTPResponse {
+        JSONBody.ok(["status": "ok"])
+    }
+
+    /// What the table says about a request.
+    enum Dispatch {
+        /// The route and its `{id}` segment.
+        case route(Route, identifier: String)
+        /// The path is in the table, under other methods only.
+        case wrongMethod(allowed: [String])
+        /// The path is not in the table.
+        case unrouted
+    }
+
+    /// The route for `method` (HEAD already read as GET) and `path`.
+    static func dispatch(_ method: String, _ path: String) -> Dispatch {
+        var allowed: [String] = []
+        for route in routes {
+            guard let identifier = route.match(path) else { continue }
+            if route.method == method { return .route(route, identifier: identifier) }
+            allowed.append(route.method)
+        }
+        return allowed.isEmpty ? .unrouted : .wrongMethod(allowed: allowed)
+    }
+
+    /// The path for the log: the route's pattern (`/me/passkeys/{id}`), never the path a client sent.
+    static func route(of path: String) -> String {
+        routes.first { $0.match(path) != nil }?.path ?? "(unrouted)"
+    }
+}

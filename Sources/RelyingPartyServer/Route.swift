@@ -1,0 +1,72 @@
+import HTTPServer
+
+/// One endpoint: its method and path, the flags the server applies around it, and its handler. A path is literal,
+/// or holds one `{id}` segment, which matches one non-empty path segment and is given to the handler
+/// (`/me/passkeys/{id}`). The table of every route is `RelyingPartyServer.routes`.
+struct Route: Sendable {
+    /// What the server does around the handler, per route.
+    struct Flags: OptionSet, Sendable {
+        let rawValue: Int
+
+        /// Takes a token from the client address's bucket first (`429 rate_limited` when it is empty).
+        static let rateLimitedPerAddress = Flags(rawValue: 1 << 0)
+        /// The answer carries `Cache-Control: no-store` (options, sessions, account data).
+        static let noStore = Flags(rawValue: 1 << 1)
+    }
+
+    /// The handler, given the server, the request and the `{id}` segment ("" for a literal path).
+    typealias Handler = @Sendable (RelyingPartyServer, HTTPRequest, String) throws(ServerError) -> HTTPResponse
+
+    static let parameter = "{id}"
+
+    let method: String
+    let path: String
+    let flags: Flags
+    let handler: Handler
+    private let segments: [Substring]
+
+    /// A route to a handler that takes the request, e.g. `RelyingPartyServer.me`.
+    init(
+        _ method: String,
+        _ path: String,
+        _ flags: Flags,
+        _ handler: @escaping @Sendable (RelyingPartyServer) -> (HTTPRequest) throws(ServerError) -> HTTPResponse
+    ) {
+        self.init(method, path, flags, handler: { server, request, _ throws(ServerError) in try handler(server)(request) })
+    }
+
+    /// A route to a handler that takes the request and the `{id}` segment, e.g. `RelyingPartyServer.deletePasskey`.
+    init(
+        _ method: String,
+        _ path: String,
+        _ flags: Flags,
+        _ handler: @escaping @Sendable (RelyingPartyServer) -> (HTTPRequest, String) throws(ServerError) -> HTTPResponse
+    ) {
+        self.init(method, path, flags, handler: { server, request, identifier throws(ServerError) in try handler(server)(request, identifier) })
+    }
+
+    private init(_ method: String, _ path: String, _ flags: Flags, handler: @escaping Handler) {
+        self.method = method
+        self.path = path
+        self.flags = flags
+        self.handler = handler
+        segments = path.split(separator: "/", omittingEmptySubsequences: false)
+    }
+
+    /// The `{id}` segment when `requestPath` is this route's path ("" for a literal path), or nil.
+    func match(_ requestPath: String) -> String? {
+        guard path.contains(Self.parameter) else { return requestPath == path ? "" : nil }
+        let requested = requestPath.split(separator: "/", omittingEmptySubsequences: false)
+        guard requested.count == segments.count else { return nil }
+        var identifier = ""
+        for (pattern, segment) in zip(segments, requested) {
+            if pattern == Self.parameter {
+                guard !segment.isEmpty else { return nil }
+                identifier = String(segment)
+            } else if pattern != segment {
+                return nil
+            }
+        }
+        return identifier
+    }
+}

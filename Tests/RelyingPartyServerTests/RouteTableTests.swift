@@ -1,0 +1,88 @@
+import Foundation
+import HTTPServer
+import TestSupport
+import Testing
+
+@testable import RelyingPartyServer
+
+/// The route table: its flags as the server applies them, `{id}` matching, 405 with `Allow`, HEAD as GET, and the
+/// log's route label.
+struct RouteTableTests {
+    @Test func methodAndPathAreUniqueAndPatternsWellFormed() {
+        let keys = RelyingPartyServer.routes.map { "\($0.method) \($0.path)" }
+        #expect(Set(keys).count == keys.count)
+        for route in RelyingPartyServer.routes {
+            #expect(route.path.hasPrefix("/") && !route.path.hasSuffix("/"), "\(route.path)")
+            #expect(route.path.components(separatedBy: Route.parameter).count <= 2, "\(route.path) has more than one {id}")
+            #expect(["GET", "POST", "PATCH", "DELETE", "PUT"].contains(route.method), "\(route.method)")
+        }
+    }
+
+    /// Every ceremony and Apple POST counts against the per-address limit, every answer but `/healthz` is
+    /// `no-store`: what the path-prefix lists decided before the table.
+    @Test func flagsAreTheOnesThePrefixesGave() {
+        for route in RelyingPartyServer.routes {
+            let ceremonyOrApple = route.path.hasPrefix("/webauthn/") || route.path.hasPrefix("/auth/")
+            #expect(route.flags.contains(.rateLimitedPerAddress) == (route.method == "POST" && ceremonyOrApple), "\(route.path)")
+            #expect(route.flags.contains(.noStore) == (route.path != "/healthz"), "\(route.path)")
+        }
+    }
+
+    @Test func anIDSegmentMatchesOneNonEmptySegment() throws {
+        let route = try #require(RelyingPartyServer.routes.first { $0.path == "/me/passkeys/{id}" })
+        #expect(route.match("/me/passkeys/AbC-_9") == "AbC-_9")
+        #expect(route.match("/me/passkeys/") == nil)
+        #expect(route.match("/me/passkeys") == nil)
+        #expect(route.match("/me/passkeys/a/b") == nil)
+        #expect(route.match("/me/passkeysX/a") == nil)
+        let literal = try #require(RelyingPartyServer.routes.first { $0.path == "/me" })
+        #expect(literal.match("/me") == "")
+        #expect(literal.match("/me/") == nil)
+    }
+
+    @Test func theLogNamesTheRoutePatternNeverThePath() {
+        #expect(RelyingPartyServer.route(of: "/me/passkeys/c2VjcmV0LWlk") == "/me/passkeys/{id}")
+        #expect(RelyingPartyServer.route(of: "/webauthn/registration/verify") == "/webauthn/registration/verify")
+        #expect(RelyingPartyServer.route(of: "/alice@example.com") == "(unrouted)")
+    }
+
+    @Test func headIsAnsweredAsGet() throws {
+        let server = try TestServerFactory.make()
+        let reply = ServerReply(server.handle(HTTPRequest(method: "HEAD", path: "/healthz")))
+        #expect(reply.status == 200)
+        #expect(reply.headers["Cache-Control"] == nil)
+    }
+
+    /// With a burst of one, the second request of an address to each rate-limited route is refused before its
+    /// handler runs; a route without the flag is never refused.
+    @Test func rateLimitedRoutesTakeFromTheAddressBucket() throws {
+        let configuration = try TestServerFactory.configuration(
+            #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "rateLimits": {"perAddressPerMinute": 1, "perAddressBurst": 1}}"#
+        )
+        for route in RelyingPartyServer.routes {
+            let server = try TestServerFactory.make(configuration: configuration)
+            let path = route.path.replacingOccurrences(of: Route.parameter, with: "AAAA")
+            let request = HTTPRequest(method: route.method, path: path, headers: HTTPHeaders([("Content-Type", "application/json")]), body: [])
+            _ = server.handle(request)
+            let second = ServerReply(server.handle(request))
+            #expect((second.errorCode == "rate_limited") == route.flags.contains(.rateLimitedPerAddress), "\(route.method) \(route.path)")
+        }
+    }
+
+    @Test func noStoreRoutesAnswerWithNoStore() throws {
+        let server = try TestServerFactory.make()
+        let options = ServerReply(
+            server.handle(
+                HTTPRequest(
+                    method: "POST",
+                    path: "/webauthn/authentication/options",
+                    headers: HTTPHeaders([("Content-Type", "application/json")]),
+                    body: Array("{}".utf8)
+                )
+            )
+        )
+        #expect(options.status == 200)
+        #expect(options.headers["Cache-Control"] == "no-store")
+        #expect(options.headers["X-Content-Type-Options"] == "nosniff")
+    }
+}
