@@ -51,7 +51,11 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage", "StorageSQLite", "StoragePostgres", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CryptoCore", "TestSupport"]),
         .testTarget(name: "AppleSignInTests", dependencies: ["AppleSignIn", "CryptoCore", "TestSupport"]),
-        .testTarget(name: "passkeydTests", dependencies: ["passkeyd"]),
+        // passkeydTests also holds the whole-tree checks (every error code type), so it sees every module.
+        .testTarget(
+            name: "passkeydTests",
+            dependencies: ["passkeyd", "RelyingPartyServer", "HTTPServer", "Storage", "AppleSignIn", "WebAuthnCore", "CryptoCore", "CBOR"]
+        ),
         .testTarget(
             name: "RelyingPartyServerTests",
             dependencies: [

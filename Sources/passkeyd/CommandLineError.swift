@@ -1,6 +1,6 @@
 /// A command line `passkeyd` cannot run: the message names the argument at fault, followed by the command's usage.
 struct CommandLineError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The stable code; `rawValue` is its log form ("commandLine.unknownOption") and never changes.
+    /// The stable code; `rawValue` is its log form (`commandLine.unknownOption`) and never changes.
     struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, CaseIterable {
             case unknownOption = "commandLine.unknownOption"

@@ -1,6 +1,6 @@
 /// Invalid configuration: start-up stops with a message naming the key (or, for `passkeyd verify`, the option).
 public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The stable code; `rawValue` is its log form ("configuration.invalidValue") and never changes.
+    /// The stable code; `rawValue` is its log form (`configuration.invalidValue`) and never changes.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, CaseIterable {
             case unreadable = "configuration.unreadable"

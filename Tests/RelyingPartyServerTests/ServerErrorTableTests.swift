@@ -1,0 +1,116 @@
+import Foundation
+import Storage
+import Testing
+import WebAuthnCore
+
+@testable import HTTPServer
+@testable import RelyingPartyServer
+
+/// The one table from server code to status and client message, the two variants, the core and storage mappings,
+/// and the README's error tables, which must say exactly what the code does.
+struct ServerErrorTableTests {
+    @Test func everyCodeHasAnErrorStatusAndAMessage() {
+        for code in ServerError.Code.allCases {
+            let (status, message) = code.answer
+            #expect((400...599).contains(status), "\(code)")
+            #expect(message.count > 8 && message.hasSuffix("."), "\(code): \(message)")
+            let error = ServerError(code)
+            #expect(error.status == status && error.message == message && error.code == code)
+            let body = ServerReply(error.response)
+            #expect(body.status == status)
+            #expect(body.object as NSDictionary == ["error": code.rawValue, "message": message] as NSDictionary)
+        }
+    }
+
+    @Test func everyVariantKeepsItsCodesWireStringUnderAnotherStatus() {
+        for variant in ServerError.Variant.allCases {
+            let (status, message) = variant.answer
+            #expect((400...599).contains(status))
+            #expect(status != variant.code.answer.status, "\(variant) must differ from \(variant.code)'s row")
+            #expect(message != variant.code.answer.message)
+            let error = ServerError(variant)
+            #expect(error.code == variant.code && error.status == status && error.message == message)
+            #expect(ServerReply(error.response).errorCode == variant.code.rawValue)
+        }
+        #expect(ServerError(.crossOriginWrite).status == 403 && ServerError(.originMismatch).status == 400)
+        #expect(ServerError(.unverifiedNotification).status == 401 && ServerError(.invalidNotification).status == 400)
+    }
+
+    /// `method_not_allowed` is answered by the HTTP layer (for a method libevent does not parse) and by the server
+    /// (for a known path): one meaning, one status, the same wire string.
+    @Test func theCodeTheHTTPLayerSharesMeansTheSame() {
+        #expect(ErrorResponse.Code.methodNotAllowed.rawValue == ServerError.Code.methodNotAllowed.rawValue)
+        #expect(ServerError.Code.methodNotAllowed.answer.status == 405)
+    }
+
+    @Test func coreErrorsMapToTheirCodesWithTheStepAndWithoutTheReason() {
+        let reason = "client data origin is https://evil.test"
+        let cases: [(WebAuthnError.Code, ServerError.Code)] = [
+            (.userNotVerified, .userVerificationRequired), (.signCountNotIncreased, .possibleClone),
+            (.algorithmNotAllowed, .algorithmNotAllowed), (.originMismatch, .originMismatch), (.topOriginMismatch, .originMismatch),
+            (.crossOriginNotAllowed, .originMismatch), (.challengeMismatch, .verificationFailed),
+            (.assertionInvalidSignature, .verificationFailed), (.attestationInvalidSignature, .verificationFailed),
+        ]
+        for (core, server) in cases {
+            let error = ServerError.verification(WebAuthnError(core, reason))
+            #expect(error.code == server, "\(core)")
+            #expect(error.step == core.rawValue)
+            #expect(error.message == server.answer.message)
+            #expect(error.detail == reason)
+            let reply = ServerReply(error.response)
+            #expect(reply.object["step"] as? String == core.rawValue)
+            #expect(!reply.text.contains("evil.test"), "the core's reason reached the client: \(reply.text)")
+        }
+    }
+
+    @Test func storageErrorsMapToConflictsOrUnavailable() {
+        let cases: [(StorageError.Code, ServerError.Code)] = [
+            (.usernameTaken, .usernameTaken), (.credentialExists, .credentialExists), (.appleIdentityTaken, .appleIdentityTaken),
+            (.notFound, .notFound), (.unavailable, .storageUnavailable), (.migrationFailed, .storageUnavailable),
+            (.duplicateKey, .storageUnavailable), (.signCountNotIncreased, .storageUnavailable), (.notEmpty, .storageUnavailable),
+        ]
+        #expect(Set(cases.map(\.0)) == Set(StorageError.Code.allCases))
+        for (storage, server) in cases {
+            let error = ServerError.storage(StorageError(storage, "SQLite step failed: disk I/O error"))
+            #expect(error.code == server, "\(storage)")
+            #expect(!error.response.body.contains(Array("disk I/O".utf8)))
+            if server == .storageUnavailable { #expect(error.detail?.contains("disk I/O error") == true) }
+        }
+    }
+
+    // MARK: the README
+
+    static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("README.md")
+
+    /// The rows of the README table that follows `heading` (the first `| code | status | meaning |` after it):
+    /// each row's code and statuses.
+    static func readmeTable(after heading: String) throws -> [(code: String, statuses: String)] {
+        let lines = try String(contentsOf: readme, encoding: .utf8).components(separatedBy: "\n")
+        guard let anchor = lines.firstIndex(where: { $0.contains(heading) }),
+            let header = lines[anchor...].firstIndex(of: "| code | status | meaning |")
+        else { return [] }
+        return lines[(header + 2)...].prefix { $0.hasPrefix("|") }.map { row in
+            let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            return (cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`")), cells[1])
+        }
+    }
+
+    @Test func theReadmeListsEveryServerCodeWithItsStatuses() throws {
+        let rows = try Self.readmeTable(after: "status is assigned in one table")
+        var expected: [String: [Int]] = [:]
+        for code in ServerError.Code.allCases { expected[code.rawValue] = [code.answer.status] }
+        for variant in ServerError.Variant.allCases { expected[variant.code.rawValue, default: []].append(variant.answer.status) }
+        #expect(rows.map(\.code).sorted() == expected.keys.sorted())
+        #expect(Set(rows.map(\.code)).count == rows.count, "a code has two rows")
+        for row in rows {
+            let statuses = row.statuses.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            #expect(statuses == expected[row.code]?.sorted(), "README: \(row.code) is \(row.statuses)")
+        }
+    }
+
+    @Test func theReadmeListsEveryCodeOfTheHTTPLayer() throws {
+        let rows = try Self.readmeTable(after: "The HTTP layer answers a few requests itself")
+        #expect(rows.map(\.code).sorted() == ErrorResponse.Code.allCases.map(\.rawValue).sorted())
+    }
+}
