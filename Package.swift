@@ -54,7 +54,11 @@ let package = Package(
         // passkeydTests also holds the whole-tree checks (every error code type), so it sees every module.
         .testTarget(
             name: "passkeydTests",
-            dependencies: ["passkeyd", "RelyingPartyServer", "HTTPServer", "Storage", "AppleSignIn", "WebAuthnCore", "CryptoCore", "CBOR"]
+            dependencies: [
+                "passkeyd", "RelyingPartyServer", "HTTPServer", "Storage", "StorageSQLite", "StoragePostgres", "AppleSignIn", "WebAuthnCore",
+                "CryptoCore",
+                "CBOR",
+            ]
         ),
         .testTarget(
             name: "RelyingPartyServerTests",

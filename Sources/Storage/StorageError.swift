@@ -1,7 +1,7 @@
 /// A storage failure: a stable `code` and a `reason` for logs and operators. The reason never contains user data,
 /// tokens or keys.
 public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The stable code; `rawValue` is its wire and log form ("storage.usernameTaken") and never changes.
+    /// The stable code; `rawValue` is its wire and log form (`storage.usernameTaken`) and never changes.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, CaseIterable {
             case usernameTaken = "storage.usernameTaken"

@@ -6,7 +6,7 @@ import Storage
 /// the reason holds the operation, the server's primary message (never the DETAIL, which can hold values) and the
 /// SQLSTATE; `constraint` the name of a violated constraint (such as "users_name_unique").
 struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The stable code; `rawValue` is its log form ("postgres.serializationFailure").
+    /// The stable code; `rawValue` is its log form (`postgres.serializationFailure`).
     struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, CaseIterable {
             case connectionFailed = "postgres.connectionFailed"

@@ -5,7 +5,7 @@ import Storage
 /// the reason names the operation and SQLite's result, and `constraint` the schema names SQLite reports for a
 /// uniqueness violation (such as "users.name").
 struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The stable code; `rawValue` is its log form ("sqlite.busy").
+    /// The stable code; `rawValue` is its log form (`sqlite.busy`).
     struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, CaseIterable {
             case uniqueViolation = "sqlite.uniqueViolation"

@@ -6,6 +6,8 @@ import WebAuthnCore
 
 @testable import HTTPServer
 @testable import RelyingPartyServer
+@testable import StoragePostgres
+@testable import StorageSQLite
 @testable import passkeyd
 
 /// Every error code type of passkeyd, in one list: a module (or driver) that gains a `Code` type adds one line here.
@@ -22,6 +24,8 @@ enum ErrorCodeRegistry {
         Entry(type: "CryptoError.Code", wireStrings: CryptoError.Code.allCases.map(\.rawValue)),
         Entry(type: "AppleSignInError.Code", wireStrings: AppleSignInError.Code.allCases.map(\.rawValue)),
         Entry(type: "StorageError.Code", wireStrings: StorageError.Code.allCases.map(\.rawValue)),
+        Entry(type: "SQLiteError.Code", wireStrings: SQLiteError.Code.allCases.map(\.rawValue)),
+        Entry(type: "PostgresError.Code", wireStrings: PostgresError.Code.allCases.map(\.rawValue)),
         Entry(type: "HTTPServerError.Code", wireStrings: HTTPServerError.Code.allCases.map(\.rawValue)),
         Entry(type: "ErrorResponse.Code", wireStrings: ErrorResponse.Code.allCases.map(\.rawValue)),
         Entry(type: "ServerError.Code", wireStrings: ServerError.Code.allCases.map(\.rawValue)),
