@@ -18,13 +18,30 @@ struct RouteTableTests {
         }
     }
 
-    /// Every ceremony and Apple POST counts against the per-address limit, every answer but `/healthz` is
-    /// `no-store`: what the path-prefix lists decided before the table.
-    @Test func flagsAreTheOnesThePrefixesGave() {
-        for route in RelyingPartyServer.routes {
-            let ceremonyOrApple = route.path.hasPrefix("/webauthn/") || route.path.hasPrefix("/auth/")
-            #expect(route.flags.contains(.rateLimitedPerAddress) == (route.method == "POST" && ceremonyOrApple), "\(route.path)")
-            #expect(route.flags.contains(.noStore) == (route.path != "/healthz"), "\(route.path)")
+    /// The flags the path-prefix lists gave before the table: every ceremony and Apple POST counts against the
+    /// per-address limit, every answer but `/healthz` is `no-store`.
+    static let flagsBeforeTheTable: [String: Route.Flags] = [
+        "GET /healthz": [],
+        "POST /webauthn/registration/options": [.rateLimitedPerAddress, .noStore],
+        "POST /webauthn/registration/verify": [.rateLimitedPerAddress, .noStore],
+        "POST /webauthn/authentication/options": [.rateLimitedPerAddress, .noStore],
+        "POST /webauthn/authentication/verify": [.rateLimitedPerAddress, .noStore],
+        "GET /me": [.noStore], "DELETE /me": [.noStore], "GET /me/passkeys": [.noStore],
+        "PATCH /me/passkeys/{id}": [.noStore], "DELETE /me/passkeys/{id}": [.noStore], "POST /logout": [.noStore],
+        "POST /auth/apple/nonce": [.rateLimitedPerAddress, .noStore], "POST /auth/apple": [.rateLimitedPerAddress, .noStore],
+        "POST /auth/apple/notifications": [.rateLimitedPerAddress, .noStore],
+    ]
+
+    /// Routes whose answers may be cached; every other route must be `no-store` (a new one is, unless listed here).
+    static let cacheable: Set<String> = ["GET /healthz"]
+
+    @Test func theRoutesKeepTheFlagsThePrefixesGave() throws {
+        let routes = Dictionary(uniqueKeysWithValues: RelyingPartyServer.routes.map { ("\($0.method) \($0.path)", $0.flags) })
+        for (route, flags) in Self.flagsBeforeTheTable {
+            #expect(routes[route] == flags, "\(route)")
+        }
+        for (route, flags) in routes {
+            #expect(flags.contains(.noStore) != Self.cacheable.contains(route), "\(route): no-store unless it is listed as cacheable")
         }
     }
 
