@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import WebAuthnCore
 
 /// JSON encoding and decoding at the HTTP edge.
 enum JSONBody {
@@ -32,6 +33,11 @@ enum JSONBody {
             return text.isEmpty ? key.stringValue : text + "." + key.stringValue
         }
         return text.isEmpty ? nil : text
+    }
+
+    /// `value` as a JSON tree, encoded as `encode` does (for the extra members of an error body).
+    static func tree<Value: Encodable>(_ value: Value) -> JSONValue {
+        (try? JSONDecoder().decode(JSONValue.self, from: Data(encode(value)))) ?? .object([:])
     }
 
     static func ok<Value: Encodable>(_ value: Value, status: Int = 200) -> HTTPResponse {

@@ -6,7 +6,7 @@ extension RelyingPartyServer {
     /// `Allow`); any other path is a well-known file, a static file or `404 not_found`. The log names a route by its
     /// path pattern, never by the path itself (a passkey ID identifies a person's authenticator).
     static let routes: [Route] = [
-        Route("GET", "/healthz", [], RelyingPartyServer.health),
+        Route("GET", "/healthz", [.sessionIgnored], RelyingPartyServer.health),
         Route("POST", "/webauthn/registration/options", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.registrationOptions),
         Route("POST", "/webauthn/registration/verify", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.registrationVerify),
         Route("POST", "/webauthn/authentication/options", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.authenticationOptions),
@@ -16,10 +16,15 @@ extension RelyingPartyServer {
         Route("GET", "/me/passkeys", [.noStore], RelyingPartyServer.listPasskeys),
         Route("PATCH", "/me/passkeys/{id}", [.noStore], RelyingPartyServer.renamePasskey),
         Route("DELETE", "/me/passkeys/{id}", [.noStore], RelyingPartyServer.deletePasskey),
+        Route("POST", "/me/merge", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.merge),
+        Route("POST", "/me/link-suggestion/decline", [.noStore], RelyingPartyServer.declineLinkSuggestion),
+        Route("DELETE", "/me/apple/{id}", [.noStore], RelyingPartyServer.unlinkApple),
         Route("POST", "/logout", [.noStore], RelyingPartyServer.logout),
+        Route("POST", "/session/handoff", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.startHandoff),
+        Route("GET", "/session/handoff", [.rateLimitedPerAddress, .noStore, .sessionIgnored], RelyingPartyServer.completeHandoff),
         Route("POST", "/auth/apple/nonce", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.appleNonce),
         Route("POST", "/auth/apple", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.appleSignIn),
-        Route("POST", "/auth/apple/notifications", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.appleNotification),
+        Route("POST", "/auth/apple/notifications", [.rateLimitedPerAddress, .noStore, .sessionIgnored], RelyingPartyServer.appleNotification),
     ]
 
     /// `GET /healthz`.

@@ -95,7 +95,9 @@ public final class RelyingPartyServer: HTTPHandler {
         switch Self.dispatch(method, request.path) {
         case .route(let route, let identifier):
             if route.flags.contains(.rateLimitedPerAddress) { try limit(addressLimiter, key: clientAddress(request)) }
-            var response = try route.handler(self, request, identifier)
+            // Stale credentials are refused here, for every route at once: only a request without any may act signed out.
+            let session = route.flags.contains(.sessionIgnored) ? nil : try sessions.resolve(request)
+            var response = try route.handler(self, request, RouteContext(identifier: identifier, session: session))
             if route.flags.contains(.noStore) { response.headers.add("Cache-Control", "no-store") }
             return response
         case .wrongMethod(let allowed):

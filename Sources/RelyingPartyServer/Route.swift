@@ -1,8 +1,8 @@
 import HTTPServer
 
 /// One endpoint: its method and path, the flags the server applies around it, and its handler. A path is literal,
-/// or holds one `{id}` segment, which matches one non-empty path segment and is given to the handler
-/// (`/me/passkeys/{id}`). The table of every route is `RelyingPartyServer.routes`.
+/// or holds one `{id}` segment, which matches one non-empty path segment and is given to the handler in its
+/// `RouteContext` (`/me/passkeys/{id}`). The table of every route is `RelyingPartyServer.routes`.
 struct Route: Sendable {
     /// What the server does around the handler, per route.
     struct Flags: OptionSet, Sendable {
@@ -12,10 +12,14 @@ struct Route: Sendable {
         static let rateLimitedPerAddress = Flags(rawValue: 1 << 0)
         /// The answer carries `Cache-Control: no-store` (options, sessions, account data).
         static let noStore = Flags(rawValue: 1 << 1)
+        /// The request's session credentials are not looked at: a stale cookie or bearer is not refused (Apple's
+        /// notifications, the session hand-off link a web view opens, `/healthz`). Every other route resolves them
+        /// first and refuses a stale one with `401 not_signed_in`.
+        static let sessionIgnored = Flags(rawValue: 1 << 2)
     }
 
-    /// The handler, given the server, the request and the `{id}` segment ("" for a literal path).
-    typealias Handler = @Sendable (RelyingPartyServer, HTTPRequest, String) throws(ServerError) -> HTTPResponse
+    /// The handler, given the server, the request and its context.
+    typealias Handler = @Sendable (RelyingPartyServer, HTTPRequest, RouteContext) throws(ServerError) -> HTTPResponse
 
     static let parameter = "{id}"
 
@@ -35,14 +39,15 @@ struct Route: Sendable {
         self.init(method, path, flags, handler: { server, request, _ throws(ServerError) in try handler(server)(request) })
     }
 
-    /// A route to a handler that takes the request and the `{id}` segment, e.g. `RelyingPartyServer.deletePasskey`.
+    /// A route to a handler that takes the request and its context (the session, the `{id}` segment), e.g.
+    /// `RelyingPartyServer.deletePasskey`.
     init(
         _ method: String,
         _ path: String,
         _ flags: Flags,
-        _ handler: @escaping @Sendable (RelyingPartyServer) -> (HTTPRequest, String) throws(ServerError) -> HTTPResponse
+        _ handler: @escaping @Sendable (RelyingPartyServer) -> (HTTPRequest, RouteContext) throws(ServerError) -> HTTPResponse
     ) {
-        self.init(method, path, flags, handler: { server, request, identifier throws(ServerError) in try handler(server)(request, identifier) })
+        self.init(method, path, flags, handler: { server, request, context throws(ServerError) in try handler(server)(request, context) })
     }
 
     private init(_ method: String, _ path: String, _ flags: Flags, handler: @escaping Handler) {

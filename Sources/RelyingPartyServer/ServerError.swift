@@ -36,6 +36,12 @@ struct ServerError: Error, Sendable {
             case credentialExists = "credential_exists"
             case lastCredential = "last_credential"
             case appleIdentityTaken = "apple_identity_taken"
+            case lastSignInMethod = "last_sign_in_method"
+            case mergeConflict = "merge_conflict"
+            case mergeSameAccount = "merge_same_account"
+            case mergeProofRejected = "merge_proof_rejected"
+            case appleIdentityNotFound = "apple_identity_not_found"
+            case handoffCodeInvalid = "handoff_code_invalid"
             case rateLimited = "rate_limited"
             case appleNotConfigured = "apple_not_configured"
             case invalidNotification = "invalid_notification"
@@ -87,8 +93,21 @@ struct ServerError: Error, Sendable {
         static let credentialExists = Code(.credentialExists)
         /// The account's only passkey cannot be deleted.
         static let lastCredential = Code(.lastCredential)
-        /// The Apple ID is linked to another account.
+        /// The Apple ID is linked to another account; the answer carries a `mergeToken` for `POST /me/merge`.
         static let appleIdentityTaken = Code(.appleIdentityTaken)
+        /// Removing this Apple ID would leave the account without a way to sign in.
+        static let lastSignInMethod = Code(.lastSignInMethod)
+        /// A merge without `keep`: the answer carries both accounts' summaries and a `mergeToken` to merge with.
+        static let mergeConflict = Code(.mergeConflict)
+        /// The merge proof names the signed-in account itself.
+        static let mergeSameAccount = Code(.mergeSameAccount)
+        /// The merge proof names no other account: an unknown Apple ID, or a merge token that is unknown, used, expired
+        /// or issued to another session.
+        static let mergeProofRejected = Code(.mergeProofRejected)
+        /// The signed-in account has no Apple identity with that `sub`.
+        static let appleIdentityNotFound = Code(.appleIdentityNotFound)
+        /// The session hand-off code is unknown, used or expired, or its session ended.
+        static let handoffCodeInvalid = Code(.handoffCodeInvalid)
         /// Too many requests from this address or for this account; `Retry-After` says when to retry.
         static let rateLimited = Code(.rateLimited)
         /// Sign in with Apple is not configured on this server.
@@ -129,7 +148,13 @@ struct ServerError: Error, Sendable {
             case .usernameTaken: (409, "That username is taken.")
             case .credentialExists: (409, "This passkey is already registered.")
             case .lastCredential: (409, "You can't delete your only passkey.")
-            case .appleIdentityTaken: (409, "This Apple ID is linked to another account.")
+            case .appleIdentityTaken: (409, "This Apple ID is linked to another account; merge the two with the mergeToken.")
+            case .lastSignInMethod: (409, "This is your only way to sign in; add a passkey before removing it.")
+            case .mergeConflict: (409, "Choose which of the two accounts to keep.")
+            case .mergeSameAccount: (400, "That proof is for the account you are signed in to.")
+            case .mergeProofRejected: (400, "The proof does not identify another account, or it expired.")
+            case .appleIdentityNotFound: (404, "Your account has no Apple ID with that identifier.")
+            case .handoffCodeInvalid: (400, "This sign-in link is unknown, used or expired.")
             case .rateLimited: (429, "Too many attempts; wait a moment.")
             case .appleNotConfigured: (400, "Sign in with Apple is not set up on this server.")
             case .invalidNotification: (400, "The body is not a signed Apple notification.")
@@ -174,6 +199,9 @@ struct ServerError: Error, Sendable {
     var detail: String?
     /// Extra headers (`Set-Cookie` to clear a dead session, `Retry-After`, `Allow`).
     var headers: [(String, String)] = []
+    /// Extra members of the body for a client to act on (the `mergeToken` of `apple_identity_taken`, the account
+    /// summaries of `merge_conflict`); never internal detail.
+    var members: [String: JSONValue] = [:]
 
     init(_ code: Code, member: String? = nil, detail: String? = nil) {
         self.code = code
@@ -223,10 +251,12 @@ struct ServerError: Error, Sendable {
     }
 
     var response: HTTPResponse {
-        var members: [String: String] = ["error": code.rawValue, "message": message]
-        if let step { members["step"] = step }
-        if let member { members["member"] = member }
-        var response = HTTPResponse.json(status: status, JSONBody.encode(members))
+        var body = members
+        body["error"] = .string(code.rawValue)
+        body["message"] = .string(message)
+        if let step { body["step"] = .string(step) }
+        if let member { body["member"] = .string(member) }
+        var response = HTTPResponse.json(status: status, JSONBody.encode(body))
         for (name, value) in headers { response.headers.add(name, value) }
         return response
     }

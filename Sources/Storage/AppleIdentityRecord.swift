@@ -14,14 +14,21 @@ public struct AppleIdentityRecord: Sendable, Equatable {
     public var isPrivateEmail: Bool
     /// Set by an `email-disabled` notification: Apple no longer forwards mail to the relay address.
     public var emailDisabled: Bool
+    /// Set by a `consent-revoked` notification, cleared by the next sign-in with the identity: the person stopped using
+    /// Sign in with Apple with the app, and the link is kept so that the same `sub` finds the same account again.
+    public var consentRevoked: Bool
     /// Apple's `real_user_status` (0, 1 or 2); nil when Apple sent none.
     public var realUserStatus: Int?
-    /// Apple's `transfer_sub`, kept for app transfers between teams.
+    /// The transfer identifier (`transfer_sub`) of an app transfer between teams: on the sending team, the one Apple
+    /// issued for the recipient team (`passkeyd apple transfer-out`); on the recipient team, the one this identity was
+    /// found by when it was re-keyed to its new `sub`. Unique across identities when set.
     public var transferSubject: String?
-    /// The refresh token from the code exchange, encrypted by the server (never stored in the clear); nil until then.
-    public var encryptedRefreshToken: [UInt8]?
-    /// The client ID (bundle ID or Services ID) the refresh token was issued to; needed to revoke it.
-    public var refreshTokenClientID: String?
+    /// When the identity was re-keyed to the recipient team's `sub` (or arrived with a `transfer_sub`); nil while it is
+    /// still the sending team's (or was never transferred).
+    public var transferredAt: Date?
+    /// When the person last signed in with the identity: the identity token's `iat` (Apple's clock, like the
+    /// notifications' `event_time`); nil before the first sign-in recorded.
+    public var lastSignInAt: Date?
     /// When the identity was linked.
     public var createdAt: Date
 
@@ -33,10 +40,11 @@ public struct AppleIdentityRecord: Sendable, Equatable {
         emailVerified: Bool,
         isPrivateEmail: Bool,
         emailDisabled: Bool = false,
+        consentRevoked: Bool = false,
         realUserStatus: Int?,
         transferSubject: String?,
-        encryptedRefreshToken: [UInt8]? = nil,
-        refreshTokenClientID: String? = nil,
+        transferredAt: Date? = nil,
+        lastSignInAt: Date? = nil,
         createdAt: Date
     ) {
         self.subject = subject
@@ -45,10 +53,11 @@ public struct AppleIdentityRecord: Sendable, Equatable {
         self.emailVerified = emailVerified
         self.isPrivateEmail = isPrivateEmail
         self.emailDisabled = emailDisabled
+        self.consentRevoked = consentRevoked
         self.realUserStatus = realUserStatus
         self.transferSubject = transferSubject
-        self.encryptedRefreshToken = encryptedRefreshToken
-        self.refreshTokenClientID = refreshTokenClientID
+        self.transferredAt = transferredAt
+        self.lastSignInAt = lastSignInAt
         self.createdAt = createdAt
     }
 }

@@ -6,4 +6,8 @@ public enum CeremonyKind: String, Sendable {
     case authentication
     /// A Sign in with Apple nonce, stored under the SHA-256 of the raw nonce.
     case appleNonce
+    /// A merge token (`apple_identity_taken`, `merge_conflict`), stored under a hash of the token.
+    case merge
+    /// A session hand-off code (`POST /session/handoff`), stored under a hash of the code.
+    case sessionHandoff
 }

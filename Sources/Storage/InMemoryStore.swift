@@ -11,7 +11,12 @@ public final class InMemoryStore: PasskeyStore {
         var challenges: [[UInt8]: ChallengeRecord] = [:]
         var sessions: [[UInt8]: SessionRecord] = [:]
         var appleIdentities: [String: AppleIdentityRecord] = [:]
+        /// By subject, then client ID.
+        var appleRefreshTokens: [String: [String: [UInt8]]] = [:]
+        var linkDeclines: Set<LinkDecline> = []
         var appleNonces: [[UInt8]: Date] = [:]
+        /// By subject: the newest applied event time and until when it is kept.
+        var appleNotificationWatermarks: [String: (eventAt: Date, until: Date)] = [:]
         var appleRevocations: [Int64: AppleRevocationRecord] = [:]
         var lastRevocationID: Int64 = 0
         /// In `id` order: ids only grow.
@@ -89,9 +94,10 @@ public final class InMemoryStore: PasskeyStore {
 
     public func purgeExpiredNonces(now: Date) throws(StorageError) -> Int {
         state.withLock { state in
-            let before = state.appleNonces.count
+            let before = state.appleNonces.count + state.appleNotificationWatermarks.count
             state.appleNonces = state.appleNonces.filter { now < $0.value }
-            return before - state.appleNonces.count
+            state.appleNotificationWatermarks = state.appleNotificationWatermarks.filter { now < $0.value.until }
+            return before - state.appleNonces.count - state.appleNotificationWatermarks.count
         }
     }
 

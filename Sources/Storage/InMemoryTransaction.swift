@@ -32,13 +32,49 @@ final class InMemoryTransaction: StoreTransaction {
         try run { state in state.users.values.first { $0.name == name } }
     }
 
+    func users(verifiedEmail email: String) throws(StorageError) -> [UserRecord] {
+        try run { state in
+            let wanted = Self.asciiLowercased(email)
+            return state.users.values
+                .filter { $0.emailVerified && $0.email.map(Self.asciiLowercased) == wanted }
+                .sorted { left, right in
+                    if left.createdAt != right.createdAt { return left.createdAt < right.createdAt }
+                    return left.id.lexicographicallyPrecedes(right.id)
+                }
+        }
+    }
+
+    /// ASCII letters lowercased, every other character kept: SQLite's `lower()` and PostgreSQL's under the C collation.
+    private static func asciiLowercased(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { ("A"..."Z").contains($0) ? Unicode.Scalar($0.value + 32)! : $0 }))
+    }
+
     func insertUser(_ user: UserRecord) throws(StorageError) {
         try run { state throws(StorageError) in
+            try user.validate()
             guard state.users[user.id] == nil else { throw StorageError(.duplicateKey, "a user with this ID already exists") }
             guard !state.users.values.contains(where: { $0.name == user.name }) else {
                 throw StorageError(.usernameTaken, "the username is already taken")
             }
+            guard !state.users.values.contains(where: { $0.appAccountToken == user.appAccountToken }) else {
+                throw StorageError(.duplicateKey, "a user with this app account token already exists")
+            }
             state.users[user.id] = user
+        }
+    }
+
+    func updateUser(_ user: UserRecord) throws(StorageError) -> Bool {
+        try run { state throws(StorageError) in
+            try user.validate()
+            guard let stored = state.users[user.id] else { return false }
+            guard !state.users.values.contains(where: { $0.name == user.name && $0.id != user.id }) else {
+                throw StorageError(.usernameTaken, "the username is already taken")
+            }
+            var updated = user
+            updated.appAccountToken = stored.appAccountToken
+            updated.createdAt = stored.createdAt
+            state.users[user.id] = updated
+            return true
         }
     }
 
@@ -48,7 +84,11 @@ final class InMemoryTransaction: StoreTransaction {
             state.credentials = state.credentials.filter { $0.value.userID != id }
             state.sessions = state.sessions.filter { $0.value.userID != id }
             state.challenges = state.challenges.filter { $0.value.userID != id }
+            for identity in state.appleIdentities.values where identity.userID == id {
+                state.appleRefreshTokens[identity.subject] = nil
+            }
             state.appleIdentities = state.appleIdentities.filter { $0.value.userID != id }
+            state.linkDeclines = state.linkDeclines.filter { $0.first != id && $0.second != id }
             return true
         }
     }
@@ -101,6 +141,18 @@ final class InMemoryTransaction: StoreTransaction {
         }
     }
 
+    func moveCredentials(from userID: [UInt8], to targetUserID: [UInt8]) throws(StorageError) -> Int {
+        try run { state throws(StorageError) in
+            let moving = state.credentials.values.filter { $0.userID == userID }
+            guard !moving.isEmpty else { return 0 }
+            guard state.users[targetUserID] != nil else { throw StorageError(.notFound, "the user does not exist") }
+            for credential in moving {
+                state.credentials[credential.id]?.userID = targetUserID
+            }
+            return moving.count
+        }
+    }
+
     func deleteCredential(id: [UInt8], userID: [UInt8]) throws(StorageError) -> Bool {
         try run { state in
             guard state.credentials[id]?.userID == userID else { return false }
@@ -147,6 +199,16 @@ final class InMemoryTransaction: StoreTransaction {
         try deleteSessions { $0.appleSubject == appleSubject }
     }
 
+    func moveSessions(appleSubject: String, to newSubject: String) throws(StorageError) -> Int {
+        try run { state in
+            let moving = state.sessions.values.filter { $0.appleSubject == appleSubject }
+            for session in moving {
+                state.sessions[session.tokenHash]?.appleSubject = newSubject
+            }
+            return moving.count
+        }
+    }
+
     private func deleteSessions(where matches: (SessionRecord) -> Bool) throws(StorageError) -> [SessionRecord] {
         try run { state in
             let deleted = state.sessions.values.filter(matches)
@@ -176,10 +238,27 @@ final class InMemoryTransaction: StoreTransaction {
         }
     }
 
+    func appleIdentity(transferSubject: String) throws(StorageError) -> AppleIdentityRecord? {
+        try run { state in state.appleIdentities.values.first { $0.transferSubject == transferSubject } }
+    }
+
+    func appleIdentities(after subject: String?, limit: Int) throws(StorageError) -> [AppleIdentityRecord] {
+        try run { state in
+            let after = subject.map { Array($0.utf8) }
+            let following = state.appleIdentities.values.filter { identity in
+                after.map { $0.lexicographicallyPrecedes(Array(identity.subject.utf8)) } ?? true
+            }
+            return Array(following.sorted { Array($0.subject.utf8).lexicographicallyPrecedes(Array($1.subject.utf8)) }.prefix(max(0, limit)))
+        }
+    }
+
     func insertAppleIdentity(_ identity: AppleIdentityRecord) throws(StorageError) {
         try run { state throws(StorageError) in
             guard state.appleIdentities[identity.subject] == nil else {
                 throw StorageError(.appleIdentityTaken, "the Apple identity is already linked to an account")
+            }
+            if let transfer = identity.transferSubject, state.appleIdentities.values.contains(where: { $0.transferSubject == transfer }) {
+                throw StorageError(.duplicateKey, "an Apple identity with this transfer subject already exists")
             }
             guard state.users[identity.userID] != nil else { throw StorageError(.notFound, "the user does not exist") }
             state.appleIdentities[identity.subject] = identity
@@ -187,24 +266,77 @@ final class InMemoryTransaction: StoreTransaction {
     }
 
     func deleteAppleIdentity(subject: String) throws(StorageError) -> Bool {
-        try run { $0.appleIdentities.removeValue(forKey: subject) != nil }
+        try run { state in
+            state.appleRefreshTokens[subject] = nil
+            return state.appleIdentities.removeValue(forKey: subject) != nil
+        }
     }
 
-    func updateAppleEmailState(subject: String, emailDisabled: Bool) throws(StorageError) -> Bool {
-        try run { state in
+    func updateAppleIdentity(_ identity: AppleIdentityRecord, subject: String) throws(StorageError) -> Bool {
+        try run { state throws(StorageError) in
             guard state.appleIdentities[subject] != nil else { return false }
-            state.appleIdentities[subject]?.emailDisabled = emailDisabled
+            if identity.subject != subject, state.appleIdentities[identity.subject] != nil {
+                throw StorageError(.appleIdentityTaken, "the Apple identity is already linked to an account")
+            }
+            if let transfer = identity.transferSubject,
+                state.appleIdentities.values.contains(where: { $0.transferSubject == transfer && $0.subject != subject })
+            {
+                throw StorageError(.duplicateKey, "an Apple identity with this transfer subject already exists")
+            }
+            guard state.users[identity.userID] != nil else { throw StorageError(.notFound, "the user does not exist") }
+            state.appleIdentities[subject] = nil
+            state.appleIdentities[identity.subject] = identity
+            if identity.subject != subject {
+                state.appleRefreshTokens[identity.subject] = state.appleRefreshTokens.removeValue(forKey: subject)
+            }
             return true
         }
     }
 
-    func setAppleRefreshToken(subject: String, encryptedToken: [UInt8]?, clientID: String?) throws(StorageError) -> Bool {
+    func moveAppleIdentities(from userID: [UInt8], to targetUserID: [UInt8]) throws(StorageError) -> Int {
+        try run { state throws(StorageError) in
+            let moving = state.appleIdentities.values.filter { $0.userID == userID }
+            guard !moving.isEmpty else { return 0 }
+            guard state.users[targetUserID] != nil else { throw StorageError(.notFound, "the user does not exist") }
+            for identity in moving {
+                state.appleIdentities[identity.subject]?.userID = targetUserID
+            }
+            return moving.count
+        }
+    }
+
+    func setAppleRefreshToken(subject: String, clientID: String, encryptedToken: [UInt8]) throws(StorageError) -> Bool {
         try run { state in
             guard state.appleIdentities[subject] != nil else { return false }
-            state.appleIdentities[subject]?.encryptedRefreshToken = encryptedToken
-            state.appleIdentities[subject]?.refreshTokenClientID = clientID
+            state.appleRefreshTokens[subject, default: [:]][clientID] = encryptedToken
             return true
         }
+    }
+
+    func appleRefreshTokens(subject: String) throws(StorageError) -> [AppleRefreshTokenRecord] {
+        try run { state in Self.refreshTokens(state.appleRefreshTokens[subject] ?? [:], subject: subject) }
+    }
+
+    func deleteAppleRefreshTokens(subject: String) throws(StorageError) -> [AppleRefreshTokenRecord] {
+        try run { state in Self.refreshTokens(state.appleRefreshTokens.removeValue(forKey: subject) ?? [:], subject: subject) }
+    }
+
+    private static func refreshTokens(_ tokens: [String: [UInt8]], subject: String) -> [AppleRefreshTokenRecord] {
+        tokens.sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }
+            .map { AppleRefreshTokenRecord(subject: subject, clientID: $0.key, encryptedToken: $0.value) }
+    }
+
+    func insertLinkDecline(_ decline: LinkDecline) throws(StorageError) {
+        try run { state throws(StorageError) in
+            guard state.users[decline.first] != nil, state.users[decline.second] != nil else {
+                throw StorageError(.notFound, "the user does not exist")
+            }
+            state.linkDeclines.insert(decline)
+        }
+    }
+
+    func isLinkDeclined(_ decline: LinkDecline) throws(StorageError) -> Bool {
+        try run { $0.linkDeclines.contains(decline) }
     }
 
     func rememberNonce(_ hash: [UInt8], until: Date, now: Date) throws(StorageError) -> Bool {
@@ -227,6 +359,23 @@ final class InMemoryTransaction: StoreTransaction {
                 attempts: 0
             )
             return id
+        }
+    }
+
+    func appleNotificationWatermark(subject: String, now: Date) throws(StorageError) -> Date? {
+        try run { state in
+            guard let entry = state.appleNotificationWatermarks[subject], now < entry.until else { return nil }
+            return entry.eventAt
+        }
+    }
+
+    func raiseAppleNotificationWatermark(subject: String, to eventAt: Date, until: Date, now: Date) throws(StorageError) {
+        try run { state in
+            guard let entry = state.appleNotificationWatermarks[subject], now < entry.until else {
+                state.appleNotificationWatermarks[subject] = (eventAt, until)
+                return
+            }
+            state.appleNotificationWatermarks[subject] = (max(entry.eventAt, eventAt), max(entry.until, until))
         }
     }
 

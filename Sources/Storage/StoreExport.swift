@@ -7,6 +7,12 @@ public struct StoreExport: Sendable, Equatable {
     public var credentials: [CredentialRecord] = []
     public var sessions: [SessionRecord] = []
     public var appleIdentities: [AppleIdentityRecord] = []
+    /// The Apple refresh tokens, ordered by subject, then client ID.
+    public var appleRefreshTokens: [AppleRefreshTokenRecord] = []
+    /// The refused link suggestions.
+    public var linkDeclines: [LinkDecline] = []
+    /// The newest applied Apple notification per `sub`, ordered by subject.
+    public var appleNotificationWatermarks: [AppleNotificationWatermark] = []
     /// The Apple nonce replay guard: the SHA-256 of each remembered raw nonce and when it may be forgotten.
     public var appleNonces: [[UInt8]: Date] = [:]
     /// Queued Apple revocations, with their IDs.

@@ -15,13 +15,25 @@ public protocol StoreTransaction {
     /// The user with exactly this username, or nil.
     func user(name: String) throws(StorageError) -> UserRecord?
 
+    /// The users whose `email` is `email`, compared ASCII case-insensitively, and verified (`emailVerified`),
+    /// ordered by `createdAt`, then by `id`.
+    func users(verifiedEmail email: String) throws(StorageError) -> [UserRecord]
+
     /// Stores a new user.
-    /// - Throws: `storage.duplicateKey` when a user with `user.id` exists; `storage.usernameTaken` when another
-    ///   user has `user.name`.
+    /// - Throws: `storage.duplicateKey` when a user with `user.id` or `user.appAccountToken` exists;
+    ///   `storage.usernameTaken` when another user has `user.name`; `storage.invalidRecord` when it breaks a bound
+    ///   (`UserRecord.validate`).
     func insertUser(_ user: UserRecord) throws(StorageError)
 
-    /// Deletes the user and every row of the account: its credentials, sessions, Apple identities and the challenges
-    /// issued for it (those whose `userID` is this user). Queued Apple revocations and events are kept.
+    /// Writes the name, display name (and whether it is a default), email and email verification of the user with
+    /// `user.id`; its `appAccountToken` and `createdAt` never change.
+    /// - Returns: false, changing nothing, when there is no such user.
+    /// - Throws: `storage.usernameTaken` when another user has `user.name`; `storage.invalidRecord` as `insertUser`.
+    func updateUser(_ user: UserRecord) throws(StorageError) -> Bool
+
+    /// Deletes the user and every row of the account: its credentials, sessions, Apple identities (with their refresh
+    /// tokens), link declines and the challenges issued for it (those whose `userID` is this user). Queued Apple
+    /// revocations and events are kept.
     /// - Returns: whether there was such a user.
     func deleteUser(id: [UInt8]) throws(StorageError) -> Bool
 
@@ -48,6 +60,12 @@ public protocol StoreTransaction {
     /// Sets the label of the user's credential.
     /// - Returns: false, changing nothing, when that user has no credential with this ID.
     func renameCredential(id: [UInt8], userID: [UInt8], name: String) throws(StorageError) -> Bool
+
+    /// Gives every credential of the user `userID` to the user `targetUserID` (an account merge); their other fields are
+    /// unchanged.
+    /// - Returns: how many credentials moved.
+    /// - Throws: `storage.notFound` when `targetUserID` is not an existing user (and the user has credentials).
+    func moveCredentials(from userID: [UInt8], to targetUserID: [UInt8]) throws(StorageError) -> Int
 
     /// Deletes the user's credential, whatever is left of the account (`deleteCredentialUnlessLast` keeps the last
     /// way to sign in).
@@ -86,6 +104,11 @@ public protocol StoreTransaction {
     /// - Returns: the deleted sessions, ordered by `createdAt`, then by `id`.
     func deleteSessions(appleSubject: String) throws(StorageError) -> [SessionRecord]
 
+    /// Makes the sessions the Apple identity `appleSubject` signed in name `newSubject` instead (the identity was
+    /// re-keyed after an app transfer).
+    /// - Returns: how many sessions changed.
+    func moveSessions(appleSubject: String, to newSubject: String) throws(StorageError) -> Int
+
     // MARK: Apple identities
 
     /// The identity with this subject, or nil. Subjects are compared exactly.
@@ -94,30 +117,75 @@ public protocol StoreTransaction {
     /// The user's identities ordered by `createdAt`, then by subject.
     func appleIdentities(userID: [UInt8]) throws(StorageError) -> [AppleIdentityRecord]
 
+    /// The identity whose `transferSubject` is this one, or nil.
+    func appleIdentity(transferSubject: String) throws(StorageError) -> AppleIdentityRecord?
+
+    /// At most `limit` identities whose subject sorts after `subject` (byte-wise; from the first with nil), ordered by
+    /// subject: a cursor over every identity, for the transfer commands.
+    func appleIdentities(after subject: String?, limit: Int) throws(StorageError) -> [AppleIdentityRecord]
+
     /// Links an Apple identity to an existing account.
     /// - Throws: `storage.appleIdentityTaken` when the subject is linked to any account (this one included);
-    ///   `storage.notFound` when `identity.userID` is not an existing user.
+    ///   `storage.duplicateKey` when `identity.transferSubject` is another identity's; `storage.notFound` when
+    ///   `identity.userID` is not an existing user.
     func insertAppleIdentity(_ identity: AppleIdentityRecord) throws(StorageError)
 
-    /// Removes the identity, leaving the account.
+    /// Removes the identity (with its refresh tokens), leaving the account.
     /// - Returns: whether an identity was removed.
     func deleteAppleIdentity(subject: String) throws(StorageError) -> Bool
 
-    /// Sets `emailDisabled` of the identity; other fields are unchanged.
-    /// - Returns: false, changing nothing, when there is no identity with this subject.
-    func updateAppleEmailState(subject: String, emailDisabled: Bool) throws(StorageError) -> Bool
+    /// Writes every field of `identity` (its subject and account included) to the identity whose subject is `subject`:
+    /// how a sign-in, a notification, a merge or a transfer changes one. Its refresh tokens follow a new subject.
+    /// - Returns: false, changing nothing, when there is no identity with `subject`.
+    /// - Throws: `storage.appleIdentityTaken` when `identity.subject` is another identity's; `storage.duplicateKey` when
+    ///   `identity.transferSubject` is another identity's; `storage.notFound` when `identity.userID` is no user.
+    func updateAppleIdentity(_ identity: AppleIdentityRecord, subject: String) throws(StorageError) -> Bool
 
-    /// Sets (or, with nil, clears) the encrypted refresh token and the client ID it was issued to.
-    /// - Returns: false, changing nothing, when there is no identity with this subject.
-    func setAppleRefreshToken(subject: String, encryptedToken: [UInt8]?, clientID: String?) throws(StorageError) -> Bool
+    /// Gives every Apple identity of the user `userID` to the user `targetUserID` (an account merge).
+    /// - Returns: how many identities moved.
+    /// - Throws: `storage.notFound` when `targetUserID` is not an existing user (and the user has identities).
+    func moveAppleIdentities(from userID: [UInt8], to targetUserID: [UInt8]) throws(StorageError) -> Int
 
-    // MARK: Apple nonces
+    // MARK: Apple refresh tokens
 
-    /// Remembers `hash` (the SHA-256 of a raw nonce) until `until`, unless an unexpired entry (`now < until` of that
-    /// entry) is remembered; an expired entry for `hash` is replaced. Of any number of concurrent transactions with
-    /// the same hash exactly one commits having got true, across connections and processes sharing the database.
+    /// Stores the encrypted refresh token of the identity for `clientID`, replacing the one held for that pair.
+    /// - Returns: false, storing nothing, when there is no identity with this subject.
+    func setAppleRefreshToken(subject: String, clientID: String, encryptedToken: [UInt8]) throws(StorageError) -> Bool
+
+    /// The refresh tokens held for the identity, ordered by client ID.
+    func appleRefreshTokens(subject: String) throws(StorageError) -> [AppleRefreshTokenRecord]
+
+    /// Deletes the refresh tokens held for the identity.
+    /// - Returns: the deleted tokens, ordered by client ID.
+    func deleteAppleRefreshTokens(subject: String) throws(StorageError) -> [AppleRefreshTokenRecord]
+
+    // MARK: link suggestions
+
+    /// Remembers that the person refused to link the two accounts (idempotent).
+    /// - Throws: `storage.notFound` when either is not an existing user.
+    func insertLinkDecline(_ decline: LinkDecline) throws(StorageError)
+
+    /// Whether the pair was refused.
+    func isLinkDeclined(_ decline: LinkDecline) throws(StorageError) -> Bool
+
+    // MARK: Apple replay guard
+
+    /// Remembers `hash` until `until`, unless an unexpired entry (`now < until` of that entry) is remembered; an
+    /// expired entry for `hash` is replaced. Of any number of concurrent transactions with the same hash exactly one
+    /// commits having got true, across connections and processes sharing the database. The server remembers the
+    /// SHA-256 of every raw nonce, of every identity token and of every notification's `jti` here (each hashed with
+    /// its own prefix), each until the token or notification expires.
     /// - Returns: true when the hash was not remembered (it is now); false when an unexpired entry exists.
     func rememberNonce(_ hash: [UInt8], until: Date, now: Date) throws(StorageError) -> Bool
+
+    /// The time of the newest notification applied for the Apple `sub` (`event_time`), unless its entry expired
+    /// (`until <= now`); nil when there is none.
+    func appleNotificationWatermark(subject: String, now: Date) throws(StorageError) -> Date?
+
+    /// Records that a notification of `eventAt` was applied for the Apple `sub`: the watermark becomes the later of
+    /// the stored one and `eventAt`, kept until `until` (or the stored entry's, when later). An expired entry is
+    /// replaced.
+    func raiseAppleNotificationWatermark(subject: String, to eventAt: Date, until: Date, now: Date) throws(StorageError)
 
     // MARK: Apple revocations
 
@@ -159,8 +227,21 @@ extension StoreTransaction {
         try appendEvents(events)
     }
 
+    /// Re-keys an Apple identity to the recipient team's `sub` after an app transfer, with what follows it: writes
+    /// `identity` (with its new subject) over the one with `subject`, makes the sessions it signed in name the new
+    /// subject, and drops the sending team's refresh tokens (the recipient team cannot revoke them).
+    /// - Returns: false, changing nothing, when there is no identity with `subject`.
+    /// - Throws: what `updateAppleIdentity` throws (`storage.appleIdentityTaken` when the new subject is another's).
+    public func reKeyAppleIdentity(_ identity: AppleIdentityRecord, from subject: String) throws(StorageError) -> Bool {
+        guard try updateAppleIdentity(identity, subject: subject) else { return false }
+        _ = try moveSessions(appleSubject: subject, to: identity.subject)
+        _ = try deleteAppleRefreshTokens(subject: identity.subject)
+        return true
+    }
+
     /// Deletes the user's credential, refusing to delete the account's last way to sign in: the credential is kept
-    /// when it is the user's only one and no Apple identity is linked. In a transaction, so the check and the delete
+    /// when it is the user's only one and no Apple identity is linked (a consent-revoked identity counts: signing in
+    /// with it again lands in the account). In a transaction, so the check and the delete
     /// are one serial step: two concurrent deletions of an account's two passkeys, on one node or two, leave one.
     /// - Returns: `.deleted`; `.notFound` when that user has no credential with this ID (including when it belongs
     ///   to another user); `.lastCredential`, changing nothing.

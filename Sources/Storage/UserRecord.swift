@@ -8,14 +8,48 @@ public struct UserRecord: Sendable, Equatable {
     public var name: String
     /// The name shown to the user by authenticators.
     public var displayName: String
+    /// Whether `displayName` is a default the server chose (the username, an email's local part, "Apple user") rather
+    /// than a name the person gave: a name that arrives later with Sign in with Apple replaces only a default.
+    public var displayNameIsDefault: Bool
+    /// A random UUID of the account, stable for its lifetime and unique across all users: what an app passes to
+    /// StoreKit as `appAccountToken`. Never derived from the user handle.
+    public var appAccountToken: UUID
+    /// The account's email address, when it has one (from Sign in with Apple, or set by the app's backend).
+    public var email: String?
+    /// Whether `email` was verified by whoever gave it (Apple's `email_verified`); only verified addresses are compared
+    /// for link suggestions.
+    public var emailVerified: Bool
     /// When the account was created.
     public var createdAt: Date
 
     /// Creates a user record from its fields.
-    public init(id: [UInt8], name: String, displayName: String, createdAt: Date) {
+    public init(
+        id: [UInt8],
+        name: String,
+        displayName: String,
+        displayNameIsDefault: Bool = false,
+        appAccountToken: UUID,
+        email: String? = nil,
+        emailVerified: Bool = false,
+        createdAt: Date
+    ) {
         self.id = id
         self.name = name
         self.displayName = displayName
+        self.displayNameIsDefault = displayNameIsDefault
+        self.appAccountToken = appAccountToken
+        self.email = email
+        self.emailVerified = emailVerified
         self.createdAt = createdAt
+    }
+
+    /// The most bytes of `email` a store accepts.
+    public static let maximumEmailBytes = 320
+
+    /// Refuses a record no store keeps: an email over the bound. For drivers to check before they write.
+    public func validate() throws(StorageError) {
+        if let email, email.utf8.count > Self.maximumEmailBytes {
+            throw StorageError(.invalidRecord, "an email address must be at most \(Self.maximumEmailBytes) bytes")
+        }
     }
 }

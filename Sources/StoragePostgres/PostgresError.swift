@@ -78,6 +78,9 @@ struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
             case "credentials_pkey": return StorageError(.credentialExists, "a credential with this ID already exists")
             case "apple_identities_pkey": return StorageError(.appleIdentityTaken, "the Apple identity is already linked to an account")
             case "users_pkey": return StorageError(.duplicateKey, "a user with this ID already exists")
+            case "users_app_account_token_unique": return StorageError(.duplicateKey, "a user with this app account token already exists")
+            case "apple_identities_transfer_subject_unique":
+                return StorageError(.duplicateKey, "an Apple identity with this transfer subject already exists")
             case "challenges_pkey": return StorageError(.duplicateKey, "a challenge with these bytes already exists")
             case "sessions_pkey": return StorageError(.duplicateKey, "a session with this token hash already exists")
             case "sessions_id_unique": return StorageError(.duplicateKey, "a session with this ID already exists")

@@ -142,6 +142,60 @@ enum PostgresMigrations {
                 CREATE INDEX events_by_user ON events(user_id, id);
                 """
         ),
+        // The account lifecycle (SQLite's step 5). Users gain their StoreKit appAccountToken (a random version-4 UUID
+        // per existing account, made here so that every node sees the same one), an email with its verification, and
+        // whether the display name is a default. Apple identities gain the consent-revoked mark, the transfer time and
+        // the last sign-in; their refresh tokens move to a table of one per (identity, client ID). Refused link
+        // suggestions and the newest applied notification per Apple `sub` get tables of their own.
+        Step(
+            version: 4,
+            sql: """
+                ALTER TABLE users
+                    ADD COLUMN display_name_is_default boolean NOT NULL DEFAULT false,
+                    ADD COLUMN app_account_token text,
+                    ADD COLUMN email text,
+                    ADD COLUMN email_verified boolean NOT NULL DEFAULT false;
+                UPDATE users SET app_account_token = overlay(overlay(
+                    md5(random()::text || clock_timestamp()::text || encode(id, 'hex')) placing '4' from 13)
+                    placing substr('89ab', 1 + floor(random() * 4)::int, 1) from 17)::uuid::text;
+                ALTER TABLE users
+                    ALTER COLUMN app_account_token SET NOT NULL,
+                    ALTER COLUMN display_name_is_default DROP DEFAULT,
+                    ALTER COLUMN email_verified DROP DEFAULT,
+                    ADD CONSTRAINT users_app_account_token_unique UNIQUE (app_account_token);
+                CREATE INDEX users_by_verified_email ON users (lower(email COLLATE "C")) WHERE email_verified;
+                ALTER TABLE apple_identities
+                    ADD COLUMN consent_revoked boolean NOT NULL DEFAULT false,
+                    ADD COLUMN transferred_at double precision,
+                    ADD COLUMN last_sign_in_at double precision;
+                ALTER TABLE apple_identities ALTER COLUMN consent_revoked DROP DEFAULT;
+                UPDATE apple_identities SET transferred_at = created_at WHERE transfer_subject IS NOT NULL;
+                CREATE UNIQUE INDEX apple_identities_transfer_subject_unique ON apple_identities(transfer_subject)
+                    WHERE transfer_subject IS NOT NULL;
+                CREATE TABLE apple_refresh_tokens (
+                    subject text NOT NULL REFERENCES apple_identities(subject) ON DELETE CASCADE ON UPDATE CASCADE,
+                    client_id text NOT NULL,
+                    encrypted_token bytea NOT NULL,
+                    CONSTRAINT apple_refresh_tokens_pkey PRIMARY KEY (subject, client_id)
+                );
+                INSERT INTO apple_refresh_tokens (subject, client_id, encrypted_token)
+                    SELECT subject, refresh_token_client_id, encrypted_refresh_token FROM apple_identities
+                    WHERE encrypted_refresh_token IS NOT NULL AND refresh_token_client_id IS NOT NULL;
+                ALTER TABLE apple_identities DROP COLUMN encrypted_refresh_token, DROP COLUMN refresh_token_client_id;
+                CREATE TABLE link_declines (
+                    first_user_id bytea NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    second_user_id bytea NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    CONSTRAINT link_declines_pkey PRIMARY KEY (first_user_id, second_user_id)
+                );
+                CREATE INDEX link_declines_by_second ON link_declines(second_user_id);
+                CREATE TABLE apple_notification_watermarks (
+                    subject text NOT NULL PRIMARY KEY,
+                    event_at double precision NOT NULL,
+                    expires_at double precision NOT NULL
+                );
+                CREATE INDEX apple_notification_watermarks_by_expiry ON apple_notification_watermarks(expires_at);
+                """
+        ),
     ]
 
     /// The schema version this build writes.

@@ -57,6 +57,12 @@ extension PostgresRecords {
         }
     }
 
+    func moveCredentials(from userID: [UInt8], to targetUserID: [UInt8]) throws(StorageError) -> Int {
+        try run { connection throws(PostgresError) in
+            try connection.run("UPDATE credentials SET user_id = $2 WHERE user_id = $1", [.bytea(userID), .bytea(targetUserID)])
+        }
+    }
+
     func deleteCredential(id: [UInt8], userID: [UInt8]) throws(StorageError) -> Bool {
         try run { connection throws(PostgresError) in
             try connection.run("DELETE FROM credentials WHERE id = $1 AND user_id = $2", [.bytea(id), .bytea(userID)]) == 1

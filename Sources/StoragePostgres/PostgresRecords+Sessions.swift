@@ -56,6 +56,12 @@ extension PostgresRecords {
         try deleteSessions(where: "apple_subject = $1", [.text(appleSubject)])
     }
 
+    func moveSessions(appleSubject: String, to newSubject: String) throws(StorageError) -> Int {
+        try run { connection throws(PostgresError) in
+            try connection.run("UPDATE sessions SET apple_subject = $2 WHERE apple_subject = $1", [.text(appleSubject), .text(newSubject)])
+        }
+    }
+
     /// One `DELETE … RETURNING` of the sessions matching `condition`, ordered as the contract says.
     private func deleteSessions(where condition: String, _ parameters: [PostgresValue]) throws(StorageError) -> [SessionRecord] {
         let deleted = try run { connection throws(PostgresError) in

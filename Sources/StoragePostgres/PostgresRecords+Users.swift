@@ -1,7 +1,8 @@
+import Foundation
 import Storage
 
 extension PostgresRecords {
-    static let userColumns = "id, name, display_name, created_at"
+    static let userColumns = "id, name, display_name, created_at, display_name_is_default, app_account_token, email, email_verified"
 
     func user(id: [UInt8]) throws(StorageError) -> UserRecord? {
         try run { connection throws(PostgresError) in
@@ -15,11 +16,39 @@ extension PostgresRecords {
         }
     }
 
+    /// Under the C collation `lower()` folds ASCII letters only, as the contract (and SQLite) says.
+    func users(verifiedEmail email: String) throws(StorageError) -> [UserRecord] {
+        try run { connection throws(PostgresError) in
+            try connection.run(
+                """
+                SELECT \(Self.userColumns) FROM users WHERE email_verified AND lower(email COLLATE "C") = lower($1 COLLATE "C")
+                ORDER BY created_at, id
+                """,
+                [.text(email)],
+                row: Self.userRecord
+            )
+        }
+    }
+
     func insertUser(_ user: UserRecord) throws(StorageError) {
+        try validate { () throws(StorageError) in try user.validate() }
         var parameters = PostgresParameters()
         let values = parameters.bind(Self.userValues(user))
         try run { connection throws(PostgresError) in
             try connection.run("INSERT INTO users (\(Self.userColumns)) VALUES (\(values))", parameters.values)
+        }
+    }
+
+    func updateUser(_ user: UserRecord) throws(StorageError) -> Bool {
+        try validate { () throws(StorageError) in try user.validate() }
+        return try run { connection throws(PostgresError) in
+            try connection.run(
+                "UPDATE users SET name = $2, display_name = $3, display_name_is_default = $4, email = $5, email_verified = $6 WHERE id = $1",
+                [
+                    .bytea(user.id), .text(user.name), .text(user.displayName), .boolean(user.displayNameIsDefault),
+                    .optional(user.email, PostgresValue.text), .boolean(user.emailVerified),
+                ]
+            ) == 1
         }
     }
 
@@ -32,10 +61,24 @@ extension PostgresRecords {
 
     /// The values of `userColumns`, with their types.
     static func userValues(_ user: UserRecord) -> [(PostgresValue, String)] {
-        [(.bytea(user.id), "bytea"), (.text(user.name), "text"), (.text(user.displayName), "text"), (.date(user.createdAt), "float8")]
+        [
+            (.bytea(user.id), "bytea"), (.text(user.name), "text"), (.text(user.displayName), "text"), (.date(user.createdAt), "float8"),
+            (.boolean(user.displayNameIsDefault), "boolean"), (.text(user.appAccountToken.uuidString.lowercased()), "text"),
+            (.optional(user.email, PostgresValue.text), "text"), (.boolean(user.emailVerified), "boolean"),
+        ]
     }
 
     static func userRecord(_ row: PostgresRow) throws(PostgresError) -> UserRecord {
-        UserRecord(id: row.bytes(0), name: row.text(1), displayName: row.text(2), createdAt: try row.date(3))
+        guard let token = UUID(uuidString: row.text(5)) else { throw PostgresError(.decodingFailed, "a user's app account token is not a UUID") }
+        return UserRecord(
+            id: row.bytes(0),
+            name: row.text(1),
+            displayName: row.text(2),
+            displayNameIsDefault: try row.boolean(4),
+            appAccountToken: token,
+            email: row.isNull(6) ? nil : row.text(6),
+            emailVerified: try row.boolean(7),
+            createdAt: try row.date(3)
+        )
     }
 }

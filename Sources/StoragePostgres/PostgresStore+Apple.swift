@@ -5,6 +5,7 @@ extension PostgresStore {
     public func purgeExpiredNonces(now: Date) throws(StorageError) -> Int {
         try withConnection { connection throws(PostgresError) in
             try connection.run("DELETE FROM apple_nonces WHERE expires_at <= $1", [.date(now)])
+                + connection.run("DELETE FROM apple_notification_watermarks WHERE expires_at <= $1", [.date(now)])
         }
     }
 

@@ -21,6 +21,23 @@ extension PostgresStore: ImportableStore {
         for identity in export.appleIdentities {
             insert("apple_identities", PostgresRecords.appleIdentityColumns, PostgresRecords.appleIdentityValues(identity))
         }
+        for token in export.appleRefreshTokens {
+            insert(
+                "apple_refresh_tokens",
+                PostgresRecords.appleRefreshTokenColumns,
+                [(.text(token.subject), "text"), (.text(token.clientID), "text"), (.bytea(token.encryptedToken), "bytea")]
+            )
+        }
+        for decline in export.linkDeclines {
+            insert("link_declines", "first_user_id, second_user_id", [(.bytea(decline.first), "bytea"), (.bytea(decline.second), "bytea")])
+        }
+        for watermark in export.appleNotificationWatermarks {
+            insert(
+                "apple_notification_watermarks",
+                "subject, event_at, expires_at",
+                [(.text(watermark.subject), "text"), (.date(watermark.eventAt), "float8"), (.date(watermark.until), "float8")]
+            )
+        }
         for event in export.events {
             let row = PostgresRecords.eventValues(NewEvent(type: event.type, userID: event.userID, occurredAt: event.occurredAt, data: event.data))
             insert("events", PostgresRecords.eventColumns, [(.bigint(event.id), "int8")] + row)

@@ -74,6 +74,12 @@ struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
             if constraint.hasSuffix("apple_identities.subject") {
                 return StorageError(.appleIdentityTaken, "the Apple identity is already linked to an account")
             }
+            if constraint.hasSuffix("users.app_account_token") {
+                return StorageError(.duplicateKey, "a user with this app account token already exists")
+            }
+            if constraint.hasSuffix("apple_identities.transfer_subject") {
+                return StorageError(.duplicateKey, "an Apple identity with this transfer subject already exists")
+            }
             if constraint.hasSuffix("users.id") { return StorageError(.duplicateKey, "a user with this ID already exists") }
             if constraint.hasSuffix("challenges.challenge") {
                 return StorageError(.duplicateKey, "a challenge with these bytes already exists")

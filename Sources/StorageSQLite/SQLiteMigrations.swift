@@ -148,6 +148,56 @@ enum SQLiteMigrations {
                 CREATE INDEX events_by_user ON events(user_id, id);
                 """
         ),
+        // The account lifecycle. Users gain their StoreKit appAccountToken (a random version-4 UUID per existing
+        // account, made here so that every node sees the same one), an email with its verification, and whether the
+        // display name is a default. Apple identities gain the consent-revoked mark, the transfer time and the last
+        // sign-in; their refresh tokens move to a table of one per (identity, client ID), which follows the identity
+        // when it is re-keyed and goes with it. Refused link suggestions and the newest applied notification per
+        // Apple `sub` get tables of their own.
+        Step(
+            version: 5,
+            sql: """
+                ALTER TABLE users ADD COLUMN display_name_is_default INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE users ADD COLUMN app_account_token TEXT NOT NULL DEFAULT '';
+                ALTER TABLE users ADD COLUMN email TEXT;
+                ALTER TABLE users ADD COLUMN email_verified INTEGER NOT NULL DEFAULT 0;
+                UPDATE users SET app_account_token = lower(
+                    hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-'
+                    || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6))
+                );
+                CREATE UNIQUE INDEX users_by_app_account_token ON users(app_account_token);
+                CREATE INDEX users_by_verified_email ON users(lower(email)) WHERE email_verified = 1;
+                ALTER TABLE apple_identities ADD COLUMN consent_revoked INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE apple_identities ADD COLUMN transferred_at REAL;
+                ALTER TABLE apple_identities ADD COLUMN last_sign_in_at REAL;
+                UPDATE apple_identities SET transferred_at = created_at WHERE transfer_subject IS NOT NULL;
+                CREATE UNIQUE INDEX apple_identities_by_transfer_subject ON apple_identities(transfer_subject)
+                    WHERE transfer_subject IS NOT NULL;
+                CREATE TABLE apple_refresh_tokens (
+                    subject TEXT NOT NULL REFERENCES apple_identities(subject) ON DELETE CASCADE ON UPDATE CASCADE,
+                    client_id TEXT NOT NULL,
+                    encrypted_token BLOB NOT NULL,
+                    PRIMARY KEY (subject, client_id)
+                );
+                INSERT INTO apple_refresh_tokens (subject, client_id, encrypted_token)
+                    SELECT subject, refresh_token_client_id, encrypted_refresh_token FROM apple_identities
+                    WHERE encrypted_refresh_token IS NOT NULL AND refresh_token_client_id IS NOT NULL;
+                ALTER TABLE apple_identities DROP COLUMN encrypted_refresh_token;
+                ALTER TABLE apple_identities DROP COLUMN refresh_token_client_id;
+                CREATE TABLE link_declines (
+                    first_user_id BLOB NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    second_user_id BLOB NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    PRIMARY KEY (first_user_id, second_user_id)
+                );
+                CREATE INDEX link_declines_by_second ON link_declines(second_user_id);
+                CREATE TABLE apple_notification_watermarks (
+                    subject TEXT PRIMARY KEY NOT NULL,
+                    event_at REAL NOT NULL,
+                    expires_at REAL NOT NULL
+                );
+                CREATE INDEX apple_notification_watermarks_by_expiry ON apple_notification_watermarks(expires_at);
+                """
+        ),
     ]
 
     /// The schema version this build writes.

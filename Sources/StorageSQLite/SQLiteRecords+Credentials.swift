@@ -89,6 +89,12 @@ extension SQLiteRecords {
         }
     }
 
+    func moveCredentials(from userID: [UInt8], to targetUserID: [UInt8]) throws(StorageError) -> Int {
+        try run { connection throws(SQLiteError) in
+            try connection.statement("UPDATE credentials SET user_id = ?2 WHERE user_id = ?1").run([.blob(userID), .blob(targetUserID)])
+        }
+    }
+
     func deleteCredential(id: [UInt8], userID: [UInt8]) throws(StorageError) -> Bool {
         try run { connection throws(SQLiteError) in
             try connection.statement("DELETE FROM credentials WHERE id = ?1 AND user_id = ?2").run([.blob(id), .blob(userID)]) == 1

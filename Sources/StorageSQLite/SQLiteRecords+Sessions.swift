@@ -57,6 +57,12 @@ extension SQLiteRecords {
         try deleteSessions(where: "apple_subject = ?1", [.text(appleSubject)])
     }
 
+    func moveSessions(appleSubject: String, to newSubject: String) throws(StorageError) -> Int {
+        try run { connection throws(SQLiteError) in
+            try connection.statement("UPDATE sessions SET apple_subject = ?2 WHERE apple_subject = ?1").run([.text(appleSubject), .text(newSubject)])
+        }
+    }
+
     /// One `DELETE … RETURNING` of the sessions matching `condition`, ordered as the contract says.
     private func deleteSessions(where condition: String, _ parameters: [SQLiteValue]) throws(StorageError) -> [SessionRecord] {
         let deleted = try run { connection throws(SQLiteError) in

@@ -1,7 +1,8 @@
+import Foundation
 import Storage
 
 extension SQLiteRecords {
-    static let userColumns = "id, name, display_name, created_at"
+    static let userColumns = "id, name, display_name, created_at, display_name_is_default, app_account_token, email, email_verified"
 
     func user(id: [UInt8]) throws(StorageError) -> UserRecord? {
         try run { connection throws(SQLiteError) in
@@ -15,10 +16,28 @@ extension SQLiteRecords {
         }
     }
 
-    func insertUser(_ user: UserRecord) throws(StorageError) {
+    /// `lower()` folds ASCII letters only, as the contract says.
+    func users(verifiedEmail email: String) throws(StorageError) -> [UserRecord] {
         try run { connection throws(SQLiteError) in
-            try connection.statement("INSERT INTO users (\(Self.userColumns)) VALUES (?1, ?2, ?3, ?4)")
-                .run([.blob(user.id), .text(user.name), .text(user.displayName), .date(user.createdAt)])
+            try connection.statement(
+                "SELECT \(Self.userColumns) FROM users WHERE email_verified = 1 AND lower(email) = lower(?1) ORDER BY created_at, id"
+            ).run([.text(email)], row: Self.userRecord)
+        }
+    }
+
+    func insertUser(_ user: UserRecord) throws(StorageError) {
+        try validate { () throws(StorageError) in try user.validate() }
+        try run { connection throws(SQLiteError) in
+            try connection.statement("INSERT INTO users (\(Self.userColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)").run(Self.userValues(user))
+        }
+    }
+
+    func updateUser(_ user: UserRecord) throws(StorageError) -> Bool {
+        try validate { () throws(StorageError) in try user.validate() }
+        return try run { connection throws(SQLiteError) in
+            try connection.statement(
+                "UPDATE users SET name = ?2, display_name = ?3, display_name_is_default = ?5, email = ?7, email_verified = ?8 WHERE id = ?1"
+            ).run(Self.userValues(user)) == 1
         }
     }
 
@@ -29,7 +48,25 @@ extension SQLiteRecords {
         }
     }
 
+    /// The values of `userColumns`, as ?1 to ?8.
+    static func userValues(_ user: UserRecord) -> [SQLiteValue] {
+        [
+            .blob(user.id), .text(user.name), .text(user.displayName), .date(user.createdAt), .bool(user.displayNameIsDefault),
+            .text(user.appAccountToken.uuidString.lowercased()), user.email.map { .text($0) } ?? .null, .bool(user.emailVerified),
+        ]
+    }
+
     static func userRecord(_ row: SQLiteRow) throws(SQLiteError) -> UserRecord {
-        UserRecord(id: row.blob(0), name: row.text(1), displayName: row.text(2), createdAt: row.date(3))
+        guard let token = UUID(uuidString: row.text(5)) else { throw SQLiteError(.corrupt, "a user's app account token is not a UUID") }
+        return UserRecord(
+            id: row.blob(0),
+            name: row.text(1),
+            displayName: row.text(2),
+            displayNameIsDefault: row.bool(4),
+            appAccountToken: token,
+            email: row.isNull(6) ? nil : row.text(6),
+            emailVerified: row.bool(7),
+            createdAt: row.date(3)
+        )
     }
 }

@@ -5,6 +5,7 @@ extension SQLiteStore {
     public func purgeExpiredNonces(now: Date) throws(StorageError) -> Int {
         try withConnection { connection throws(SQLiteError) in
             try connection.statement("DELETE FROM apple_nonces WHERE expires_at <= ?1").run([.date(now)])
+                + connection.statement("DELETE FROM apple_notification_watermarks WHERE expires_at <= ?1").run([.date(now)])
         }
     }
 

@@ -15,6 +15,15 @@ extension SQLiteStore: ExportableStore {
                 export.appleIdentities = try connection.statement(
                     "SELECT \(SQLiteRecords.appleIdentityColumns) FROM apple_identities ORDER BY subject"
                 ).run([], row: SQLiteRecords.appleIdentityRecord)
+                export.appleRefreshTokens = try connection.statement(
+                    "SELECT \(SQLiteRecords.appleRefreshTokenColumns) FROM apple_refresh_tokens ORDER BY subject, client_id"
+                ).run([], row: SQLiteRecords.appleRefreshTokenRecord)
+                export.linkDeclines = try connection.statement(
+                    "SELECT first_user_id, second_user_id FROM link_declines ORDER BY first_user_id, second_user_id"
+                ).run([]) { row throws(SQLiteError) in LinkDecline(row.blob(0), row.blob(1)) }
+                export.appleNotificationWatermarks = try connection.statement(
+                    "SELECT subject, event_at, expires_at FROM apple_notification_watermarks ORDER BY subject"
+                ).run([]) { row throws(SQLiteError) in AppleNotificationWatermark(subject: row.text(0), eventAt: row.date(1), until: row.date(2)) }
                 let nonces = try connection.statement("SELECT hash, expires_at FROM apple_nonces").run([]) { row throws(SQLiteError) in
                     (row.blob(0), row.date(1))
                 }

@@ -3,8 +3,6 @@ import Foundation
 import HTTPServer
 import RelyingPartyServer
 import Storage
-import StoragePostgres
-import StorageSQLite
 
 /// `passkeyd serve [--config FILE]`: runs in the foreground, logs to stderr, stops cleanly on SIGTERM/SIGINT.
 struct ServeCommand {
@@ -59,26 +57,19 @@ struct ServeCommand {
         } catch {
             return fail("cannot start the outbound HTTP client: \(error)")
         }
-        let store: any PasskeyStore
-        let secrets: SecretSource
-        let closeStore: () -> Void
+        let opened: ConfiguredStore
         let server: RelyingPartyServer
         do {
-            if let connectionString = configuration.postgresConnectionString {
-                let postgres = try PostgresStore(
-                    connectionString: connectionString,
-                    poolSize: configuration.postgresPoolSize ?? configuration.defaultPoolSize
-                )
-                (store, secrets, closeStore) = (postgres, .database(postgres), postgres.close)
-            } else {
-                let sqlite = try SQLiteStore(path: configuration.databasePath)
-                (store, secrets, closeStore) = (sqlite, .files(directory: configuration.dataDirectory), sqlite.close)
-            }
-            let secret = try secrets.secret(named: SecretSource.serverSecret)
-            let appleSetup = try configuration.apple.map { apple in
-                try Self.appleSetup(apple, secrets: secrets, client: outbound, log: log)
-            }
-            server = try RelyingPartyServer(configuration: configuration, store: store, enumerationSecret: secret, appleSetup: appleSetup, log: log)
+            opened = try ConfiguredStore(configuration)
+            let secret = try opened.secrets.secret(named: SecretSource.serverSecret)
+            let appleSetup = try configuration.apple.map { apple in try opened.appleSetup(apple, client: outbound, log: log) }
+            server = try RelyingPartyServer(
+                configuration: configuration,
+                store: opened.store,
+                enumerationSecret: secret,
+                appleSetup: appleSetup,
+                log: log
+            )
         } catch let error as ConfigurationError {
             return fail("invalid configuration: \(error)")
         } catch {
@@ -111,25 +102,8 @@ struct ServeCommand {
         http.stop()
         server.stopAppleWorker()
         outbound.shutDown()
-        closeStore()
+        opened.close()
         return 0
-    }
-
-    /// The `.p8` key named by `apple.privateKey`, the refresh token key from `secrets`, and Apple reached through `client`.
-    private static func appleSetup(
-        _ apple: AppleConfiguration,
-        secrets: SecretSource,
-        client: HTTPClient,
-        log: @escaping @Sendable (String) -> Void
-    ) throws -> AppleSetup {
-        guard let data = FileManager.default.contents(atPath: apple.privateKeyPath), let pem = String(data: data, encoding: .utf8) else {
-            throw ConfigurationError(.unreadable, key: "apple.privateKey", "cannot read \(apple.privateKeyPath)")
-        }
-        return AppleSetup(
-            service: HTTPClientAppleService(configuration: apple, client: client, log: log),
-            privateKeyPEM: pem,
-            refreshTokenKey: try secrets.secret(named: SecretSource.appleRefreshTokenKey)
-        )
     }
 
     private func fail(_ message: String) -> Int32 {

@@ -8,6 +8,13 @@ enum Usage {
               Copy a single node's SQLite database into an empty PostgreSQL database (libpq connection string), in one
               transaction, with the secrets server-secret and apple-refresh-token-key from DIR (default: the SQLite
               file's folder). Run it with passkeyd stopped. Exit status: 0 when copied, 1 on failure (nothing copied).
+          \(AppleCommand.transferOutSyntax.usage)
+          \(AppleCommand.transferInSyntax.usage)
+              Apple's user migration when the app moves to another developer team, on the configured store with the
+              configured Apple key: transfer-out (sending team) stores each Apple identity's transfer identifier for
+              TEAMID; transfer-in (recipient team) exchanges them for this team's user IDs and re-keys the identities.
+              Resumable and idempotent: run again to finish or retry. At most N calls to Apple a second (default 10).
+              Exit status: 0 when every identity is done, 1 when some failed or it could not run, 2 on a bad command line.
           \(VerifyCommand.syntax.usage)
               Verify WebAuthn responses offline. FILE (or standard input) holds one case, a JSON array of cases or
               {"cases": [...]} in the schema of TestVectors/PROVENANCE.md. Prints one JSON line per case.

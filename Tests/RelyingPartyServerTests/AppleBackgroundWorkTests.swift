@@ -41,9 +41,9 @@ struct AppleBackgroundWorkTests {
         try Self.expectValidClientSecret(call.form["client_secret"], clientID: audience, now: fixture.clock.now)
 
         let refreshToken = try #require(fixture.standIn.issuedRefreshTokens.first)
-        let identity = try #require(try fixture.store.appleIdentity(subject: AppleTokenMinter.subject))
-        let stored = try #require(identity.encryptedRefreshToken)
-        #expect(identity.refreshTokenClientID == audience)
+        let held = try fixture.store.appleRefreshTokens(subject: AppleTokenMinter.subject)
+        #expect(held.map(\.clientID) == [audience])
+        let stored = try #require(held.first?.encryptedToken)
         #expect(stored.count == refreshToken.utf8.count + 28)
         #expect(!String(decoding: stored, as: UTF8.self).contains(refreshToken))
         fixture.server.processDueAppleWork()
@@ -114,16 +114,44 @@ struct AppleBackgroundWorkTests {
         fixture.clock.advance(by: 5)
         fixture.server.processDueAppleWork()
         #expect(fixture.standIn.calls(to: "/auth/token").count == 2)
-        #expect(try fixture.store.appleIdentity(subject: AppleTokenMinter.subject)?.encryptedRefreshToken != nil)
+        #expect(try fixture.store.appleRefreshTokens(subject: AppleTokenMinter.subject).count == 1)
     }
 
-    @Test func anAccountWithoutARefreshTokenIsDeletedWithoutCallingApple() throws {
+    @Test func anAccountWithoutARefreshTokenIsDeletedWithoutCallingAppleAndTheLogSaysSo() throws {
         let fixture = try AppleFixture()
         let reply = try fixture.signInFresh()
         let token = try #require(reply.object["token"] as? String)
         #expect(try fixture.client.send("DELETE", "/me", headers: PasskeyClient.bearer(token)).status == 200)
         fixture.server.processDueAppleWork()
         #expect(fixture.standIn.calls(to: "/auth/revoke").isEmpty)
+        #expect(fixture.log.contains { $0.hasPrefix("account deleted: no Apple refresh token was held") })
+    }
+
+    /// One refresh token per (identity, client ID): the app's and the website's are both kept, a newer one for the
+    /// same client replaces (and revokes) the older, and deleting the account revokes every one held.
+    @Test func oneRefreshTokenPerClientIDAndDeletionRevokesEveryOne() throws {
+        let fixture = try AppleFixture()
+        var reply = try fixture.signInFresh(extra: ["authorizationCode": "c.app-1"])
+        fixture.server.processDueAppleWork()
+        let raw = AppleFixture.rawNonce()
+        let web = try fixture.identityToken(rawNonce: raw) { $0["aud"] = AppleTokenMinter.servicesID }
+        reply = try fixture.signIn(token: web, rawNonce: raw, extra: ["authorizationCode": "c.web-1"])
+        #expect(reply.status == 200)
+        fixture.server.processDueAppleWork()
+        try fixture.signInFresh(extra: ["authorizationCode": "c.app-2"])
+        fixture.server.processDueAppleWork()
+        let issued = fixture.standIn.issuedRefreshTokens
+        #expect(issued.count == 3)
+        #expect(try fixture.store.appleRefreshTokens(subject: AppleTokenMinter.subject).map(\.clientID) == [AppleTokenMinter.bundleID, AppleTokenMinter.servicesID])
+        fixture.server.processDueAppleWork()
+        #expect(fixture.standIn.calls(to: "/auth/revoke").map { $0.form["token"] } == [issued[0]], "the replaced app token is revoked")
+
+        let token = try #require(reply.object["token"] as? String)
+        #expect(try fixture.client.send("DELETE", "/me", headers: PasskeyClient.bearer(token)).status == 200)
+        fixture.server.processDueAppleWork()
+        let revoked = fixture.standIn.calls(to: "/auth/revoke")
+        #expect(Set(revoked.dropFirst().compactMap { $0.form["token"] }) == [issued[1], issued[2]])
+        #expect(Set(revoked.dropFirst().compactMap { $0.form["client_id"] }) == [AppleTokenMinter.bundleID, AppleTokenMinter.servicesID])
     }
 
     @Test func theWorkerThreadRunsTheWorkAndStops() throws {

@@ -115,53 +115,74 @@ extension StoreContract {
         try store.seedAppleIdentity(tieLow)
         try expectEqual(try store.appleIdentities(userID: StoreSamples.userID(1)), [first, tieLow, tieHigh], "order")
 
-        try expect(
-            try store.transaction { transaction throws(StorageError) in try transaction.updateAppleEmailState(subject: "001.a", emailDisabled: true)
-            },
-            "email state updated"
-        )
         var expected = tieLow
         expected.emailDisabled = true
-        try expectEqual(try store.appleIdentity(subject: "001.a"), expected, "email disabled")
+        expected.consentRevoked = true
+        expected.lastSignInAt = StoreSamples.now.addingTimeInterval(-5.5)
+        expected.transferredAt = StoreSamples.now.addingTimeInterval(-7.25)
+        expected.email = nil
+        expected.realUserStatus = nil
         try expect(
-            try store.transaction { transaction throws(StorageError) in try transaction.updateAppleEmailState(subject: "001.a", emailDisabled: false)
-            },
-            "email state updated again"
+            try store.transaction { transaction throws(StorageError) in try transaction.updateAppleIdentity(expected, subject: "001.a") },
+            "identity updated"
         )
-        expected.emailDisabled = false
-        try expectEqual(try store.appleIdentity(subject: "001.a"), expected, "email enabled")
+        try expectEqual(try store.appleIdentity(subject: "001.a"), expected, "every field written")
         try expect(
-            !(try store.transaction { transaction throws(StorageError) in
-                try transaction.updateAppleEmailState(subject: "nobody", emailDisabled: true)
-            }),
+            !(try store.transaction { transaction throws(StorageError) in try transaction.updateAppleIdentity(expected, subject: "nobody") }),
             "unknown subject"
         )
+        try expectEqual(try store.appleIdentity(subject: "nobody"), nil, "nothing made for an unknown subject")
 
         let sealed: [UInt8] = [0, 1, 2, 0xFF] + [UInt8](repeating: 7, count: 40)
         try expect(
             try store.transaction { transaction throws(StorageError) in
-                try transaction.setAppleRefreshToken(subject: "001.a", encryptedToken: sealed, clientID: "com.example.app")
+                try transaction.setAppleRefreshToken(subject: "001.a", clientID: "com.example.web", encryptedToken: sealed)
             },
             "token set"
         )
-        expected.encryptedRefreshToken = sealed
-        expected.refreshTokenClientID = "com.example.app"
-        try expectEqual(try store.appleIdentity(subject: "001.a"), expected, "token stored")
         try expect(
             try store.transaction { transaction throws(StorageError) in
-                try transaction.setAppleRefreshToken(subject: "001.a", encryptedToken: nil, clientID: nil)
+                try transaction.setAppleRefreshToken(subject: "001.a", clientID: "com.example.app", encryptedToken: [1])
             },
-            "token cleared"
+            "a second client's token set"
         )
-        try expectEqual(try store.appleIdentity(subject: "001.a"), tieLow, "token cleared")
+        try expect(
+            try store.transaction { transaction throws(StorageError) in
+                try transaction.setAppleRefreshToken(subject: "001.a", clientID: "com.example.app", encryptedToken: [2, 2])
+            },
+            "the first client's token replaced"
+        )
+        try expectEqual(
+            try store.transaction { transaction throws(StorageError) in try transaction.appleRefreshTokens(subject: "001.a") },
+            [
+                AppleRefreshTokenRecord(subject: "001.a", clientID: "com.example.app", encryptedToken: [2, 2]),
+                AppleRefreshTokenRecord(subject: "001.a", clientID: "com.example.web", encryptedToken: sealed),
+            ],
+            "one token per client ID, ordered by client ID"
+        )
         try expect(
             !(try store.transaction { transaction throws(StorageError) in
-                try transaction.setAppleRefreshToken(subject: "nobody", encryptedToken: sealed, clientID: "x")
+                try transaction.setAppleRefreshToken(subject: "nobody", clientID: "x", encryptedToken: sealed)
             }),
             "unknown subject"
         )
+        try expectEqual(
+            try store.transaction { transaction throws(StorageError) in try transaction.appleRefreshTokens(subject: "nobody") },
+            [],
+            "no token stored for an unknown subject"
+        )
+        try expectEqual(
+            try store.transaction { transaction throws(StorageError) in try transaction.deleteAppleRefreshTokens(subject: "001.b") },
+            [],
+            "an identity without tokens"
+        )
 
         try expect(try store.transaction { transaction throws(StorageError) in try transaction.deleteAppleIdentity(subject: "001.a") }, "unlinked")
+        try expectEqual(
+            try store.transaction { transaction throws(StorageError) in try transaction.appleRefreshTokens(subject: "001.a") },
+            [],
+            "its refresh tokens went with it"
+        )
         try expect(
             !(try store.transaction { transaction throws(StorageError) in try transaction.deleteAppleIdentity(subject: "001.a") }),
             "unlinked twice"

@@ -11,14 +11,20 @@ public enum StoreSamples {
         [UInt8](repeating: number, count: 31) + [0xA0]
     }
 
-    /// A user whose name and handle derive from `number`.
+    /// A user whose name, handle and app account token derive from `number`.
     public static func user(_ number: UInt8, name: String? = nil) -> UserRecord {
         UserRecord(
             id: userID(number),
             name: name ?? "user-\(number)-é✓",
             displayName: "User \(number) 🦊",
+            appAccountToken: appAccountToken(number),
             createdAt: now.addingTimeInterval(-86_400.25)
         )
+    }
+
+    /// A version-4 UUID derived from `number`.
+    public static func appAccountToken(_ number: UInt8) -> UUID {
+        UUID(uuid: (number, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0x46, 0x07, 0x88, 0x19, 0x2A, 0x3B, 0x4C, 0x5D, 0x6E, number))
     }
 
     /// A credential of the user `owner` with an ID derived from `number`.

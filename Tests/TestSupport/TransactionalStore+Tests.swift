@@ -45,6 +45,11 @@ extension TransactionalStore {
         try transaction { transaction throws(StorageError) in try transaction.appleIdentities(userID: userID) }
     }
 
+    /// The identity's Apple refresh tokens, read in a transaction.
+    public func appleRefreshTokens(subject: String) throws(StorageError) -> [AppleRefreshTokenRecord] {
+        try transaction { transaction throws(StorageError) in try transaction.appleRefreshTokens(subject: subject) }
+    }
+
     /// The user's unexpired sessions, read in a transaction.
     public func sessions(userID: [UInt8], now: Date) throws(StorageError) -> [SessionRecord] {
         try transaction { transaction throws(StorageError) in try transaction.sessions(userID: userID, now: now) }

@@ -87,10 +87,10 @@ final class AppleIntegration: Sendable {
     }
 
     /// Verifies a notification body; nil for a verified event of a type this server does not handle.
-    func verifyNotification(_ body: [UInt8]) throws(ServerError) -> ServerNotificationEvent? {
+    func verifyNotification(_ body: [UInt8]) throws(ServerError) -> ServerNotification? {
         switch try verified({ keys throws(AppleSignInError) in try ServerNotification(body: body, verifier: verifier, keys: keys) }) {
         case .success(let notification):
-            return notification.event
+            return notification
         case .failure(let error) where error.code == .unsupportedEvent:
             log("apple notification ignored: \(error.code)")
             return nil
@@ -177,7 +177,8 @@ final class AppleIntegration: Sendable {
         for revocation in revocations { process(revocation, now: now) }
     }
 
-    private func clientSecret(for clientID: String) -> String? {
+    /// A client secret for `clientID` (the token, revoke and migration calls), or nil (logged) when it cannot be made.
+    func clientSecret(for clientID: String) -> String? {
         do throws(AppleSignInError) {
             return try ClientSecret(
                 privateKeyPEM: privateKeyPEM,
@@ -229,7 +230,10 @@ final class AppleIntegration: Sendable {
         do {
             let sealed = try seal(refreshToken: refreshToken, clientID: exchange.clientID)
             try store.transaction { transaction throws(StorageError) in
-                guard try !transaction.setAppleRefreshToken(subject: exchange.subject, encryptedToken: sealed, clientID: exchange.clientID) else {
+                // One token per (identity, client ID): the one it replaces is revoked, not forgotten.
+                let replaced = try transaction.appleRefreshTokens(subject: exchange.subject).first { $0.clientID == exchange.clientID }
+                guard try !transaction.setAppleRefreshToken(subject: exchange.subject, clientID: exchange.clientID, encryptedToken: sealed) else {
+                    if let replaced { _ = try transaction.enqueueRevocation(token: replaced.encryptedToken, clientID: replaced.clientID, notBefore: now) }
                     return
                 }
                 // The identity went away (account deleted) while the code was exchanged: revoke what Apple just issued.

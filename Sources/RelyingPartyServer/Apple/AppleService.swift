@@ -7,4 +7,9 @@ public protocol AppleService: Sendable {
     func exchangeCode(_ code: String, clientID: String, clientSecret: String) -> AppleReply
     /// POST a refresh token to `revokeURL` (token_type_hint refresh_token).
     func revokeToken(_ token: String, clientID: String, clientSecret: String) -> AppleReply
+    /// POST to `tokenURL` for an access token of the user migration (grant_type client_credentials, scope
+    /// user.migration).
+    func requestMigrationAccessToken(clientID: String, clientSecret: String) -> AppleReply
+    /// POST `fields` (form-encoded) to `migrationURL` with the migration access token as bearer.
+    func migrationInfo(_ fields: [(String, String)], accessToken: String) -> AppleReply
 }

@@ -51,12 +51,26 @@ public final class HTTPClientAppleService: AppleService {
         )
     }
 
+    public func requestMigrationAccessToken(clientID: String, clientSecret: String) -> AppleReply {
+        send(
+            "migration token",
+            Self.form(
+                configuration.tokenURL,
+                [("grant_type", "client_credentials"), ("scope", "user.migration"), ("client_id", clientID), ("client_secret", clientSecret)]
+            )
+        )
+    }
+
+    public func migrationInfo(_ fields: [(String, String)], accessToken: String) -> AppleReply {
+        send("user migration", Self.form(configuration.migrationURL, fields, headers: [("Authorization", "Bearer \(accessToken)")]))
+    }
+
     /// An application/x-www-form-urlencoded POST.
-    static func form(_ url: URL, _ fields: [(String, String)]) -> HTTPClientRequest {
+    static func form(_ url: URL, _ fields: [(String, String)], headers: [(String, String)] = []) -> HTTPClientRequest {
         HTTPClientRequest(
             method: .post,
             url: url.absoluteString,
-            headers: HTTPHeaders([("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")]),
+            headers: HTTPHeaders([("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")] + headers),
             body: Array(fields.map { "\(encode($0.0))=\(encode($0.1))" }.joined(separator: "&").utf8)
         )
     }

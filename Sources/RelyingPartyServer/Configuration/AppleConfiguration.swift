@@ -16,6 +16,8 @@ public struct AppleConfiguration: Sendable, Equatable {
     public var keysURL = URL(string: "https://appleid.apple.com/auth/keys")!
     public var tokenURL = URL(string: "https://appleid.apple.com/auth/token")!
     public var revokeURL = URL(string: "https://appleid.apple.com/auth/revoke")!
+    /// Apple's user migration endpoint (app transfers between teams).
+    public var migrationURL = URL(string: "https://appleid.apple.com/auth/usermigrationinfo")!
     /// The accepted `iss` values of identity tokens and notifications.
     public var issuers = ["https://appleid.apple.com"]
 
@@ -31,7 +33,7 @@ public struct AppleConfiguration: Sendable, Equatable {
     }
 
     init(_ reader: ConfigurationReader) throws(ConfigurationError) {
-        try reader.only(["teamID", "bundleIDs", "servicesIDs", "keyID", "privateKey", "jwksURL", "tokenURL", "revokeURL", "issuers"])
+        try reader.only(["teamID", "bundleIDs", "servicesIDs", "keyID", "privateKey", "jwksURL", "tokenURL", "revokeURL", "migrationURL", "issuers"])
         teamID = try reader.requiredString("teamID")
         guard teamID.count == 10, teamID.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) }) else {
             throw ConfigurationError(.invalidValue, key: reader.key("teamID"), "must be the 10-character Team ID (upper-case letters and digits)")
@@ -46,6 +48,7 @@ public struct AppleConfiguration: Sendable, Equatable {
         keysURL = try Self.url(reader, "jwksURL") ?? keysURL
         tokenURL = try Self.url(reader, "tokenURL") ?? tokenURL
         revokeURL = try Self.url(reader, "revokeURL") ?? revokeURL
+        migrationURL = try Self.url(reader, "migrationURL") ?? migrationURL
         if let issuers = try reader.strings("issuers") {
             guard !issuers.isEmpty else { throw ConfigurationError(.invalidValue, key: reader.key("issuers"), "must list at least one issuer") }
             self.issuers = issuers

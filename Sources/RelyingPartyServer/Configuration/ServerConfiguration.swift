@@ -18,6 +18,8 @@ public struct ServerConfiguration: Sendable {
     /// `database.poolSize`: the most PostgreSQL connections one node opens; nil takes `defaultPoolSize`.
     public var postgresPoolSize: Int?
     public var sessionLifetimeSeconds = 604_800
+    /// `sessions.handoffRedirect`: the path (same origin) a session hand-off link redirects to.
+    public var handoffRedirect = "/"
     public var challengeLifetimeSeconds = 300
     public var attestation = AttestationSettings()
     public var algorithms = COSEAlgorithm.defaultOffered
@@ -33,6 +35,9 @@ public struct ServerConfiguration: Sendable {
 
     /// Each event-loop thread holds at most one connection at a time; the rest serve the Apple worker and the purges.
     public var defaultPoolSize: Int { threads + 2 }
+
+    /// Where hand-off links point: the relying party's first `https` origin (passkeyd's own pages).
+    public var handoffOrigin: String { origins.first { $0.hasPrefix("https://") } ?? "https://\(relyingPartyID)" }
 
     /// The SQLite file: `database.sqlite`, or `<data>/passkeyd.sqlite`.
     public var databasePath: String { sqlitePath ?? dataDirectory + "/passkeyd.sqlite" }

@@ -6,13 +6,19 @@ import Storage
 ///
 /// Each type's payload (`data`, JSON) carries `userId` (the base64url user handle) and what names the thing that
 /// changed: `credentialId` for passkey events, `sessionId` (the base64url public session ID) for session events,
-/// `appleUserId` (Apple's `sub`) for Apple events, and the case's own members. Never a token, key, challenge,
-/// credential public key, email address or name.
+/// `appleUserId` (Apple's `sub`) for Apple events, and the case's own members (`previousUserId`, `previousAppleUserId`,
+/// `changes`: the names of changed members). Never a token, key, challenge, credential public key, email address or
+/// name.
 enum AccountEvent: Equatable {
     /// An account was created, by a passkey registration or a first Sign in with Apple (`method`).
     case userCreated(userID: [UInt8], method: SessionMethod)
     /// An account was deleted with everything in it.
     case userDeleted(userID: [UInt8], reason: DeletionReason)
+    /// The account's display name or email changed (`changes` names the members, never their values).
+    case userUpdated(userID: [UInt8], changes: [String])
+    /// Another account was merged into this one (the survivor); `previousUserID` went away, its passkeys and Apple
+    /// identities now belong to the survivor.
+    case userMerged(userID: [UInt8], previousUserID: [UInt8])
     /// A passkey was registered (the first of a new account, or another).
     case passkeyRegistered(userID: [UInt8], credentialID: [UInt8])
     /// A passkey was renamed.
@@ -31,6 +37,11 @@ enum AccountEvent: Equatable {
     case appleLinked(userID: [UInt8], appleUserID: String)
     /// An Apple identity was removed from the account.
     case appleUnlinked(userID: [UInt8], appleUserID: String, reason: UnlinkReason)
+    /// Apple's `consent-revoked`: the identity's sessions ended and its refresh tokens were dropped; the link stays.
+    case appleConsentRevoked(userID: [UInt8], appleUserID: String)
+    /// The identity was re-keyed to the recipient team's `sub` after an app transfer (`previousAppleUserID` is the
+    /// sending team's).
+    case appleTransferred(userID: [UInt8], appleUserID: String, previousAppleUserID: String)
     /// Apple stopped forwarding mail to the identity's private relay address.
     case appleEmailDisabled(userID: [UInt8], appleUserID: String)
     /// Apple forwards mail to the identity's private relay address again.
@@ -40,7 +51,7 @@ enum AccountEvent: Equatable {
     enum DeletionReason: String {
         /// The signed-in person deleted it (`DELETE /me`).
         case `self`
-        /// Apple's `account-delete` notification for its Apple identity.
+        /// Apple's `account-delete` notification for its only way to sign in.
         case appleAccountDeleted = "apple_account_deleted"
     }
 
@@ -48,14 +59,22 @@ enum AccountEvent: Equatable {
     enum RevocationReason: String {
         /// `POST /logout`.
         case logout
-        /// Apple's `consent-revoked` notification for the account's Apple identity.
+        /// Apple's `consent-revoked` notification for the Apple identity that made the session.
         case appleConsentRevoked = "apple_consent_revoked"
+        /// Apple's `account-delete` notification for the Apple identity that made the session.
+        case appleAccountDeleted = "apple_account_deleted"
+        /// `DELETE /me/apple/{appleUserID}` for the Apple identity that made the session.
+        case appleUnlinked = "apple_unlinked"
+        /// The session's account was merged into another (`POST /me/merge`).
+        case merged
     }
 
     /// Why an Apple identity was unlinked.
     enum UnlinkReason: String {
-        /// Apple's `consent-revoked` notification: the person stopped using Sign in with Apple with the app.
-        case consentRevoked = "consent_revoked"
+        /// The signed-in person removed it (`DELETE /me/apple/{appleUserID}`).
+        case user
+        /// Apple's `account-delete` notification; the account had another way in, so it stays.
+        case appleAccountDeleted = "apple_account_deleted"
     }
 
     /// The event type, such as "passkey.registered".
@@ -63,6 +82,8 @@ enum AccountEvent: Equatable {
         switch self {
         case .userCreated: "user.created"
         case .userDeleted: "user.deleted"
+        case .userUpdated: "user.updated"
+        case .userMerged: "user.merged"
         case .passkeyRegistered: "passkey.registered"
         case .passkeyRenamed: "passkey.renamed"
         case .passkeyDeleted: "passkey.deleted"
@@ -72,6 +93,8 @@ enum AccountEvent: Equatable {
         case .sessionRevoked: "session.revoked"
         case .appleLinked: "apple.linked"
         case .appleUnlinked: "apple.unlinked"
+        case .appleConsentRevoked: "apple.consent_revoked"
+        case .appleTransferred: "apple.transferred"
         case .appleEmailDisabled: "apple.email_disabled"
         case .appleEmailEnabled: "apple.email_enabled"
         }
@@ -80,9 +103,11 @@ enum AccountEvent: Equatable {
     /// The account the event concerns.
     var userID: [UInt8] {
         switch self {
-        case .userCreated(let userID, _), .userDeleted(let userID, _), .passkeyRegistered(let userID, _), .passkeyRenamed(let userID, _),
-            .passkeyDeleted(let userID, _), .passkeyCloneWarning(let userID, _), .passkeyBackupEligibilityChanged(let userID, _, _),
-            .appleLinked(let userID, _), .appleUnlinked(let userID, _, _), .appleEmailDisabled(let userID, _), .appleEmailEnabled(let userID, _):
+        case .userCreated(let userID, _), .userDeleted(let userID, _), .userUpdated(let userID, _), .userMerged(let userID, _),
+            .passkeyRegistered(let userID, _), .passkeyRenamed(let userID, _), .passkeyDeleted(let userID, _),
+            .passkeyCloneWarning(let userID, _), .passkeyBackupEligibilityChanged(let userID, _, _), .appleLinked(let userID, _),
+            .appleUnlinked(let userID, _, _), .appleConsentRevoked(let userID, _), .appleTransferred(let userID, _, _),
+            .appleEmailDisabled(let userID, _), .appleEmailEnabled(let userID, _):
             userID
         case .sessionCreated(let session), .sessionRevoked(let session, _):
             session.userID
@@ -98,6 +123,9 @@ enum AccountEvent: Equatable {
         var method: String?
         var reason: String?
         var backupEligible: Bool?
+        var previousUserId: String?
+        var previousAppleUserId: String?
+        var changes: [String]?
     }
 
     var payload: Payload {
@@ -107,6 +135,10 @@ enum AccountEvent: Equatable {
             payload.method = method.rawValue
         case .userDeleted(_, let reason):
             payload.reason = reason.rawValue
+        case .userUpdated(_, let changes):
+            payload.changes = changes
+        case .userMerged(_, let previousUserID):
+            payload.previousUserId = Base64URL.encode(previousUserID)
         case .passkeyRegistered(_, let credentialID), .passkeyRenamed(_, let credentialID), .passkeyDeleted(_, let credentialID),
             .passkeyCloneWarning(_, let credentialID):
             payload.credentialId = Base64URL.encode(credentialID)
@@ -118,8 +150,12 @@ enum AccountEvent: Equatable {
         case .sessionRevoked(let session, let reason):
             payload.describe(session)
             payload.reason = reason.rawValue
-        case .appleLinked(_, let subject), .appleEmailDisabled(_, let subject), .appleEmailEnabled(_, let subject):
+        case .appleLinked(_, let subject), .appleConsentRevoked(_, let subject), .appleEmailDisabled(_, let subject),
+            .appleEmailEnabled(_, let subject):
             payload.appleUserId = subject
+        case .appleTransferred(_, let subject, let previousSubject):
+            payload.appleUserId = subject
+            payload.previousAppleUserId = previousSubject
         case .appleUnlinked(_, let subject, let reason):
             payload.appleUserId = subject
             payload.reason = reason.rawValue

@@ -40,41 +40,56 @@ extension RelyingPartyServer {
     }
 
     struct AccountJSON: Encodable {
-        let user: SignedInResponse.User
+        struct SignInMethods: Encodable {
+            let passkeys: Int
+            let apple: [AppleIdentityJSON]
+        }
+
+        struct AppleIdentityJSON: Encodable {
+            let appleUserID: String
+            let email: String?
+            let isPrivateEmail: Bool
+            let emailDisabled: Bool
+            let consentRevoked: Bool
+            let linkedAt: Date
+
+            init(_ identity: AppleIdentityRecord) {
+                appleUserID = identity.subject
+                email = identity.email
+                isPrivateEmail = identity.isPrivateEmail
+                emailDisabled = identity.emailDisabled
+                consentRevoked = identity.consentRevoked
+                linkedAt = identity.createdAt
+            }
+        }
+
+        let user: UserJSON
         let rpId: String
         let passkeys: [PasskeyJSON]
+        let signInMethods: SignInMethods
     }
 
-    /// The signed-in user, or 401. Cookie-authenticated writes also pass the Origin check.
-    func signedInUser(_ request: HTTPRequest, writing: Bool) throws(ServerError) -> (user: UserRecord, token: String) {
-        guard let current = try sessions.current(request) else {
-            var error = ServerError(.notSignedIn)
-            if request.headers["cookie"]?.contains(SessionService.cookieName) == true {
-                error.headers = [("Set-Cookie", SessionService.clearingCookie)]
+    /// `GET /me`: the user, the RP ID, the passkeys and every way to sign in.
+    func me(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+        let (user, _) = try signedInUser(request, context, writing: false)
+        let (passkeys, identities) = try storage {
+            try store.transaction { transaction throws(StorageError) in
+                (try transaction.credentials(userID: user.id), try transaction.appleIdentities(userID: user.id))
             }
-            throw error
         }
-        if writing { try requireSameOrigin(request, credential: current.credential) }
-        guard let user = try storage({ try store.user(id: current.session.userID) }) else { throw ServerError(.notSignedIn) }
-        return (user, current.token)
-    }
-
-    /// `GET /me`: the user, the RP ID and the passkeys.
-    func me(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
-        let (user, _) = try signedInUser(request, writing: false)
-        let passkeys = try storage { try store.credentials(userID: user.id) }
         return JSONBody.ok(
             AccountJSON(
-                user: .init(id: Base64URL.encode(user.id), name: user.name, displayName: user.displayName),
+                user: UserJSON(user),
                 rpId: relyingParty.id,
-                passkeys: passkeys.map(PasskeyJSON.init)
+                passkeys: passkeys.map(PasskeyJSON.init),
+                signInMethods: .init(passkeys: passkeys.count, apple: identities.map(AccountJSON.AppleIdentityJSON.init))
             )
         )
     }
 
     /// `GET /me/passkeys`.
-    func listPasskeys(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
-        let (user, _) = try signedInUser(request, writing: false)
+    func listPasskeys(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+        let (user, _) = try signedInUser(request, context, writing: false)
         return JSONBody.ok(try storage { try store.credentials(userID: user.id) }.map(PasskeyJSON.init))
     }
 
@@ -83,12 +98,12 @@ extension RelyingPartyServer {
     }
 
     /// `PATCH /me/passkeys/{id}` `{"name"}`.
-    func renamePasskey(_ request: HTTPRequest, identifier: String) throws(ServerError) -> HTTPResponse {
-        let (user, _) = try signedInUser(request, writing: true)
+    func renamePasskey(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+        let (user, _) = try signedInUser(request, context, writing: true)
         let body = try JSONBody.decode(RenameRequest.self, from: request)
         let name = try Self.validName(body.name, member: "name")
         let now = time.now
-        guard let credentialID = Base64URL.decode(identifier),
+        guard let credentialID = Base64URL.decode(context.identifier),
             try storage({
                 try store.transaction { transaction throws(StorageError) in
                     guard try transaction.renameCredential(id: credentialID, userID: user.id, name: name) else { return false }
@@ -100,10 +115,10 @@ extension RelyingPartyServer {
         return JSONBody.ok(["renamed": true])
     }
 
-    /// `DELETE /me/passkeys/{id}`: refuses to remove the account's only way to sign in.
-    func deletePasskey(_ request: HTTPRequest, identifier: String) throws(ServerError) -> HTTPResponse {
-        let (user, _) = try signedInUser(request, writing: true)
-        guard let credentialID = Base64URL.decode(identifier) else {
+    /// `DELETE /me/passkeys/{id}`: refuses to remove the account's only way to sign in (a linked Apple ID is one).
+    func deletePasskey(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+        let (user, _) = try signedInUser(request, context, writing: true)
+        guard let credentialID = Base64URL.decode(context.identifier) else {
             throw ServerError(.passkeyNotFound)
         }
         let now = time.now
@@ -128,12 +143,12 @@ extension RelyingPartyServer {
     }
 
     /// `POST /logout`: ends this session.
-    func logout(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
-        let (_, token) = try signedInUser(request, writing: true)
+    func logout(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+        let (_, signedIn) = try signedInUser(request, context, writing: true)
         let now = time.now
         try storage {
             try store.transaction { transaction throws(StorageError) in
-                guard let ended = try transaction.deleteSession(tokenHash: SessionService.hash(token)) else { return }
+                guard let ended = try transaction.deleteSession(tokenHash: signedIn.session.tokenHash) else { return }
                 try transaction.appendEvent(AccountEvent.sessionRevoked(ended, reason: .logout).event(at: now))
             }
         }
@@ -143,8 +158,8 @@ extension RelyingPartyServer {
     }
 
     /// `DELETE /me`: deletes every row of the account.
-    func deleteAccount(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
-        let (user, _) = try signedInUser(request, writing: true)
+    func deleteAccount(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+        let (user, _) = try signedInUser(request, context, writing: true)
         try deleteAccount(userID: user.id, reason: .self)
         var response = JSONBody.ok(["deleted": true])
         response.headers.add("Set-Cookie", SessionService.clearingCookie)

@@ -51,9 +51,28 @@ extension RelyingPartyServer {
         )
     }
 
-    /// `POST /webauthn/authentication/verify`: verifies the assertion, updates the counter and flags, starts a session.
-    func authenticationVerify(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
-        let credential = try JSONBody.decode(AuthenticationResponseJSON.self, from: request)
+    /// A verified assertion: the passkey as stored, what the ceremony found, and its owner.
+    struct VerifiedAssertion {
+        let stored: CredentialRecord
+        let result: AuthenticationResult
+        let user: UserRecord
+
+        /// The counter and flags to store for it at `now`.
+        func update(at now: Date) -> AuthenticationUpdate {
+            AuthenticationUpdate(
+                credentialID: stored.id,
+                signCount: result.signCount,
+                backupEligible: result.backupEligible,
+                backupState: result.backupState,
+                usedAt: now,
+                backupEligibilityChanged: result.backupEligibilityChanged
+            )
+        }
+    }
+
+    /// Takes the assertion's challenge and runs §7.2 on it against the stored passkey: what a sign-in and a merge proof
+    /// share. A counter that did not increase flags the passkey before the refusal.
+    func verifyAssertion(_ credential: AuthenticationResponseJSON) throws(ServerError) -> VerifiedAssertion {
         let record = try challenges.consume(try Self.challengeText(credential.response.clientDataJSON), for: .authentication)
         guard let rawID = Base64URL.decode(credential.rawId),
             let stored = try storage({ try store.credential(id: rawID) })
@@ -92,6 +111,14 @@ extension RelyingPartyServer {
         guard let user = try storage({ try store.user(id: stored.userID) }) else {
             throw ServerError(.credentialUnknown)
         }
+        return VerifiedAssertion(stored: stored, result: result, user: user)
+    }
+
+    /// `POST /webauthn/authentication/verify`: verifies the assertion, updates the counter and flags, starts a session.
+    func authenticationVerify(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
+        let credential = try JSONBody.decode(AuthenticationResponseJSON.self, from: request)
+        let assertion = try verifyAssertion(credential)
+        let (stored, result, user) = (assertion.stored, assertion.result, assertion.user)
         // The counter, flags, session and events in one transaction: one durable commit, which also makes the
         // challenge taken above durable (see `CeremonyStore`).
         let now = time.now
@@ -101,18 +128,7 @@ extension RelyingPartyServer {
             events.append(.passkeyBackupEligibilityChanged(userID: user.id, credentialID: stored.id, backupEligible: result.backupEligible))
         }
         do {
-            try store.completeAuthentication(
-                AuthenticationUpdate(
-                    credentialID: stored.id,
-                    signCount: result.signCount,
-                    backupEligible: result.backupEligible,
-                    backupState: result.backupState,
-                    usedAt: now,
-                    backupEligibilityChanged: result.backupEligibilityChanged
-                ),
-                session: session.record,
-                events: events.map { $0.event(at: now) }
-            )
+            try store.completeAuthentication(assertion.update(at: now), session: session.record, events: events.map { $0.event(at: now) })
         } catch  where error.code == .signCountNotIncreased {
             // §7.2 step 23 failed at the write: a concurrent sign-in with this passkey, here or on another node,
             // stored a counter at least as high after this one was read. The same verdict as at verification.
@@ -128,7 +144,7 @@ extension RelyingPartyServer {
     /// A counter that did not increase may mean a cloned authenticator: the sign-in is refused, and the passkey is
     /// flagged for its owner (with its `passkey.clone_warning` event). The stored counter is kept (a store never
     /// lowers it).
-    private func markPossibleClone(_ stored: CredentialRecord) throws(ServerError) {
+    func markPossibleClone(_ stored: CredentialRecord) throws(ServerError) {
         let event = AccountEvent.passkeyCloneWarning(userID: stored.userID, credentialID: stored.id).event(at: time.now)
         try storage {
             try store.transaction { transaction throws(StorageError) in

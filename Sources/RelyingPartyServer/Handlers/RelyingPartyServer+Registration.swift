@@ -19,10 +19,12 @@ extension RelyingPartyServer {
         var username: String
         var displayName: String
         var newAccount: Bool
+        /// The display name is the username because none was given (absent in contexts stored before it existed).
+        var displayNameIsDefault: Bool?
     }
 
     /// `POST /webauthn/registration/options`: a new account (username) or, with a session, a passkey for the signed-in account.
-    func registrationOptions(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
+    func registrationOptions(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let body = try JSONBody.decode(RegistrationOptionsRequest.self, from: request)
         let residentKey = body.residentKey ?? "required"
         guard ["required", "preferred", "discouraged"].contains(residentKey) else {
@@ -33,12 +35,11 @@ extension RelyingPartyServer {
         guard hints.allSatisfy({ ["security-key", "client-device", "hybrid"].contains($0) }) else {
             throw ServerError(.invalidRequest, member: "hints")
         }
-        let context: RegistrationContext
+        let registration: RegistrationContext
         let excluded: [CredentialRecord]
-        if let current = try sessions.current(request) {
-            try requireSameOrigin(request, credential: current.credential)
-            guard let user = try storage({ try store.user(id: current.session.userID) }) else { throw ServerError(.notSignedIn) }
-            context = RegistrationContext(
+        if context.session != nil {
+            let (user, _) = try signedInUser(request, context, writing: true)
+            registration = RegistrationContext(
                 userHandle: Base64URL.encode(user.id),
                 username: user.name,
                 displayName: user.displayName,
@@ -49,24 +50,25 @@ extension RelyingPartyServer {
             let username = try Self.validName(body.username, member: "username")
             let displayName = try Self.validName(body.displayName ?? username, member: "displayName")
             guard try storage({ try store.user(name: username) }) == nil else { throw ServerError(.usernameTaken) }
-            context = RegistrationContext(
+            registration = RegistrationContext(
                 userHandle: Base64URL.encode(random.bytes(count: 32)),
                 username: username,
                 displayName: displayName,
-                newAccount: true
+                newAccount: true,
+                displayNameIsDefault: body.displayName == nil
             )
             excluded = []
         }
         try limit(challengeLimiter, key: clientAddress(request))
         let challenge = try challenges.issue(
             .registration,
-            userID: context.newAccount ? nil : Base64URL.decode(context.userHandle),
+            userID: registration.newAccount ? nil : Base64URL.decode(registration.userHandle),
             userVerification: userVerification.rawValue,
-            context: JSONBody.encode(context)
+            context: JSONBody.encode(registration)
         )
         let options = relyingParty.creationOptions(
             challenge: challenge,
-            user: .init(id: context.userHandle, name: context.username, displayName: context.displayName),
+            user: .init(id: registration.userHandle, name: registration.username, displayName: registration.displayName),
             excludeCredentials: excluded.map { PublicKeyCredentialDescriptorJSON(id: $0.id, transports: $0.transports) },
             residentKey: residentKey,
             userVerification: userVerification,
@@ -117,7 +119,20 @@ extension RelyingPartyServer {
             name: result.authenticatorName ?? "Passkey",
             createdAt: now
         )
-        let user = UserRecord(id: userHandle, name: context.username, displayName: context.displayName, createdAt: now)
+        let user: UserRecord
+        if context.newAccount {
+            user = UserRecord(
+                id: userHandle,
+                name: context.username,
+                displayName: context.displayName,
+                displayNameIsDefault: context.displayNameIsDefault ?? false,
+                appAccountToken: random.uuid(),
+                createdAt: now
+            )
+        } else {
+            guard let existing = try storage({ try store.user(id: userHandle) }) else { throw ServerError(.notSignedIn) }
+            user = existing
+        }
         let session = sessions.prepare(
             for: user.id,
             method: .passkey,

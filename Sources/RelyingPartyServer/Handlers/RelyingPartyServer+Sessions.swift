@@ -4,33 +4,46 @@ import HTTPServer
 import Storage
 
 extension RelyingPartyServer {
-    /// The session response shared by registration and authentication, for a session already stored.
-    func signedIn(user: UserRecord, credentialID: [UInt8], issued: SessionService.Issued) -> HTTPResponse {
-        var response = JSONBody.ok(
-            SignedInResponse(
-                verified: true,
-                credentialId: Base64URL.encode(credentialID),
-                user: .init(id: Base64URL.encode(user.id), name: user.name, displayName: user.displayName),
-                token: issued.token,
-                expiresAt: issued.expiresAt
-            )
-        )
-        response.headers.add("Set-Cookie", sessions.cookie(for: issued))
+    /// Every sign-in answer (registration and authentication verify, `POST /auth/apple`, `POST /me/merge`): the user,
+    /// the new session's token when one was started, and what the endpoint adds. Absent members are left out.
+    struct SignedInResponse: Encodable {
+        /// The passkey ceremonies' `true`.
+        var verified: Bool?
+        /// The passkey that signed in (passkey ceremonies).
+        var credentialId: String?
+        var user: UserJSON
+        /// The new session's bearer token and expiry; absent when no session was started (a merge into the signed-in
+        /// account).
+        var token: String?
+        var expiresAt: Date?
+        /// `POST /auth/apple`: whether this sign-in created the account, and the Apple `sub`.
+        var isNewAccount: Bool?
+        var appleUserID: String?
+        /// `POST /auth/apple`: `"matching_email"` when another account holds the same verified email.
+        var linkSuggestion: String?
+        /// `POST /me/merge`: the user handle of the account that went away.
+        var previousUserId: String?
+
+        init(user: UserRecord, issued: SessionService.Issued?) {
+            self.user = UserJSON(user)
+            token = issued?.token
+            expiresAt = issued?.expiresAt
+        }
+    }
+
+    /// The answer of a sign-in: the body, and the session cookie when a session was started (stored already).
+    func signedIn(_ answer: SignedInResponse, issued: SessionService.Issued?) -> HTTPResponse {
+        var response = JSONBody.ok(answer)
+        if let issued { response.headers.add("Set-Cookie", sessions.cookie(for: issued)) }
         return response
     }
 
-    struct SignedInResponse: Encodable {
-        struct User: Encodable {
-            let id: String
-            let name: String
-            let displayName: String
-        }
-
-        let verified: Bool
-        let credentialId: String
-        let user: User
-        let token: String
-        let expiresAt: Date
+    /// The passkey ceremonies' answer.
+    func signedIn(user: UserRecord, credentialID: [UInt8], issued: SessionService.Issued) -> HTTPResponse {
+        var answer = SignedInResponse(user: user, issued: issued)
+        answer.verified = true
+        answer.credentialId = Base64URL.encode(credentialID)
+        return signedIn(answer, issued: issued)
     }
 
     /// Cookie-authenticated writes must come from one of the relying party's origins (CSRF defence in depth).
@@ -39,5 +52,16 @@ extension RelyingPartyServer {
         guard let origin = request.headers["origin"], relyingParty.origins.contains(origin) else {
             throw ServerError(.crossOriginWrite)
         }
+    }
+
+    /// The signed-in user of a request the route table resolved, or `401 not_signed_in`. Cookie-authenticated writes
+    /// also pass the Origin check.
+    func signedInUser(_ request: HTTPRequest, _ context: RouteContext, writing: Bool) throws(ServerError) -> (
+        user: UserRecord, signedIn: SessionService.SignedIn
+    ) {
+        guard let signedIn = context.session else { throw ServerError(.notSignedIn) }
+        if writing { try requireSameOrigin(request, credential: signedIn.credential) }
+        guard let user = try storage({ try store.user(id: signedIn.session.userID) }) else { throw ServerError(.notSignedIn) }
+        return (user, signedIn)
     }
 }

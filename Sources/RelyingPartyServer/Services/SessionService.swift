@@ -23,6 +23,13 @@ struct SessionService: Sendable {
         case bearer, cookie
     }
 
+    /// The session a request carries, resolved.
+    struct SignedIn {
+        let session: SessionRecord
+        let token: String
+        let credential: Credential
+    }
+
     /// A new session for `userID` and its record, not yet stored: the ceremony or transaction that signs the person in
     /// stores it together with its own writes (`CeremonyStore`, `StoreTransaction.insertSession`).
     ///
@@ -54,20 +61,44 @@ struct SessionService: Sendable {
         return (Issued(token: token, expiresAt: expiresAt), record)
     }
 
-    /// The session a request carries, if it is valid. Records its use (`lastUsedAt`) at most every
-    /// `useRecordingInterval`, best effort: a failed write of the time fails no request.
-    func current(_ request: HTTPRequest) throws(ServerError) -> (session: SessionRecord, token: String, credential: Credential)? {
+    /// A new session for `userID` that continues `session`: the same way in (method, passkey or Apple identity, user
+    /// verification, auth_time), a new token and ID (a merge's survivor, a session handed to a web view).
+    func prepare(continuing session: SessionRecord, for userID: [UInt8], request: HTTPRequest) -> (issued: Issued, record: SessionRecord) {
+        var prepared = prepare(
+            for: userID,
+            method: session.method,
+            credentialID: session.credentialID,
+            appleSubject: session.appleSubject,
+            userVerified: session.userVerified,
+            request: request
+        )
+        prepared.record.authenticatedAt = session.authenticatedAt
+        return prepared
+    }
+
+    /// The one place a request's credentials are resolved, before any handler runs (`RelyingPartyServer.respond`): nil
+    /// for a request without any, its session when it is valid, and `401 not_signed_in` for a session token (bearer or
+    /// cookie) that is invalid, expired or revoked (a dead cookie is cleared), so that stale credentials never fall
+    /// back to being signed out. Records the session's use (`lastUsedAt`) at most every `useRecordingInterval`, best
+    /// effort: a failed write of the time fails no request. Another kind of bearer (access tokens) is added here.
+    func resolve(_ request: HTTPRequest) throws(ServerError) -> SignedIn? {
         guard let (token, credential) = Self.token(in: request) else { return nil }
         let now = time.now
+        let found: SessionRecord?
         do {
-            guard let session = try store.session(tokenHash: Self.hash(token), now: now) else { return nil }
-            if now.timeIntervalSince(session.lastUsedAt ?? session.createdAt) >= Self.useRecordingInterval {
-                try? store.recordSessionUse(tokenHash: session.tokenHash, at: now)
-            }
-            return (session, token, credential)
+            found = try store.session(tokenHash: Self.hash(token), now: now)
         } catch {
             throw .storage(error)
         }
+        guard let session = found else {
+            var error = ServerError(.notSignedIn)
+            if credential == .cookie { error.headers = [("Set-Cookie", Self.clearingCookie)] }
+            throw error
+        }
+        if now.timeIntervalSince(session.lastUsedAt ?? session.createdAt) >= Self.useRecordingInterval {
+            try? store.recordSessionUse(tokenHash: session.tokenHash, at: now)
+        }
+        return SignedIn(session: session, token: token, credential: credential)
     }
 
     /// How often a session's `lastUsedAt` is written while it is in use.
@@ -81,17 +112,17 @@ struct SessionService: Sendable {
 
     static func hash(_ token: String) -> [UInt8] { DigestAlgorithm.sha256.hash(Array(token.utf8)) }
 
+    /// The session token a request carries: a bearer, else the session cookie. An empty one counts as a credential
+    /// that does not resolve, never as none. Another `Authorization` scheme (a proxy's Basic) is not a credential here.
     private static func token(in request: HTTPRequest) -> (String, Credential)? {
-        if let authorization = request.headers["authorization"], authorization.lowercased().hasPrefix("bearer ") {
-            let token = authorization.dropFirst(7).trimmingCharacters(in: .whitespaces)
-            return token.isEmpty ? nil : (token, .bearer)
+        if let authorization = request.headers["authorization"], authorization.lowercased() == "bearer" || authorization.lowercased().hasPrefix("bearer ") {
+            return (authorization.dropFirst(6).trimmingCharacters(in: .whitespaces), .bearer)
         }
         for header in request.headers.values("cookie") {
             for pair in header.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
                 if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == cookieName {
-                    let token = parts[1].trimmingCharacters(in: .whitespaces)
-                    if !token.isEmpty { return (token, .cookie) }
+                    return (parts[1].trimmingCharacters(in: .whitespaces), .cookie)
                 }
             }
         }

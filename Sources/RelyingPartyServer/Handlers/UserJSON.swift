@@ -1,0 +1,29 @@
+import CryptoCore
+import Storage
+
+/// The one shape of a user in every answer that carries one (registration and authentication verify, `POST /auth/apple`,
+/// `GET /me`, `POST /me/merge`).
+struct UserJSON: Encodable, Equatable {
+    /// The base64url user handle.
+    let id: String
+    let username: String
+    let displayName: String
+    let email: String?
+    /// Present with `email`.
+    let emailVerified: Bool?
+    /// The account's random UUID for StoreKit (lowercase), stable for the account's lifetime.
+    let appAccountToken: String
+    /// Deprecated, removed in the next release: the username again, as registration, authentication and `/me` called
+    /// it before `username` (`POST /auth/apple` used it for the display name).
+    let name: String
+
+    init(_ user: UserRecord) {
+        id = Base64URL.encode(user.id)
+        username = user.name
+        displayName = user.displayName
+        email = user.email
+        emailVerified = user.email == nil ? nil : user.emailVerified
+        appAccountToken = user.appAccountToken.uuidString.lowercased()
+        name = user.name
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import HTTPServer
+import RelyingPartyServer
+import Storage
+import StoragePostgres
+import StorageSQLite
+
+/// The store a configuration names (its SQLite file, or the shared PostgreSQL database) with where its secrets live:
+/// what `serve` and the `apple` commands open alike.
+struct ConfiguredStore {
+    let store: any PasskeyStore
+    let secrets: SecretSource
+    let close: () -> Void
+
+    init(_ configuration: ServerConfiguration) throws {
+        if let connectionString = configuration.postgresConnectionString {
+            let postgres = try PostgresStore(connectionString: connectionString, poolSize: configuration.postgresPoolSize ?? configuration.defaultPoolSize)
+            (store, secrets, close) = (postgres, .database(postgres), postgres.close)
+        } else {
+            let sqlite = try SQLiteStore(path: configuration.databasePath)
+            (store, secrets, close) = (sqlite, .files(directory: configuration.dataDirectory), sqlite.close)
+        }
+    }
+
+    /// The `.p8` key named by `apple.privateKey`, the refresh token key from the secrets, and Apple reached through
+    /// `client`.
+    func appleSetup(_ apple: AppleConfiguration, client: HTTPClient, log: @escaping @Sendable (String) -> Void) throws -> AppleSetup {
+        guard let data = FileManager.default.contents(atPath: apple.privateKeyPath), let pem = String(data: data, encoding: .utf8) else {
+            throw ConfigurationError(.unreadable, key: "apple.privateKey", "cannot read \(apple.privateKeyPath)")
+        }
+        return AppleSetup(
+            service: HTTPClientAppleService(configuration: apple, client: client, log: log),
+            privateKeyPEM: pem,
+            refreshTokenKey: try secrets.secret(named: SecretSource.appleRefreshTokenKey)
+        )
+    }
+}
