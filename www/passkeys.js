@@ -328,8 +328,8 @@
     callSignal("signalCurrentUserDetails", {
       rpId: me.rpId,
       userId: me.user.id,
-      name: me.user.name,
-      displayName: me.user.displayName || me.user.name
+      name: me.user.username,
+      displayName: me.user.displayName || me.user.username
     });
   }
 
@@ -468,8 +468,8 @@
 
   function renderAccount(me) {
     var user = me.user || {};
-    els.accountName.textContent = user.name || "";
-    els.accountDisplayName.textContent = user.displayName || user.name || "";
+    els.accountName.textContent = user.username || "";
+    els.accountDisplayName.textContent = user.displayName || user.username || "";
     els.deleteAccountConfirmation.hidden = true;
     els.deleteAccount.hidden = false;
     var list = els.passkeyList;

@@ -143,8 +143,8 @@ enum PostgresMigrations {
                 """
         ),
         // The account lifecycle (SQLite's step 5). Users gain their StoreKit appAccountToken (a random version-4 UUID
-        // per existing account, made here so that every node sees the same one), an email with its verification, and
-        // whether the display name is a default. Apple identities gain the consent-revoked mark, the transfer time and
+        // per existing account, made here so that every node sees the same one), an email with its verification (an
+        // existing account takes its first Apple identity's), and whether the display name is a default. Apple identities gain the consent-revoked mark, the transfer time and
         // the last sign-in; their refresh tokens move to a table of one per (identity, client ID). Refused link
         // suggestions and the newest applied notification per Apple `sub` get tables of their own.
         Step(
@@ -158,6 +158,10 @@ enum PostgresMigrations {
                 UPDATE users SET app_account_token = overlay(overlay(
                     md5(random()::text || clock_timestamp()::text || encode(id, 'hex')) placing '4' from 13)
                     placing substr('89ab', 1 + floor(random() * 4)::int, 1) from 17)::uuid::text;
+                UPDATE users SET (email, email_verified) = (
+                    SELECT email, email_verified FROM apple_identities
+                    WHERE apple_identities.user_id = users.id AND email IS NOT NULL ORDER BY created_at, subject COLLATE "C" LIMIT 1
+                ) WHERE EXISTS (SELECT 1 FROM apple_identities WHERE apple_identities.user_id = users.id AND email IS NOT NULL);
                 ALTER TABLE users
                     ALTER COLUMN app_account_token SET NOT NULL,
                     ALTER COLUMN display_name_is_default DROP DEFAULT,

@@ -149,8 +149,8 @@ enum SQLiteMigrations {
                 """
         ),
         // The account lifecycle. Users gain their StoreKit appAccountToken (a random version-4 UUID per existing
-        // account, made here so that every node sees the same one), an email with its verification, and whether the
-        // display name is a default. Apple identities gain the consent-revoked mark, the transfer time and the last
+        // account, made here so that every node sees the same one), an email with its verification (an existing
+        // account takes its first Apple identity's), and whether the display name is a default. Apple identities gain the consent-revoked mark, the transfer time and the last
         // sign-in; their refresh tokens move to a table of one per (identity, client ID), which follows the identity
         // when it is re-keyed and goes with it. Refused link suggestions and the newest applied notification per
         // Apple `sub` get tables of their own.
@@ -165,6 +165,10 @@ enum SQLiteMigrations {
                     hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-'
                     || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6))
                 );
+                UPDATE users SET (email, email_verified) = (
+                    SELECT email, email_verified FROM apple_identities
+                    WHERE apple_identities.user_id = users.id AND email IS NOT NULL ORDER BY created_at, subject LIMIT 1
+                ) WHERE EXISTS (SELECT 1 FROM apple_identities WHERE apple_identities.user_id = users.id AND email IS NOT NULL);
                 CREATE UNIQUE INDEX users_by_app_account_token ON users(app_account_token);
                 CREATE INDEX users_by_verified_email ON users(lower(email)) WHERE email_verified = 1;
                 ALTER TABLE apple_identities ADD COLUMN consent_revoked INTEGER NOT NULL DEFAULT 0;

@@ -21,8 +21,11 @@ struct EventRow: Equatable, CustomStringConvertible {
         type = record.type
         userID = record.userID
         let object = try #require(try JSONSerialization.jsonObject(with: Data(record.data)) as? [String: Any])
-        // Every member is a string but the Booleans (the only numbers payloads carry).
-        payload = object.mapValues { value in (value as? String) ?? ((value as? NSNumber)?.boolValue == true ? "true" : "false") }
+        // Every member is a string but the Booleans (the only numbers payloads carry) and `changes` (a list of member
+        // names, compared here joined with commas).
+        payload = object.mapValues { value in
+            (value as? String) ?? (value as? [String])?.joined(separator: ",") ?? ((value as? NSNumber)?.boolValue == true ? "true" : "false")
+        }
     }
 
     var description: String { "\(type) \(payload)" }
@@ -250,7 +253,8 @@ struct AppleAccountEventTests {
         #expect(try fixture.signInFresh(headers: PasskeyClient.bearer(alice.token)).status == 200)
         let rows = try events.next()
         #expect(rows.first == EventRow("apple.linked", alice.userID, ["appleUserId": AppleTokenMinter.subject]))
-        #expect(rows.map(\.type) == ["apple.linked", "session.created"])
+        #expect(rows.map(\.type) == ["apple.linked", "user.updated", "session.created"])
+        #expect(rows[1] == EventRow("user.updated", alice.userID, ["changes": "email"]), "the account had no email: it takes Apple's")
         // The identity is now taken: linking it to another account fails and writes nothing.
         let bob = try fixture.client.register("bob")
         _ = try events.next()
@@ -260,7 +264,7 @@ struct AppleAccountEventTests {
         #expect(try events.next() == [])
     }
 
-    @Test func consentRevokedWritesSessionRevokedPerSessionAndAppleUnlinked() throws {
+    @Test func consentRevokedWritesSessionRevokedPerSessionAndAppleConsentRevoked() throws {
         let fixture = try AppleFixture()
         let events = EventCursor(fixture.store)
         let first = try fixture.signInFresh()
@@ -281,7 +285,7 @@ struct AppleAccountEventTests {
         }
         #expect(
             try events.next() == revoked + [
-                EventRow("apple.unlinked", userID, ["appleUserId": AppleTokenMinter.subject, "reason": "consent_revoked"])
+                EventRow("apple.consent_revoked", userID, ["appleUserId": AppleTokenMinter.subject])
             ]
         )
         #expect(sessions.count == 2 && second.status == 200)

@@ -12,7 +12,7 @@ struct AppleAccountTests {
         let fixture = try AppleFixture()
         let first = try fixture.signInFresh(extra: ["fullName": ["givenName": "Jane", "familyName": "Appleseed"]])
         #expect(first.object["isNewAccount"] as? Bool == true)
-        #expect(Self.user(first)["name"] as? String == "Jane Appleseed")
+        #expect(Self.user(first)["displayName"] as? String == "Jane Appleseed")
         let username = try #require(Self.user(first)["username"] as? String)
         #expect(username.hasPrefix("apple-") && username.count == 22)
         let userID = try AppleFixture.userID(first)
@@ -21,18 +21,18 @@ struct AppleAccountTests {
         let later = try fixture.signInFresh()
         #expect(later.object["isNewAccount"] as? Bool == false)
         #expect(try AppleFixture.userID(later) == userID)
-        #expect(Self.user(later)["name"] as? String == "Jane Appleseed")
+        #expect(Self.user(later)["displayName"] as? String == "Jane Appleseed")
         let empty = try fixture.signInFresh(extra: ["fullName": ["givenName": "", "familyName": NSNull()]])
-        #expect(Self.user(empty)["name"] as? String == "Jane Appleseed")
+        #expect(Self.user(empty)["displayName"] as? String == "Jane Appleseed")
         let other = try fixture.signInFresh(extra: ["fullName": ["givenName": "Mallory"]])
-        #expect(Self.user(other)["name"] as? String == "Jane Appleseed")
+        #expect(Self.user(other)["displayName"] as? String == "Jane Appleseed")
         #expect(try fixture.store.user(id: userID)?.displayName == "Jane Appleseed")
     }
 
     @Test func withoutANameTheDisplayNameIsTheEmailsLocalPart() throws {
         let fixture = try AppleFixture()
         let reply = try fixture.signInFresh()
-        #expect(Self.user(reply)["name"] as? String == "x7k2q9")
+        #expect(Self.user(reply)["displayName"] as? String == "x7k2q9")
     }
 
     @Test func theEmailComesFromTheTokenAndAHiddenRelayIsStoredAsSuch() throws {
@@ -124,7 +124,7 @@ struct AppleAccountTests {
         let first = try fixture.signInFresh(extra: ["fullName": ["givenName": "Jane"]])
         let later = try fixture.signInFresh()
         #expect(try AppleFixture.userID(first) == (try AppleFixture.userID(later)))
-        #expect(Self.user(later)["name"] as? String == "Jane")
+        #expect(Self.user(later)["displayName"] as? String == "Jane")
         let raw = AppleFixture.rawNonce()
         let token = try fixture.identityToken(rawNonce: raw)
         #expect(try fixture.signIn(token: token, rawNonce: raw).status == 200)

@@ -19,15 +19,31 @@ final class AppleFixture {
     let client: PasskeyClient
     /// The outbound client the Apple service calls the stand-in through.
     let outbound: HTTPClient
+    /// What the server was made with, for the transfer commands' engine.
+    let appleConfiguration: AppleConfiguration
+    let setup: AppleSetup
+    /// With `overHTTPS`, the server behind the real HTTPS listener that `client` reaches through curl.
+    private(set) var loopback: HTTPServer?
+    private let folder: TemporaryFolder?
     private let logLines = LogLines()
 
-    init(store: any PasskeyStore = InMemoryStore(), standIn: AppleStandIn? = nil, jwksURL: String? = nil) throws {
+    /// A server with the `apple` block (and `extraConfiguration` members at the top level). With `overHTTPS`, `client`
+    /// sends every request over real HTTPS (curl to the server's TLS listener on 127.0.0.1); otherwise straight to the
+    /// handler.
+    init(
+        store: any PasskeyStore = InMemoryStore(),
+        standIn: AppleStandIn? = nil,
+        jwksURL: String? = nil,
+        extraConfiguration: String = "",
+        overHTTPS: Bool = false
+    ) throws {
         let standIn = try standIn ?? AppleStandIn()
         self.standIn = standIn
         self.store = store
-        let configuration = try TestServerFactory.configuration(Self.configurationJSON(standIn.baseURL, jwksURL: jwksURL))
+        let configuration = try TestServerFactory.configuration(Self.configurationJSON(standIn.baseURL, jwksURL: jwksURL, extra: extraConfiguration))
+        appleConfiguration = configuration.apple!
         outbound = try HTTPClient()
-        let setup = AppleSetup(
+        setup = AppleSetup(
             service: HTTPClientAppleService(configuration: configuration.apple!, client: outbound, timeoutSeconds: 3),
             privateKeyPEM: try AppleTestKeys.shared.p8.pem(),
             refreshTokenKey: SystemRandom().bytes(count: 32)
@@ -42,7 +58,37 @@ final class AppleFixture {
             appleSetup: setup,
             log: { line in lines.append(line) }
         )
-        client = PasskeyClient(DirectTransport(handler: server))
+        if overHTTPS {
+            let folder = try TemporaryFolder()
+            let certificate = folder.path + "/certificate.pem"
+            let key = folder.path + "/key.pem"
+            try SelfSignedCertificate.ensure(certificateFile: certificate, privateKeyFile: key, hostNames: ["127.0.0.1"], now: Date())
+            let http = try HTTPServer(
+                configuration: HTTPServerConfiguration(
+                    httpsAddress: "127.0.0.1:0",
+                    tls: try TLSServerContext(certificateChainFile: certificate, privateKeyFile: key),
+                    threads: 2,
+                    log: { _ in }
+                ),
+                handler: server
+            )
+            http.start()
+            (self.folder, loopback) = (folder, http)
+            client = PasskeyClient(CurlTransport(port: http.httpsPort ?? 0))
+        } else {
+            folder = nil
+            client = PasskeyClient(DirectTransport(handler: server))
+        }
+    }
+
+    deinit {
+        loopback?.stop()
+    }
+
+    /// The engine of `passkeyd apple transfer-out` / `transfer-in` on this fixture's store, stand-in and clock.
+    func transfer() throws -> AppleTransfer {
+        let lines = logLines
+        return try AppleTransfer(configuration: appleConfiguration, setup: setup, store: store, time: clock, log: { lines.append($0) })
     }
 
     /// What the server logged, in order.
@@ -53,12 +99,13 @@ final class AppleFixture {
         var all: [String] { lines.withLock { $0 } }
     }
 
-    static func configurationJSON(_ baseURL: String, jwksURL: String? = nil) -> String {
+    static func configurationJSON(_ baseURL: String, jwksURL: String? = nil, extra: String = "") -> String {
         """
-        {"relyingParty": {"id": "example.com", "name": "Example", "origins": ["https://example.com"]}, "www": null,
+        {"relyingParty": {"id": "example.com", "name": "Example", "origins": ["https://example.com"]}, "www": null, \(extra)
          "apple": {"teamID": "\(teamID)", "keyID": "\(keyID)", "privateKey": "unused.p8",
                    "bundleIDs": ["\(AppleTokenMinter.bundleID)"], "servicesIDs": ["\(AppleTokenMinter.servicesID)"],
-                   "jwksURL": "\(jwksURL ?? baseURL + "/auth/keys")", "tokenURL": "\(baseURL)/auth/token", "revokeURL": "\(baseURL)/auth/revoke"}}
+                   "jwksURL": "\(jwksURL ?? baseURL + "/auth/keys")", "tokenURL": "\(baseURL)/auth/token", "revokeURL": "\(baseURL)/auth/revoke",
+                   "migrationURL": "\(baseURL)/auth/usermigrationinfo"}}
         """
     }
 
@@ -97,8 +144,15 @@ final class AppleFixture {
         return try client.send("POST", "/auth/apple/notifications", json: try AppleTokenMinter.json(["payload": payload]))
     }
 
-    static func event(_ type: String, subject: String = AppleTokenMinter.subject, email: Bool = false) -> [String: Any] {
-        var event: [String: Any] = ["type": type, "sub": subject, "event_time": 1_800_000_000_123]
+    /// An event of `type` for `subject` that happened `at` (sent in milliseconds, as Apple does; by default 123 ms after
+    /// the manual clock's start, so after a sign-in at the start).
+    static func event(
+        _ type: String,
+        subject: String = AppleTokenMinter.subject,
+        email: Bool = false,
+        at time: Date = Date(timeIntervalSince1970: 1_800_000_000.123)
+    ) -> [String: Any] {
+        var event: [String: Any] = ["type": type, "sub": subject, "event_time": Int((time.timeIntervalSince1970 * 1000).rounded())]
         if email {
             event["email"] = AppleTokenMinter.email
             event["is_private_email"] = "true"

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("POST /auth/apple/notifications")
 struct AppleNotificationTests {
-    @Test func consentRevokedEndsEverySessionAndUnlinks() throws {
+    @Test func consentRevokedEndsTheIdentitysSessionsAndKeepsTheLink() throws {
         let fixture = try AppleFixture()
         let first = try fixture.signInFresh()
         let second = try fixture.signInFresh()
@@ -17,20 +17,19 @@ struct AppleNotificationTests {
             let token = try #require(reply.object["token"] as? String)
             #expect(try fixture.client.send("GET", "/me", headers: PasskeyClient.bearer(token)).status == 401)
         }
-        #expect(try fixture.store.appleIdentity(subject: AppleTokenMinter.subject) == nil)
+        let identity = try #require(try fixture.store.appleIdentity(subject: AppleTokenMinter.subject))
+        #expect(identity.consentRevoked && identity.userID == userID, "revocation is not deletion: the link stays, marked")
         #expect(try fixture.store.user(id: userID) != nil, "the account itself stays")
     }
 
-    @Test func accountDeleteDeletesTheAccount() throws {
+    @Test func accountDeleteDeletesAnAccountWithNoOtherWayIn() throws {
         let fixture = try AppleFixture()
         let reply = try fixture.signInFresh()
         let userID = try AppleFixture.userID(reply)
-        _ = try fixture.client.addPasskey(token: try #require(reply.object["token"] as? String))
         for _ in 0..<2 {
             #expect(try fixture.notify(AppleFixture.event("account-delete")).status == 200)
         }
         #expect(try fixture.store.user(id: userID) == nil)
-        #expect(try fixture.store.credentials(userID: userID) == [])
         #expect(try fixture.store.appleIdentity(subject: AppleTokenMinter.subject) == nil)
     }
 

@@ -4,8 +4,14 @@ import HTTPServer
 import Synchronization
 
 /// A local stand-in for Apple's Sign in with Apple endpoints on 127.0.0.1 (plain HTTP, which the `apple` block
-/// accepts for loopback addresses): serves a JWKS of test RSA keys, accepts token and revoke calls and records them.
-/// While `available` is false it answers 503 to everything, as Apple does when it is down.
+/// accepts for loopback addresses): serves a JWKS of test RSA keys, accepts token, revoke and user migration calls and
+/// records them. While `available` is false it answers 503 to everything, as Apple does when it is down.
+///
+/// User migration (app transfers), as Apple documents it: `POST /auth/token` with `grant_type=client_credentials` and
+/// `scope=user.migration` gives an access token; `POST /auth/usermigrationinfo` with that bearer and `sub` + `target`
+/// gives the `transfer_sub` for the target team (`transferSubject(for:team:)`), and with `transfer_sub` gives the
+/// recipient team's `sub` and private relay email (`recipientSubject(for:)`). Subjects and transfer subjects in
+/// `failingSubjects` get a 500.
 ///
 /// `@unchecked Sendable`: `server` and `baseURL` are written only in `init`; everything else is behind `state`.
 final class AppleStandIn: HTTPHandler, @unchecked Sendable {
@@ -14,6 +20,7 @@ final class AppleStandIn: HTTPHandler, @unchecked Sendable {
         let path: String
         let contentType: String?
         let form: [String: String]
+        let authorization: String?
     }
 
     private struct State {
@@ -22,6 +29,10 @@ final class AppleStandIn: HTTPHandler, @unchecked Sendable {
         var keyIDs: [String] = [AppleTestKeys.primaryKeyID]
         var calls: [Call] = []
         var issuedRefreshTokens: [String] = []
+        var migrationAccessTokens: Set<String> = []
+        /// transfer_sub → the sending team's sub.
+        var transfers: [String: String] = [:]
+        var failingSubjects: Set<String> = []
     }
 
     private let state = Mutex(State())
@@ -57,12 +68,52 @@ final class AppleStandIn: HTTPHandler, @unchecked Sendable {
         state.withLock { $0.keyIDs = [AppleTestKeys.primaryKeyID, AppleTestKeys.rotatedKeyID] }
     }
 
+    /// Subjects or transfer subjects whose migration call fails with 500.
+    var failingSubjects: Set<String> {
+        get { state.withLock { $0.failingSubjects } }
+        set { state.withLock { $0.failingSubjects = newValue } }
+    }
+
+    /// Records the transfer of `subject` to `team` as if the sending team had asked for it, and returns its transfer
+    /// identifier (for a recipient's database filled without a transfer-out against this stand-in).
+    @discardableResult
+    func recordTransfer(of subject: String, to team: String) -> String {
+        let transfer = Self.transferSubject(for: subject, team: team)
+        state.withLock { $0.transfers[transfer] = subject }
+        return transfer
+    }
+
+    /// Makes every migration access token issued so far invalid (answered 401), as when it expires.
+    func expireMigrationAccessTokens() {
+        state.withLock { $0.migrationAccessTokens = [] }
+    }
+
+    /// The transfer identifier Apple issues for `subject` moving to `team`.
+    static func transferSubject(for subject: String, team: String) -> String {
+        "transfer." + Hex.encode(DigestAlgorithm.sha256.hash(Array("\(subject)>\(team)".utf8)).prefix(12))
+    }
+
+    /// The recipient team's `sub` for the user whose sending-team `sub` was `subject`.
+    static func recipientSubject(for subject: String) -> String {
+        "002." + Hex.encode(DigestAlgorithm.sha256.hash(Array("recipient:\(subject)".utf8)).prefix(16)) + ".0001"
+    }
+
+    /// The recipient team's private relay address for that user.
+    static func recipientEmail(for subject: String) -> String {
+        Hex.encode(DigestAlgorithm.sha256.hash(Array("mail:\(subject)".utf8)).prefix(6)) + "@privaterelay.appleid.com"
+    }
+
     var calls: [Call] { state.withLock { $0.calls } }
     func calls(to path: String) -> [Call] { calls.filter { $0.path == path } }
     var issuedRefreshTokens: [String] { state.withLock { $0.issuedRefreshTokens } }
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
-        let call = Call(path: request.path, contentType: request.headers["content-type"], form: Self.form(request.body))
+        let call = Call(
+            path: request.path,
+            contentType: request.headers["content-type"],
+            form: Self.form(request.body),
+            authorization: request.headers["authorization"]
+        )
         let (available, keyIDs, malformed) = state.withLock { state in
             state.calls.append(call)
             return (state.available, state.keyIDs, state.servesMalformedKeys)
@@ -73,6 +124,15 @@ final class AppleStandIn: HTTPHandler, @unchecked Sendable {
             return .json(status: 200, Array(#"{"keys": [{"kty": "EC", "kid": "x"}]}"#.utf8))
         case ("GET", "/auth/keys"):
             return .json(status: 200, (try? AppleTestKeys.jwks(keyIDs)) ?? [])
+        case ("POST", "/auth/token") where call.form["grant_type"] == "client_credentials":
+            guard call.form["scope"] == "user.migration", call.form["client_id"] != nil, call.form["client_secret"] != nil else {
+                return .json(status: 400, Array(#"{"error":"invalid_request"}"#.utf8))
+            }
+            let accessToken = "m." + Base64URL.encode(SystemRandom().bytes(count: 18))
+            state.withLock { _ = $0.migrationAccessTokens.insert(accessToken) }
+            return .json(status: 200, Array(#"{"access_token":"\#(accessToken)","token_type":"Bearer","expires_in":3600}"#.utf8))
+        case ("POST", "/auth/usermigrationinfo"):
+            return migrationInfo(call)
         case ("POST", "/auth/token"):
             guard call.form["grant_type"] == "authorization_code", call.form["code"] != nil else {
                 return .json(status: 400, Array(#"{"error":"invalid_grant"}"#.utf8))
@@ -86,6 +146,30 @@ final class AppleStandIn: HTTPHandler, @unchecked Sendable {
         default:
             return .json(status: 404, Array("{}".utf8))
         }
+    }
+
+    private func migrationInfo(_ call: Call) -> HTTPResponse {
+        let bearer = call.authorization.flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil } ?? ""
+        let (authorized, failing) = state.withLock { ($0.migrationAccessTokens.contains(bearer), $0.failingSubjects) }
+        guard authorized else { return .json(status: 401, Array(#"{"error":"invalid_token"}"#.utf8)) }
+        guard call.form["client_id"] != nil, call.form["client_secret"] != nil else {
+            return .json(status: 400, Array(#"{"error":"invalid_client"}"#.utf8))
+        }
+        if let subject = call.form["sub"], let team = call.form["target"] {
+            guard !failing.contains(subject) else { return .json(status: 500, Array("{}".utf8)) }
+            let transfer = Self.transferSubject(for: subject, team: team)
+            state.withLock { $0.transfers[transfer] = subject }
+            return .json(status: 200, Array(#"{"transfer_sub":"\#(transfer)"}"#.utf8))
+        }
+        if let transfer = call.form["transfer_sub"] {
+            guard !failing.contains(transfer) else { return .json(status: 500, Array("{}".utf8)) }
+            guard let subject = state.withLock({ $0.transfers[transfer] }) else {
+                return .json(status: 400, Array(#"{"error":"invalid_request"}"#.utf8))
+            }
+            let body = #"{"sub":"\#(Self.recipientSubject(for: subject))","email":"\#(Self.recipientEmail(for: subject))","is_private_email":true}"#
+            return .json(status: 200, Array(body.utf8))
+        }
+        return .json(status: 400, Array(#"{"error":"invalid_request"}"#.utf8))
     }
 
     /// Decodes an application/x-www-form-urlencoded body.

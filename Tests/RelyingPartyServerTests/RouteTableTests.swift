@@ -19,9 +19,10 @@ struct RouteTableTests {
     }
 
     /// The flags the path-prefix lists gave before the table: every ceremony and Apple POST counts against the
-    /// per-address limit, every answer but `/healthz` is `no-store`.
+    /// per-address limit, every answer but `/healthz` is `no-store`; and the routes that ignore session credentials
+    /// (every other refuses stale ones before its handler).
     static let flagsBeforeTheTable: [String: Route.Flags] = [
-        "GET /healthz": [],
+        "GET /healthz": [.sessionIgnored],
         "POST /webauthn/registration/options": [.rateLimitedPerAddress, .noStore],
         "POST /webauthn/registration/verify": [.rateLimitedPerAddress, .noStore],
         "POST /webauthn/authentication/options": [.rateLimitedPerAddress, .noStore],
@@ -29,8 +30,14 @@ struct RouteTableTests {
         "GET /me": [.noStore], "DELETE /me": [.noStore], "GET /me/passkeys": [.noStore],
         "PATCH /me/passkeys/{id}": [.noStore], "DELETE /me/passkeys/{id}": [.noStore], "POST /logout": [.noStore],
         "POST /auth/apple/nonce": [.rateLimitedPerAddress, .noStore], "POST /auth/apple": [.rateLimitedPerAddress, .noStore],
-        "POST /auth/apple/notifications": [.rateLimitedPerAddress, .noStore],
+        "POST /auth/apple/notifications": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
+        "POST /me/merge": [.rateLimitedPerAddress, .noStore], "POST /me/link-suggestion/decline": [.noStore],
+        "DELETE /me/apple/{id}": [.noStore], "POST /session/handoff": [.rateLimitedPerAddress, .noStore],
+        "GET /session/handoff": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
     ]
+
+    /// Routes whose handler may run for a request with stale credentials; nothing else.
+    static let sessionIgnoring: Set<String> = ["GET /healthz", "POST /auth/apple/notifications", "GET /session/handoff"]
 
     /// Routes whose answers may be cached; every other route must be `no-store` (a new one is, unless listed here).
     static let cacheable: Set<String> = ["GET /healthz"]
@@ -42,6 +49,7 @@ struct RouteTableTests {
         }
         for (route, flags) in routes {
             #expect(flags.contains(.noStore) != Self.cacheable.contains(route), "\(route): no-store unless it is listed as cacheable")
+            #expect(flags.contains(.sessionIgnored) == Self.sessionIgnoring.contains(route), "\(route): stale sessions refused unless listed")
         }
     }
 

@@ -245,6 +245,47 @@ struct PostgresStoreTests {
         #expect(try store.allEvents().count == 1)
     }
 
+    /// Step 4 (the account lifecycle) on a version-3 database: every account gets its own stable version-4
+    /// appAccountToken, takes its Apple identity's email, and the identity's refresh token moves to its table.
+    @Test func aVersionThreeDatabaseGainsTheAccountLifecycle() throws {
+        let cluster = try PostgresClusterScope.current()
+        let name = try cluster.createDatabase()
+        let hex = { (bytes: [UInt8]) in bytes.map { String(format: "%02x", $0) }.joined() }
+        try cluster.psql(
+            PostgresMigrations.steps[0].sql + PostgresMigrations.steps[1].sql + PostgresMigrations.steps[2].sql
+                + """
+                CREATE TABLE passkeyd_schema (version integer NOT NULL);
+                INSERT INTO passkeyd_schema VALUES (3);
+                INSERT INTO users VALUES ('\\x\(hex(StoreSamples.userID(1)))', 'alice', 'Alice', 0);
+                INSERT INTO users VALUES ('\\x\(hex(StoreSamples.userID(2)))', 'bob', 'Bob', 0);
+                INSERT INTO apple_identities VALUES ('001.a', '\\x\(hex(StoreSamples.userID(1)))', 'a@privaterelay.appleid.com', true, true,
+                    false, 2, '002.transfer', '\\x0102', 'com.example.app', 5);
+                """,
+            database: name
+        )
+        let store = try PostgresStore(connectionString: cluster.connectionString(database: name), poolSize: 2)
+        #expect(try cluster.psql("SELECT version FROM passkeyd_schema", database: name) == "\(PostgresMigrations.latestVersion)")
+        let alice = try #require(try store.user(id: StoreSamples.userID(1)))
+        let bob = try #require(try store.user(id: StoreSamples.userID(2)))
+        for user in [alice, bob] {
+            let text = user.appAccountToken.uuidString.lowercased()
+            #expect(Array(text)[14] == "4" && "89ab".contains(Array(text)[19]), "\(text) is a version-4 UUID")
+        }
+        #expect(alice.appAccountToken != bob.appAccountToken)
+        #expect(alice.email == "a@privaterelay.appleid.com" && alice.emailVerified && bob.email == nil && !bob.emailVerified)
+        #expect(!alice.displayNameIsDefault)
+        let identity = try #require(try store.appleIdentity(subject: "001.a"))
+        #expect(!identity.consentRevoked && identity.lastSignInAt == nil && identity.transferSubject == "002.transfer")
+        #expect(identity.transferredAt == identity.createdAt, "a stored transfer_sub came from a token of the recipient team")
+        #expect(
+            try store.appleRefreshTokens(subject: "001.a")
+                == [AppleRefreshTokenRecord(subject: "001.a", clientID: "com.example.app", encryptedToken: [1, 2])]
+        )
+        store.close()
+        let reopened = try PostgresStore(connectionString: cluster.connectionString(database: name), poolSize: 1)
+        #expect(try reopened.user(id: StoreSamples.userID(1))?.appAccountToken == alice.appAccountToken, "stable")
+    }
+
     @Test func nodesStartingTogetherMigrateOnce() throws {
         let cluster = try PostgresClusterScope.current()
         let name = try cluster.createDatabase()
@@ -382,6 +423,16 @@ struct PostgresStoreTests {
         }
         let apple = StoreSamples.appleSession(2, owner: 2, subject: "001234.apple")
         try source.seedSession(apple)
+        try source.transaction { transaction throws(StorageError) in
+            _ = try transaction.setAppleRefreshToken(subject: "001234.apple", clientID: "com.example.app", encryptedToken: [7, 7])
+            try transaction.insertLinkDecline(LinkDecline(StoreSamples.userID(1), StoreSamples.userID(2)))
+            try transaction.raiseAppleNotificationWatermark(
+                subject: "001234.apple",
+                to: StoreSamples.now,
+                until: StoreSamples.now.addingTimeInterval(60),
+                now: StoreSamples.now
+            )
+        }
         let events = try source.transaction { transaction throws(StorageError) -> [Int64] in
             [try transaction.appendEvent(StoreSamples.event(1, owner: 1)), try transaction.appendEvent(StoreSamples.event(2, owner: nil))]
         }
@@ -389,6 +440,7 @@ struct PostgresStoreTests {
         #expect(export.users.count == 2 && export.credentials.count == 2 && export.sessions.count == 2)
         #expect(export.appleIdentities.count == 1 && export.appleNonces.count == 1 && export.appleRevocations.count == 1)
         #expect(export.events.map(\.id) == events)
+        #expect(export.appleRefreshTokens.count == 1 && export.linkDeclines.count == 1 && export.appleNotificationWatermarks.count == 1)
 
         let target = try PostgresStore(connectionString: try newDatabase(), poolSize: 2)
         try target.importRecords(export)
@@ -400,6 +452,15 @@ struct PostgresStoreTests {
         #expect(try target.session(tokenHash: apple.tokenHash, now: StoreSamples.now) == apple)
         #expect(try target.appleIdentity(subject: "001234.apple") == StoreSamples.appleIdentity("001234.apple", owner: 2))
         #expect(try target.allEvents() == export.events)
+        #expect(try target.appleRefreshTokens(subject: "001234.apple") == export.appleRefreshTokens)
+        #expect(
+            try target.transaction { transaction throws(StorageError) in
+                (
+                    try transaction.isLinkDeclined(LinkDecline(StoreSamples.userID(2), StoreSamples.userID(1))),
+                    try transaction.appleNotificationWatermark(subject: "001234.apple", now: StoreSamples.now)
+                )
+            } == (true, StoreSamples.now)
+        )
         // New events get IDs after the copied ones.
         #expect(
             try target.transaction { transaction throws(StorageError) in try transaction.appendEvent(StoreSamples.event(3, owner: 1)) }

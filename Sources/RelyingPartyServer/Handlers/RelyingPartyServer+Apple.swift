@@ -116,10 +116,14 @@ extension RelyingPartyServer {
         var events: [AccountEvent] = []
         var user: UserRecord
         var isNewAccount = false
+        // A name fills a default display name when the identity signs in again (after a revocation, Apple sends it
+        // anew), never when it is linked to an account that named itself.
+        var fillsDisplayName = false
         if let stored = try appleIdentity(for: token, in: transaction) {
             if let owner = sign.signedInOwner, owner.id != stored.userID { return .taken(otherUserID: stored.userID) }
             guard let owner = try transaction.user(id: stored.userID) else { throw StorageError(.notFound, "the account is gone") }
             user = owner
+            fillsDisplayName = true
             var identity = stored
             identity.signedIn(with: token)
             if stored.subject != token.subject {
@@ -154,7 +158,8 @@ extension RelyingPartyServer {
             events += [.userCreated(userID: user.id, method: .apple), .appleLinked(userID: user.id, appleUserID: token.subject)]
             isNewAccount = true
         }
-        if !isNewAccount, let update = Self.filledIn(user, displayName: sign.displayName, email: token.email, emailVerified: token.emailVerified) {
+        let name = fillsDisplayName ? sign.displayName : nil
+        if !isNewAccount, let update = Self.filledIn(user, displayName: name, email: token.email, emailVerified: token.emailVerified) {
             _ = try transaction.updateUser(update.user)
             user = update.user
             events.append(.userUpdated(userID: user.id, changes: update.changes))

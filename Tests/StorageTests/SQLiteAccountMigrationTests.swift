@@ -1,0 +1,54 @@
+import Foundation
+import Storage
+import TestSupport
+import Testing
+
+@testable import StorageSQLite
+
+@Suite("SQLite migration 5: the account lifecycle")
+struct SQLiteAccountMigrationTests {
+    /// A version-4 database: every account gets its own stable version-4 appAccountToken (made by the migration, so the
+    /// same on every reader), takes its Apple identity's email, and the identity's refresh token moves to its table.
+    @Test func aVersionFourDatabaseGainsTheAccountLifecycle() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.newDatabasePath()
+        do {
+            let connection = try SQLiteConnection(path: path)
+            try connection.execute(SQLiteMigrations.steps.prefix(4).map(\.sql).joined() + "PRAGMA user_version = 4;")
+            for (number, name) in [(UInt8(1), "alice"), (2, "bob")] {
+                try connection.statement("INSERT INTO users (id, name, display_name, created_at) VALUES (?1, ?2, ?2, 0)")
+                    .run([.blob(StoreSamples.userID(number)), .text(name)])
+            }
+            try connection.statement(
+                """
+                INSERT INTO apple_identities (subject, user_id, email, email_verified, is_private_email, email_disabled, real_user_status,
+                    transfer_subject, encrypted_refresh_token, refresh_token_client_id, created_at)
+                VALUES ('001.a', ?1, 'a@privaterelay.appleid.com', 1, 1, 0, 2, '002.transfer', x'0102', 'com.example.app', 5)
+                """
+            ).run([.blob(StoreSamples.userID(1))])
+        }
+        let store = try SQLiteStore(path: path)
+        #expect(try store.withConnection { connection throws(SQLiteError) in try SQLiteMigrations.currentVersion(connection) } == 5)
+        let alice = try #require(try store.user(id: StoreSamples.userID(1)))
+        let bob = try #require(try store.user(id: StoreSamples.userID(2)))
+        for user in [alice, bob] {
+            let text = user.appAccountToken.uuidString.lowercased()
+            #expect(Array(text)[14] == "4" && "89ab".contains(Array(text)[19]), "\(text) is a version-4 UUID")
+        }
+        #expect(alice.appAccountToken != bob.appAccountToken)
+        #expect(alice.email == "a@privaterelay.appleid.com" && alice.emailVerified && bob.email == nil && !bob.emailVerified)
+        let identity = try #require(try store.appleIdentity(subject: "001.a"))
+        #expect(!identity.consentRevoked && identity.lastSignInAt == nil && identity.transferSubject == "002.transfer")
+        #expect(identity.transferredAt == identity.createdAt, "a stored transfer_sub came from a token of the recipient team")
+        #expect(
+            try store.appleRefreshTokens(subject: "001.a")
+                == [AppleRefreshTokenRecord(subject: "001.a", clientID: "com.example.app", encryptedToken: [1, 2])]
+        )
+        #expect(try store.integrityCheck() == ["ok"])
+        store.close()
+        let reopened = try SQLiteStore(path: path)
+        defer { reopened.close() }
+        #expect(try reopened.user(id: StoreSamples.userID(1))?.appAccountToken == alice.appAccountToken, "stable")
+    }
+}
