@@ -6,6 +6,10 @@ public struct CredentialRecord: Sendable, Equatable {
     public var id: [UInt8]
     /// The handle of the user who owns the credential.
     public var userID: [UInt8]
+    /// The user handle the authenticator holds for the credential (and returns as `userHandle`): `userID` when it was
+    /// registered, kept when an account merge gives the credential to another account (an authenticator's handle never
+    /// changes).
+    public var userHandle: [UInt8]
     /// The public key as COSE_Key bytes.
     public var publicKey: [UInt8]
     /// The COSE algorithm identifier of the key.
@@ -52,10 +56,12 @@ public struct CredentialRecord: Sendable, Equatable {
         createdAt: Date,
         lastUsedAt: Date? = nil,
         cloneWarning: Bool = false,
-        backupEligibilityChanged: Bool = false
+        backupEligibilityChanged: Bool = false,
+        userHandle: [UInt8]? = nil
     ) {
         self.id = id
         self.userID = userID
+        self.userHandle = userHandle ?? userID
         self.publicKey = publicKey
         self.algorithm = algorithm
         self.signCount = signCount

@@ -61,8 +61,8 @@ public protocol StoreTransaction {
     /// - Returns: false, changing nothing, when that user has no credential with this ID.
     func renameCredential(id: [UInt8], userID: [UInt8], name: String) throws(StorageError) -> Bool
 
-    /// Gives every credential of the user `userID` to the user `targetUserID` (an account merge); their other fields are
-    /// unchanged.
+    /// Gives every credential of the user `userID` to the user `targetUserID` (an account merge); their other fields,
+    /// `userHandle` included, are unchanged.
     /// - Returns: how many credentials moved.
     /// - Throws: `storage.notFound` when `targetUserID` is not an existing user (and the user has credentials).
     func moveCredentials(from userID: [UInt8], to targetUserID: [UInt8]) throws(StorageError) -> Int

@@ -144,9 +144,11 @@ enum PostgresMigrations {
         ),
         // The account lifecycle (SQLite's step 5). Users gain their StoreKit appAccountToken (a random version-4 UUID
         // per existing account, made here so that every node sees the same one), an email with its verification (an
-        // existing account takes its first Apple identity's), and whether the display name is a default. Apple identities gain the consent-revoked mark, the transfer time and
-        // the last sign-in; their refresh tokens move to a table of one per (identity, client ID). Refused link
-        // suggestions and the newest applied notification per Apple `sub` get tables of their own.
+        // existing account takes its first Apple identity's), and whether the display name is a default. Credentials
+        // keep the user handle their authenticator holds (the owner's, until a merge moves them). Apple identities
+        // gain the consent-revoked mark, the transfer time and the last sign-in; their refresh tokens move to a table
+        // of one per (identity, client ID). Refused link suggestions and the newest applied notification per Apple
+        // `sub` get tables of their own.
         Step(
             version: 4,
             sql: """
@@ -168,6 +170,9 @@ enum PostgresMigrations {
                     ALTER COLUMN email_verified DROP DEFAULT,
                     ADD CONSTRAINT users_app_account_token_unique UNIQUE (app_account_token);
                 CREATE INDEX users_by_verified_email ON users (lower(email COLLATE "C")) WHERE email_verified;
+                ALTER TABLE credentials ADD COLUMN user_handle bytea;
+                UPDATE credentials SET user_handle = user_id;
+                ALTER TABLE credentials ALTER COLUMN user_handle SET NOT NULL;
                 ALTER TABLE apple_identities
                     ADD COLUMN consent_revoked boolean NOT NULL DEFAULT false,
                     ADD COLUMN transferred_at double precision,

@@ -5,7 +5,7 @@ extension PostgresRecords {
     static let credentialColumns = """
         id, user_id, public_key, algorithm, sign_count, transports, aaguid, backup_eligible, backup_state, \
         attestation_format, attestation_summary, name, created_at, last_used_at, clone_warning, \
-        backup_eligibility_changed
+        backup_eligibility_changed, user_handle
         """
 
     func credential(id: [UInt8]) throws(StorageError) -> CredentialRecord? {
@@ -79,6 +79,7 @@ extension PostgresRecords {
             (.text(credential.attestationFormat), "text"), (.text(credential.attestationSummary), "text"), (.text(credential.name), "text"),
             (.date(credential.createdAt), "float8"), (.optional(credential.lastUsedAt, PostgresValue.date), "float8"),
             (.boolean(credential.cloneWarning), "boolean"), (.boolean(credential.backupEligibilityChanged), "boolean"),
+            (.bytea(credential.userHandle), "bytea"),
         ]
     }
 
@@ -102,7 +103,8 @@ extension PostgresRecords {
             createdAt: try row.date(12),
             lastUsedAt: row.isNull(13) ? nil : try row.date(13),
             cloneWarning: try row.boolean(14),
-            backupEligibilityChanged: try row.boolean(15)
+            backupEligibilityChanged: try row.boolean(15),
+            userHandle: row.bytes(16)
         )
     }
 }

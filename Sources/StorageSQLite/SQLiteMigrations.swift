@@ -150,10 +150,11 @@ enum SQLiteMigrations {
         ),
         // The account lifecycle. Users gain their StoreKit appAccountToken (a random version-4 UUID per existing
         // account, made here so that every node sees the same one), an email with its verification (an existing
-        // account takes its first Apple identity's), and whether the display name is a default. Apple identities gain the consent-revoked mark, the transfer time and the last
-        // sign-in; their refresh tokens move to a table of one per (identity, client ID), which follows the identity
-        // when it is re-keyed and goes with it. Refused link suggestions and the newest applied notification per
-        // Apple `sub` get tables of their own.
+        // account takes its first Apple identity's), and whether the display name is a default. Credentials keep the
+        // user handle their authenticator holds (the owner's, until a merge moves them). Apple identities gain the
+        // consent-revoked mark, the transfer time and the last sign-in; their refresh tokens move to a table of one
+        // per (identity, client ID), which follows the identity when it is re-keyed and goes with it. Refused link
+        // suggestions and the newest applied notification per Apple `sub` get tables of their own.
         Step(
             version: 5,
             sql: """
@@ -171,6 +172,8 @@ enum SQLiteMigrations {
                 ) WHERE EXISTS (SELECT 1 FROM apple_identities WHERE apple_identities.user_id = users.id AND email IS NOT NULL);
                 CREATE UNIQUE INDEX users_by_app_account_token ON users(app_account_token);
                 CREATE INDEX users_by_verified_email ON users(lower(email)) WHERE email_verified = 1;
+                ALTER TABLE credentials ADD COLUMN user_handle BLOB NOT NULL DEFAULT x'';
+                UPDATE credentials SET user_handle = user_id;
                 ALTER TABLE apple_identities ADD COLUMN consent_revoked INTEGER NOT NULL DEFAULT 0;
                 ALTER TABLE apple_identities ADD COLUMN transferred_at REAL;
                 ALTER TABLE apple_identities ADD COLUMN last_sign_in_at REAL;

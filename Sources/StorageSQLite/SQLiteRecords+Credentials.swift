@@ -6,7 +6,7 @@ extension SQLiteRecords {
     static let credentialColumns = """
         id, user_id, public_key, algorithm, sign_count, transports, aaguid, backup_eligible, backup_state, \
         attestation_format, attestation_summary, name, created_at, last_used_at, clone_warning, \
-        backup_eligibility_changed
+        backup_eligibility_changed, user_handle
         """
 
     func credential(id: [UInt8]) throws(StorageError) -> CredentialRecord? {
@@ -30,7 +30,7 @@ extension SQLiteRecords {
             try connection.statement(
                 """
                 INSERT INTO credentials (\(Self.credentialColumns))
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
                 """
             ).run([
                 .blob(credential.id), .blob(credential.userID), .blob(credential.publicKey),
@@ -38,7 +38,7 @@ extension SQLiteRecords {
                 .blob(credential.aaguid), .bool(credential.backupEligible), .bool(credential.backupState),
                 .text(credential.attestationFormat), .text(credential.attestationSummary), .text(credential.name),
                 .date(credential.createdAt), credential.lastUsedAt.map { .date($0) } ?? .null,
-                .bool(credential.cloneWarning), .bool(credential.backupEligibilityChanged),
+                .bool(credential.cloneWarning), .bool(credential.backupEligibilityChanged), .blob(credential.userHandle),
             ])
         }
     }
@@ -121,7 +121,8 @@ extension SQLiteRecords {
             createdAt: row.date(12),
             lastUsedAt: row.isNull(13) ? nil : row.date(13),
             cloneWarning: row.bool(14),
-            backupEligibilityChanged: row.bool(15)
+            backupEligibilityChanged: row.bool(15),
+            userHandle: row.blob(16)
         )
     }
 }

@@ -138,10 +138,32 @@ final class AppleFixture {
         return reply
     }
 
-    /// `POST /auth/apple/notifications` with a notification carrying `event`, signed by the stand-in's key.
-    func notify(_ event: [String: Any]) throws -> ServerReply {
-        let payload = try AppleTokenMinter.sign(try AppleTokenMinter.notificationClaims(now: clock.now, event: event))
+    /// `POST /auth/apple/notifications` with a notification carrying `event`, signed by the stand-in's key; with `jti`
+    /// as its ID (a fresh random one by default, `NSNull()` for none).
+    func notify(_ event: [String: Any], jti: Any? = nil) throws -> ServerReply {
+        var claims = try AppleTokenMinter.notificationClaims(now: clock.now, event: event)
+        if let jti { claims["jti"] = jti is NSNull ? nil : jti }
+        let payload = try AppleTokenMinter.sign(claims)
         return try client.send("POST", "/auth/apple/notifications", json: try AppleTokenMinter.json(["payload": payload]))
+    }
+
+    /// `POST /me/merge` signed in with `token`, with `proof` and (unless nil) `keep`.
+    func merge(_ proof: [String: Any], keep: String?, token: String) throws -> ServerReply {
+        var body: [String: Any] = ["proof": proof]
+        if let keep { body["keep"] = keep }
+        return try client.send("POST", "/me/merge", json: try AppleTokenMinter.json(body), headers: PasskeyClient.bearer(token))
+    }
+
+    /// An Apple proof for `subject`: a fresh token and its raw nonce.
+    func appleProof(subject: String = AppleTokenMinter.subject) throws -> [String: Any] {
+        let raw = Self.rawNonce()
+        return ["apple": ["identityToken": try identityToken(rawNonce: raw, subject: subject), "rawNonce": raw]]
+    }
+
+    /// A passkey proof: an assertion by `credential` answering fresh authentication options.
+    func passkeyProof(_ credential: SoftwareCredential) throws -> [String: Any] {
+        let assertion = try client.assertion(credential, answering: try client.requestOptions())
+        return ["passkey": try JSONSerialization.jsonObject(with: try JSONEncoder().encode(assertion))]
     }
 
     /// An event of `type` for `subject` that happened `at` (sent in milliseconds, as Apple does; by default 123 ms after

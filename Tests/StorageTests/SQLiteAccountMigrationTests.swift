@@ -22,6 +22,13 @@ struct SQLiteAccountMigrationTests {
             }
             try connection.statement(
                 """
+                INSERT INTO credentials (id, user_id, public_key, algorithm, sign_count, transports, aaguid, backup_eligible, backup_state,
+                    attestation_format, attestation_summary, name, created_at, last_used_at, clone_warning, backup_eligibility_changed)
+                VALUES (x'0102', ?1, x'00', -7, 0, '[]', x'00', 0, 0, 'none', '', 'Key', 0, NULL, 0, 0)
+                """
+            ).run([.blob(StoreSamples.userID(2))])
+            try connection.statement(
+                """
                 INSERT INTO apple_identities (subject, user_id, email, email_verified, is_private_email, email_disabled, real_user_status,
                     transfer_subject, encrypted_refresh_token, refresh_token_client_id, created_at)
                 VALUES ('001.a', ?1, 'a@privaterelay.appleid.com', 1, 1, 0, 2, '002.transfer', x'0102', 'com.example.app', 5)
@@ -45,6 +52,7 @@ struct SQLiteAccountMigrationTests {
             try store.appleRefreshTokens(subject: "001.a")
                 == [AppleRefreshTokenRecord(subject: "001.a", clientID: "com.example.app", encryptedToken: [1, 2])]
         )
+        #expect(try store.credential(id: [1, 2])?.userHandle == StoreSamples.userID(2), "a passkey's handle is its owner's")
         #expect(try store.integrityCheck() == ["ok"])
         store.close()
         let reopened = try SQLiteStore(path: path)

@@ -113,6 +113,11 @@ extension StoreContract {
         try expectEqual([moved.0, moved.1], [2, 1], "counts")
         try expectEqual(try store.credentials(userID: StoreSamples.userID(1)).count, 3, "every passkey at the survivor")
         try expectEqual(try store.credential(id: StoreSamples.credential(3, owner: 2).id)?.userID, StoreSamples.userID(1), "its owner")
+        try expectEqual(
+            try store.credential(id: StoreSamples.credential(3, owner: 2).id)?.userHandle,
+            StoreSamples.userID(2),
+            "the handle its authenticator holds is kept"
+        )
         try expectEqual(try store.appleIdentity(subject: "001.b")?.userID, StoreSamples.userID(1), "the identity at the survivor")
         try expectEqual(try store.credentials(userID: StoreSamples.userID(2)), [], "nothing left")
         let nothing = try store.transaction { transaction throws(StorageError) in

@@ -92,11 +92,11 @@ extension RelyingPartyServer {
                 id: stored.id,
                 publicKey: key,
                 signCount: stored.signCount,
-                userHandle: stored.userID,
+                userHandle: stored.userHandle,
                 backupEligible: stored.backupEligible
             ),
             userVerification: try UserVerificationRequirement(record.userVerification),
-            identifiedUserHandle: try Self.identifiedUserHandle(record)
+            identifiedUserHandle: try Self.identifiedUserHandle(record, credential: stored)
         )
         let result: AuthenticationResult
         do {
@@ -164,10 +164,12 @@ extension RelyingPartyServer {
         }
     }
 
-    /// The user the ceremony identified before it started: the challenge's user, nobody's handle when the username
-    /// named no account, or nil for discoverable sign-in.
-    static func identifiedUserHandle(_ record: ChallengeRecord) throws(ServerError) -> [UInt8]? {
-        if let userID = record.userID { return userID }
+    /// The user handle of the user the ceremony identified before it started, as the credential's authenticator knows
+    /// it: the handle the credential holds when the challenge's user owns it (a credential merged in from another
+    /// account keeps its old handle), else the challenge's user (who then owns no such credential); nobody's handle
+    /// when the username named no account; nil for discoverable sign-in.
+    static func identifiedUserHandle(_ record: ChallengeRecord, credential: CredentialRecord) throws(ServerError) -> [UInt8]? {
+        if let userID = record.userID { return userID == credential.userID ? credential.userHandle : userID }
         guard !record.context.isEmpty else { return nil }
         guard let context = try? JSONDecoder().decode(AuthenticationContext.self, from: Data(record.context)) else {
             throw ServerError(.internalError, detail: "the stored authentication state is unreadable")

@@ -120,7 +120,7 @@ struct SessionService: Sendable {
         }
         for header in request.headers.values("cookie") {
             for pair in header.split(separator: ";") {
-                let parts = pair.split(separator: "=", maxSplits: 1)
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == cookieName {
                     return (parts[1].trimmingCharacters(in: .whitespaces), .cookie)
                 }

@@ -1,0 +1,224 @@
+import Foundation
+import Storage
+import Synchronization
+
+/// A store that fails on purpose: a wrapper of another store whose transactions throw `storage.unavailable` at the
+/// next `failures` writes of an account row (a user, a session, an Apple identity), as a disk or a database that goes
+/// away between two statements would. Everything else goes to the wrapped store.
+final class FailingStore: PasskeyStore {
+    let inner: any PasskeyStore
+    /// How many of the next account-row writes fail.
+    let failures = Mutex(0)
+
+    init(_ inner: any PasskeyStore) {
+        self.inner = inner
+    }
+
+    func transaction<Result: Sendable>(_ body: (any StoreTransaction) throws(StorageError) -> Result) throws(StorageError) -> Result {
+        try inner.transaction { transaction throws(StorageError) in try body(FailingTransaction(inner: transaction, store: self)) }
+    }
+
+    /// Whether the next account-row write fails (and counts it).
+    func takeFailure() -> Bool {
+        failures.withLock { count in
+            guard count > 0 else { return false }
+            count -= 1
+            return true
+        }
+    }
+
+    func user(id: [UInt8]) throws(StorageError) -> UserRecord? { try inner.user(id: id) }
+    func user(name: String) throws(StorageError) -> UserRecord? { try inner.user(name: name) }
+    func credential(id: [UInt8]) throws(StorageError) -> CredentialRecord? { try inner.credential(id: id) }
+    func credentials(userID: [UInt8]) throws(StorageError) -> [CredentialRecord] { try inner.credentials(userID: userID) }
+    func insertChallenge(_ challenge: ChallengeRecord) throws(StorageError) { try inner.insertChallenge(challenge) }
+    func takeChallenge(_ challenge: [UInt8], now: Date) throws(StorageError) -> ChallengeLookup { try inner.takeChallenge(challenge, now: now) }
+    func purgeExpiredChallenges(now: Date) throws(StorageError) -> Int { try inner.purgeExpiredChallenges(now: now) }
+    func session(tokenHash: [UInt8], now: Date) throws(StorageError) -> SessionRecord? { try inner.session(tokenHash: tokenHash, now: now) }
+    func recordSessionUse(tokenHash: [UInt8], at: Date) throws(StorageError) { try inner.recordSessionUse(tokenHash: tokenHash, at: at) }
+    func purgeExpiredSessions(now: Date) throws(StorageError) -> Int { try inner.purgeExpiredSessions(now: now) }
+    func completeAuthentication(_ update: AuthenticationUpdate, session: SessionRecord, events: [NewEvent]) throws(StorageError) {
+        try inner.completeAuthentication(update, session: session, events: events)
+    }
+    func completeRegistration(newUser: UserRecord?, credential: CredentialRecord, session: SessionRecord, events: [NewEvent]) throws(StorageError) {
+        try inner.completeRegistration(newUser: newUser, credential: credential, session: session, events: events)
+    }
+    func purgeExpiredNonces(now: Date) throws(StorageError) -> Int { try inner.purgeExpiredNonces(now: now) }
+    func dueRevocations(now: Date, limit: Int) throws(StorageError) -> [AppleRevocationRecord] { try inner.dueRevocations(now: now, limit: limit) }
+    func completeRevocation(id: Int64) throws(StorageError) { try inner.completeRevocation(id: id) }
+    func rescheduleRevocation(id: Int64, notBefore: Date) throws(StorageError) { try inner.rescheduleRevocation(id: id, notBefore: notBefore) }
+    func events(after id: Int64, limit: Int) throws(StorageError) -> [EventRecord] { try inner.events(after: id, limit: limit) }
+    func purgeEvents(occurredBefore cutoff: Date) throws(StorageError) -> Int { try inner.purgeEvents(occurredBefore: cutoff) }
+}
+
+/// The transaction of a `FailingStore`: the wrapped one, with the failures.
+private struct FailingTransaction: StoreTransaction {
+    let inner: any StoreTransaction
+    let store: FailingStore
+
+    private func fail(_ operation: String) throws(StorageError) {
+        if store.takeFailure() { throw StorageError(.unavailable, "\(operation) failed on purpose") }
+    }
+
+    func user(id: [UInt8]) throws(StorageError) -> UserRecord? {
+        return try inner.user(id: id)
+    }
+
+    func user(name: String) throws(StorageError) -> UserRecord? {
+        return try inner.user(name: name)
+    }
+
+    func users(verifiedEmail email: String) throws(StorageError) -> [UserRecord] {
+        return try inner.users(verifiedEmail: email)
+    }
+
+    func insertUser(_ user: UserRecord) throws(StorageError) {
+        try fail("insertUser")
+        try inner.insertUser(user)
+    }
+
+    func updateUser(_ user: UserRecord) throws(StorageError) -> Bool {
+        try fail("updateUser")
+        return try inner.updateUser(user)
+    }
+
+    func deleteUser(id: [UInt8]) throws(StorageError) -> Bool {
+        return try inner.deleteUser(id: id)
+    }
+
+    func credential(id: [UInt8]) throws(StorageError) -> CredentialRecord? {
+        return try inner.credential(id: id)
+    }
+
+    func credentials(userID: [UInt8]) throws(StorageError) -> [CredentialRecord] {
+        return try inner.credentials(userID: userID)
+    }
+
+    func insertCredential(_ credential: CredentialRecord) throws(StorageError) {
+        try inner.insertCredential(credential)
+    }
+
+    func recordAuthentication(_ update: AuthenticationUpdate) throws(StorageError) {
+        try inner.recordAuthentication(update)
+    }
+
+    func renameCredential(id: [UInt8], userID: [UInt8], name: String) throws(StorageError) -> Bool {
+        return try inner.renameCredential(id: id, userID: userID, name: name)
+    }
+
+    func moveCredentials(from userID: [UInt8], to targetUserID: [UInt8]) throws(StorageError) -> Int {
+        return try inner.moveCredentials(from: userID, to: targetUserID)
+    }
+
+    func deleteCredential(id: [UInt8], userID: [UInt8]) throws(StorageError) -> Bool {
+        return try inner.deleteCredential(id: id, userID: userID)
+    }
+
+    func insertSession(_ session: SessionRecord) throws(StorageError) {
+        try fail("insertSession")
+        try inner.insertSession(session)
+    }
+
+    func sessions(userID: [UInt8], now: Date) throws(StorageError) -> [SessionRecord] {
+        return try inner.sessions(userID: userID, now: now)
+    }
+
+    func deleteSession(tokenHash: [UInt8]) throws(StorageError) -> SessionRecord? {
+        return try inner.deleteSession(tokenHash: tokenHash)
+    }
+
+    func deleteSession(id: [UInt8], userID: [UInt8]) throws(StorageError) -> SessionRecord? {
+        return try inner.deleteSession(id: id, userID: userID)
+    }
+
+    func deleteSessions(userID: [UInt8], except keptID: [UInt8]?) throws(StorageError) -> [SessionRecord] {
+        return try inner.deleteSessions(userID: userID, except: keptID)
+    }
+
+    func deleteSessions(credentialID: [UInt8]) throws(StorageError) -> [SessionRecord] {
+        return try inner.deleteSessions(credentialID: credentialID)
+    }
+
+    func deleteSessions(appleSubject: String) throws(StorageError) -> [SessionRecord] {
+        return try inner.deleteSessions(appleSubject: appleSubject)
+    }
+
+    func moveSessions(appleSubject: String, to newSubject: String) throws(StorageError) -> Int {
+        return try inner.moveSessions(appleSubject: appleSubject, to: newSubject)
+    }
+
+    func appleIdentity(subject: String) throws(StorageError) -> AppleIdentityRecord? {
+        return try inner.appleIdentity(subject: subject)
+    }
+
+    func appleIdentities(userID: [UInt8]) throws(StorageError) -> [AppleIdentityRecord] {
+        return try inner.appleIdentities(userID: userID)
+    }
+
+    func appleIdentity(transferSubject: String) throws(StorageError) -> AppleIdentityRecord? {
+        return try inner.appleIdentity(transferSubject: transferSubject)
+    }
+
+    func appleIdentities(after subject: String?, limit: Int) throws(StorageError) -> [AppleIdentityRecord] {
+        return try inner.appleIdentities(after: subject, limit: limit)
+    }
+
+    func insertAppleIdentity(_ identity: AppleIdentityRecord) throws(StorageError) {
+        try fail("insertAppleIdentity")
+        try inner.insertAppleIdentity(identity)
+    }
+
+    func deleteAppleIdentity(subject: String) throws(StorageError) -> Bool {
+        return try inner.deleteAppleIdentity(subject: subject)
+    }
+
+    func updateAppleIdentity(_ identity: AppleIdentityRecord, subject: String) throws(StorageError) -> Bool {
+        try fail("updateAppleIdentity")
+        return try inner.updateAppleIdentity(identity, subject: subject)
+    }
+
+    func moveAppleIdentities(from userID: [UInt8], to targetUserID: [UInt8]) throws(StorageError) -> Int {
+        return try inner.moveAppleIdentities(from: userID, to: targetUserID)
+    }
+
+    func setAppleRefreshToken(subject: String, clientID: String, encryptedToken: [UInt8]) throws(StorageError) -> Bool {
+        return try inner.setAppleRefreshToken(subject: subject, clientID: clientID, encryptedToken: encryptedToken)
+    }
+
+    func appleRefreshTokens(subject: String) throws(StorageError) -> [AppleRefreshTokenRecord] {
+        return try inner.appleRefreshTokens(subject: subject)
+    }
+
+    func deleteAppleRefreshTokens(subject: String) throws(StorageError) -> [AppleRefreshTokenRecord] {
+        return try inner.deleteAppleRefreshTokens(subject: subject)
+    }
+
+    func insertLinkDecline(_ decline: LinkDecline) throws(StorageError) {
+        try inner.insertLinkDecline(decline)
+    }
+
+    func isLinkDeclined(_ decline: LinkDecline) throws(StorageError) -> Bool {
+        return try inner.isLinkDeclined(decline)
+    }
+
+    func rememberNonce(_ hash: [UInt8], until: Date, now: Date) throws(StorageError) -> Bool {
+        return try inner.rememberNonce(hash, until: until, now: now)
+    }
+
+    func appleNotificationWatermark(subject: String, now: Date) throws(StorageError) -> Date? {
+        return try inner.appleNotificationWatermark(subject: subject, now: now)
+    }
+
+    func raiseAppleNotificationWatermark(subject: String, to eventAt: Date, until: Date, now: Date) throws(StorageError) {
+        try inner.raiseAppleNotificationWatermark(subject: subject, to: eventAt, until: until, now: now)
+    }
+
+    func enqueueRevocation(token encryptedToken: [UInt8], clientID: String, notBefore: Date) throws(StorageError) -> Int64 {
+        return try inner.enqueueRevocation(token: encryptedToken, clientID: clientID, notBefore: notBefore)
+    }
+
+    @discardableResult
+    func appendEvent(_ event: NewEvent) throws(StorageError) -> Int64 {
+        return try inner.appendEvent(event)
+    }
+}
