@@ -1,6 +1,6 @@
 import HTTPServer
 
-/// Calls `RelyingPartyServer.handle` directly, without sockets.
+/// Calls `RelyingPartyServer.handle` directly, without sockets; a `?` in the path starts the query, as libevent splits it.
 struct DirectTransport: Transport {
     let handler: any HTTPHandler
 
@@ -9,6 +9,14 @@ struct DirectTransport: Transport {
         if body != nil, !fields.contains(where: { $0.0.lowercased() == "content-type" }) {
             fields.append(("Content-Type", "application/json"))
         }
-        return ServerReply(handler.handle(HTTPRequest(method: method, path: path, headers: HTTPHeaders(fields), body: body ?? [])))
+        let parts = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let request = HTTPRequest(
+            method: method,
+            path: String(parts[0]),
+            query: parts.count == 2 ? String(parts[1]) : nil,
+            headers: HTTPHeaders(fields),
+            body: body ?? []
+        )
+        return ServerReply(handler.handle(request))
     }
 }
