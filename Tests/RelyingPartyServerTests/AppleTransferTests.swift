@@ -41,7 +41,7 @@ struct AppleTransferTests {
         )
         #expect(first.seen == 3 && first.transferred == 2 && first.failed == 1 && first.skipped == 0)
         #expect(pauses == [0.25, 0.25], "paced between calls to Apple")
-        #expect(progress.count == 3 && progress.last == first)
+        #expect(progress.count == 4 && progress.last == first, "once before the calls, once after each")
         let tokenCalls = fixture.standIn.calls(to: "/auth/token").filter { $0.form["grant_type"] == "client_credentials" }
         #expect(tokenCalls.count == 1)
         let tokenCall = try #require(tokenCalls.first)
@@ -93,7 +93,7 @@ struct AppleTransferTests {
             pause: { _ in },
             progress: { _ in
                 count += 1
-                if count == 1 { fixture.standIn.expireMigrationAccessTokens() }
+                if count == 2 { fixture.standIn.expireMigrationAccessTokens() }
             }
         )
         #expect(report.transferred == 3 && report.failed == 0)
@@ -105,7 +105,9 @@ struct AppleTransferTests {
         let fixture = try AppleFixture()
         _ = try Self.accounts(fixture)
         fixture.standIn.available = false
-        #expect(throws: AppleTransfer.Failure.self) { try fixture.transfer().run(.in, interval: 0, pause: { _ in }) }
+        #expect(throws: AppleTransfer.Failure.self) { try fixture.transfer().run(.out(recipientTeam: Self.recipientTeam), interval: 0, pause: { _ in }) }
+        fixture.standIn.available = true
+        #expect(try fixture.transfer().run(.in, interval: 0, pause: { _ in }).skipped == 3, "nothing to exchange: no token asked for")
     }
 
     /// A sign-in whose token has an unknown `sub` and the `transfer_sub` of a stored identity re-keys that identity and

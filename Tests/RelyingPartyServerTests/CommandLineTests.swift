@@ -32,6 +32,12 @@ import Testing
                 ["verify-apple-token", "--jwks", "k", "--audience", "a", "--nonce-optional", "--at", "soon", "T"], 2, "--at needs an ISO 8601",
                 "usage:"
             ),
+            (["apple"], 2, "passkeyd apple: the apple command is transfer-out or transfer-in", "usage: passkeyd apple transfer-out"),
+            (["apple", "transfer-out"], 2, "--recipient-team is required", "usage: passkeyd apple transfer-out --recipient-team TEAMID"),
+            (["apple", "transfer-out", "--recipient-team", "abc"], 2, "--recipient-team must be a 10-character Team ID", "usage:"),
+            (["apple", "transfer-in", "--rate", "0"], 2, "--rate must be a number", "usage: passkeyd apple transfer-in"),
+            (["apple", "transfer-in", "--recipient-team", "ABCDE12345"], 2, "unknown option --recipient-team", "usage: passkeyd apple transfer-in"),
+            (["apple", "transfer-in", "--config", "/nonexistent.json"], 1, "passkeyd apple transfer-in: invalid configuration", "cannot read"),
         ] as [([String], Int32, String, String)]
     )
     func badCommandLinesNameTheArgument(arguments: [String], status: Int32, message: String, usage: String) throws {

@@ -70,7 +70,7 @@ public final class AppleTransfer: Sendable {
     var clientID: String { integration.configuration.audiences[0] }
 
     /// Runs the transfer over every identity, `pause(interval)` between two calls to Apple, `progress` after each
-    /// identity.
+    /// identity. The identities still to do are listed first (a re-keyed identity takes another place in the order).
     public func run(
         _ direction: Direction,
         interval: TimeInterval,
@@ -78,9 +78,8 @@ public final class AppleTransfer: Sendable {
         progress: (Report) -> Void = { _ in }
     ) throws(Failure) -> Report {
         var report = Report()
-        var accessToken = try self.accessToken()
+        var pending: [AppleIdentityRecord] = []
         var cursor: String?
-        var calls = 0
         while true {
             let page: [AppleIdentityRecord]
             do {
@@ -90,30 +89,32 @@ public final class AppleTransfer: Sendable {
             } catch {
                 throw Failure(description: "reading the Apple identities: \(error)")
             }
-            guard let last = page.last else { return report }
+            guard let last = page.last else { break }
             cursor = last.subject
-            for identity in page {
-                report.seen += 1
-                defer { progress(report) }
-                guard Self.isPending(identity, direction) else {
-                    report.skipped += 1
-                    continue
-                }
-                if calls > 0 { pause(interval) }
-                calls += 1
-                var reply = migrationInfo(for: identity, direction, accessToken: accessToken)
-                if reply.status == 401 {
-                    // The access token expired during a long run: one new token, one retry.
-                    accessToken = try self.accessToken()
-                    reply = migrationInfo(for: identity, direction, accessToken: accessToken)
-                }
-                if record(reply, for: identity, direction) {
-                    report.transferred += 1
-                } else {
-                    report.failed += 1
-                }
-            }
+            pending += page.filter { Self.isPending($0, direction) }
+            report.skipped += page.count - page.filter { Self.isPending($0, direction) }.count
         }
+        report.seen = report.skipped
+        progress(report)
+        guard !pending.isEmpty else { return report }
+        var accessToken = try self.accessToken()
+        for (index, identity) in pending.enumerated() {
+            if index > 0 { pause(interval) }
+            report.seen += 1
+            var reply = migrationInfo(for: identity, direction, accessToken: accessToken)
+            if reply.status == 401 {
+                // The access token expired during a long run: one new token, one retry.
+                accessToken = try self.accessToken()
+                reply = migrationInfo(for: identity, direction, accessToken: accessToken)
+            }
+            if record(reply, for: identity, direction) {
+                report.transferred += 1
+            } else {
+                report.failed += 1
+            }
+            progress(report)
+        }
+        return report
     }
 
     /// Whether the identity still has this step of the transfer to do.
