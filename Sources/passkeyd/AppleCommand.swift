@@ -70,7 +70,8 @@ struct AppleCommand {
                 interval: 1 / rate,
                 progress: { report in
                     guard interactive else { return }
-                    let line = "\r\(name): \(report.seen) identities, \(report.transferred) transferred, \(report.skipped) skipped, \(report.failed) failed"
+                    let line =
+                        "\r\(name): \(report.seen) identities, \(report.transferred) transferred, \(report.skipped) skipped, \(report.failed) failed"
                     FileHandle.standardError.write(Data(line.utf8))
                 }
             )

@@ -14,7 +14,10 @@ struct ConfiguredStore {
 
     init(_ configuration: ServerConfiguration) throws {
         if let connectionString = configuration.postgresConnectionString {
-            let postgres = try PostgresStore(connectionString: connectionString, poolSize: configuration.postgresPoolSize ?? configuration.defaultPoolSize)
+            let postgres = try PostgresStore(
+                connectionString: connectionString,
+                poolSize: configuration.postgresPoolSize ?? configuration.defaultPoolSize
+            )
             (store, secrets, close) = (postgres, .database(postgres), postgres.close)
         } else {
             let sqlite = try SQLiteStore(path: configuration.databasePath)

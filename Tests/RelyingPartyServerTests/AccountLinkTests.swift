@@ -80,7 +80,10 @@ struct AccountLinkTests {
         fixture.server.processDueAppleWork()
         let refreshToken = try #require(fixture.standIn.issuedRefreshTokens.first)
         let path = "/me/apple/" + AppleTokenMinter.subject
-        #expect(try fixture.client.send("DELETE", "/me/apple/001.not-mine", headers: PasskeyClient.bearer(alice.token)).errorCode == "apple_identity_not_found")
+        #expect(
+            try fixture.client.send("DELETE", "/me/apple/001.not-mine", headers: PasskeyClient.bearer(alice.token)).errorCode
+                == "apple_identity_not_found"
+        )
         let unlinked = try fixture.client.send("DELETE", path, headers: PasskeyClient.bearer(alice.token))
         #expect(unlinked.status == 200, "\(unlinked.text)")
         #expect(try fixture.store.appleIdentities(userID: alice.userID) == [])
@@ -96,7 +99,10 @@ struct AccountLinkTests {
         let refused = try fixture.client.send("DELETE", "/me/apple/001.only", headers: PasskeyClient.bearer(onlyToken))
         #expect(refused.status == 409 && refused.errorCode == "last_sign_in_method")
         try fixture.signInFresh(subject: "001.second", headers: PasskeyClient.bearer(onlyToken))
-        #expect(try fixture.client.send("DELETE", "/me/apple/001.only", headers: PasskeyClient.bearer(onlyToken)).status == 200, "another Apple ID is a way in")
+        #expect(
+            try fixture.client.send("DELETE", "/me/apple/001.only", headers: PasskeyClient.bearer(onlyToken)).status == 200,
+            "another Apple ID is a way in"
+        )
         #expect(try fixture.client.send("GET", "/me", headers: PasskeyClient.bearer(onlyToken)).status == 401, "it was made by the unlinked one")
     }
 

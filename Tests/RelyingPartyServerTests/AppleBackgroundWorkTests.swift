@@ -142,7 +142,11 @@ struct AppleBackgroundWorkTests {
         fixture.server.processDueAppleWork()
         let issued = fixture.standIn.issuedRefreshTokens
         #expect(issued.count == 3)
-        #expect(try fixture.store.appleRefreshTokens(subject: AppleTokenMinter.subject).map(\.clientID) == [AppleTokenMinter.bundleID, AppleTokenMinter.servicesID])
+        #expect(
+            try fixture.store.appleRefreshTokens(subject: AppleTokenMinter.subject).map(\.clientID) == [
+                AppleTokenMinter.bundleID, AppleTokenMinter.servicesID,
+            ]
+        )
         fixture.server.processDueAppleWork()
         #expect(fixture.standIn.calls(to: "/auth/revoke").map { $0.form["token"] } == [issued[0]], "the replaced app token is revoked")
 

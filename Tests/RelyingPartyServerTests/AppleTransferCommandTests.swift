@@ -14,7 +14,10 @@ import Testing
         let data = folder.path + "/data"
         let keyPath = folder.path + "/AuthKey.p8"
         try Data(try AppleTestKeys.shared.p8.pem().utf8).write(to: URL(fileURLWithPath: keyPath))
-        let apple = AppleFixture.configurationJSON(standIn.baseURL).replacingOccurrences(of: #""privateKey": "unused.p8""#, with: #""privateKey": "\#(keyPath)""#)
+        let apple = AppleFixture.configurationJSON(standIn.baseURL).replacingOccurrences(
+            of: #""privateKey": "unused.p8""#,
+            with: #""privateKey": "\#(keyPath)""#
+        )
         let configuration = String(apple.dropLast()) + #", "dataDirectory": "\#(data)"}"#
         let configurationPath = folder.path + "/passkeyd.json"
         try Data(configuration.utf8).write(to: URL(fileURLWithPath: configurationPath))
@@ -32,9 +35,15 @@ import Testing
         standIn.failingSubjects = ["001.two"]
         let partial = try ChildProcess.run(executable, ["apple", "transfer-out", "--config", configurationPath, "--recipient-team", "RECIP12345"])
         #expect(partial.status == 1, "\(partial.errorOutput)")
-        #expect(String(decoding: partial.output, as: UTF8.self) == "transfer-out: 2 Apple identities: 1 transferred, 0 done before or not concerned, 1 failed (run it again to retry them)\n")
+        #expect(
+            String(decoding: partial.output, as: UTF8.self)
+                == "transfer-out: 2 Apple identities: 1 transferred, 0 done before or not concerned, 1 failed (run it again to retry them)\n"
+        )
         standIn.failingSubjects = []
-        let rest = try ChildProcess.run(executable, ["apple", "transfer-out", "--config=\(configurationPath)", "--recipient-team=RECIP12345", "--rate", "50"])
+        let rest = try ChildProcess.run(
+            executable,
+            ["apple", "transfer-out", "--config=\(configurationPath)", "--recipient-team=RECIP12345", "--rate", "50"]
+        )
         #expect(rest.status == 0, "\(rest.errorOutput)")
         #expect(String(decoding: rest.output, as: UTF8.self).hasPrefix("transfer-out: 2 Apple identities: 1 transferred, 1 done before"))
         let incoming = try ChildProcess.run(executable, ["apple", "transfer-in", "--config", configurationPath])

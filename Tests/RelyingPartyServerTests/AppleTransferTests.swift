@@ -46,13 +46,20 @@ struct AppleTransferTests {
         #expect(tokenCalls.count == 1)
         let tokenCall = try #require(tokenCalls.first)
         #expect(tokenCall.form["scope"] == "user.migration" && tokenCall.form["client_id"] == AppleTokenMinter.bundleID)
-        try AppleBackgroundWorkTests.expectValidClientSecret(tokenCall.form["client_secret"], clientID: AppleTokenMinter.bundleID, now: fixture.clock.now)
+        try AppleBackgroundWorkTests.expectValidClientSecret(
+            tokenCall.form["client_secret"],
+            clientID: AppleTokenMinter.bundleID,
+            now: fixture.clock.now
+        )
         let migration = fixture.standIn.calls(to: "/auth/usermigrationinfo")
         #expect(migration.count == 3)
         #expect(migration.allSatisfy { $0.form["target"] == Self.recipientTeam && $0.authorization?.hasPrefix("Bearer m.") == true })
         #expect(Set(migration.compactMap { $0.form["sub"] }) == Set(subjects))
         #expect(!fixture.log.contains { $0.contains("001.bravo") }, "a failure names no sub")
-        #expect(try fixture.store.appleIdentity(subject: "001.alpha")?.transferSubject == AppleStandIn.transferSubject(for: "001.alpha", team: Self.recipientTeam))
+        #expect(
+            try fixture.store.appleIdentity(subject: "001.alpha")?.transferSubject
+                == AppleStandIn.transferSubject(for: "001.alpha", team: Self.recipientTeam)
+        )
         #expect(try fixture.store.appleIdentity(subject: "001.bravo")?.transferSubject == nil)
 
         fixture.standIn.failingSubjects = []
@@ -69,7 +76,10 @@ struct AppleTransferTests {
             let identity = try #require(try fixture.store.appleIdentity(subject: newSubject))
             #expect(identity.userID == owners[index] && identity.transferredAt == fixture.clock.now)
             #expect(identity.email == AppleStandIn.recipientEmail(for: subject) && identity.isPrivateEmail)
-            #expect(try fixture.store.sessions(userID: owners[index], now: fixture.clock.now).map(\.appleSubject) == sessions[index].map { _ in newSubject })
+            #expect(
+                try fixture.store.sessions(userID: owners[index], now: fixture.clock.now).map(\.appleSubject)
+                    == sessions[index].map { _ in newSubject }
+            )
         }
         #expect(try fixture.store.appleRefreshTokens(subject: AppleStandIn.recipientSubject(for: "001.alpha")) == [], "the sending team's tokens")
         let transferred = try fixture.store.allEvents().filter { $0.type == "apple.transferred" }
@@ -105,7 +115,9 @@ struct AppleTransferTests {
         let fixture = try AppleFixture()
         _ = try Self.accounts(fixture)
         fixture.standIn.available = false
-        #expect(throws: AppleTransfer.Failure.self) { try fixture.transfer().run(.out(recipientTeam: Self.recipientTeam), interval: 0, pause: { _ in }) }
+        #expect(throws: AppleTransfer.Failure.self) {
+            try fixture.transfer().run(.out(recipientTeam: Self.recipientTeam), interval: 0, pause: { _ in })
+        }
         fixture.standIn.available = true
         #expect(try fixture.transfer().run(.in, interval: 0, pause: { _ in }).skipped == 3, "nothing to exchange: no token asked for")
     }

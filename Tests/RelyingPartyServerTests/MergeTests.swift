@@ -79,7 +79,11 @@ struct MergeTests {
             #expect(try fixture.client.send("GET", "/me", headers: PasskeyClient.bearer(accounts.current.token)).status == 401)
             let me = try fixture.client.send("GET", "/me", headers: PasskeyClient.bearer(token))
             #expect(try PasskeyClient.bytes((me.object["user"] as? [String: Any])?["id"] as? String ?? "") == survivor)
-            let session = try #require(try fixture.store.sessions(userID: survivor, now: fixture.clock.now).first { $0.tokenHash == DigestAlgorithm.sha256.hash(Array(token.utf8)) })
+            let session = try #require(
+                try fixture.store.sessions(userID: survivor, now: fixture.clock.now).first {
+                    $0.tokenHash == DigestAlgorithm.sha256.hash(Array(token.utf8))
+                }
+            )
             #expect(session.method == .passkey && session.credentialID == accounts.current.credential.id, "it continues the signed-in session")
         }
         // Both passkeys and Sign in with Apple now open the survivor.

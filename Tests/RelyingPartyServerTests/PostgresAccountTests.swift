@@ -53,7 +53,15 @@ struct PostgresAccountTests {
         #expect(try transfer.run(.out(recipientTeam: AppleTransferTests.recipientTeam), interval: 0, pause: { _ in }).transferred == 1)
         #expect(try transfer.run(.in, interval: 0, pause: { _ in }).transferred == 1)
         #expect(try fixture.store.appleIdentity(subject: AppleStandIn.recipientSubject(for: AppleTokenMinter.subject))?.userID == userID)
-        #expect(try fixture.notify(AppleFixture.event("account-delete", subject: AppleStandIn.recipientSubject(for: AppleTokenMinter.subject), at: start.addingTimeInterval(120))).status == 200)
+        #expect(
+            try fixture.notify(
+                AppleFixture.event(
+                    "account-delete",
+                    subject: AppleStandIn.recipientSubject(for: AppleTokenMinter.subject),
+                    at: start.addingTimeInterval(120)
+                )
+            ).status == 200
+        )
         #expect(try fixture.store.user(id: userID) == nil, "its only way in went: the account goes")
     }
 }

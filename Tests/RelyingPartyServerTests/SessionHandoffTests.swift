@@ -38,7 +38,9 @@ struct SessionHandoffTests {
         let me = try fixture.client.send("GET", "/me", headers: [("Cookie", "passkeyd_session=\(webToken)")])
         #expect(try PasskeyClient.bytes((me.object["user"] as? [String: Any])?["id"] as? String ?? "") == alice.userID)
         let session = try #require(
-            try fixture.store.sessions(userID: alice.userID, now: fixture.clock.now).first { $0.tokenHash == DigestAlgorithm.sha256.hash(Array(webToken.utf8)) }
+            try fixture.store.sessions(userID: alice.userID, now: fixture.clock.now).first {
+                $0.tokenHash == DigestAlgorithm.sha256.hash(Array(webToken.utf8))
+            }
         )
         #expect(session.method == .passkey && session.credentialID == alice.credential.id, "it continues the app's session")
         let reused = try fixture.client.send("GET", "\(path)?code=\(code)")

@@ -35,7 +35,10 @@ struct SQLiteSessionMigrationTests {
         }
         let store = try SQLiteStore(path: path)
         defer { store.close() }
-        #expect(try store.withConnection { connection throws(SQLiteError) in try SQLiteMigrations.currentVersion(connection) } == SQLiteMigrations.latestVersion)
+        #expect(
+            try store.withConnection { connection throws(SQLiteError) in try SQLiteMigrations.currentVersion(connection) }
+                == SQLiteMigrations.latestVersion
+        )
         let migrated = try [UInt8(1), 2].map { number in
             try #require(try store.session(tokenHash: StoreSamples.session(number, owner: number).tokenHash, now: StoreSamples.now))
         }

@@ -233,7 +233,9 @@ final class AppleIntegration: Sendable {
                 // One token per (identity, client ID): the one it replaces is revoked, not forgotten.
                 let replaced = try transaction.appleRefreshTokens(subject: exchange.subject).first { $0.clientID == exchange.clientID }
                 guard try !transaction.setAppleRefreshToken(subject: exchange.subject, clientID: exchange.clientID, encryptedToken: sealed) else {
-                    if let replaced { _ = try transaction.enqueueRevocation(token: replaced.encryptedToken, clientID: replaced.clientID, notBefore: now) }
+                    if let replaced {
+                        _ = try transaction.enqueueRevocation(token: replaced.encryptedToken, clientID: replaced.clientID, notBefore: now)
+                    }
                     return
                 }
                 // The identity went away (account deleted) while the code was exchanged: revoke what Apple just issued.

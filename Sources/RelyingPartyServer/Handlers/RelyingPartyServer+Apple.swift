@@ -247,7 +247,12 @@ extension RelyingPartyServer {
         }
     }
 
-    func appleReplayGuard(rawNonce: String, identityToken: String, token: AppleIdentityToken, apple: AppleIntegration) throws(ServerError)
+    func appleReplayGuard(
+        rawNonce: String,
+        identityToken: String,
+        token: AppleIdentityToken,
+        apple: AppleIntegration
+    ) throws(ServerError)
         -> AppleReplayGuard
     {
         let key = ChallengeService.appleNonceKey(rawNonce)

@@ -12,7 +12,8 @@ extension RelyingPartyServer {
         let subject = context.identifier
         let now = time.now
         enum Unlink {
-            case unlinked(endedCurrentSession: Bool), notFound, lastSignInMethod
+            case unlinked(endedCurrentSession: Bool)
+            case notFound, lastSignInMethod
         }
         let outcome = try storage {
             try store.transaction { transaction throws(StorageError) -> Unlink in

@@ -56,7 +56,11 @@ extension RelyingPartyServer {
 
     /// The signed-in user of a request the route table resolved, or `401 not_signed_in`. Cookie-authenticated writes
     /// also pass the Origin check.
-    func signedInUser(_ request: HTTPRequest, _ context: RouteContext, writing: Bool) throws(ServerError) -> (
+    func signedInUser(
+        _ request: HTTPRequest,
+        _ context: RouteContext,
+        writing: Bool
+    ) throws(ServerError) -> (
         user: UserRecord, signedIn: SessionService.SignedIn
     ) {
         guard let signedIn = context.session else { throw ServerError(.notSignedIn) }

@@ -9,7 +9,12 @@ extension ChallengeService {
     /// A new single-use secret code of `kind` (32 random bytes, base64url) for `userID`, valid for `lifetime`: stored as
     /// a challenge under `codeKey`, never in the clear, so that taking it works once across nodes and it is deleted
     /// with the account. `context` is what the code stands for.
-    func issueCode(_ kind: CeremonyKind, userID: [UInt8], context: [UInt8], lifetime: TimeInterval) throws(ServerError) -> (
+    func issueCode(
+        _ kind: CeremonyKind,
+        userID: [UInt8],
+        context: [UInt8],
+        lifetime: TimeInterval
+    ) throws(ServerError) -> (
         code: String, expiresAt: Date
     ) {
         let now = time.now

@@ -115,7 +115,9 @@ struct SessionService: Sendable {
     /// The session token a request carries: a bearer, else the session cookie. An empty one counts as a credential
     /// that does not resolve, never as none. Another `Authorization` scheme (a proxy's Basic) is not a credential here.
     private static func token(in request: HTTPRequest) -> (String, Credential)? {
-        if let authorization = request.headers["authorization"], authorization.lowercased() == "bearer" || authorization.lowercased().hasPrefix("bearer ") {
+        if let authorization = request.headers["authorization"],
+            authorization.lowercased() == "bearer" || authorization.lowercased().hasPrefix("bearer ")
+        {
             return (authorization.dropFirst(6).trimmingCharacters(in: .whitespaces), .bearer)
         }
         for header in request.headers.values("cookie") {
