@@ -14,23 +14,26 @@ extension ChallengeService {
         userID: [UInt8],
         context: [UInt8],
         lifetime: TimeInterval
-    ) throws(ServerError) -> (
-        code: String, expiresAt: Date
-    ) {
+    ) throws(ServerError) -> (code: String, expiresAt: Date) {
+        try issueSecret(kind, userID: userID, context: context, lifetime: lifetime) { Self.codeKey($0, kind: kind) }
+    }
+
+    /// A new random secret (32 bytes, base64url) stored as a challenge of `kind` under `key(secret)` until `lifetime`
+    /// has passed: the codes above and the Apple raw nonces.
+    func issueSecret(
+        _ kind: CeremonyKind,
+        userID: [UInt8]?,
+        context: [UInt8],
+        lifetime: TimeInterval,
+        key: (String) -> [UInt8]
+    ) throws(ServerError) -> (code: String, expiresAt: Date) {
         let now = time.now
         purge.purgeIfDue(now: now)
         let code = Base64URL.encode(random.bytes(count: 32))
         let expiresAt = now.addingTimeInterval(lifetime)
         do {
             try store.insertChallenge(
-                ChallengeRecord(
-                    challenge: Self.codeKey(code, kind: kind),
-                    ceremony: kind,
-                    userID: userID,
-                    userVerification: "",
-                    context: context,
-                    expiresAt: expiresAt
-                )
+                ChallengeRecord(challenge: key(code), ceremony: kind, userID: userID, userVerification: "", context: context, expiresAt: expiresAt)
             )
         } catch {
             throw .storage(error)
