@@ -148,6 +148,41 @@ enum SQLiteMigrations {
                 CREATE INDEX events_by_user ON events(user_id, id);
                 """
         ),
+        // Webhooks: the endpoints that get deliveries (an endpoint's event types, or '*' for every type), and one
+        // delivery per event and endpoint, created in the event's transaction and deleted with the event. A chain
+        // (endpoint, user) has one due delivery at a time: the others wait with next_attempt_at NULL.
+        Step(
+            version: 5,
+            sql: """
+                CREATE TABLE webhook_subscriptions (
+                    endpoint_id TEXT NOT NULL,
+                    event_type TEXT NOT NULL,
+                    PRIMARY KEY (endpoint_id, event_type)
+                );
+                CREATE TABLE webhook_deliveries (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    event_id INTEGER NOT NULL REFERENCES events(id) ON DELETE CASCADE,
+                    endpoint_id TEXT NOT NULL,
+                    user_id BLOB,
+                    status TEXT NOT NULL,
+                    attempts INTEGER NOT NULL,
+                    queued_at REAL NOT NULL,
+                    next_attempt_at REAL,
+                    last_attempt_at REAL,
+                    last_status INTEGER,
+                    last_error TEXT,
+                    lease_owner TEXT,
+                    lease_until REAL NOT NULL,
+                    updated_at REAL NOT NULL,
+                    UNIQUE (event_id, endpoint_id)
+                );
+                CREATE INDEX webhook_deliveries_due ON webhook_deliveries(endpoint_id, next_attempt_at)
+                    WHERE status = 'pending' AND next_attempt_at IS NOT NULL;
+                CREATE INDEX webhook_deliveries_chain ON webhook_deliveries(endpoint_id, user_id, event_id) WHERE status = 'pending';
+                CREATE INDEX webhook_deliveries_waiting ON webhook_deliveries(queued_at) WHERE status = 'pending' AND next_attempt_at IS NULL;
+                CREATE INDEX webhook_deliveries_by_status ON webhook_deliveries(status, id);
+                """
+        ),
     ]
 
     /// The schema version this build writes.
