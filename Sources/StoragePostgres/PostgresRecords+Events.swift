@@ -79,6 +79,7 @@ extension PostgresRecords {
                 ) THEN a.occurred_at END,
                 0, a.occurred_at
             FROM appended a JOIN webhook_subscriptions s ON s.event_type = a.type OR s.event_type = '*'
+            ORDER BY a.id, s.endpoint_id COLLATE "C"
         )
         """
 
