@@ -52,7 +52,7 @@ struct ServeCommand {
                 return fail("TLS: \(error)")
             }
         }
-        // The one outbound HTTP(S) client of the process (Apple today; webhooks, metadata later), on its own thread.
+        // The one outbound HTTP(S) client of the process (Apple, webhooks), on its own thread.
         let outbound: HTTPClient
         do {
             outbound = try HTTPClient()
@@ -78,7 +78,15 @@ struct ServeCommand {
             let appleSetup = try configuration.apple.map { apple in
                 try Self.appleSetup(apple, secrets: secrets, client: outbound, log: log)
             }
-            server = try RelyingPartyServer(configuration: configuration, store: store, enumerationSecret: secret, appleSetup: appleSetup, log: log)
+            server = try RelyingPartyServer(
+                configuration: configuration,
+                store: store,
+                enumerationSecret: secret,
+                appleSetup: appleSetup,
+                webhookClient: outbound,
+                log: log
+            )
+            try server.startWebhooks()
         } catch let error as ConfigurationError {
             return fail("invalid configuration: \(error)")
         } catch {
@@ -110,6 +118,7 @@ struct ServeCommand {
         log("stopping")
         http.stop()
         server.stopAppleWorker()
+        server.stopWebhooks()
         outbound.shutDown()
         closeStore()
         return 0

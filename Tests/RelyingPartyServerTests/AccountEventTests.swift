@@ -260,7 +260,7 @@ struct AppleAccountEventTests {
         #expect(try events.next() == [])
     }
 
-    @Test func consentRevokedWritesSessionRevokedPerSessionAndAppleUnlinked() throws {
+    @Test func consentRevokedWritesAppleConsentRevokedSessionRevokedPerSessionAndAppleUnlinked() throws {
         let fixture = try AppleFixture()
         let events = EventCursor(fixture.store)
         let first = try fixture.signInFresh()
@@ -280,7 +280,7 @@ struct AppleAccountEventTests {
             )
         }
         #expect(
-            try events.next() == revoked + [
+            try events.next() == [EventRow("apple.consent_revoked", userID, ["appleUserId": AppleTokenMinter.subject])] + revoked + [
                 EventRow("apple.unlinked", userID, ["appleUserId": AppleTokenMinter.subject, "reason": "consent_revoked"])
             ]
         )

@@ -29,6 +29,8 @@ enum AccountEvent: Equatable {
     case sessionRevoked(SessionRecord, reason: RevocationReason)
     /// An Apple identity was linked to the account (also on the first Sign in with Apple of a new account).
     case appleLinked(userID: [UInt8], appleUserID: String)
+    /// Apple's `consent-revoked` notification: the person stopped using Sign in with Apple with the app.
+    case appleConsentRevoked(userID: [UInt8], appleUserID: String)
     /// An Apple identity was removed from the account.
     case appleUnlinked(userID: [UInt8], appleUserID: String, reason: UnlinkReason)
     /// Apple stopped forwarding mail to the identity's private relay address.
@@ -58,31 +60,53 @@ enum AccountEvent: Equatable {
         case consentRevoked = "consent_revoked"
     }
 
-    /// The event type, such as "passkey.registered".
-    var type: String {
+    /// The event types, each with its wire form: the one list of them (webhook `events` filters are checked against it).
+    enum Kind: String, CaseIterable {
+        case userCreated = "user.created"
+        case userDeleted = "user.deleted"
+        case passkeyRegistered = "passkey.registered"
+        case passkeyRenamed = "passkey.renamed"
+        case passkeyDeleted = "passkey.deleted"
+        case passkeyCloneWarning = "passkey.clone_warning"
+        case passkeyBackupEligibilityChanged = "passkey.backup_eligibility_changed"
+        case sessionCreated = "session.created"
+        case sessionRevoked = "session.revoked"
+        case appleLinked = "apple.linked"
+        case appleConsentRevoked = "apple.consent_revoked"
+        case appleUnlinked = "apple.unlinked"
+        case appleEmailDisabled = "apple.email_disabled"
+        case appleEmailEnabled = "apple.email_enabled"
+    }
+
+    var kind: Kind {
         switch self {
-        case .userCreated: "user.created"
-        case .userDeleted: "user.deleted"
-        case .passkeyRegistered: "passkey.registered"
-        case .passkeyRenamed: "passkey.renamed"
-        case .passkeyDeleted: "passkey.deleted"
-        case .passkeyCloneWarning: "passkey.clone_warning"
-        case .passkeyBackupEligibilityChanged: "passkey.backup_eligibility_changed"
-        case .sessionCreated: "session.created"
-        case .sessionRevoked: "session.revoked"
-        case .appleLinked: "apple.linked"
-        case .appleUnlinked: "apple.unlinked"
-        case .appleEmailDisabled: "apple.email_disabled"
-        case .appleEmailEnabled: "apple.email_enabled"
+        case .userCreated: .userCreated
+        case .userDeleted: .userDeleted
+        case .passkeyRegistered: .passkeyRegistered
+        case .passkeyRenamed: .passkeyRenamed
+        case .passkeyDeleted: .passkeyDeleted
+        case .passkeyCloneWarning: .passkeyCloneWarning
+        case .passkeyBackupEligibilityChanged: .passkeyBackupEligibilityChanged
+        case .sessionCreated: .sessionCreated
+        case .sessionRevoked: .sessionRevoked
+        case .appleLinked: .appleLinked
+        case .appleConsentRevoked: .appleConsentRevoked
+        case .appleUnlinked: .appleUnlinked
+        case .appleEmailDisabled: .appleEmailDisabled
+        case .appleEmailEnabled: .appleEmailEnabled
         }
     }
+
+    /// The event type, such as "passkey.registered".
+    var type: String { kind.rawValue }
 
     /// The account the event concerns.
     var userID: [UInt8] {
         switch self {
         case .userCreated(let userID, _), .userDeleted(let userID, _), .passkeyRegistered(let userID, _), .passkeyRenamed(let userID, _),
             .passkeyDeleted(let userID, _), .passkeyCloneWarning(let userID, _), .passkeyBackupEligibilityChanged(let userID, _, _),
-            .appleLinked(let userID, _), .appleUnlinked(let userID, _, _), .appleEmailDisabled(let userID, _), .appleEmailEnabled(let userID, _):
+            .appleLinked(let userID, _), .appleConsentRevoked(let userID, _), .appleUnlinked(let userID, _, _), .appleEmailDisabled(let userID, _),
+            .appleEmailEnabled(let userID, _):
             userID
         case .sessionCreated(let session), .sessionRevoked(let session, _):
             session.userID
@@ -118,7 +142,7 @@ enum AccountEvent: Equatable {
         case .sessionRevoked(let session, let reason):
             payload.describe(session)
             payload.reason = reason.rawValue
-        case .appleLinked(_, let subject), .appleEmailDisabled(_, let subject), .appleEmailEnabled(_, let subject):
+        case .appleLinked(_, let subject), .appleConsentRevoked(_, let subject), .appleEmailDisabled(_, let subject), .appleEmailEnabled(_, let subject):
             payload.appleUserId = subject
         case .appleUnlinked(_, let subject, let reason):
             payload.appleUserId = subject

@@ -169,6 +169,7 @@ extension RelyingPartyServer {
             found = try storage {
                 try store.transaction { transaction throws(StorageError) in
                     guard let identity = try transaction.appleIdentity(subject: subject) else { return false }
+                    try transaction.appendEvent(AccountEvent.appleConsentRevoked(userID: identity.userID, appleUserID: subject).event(at: now))
                     for session in try transaction.deleteSessions(userID: identity.userID, except: nil) {
                         try transaction.appendEvent(AccountEvent.sessionRevoked(session, reason: .appleConsentRevoked).event(at: now))
                     }
