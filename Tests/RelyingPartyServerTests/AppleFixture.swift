@@ -13,7 +13,7 @@ final class AppleFixture {
     static let keyID = "KEY1234567"
 
     let standIn: AppleStandIn
-    let clock = ManualClock()
+    let clock: ManualClock
     let store: any PasskeyStore
     let server: RelyingPartyServer
     let client: PasskeyClient
@@ -21,11 +21,21 @@ final class AppleFixture {
     let outbound: HTTPClient
     private let logLines = LogLines()
 
-    init(store: any PasskeyStore = InMemoryStore(), standIn: AppleStandIn? = nil, jwksURL: String? = nil) throws {
+    /// `webhooks`: the configuration's `webhooks` list (JSON), delivered through the fixture's outbound client.
+    init(
+        store: any PasskeyStore = InMemoryStore(),
+        standIn: AppleStandIn? = nil,
+        jwksURL: String? = nil,
+        clock: ManualClock = ManualClock(),
+        webhooks: String? = nil
+    ) throws {
+        self.clock = clock
         let standIn = try standIn ?? AppleStandIn()
         self.standIn = standIn
         self.store = store
-        let configuration = try TestServerFactory.configuration(Self.configurationJSON(standIn.baseURL, jwksURL: jwksURL))
+        var json = Self.configurationJSON(standIn.baseURL, jwksURL: jwksURL)
+        if let webhooks { json = String(json.dropLast()) + #", "webhooks": \#(webhooks)}"# }
+        let configuration = try TestServerFactory.configuration(json)
         outbound = try HTTPClient()
         let setup = AppleSetup(
             service: HTTPClientAppleService(configuration: configuration.apple!, client: outbound, timeoutSeconds: 3),
@@ -40,6 +50,7 @@ final class AppleFixture {
             random: SystemRandom(),
             enumerationSecret: Array(repeating: 0x5A, count: 32),
             appleSetup: setup,
+            webhookClient: outbound,
             log: { line in lines.append(line) }
         )
         client = PasskeyClient(DirectTransport(handler: server))
