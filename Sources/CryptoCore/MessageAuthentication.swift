@@ -9,7 +9,15 @@ public enum MessageAuthentication {
         let result = key.withUnsafeBufferPointer { keyBytes in
             message.withUnsafeBufferPointer { messageBytes in
                 output.withUnsafeMutableBufferPointer { out in
-                    HMAC(digest.messageDigest, keyBytes.baseAddress, Int32(keyBytes.count), messageBytes.baseAddress, messageBytes.count, out.baseAddress, &length)
+                    HMAC(
+                        digest.messageDigest,
+                        keyBytes.baseAddress,
+                        Int32(keyBytes.count),
+                        messageBytes.baseAddress,
+                        messageBytes.count,
+                        out.baseAddress,
+                        &length
+                    )
                 }
             }
         }

@@ -1,7 +1,13 @@
 import Foundation
 
 extension InMemoryStore {
-    public func claimWebhookDeliveries(endpointID: String, owner: String, now: Date, leaseUntil: Date, limit: Int) throws(StorageError)
+    public func claimWebhookDeliveries(
+        endpointID: String,
+        owner: String,
+        now: Date,
+        leaseUntil: Date,
+        limit: Int
+    ) throws(StorageError)
         -> [ClaimedWebhookDelivery]
     {
         state.withLock { state in
@@ -25,7 +31,11 @@ extension InMemoryStore {
         }
     }
 
-    public func recordWebhookOutcomes(_ outcomes: [(deliveryID: Int64, outcome: WebhookDeliveryOutcome)], owner: String, now: Date) throws(StorageError) {
+    public func recordWebhookOutcomes(
+        _ outcomes: [(deliveryID: Int64, outcome: WebhookDeliveryOutcome)],
+        owner: String,
+        now: Date
+    ) throws(StorageError) {
         state.withLock { state in
             for (id, outcome) in outcomes {
                 guard var delivery = state.webhookDeliveries[id], delivery.status == .pending, delivery.leaseOwner == owner else { continue }

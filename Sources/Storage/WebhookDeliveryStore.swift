@@ -22,7 +22,13 @@ public protocol WebhookDeliveryStore: Sendable {
     /// (`leaseUntil <= now`) and first in their chain; sets their lease to `owner` until `leaseUntil`. Ordered by
     /// `nextAttemptAt`, then `eventID`. Across connections, processes and nodes sharing the database, a delivery is
     /// returned to one claimer at a time.
-    func claimWebhookDeliveries(endpointID: String, owner: String, now: Date, leaseUntil: Date, limit: Int) throws(StorageError)
+    func claimWebhookDeliveries(
+        endpointID: String,
+        owner: String,
+        now: Date,
+        leaseUntil: Date,
+        limit: Int
+    ) throws(StorageError)
         -> [ClaimedWebhookDelivery]
 
     /// Records each outcome for the delivery with that ID, when `owner` holds its lease (otherwise, for that delivery,

@@ -22,7 +22,10 @@ extension PostgresRecords {
         try run { connection throws(PostgresError) in
             try connection.run("DELETE FROM webhook_subscriptions WHERE endpoint_id = $1", [.text(subscription.endpointID)])
             for type in subscription.storedTypes {
-                try connection.run("INSERT INTO webhook_subscriptions (endpoint_id, event_type) VALUES ($1, $2)", [.text(subscription.endpointID), .text(type)])
+                try connection.run(
+                    "INSERT INTO webhook_subscriptions (endpoint_id, event_type) VALUES ($1, $2)",
+                    [.text(subscription.endpointID), .text(type)]
+                )
             }
         }
     }
@@ -43,8 +46,12 @@ extension PostgresRecords {
 
     func webhookDelivery(id: Int64) throws(StorageError) -> WebhookDeliveryRecord? {
         try run { connection throws(PostgresError) in
-            try connection.run("SELECT \(Self.webhookDeliveryColumns) FROM webhook_deliveries WHERE id = $1", [.bigint(id)], row: Self.webhookDeliveryRecord)
-                .first
+            try connection.run(
+                "SELECT \(Self.webhookDeliveryColumns) FROM webhook_deliveries WHERE id = $1",
+                [.bigint(id)],
+                row: Self.webhookDeliveryRecord
+            )
+            .first
         }
     }
 

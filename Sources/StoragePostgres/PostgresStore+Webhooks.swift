@@ -5,7 +5,13 @@ import Storage
 /// rows they take with `FOR UPDATE SKIP LOCKED`, so nodes claiming at once take different deliveries, and a row that
 /// another node claimed meanwhile is skipped when it is rechecked (its lease is then in the future).
 extension PostgresStore {
-    public func claimWebhookDeliveries(endpointID: String, owner: String, now: Date, leaseUntil: Date, limit: Int) throws(StorageError)
+    public func claimWebhookDeliveries(
+        endpointID: String,
+        owner: String,
+        now: Date,
+        leaseUntil: Date,
+        limit: Int
+    ) throws(StorageError)
         -> [ClaimedWebhookDelivery]
     {
         try withConnectionDeferringDurability { connection throws(PostgresError) in
@@ -37,11 +43,17 @@ extension PostgresStore {
                 )
                 if let event = event.first { claimed.append(ClaimedWebhookDelivery(delivery: delivery, event: event)) }
             }
-            return claimed.sorted { ($0.delivery.nextAttemptAt ?? now, $0.delivery.eventID) < ($1.delivery.nextAttemptAt ?? now, $1.delivery.eventID) }
+            return claimed.sorted {
+                ($0.delivery.nextAttemptAt ?? now, $0.delivery.eventID) < ($1.delivery.nextAttemptAt ?? now, $1.delivery.eventID)
+            }
         }
     }
 
-    public func recordWebhookOutcomes(_ outcomes: [(deliveryID: Int64, outcome: WebhookDeliveryOutcome)], owner: String, now: Date) throws(StorageError) {
+    public func recordWebhookOutcomes(
+        _ outcomes: [(deliveryID: Int64, outcome: WebhookDeliveryOutcome)],
+        owner: String,
+        now: Date
+    ) throws(StorageError) {
         guard !outcomes.isEmpty else { return }
         try pool.withConnection(durableCommits: false) { connection throws(PostgresError) -> Result<Void, StorageError> in
             try connection.transaction { () throws(PostgresError) -> Result<Void, StorageError> in
@@ -92,7 +104,11 @@ extension PostgresStore {
         try withConnection { connection throws(PostgresError) in
             try connection.run("SELECT endpoint_id, status, count(*) FROM webhook_deliveries GROUP BY endpoint_id, status", []) {
                 row throws(PostgresError) in
-                WebhookDeliveryCount(endpointID: row.text(0), status: WebhookDeliveryStatus(rawValue: row.text(1)) ?? .dead, count: Int(try row.integer(2)))
+                WebhookDeliveryCount(
+                    endpointID: row.text(0),
+                    status: WebhookDeliveryStatus(rawValue: row.text(1)) ?? .dead,
+                    count: Int(try row.integer(2))
+                )
             }
         }
     }

@@ -4,7 +4,13 @@ import Storage
 /// The delivery worker's calls commit without waiting for the disk (see `WebhookDeliveryStore`): a crash of the
 /// machine can only make a delivery be made again.
 extension SQLiteStore {
-    public func claimWebhookDeliveries(endpointID: String, owner: String, now: Date, leaseUntil: Date, limit: Int) throws(StorageError)
+    public func claimWebhookDeliveries(
+        endpointID: String,
+        owner: String,
+        now: Date,
+        leaseUntil: Date,
+        limit: Int
+    ) throws(StorageError)
         -> [ClaimedWebhookDelivery]
     {
         try withConnectionDeferringDurability { connection throws(SQLiteError) in
@@ -34,12 +40,18 @@ extension SQLiteStore {
                         .run([.integer(delivery.eventID)], row: SQLiteRecords.eventRecord)
                     if let event = event.first { claimed.append(ClaimedWebhookDelivery(delivery: delivery, event: event)) }
                 }
-                return claimed.sorted { ($0.delivery.nextAttemptAt ?? now, $0.delivery.eventID) < ($1.delivery.nextAttemptAt ?? now, $1.delivery.eventID) }
+                return claimed.sorted {
+                    ($0.delivery.nextAttemptAt ?? now, $0.delivery.eventID) < ($1.delivery.nextAttemptAt ?? now, $1.delivery.eventID)
+                }
             }
         }
     }
 
-    public func recordWebhookOutcomes(_ outcomes: [(deliveryID: Int64, outcome: WebhookDeliveryOutcome)], owner: String, now: Date) throws(StorageError) {
+    public func recordWebhookOutcomes(
+        _ outcomes: [(deliveryID: Int64, outcome: WebhookDeliveryOutcome)],
+        owner: String,
+        now: Date
+    ) throws(StorageError) {
         guard !outcomes.isEmpty else { return }
         try withRecords(deferringDurability: true) { records throws(StorageError) in
             try records.immediateTransaction { () throws(StorageError) in
@@ -71,7 +83,10 @@ extension SQLiteStore {
                 SELECT \(SQLiteRecords.webhookDeliveryColumns) FROM webhook_deliveries WHERE id > ?1 AND (?2 IS NULL OR status = ?2)
                 ORDER BY id LIMIT ?3
                 """
-            ).run([.integer(id), status.map { .text($0.rawValue) } ?? .null, .integer(Int64(max(0, limit)))], row: SQLiteRecords.webhookDeliveryRecord)
+            ).run(
+                [.integer(id), status.map { .text($0.rawValue) } ?? .null, .integer(Int64(max(0, limit)))],
+                row: SQLiteRecords.webhookDeliveryRecord
+            )
         }
     }
 
@@ -79,7 +94,11 @@ extension SQLiteStore {
         try withConnection { connection throws(SQLiteError) in
             try connection.statement("SELECT endpoint_id, status, count(*) FROM webhook_deliveries GROUP BY endpoint_id, status").run([]) {
                 row throws(SQLiteError) in
-                WebhookDeliveryCount(endpointID: row.text(0), status: WebhookDeliveryStatus(rawValue: row.text(1)) ?? .dead, count: Int(row.integer(2)))
+                WebhookDeliveryCount(
+                    endpointID: row.text(0),
+                    status: WebhookDeliveryStatus(rawValue: row.text(1)) ?? .dead,
+                    count: Int(row.integer(2))
+                )
             }
         }
     }

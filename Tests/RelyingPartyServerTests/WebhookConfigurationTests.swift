@@ -45,7 +45,10 @@ struct WebhookConfigurationTests {
         (#"[{"url": "https://example.com/", "secret": "S", "timeoutSeconds": 0}]"#, "webhooks[0].timeoutSeconds"),
         (#"[{"url": "https://example.com/", "secret": "S", "retryHorizonSeconds": 10}]"#, "webhooks[0].retryHorizonSeconds"),
         (#"[{"url": "https://example.com/", "secret": "S", "colour": "blue"}]"#, "webhooks[0].colour"),
-        (#"[{"url": "https://a.example.com/", "secret": "S", "id": "x"}, {"url": "https://b.example.com/", "secret": "S", "id": "x"}]"#, "webhooks[1]"),
+        (
+            #"[{"url": "https://a.example.com/", "secret": "S", "id": "x"}, {"url": "https://b.example.com/", "secret": "S", "id": "x"}]"#,
+            "webhooks[1]"
+        ),
         (#"[{"url": "https://a.example.com/", "secret": "S"}, {"url": "https://a.example.com/", "secret": "S"}]"#, "webhooks[1]"),
         (#"{"url": "https://example.com/"}"#, "webhooks"),
     ])
@@ -96,7 +99,10 @@ struct WebhookConfigurationTests {
             Issue.record("a timeout is retried")
             return
         }
-        #expect(outcome(.failure(HTTPServerError(.clientConnectFailed, "down")), attempts: 3, at: 3_590) == .dead(status: nil, error: "http.clientConnectFailed"))
+        #expect(
+            outcome(.failure(HTTPServerError(.clientConnectFailed, "down")), attempts: 3, at: 3_590)
+                == .dead(status: nil, error: "http.clientConnectFailed")
+        )
         let delays = (1...12).map { policy.delay(afterAttempt: $0) }
         #expect(delays[0] >= 2.5 && delays[0] <= 5 && delays[4] >= 40 && delays[4] <= 80, "\(delays)")
         #expect(delays.allSatisfy { $0 <= 3_600 }, "at most maximumRetrySeconds")

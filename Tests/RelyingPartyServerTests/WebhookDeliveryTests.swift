@@ -72,9 +72,14 @@ import Testing
         let database = cluster.connectionString(database: try cluster.createDatabase())
         let receiver = try WebhookReceiver(folder: folder.path)
         try receiver.start()
-        let members = "\(Self.liftedRateLimits), \"database\": {\"postgres\": \"\(database)\", \"poolSize\": 4}, \"webhooks\": [\(receiver.configurationMember())]"
+        let members =
+            "\(Self.liftedRateLimits), \"database\": {\"postgres\": \"\(database)\", \"poolSize\": 4}, \"webhooks\": [\(receiver.configurationMember())]"
         let nodes = try ["a", "b"].map { name in
-            try ServeProcess(dataDirectory: folder.path + "/node-\(name)", configurationPath: folder.path + "/node-\(name).json", extraMembers: members)
+            try ServeProcess(
+                dataDirectory: folder.path + "/node-\(name)",
+                configurationPath: folder.path + "/node-\(name).json",
+                extraMembers: members
+            )
         }
         let clients = nodes.map { PasskeyClient(CurlTransport(port: $0.port)) }
 
@@ -100,7 +105,9 @@ import Testing
         Self.expectInOrder(after, users: pending, signIns: 1, "after a node was killed")
         let all = receiver.deliveries()
         let killedDuplicates = all.count - Set(all.map(\.id)).count
-        print("webhooks: two PostgreSQL nodes, \(all.count) requests for \(Set(all.map(\.id)).count) events; duplicates: \(duplicates) normal, \(killedDuplicates) with a node killed")
+        print(
+            "webhooks: two PostgreSQL nodes, \(all.count) requests for \(Set(all.map(\.id)).count) events; duplicates: \(duplicates) normal, \(killedDuplicates) with a node killed"
+        )
         #expect(nodes[1].terminate() == 0)
     }
 }

@@ -12,7 +12,8 @@ import Testing
         let folder = try TemporaryFolder()
         let receiver = try WebhookReceiver(folder: folder.path)
         try receiver.start()
-        let webhooks = "[\(receiver.configurationMember()), \(receiver.configurationMember(id: "deletions", path: "/deletions", events: ["user.deleted"]))]"
+        let webhooks =
+            "[\(receiver.configurationMember()), \(receiver.configurationMember(id: "deletions", path: "/deletions", events: ["user.deleted"]))]"
         let fixture = try AppleFixture(clock: ManualClock(Date()), webhooks: webhooks)
         try fixture.server.startWebhooks()
         defer { fixture.server.stopWebhooks() }
@@ -23,7 +24,11 @@ import Testing
         let credentialID = Base64URL.encode(alice.credential.id)
         #expect(try fixture.client.signIn(alice.credential, username: "alice", .init(signCount: 1)).status == 200)
         let renamed = try fixture.client.send(
-            "PATCH", "/me/passkeys/\(credentialID)", json: Array(#"{"name": "Work laptop"}"#.utf8), headers: PasskeyClient.bearer(alice.token))
+            "PATCH",
+            "/me/passkeys/\(credentialID)",
+            json: Array(#"{"name": "Work laptop"}"#.utf8),
+            headers: PasskeyClient.bearer(alice.token)
+        )
         #expect(renamed.status == 200, "\(renamed.text)")
         #expect(try fixture.client.send("DELETE", "/me", headers: PasskeyClient.bearer(alice.token)).status < 300)
 
@@ -63,14 +68,19 @@ import Testing
                 continue
             }
             #expect(delivery.type == event.type)
-            #expect(ISO8601Time.parse(delivery.timestamp).map { abs($0.timeIntervalSince(event.occurredAt)) < 0.001 } == true, "\(delivery.timestamp)")
+            #expect(
+                ISO8601Time.parse(delivery.timestamp).map { abs($0.timeIntervalSince(event.occurredAt)) < 0.001 } == true,
+                "\(delivery.timestamp)"
+            )
             let payload = try JSONSerialization.jsonObject(with: Data(event.data)) as? NSDictionary
             #expect(payload == delivery.data as NSDictionary)
         }
         let created = everything.first { $0.type == "user.created" }
         #expect(created?.data["method"] as? String == "passkey")
         #expect(everything.first { $0.type == "passkey.renamed" }?.data["credentialId"] as? String == credentialID)
-        #expect(Set(everything.filter { $0.type == "user.deleted" }.compactMap { $0.data["reason"] as? String }) == ["self", "apple_account_deleted"])
+        #expect(
+            Set(everything.filter { $0.type == "user.deleted" }.compactMap { $0.data["reason"] as? String }) == ["self", "apple_account_deleted"]
+        )
         #expect(everything.first { $0.type == "apple.consent_revoked" }?.data["appleUserId"] as? String == AppleTokenMinter.subject)
         let secrets = ["Work laptop", alice.token, AppleTokenMinter.email]
         for delivery in receiver.deliveries() {

@@ -11,8 +11,14 @@ struct WebhookReadmeTests {
     static func samples(_ kind: AccountEvent.Kind) -> [AccountEvent] {
         let user: [UInt8] = [1, 2, 3]
         let passkeySession = SessionRecord(
-            tokenHash: [UInt8](repeating: 1, count: 32), id: [UInt8](repeating: 2, count: 16), userID: user, method: .passkey, credentialID: [9],
-            userVerified: true, createdAt: Date(), expiresAt: Date()
+            tokenHash: [UInt8](repeating: 1, count: 32),
+            id: [UInt8](repeating: 2, count: 16),
+            userID: user,
+            method: .passkey,
+            credentialID: [9],
+            userVerified: true,
+            createdAt: Date(),
+            expiresAt: Date()
         )
         var appleSession = passkeySession
         appleSession.method = .apple
@@ -41,7 +47,9 @@ struct WebhookReadmeTests {
         let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("README.md")
         let text = try String(contentsOf: readme, encoding: .utf8)
-        guard let start = text.range(of: "### Event types"), let end = text.range(of: "### Delivery guarantees", range: start.upperBound..<text.endIndex) else {
+        guard let start = text.range(of: "### Event types"),
+            let end = text.range(of: "### Delivery guarantees", range: start.upperBound..<text.endIndex)
+        else {
             throw ReadmeFailure()
         }
         var rows: [String: Set<String>] = [:]

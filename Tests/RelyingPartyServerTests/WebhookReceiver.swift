@@ -39,9 +39,11 @@ final class WebhookReceiver {
 
     /// The `webhooks` member of a configuration delivering everything (or `events`) here (at `path`), with fast retries.
     func configurationMember(id: String? = nil, path: String = "/hooks", events: [String]? = nil, extra: String = "") -> String {
-        let members = [
-            #""url": "http://127.0.0.1:\#(port)\#(path)""#, #""secret": "\#(Self.secret)""#, #""firstRetrySeconds": 1"#, #""maximumRetrySeconds": 2"#, #""timeoutSeconds": 3"#,
-        ] + (id.map { [#""id": "\#($0)""#] } ?? []) + (events.map { [#""events": [\#($0.map { "\"\($0)\"" }.joined(separator: ", "))]"#] } ?? [])
+        let members =
+            [
+                #""url": "http://127.0.0.1:\#(port)\#(path)""#, #""secret": "\#(Self.secret)""#, #""firstRetrySeconds": 1"#,
+                #""maximumRetrySeconds": 2"#, #""timeoutSeconds": 3"#,
+            ] + (id.map { [#""id": "\#($0)""#] } ?? []) + (events.map { [#""events": [\#($0.map { "\"\($0)\"" }.joined(separator: ", "))]"#] } ?? [])
         return "{" + members.joined(separator: ", ") + extra + "}"
     }
 

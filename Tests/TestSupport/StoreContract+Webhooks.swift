@@ -37,14 +37,26 @@ extension StoreContract {
         }
     }
 
-    static func claim(_ store: any PasskeyStore, _ endpoint: String, owner: String = "worker-1", at offset: TimeInterval = 100, limit: Int = 10)
+    static func claim(
+        _ store: any PasskeyStore,
+        _ endpoint: String,
+        owner: String = "worker-1",
+        at offset: TimeInterval = 100,
+        limit: Int = 10
+    )
         throws(StorageError) -> [ClaimedWebhookDelivery]
     {
         let now = StoreSamples.now.addingTimeInterval(offset)
         return try store.claimWebhookDeliveries(endpointID: endpoint, owner: owner, now: now, leaseUntil: now.addingTimeInterval(30), limit: limit)
     }
 
-    static func record(_ store: any PasskeyStore, _ id: Int64, _ outcome: WebhookDeliveryOutcome, owner: String = "worker-1", at offset: TimeInterval = 101)
+    static func record(
+        _ store: any PasskeyStore,
+        _ id: Int64,
+        _ outcome: WebhookDeliveryOutcome,
+        owner: String = "worker-1",
+        at offset: TimeInterval = 101
+    )
         throws(StorageError)
     {
         try store.recordWebhookOutcomes([(id, outcome)], owner: owner, now: StoreSamples.now.addingTimeInterval(offset))
@@ -60,7 +72,10 @@ extension StoreContract {
             [renamesOnly, everything],
             "the subscriptions, by endpoint ID"
         )
-        let ids = try append(store, [StoreSamples.event(2, owner: 1), StoreSamples.event(3, owner: 2, type: "user.deleted"), StoreSamples.event(4, owner: nil)])
+        let ids = try append(
+            store,
+            [StoreSamples.event(2, owner: 1), StoreSamples.event(3, owner: 2, type: "user.deleted"), StoreSamples.event(4, owner: nil)]
+        )
         let deliveries = try store.webhookDeliveries(status: nil, after: 0, limit: 10)
         try expectEqual(
             deliveries.map { "\($0.eventID) \($0.endpointID)" },
@@ -78,7 +93,10 @@ extension StoreContract {
         try expectEqual(try store.webhookDeliveries(status: nil, after: deliveries[3].id, limit: 10), [deliveries[4]], "after")
         try expectEqual(
             Set(try store.webhookDeliveryCounts()),
-            [WebhookDeliveryCount(endpointID: "ep_all", status: .pending, count: 3), WebhookDeliveryCount(endpointID: "ep-renames", status: .pending, count: 2)],
+            [
+                WebhookDeliveryCount(endpointID: "ep_all", status: .pending, count: 3),
+                WebhookDeliveryCount(endpointID: "ep-renames", status: .pending, count: 2),
+            ],
             "counts"
         )
         try expectStorageError(.invalidRecord, "an endpoint ID with a dot") { () throws(StorageError) in
@@ -100,7 +118,11 @@ extension StoreContract {
         try expectEqual(try claim(store, "ep_all", owner: "worker-2"), [], "nothing else is due")
         try record(store, claimed[1].delivery.id, .delivered(status: 200), at: 101)
         // A failed first delivery keeps the user's next waiting; a delivered one makes it due.
-        try record(store, claimed[0].delivery.id, .retry(nextAttemptAt: StoreSamples.now.addingTimeInterval(200), status: 500, error: "webhook.unexpectedStatus"))
+        try record(
+            store,
+            claimed[0].delivery.id,
+            .retry(nextAttemptAt: StoreSamples.now.addingTimeInterval(200), status: 500, error: "webhook.unexpectedStatus")
+        )
         try expectEqual(try claim(store, "ep_all", at: 150), [], "the retry is not due yet and the next waits")
         try expectEqual(try claim(store, "ep_all", at: 200).map(\.event.id), [ids[0]], "the retry when due")
         try record(store, claimed[0].delivery.id, .delivered(status: 204), at: 201)
@@ -150,7 +172,11 @@ extension StoreContract {
         try expectEqual(dead?.lastError, "webhook.gone", "its error")
         claimed = try claim(store, "ep_all", at: 103)
         try expectEqual(claimed.map(\.event.id), [ids[1]], "a dead delivery lets the next of its chain go")
-        try record(store, claimed[0].delivery.id, .retry(nextAttemptAt: StoreSamples.now.addingTimeInterval(500), status: nil, error: "http.clientTimeout"))
+        try record(
+            store,
+            claimed[0].delivery.id,
+            .retry(nextAttemptAt: StoreSamples.now.addingTimeInterval(500), status: nil, error: "http.clientTimeout")
+        )
         let retried = try store.transaction { transaction throws(StorageError) in try transaction.webhookDelivery(id: claimed[0].delivery.id) }
         try expectEqual(retried?.attempts, 1, "one attempt")
         try expectEqual(retried?.lastStatus, nil, "no reply")
@@ -172,7 +198,11 @@ extension StoreContract {
         try expectEqual(dead.map(\.endpointID), ["ep-renames", "ep-renames"], "die")
         try expectEqual(dead.map(\.lastError), ["webhook.endpointRemoved", "webhook.endpointRemoved"], "with the reason")
         try append(store, [StoreSamples.event(3, owner: 1)])
-        try expectEqual(try store.webhookDeliveries(status: nil, after: 0, limit: 10).filter { $0.endpointID == "ep-renames" }.count, 2, "no new ones")
+        try expectEqual(
+            try store.webhookDeliveries(status: nil, after: 0, limit: 10).filter { $0.endpointID == "ep-renames" }.count,
+            2,
+            "no new ones"
+        )
         let requeued = try store.transaction { transaction throws(StorageError) in
             try transaction.retryWebhookDelivery(id: dead[0].id, now: StoreSamples.now.addingTimeInterval(50))
         }
@@ -183,7 +213,8 @@ extension StoreContract {
         try expectEqual(again?.attempts, 0, "attempts from zero")
         try expectEqual(try claim(store, "ep-renames").map(\.delivery.id), [dead[0].id], "and claimable")
         try expect(
-            !(try store.transaction { transaction throws(StorageError) in try transaction.retryWebhookDelivery(id: dead[0].id, now: StoreSamples.now) }),
+            !(try store.transaction { transaction throws(StorageError) in try transaction.retryWebhookDelivery(id: dead[0].id, now: StoreSamples.now)
+            }),
             "a pending delivery is not dead"
         )
         try expect(
@@ -202,8 +233,16 @@ extension StoreContract {
         let cutoff = StoreSamples.now.addingTimeInterval(50)
         try expectEqual(try store.purgeEvents(occurredBefore: cutoff), 1, "the delivered event only")
         try expectEqual(try store.allEvents().map(\.id), [ids[1], ids[2]], "the dead (died after the cutoff) and the pending stay")
-        try expectEqual(try store.webhookDeliveries(status: nil, after: 0, limit: 10).map(\.eventID), [ids[1], ids[2]], "deliveries go with their event")
-        try expectEqual(try store.purgeEvents(occurredBefore: StoreSamples.now.addingTimeInterval(101.5)), 1, "a dead delivery older than the cutoff goes")
+        try expectEqual(
+            try store.webhookDeliveries(status: nil, after: 0, limit: 10).map(\.eventID),
+            [ids[1], ids[2]],
+            "deliveries go with their event"
+        )
+        try expectEqual(
+            try store.purgeEvents(occurredBefore: StoreSamples.now.addingTimeInterval(101.5)),
+            1,
+            "a dead delivery older than the cutoff goes"
+        )
         try expectEqual(try store.allEvents().map(\.id), [ids[2]], "the pending one stays")
     }
 
@@ -211,7 +250,11 @@ extension StoreContract {
         let store = try makeStore()
         try subscribe(store, [everything])
         let ids = try append(store, [StoreSamples.event(1, owner: 1), StoreSamples.event(2, owner: 1)])
-        try expectEqual(try store.repairWebhookChains(queuedSince: .distantPast, now: StoreSamples.now), 0, "a waiting delivery with a pending head is no orphan")
+        try expectEqual(
+            try store.repairWebhookChains(queuedSince: .distantPast, now: StoreSamples.now),
+            0,
+            "a waiting delivery with a pending head is no orphan"
+        )
         let claimed = try claim(store, "ep_all")
         try expectEqual(claimed.map(\.event.id), [ids[0]], "the head")
         // The head is removed as it would be by a concurrent completion the appender did not see (simulated by

@@ -13,7 +13,11 @@ extension ServerConfiguration {
         for (index, item) in items.enumerated() {
             let endpoint = try WebhookEndpoint(ConfigurationReader(item, path: "webhooks[\(index)]"), knownTypes: knownTypes)
             guard !endpoints.contains(where: { $0.id == endpoint.id }) else {
-                throw ConfigurationError(.invalidValue, key: "webhooks[\(index)]", "has the same id as another endpoint (\(endpoint.id)); give each its own")
+                throw ConfigurationError(
+                    .invalidValue,
+                    key: "webhooks[\(index)]",
+                    "has the same id as another endpoint (\(endpoint.id)); give each its own"
+                )
             }
             endpoints.append(endpoint)
         }

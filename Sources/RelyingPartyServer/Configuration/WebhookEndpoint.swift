@@ -38,7 +38,11 @@ public struct WebhookEndpoint: Sendable {
         do throws(HTTPServerError) {
             try HTTPClient.validate(url: url)
         } catch {
-            throw ConfigurationError(.invalidValue, key: reader.key("url"), "must be an https:// URL (http:// only to a loopback address): \(error.reason)")
+            throw ConfigurationError(
+                .invalidValue,
+                key: reader.key("url"),
+                "must be an https:// URL (http:// only to a loopback address): \(error.reason)"
+            )
         }
         secret = try Self.secret(reader.requiredString("secret"), key: reader.key("secret"))
         if let id = try reader.string("id") {
@@ -52,7 +56,11 @@ public struct WebhookEndpoint: Sendable {
         if let types = try reader.strings("events") {
             guard !types.isEmpty else { throw ConfigurationError(.invalidValue, key: reader.key("events"), "must list at least one event type") }
             for type in types where !knownTypes.contains(type) {
-                throw ConfigurationError(.invalidValue, key: reader.key("events"), "\"\(type)\" is not an event type (known: \(knownTypes.sorted().joined(separator: ", ")))")
+                throw ConfigurationError(
+                    .invalidValue,
+                    key: reader.key("events"),
+                    "\"\(type)\" is not an event type (known: \(knownTypes.sorted().joined(separator: ", ")))"
+                )
             }
             eventTypes = Set(types)
         }
@@ -66,7 +74,11 @@ public struct WebhookEndpoint: Sendable {
     /// The key bytes of a Standard Webhooks secret: `whsec_` and standard base64 (padding optional) of 24 to 64 bytes.
     static func secret(_ text: String, key: String) throws(ConfigurationError) -> [UInt8] {
         guard text.hasPrefix("whsec_") else {
-            throw ConfigurationError(.invalidValue, key: key, "must be a Standard Webhooks secret: whsec_ and base64 (such as `openssl rand -base64 32`)")
+            throw ConfigurationError(
+                .invalidValue,
+                key: key,
+                "must be a Standard Webhooks secret: whsec_ and base64 (such as `openssl rand -base64 32`)"
+            )
         }
         var encoded = String(text.dropFirst(6))
         while encoded.utf8.count % 4 != 0 { encoded += "=" }

@@ -142,7 +142,8 @@ enum AccountEvent: Equatable {
         case .sessionRevoked(let session, let reason):
             payload.describe(session)
             payload.reason = reason.rawValue
-        case .appleLinked(_, let subject), .appleConsentRevoked(_, let subject), .appleEmailDisabled(_, let subject), .appleEmailEnabled(_, let subject):
+        case .appleLinked(_, let subject), .appleConsentRevoked(_, let subject), .appleEmailDisabled(_, let subject),
+            .appleEmailEnabled(_, let subject):
             payload.appleUserId = subject
         case .appleUnlinked(_, let subject, let reason):
             payload.appleUserId = subject

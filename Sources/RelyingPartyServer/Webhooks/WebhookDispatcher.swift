@@ -25,11 +25,12 @@ final class WebhookDispatcher: Sendable {
         self.store = store
         self.time = time
         self.log = log
-        workers = sender.map { sender in
-            endpoints.enumerated().map { index, endpoint in
-                WebhookWorker(endpoint: endpoint, store: store, sender: sender, time: time, random: random, repairsChains: index == 0, log: log)
-            }
-        } ?? []
+        workers =
+            sender.map { sender in
+                endpoints.enumerated().map { index, endpoint in
+                    WebhookWorker(endpoint: endpoint, store: store, sender: sender, time: time, random: random, repairsChains: index == 0, log: log)
+                }
+            } ?? []
     }
 
     /// Writes the subscriptions, repairs the chains and starts the workers.
@@ -43,7 +44,9 @@ final class WebhookDispatcher: Sendable {
             )
         }
         for (endpointID, abandoned) in removed {
-            log("webhook \(endpointID) is no longer configured: \(abandoned) pending deliveries given up (dead, \(WebhookError.Code.endpointRemoved))")
+            log(
+                "webhook \(endpointID) is no longer configured: \(abandoned) pending deliveries given up (dead, \(WebhookError.Code.endpointRemoved))"
+            )
         }
         _ = try store.repairWebhookChains(queuedSince: .distantPast, now: now)
         for worker in workers { worker.start() }

@@ -162,7 +162,9 @@ final class WebhookWorker: Sendable {
         for item in completed {
             switch item.outcome {
             case .retry(let next, let status, let error):
-                log("webhook \(endpoint.id): \(item.messageID) failed (\(status.map { "status \($0), " } ?? "")\(error)); next attempt \(WebhookMessage.timestamp(next))")
+                log(
+                    "webhook \(endpoint.id): \(item.messageID) failed (\(status.map { "status \($0), " } ?? "")\(error)); next attempt \(WebhookMessage.timestamp(next))"
+                )
             case .dead(let status, let error):
                 log("webhook \(endpoint.id): \(item.messageID) is dead (\(status.map { "status \($0), " } ?? "")\(error))")
             case .delivered, .released:
