@@ -10,7 +10,7 @@ PYTHON ?= /usr/bin/python3
 # The PostgreSQL tests start throwaway clusters of Debian's server (initdb + pg_ctl) in temporary folders.
 TEST_PACKAGES := postgresql
 
-.PHONY: lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
+.PHONY: webhook-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
 
 # Installs the Debian packages of $(1) that are missing; nothing at all when everything is there. Runs
 # `apt-get update` first when the package lists are missing, and again when an install fails on stale lists.
@@ -50,9 +50,21 @@ format:
 test-deps:
 	$(call install_missing,$(TEST_PACKAGES))
 
-test-swift: test-deps
+test-swift: test-deps webhook-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --parallel && $(MAKE) fuzz-replay
+
+# The webhook tests' receiver (Tests/Webhooks/receiver.py) verifies every delivery with the standardwebhooks package
+# from PyPI, in its own venv, made when missing or when its requirements changed.
+WEBHOOK_VENV := .venv-webhooks
+webhook-deps:
+	$(call install_missing,python3-venv)
+	@if [ ! -x $(WEBHOOK_VENV)/bin/python ] || ! cmp -s Tests/Webhooks/requirements.txt $(WEBHOOK_VENV)/requirements.txt; then \
+	  echo "creating $(WEBHOOK_VENV)"; \
+	  rm -rf $(WEBHOOK_VENV) && $(PYTHON) -m venv $(WEBHOOK_VENV) && \
+	  $(WEBHOOK_VENV)/bin/pip install -q --disable-pip-version-check -r Tests/Webhooks/requirements.txt && \
+	  cp Tests/Webhooks/requirements.txt $(WEBHOOK_VENV)/requirements.txt; \
+	fi
 
 # Real-browser tests: headless Chromium with virtual authenticators drives the demo page against a
 # `passkeyd serve` started by the suite. Screenshots go to Tests/Browser/screenshots/ (git-ignored).

@@ -28,15 +28,42 @@ public final class RelyingPartyServer: HTTPHandler {
     let challengeLimiter: RateLimiter
     /// Sign in with Apple; nil without an `apple` block.
     let apple: AppleIntegration?
+    /// Webhook delivery (`webhooks`); its workers run from `startWebhooks` to `stopWebhooks`.
+    let webhooks: WebhookDispatcher
 
-    /// `appleSetup` is required when the configuration has an `apple` block, and ignored otherwise.
-    public init(
+    /// `appleSetup` is required when the configuration has an `apple` block, and ignored otherwise; `webhookClient`
+    /// when it lists `webhooks`.
+    public convenience init(
         configuration: ServerConfiguration,
         store: any PasskeyStore,
         time: any TimeSource = SystemTime(),
         random: any RandomSource = SystemRandom(),
         enumerationSecret: [UInt8],
         appleSetup: AppleSetup? = nil,
+        webhookClient: HTTPClient? = nil,
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) throws(ConfigurationError) {
+        try self.init(
+            configuration: configuration,
+            store: store,
+            time: time,
+            random: random,
+            enumerationSecret: enumerationSecret,
+            appleSetup: appleSetup,
+            webhookSender: webhookClient,
+            log: log
+        )
+    }
+
+    /// As the public initializer, with any `WebhookSender` (tests give a stand-in).
+    init(
+        configuration: ServerConfiguration,
+        store: any PasskeyStore,
+        time: any TimeSource = SystemTime(),
+        random: any RandomSource = SystemRandom(),
+        enumerationSecret: [UInt8],
+        appleSetup: AppleSetup? = nil,
+        webhookSender: (any WebhookSender)?,
         log: @escaping @Sendable (String) -> Void = { _ in }
     ) throws(ConfigurationError) {
         self.configuration = configuration
@@ -74,6 +101,14 @@ public final class RelyingPartyServer: HTTPHandler {
         } else {
             apple = nil
         }
+        webhooks = try WebhookDispatcher(
+            endpoints: configuration.webhooks,
+            store: store,
+            sender: webhookSender,
+            time: time,
+            random: random,
+            log: log
+        )
     }
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
@@ -98,6 +133,8 @@ public final class RelyingPartyServer: HTTPHandler {
             // Stale credentials are refused here, for every route at once: only a request without any may act signed out.
             let session = route.flags.contains(.sessionIgnored) ? nil : try sessions.resolve(request)
             var response = try route.handler(self, request, RouteContext(identifier: identifier, session: session))
+            // A write may have appended events: their deliveries are due now.
+            if method != "GET" { webhooks.wake() }
             if route.flags.contains(.noStore) { response.headers.add("Cache-Control", "no-store") }
             return response
         case .wrongMethod(let allowed):

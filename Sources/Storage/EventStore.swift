@@ -21,7 +21,9 @@ public protocol EventStore: Sendable {
     /// Returns at most `limit` events with `id > after`, ordered by `id`.
     func events(after id: Int64, limit: Int) throws(StorageError) -> [EventRecord]
 
-    /// Deletes every event with `occurredAt < cutoff` (the retention purge).
+    /// Deletes every event with `occurredAt < cutoff` (the retention purge), with its webhook deliveries, except the
+    /// events that still have a pending delivery, or a dead one that died (`updatedAt`) at or after `cutoff`: an event is
+    /// never purged before it is delivered, and a dead delivery stays listed for a whole retention period.
     /// - Returns: the number of events deleted.
     func purgeEvents(occurredBefore cutoff: Date) throws(StorageError) -> Int
 }

@@ -22,6 +22,9 @@ public final class InMemoryStore: PasskeyStore {
         /// In `id` order: ids only grow.
         var events: [EventRecord] = []
         var lastEventID: Int64 = 0
+        var webhookSubscriptions: [String: WebhookSubscription] = [:]
+        var webhookDeliveries: [Int64: WebhookDeliveryRecord] = [:]
+        var lastWebhookDeliveryID: Int64 = 0
     }
 
     let state = Mutex(State())
@@ -157,9 +160,13 @@ public final class InMemoryStore: PasskeyStore {
 
     public func purgeEvents(occurredBefore cutoff: Date) throws(StorageError) -> Int {
         state.withLock { state in
-            let before = state.events.count
-            state.events.removeAll { $0.occurredAt < cutoff }
-            return before - state.events.count
+            let kept = Set(
+                state.webhookDeliveries.values.filter { $0.status == .pending || ($0.status == .dead && $0.updatedAt >= cutoff) }.map(\.eventID)
+            )
+            let purged = Set(state.events.filter { $0.occurredAt < cutoff && !kept.contains($0.id) }.map(\.id))
+            state.events.removeAll { purged.contains($0.id) }
+            state.webhookDeliveries = state.webhookDeliveries.filter { !purged.contains($0.value.eventID) }
+            return purged.count
         }
     }
 }

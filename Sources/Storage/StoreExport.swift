@@ -19,6 +19,10 @@ public struct StoreExport: Sendable, Equatable {
     public var appleRevocations: [AppleRevocationRecord] = []
     /// The event outbox, with the events' IDs.
     public var events: [EventRecord] = []
+    /// The webhook endpoints that get deliveries.
+    public var webhookSubscriptions: [WebhookSubscription] = []
+    /// The webhook deliveries, with their IDs (leases are not carried over).
+    public var webhookDeliveries: [WebhookDeliveryRecord] = []
     /// The deployment's shared secrets by name (see `SharedSecretStore`). A SQLite node keeps them as files in its
     /// data folder, not in the store: the caller fills them in.
     public var sharedSecrets: [String: [UInt8]] = [:]

@@ -195,11 +195,37 @@ public protocol StoreTransaction {
 
     // MARK: events
 
-    /// Appends an event to the outbox (`EventStore`), committed with the transaction.
+    /// Appends an event to the outbox (`EventStore`), committed with the transaction, and a pending delivery of it to
+    /// every endpoint subscribed to its type (`WebhookDeliveryStore`): due at `event.occurredAt` when no delivery of the
+    /// same user to that endpoint is pending, waiting behind it otherwise.
     /// - Returns: the event's ID.
     /// - Throws: `storage.invalidRecord` when the event breaks a bound (`NewEvent.validate`).
     @discardableResult
     func appendEvent(_ event: NewEvent) throws(StorageError) -> Int64
+
+    // MARK: webhooks
+
+    /// The endpoints that get deliveries, ordered by endpoint ID.
+    func webhookSubscriptions() throws(StorageError) -> [WebhookSubscription]
+
+    /// Subscribes the endpoint to its event types, replacing what it had: events appended from now on get a delivery to
+    /// it when their type is one of them (every type when `eventTypes` is nil).
+    /// - Throws: `storage.invalidRecord` when the subscription breaks a bound (`WebhookSubscription.validate`).
+    func setWebhookSubscription(_ subscription: WebhookSubscription) throws(StorageError)
+
+    /// Unsubscribes the endpoint and gives up its pending deliveries (`dead`, `lastError = reason`, lease cleared;
+    /// an operator may queue them again).
+    /// - Returns: how many pending deliveries were given up.
+    func removeWebhookSubscription(endpointID: String, reason: String, now: Date) throws(StorageError) -> Int
+
+    /// The delivery with this ID, or nil.
+    func webhookDelivery(id: Int64) throws(StorageError) -> WebhookDeliveryRecord?
+
+    /// Queues a dead delivery again (the admin API's retry): pending, due at `now`, `queuedAt = now` (a new retry
+    /// horizon), no attempts, no lease; the last status and error are kept until the next attempt. It goes before every
+    /// later pending delivery of its chain.
+    /// - Returns: false, changing nothing, when there is no dead delivery with this ID.
+    func retryWebhookDelivery(id: Int64, now: Date) throws(StorageError) -> Bool
 }
 
 extension StoreTransaction {
@@ -237,6 +263,26 @@ extension StoreTransaction {
         _ = try moveSessions(appleSubject: subject, to: identity.subject)
         _ = try deleteAppleRefreshTokens(subject: identity.subject)
         return true
+    }
+
+    /// Makes the store's webhook subscriptions those of `subscriptions` (the configuration's endpoints at start-up):
+    /// sets each, and removes every other endpoint, giving up its pending deliveries with `removalReason`.
+    /// - Returns: the IDs of the endpoints removed and how many pending deliveries they had.
+    @discardableResult
+    public func configureWebhookSubscriptions(
+        _ subscriptions: [WebhookSubscription],
+        removalReason: String,
+        now: Date
+    ) throws(StorageError) -> [(endpointID: String, abandoned: Int)] {
+        let kept = Set(subscriptions.map(\.endpointID))
+        var removed: [(endpointID: String, abandoned: Int)] = []
+        for stored in try webhookSubscriptions() where !kept.contains(stored.endpointID) {
+            removed.append((stored.endpointID, try removeWebhookSubscription(endpointID: stored.endpointID, reason: removalReason, now: now)))
+        }
+        for subscription in subscriptions {
+            try setWebhookSubscription(subscription)
+        }
+        return removed
     }
 
     /// Deletes the user's credential, refusing to delete the account's last way to sign in: the credential is kept

@@ -55,12 +55,33 @@ extension PostgresRecords {
                 SELECT event.type, event.user_id, event.occurred_at, event.data
                 FROM (VALUES \(rows.joined(separator: ", "))) AS event(position, type, user_id, occurred_at, data)\(lock)
                 ORDER BY event.position
-                RETURNING id
+                RETURNING id, type, user_id, occurred_at
             )
             """
         )
+        clauses.append(queuingWebhookDeliveries)
         return clauses.joined(separator: ", ")
     }
+
+    /// The CTE `queued`: a delivery of each `appended` event to every endpoint subscribed to its type, due at once when it
+    /// is the first of its user in the statement and no delivery of that user to that endpoint is pending, waiting
+    /// (next_attempt_at NULL) otherwise. The check reads the statement's snapshot, which may miss a delivery committed
+    /// while the statement waited for the user's row lock: the claim checks the chain again, and
+    /// `repairWebhookChains` makes a delivery due that waits for nothing.
+    static let queuingWebhookDeliveries = """
+        queued AS (
+            INSERT INTO webhook_deliveries (event_id, endpoint_id, user_id, status, attempts, queued_at, next_attempt_at, lease_until, updated_at)
+            SELECT a.id, s.endpoint_id, a.user_id, 'pending', 0, a.occurred_at,
+                CASE WHEN a.user_id IS NULL OR (
+                    row_number() OVER (PARTITION BY s.endpoint_id, a.user_id ORDER BY a.id) = 1 AND NOT EXISTS (
+                        SELECT 1 FROM webhook_deliveries p WHERE p.endpoint_id = s.endpoint_id AND p.user_id = a.user_id AND p.status = 'pending'
+                    )
+                ) THEN a.occurred_at END,
+                0, a.occurred_at
+            FROM appended a JOIN webhook_subscriptions s ON s.event_type = a.type OR s.event_type = '*'
+            ORDER BY a.id, s.endpoint_id COLLATE "C"
+        )
+        """
 
     /// The values of an event's `type, user_id, occurred_at, data`, with their types.
     static func eventValues(_ event: NewEvent) -> [(PostgresValue, String)] {

@@ -14,7 +14,14 @@ extension PostgresStore {
 
     public func purgeEvents(occurredBefore cutoff: Date) throws(StorageError) -> Int {
         try withConnection { connection throws(PostgresError) in
-            try connection.run("DELETE FROM events WHERE occurred_at < $1", [.date(cutoff)])
+            try connection.run(
+                """
+                DELETE FROM events WHERE occurred_at < $1 AND NOT EXISTS (
+                    SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id AND (d.status = 'pending' OR (d.status = 'dead' AND d.updated_at >= $1))
+                )
+                """,
+                [.date(cutoff)]
+            )
         }
     }
 }

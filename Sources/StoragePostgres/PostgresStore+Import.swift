@@ -74,6 +74,22 @@ extension PostgresStore: ImportableStore {
                         ]
                     )
                 }
+                for subscription in export.webhookSubscriptions {
+                    for type in subscription.storedTypes {
+                        try connection.run(
+                            "INSERT INTO webhook_subscriptions (endpoint_id, event_type) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+                            [.text(subscription.endpointID), .text(type)]
+                        )
+                    }
+                }
+                for delivery in export.webhookDeliveries {
+                    var parameters = PostgresParameters()
+                    let values = parameters.bind(PostgresRecords.webhookDeliveryValues(delivery))
+                    try connection.run(
+                        "INSERT INTO webhook_deliveries (\(PostgresRecords.webhookDeliveryColumns)) VALUES (\(values))",
+                        parameters.values
+                    )
+                }
                 // Secrets a node made while the database had no records protect nothing yet: the copied ones win.
                 for (name, value) in export.sharedSecrets {
                     try connection.run(
@@ -81,8 +97,8 @@ extension PostgresStore: ImportableStore {
                         [.text(name), .bytea(value)]
                     )
                 }
-                // New revocations and events must get IDs after the copied ones.
-                for table in ["apple_revocations", "events"] {
+                // New revocations, events and deliveries must get IDs after the copied ones.
+                for table in ["apple_revocations", "events", "webhook_deliveries"] {
                     try connection.execute(
                         "SELECT setval(pg_get_serial_sequence('\(table)', 'id'), coalesce(max(id), 0) + 1, false) FROM \(table)"
                     )

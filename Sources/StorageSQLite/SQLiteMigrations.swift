@@ -148,6 +148,41 @@ enum SQLiteMigrations {
                 CREATE INDEX events_by_user ON events(user_id, id);
                 """
         ),
+        // Webhooks: the endpoints that get deliveries (an endpoint's event types, or '*' for every type), and one
+        // delivery per event and endpoint, created in the event's transaction and deleted with the event. A chain
+        // (endpoint, user) has one due delivery at a time: the others wait with next_attempt_at NULL.
+        Step(
+            version: 5,
+            sql: """
+                CREATE TABLE webhook_subscriptions (
+                    endpoint_id TEXT NOT NULL,
+                    event_type TEXT NOT NULL,
+                    PRIMARY KEY (endpoint_id, event_type)
+                );
+                CREATE TABLE webhook_deliveries (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    event_id INTEGER NOT NULL REFERENCES events(id) ON DELETE CASCADE,
+                    endpoint_id TEXT NOT NULL,
+                    user_id BLOB,
+                    status TEXT NOT NULL,
+                    attempts INTEGER NOT NULL,
+                    queued_at REAL NOT NULL,
+                    next_attempt_at REAL,
+                    last_attempt_at REAL,
+                    last_status INTEGER,
+                    last_error TEXT,
+                    lease_owner TEXT,
+                    lease_until REAL NOT NULL,
+                    updated_at REAL NOT NULL,
+                    UNIQUE (event_id, endpoint_id)
+                );
+                CREATE INDEX webhook_deliveries_due ON webhook_deliveries(endpoint_id, next_attempt_at)
+                    WHERE status = 'pending' AND next_attempt_at IS NOT NULL;
+                CREATE INDEX webhook_deliveries_chain ON webhook_deliveries(endpoint_id, user_id, event_id) WHERE status = 'pending';
+                CREATE INDEX webhook_deliveries_waiting ON webhook_deliveries(queued_at) WHERE status = 'pending' AND next_attempt_at IS NULL;
+                CREATE INDEX webhook_deliveries_by_status ON webhook_deliveries(status, id);
+                """
+        ),
         // The account lifecycle. Users gain their StoreKit appAccountToken (a random version-4 UUID per existing
         // account, made here so that every node sees the same one), an email with its verification (an existing
         // account takes its first Apple identity's), and whether the display name is a default. Credentials keep the
@@ -156,7 +191,7 @@ enum SQLiteMigrations {
         // per (identity, client ID), which follows the identity when it is re-keyed and goes with it. Refused link
         // suggestions and the newest applied notification per Apple `sub` get tables of their own.
         Step(
-            version: 5,
+            version: 6,
             sql: """
                 ALTER TABLE users ADD COLUMN display_name_is_default INTEGER NOT NULL DEFAULT 0;
                 ALTER TABLE users ADD COLUMN app_account_token TEXT NOT NULL DEFAULT '';

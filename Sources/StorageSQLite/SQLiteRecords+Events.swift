@@ -16,6 +16,7 @@ extension SQLiteRecords {
                 }
         }
         guard let id = ids.first else { throw StorageError(.unavailable, "the event was not appended") }
+        try queueWebhookDeliveries(eventID: id, event)
         return id
     }
 

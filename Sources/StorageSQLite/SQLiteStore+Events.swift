@@ -11,7 +11,13 @@ extension SQLiteStore {
 
     public func purgeEvents(occurredBefore cutoff: Date) throws(StorageError) -> Int {
         try withConnection { connection throws(SQLiteError) in
-            try connection.statement("DELETE FROM events WHERE occurred_at < ?1").run([.date(cutoff)])
+            try connection.statement(
+                """
+                DELETE FROM events WHERE occurred_at < ?1 AND NOT EXISTS (
+                    SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id AND (d.status = 'pending' OR (d.status = 'dead' AND d.updated_at >= ?1))
+                )
+                """
+            ).run([.date(cutoff)])
         }
     }
 }

@@ -33,6 +33,10 @@ extension SQLiteStore: ExportableStore {
                 ).run([], row: SQLiteRecords.appleRevocationRecord)
                 export.events = try connection.statement("SELECT \(SQLiteRecords.eventColumns) FROM events ORDER BY id")
                     .run([], row: SQLiteRecords.eventRecord)
+                export.webhookSubscriptions = try SQLiteRecords.webhookSubscriptions(connection)
+                export.webhookDeliveries = try connection.statement(
+                    "SELECT \(SQLiteRecords.webhookDeliveryColumns) FROM webhook_deliveries ORDER BY id"
+                ).run([], row: SQLiteRecords.webhookDeliveryRecord)
                 return export
             }
         }

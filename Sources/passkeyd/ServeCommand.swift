@@ -50,7 +50,7 @@ struct ServeCommand {
                 return fail("TLS: \(error)")
             }
         }
-        // The one outbound HTTP(S) client of the process (Apple today; webhooks, metadata later), on its own thread.
+        // The one outbound HTTP(S) client of the process (Apple, webhooks), on its own thread.
         let outbound: HTTPClient
         do {
             outbound = try HTTPClient()
@@ -68,8 +68,10 @@ struct ServeCommand {
                 store: opened.store,
                 enumerationSecret: secret,
                 appleSetup: appleSetup,
+                webhookClient: outbound,
                 log: log
             )
+            try server.startWebhooks()
         } catch let error as ConfigurationError {
             return fail("invalid configuration: \(error)")
         } catch {
@@ -101,6 +103,7 @@ struct ServeCommand {
         log("stopping")
         http.stop()
         server.stopAppleWorker()
+        server.stopWebhooks()
         outbound.shutDown()
         opened.close()
         return 0

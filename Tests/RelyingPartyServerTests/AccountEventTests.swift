@@ -284,9 +284,7 @@ struct AppleAccountEventTests {
             )
         }
         #expect(
-            try events.next() == revoked + [
-                EventRow("apple.consent_revoked", userID, ["appleUserId": AppleTokenMinter.subject])
-            ]
+            try events.next() == [EventRow("apple.consent_revoked", userID, ["appleUserId": AppleTokenMinter.subject])] + revoked + []
         )
         #expect(sessions.count == 2 && second.status == 200)
         #expect(try fixture.notify(AppleFixture.event("consent-revoked")).status == 200)

@@ -13,7 +13,7 @@ final class AppleFixture {
     static let keyID = "KEY1234567"
 
     let standIn: AppleStandIn
-    let clock = ManualClock()
+    let clock: ManualClock
     let store: any PasskeyStore
     let server: RelyingPartyServer
     let client: PasskeyClient
@@ -27,20 +27,26 @@ final class AppleFixture {
     private let folder: TemporaryFolder?
     private let logLines = LogLines()
 
-    /// A server with the `apple` block (and `extraConfiguration` members at the top level). With `overHTTPS`, `client`
-    /// sends every request over real HTTPS (curl to the server's TLS listener on 127.0.0.1); otherwise straight to the
-    /// handler.
+    /// A server with the `apple` block (and `extraConfiguration` members at the top level, each followed by a comma).
+    /// `webhooks`: the configuration's `webhooks` list (JSON), delivered through the fixture's outbound client. With
+    /// `overHTTPS`, `client` sends every request over real HTTPS (curl to the server's TLS listener on 127.0.0.1);
+    /// otherwise straight to the handler.
     init(
         store: any PasskeyStore = InMemoryStore(),
         standIn: AppleStandIn? = nil,
         jwksURL: String? = nil,
+        clock: ManualClock = ManualClock(),
+        webhooks: String? = nil,
         extraConfiguration: String = "",
         overHTTPS: Bool = false
     ) throws {
+        self.clock = clock
         let standIn = try standIn ?? AppleStandIn()
         self.standIn = standIn
         self.store = store
-        let configuration = try TestServerFactory.configuration(Self.configurationJSON(standIn.baseURL, jwksURL: jwksURL, extra: extraConfiguration))
+        var json = Self.configurationJSON(standIn.baseURL, jwksURL: jwksURL, extra: extraConfiguration)
+        if let webhooks { json = String(json.dropLast()) + #", "webhooks": \#(webhooks)}"# }
+        let configuration = try TestServerFactory.configuration(json)
         appleConfiguration = configuration.apple!
         outbound = try HTTPClient()
         setup = AppleSetup(
@@ -56,6 +62,7 @@ final class AppleFixture {
             random: SystemRandom(),
             enumerationSecret: Array(repeating: 0x5A, count: 32),
             appleSetup: setup,
+            webhookClient: outbound,
             log: { line in lines.append(line) }
         )
         if overHTTPS {

@@ -48,6 +48,27 @@ final class FailingStore: PasskeyStore {
     func completeRevocation(id: Int64) throws(StorageError) { try inner.completeRevocation(id: id) }
     func rescheduleRevocation(id: Int64, notBefore: Date) throws(StorageError) { try inner.rescheduleRevocation(id: id, notBefore: notBefore) }
     func events(after id: Int64, limit: Int) throws(StorageError) -> [EventRecord] { try inner.events(after: id, limit: limit) }
+    func claimWebhookDeliveries(
+        endpointID: String,
+        owner: String,
+        now: Date,
+        leaseUntil: Date,
+        limit: Int
+    ) throws(StorageError)
+        -> [ClaimedWebhookDelivery]
+    {
+        try inner.claimWebhookDeliveries(endpointID: endpointID, owner: owner, now: now, leaseUntil: leaseUntil, limit: limit)
+    }
+    func recordWebhookOutcomes(_ outcomes: [(deliveryID: Int64, outcome: WebhookDeliveryOutcome)], owner: String, now: Date) throws(StorageError) {
+        try inner.recordWebhookOutcomes(outcomes, owner: owner, now: now)
+    }
+    func repairWebhookChains(queuedSince: Date, now: Date) throws(StorageError) -> Int {
+        try inner.repairWebhookChains(queuedSince: queuedSince, now: now)
+    }
+    func webhookDeliveries(status: WebhookDeliveryStatus?, after id: Int64, limit: Int) throws(StorageError) -> [WebhookDeliveryRecord] {
+        try inner.webhookDeliveries(status: status, after: id, limit: limit)
+    }
+    func webhookDeliveryCounts() throws(StorageError) -> [WebhookDeliveryCount] { try inner.webhookDeliveryCounts() }
     func purgeEvents(occurredBefore cutoff: Date) throws(StorageError) -> Int { try inner.purgeEvents(occurredBefore: cutoff) }
 }
 
@@ -220,5 +241,25 @@ private struct FailingTransaction: StoreTransaction {
     @discardableResult
     func appendEvent(_ event: NewEvent) throws(StorageError) -> Int64 {
         return try inner.appendEvent(event)
+    }
+
+    func webhookSubscriptions() throws(StorageError) -> [WebhookSubscription] {
+        return try inner.webhookSubscriptions()
+    }
+
+    func setWebhookSubscription(_ subscription: WebhookSubscription) throws(StorageError) {
+        try inner.setWebhookSubscription(subscription)
+    }
+
+    func removeWebhookSubscription(endpointID: String, reason: String, now: Date) throws(StorageError) -> Int {
+        return try inner.removeWebhookSubscription(endpointID: endpointID, reason: reason, now: now)
+    }
+
+    func webhookDelivery(id: Int64) throws(StorageError) -> WebhookDeliveryRecord? {
+        return try inner.webhookDelivery(id: id)
+    }
+
+    func retryWebhookDelivery(id: Int64, now: Date) throws(StorageError) -> Bool {
+        return try inner.retryWebhookDelivery(id: id, now: now)
     }
 }

@@ -31,6 +31,7 @@ enum ErrorCodeRegistry {
         Entry(type: "ServerError.Code", wireStrings: ServerError.Code.allCases.map(\.rawValue)),
         Entry(type: "ConfigurationError.Code", wireStrings: ConfigurationError.Code.allCases.map(\.rawValue)),
         Entry(type: "CommandLineError.Code", wireStrings: CommandLineError.Code.allCases.map(\.rawValue)),
+        Entry(type: "WebhookError.Code", wireStrings: WebhookError.Code.allCases.map(\.rawValue)),
     ]
 
     /// Wire strings two code types define on purpose: the HTTP layer answers `method_not_allowed` before any handler

@@ -3,6 +3,7 @@
 #   1. wrk on GET /.well-known/apple-app-site-association over HTTPS keep-alive, passkeyd next to nginx serving
 #      the same bytes with the same certificate and key (alternating rounds, same wrk parameters);
 #   2. passkeyd-loadgen: full sign-in ceremonies over HTTPS keep-alive, next to OpenSSL's raw ES256 verify rate.
+#   3. the same ceremonies on a server with two webhook endpoints (one answering, one unreachable) next to none.
 # Everything listens on 127.0.0.1; both servers are stopped by pid on exit. Knobs (environment): ROUNDS,
 # WRK_ARGUMENTS, LOAD_CONNECTIONS, LOAD_SECONDS, BENCH_TMPDIR (parent of the data folder, e.g. /dev/shm),
 # PASSKEYD_BIN (a passkeyd binary to measure instead of building one, e.g. an older build for before/after).
@@ -104,3 +105,62 @@ wait "$nginx_pid" 2>/dev/null || true
 nginx_pid=""
 
 ./.build/release/passkeyd-loadgen --port "$passkeyd_port" --connections "$LOAD_CONNECTIONS" --seconds "$LOAD_SECONDS" --warm-up 2
+
+# 3. Sign-in ceremonies with two webhook endpoints configured, one receiving (nginx answering 204 over loopback http)
+#    and one unreachable (a closed port: every attempt refused, retried with backoff), next to the same server
+#    without webhooks, in alternating rounds of this run. The receiver runs niced: on a real deployment it is
+#    another machine, not a process competing for the server's two cores.
+receiver_port=$(free_port)
+closed_port=$(free_port)
+mkdir -p "$work/receiver"
+cat >"$work/receiver/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+pid $work/receiver/nginx.pid;
+error_log $work/receiver/error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    client_body_temp_path $work/receiver/body;
+    proxy_temp_path $work/receiver/proxy;
+    fastcgi_temp_path $work/receiver/fastcgi;
+    uwsgi_temp_path $work/receiver/uwsgi;
+    scgi_temp_path $work/receiver/scgi;
+    server { listen 127.0.0.1:$receiver_port; location / { return 204; } }
+}
+CONF
+if [ "$(id -u)" = 0 ]; then
+    chown -R nobody:nogroup "$work/receiver"
+    nice -n 10 setpriv --reuid=nobody --regid=nogroup --clear-groups nginx -p "$work/receiver/" -c "$work/receiver/nginx.conf" -e "$work/receiver/error.log" &
+else
+    nice -n 10 nginx -p "$work/receiver/" -c "$work/receiver/nginx.conf" -e "$work/receiver/error.log" &
+fi
+nginx_pid=$!
+secret="whsec_$(openssl rand -base64 32)"
+webhooks_port=$(free_port)
+write_config "$webhooks_port" "$work/data-webhooks" "$work/passkeyd-webhooks.json" \
+    "\"webhooks\": [{\"url\": \"http://127.0.0.1:$receiver_port/hooks\", \"secret\": \"$secret\"}, {\"url\": \"http://127.0.0.1:$closed_port/hooks\", \"secret\": \"$secret\"}]"
+"$PASSKEYD_BIN" serve --config "$work/passkeyd-webhooks.json" 2>"$work/passkeyd-webhooks.log" &
+webhooks_pid=$!
+passkeyd_pid="$passkeyd_pid $webhooks_pid"
+wait_for "https://127.0.0.1:$webhooks_port/healthz" "$work/passkeyd-webhooks.log"
+
+WEBHOOK_ROUNDS=${WEBHOOK_ROUNDS:-3}
+ceremony_rate() {
+    ./.build/release/passkeyd-loadgen --port "$1" --connections "$LOAD_CONNECTIONS" --seconds "$LOAD_SECONDS" --warm-up 2 \
+        | awk '/^login ceremonies:/ { sub("/s", "", $3); print $3 }'
+}
+echo "login with webhooks: $WEBHOOK_ROUNDS alternating rounds of $LOAD_SECONDS s, two endpoints (one answering 204, one refused) vs none"
+without_total=0
+with_total=0
+for round in $(seq "$WEBHOOK_ROUNDS"); do
+    without_rate=$(ceremony_rate "$passkeyd_port")
+    with_rate=$(ceremony_rate "$webhooks_port")
+    echo "  round $round: without webhooks $without_rate/s, with webhooks $with_rate/s"
+    without_total=$(echo "$without_total + $without_rate" | bc -l)
+    with_total=$(echo "$with_total + $with_rate" | bc -l)
+done
+sleep 2
+refused=$(grep -c "http.clientConnectFailed" "$work/passkeyd-webhooks.log" || true)
+echo "  the unreachable endpoint's refused attempts logged: $refused; server errors: $(grep -c -i "internal_error" "$work/passkeyd-webhooks.log" || true)"
+printf 'RATIO login-with-webhooks-vs-without %.3f\n' "$(echo "$with_total / $without_total" | bc -l)"

@@ -15,7 +15,7 @@ extension ServerConfiguration {
         let reader = try ConfigurationReader(root, path: "")
         try reader.only([
             "relyingParty", "listen", "tls", "dataDirectory", "database", "sessions", "challenges", "attestation",
-            "algorithms", "associatedDomains", "www", "threads", "limits", "rateLimits", "apple",
+            "algorithms", "associatedDomains", "www", "threads", "limits", "rateLimits", "apple", "webhooks",
         ])
         if let block = try reader.object("relyingParty") { try parseRelyingParty(block) }
         if let block = try reader.object("listen") { try parseListen(block) }
@@ -32,5 +32,6 @@ extension ServerConfiguration {
         if let block = try reader.object("limits") { try parseLimits(block) }
         if let block = try reader.object("rateLimits") { rateLimits = try RateLimits(block) }
         if let block = try reader.object("apple") { apple = try AppleConfiguration(block) }
+        if let value = reader.value("webhooks"), value != .null { try parseWebhooks(value) }
     }
 }

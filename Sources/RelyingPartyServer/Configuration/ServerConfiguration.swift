@@ -30,6 +30,8 @@ public struct ServerConfiguration: Sendable {
     public var rateLimits = RateLimits()
     /// Sign in with Apple; nil (no `apple` block) turns the Apple endpoints off.
     public var apple: AppleConfiguration?
+    /// `webhooks`: where account events are delivered (empty: nowhere).
+    public var webhooks: [WebhookEndpoint] = []
 
     public init() {}
 

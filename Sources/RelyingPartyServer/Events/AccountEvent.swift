@@ -77,28 +77,51 @@ enum AccountEvent: Equatable {
         case appleAccountDeleted = "apple_account_deleted"
     }
 
-    /// The event type, such as "passkey.registered".
-    var type: String {
+    /// The event types, each with its wire form: the one list of them (webhook `events` filters are checked against it).
+    enum Kind: String, CaseIterable {
+        case userCreated = "user.created"
+        case userDeleted = "user.deleted"
+        case userUpdated = "user.updated"
+        case userMerged = "user.merged"
+        case passkeyRegistered = "passkey.registered"
+        case passkeyRenamed = "passkey.renamed"
+        case passkeyDeleted = "passkey.deleted"
+        case passkeyCloneWarning = "passkey.clone_warning"
+        case passkeyBackupEligibilityChanged = "passkey.backup_eligibility_changed"
+        case sessionCreated = "session.created"
+        case sessionRevoked = "session.revoked"
+        case appleLinked = "apple.linked"
+        case appleConsentRevoked = "apple.consent_revoked"
+        case appleUnlinked = "apple.unlinked"
+        case appleTransferred = "apple.transferred"
+        case appleEmailDisabled = "apple.email_disabled"
+        case appleEmailEnabled = "apple.email_enabled"
+    }
+
+    var kind: Kind {
         switch self {
-        case .userCreated: "user.created"
-        case .userDeleted: "user.deleted"
-        case .userUpdated: "user.updated"
-        case .userMerged: "user.merged"
-        case .passkeyRegistered: "passkey.registered"
-        case .passkeyRenamed: "passkey.renamed"
-        case .passkeyDeleted: "passkey.deleted"
-        case .passkeyCloneWarning: "passkey.clone_warning"
-        case .passkeyBackupEligibilityChanged: "passkey.backup_eligibility_changed"
-        case .sessionCreated: "session.created"
-        case .sessionRevoked: "session.revoked"
-        case .appleLinked: "apple.linked"
-        case .appleUnlinked: "apple.unlinked"
-        case .appleConsentRevoked: "apple.consent_revoked"
-        case .appleTransferred: "apple.transferred"
-        case .appleEmailDisabled: "apple.email_disabled"
-        case .appleEmailEnabled: "apple.email_enabled"
+        case .userCreated: .userCreated
+        case .userDeleted: .userDeleted
+        case .userUpdated: .userUpdated
+        case .userMerged: .userMerged
+        case .passkeyRegistered: .passkeyRegistered
+        case .passkeyRenamed: .passkeyRenamed
+        case .passkeyDeleted: .passkeyDeleted
+        case .passkeyCloneWarning: .passkeyCloneWarning
+        case .passkeyBackupEligibilityChanged: .passkeyBackupEligibilityChanged
+        case .sessionCreated: .sessionCreated
+        case .sessionRevoked: .sessionRevoked
+        case .appleLinked: .appleLinked
+        case .appleConsentRevoked: .appleConsentRevoked
+        case .appleUnlinked: .appleUnlinked
+        case .appleTransferred: .appleTransferred
+        case .appleEmailDisabled: .appleEmailDisabled
+        case .appleEmailEnabled: .appleEmailEnabled
         }
     }
+
+    /// The event type, such as "passkey.registered".
+    var type: String { kind.rawValue }
 
     /// The account the event concerns.
     var userID: [UInt8] {

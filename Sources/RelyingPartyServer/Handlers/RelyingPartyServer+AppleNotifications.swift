@@ -67,11 +67,11 @@ extension RelyingPartyServer {
         switch event {
         case .consentRevoked:
             // Revocation is not deletion: the link stays, so the same sub lands in the same account next time.
+            if !identity.consentRevoked { events.append(.appleConsentRevoked(userID: identity.userID, appleUserID: identity.subject)) }
             for session in try transaction.deleteSessions(appleSubject: identity.subject) {
                 events.append(.sessionRevoked(session, reason: .appleConsentRevoked))
             }
             _ = try transaction.deleteAppleRefreshTokens(subject: identity.subject)
-            if !identity.consentRevoked { events.append(.appleConsentRevoked(userID: identity.userID, appleUserID: identity.subject)) }
             updated.consentRevoked = true
         case .accountDeleted:
             let credentials = try transaction.credentials(userID: identity.userID)

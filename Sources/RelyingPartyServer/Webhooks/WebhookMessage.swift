@@ -1,0 +1,58 @@
+import CryptoCore
+import Foundation
+import HTTPServer
+import Storage
+
+/// One delivery attempt as Standard Webhooks has it: the JSON body `{"type", "timestamp", "data"}` (the same on every
+/// attempt), and the headers `webhook-id` (the event's stable ID), `webhook-timestamp` (this attempt's Unix seconds) and
+/// `webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">`.
+struct WebhookMessage: Equatable {
+    let id: String
+    let body: [UInt8]
+
+    init(_ event: EventRecord) {
+        id = Self.messageID(event.id)
+        // The payload is the outbox's JSON object, stored by the server (`AccountEvent`); the envelope is built around it.
+        let envelope = #"{"type":"\#(event.type)","timestamp":"\#(Self.timestamp(event.occurredAt))","data":"#
+        body = Array(envelope.utf8) + (event.data.isEmpty ? Array("{}".utf8) : event.data) + [UInt8(ascii: "}")]
+    }
+
+    /// `evt_` and the event's ID: unique in the deployment, the same on every retry and from every node, and free of the
+    /// `.` that would make the signed content ambiguous.
+    static func messageID(_ eventID: Int64) -> String { "evt_\(eventID)" }
+
+    /// RFC 3339 in UTC with milliseconds, such as `2026-12-01T10:15:30.123Z`.
+    static func timestamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: date)
+    }
+
+    /// The `webhook-signature` value for an attempt at `unixSeconds`.
+    func signature(secret: [UInt8], unixSeconds: Int64) -> String {
+        let signed = Array("\(id).\(unixSeconds).".utf8) + body
+        return "v1," + Data(MessageAuthentication.hmac(.sha256, key: secret, message: signed)).base64EncodedString()
+    }
+
+    /// The POST of an attempt made at `now` to `endpoint`.
+    func request(to endpoint: WebhookEndpoint, now: Date) -> HTTPClientRequest {
+        let unixSeconds = Int64(now.timeIntervalSince1970.rounded(.down))
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", "application/json")
+        headers.add("webhook-id", id)
+        headers.add("webhook-timestamp", String(unixSeconds))
+        headers.add("webhook-signature", signature(secret: endpoint.secret, unixSeconds: unixSeconds))
+        let timeout = Double(endpoint.timeoutSeconds)
+        return HTTPClientRequest(
+            method: .post,
+            url: endpoint.url,
+            headers: headers,
+            body: body,
+            tls: endpoint.tls,
+            connectTimeoutSeconds: timeout,
+            deadlineSeconds: timeout,
+            maximumReplyBodySize: 65_536
+        )
+    }
+}

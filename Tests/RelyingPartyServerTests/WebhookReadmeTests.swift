@@ -1,0 +1,90 @@
+import Foundation
+import Storage
+import Testing
+
+@testable import RelyingPartyServer
+
+/// The README's table of event types is the code's: every type (`AccountEvent.Kind`) and no other, each with exactly
+/// the payload members its events carry besides `userId`.
+struct WebhookReadmeTests {
+    /// Events of each kind, covering every member its payload can have (both kinds of session).
+    static func samples(_ kind: AccountEvent.Kind) -> [AccountEvent] {
+        let user: [UInt8] = [1, 2, 3]
+        let passkeySession = SessionRecord(
+            tokenHash: [UInt8](repeating: 1, count: 32),
+            id: [UInt8](repeating: 2, count: 16),
+            userID: user,
+            method: .passkey,
+            credentialID: [9],
+            userVerified: true,
+            createdAt: Date(),
+            expiresAt: Date()
+        )
+        var appleSession = passkeySession
+        appleSession.method = .apple
+        appleSession.credentialID = nil
+        appleSession.appleSubject = "001.apple"
+        return switch kind {
+        case .userCreated: [.userCreated(userID: user, method: .passkey)]
+        case .userDeleted: [.userDeleted(userID: user, reason: .self)]
+        case .userUpdated: [.userUpdated(userID: user, changes: ["displayName"])]
+        case .userMerged: [.userMerged(userID: user, previousUserID: [4, 5])]
+        case .passkeyRegistered: [.passkeyRegistered(userID: user, credentialID: [9])]
+        case .passkeyRenamed: [.passkeyRenamed(userID: user, credentialID: [9])]
+        case .passkeyDeleted: [.passkeyDeleted(userID: user, credentialID: [9])]
+        case .passkeyCloneWarning: [.passkeyCloneWarning(userID: user, credentialID: [9])]
+        case .passkeyBackupEligibilityChanged: [.passkeyBackupEligibilityChanged(userID: user, credentialID: [9], backupEligible: true)]
+        case .sessionCreated: [.sessionCreated(passkeySession), .sessionCreated(appleSession)]
+        case .sessionRevoked: [.sessionRevoked(passkeySession, reason: .logout), .sessionRevoked(appleSession, reason: .appleConsentRevoked)]
+        case .appleLinked: [.appleLinked(userID: user, appleUserID: "001.apple")]
+        case .appleConsentRevoked: [.appleConsentRevoked(userID: user, appleUserID: "001.apple")]
+        case .appleUnlinked: [.appleUnlinked(userID: user, appleUserID: "001.apple", reason: .user)]
+        case .appleTransferred: [.appleTransferred(userID: user, appleUserID: "002.apple", previousAppleUserID: "001.apple")]
+        case .appleEmailDisabled: [.appleEmailDisabled(userID: user, appleUserID: "001.apple")]
+        case .appleEmailEnabled: [.appleEmailEnabled(userID: user, appleUserID: "001.apple")]
+        }
+    }
+
+    /// The README's rows: type → the backticked member names of the payload column, values in parentheses left out.
+    static func readmeRows() throws -> [String: Set<String>] {
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("README.md")
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        guard let start = text.range(of: "### Event types"),
+            let end = text.range(of: "### Delivery guarantees", range: start.upperBound..<text.endIndex)
+        else {
+            throw ReadmeFailure()
+        }
+        var rows: [String: Set<String>] = [:]
+        for line in text[start.upperBound..<end.lowerBound].split(separator: "\n") where line.hasPrefix("| `") {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count == 3 else { throw ReadmeFailure() }
+            var members: Set<String> = []
+            var depth = 0
+            for (index, part) in cells[2].split(separator: "`", omittingEmptySubsequences: false).enumerated() {
+                if index % 2 == 1, depth == 0 { members.insert(String(part)) }
+                if index % 2 == 0 { depth += part.filter { $0 == "(" }.count - part.filter { $0 == ")" }.count }
+            }
+            rows[cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))] = members
+        }
+        return rows
+    }
+
+    struct ReadmeFailure: Error {}
+
+    @Test func theReadmeListsEveryTypeWithItsPayload() throws {
+        let rows = try Self.readmeRows()
+        #expect(Set(rows.keys) == Set(AccountEvent.Kind.allCases.map(\.rawValue)))
+        for kind in AccountEvent.Kind.allCases {
+            let events = Self.samples(kind)
+            #expect(events.allSatisfy { $0.kind == kind })
+            var members: Set<String> = []
+            for event in events {
+                let object = try JSONSerialization.jsonObject(with: Data(event.event(at: Date()).data)) as? [String: Any] ?? [:]
+                #expect(object["userId"] != nil)
+                members.formUnion(object.keys.filter { $0 != "userId" })
+            }
+            #expect(rows[kind.rawValue] == members, "\(kind.rawValue)")
+        }
+    }
+}
