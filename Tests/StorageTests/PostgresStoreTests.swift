@@ -245,17 +245,17 @@ struct PostgresStoreTests {
         #expect(try store.allEvents().count == 1)
     }
 
-    /// Step 4 (the account lifecycle) on a version-3 database: every account gets its own stable version-4
+    /// Step 5 (the account lifecycle) on a version-4 database: every account gets its own stable version-4
     /// appAccountToken, takes its Apple identity's email, and the identity's refresh token moves to its table.
-    @Test func aVersionThreeDatabaseGainsTheAccountLifecycle() throws {
+    @Test func aVersionFourDatabaseGainsTheAccountLifecycle() throws {
         let cluster = try PostgresClusterScope.current()
         let name = try cluster.createDatabase()
         let hex = { (bytes: [UInt8]) in bytes.map { String(format: "%02x", $0) }.joined() }
         try cluster.psql(
-            PostgresMigrations.steps[0].sql + PostgresMigrations.steps[1].sql + PostgresMigrations.steps[2].sql
+            PostgresMigrations.steps.prefix(4).map(\.sql).joined()
                 + """
                 CREATE TABLE passkeyd_schema (version integer NOT NULL);
-                INSERT INTO passkeyd_schema VALUES (3);
+                INSERT INTO passkeyd_schema VALUES (4);
                 INSERT INTO users VALUES ('\\x\(hex(StoreSamples.userID(1)))', 'alice', 'Alice', 0);
                 INSERT INTO users VALUES ('\\x\(hex(StoreSamples.userID(2)))', 'bob', 'Bob', 0);
                 INSERT INTO apple_identities VALUES ('001.a', '\\x\(hex(StoreSamples.userID(1)))', 'a@privaterelay.appleid.com', true, true,

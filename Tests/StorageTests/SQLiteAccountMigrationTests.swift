@@ -5,17 +5,17 @@ import Testing
 
 @testable import StorageSQLite
 
-@Suite("SQLite migration 5: the account lifecycle")
+@Suite("SQLite migration 6: the account lifecycle")
 struct SQLiteAccountMigrationTests {
-    /// A version-4 database: every account gets its own stable version-4 appAccountToken (made by the migration, so the
+    /// A version-5 database: every account gets its own stable version-4 appAccountToken (made by the migration, so the
     /// same on every reader), takes its Apple identity's email, and the identity's refresh token moves to its table.
-    @Test func aVersionFourDatabaseGainsTheAccountLifecycle() throws {
+    @Test func aVersionFiveDatabaseGainsTheAccountLifecycle() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.newDatabasePath()
         do {
             let connection = try SQLiteConnection(path: path)
-            try connection.execute(SQLiteMigrations.steps.prefix(4).map(\.sql).joined() + "PRAGMA user_version = 4;")
+            try connection.execute(SQLiteMigrations.steps.prefix(5).map(\.sql).joined() + "PRAGMA user_version = 5;")
             for (number, name) in [(UInt8(1), "alice"), (2, "bob")] {
                 try connection.statement("INSERT INTO users (id, name, display_name, created_at) VALUES (?1, ?2, ?2, 0)")
                     .run([.blob(StoreSamples.userID(number)), .text(name)])
@@ -36,7 +36,7 @@ struct SQLiteAccountMigrationTests {
             ).run([.blob(StoreSamples.userID(1))])
         }
         let store = try SQLiteStore(path: path)
-        #expect(try store.withConnection { connection throws(SQLiteError) in try SQLiteMigrations.currentVersion(connection) } == 5)
+        #expect(try store.withConnection { connection throws(SQLiteError) in try SQLiteMigrations.currentVersion(connection) } == 6)
         try AccountLifecycleMigration.check(store)
         let alice = try #require(try store.user(id: StoreSamples.userID(1)))
         #expect(try store.integrityCheck() == ["ok"])
