@@ -120,9 +120,9 @@ struct MergeTests {
         #expect(merged.status == 200 && merged.object["previousUserId"] as? String == Base64URL.encode(accounts.current.userID))
     }
 
-    @Test(arguments: [ProofKind.apple, .passkey])
-    func mergingAnAccountWithItselfIs400(_ kind: ProofKind) throws {
-        let fixture = try AppleFixture()
+    @Test(arguments: [ProofKind.apple, .passkey], [false, true])
+    func mergingAnAccountWithItselfIs400(_ kind: ProofKind, overHTTPS: Bool) throws {
+        let fixture = try AppleFixture(overHTTPS: overHTTPS)
         let alice = try fixture.client.register("alice")
         try fixture.signInFresh(headers: PasskeyClient.bearer(alice.token))
         let proof = kind == .apple ? try fixture.appleProof() : try fixture.passkeyProof(alice.credential)

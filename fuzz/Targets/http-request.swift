@@ -138,7 +138,15 @@ private func makeServer() -> RelyingPartyServer {
     let store = InMemoryStore()
     do {
         try store.transaction { transaction throws(StorageError) in
-            try transaction.insertUser(UserRecord(id: seeds.aliceID, name: "alice", displayName: "Alice", createdAt: fixedNow))
+            try transaction.insertUser(
+                UserRecord(
+                    id: seeds.aliceID,
+                    name: "alice",
+                    displayName: "Alice",
+                    appAccountToken: UUID(uuid: (0x6F, 0x1A, 0x2B, 0x3C, 0x4D, 0x5E, 0x4F, 0x60, 0x8A, 0x7B, 0x9C, 0x0D, 0x1E, 0x2F, 0x3A, 0x4B)),
+                    createdAt: fixedNow
+                )
+            )
             for credential in seeds.credentials { try transaction.insertCredential(credential) }
             try transaction.insertSession(
                 SessionRecord(
