@@ -10,6 +10,8 @@ case "serve":
     status = ServeCommand(arguments: Array(arguments.dropFirst())).run()
 case "migrate":
     status = MigrateCommand(arguments: Array(arguments.dropFirst())).run()
+case "check-domain":
+    status = CheckDomainCommand(arguments: Array(arguments.dropFirst())).run()
 case "verify-apple-token":
     status = VerifyAppleTokenCommand(arguments: Array(arguments.dropFirst())).run()
 case "version", "--version":

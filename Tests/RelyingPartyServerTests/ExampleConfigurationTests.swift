@@ -50,3 +50,29 @@ struct ExampleConfigurationTests {
         #expect(makefile.contains("passkeyd serve --config examples/passkeyd.json"))
     }
 }
+
+/// The README's Associated domains example: its configuration loads and publishes the assetlinks.json and the origin
+/// the README shows.
+struct ReadmeAssociatedDomainsTests {
+    /// The fenced block after `<!-- associated-domains: NAME -->`.
+    static func block(_ name: String) throws -> String {
+        let readme = try String(contentsOfFile: ExampleConfigurationTests.repository + "/README.md", encoding: .utf8)
+        let marker = "<!-- associated-domains: \(name) -->\n```json\n"
+        let start = try #require(readme.range(of: marker), "the README has no \(marker)")
+        let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
+        return String(readme[start.upperBound..<end.lowerBound])
+    }
+
+    @Test func theReadmesExamplePublishesWhatTheReadmeShows() throws {
+        var configuration = try ServerConfiguration.load(json: Data(try Self.block("configuration").utf8))
+        configuration.wwwDirectory = nil
+        let client = PasskeyClient(DirectTransport(handler: try TestServerFactory.make(configuration: configuration)))
+        let shown = try Self.block("assetlinks").split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined()
+        #expect(try client.send("GET", "/.well-known/assetlinks.json").text == shown)
+        #expect(configuration.acceptedOrigins.contains("android:apk-key-hash:FG3pg8VzBlDY7rmVLzT8ZBagg0LmHb6oigSWsj_PROU"))
+        #expect(configuration.acceptedOrigins.contains("https://example.co.uk"))
+        for path in ["/.well-known/apple-app-site-association", "/.well-known/webauthn", "/.well-known/passkey-endpoints"] {
+            #expect(try client.send("GET", path).status == 200, "\(path)")
+        }
+    }
+}
