@@ -49,19 +49,9 @@ public struct AndroidApp: Sendable, Equatable {
                 "must list 1 to \(Self.maximumFingerprints) fingerprints"
             )
         }
-        var fingerprints: [CertificateFingerprint] = []
-        for text in texts {
-            guard let fingerprint = CertificateFingerprint(text) else {
-                throw ConfigurationError(
-                    .invalidValue,
-                    key: reader.key("sha256CertFingerprints"),
-                    "\(text.prefix(100)) is not a SHA-256 fingerprint (32 bytes: 64 hex digits, with or without a colon between bytes)"
-                )
-            }
-            guard !fingerprints.contains(fingerprint) else {
-                throw ConfigurationError(.invalidValue, key: reader.key("sha256CertFingerprints"), "\(fingerprint.published) is listed twice")
-            }
-            fingerprints.append(fingerprint)
+        let fingerprints = try CertificateFingerprint.parse(texts, key: reader.key("sha256CertFingerprints"))
+        if let twice = fingerprints.enumerated().first(where: { index, fingerprint in fingerprints[..<index].contains(fingerprint) }) {
+            throw ConfigurationError(.invalidValue, key: reader.key("sha256CertFingerprints"), "\(twice.element.published) is listed twice")
         }
         self.fingerprints = fingerprints
         let relations = try reader.strings("relations") ?? Self.defaultRelations

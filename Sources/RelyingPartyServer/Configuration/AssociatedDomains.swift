@@ -22,9 +22,6 @@ public struct AssociatedDomains: Sendable {
     /// The origins the block adds to the relying party's: each Android app's, then the related origins.
     public var origins: [String] { android.flatMap(\.origins) + (relatedOrigins?.origins ?? []) }
 
-    /// Whether no file at all is configured.
-    var isEmpty: Bool { appleAppSiteAssociation == nil && android.isEmpty && relatedOrigins == nil && passkeyEndpoints == nil }
-
     init(_ reader: ConfigurationReader) throws(ConfigurationError) {
         try reader.only(AppleAppSiteAssociation.services.union(["android", "relatedOrigins", "passkeyEndpoints"]))
         appleAppSiteAssociation = try AppleAppSiteAssociation(reader)

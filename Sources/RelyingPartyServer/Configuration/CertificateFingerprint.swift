@@ -42,6 +42,22 @@ struct CertificateFingerprint: Sendable, Hashable {
         self.bytes = bytes
     }
 
+    /// Each of `texts` as a fingerprint; the first that is not one is refused, naming `key`.
+    static func parse(_ texts: [String], key: String) throws(ConfigurationError) -> [CertificateFingerprint] {
+        var fingerprints: [CertificateFingerprint] = []
+        for text in texts {
+            guard let fingerprint = CertificateFingerprint(text) else {
+                throw ConfigurationError(
+                    .invalidValue,
+                    key: key,
+                    "\(text.prefix(100)) is not a SHA-256 fingerprint (32 bytes: 64 hex digits, with or without a colon between bytes)"
+                )
+            }
+            fingerprints.append(fingerprint)
+        }
+        return fingerprints
+    }
+
     /// `AB:CD:…:EF`, as `assetlinks.json` publishes it.
     var published: String {
         bytes.map { Hex.encode([$0]).uppercased() }.joined(separator: ":")

@@ -78,18 +78,8 @@ extension DomainCheck {
                     guard let texts = try target.strings("sha256_cert_fingerprints"), !texts.isEmpty else {
                         throw ConfigurationError(.missingValue, key: target.key("sha256_cert_fingerprints"), "must list at least one fingerprint")
                     }
-                    var fingerprints: [CertificateFingerprint] = []
-                    for text in texts {
-                        guard let fingerprint = CertificateFingerprint(text) else {
-                            throw ConfigurationError(
-                                .invalidValue,
-                                key: target.key("sha256_cert_fingerprints"),
-                                "\(text.prefix(100)) is not a SHA-256 fingerprint (32 colon-separated hex bytes)"
-                            )
-                        }
-                        if text != fingerprint.published { unlike.append(text) }
-                        fingerprints.append(fingerprint)
-                    }
+                    let fingerprints = try CertificateFingerprint.parse(texts, key: target.key("sha256_cert_fingerprints"))
+                    unlike += zip(texts, fingerprints).filter { text, fingerprint in text != fingerprint.published }.map(\.0)
                     statements.append(PublishedStatement(relations: relations, packageName: package, fingerprints: fingerprints))
                 case let other:
                     throw ConfigurationError(.invalidValue, key: target.key("namespace"), "\(other.prefix(100)) is not android_app or web")

@@ -123,7 +123,6 @@ public struct DomainCheck: Sendable {
     /// A fetched file, decoded.
     struct Fetched {
         let json: JSONValue
-        let body: [UInt8]
     }
 
     /// GETs `path` as a device does and records one check for the transfer; the decoded JSON when it passes.
@@ -182,7 +181,7 @@ public struct DomainCheck: Sendable {
             return nil
         }
         report.record(name, .pass, "200, application/json, \(reply.body.count) bytes, no redirect")
-        return Fetched(json: json, body: reply.body)
+        return Fetched(json: json)
     }
 
     func get(_ url: String, using client: HTTPClient) -> Result<HTTPClientReply, HTTPServerError> {

@@ -58,10 +58,4 @@ struct WellKnownFiles: Sendable {
             return nil
         }
     }
-
-    /// The bytes served at `path`, or nil.
-    func body(at path: String) -> [UInt8]? {
-        guard case .success(let file) = files[path] else { return nil }
-        return file.body
-    }
 }
