@@ -117,4 +117,35 @@ struct CheckDomainCommandTests {
         #expect(output.isEmpty)
         #expect(errors.hasPrefix("passkeyd check-domain: "), "\(errors)")
     }
+
+    /// End to end: `passkeyd serve` publishing the files (and logging the related-origins warning at start-up), checked
+    /// by `passkeyd check-domain` over HTTPS against the server's own generated certificate.
+    @Test func aServedDomainPassesCheckDomainEndToEnd() throws {
+        let folder = try TemporaryFolder()
+        let origins = ["https://a.com", "https://b.com", "https://c.co.uk", "https://d.de", "https://e.fr", "https://f.io"]
+        let server = try ServeProcess(
+            dataDirectory: folder.path + "/data",
+            configurationPath: folder.path + "/passkeyd.json",
+            extraMembers: #""associatedDomains": {"webcredentials": {"apps": ["\#(DomainCheckFixture.app)"]}, "#
+                + #""android": [{"package": "com.example.app", "sha256CertFingerprints": ["\#(DomainCheckFixture.fingerprint)"]}], "#
+                + #""relatedOrigins": [\#(origins.map { "\"\($0)\"" }.joined(separator: ","))]}"#
+        )
+        defer { _ = server.terminate() }
+        #expect(server.log.contains("passkeyd: warning: associatedDomains.relatedOrigins: 6 registrable-domain labels"))
+        let association = try CurlTransport(port: server.port).send("GET", "/.well-known/apple-app-site-association", body: nil, headers: [])
+        fixture.cdn.answer(DomainCheckFixture.cdnPath, with: .json(status: 200, association.body))
+        // One CA file for both: the server's self-signed certificate and the test CA of the CDN stand-in.
+        let trusted = folder.path + "/trusted.pem"
+        let bundle =
+            try String(contentsOfFile: folder.path + "/data/tls-certificate.pem", encoding: .utf8)
+            + (try String(contentsOfFile: fixture.authority.certificateFile, encoding: .utf8))
+        try bundle.write(toFile: trusted, atomically: true, encoding: .utf8)
+        let (status, output, errors) = try run([
+            "https://127.0.0.1:\(server.port)", "--app", DomainCheckFixture.app, "--android", DomainCheckFixture.android, "--cdn-url", fixture.cdnURL,
+            "--ca-file", trusted,
+        ])
+        #expect(status == 0, "\(output)\(errors)")
+        #expect(output.contains("warn   webauthn content: 6 registrable-domain labels"))
+        #expect(output.contains("--     passkey-endpoints: not published (404)"))
+    }
 }
