@@ -1,4 +1,4 @@
-# passkeyd: `make run` starts the server with embedded defaults, `make test` runs every test.
+# passkeyd: `make run` starts the demo (examples/passkeyd.json), `make test` runs every test.
 SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBIAN_PACKAGES := libssl-dev libcbor-dev libsqlite3-dev libevent-dev libpq-dev pkg-config
@@ -33,8 +33,9 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
+# The demo: the embedded defaults plus the example's sample associated domains and authenticator names.
 run: release
-	./.build/release/passkeyd serve
+	./.build/release/passkeyd serve --config examples/passkeyd.json
 
 test: deps lint test-swift test-browser test-packaging
 

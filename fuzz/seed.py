@@ -281,6 +281,8 @@ def main():
     readme = open(os.path.join(ROOT, "README.md")).read()
     start = readme.index("```json\n") + len("```json\n")
     seeds.add("configuration", readme[start:readme.index("```", start)])
+    start = readme.index("<!-- associated-domains: configuration -->\n```json\n") + len("<!-- associated-domains: configuration -->\n```json\n")
+    seeds.add("configuration", readme[start:readme.index("```", start)])
     for config in [
         {}, {"relyingParty": {"id": "example.com"}}, {"listen": {"https": None, "http": "127.0.0.1:8080"}},
         {"tls": {"certificate": "/c.pem", "privateKey": "/k.pem"}}, {"sessions": {"lifetimeSeconds": 60}},
@@ -289,6 +291,11 @@ def main():
         {"relyingParty": {"origins": ["android:apk-key-hash:abc", "http://localhost:8080", "https://a.example:8443"]}},
         {"associatedDomains": {"webcredentials": {"apps": ["A.b"]}, "applinks": {"details": [{"appIDs": ["A.b"]}]},
                                "appclips": {"apps": ["A.b.Clip"]}, "relatedOrigins": ["https://x.example"]}},
+        {"associatedDomains": {"applinks": {"apps": [], "details": [{"appID": "ABCDE12345.a.b", "paths": ["/x/*", "NOT /y"]}],
+                                            "defaults": {"caseSensitive": False}, "substitutionVariables": {"v": ["a"]}},
+                               "android": [{"package": "a.b", "sha256CertFingerprints": ["00" * 32], "relations": ["x/y.z"]}],
+                               "passkeyEndpoints": {}},
+         "relyingParty": {"origins": ["https://a.example", "android:apk-key-hash:" + "A" * 42 + "E"]}},
     ]:
         seeds.add("configuration", json.dumps(config))
 
@@ -317,6 +324,8 @@ def main():
         request("GET", "/index.html?x=1"),
         request("GET", "/../Package.swift"),
         request("HEAD", "/.well-known/apple-app-site-association"),
+        request("GET", "/.well-known/apple-app-site-association", headers=[("If-None-Match", 'W/"x", *')])
+        + b"\0" + request("GET", "/.well-known/assetlinks.json", headers=[("If-Modified-Since", "Fri, 15 Jan 2027 08:00:00 GMT")]),
         request("GET", "/.well-known/assetlinks.json") + b"\0" + request("GET", "/.well-known/webauthn")
         + b"\0" + request("GET", "/.well-known/passkey-endpoints") + b"\0" + request("GET", "/apple-app-site-association"),
         request("POST", "/webauthn/registration/options", {"username": "carol", "displayName": "Carol", "residentKey": "preferred",

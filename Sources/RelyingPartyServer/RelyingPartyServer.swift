@@ -75,7 +75,7 @@ public final class RelyingPartyServer: HTTPHandler {
         relyingParty = RelyingParty(
             id: configuration.relyingPartyID,
             name: configuration.relyingPartyName,
-            origins: configuration.origins,
+            origins: configuration.acceptedOrigins,
             algorithms: configuration.algorithms,
             time: time
         )
@@ -87,7 +87,7 @@ public final class RelyingPartyServer: HTTPHandler {
             purge: ExpiredRecordPurge(store: store, log: log)
         )
         sessions = SessionService(store: store, random: random, time: time, lifetime: TimeInterval(configuration.sessionLifetimeSeconds))
-        wellKnown = try WellKnownFiles(configuration.associatedDomains)
+        wellKnown = try WellKnownFiles(configuration.associatedDomains, loadedAt: time.now)
         staticFiles = configuration.wwwDirectory.map(StaticFiles.init(root:))
         let limits = configuration.rateLimits
         addressLimiter = RateLimiter(rule: .init(perMinute: limits.perAddressPerMinute, burst: limits.perAddressBurst))
@@ -142,7 +142,7 @@ public final class RelyingPartyServer: HTTPHandler {
             error.headers = [("Allow", (allowed.contains("GET") ? allowed + ["HEAD"] : allowed).joined(separator: ", "))]
             throw error
         case .unrouted:
-            if method == "GET", let response = wellKnown.response(for: request.path) { return response }
+            if method == "GET", let response = wellKnown.response(to: request) { return response }
             if method == "GET", let response = staticFiles?.response(for: request.path) { return response }
             throw ServerError(.notFound)
         }

@@ -30,6 +30,7 @@ struct ServerError: Error, Sendable {
             case notSignedIn = "not_signed_in"
             case invalidIdentityToken = "invalid_identity_token"
             case notFound = "not_found"
+            case notConfigured = "not_configured"
             case passkeyNotFound = "passkey_not_found"
             case methodNotAllowed = "method_not_allowed"
             case usernameTaken = "username_taken"
@@ -83,6 +84,8 @@ struct ServerError: Error, Sendable {
         static let invalidIdentityToken = Code(.invalidIdentityToken)
         /// No such path, or the record is gone.
         static let notFound = Code(.notFound)
+        /// A well-known file this server's configuration does not publish; `key` names the configuration key to set.
+        static let notConfigured = Code(.notConfigured)
         /// The signed-in account has no passkey with that ID.
         static let passkeyNotFound = Code(.passkeyNotFound)
         /// A known path asked with a method it does not take; `Allow` lists the ones it does.
@@ -143,6 +146,7 @@ struct ServerError: Error, Sendable {
             case .notSignedIn: (401, "Sign in first.")
             case .invalidIdentityToken: (401, "The Apple identity token was not accepted.")
             case .notFound: (404, "There is nothing here.")
+            case .notConfigured: (404, "This server does not publish this file: its configuration does not set the key named in key.")
             case .passkeyNotFound: (404, "You have no passkey with that ID.")
             case .methodNotAllowed: (405, "This path does not take that method.")
             case .usernameTaken: (409, "That username is taken.")
@@ -195,6 +199,8 @@ struct ServerError: Error, Sendable {
     var step: String?
     /// The request member at fault (`residentKey`, `response.clientDataJSON`), returned to the client; never a value.
     var member: String?
+    /// The configuration key that would publish a missing well-known file (`associatedDomains.android`).
+    var key: String?
     /// Detail for the server log only (logged with 5xx answers); never secrets or personal data.
     var detail: String?
     /// Extra headers (`Set-Cookie` to clear a dead session, `Retry-After`, `Allow`).
@@ -256,6 +262,7 @@ struct ServerError: Error, Sendable {
         body["message"] = .string(message)
         if let step { body["step"] = .string(step) }
         if let member { body["member"] = .string(member) }
+        if let key { body["key"] = .string(key) }
         var response = HTTPResponse.json(status: status, JSONBody.encode(body))
         for (name, value) in headers { response.headers.add(name, value) }
         return response

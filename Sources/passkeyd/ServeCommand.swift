@@ -23,6 +23,7 @@ struct ServeCommand {
             return fail("\(error)")
         }
         let log: @Sendable (String) -> Void = { message in FileHandle.standardError.write(Data("passkeyd: \(message)\n".utf8)) }
+        for warning in configuration.associatedDomains.warnings { log("warning: \(warning)") }
         do {
             try FileManager.default.createDirectory(
                 atPath: configuration.dataDirectory,

@@ -29,6 +29,13 @@ enum Usage {
               nonce_supported false may omit it); --nonce-optional accepts any nonce or none.
               Prints one JSON line: {"ok", "error"/"reason" or "sub", "email", "emailVerified", "isPrivateEmail",
               "realUserStatus"}. Exit status: 0 when it ran (whatever the verdict), 2 on unusable input.
+          \(CheckDomainCommand.syntax.usage)
+              Check a domain's associated-domain files as devices fetch them: apple-app-site-association, assetlinks.json,
+              webauthn and passkey-endpoints under /.well-known/ (certificate verified against the system roots or --ca-file,
+              no redirect followed), their status, type, size and schema, the apps given (--app for webcredentials,
+              --android with the SHA-256 of the signing certificate), and Apple's CDN copy (--cdn-url overrides
+              https://app-site-association.cdn-apple.com/a/v1/DOMAIN). Prints one line per check, or JSON with --json.
+              Exit status: 0 when everything holds, 1 when something is wrong, 2 when it could not run.
           passkeyd version (or --version)
               Print the version.
         Options take their value as the next argument or after "=" (--config=FILE); after "--" every argument is

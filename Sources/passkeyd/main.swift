@@ -12,6 +12,8 @@ case "migrate":
     status = MigrateCommand(arguments: Array(arguments.dropFirst())).run()
 case "apple":
     status = AppleCommand(arguments: Array(arguments.dropFirst())).run()
+case "check-domain":
+    status = CheckDomainCommand(arguments: Array(arguments.dropFirst())).run()
 case "verify-apple-token":
     status = VerifyAppleTokenCommand(arguments: Array(arguments.dropFirst())).run()
 case "version", "--version":

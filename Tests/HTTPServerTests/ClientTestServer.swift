@@ -2,6 +2,7 @@ import CryptoCore
 import Foundation
 import HTTPServer
 import Synchronization
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,7 @@
 import CryptoCore
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import HTTPServer

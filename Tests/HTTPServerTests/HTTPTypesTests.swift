@@ -53,6 +53,15 @@ struct HTTPTypesTests {
     @Test func dateIsIMFFixdate() {
         #expect(HTTPDate.format(784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
         #expect(HTTPDate.format(1_800_000_000) == "Fri, 15 Jan 2027 08:00:00 GMT")
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == 784_111_777)
+        #expect(HTTPDate.parse("Fri, 15 Jan 2027 08:00:00 GMT") == 1_800_000_000)
+        // Only the IMF-fixdate that names its own weekday and a real day; the obsolete forms are not read.
+        for text in [
+            "Mon, 06 Nov 1994 08:49:37 GMT", "Sun, 31 Feb 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
+            "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 6 Nov 1994 08:49:37 GMT", "", "Sun, 06 Nov 1994 08:49:+7 GMT",
+        ] {
+            #expect(HTTPDate.parse(text) == nil, "\(text)")
+        }
     }
 
     @Test func errorResponsesAreJSON() {

@@ -34,7 +34,7 @@ struct ConfigurationTests {
     @Test func documentedExampleLoads() throws {
         let configuration = try load(
             """
-            {"relyingParty": {"id": "example.com", "name": "Example", "origins": ["https://example.com", "android:apk-key-hash:AbCd"]},
+            {"relyingParty": {"id": "example.com", "name": "Example", "origins": ["https://example.com", "android:apk-key-hash:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"]},
              "listen": {"https": "0.0.0.0:443", "http": "127.0.0.1:8080"},
              "tls": {"certificate": "/etc/passkeyd/fullchain.pem", "privateKey": "/etc/passkeyd/privkey.pem"},
              "dataDirectory": "/var/lib/passkeyd", "database": {"sqlite": "/var/lib/passkeyd/db.sqlite"},
@@ -44,7 +44,7 @@ struct ConfigurationTests {
         )
         #expect(configuration.relyingPartyID == "example.com")
         #expect(configuration.relyingPartyName == "Example")
-        #expect(configuration.origins == ["https://example.com", "android:apk-key-hash:AbCd"])
+        #expect(configuration.origins == ["https://example.com", "android:apk-key-hash:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"])
         #expect(configuration.httpsAddress == "0.0.0.0:443")
         #expect(configuration.httpAddress == "127.0.0.1:8080")
         #expect(configuration.certificateFile == "/etc/passkeyd/fullchain.pem")
@@ -111,11 +111,11 @@ struct ConfigurationTests {
         (#"{"associatedDomains": {"webcredentials": {"apps": ["ABCDE1234.com.example.app"]}}}"#, "associatedDomains.webcredentials.apps"),
         (#"{"associatedDomains": {"webcredentials": {"apps": ["ABCDE12345."]}}}"#, "associatedDomains.webcredentials.apps"),
         (
-            #"{"associatedDomains": {"android": [{"package": "a", "sha256CertFingerprints": ["AB:CD"]}]}}"#,
+            #"{"associatedDomains": {"android": [{"package": "com.example.app", "sha256CertFingerprints": ["AB:CD"]}]}}"#,
             "associatedDomains.android[0].sha256CertFingerprints"
         ),
         (
-            #"{"associatedDomains": {"android": [{"package": "a", "sha256CertFingerprints": ["\#(String(repeating: "ZZ:", count: 31))ZZ"]}]}}"#,
+            #"{"associatedDomains": {"android": [{"package": "com.example.app", "sha256CertFingerprints": ["\#(String(repeating: "ZZ:", count: 31))ZZ"]}]}}"#,
             "associatedDomains.android[0].sha256CertFingerprints"
         ),
         (#"{"associatedDomains": {"android": [{"sha256CertFingerprints": []}]}}"#, "associatedDomains.android[0].package"),
@@ -147,10 +147,10 @@ struct ConfigurationTests {
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(json: Data(json.utf8)) }
     }
 
-    @Test func fingerprintInLowerCaseIsAccepted() throws {
+    @Test func fingerprintInLowerCaseIsAcceptedAndPublishedInUpperCase() throws {
         let fingerprint = (0..<32).map { String(format: "%02x", $0) }.joined(separator: ":")
         let configuration = try load(#"{"associatedDomains": {"android": [{"package": "a.b", "sha256CertFingerprints": ["\#(fingerprint)"]}]}}"#)
-        #expect(configuration.associatedDomains.android.first?.certificateFingerprints == [fingerprint])
+        #expect(configuration.associatedDomains.android.first?.certificateFingerprints == [fingerprint.uppercased()])
     }
 
     @Test func missingFileIsAnError() {

@@ -59,7 +59,7 @@ private let seeds: Seeds = {
          "algorithms": ["ES256", "ES384", "ES512", "EdDSA", "RS256", "PS256"],
          "associatedDomains": {
            "webcredentials": {"apps": ["ABCDE12345.org.example.app"]},
-           "applinks": {"details": []},
+           "applinks": {"details": [{"appIDs": ["ABCDE12345.org.example.app"], "components": [{"/": "/open/*"}]}]},
            "android": [{"package": "org.example.app", "sha256CertFingerprints": ["AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89"]}],
            "relatedOrigins": ["https://example.co.uk"],
            "passkeyEndpoints": {"enroll": "https://example.org/account/passkeys/new", "manage": "https://example.org/account/passkeys"}},

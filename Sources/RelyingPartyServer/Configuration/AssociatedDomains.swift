@@ -1,74 +1,73 @@
 import WebAuthnCore
 
-/// The `associatedDomains` block: what the well-known files publish.
+/// The `associatedDomains` block: the one source of truth for the well-known files and for the origins they imply.
+/// Apple's `webcredentials`, `applinks` and `appclips` make `apple-app-site-association`; `android` makes
+/// `assetlinks.json` and the apps' `android:apk-key-hash:` origins; `relatedOrigins` makes `/.well-known/webauthn`
+/// and are accepted in ceremonies; `passkeyEndpoints` makes `/.well-known/passkey-endpoints`.
 public struct AssociatedDomains: Sendable {
-    /// `webcredentials.apps`: "TEAMID.bundle.id" entries.
-    public var webCredentialApps: [String] = []
-    /// `applinks` and `appclips`, passed through as the AASA file expects them (raw JSON).
-    public var appLinks: JSONValue?
-    public var appClips: JSONValue?
+    var appleAppSiteAssociation: AppleAppSiteAssociation?
     public var android: [AndroidApp] = []
-    /// Related origins for `/.well-known/webauthn`.
-    public var relatedOrigins: [String] = []
-    public var enrollURL: String?
-    public var manageURL: String?
+    var relatedOrigins: RelatedOrigins?
+    var passkeyEndpoints: PasskeyEndpoints?
+    /// Things that do not stop start-up but may stop a device (each names its key); `passkeyd serve` logs them.
+    public var warnings: [String] = []
 
-    public struct AndroidApp: Sendable, Equatable {
-        public var packageName: String
-        public var certificateFingerprints: [String]
-    }
+    static let maximumAndroidApps = 100
 
     public init() {}
-}
 
-extension AssociatedDomains {
+    /// `webcredentials.apps`: the apps that may use the site's passkeys.
+    public var webCredentialApps: [String] { appleAppSiteAssociation?.webCredentialApps ?? [] }
+
+    /// The origins the block adds to the relying party's: each Android app's, then the related origins.
+    public var origins: [String] { android.flatMap(\.origins) + (relatedOrigins?.origins ?? []) }
+
     init(_ reader: ConfigurationReader) throws(ConfigurationError) {
-        try reader.only(["webcredentials", "applinks", "appclips", "android", "relatedOrigins", "passkeyEndpoints"])
-        if let credentials = try reader.object("webcredentials") {
-            try credentials.only(["apps"])
-            webCredentialApps = try credentials.strings("apps") ?? []
-            for app in webCredentialApps where !Self.isAppIdentifier(app) {
-                throw ConfigurationError(
-                    .invalidValue,
-                    key: credentials.key("apps"),
-                    "\(app) is not TEAMID.bundle.id (a 10-character team ID, a dot, a bundle ID)"
-                )
+        try reader.only(AppleAppSiteAssociation.services.union(["android", "relatedOrigins", "passkeyEndpoints"]))
+        appleAppSiteAssociation = try AppleAppSiteAssociation(reader)
+        if let apps = try reader.objects("android") {
+            guard apps.count <= Self.maximumAndroidApps else {
+                throw ConfigurationError(.invalidValue, key: reader.key("android"), "lists more than \(Self.maximumAndroidApps) apps")
             }
-        }
-        appLinks = reader.value("applinks")
-        appClips = reader.value("appclips")
-        if let list = reader.value("android") {
-            guard let items = list.arrayValue else { throw ConfigurationError(.invalidValue, key: reader.key("android"), "must be a list") }
-            for (index, item) in items.enumerated() {
-                let app = try ConfigurationReader(item, path: reader.key("android") + "[\(index)]")
-                try app.only(["package", "sha256CertFingerprints"])
-                let package = try app.requiredString("package")
-                let fingerprints = try app.strings("sha256CertFingerprints") ?? []
-                for fingerprint in fingerprints where !Self.isFingerprint(fingerprint) {
+            for app in apps {
+                let parsed = try AndroidApp(app)
+                guard !android.contains(where: { $0.packageName == parsed.packageName }) else {
                     throw ConfigurationError(
                         .invalidValue,
-                        key: app.key("sha256CertFingerprints"),
-                        "\(fingerprint) is not 32 colon-separated hex bytes"
+                        key: app.key("package"),
+                        "\(parsed.packageName) is listed twice: give one entry all of its fingerprints"
                     )
                 }
-                android.append(AndroidApp(packageName: package, certificateFingerprints: fingerprints))
+                android.append(parsed)
             }
         }
-        relatedOrigins = try reader.strings("relatedOrigins") ?? []
-        if let endpoints = try reader.object("passkeyEndpoints") {
-            try endpoints.only(["enroll", "manage"])
-            enrollURL = try endpoints.string("enroll")
-            manageURL = try endpoints.string("manage")
+        if let origins = try reader.strings("relatedOrigins") {
+            let related = try RelatedOrigins(origins, key: reader.key("relatedOrigins"))
+            relatedOrigins = related
+            if let warning = related.labelWarning { warnings.append(reader.key("relatedOrigins") + ": " + warning) }
         }
+        if let endpoints = try reader.object("passkeyEndpoints") { passkeyEndpoints = try PasskeyEndpoints(endpoints) }
     }
 
-    static func isAppIdentifier(_ text: String) -> Bool {
-        let parts = text.split(separator: ".", maxSplits: 1)
-        return parts.count == 2 && parts[0].count == 10 && parts[0].allSatisfy { $0.isUppercase || $0.isNumber } && !parts[1].isEmpty
-    }
-
-    static func isFingerprint(_ text: String) -> Bool {
-        let bytes = text.split(separator: ":", omittingEmptySubsequences: false)
-        return bytes.count == 32 && bytes.allSatisfy { $0.count == 2 && $0.allSatisfy(\.isHexDigit) }
+    /// An `android:apk-key-hash:` origin of `relyingParty.origins` must be the base64url of 32 bytes and, when the
+    /// block lists Android apps, one of their fingerprints: an origin that contradicts the published file would let
+    /// an app sign in that the domain never vouched for (or lock out the one it does).
+    func check(configuredOrigin origin: String, key: String) throws(ConfigurationError) {
+        guard origin.hasPrefix(CertificateFingerprint.originPrefix) else { return }
+        guard let fingerprint = CertificateFingerprint(origin: origin) else {
+            throw ConfigurationError(
+                .invalidValue,
+                key: key,
+                "\(origin.prefix(120)) is not android:apk-key-hash: and the unpadded base64url of a 32-byte SHA-256 fingerprint"
+            )
+        }
+        guard android.isEmpty || android.contains(where: { $0.fingerprints.contains(fingerprint) }) else {
+            throw ConfigurationError(
+                .invalidValue,
+                key: key,
+                "\(origin) is the origin of certificate \(fingerprint.published), which no app of associatedDomains.android lists; "
+                    + "add the fingerprint there (passkeyd derives the origin) and remove it here"
+            )
+        }
     }
 }

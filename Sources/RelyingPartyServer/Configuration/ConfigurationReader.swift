@@ -62,4 +62,25 @@ struct ConfigurationReader {
     }
 
     func value(_ name: String) -> JSONValue? { members[name] }
+
+    /// A list of any values (each checked by the caller, who names it `key(name) + "[index]"`).
+    func list(_ name: String) throws(ConfigurationError) -> [JSONValue]? {
+        guard let value = members[name], value != .null else { return nil }
+        guard let items = value.arrayValue else { throw ConfigurationError(.invalidValue, key: key(name), "must be a list") }
+        return items
+    }
+
+    /// Every item of a list, as an object, with its key (`details[2]`).
+    func objects(_ name: String) throws(ConfigurationError) -> [ConfigurationReader]? {
+        guard let items = try list(name) else { return nil }
+        var readers: [ConfigurationReader] = []
+        for (index, item) in items.enumerated() { readers.append(try ConfigurationReader(item, path: key(name) + "[\(index)]")) }
+        return readers
+    }
+
+    func bool(_ name: String) throws(ConfigurationError) -> Bool? {
+        guard let value = members[name], value != .null else { return nil }
+        guard let flag = value.boolValue else { throw ConfigurationError(.invalidValue, key: key(name), "must be true or false") }
+        return flag
+    }
 }

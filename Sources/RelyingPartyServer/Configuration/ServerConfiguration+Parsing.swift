@@ -33,5 +33,6 @@ extension ServerConfiguration {
         if let block = try reader.object("rateLimits") { rateLimits = try RateLimits(block) }
         if let block = try reader.object("apple") { apple = try AppleConfiguration(block) }
         if let value = reader.value("webhooks"), value != .null { try parseWebhooks(value) }
+        for origin in origins { try associatedDomains.check(configuredOrigin: origin, key: "relyingParty.origins") }
     }
 }

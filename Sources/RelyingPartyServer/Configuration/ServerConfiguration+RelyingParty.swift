@@ -17,7 +17,8 @@ extension ServerConfiguration {
                 throw ConfigurationError(
                     .invalidValue,
                     key: "relyingParty.origins",
-                    "\(origin) is not an https:// origin (http:// only for localhost) or an android:apk-key-hash: origin"
+                    "\(origin.prefix(120)) is not an https:// origin (http:// only for localhost) or an android:apk-key-hash: origin "
+                        + "(the unpadded base64url of a 32-byte SHA-256 fingerprint)"
                 )
             }
             self.origins = origins
@@ -32,7 +33,7 @@ extension ServerConfiguration {
     }
 
     static func isOrigin(_ text: String) -> Bool {
-        if text.hasPrefix("android:apk-key-hash:") { return text.count > "android:apk-key-hash:".count }
+        if text.hasPrefix(CertificateFingerprint.originPrefix) { return CertificateFingerprint(origin: text) != nil }
         guard let components = URLComponents(string: text), let host = components.host, !host.isEmpty,
             components.path.isEmpty, components.query == nil, components.fragment == nil
         else { return false }

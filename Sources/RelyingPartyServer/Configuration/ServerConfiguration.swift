@@ -38,6 +38,14 @@ public struct ServerConfiguration: Sendable {
     /// Each event-loop thread holds at most one connection at a time; the rest serve the Apple worker and the purges.
     public var defaultPoolSize: Int { threads + 2 }
 
+    /// Every origin ceremonies accept: `relyingParty.origins`, then those `associatedDomains` implies (each Android
+    /// app's `android:apk-key-hash:` origins, the related origins), each once.
+    public var acceptedOrigins: [String] {
+        var accepted: [String] = []
+        for origin in origins + associatedDomains.origins where !accepted.contains(origin) { accepted.append(origin) }
+        return accepted
+    }
+
     /// Where hand-off links point: the relying party's first `https` origin (passkeyd's own pages).
     public var handoffOrigin: String { origins.first { $0.hasPrefix("https://") } ?? "https://\(relyingPartyID)" }
 

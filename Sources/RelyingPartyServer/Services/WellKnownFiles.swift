@@ -1,86 +1,61 @@
+import Foundation
 import HTTPServer
 import WebAuthnCore
 
-/// The associated-domain files, encoded once at start-up from the `associatedDomains` block.
+/// The associated-domain files, encoded once at start-up from the `associatedDomains` block: status 200,
+/// `application/json`, never a redirect, `Cache-Control`, a strong `ETag` and `Last-Modified` with 304 answers, and
+/// Apple's size limit checked before the server starts. A file that is not configured is a JSON 404 whose `key` names
+/// the configuration key that publishes it.
 struct WellKnownFiles: Sendable {
     /// Apple's limit for apple-app-site-association (uncompressed).
     static let appleSizeLimit = 128 * 1024
 
-    let appleAppSiteAssociation: [UInt8]?
-    let assetLinks: [UInt8]?
-    let relatedOrigins: [UInt8]?
-    let passkeyEndpoints: [UInt8]?
-    /// The responses, made once: the files never change while the server runs.
-    private let appleAppSiteAssociationResponse: HTTPResponse
-    private let assetLinksResponse: HTTPResponse
-    private let relatedOriginsResponse: HTTPResponse
-    private let passkeyEndpointsResponse: HTTPResponse
+    /// Each path and what it serves: a file, or the key that would publish it.
+    private let files: [String: Result<WellKnownFile, NotConfigured>]
 
-    init(_ domains: AssociatedDomains) throws(ConfigurationError) {
-        var association: [String: JSONValue] = [:]
-        if !domains.webCredentialApps.isEmpty {
-            association["webcredentials"] = .object(["apps": .array(domains.webCredentialApps.map(JSONValue.string))])
+    /// The key of a file that is not configured.
+    struct NotConfigured: Error {
+        let key: String
+    }
+
+    static let appleAppSiteAssociationPaths = ["/.well-known/apple-app-site-association", "/apple-app-site-association"]
+    static let assetLinksPath = "/.well-known/assetlinks.json"
+    static let relatedOriginsPath = "/.well-known/webauthn"
+    static let passkeyEndpointsPath = "/.well-known/passkey-endpoints"
+
+    init(_ domains: AssociatedDomains, loadedAt: Date) throws(ConfigurationError) {
+        let second = Int(loadedAt.timeIntervalSince1970)
+        func file(_ value: JSONValue?, key: String) -> Result<WellKnownFile, NotConfigured> {
+            guard let value else { return .failure(NotConfigured(key: key)) }
+            return .success(WellKnownFile(JSONBody.encode(value), loadedAt: second))
         }
-        if let links = domains.appLinks { association["applinks"] = links }
-        if let clips = domains.appClips { association["appclips"] = clips }
-        if association.isEmpty {
-            appleAppSiteAssociation = nil
-        } else {
-            let bytes = JSONBody.encode(association)
-            guard bytes.count <= Self.appleSizeLimit else {
-                throw ConfigurationError(
-                    .invalidValue,
-                    key: "associatedDomains",
-                    "apple-app-site-association would be \(bytes.count) bytes; Apple reads at most \(Self.appleSizeLimit)"
-                )
-            }
-            appleAppSiteAssociation = bytes
-        }
-        assetLinks =
-            domains.android.isEmpty
-            ? nil
-            : JSONBody.encode(
-                domains.android.map { app in
-                    JSONValue.object([
-                        "relation": .array([.string("delegate_permission/common.get_login_creds")]),
-                        "target": .object([
-                            "namespace": .string("android_app"), "package_name": .string(app.packageName),
-                            "sha256_cert_fingerprints": .array(app.certificateFingerprints.map(JSONValue.string)),
-                        ]),
-                    ])
-                }
+        let association = file(domains.appleAppSiteAssociation?.json, key: "associatedDomains.webcredentials")
+        if case .success(let published) = association, published.body.count > Self.appleSizeLimit {
+            throw ConfigurationError(
+                .invalidValue,
+                key: "associatedDomains",
+                "apple-app-site-association would be \(published.body.count) bytes; Apple reads at most \(Self.appleSizeLimit)"
             )
-        relatedOrigins =
-            domains.relatedOrigins.isEmpty
-            ? nil
-            : JSONBody.encode(JSONValue.object(["origins": .array(domains.relatedOrigins.map(JSONValue.string))]))
-        var endpoints: [String: JSONValue] = [:]
-        if let enroll = domains.enrollURL { endpoints["enroll"] = .string(enroll) }
-        if let manage = domains.manageURL { endpoints["manage"] = .string(manage) }
-        passkeyEndpoints = endpoints.isEmpty ? nil : JSONBody.encode(endpoints)
-        appleAppSiteAssociationResponse = Self.response(serving: appleAppSiteAssociation)
-        assetLinksResponse = Self.response(serving: assetLinks)
-        relatedOriginsResponse = Self.response(serving: relatedOrigins)
-        passkeyEndpointsResponse = Self.response(serving: passkeyEndpoints)
-    }
-
-    /// The file for a well-known path, or nil when the path is not one of them.
-    func response(for path: String) -> HTTPResponse? {
-        switch path {
-        case "/.well-known/apple-app-site-association", "/apple-app-site-association": appleAppSiteAssociationResponse
-        case "/.well-known/assetlinks.json": assetLinksResponse
-        case "/.well-known/webauthn": relatedOriginsResponse
-        case "/.well-known/passkey-endpoints": passkeyEndpointsResponse
-        default: nil
         }
+        var files: [String: Result<WellKnownFile, NotConfigured>] = [:]
+        for path in Self.appleAppSiteAssociationPaths { files[path] = association }
+        files[Self.assetLinksPath] = file(domains.android.isEmpty ? nil : .array(domains.android.map(\.statement)), key: "associatedDomains.android")
+        files[Self.relatedOriginsPath] = file(domains.relatedOrigins?.json, key: "associatedDomains.relatedOrigins")
+        files[Self.passkeyEndpointsPath] = file(domains.passkeyEndpoints?.json, key: "associatedDomains.passkeyEndpoints")
+        self.files = files
     }
 
-    /// The response for a file, or the JSON 404 when it is not configured.
-    private static func response(serving body: [UInt8]?) -> HTTPResponse {
-        guard let body else { return ServerError(.notFound).response }
-        var response = HTTPResponse.json(status: 200, body)
-        // Apple's CDN re-fetches about daily; an hour keeps edits visible soon without hammering the server.
-        response.headers.add("Cache-Control", "public, max-age=3600")
-        return response
+    /// The answer for a well-known path (the file, a 304, or the 404 naming the key), or nil for any other path.
+    func response(to request: HTTPRequest) -> HTTPResponse? {
+        switch files[request.path] {
+        case .success(let file):
+            return file.response(to: request)
+        case .failure(let missing):
+            var error = ServerError(.notConfigured)
+            error.key = missing.key
+            return error.response
+        case nil:
+            return nil
+        }
     }
 }

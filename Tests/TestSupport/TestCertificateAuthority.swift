@@ -1,19 +1,20 @@
 import CryptoCore
 import Foundation
 
-/// A throwaway certificate authority for the client tests, built with CryptoCore's `CertificateBuilder`: an EC P-256
-/// root (`ca.pem`) and server certificates it issues for chosen names and validity, written as PEM files in a fresh
-/// temporary folder. Nothing of it is in any system trust store.
-struct TestCertificateAuthority {
-    let folder: String
+/// A throwaway certificate authority for the outbound client's tests (HTTPClient, check-domain), built with
+/// CryptoCore's `CertificateBuilder`: an EC P-256 root (`ca.pem`) and server certificates it issues for chosen names
+/// and validity, written as PEM files in a fresh temporary folder. Nothing of it is in any system trust store.
+public struct TestCertificateAuthority {
+    public let folder: String
     /// The root certificate's PEM file: the `caFile` of a client that trusts this authority.
-    let certificateFile: String
+    public let certificateFile: String
     private let key: PrivateKey
     private let name: [CertificateBuilder.NameAttribute]
 
-    init(commonName: String = "passkeyd test CA") throws {
+    public init(commonName: String = "passkeyd test CA") throws {
         name = [CertificateBuilder.NameAttribute("CN", commonName)]
-        folder = makeTemporaryFolder()
+        folder = NSTemporaryDirectory() + "passkeyd-test-ca-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         key = try PrivateKey.generateEC(.p256)
         let now = Date()
         let root = try CertificateBuilder(
@@ -29,7 +30,7 @@ struct TestCertificateAuthority {
 
     /// A server certificate for `names` (DNS names and IP addresses in the subjectAltName) valid from `notBefore` to
     /// `notAfter`; returns the chain file (leaf, then this root) and the key file for `TLSServerContext`.
-    func issue(
+    public func issue(
         names: [String],
         notBefore: Date = Date().addingTimeInterval(-3600),
         notAfter: Date = Date().addingTimeInterval(86_400),
