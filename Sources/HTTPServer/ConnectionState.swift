@@ -182,8 +182,13 @@ final class ConnectionState {
             replaceTail(of: buffer, from: start, with: [])
             return
         }
-        let status = Self.statusCode(in: Self.peek(buffer, from: start, count: min(added, 16)))
+        let statusLine = Self.peek(buffer, from: start, count: min(added, 16))
+        let status = Self.statusCode(in: statusLine)
         if (100..<200).contains(status) {
+            // libevent writes `100 Continue` with the request's version numbers ("HTTP/1.9"): answer HTTP/1.1.
+            if !statusLine.starts(with: Array("HTTP/1.1 ".utf8)) {
+                replaceTail(of: buffer, from: start, with: Array("HTTP/1.1 \(status) \(HTTPResponse.reasonPhrase(for: status))\r\n\r\n".utf8))
+            }
             return
         }
         isDiscardingOutput = true

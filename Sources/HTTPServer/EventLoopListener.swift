@@ -118,15 +118,19 @@ final class EventLoopListener {
             remoteAddress: Self.peerAddress(request),
             isSecure: tls != nil
         )
-        // RFC 9112 §3.2: an HTTP/1.1 request without a Host header is answered with 400. RFC 9110 §5.5: a NUL byte
-        // (which libevent cut a header value at) makes the request invalid.
-        let missesHost = request.pointee.major == 1 && request.pointee.minor >= 1 && !incoming.headers.contains("host")
+        // RFC 9110 §5.5: a NUL byte (which libevent cut a header value at) makes the request invalid.
         let sentNUL =
             evhttp_request_get_connection(request).flatMap(evhttp_connection_get_bufferevent)
             .flatMap { connectionStates[$0] }?.hasReceivedNUL == true
-        if missesHost || sentNUL {
-            let message = sentNUL ? "The request contains a NUL byte." : "An HTTP/1.1 request needs a Host header."
-            send(ErrorResponse.badRequest(message), to: request, isHead: isHead)
+        let framing = RequestFraming.Request(
+            major: Int(request.pointee.major),
+            minor: Int(request.pointee.minor),
+            isGetOrHead: command == EVHTTP_REQ_GET || isHead,
+            headers: incoming.headers,
+            path: incoming.path
+        )
+        if let refusal = sentNUL ? "The request contains a NUL byte." : RequestFraming.refusal(framing) {
+            send(ErrorResponse.badRequest(refusal), to: request, isHead: isHead)
             return
         }
         send(handler.handle(incoming), to: request, isHead: isHead)
@@ -148,6 +152,9 @@ final class EventLoopListener {
         if allowsBody && !isHead && !response.body.isEmpty {
             evbuffer_add(evhttp_request_get_output_buffer(request), response.body, response.body.count)
         }
+        // RFC 9112 §2.3: answer HTTP/1.1 (HTTP/1.0 to a 1.0 request), never the version text the client wrote.
+        request.pointee.minor = request.pointee.major == 1 && request.pointee.minor == 0 ? 0 : 1
+        request.pointee.major = 1
         let bufferEvent = tls == nil ? nil : evhttp_request_get_connection(request).flatMap(evhttp_connection_get_bufferevent)
         bufferEvent.map { bufferevent_incref($0) }
         loop.isSendingOwnResponse = true

@@ -87,10 +87,13 @@ import Testing
         }
     }
 
-    @Test func smallChunkedBodyIsAccepted() throws {
+    /// Request bodies come with Content-Length only (`RequestFraming`): a small chunked body is a JSON 400 over TLS too.
+    @Test func smallChunkedBodyIsRefused() throws {
         let server = try TestServer()
-        let result = try curl(["-H", "Transfer-Encoding: chunked", "--data-binary", "hello", server.httpsURL + "/chunked"])
-        #expect(result.output.contains(#""bodyLength":5"#))
+        let result = try curl(["-D", "-", "-H", "Transfer-Encoding: chunked", "--data-binary", "hello", server.httpsURL + "/chunked"])
+        #expect(result.output.hasPrefix("HTTP/1.1 400 "))
+        #expect(result.output.contains("Connection: close\r\n"))
+        #expect(result.output.contains(#"{"error":"bad_request","message":"Transfer-Encoding is not accepted: send the body with Content-Length."}"#))
     }
 
     @Test func oversizedHeaderGetsJSONErrorOrClose() throws {
