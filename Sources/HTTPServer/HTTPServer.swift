@@ -8,9 +8,11 @@ import Glibc
 /// HTTP/1.1 over TLS (and optionally plain HTTP) on libevent's evhttp, with one event loop per thread.
 ///
 /// Every loop has its own evhttp per listener, each accepting from its own non-blocking listening socket
-/// on the shared port (SO_REUSEPORT, TCP_NODELAY set), so the kernel spreads connections over the loops. Requests are copied out and handed synchronously to the handler on the loop
-/// thread. Limits (body, header section, methods, connections) and every error libevent detects are
-/// answered in JSON, never with libevent's HTML pages.
+/// on the shared port (SO_REUSEPORT, TCP_NODELAY set), so the kernel spreads connections over the loops. Requests are
+/// copied out, checked for ambiguous framing (`RequestFraming`) and handed synchronously to the handler on the loop
+/// thread. Limits (body, header section, methods) and every error libevent detects are answered in JSON, never with
+/// libevent's HTML pages. Connections are capped in all and per client address, idle ones making way for new ones, and
+/// the cap fits the open-file limit, which start-up raises to the hard limit; a failed `accept` pauses the listener.
 ///
 /// `@unchecked Sendable`: the loops are only started, stopped and freed under `lifecycle`'s lock.
 public final class HTTPServer: @unchecked Sendable {
@@ -120,11 +122,6 @@ public final class HTTPServer: @unchecked Sendable {
                 + "(LimitNOFILE= in the systemd unit, ulimit -n) to allow more"
         )
         return available
-    }
-
-    /// The connection cap in force (the configured one, or lower when the open-file limit is).
-    public var maximumConnections: Int {
-        configuration.maximumConnections
     }
 
     /// The number of connections currently open across all loops.

@@ -30,16 +30,23 @@ struct StaticFileTests {
         #expect(script.headers["Content-Type"] == "text/javascript; charset=utf-8")
     }
 
+    /// A new temporary folder holding `files` (path inside it: contents), their folders made as needed.
+    private func makeFolder(_ files: [String: String]) throws -> TemporaryFolder {
+        let folder = try TemporaryFolder()
+        for (path, contents) in files {
+            let url = URL(fileURLWithPath: folder.path + path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(contents.utf8).write(to: url)
+        }
+        return folder
+    }
+
     @Test func nothingOutsideOrHiddenIsServed() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkeyd-www-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try FileManager.default.createDirectory(atPath: folder + "/site/.git", withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: folder + "/site/sub", withIntermediateDirectories: true)
-        try Data("<p>hi</p>".utf8).write(to: URL(fileURLWithPath: folder + "/site/index.html"))
-        try Data("[core]".utf8).write(to: URL(fileURLWithPath: folder + "/site/.git/config"))
-        try Data("secret".utf8).write(to: URL(fileURLWithPath: folder + "/site/.env"))
-        try Data("outside".utf8).write(to: URL(fileURLWithPath: folder + "/Package.swift"))
-        try Data("x".utf8).write(to: URL(fileURLWithPath: folder + "/site/sub/x"))
+        let temporary = try makeFolder([
+            "/site/index.html": "<p>hi</p>", "/site/.git/config": "[core]", "/site/.env": "secret", "/Package.swift": "outside",
+            "/site/sub/x": "x",
+        ])
+        let folder = temporary.path
         let client = try client(www: folder + "/site")
         #expect(try client.send("GET", "/sub/x").status == 200)
         // The paths arrive percent-decoded from the HTTP layer: "/%2e%2e/x" is "/../x".
@@ -80,12 +87,8 @@ struct StaticFileTests {
     /// it resolves inside the (resolved) root; the file is opened from the root one component at a time without
     /// following links, so a link swapped in after the check is not followed either.
     @Test func symbolicLinksOutOfTheRootAreNotFollowed() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkeyd-www-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try FileManager.default.createDirectory(atPath: folder + "/site/sub", withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: folder + "/outside", withIntermediateDirectories: true)
-        try Data("<p>hi</p>".utf8).write(to: URL(fileURLWithPath: folder + "/site/index.html"))
-        try Data("secret".utf8).write(to: URL(fileURLWithPath: folder + "/outside/secret.txt"))
+        let temporary = try makeFolder(["/site/index.html": "<p>hi</p>", "/site/sub/.keep": "", "/outside/secret.txt": "secret"])
+        let folder = temporary.path
         let links = [
             ("/site/passwd.txt", "/etc/passwd"), ("/site/secret.txt", folder + "/outside/secret.txt"),
             ("/site/relative.txt", "../outside/secret.txt"), ("/site/out", folder + "/outside"), ("/site/sub/up", "../.."),
@@ -114,9 +117,8 @@ struct StaticFileTests {
 
     /// Only regular files: a FIFO inside `www` is not opened (which would block), a folder is no page.
     @Test func onlyRegularFilesAreServed() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkeyd-www-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try FileManager.default.createDirectory(atPath: folder + "/dir", withIntermediateDirectories: true)
+        let temporary = try makeFolder(["/dir/.keep": ""])
+        let folder = temporary.path
         #expect(mkfifo(folder + "/pipe.txt", 0o600) == 0)
         let client = try client(www: folder)
         #expect(try client.send("GET", "/pipe.txt").status == 404)
