@@ -210,7 +210,7 @@ final class ConnectionState {
         }
         connection = nil
         if let address {
-            listener.loop.becameBusy(self, address: address)
+            listener.loop.becameBusy(self, address: address, isClosing: true)
             listener.loop.connections.release(address)
             self.address = nil
         }

@@ -87,17 +87,22 @@ final class EventLoop: @unchecked Sendable {
     /// `connection` has no request in progress (it is counted against `address`).
     func becameIdle(_ connection: ConnectionState, address: PeerAddress) {
         idleConnections.append(connection)
-        let byAddress = idleConnectionsByAddress[address] ?? IdleConnections(links: \.addressIdleLinks)
-        byAddress.append(connection)
-        idleConnectionsByAddress[address] = byAddress
+        if let byAddress = idleConnectionsByAddress[address] {
+            byAddress.append(connection)
+        } else {
+            let byAddress = IdleConnections(links: \.addressIdleLinks)
+            byAddress.append(connection)
+            idleConnectionsByAddress[address] = byAddress
+        }
     }
 
-    /// `connection` received bytes or closed.
-    func becameBusy(_ connection: ConnectionState, address: PeerAddress) {
+    /// `connection` received bytes, or (`isClosing`) closed; an address's empty list is dropped when one of its
+    /// connections closes, not on every request.
+    func becameBusy(_ connection: ConnectionState, address: PeerAddress, isClosing: Bool = false) {
         idleConnections.remove(connection)
         guard let byAddress = idleConnectionsByAddress[address] else { return }
         byAddress.remove(connection)
-        if byAddress.count == 0 { idleConnectionsByAddress[address] = nil }
+        if isClosing && byAddress.count == 0 { idleConnectionsByAddress[address] = nil }
     }
 
     /// Closes up to `limit` of this loop's idle connections, the oldest first (of `address` only, when given); how
