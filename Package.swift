@@ -44,7 +44,11 @@ let package = Package(
         .executableTarget(name: "passkeyd-loadgen", dependencies: ["WebAuthnCore", "CryptoCore", "CBOR", "HTTPServer"], path: "bench/loadgen"),
 
         // Tests.
-        .target(name: "TestSupport", dependencies: ["WebAuthnCore", "WebAuthnVectors", "CBOR", "CryptoCore", "Storage"], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport",
+            dependencies: ["WebAuthnCore", "WebAuthnVectors", "CBOR", "CryptoCore", "Storage", "HTTPServer"],
+            path: "Tests/TestSupport"
+        ),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore"]),
         .testTarget(name: "WebAuthnCoreTests", dependencies: ["WebAuthnCore", "WebAuthnVectors", "TestSupport", "CBOR", "CryptoCore"]),

@@ -1,8 +1,10 @@
 import Synchronization
 
-/// The number of open connections across all event loops, for the connection cap.
+/// The open connections across all event loops: their number, for the global cap, and their number per client
+/// address, for the per-address cap.
 final class ConnectionCounter: Sendable {
     private let open = Atomic<Int>(0)
+    private let perAddress = Mutex<[PeerAddress: Int]>([:])
 
     /// Counts a new connection and returns the number now open.
     func opened() -> Int {
@@ -17,5 +19,28 @@ final class ConnectionCounter: Sendable {
     /// The number of open connections.
     var current: Int {
         open.load(ordering: .relaxed)
+    }
+
+    /// Counts a connection from `address` unless `address` already holds `limit`; whether it was counted.
+    func admit(_ address: PeerAddress, limit: Int) -> Bool {
+        perAddress.withLock { counts in
+            let count = counts[address, default: 0]
+            guard count < limit else { return false }
+            counts[address] = count + 1
+            return true
+        }
+    }
+
+    /// Uncounts a connection that `admit` counted.
+    func release(_ address: PeerAddress) {
+        perAddress.withLock { counts in
+            let count = counts[address, default: 0] - 1
+            counts[address] = count > 0 ? count : nil
+        }
+    }
+
+    /// The connections `address` holds (for tests).
+    func count(of address: PeerAddress) -> Int {
+        perAddress.withLock { $0[address, default: 0] }
     }
 }

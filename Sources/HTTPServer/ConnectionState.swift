@@ -18,6 +18,11 @@ import Glibc
 ///
 /// And it watches the input for NUL bytes, which libevent would silently cut header values at (RFC 9110 §5.5: reject
 /// or replace); the listener refuses every request of a connection that sent one (no JSON body holds a raw NUL either).
+///
+/// It applies the connection caps when the connection is attached: over the per-address cap it is closed; over the
+/// global cap the loop's connection idle the longest is closed to make room, or this one when none is idle. And it
+/// keeps the connection in its loop's idle list while no request is in progress: from when it opens or its last answer
+/// has been written out until its next byte arrives.
 final class ConnectionState {
     /// The listener that accepted the connection; it outlives every connection it accepted.
     unowned let listener: EventLoopListener
@@ -39,6 +44,11 @@ final class ConnectionState {
     private var inputWatch: OpaquePointer?
     /// True once the client sent a NUL byte: the listener then refuses its requests.
     private(set) var hasReceivedNUL = false
+    /// The client address it is counted against, once admitted under the per-address cap.
+    private var address: PeerAddress?
+    /// Its places in the loop's lists of idle connections, all and of its address (maintained there).
+    var idleLinks = IdleLinks()
+    var addressIdleLinks = IdleLinks()
 
     init(listener: EventLoopListener, bufferEvent: OpaquePointer, isRefused: Bool) {
         self.listener = listener
@@ -54,7 +64,8 @@ final class ConnectionState {
             bufferevent_get_output(bufferEvent),
             { buffer, information, argument in
                 guard let buffer, let information, let argument else { return }
-                Unmanaged<ConnectionState>.fromOpaque(argument).takeUnretainedValue().outputChanged(buffer, added: information.pointee.n_added)
+                Unmanaged<ConnectionState>.fromOpaque(argument).takeUnretainedValue()
+                    .outputChanged(buffer, added: information.pointee.n_added, deleted: information.pointee.n_deleted)
             },
             Unmanaged.passUnretained(self).toOpaque()
         )
@@ -99,7 +110,7 @@ final class ConnectionState {
         }
         bufferevent_decref(bufferEvent)
         let configuration = listener.configuration
-        if isRefused || listener.loop.connections.current > configuration.maximumConnections {
+        guard !isRefused, admit(connection, configuration: configuration) else {
             detach()
             evhttp_connection_free(connection)
             return
@@ -128,6 +139,47 @@ final class ConnectionState {
             Unmanaged.passUnretained(self).toOpaque()
         )
         armDeadline(seconds: configuration.readTimeoutSeconds)
+        if evbuffer_get_length(bufferevent_get_input(bufferEvent)) == 0, let address {
+            listener.loop.becameIdle(self, address: address)
+        }
+    }
+
+    /// Counts the connection against its address's cap and makes room under the global cap; false when it must be
+    /// closed instead.
+    private func admit(_ connection: OpaquePointer, configuration: HTTPServerConfiguration) -> Bool {
+        let loop = listener.loop
+        guard let peer = evhttp_connection_get_addr(connection).flatMap(PeerAddress.init) else { return false }
+        let limit = configuration.maximumConnectionsPerAddress
+        if !loop.connections.admit(peer, limit: limit) {
+            // The address's own connection idle the longest makes way (a person behind the same NAT as a flood still
+            // gets in); with none idle here, the new one is closed.
+            let madeRoom = loop.closeIdleConnections(upTo: 1, of: peer) == 1 && loop.connections.admit(peer, limit: limit)
+            loop.reports.note(
+                "perAddress",
+                "a client address holds \(limit) connections (limits.maximumConnectionsPerAddress): "
+                    + (madeRoom ? "closed its connection idle the longest for a new one" : "none idle, closed a new one"),
+                now: ThrottledLog.now
+            )
+            guard madeRoom else { return false }
+        }
+        address = peer
+        guard loop.connections.current > configuration.maximumConnections else { return true }
+        let madeRoom = loop.closeIdleConnections(upTo: 1) == 1
+        loop.reports.note(
+            "maximumConnections",
+            madeRoom
+                ? "\(configuration.maximumConnections) connections open (limits.maximumConnections): closed the one idle the longest for a new one"
+                : "\(configuration.maximumConnections) connections open (limits.maximumConnections), none idle: closed a new connection",
+            now: ThrottledLog.now
+        )
+        return madeRoom
+    }
+
+    /// Closes the connection now.
+    func close() {
+        guard let connection else { return }
+        detach()
+        evhttp_connection_free(connection)
     }
 
     /// (Re)starts the whole-request deadline.
@@ -137,10 +189,9 @@ final class ConnectionState {
         event_add(deadline, &timeout)
     }
 
-    /// No complete request in time: the connection is closed (its close callback then detaches this state).
+    /// No complete request in time: the connection is closed.
     private func deadlinePassed() {
-        guard let connection else { return }
-        evhttp_connection_free(connection)
+        close()
     }
 
     /// Stops watching the output and uncounts the connection; safe to call twice.
@@ -158,12 +209,19 @@ final class ConnectionState {
             self.deadline = nil
         }
         connection = nil
+        if let address {
+            listener.loop.becameBusy(self, address: address, isClosing: true)
+            listener.loop.connections.release(address)
+            self.address = nil
+        }
         listener.loop.connections.closed()
     }
 
     /// Called after every change to the input buffer, before evhttp parses what was added.
     private func inputChanged(_ buffer: OpaquePointer, added: Int) {
-        guard added > 0, !hasReceivedNUL else { return }
+        guard added > 0 else { return }
+        if let address { listener.loop.becameBusy(self, address: address) }
+        guard !hasReceivedNUL else { return }
         let start = max(0, evbuffer_get_length(buffer) - added)
         if Self.peek(buffer, from: start, count: added).contains(0) {
             hasReceivedNUL = true
@@ -171,7 +229,13 @@ final class ConnectionState {
     }
 
     /// Called after every change to the output buffer.
-    private func outputChanged(_ buffer: OpaquePointer, added: Int) {
+    private func outputChanged(_ buffer: OpaquePointer, added: Int, deleted: Int) {
+        if deleted > 0, !isRewriting, connection != nil, let address, evbuffer_get_length(buffer) == 0,
+            evbuffer_get_length(bufferevent_get_input(bufferEvent)) == 0
+        {
+            // The answer is written out and nothing of a next request has arrived: idle until a byte does.
+            listener.loop.becameIdle(self, address: address)
+        }
         if added > 0 {
             // An answer is being queued: the next request has the write and the read timeouts to arrive.
             armDeadline(seconds: listener.configuration.writeTimeoutSeconds + listener.configuration.readTimeoutSeconds)
@@ -182,8 +246,13 @@ final class ConnectionState {
             replaceTail(of: buffer, from: start, with: [])
             return
         }
-        let status = Self.statusCode(in: Self.peek(buffer, from: start, count: min(added, 16)))
+        let statusLine = Self.peek(buffer, from: start, count: min(added, 16))
+        let status = Self.statusCode(in: statusLine)
         if (100..<200).contains(status) {
+            // libevent writes `100 Continue` with the request's version numbers ("HTTP/1.9"): answer HTTP/1.1.
+            if !statusLine.starts(with: Array("HTTP/1.1 ".utf8)) {
+                replaceTail(of: buffer, from: start, with: Array("HTTP/1.1 \(status) \(HTTPResponse.reasonPhrase(for: status))\r\n\r\n".utf8))
+            }
             return
         }
         isDiscardingOutput = true
@@ -192,7 +261,8 @@ final class ConnectionState {
             status: (400..<600).contains(status) ? status : 500,
             date: listener.loop.date.now(),
             maximumBodySize: configuration.maximumBodySize,
-            maximumHeaderSize: configuration.maximumHeaderSize
+            maximumHeaderSize: configuration.maximumHeaderSize,
+            strictTransportSecurity: listener.strictTransportSecurity
         )
         replaceTail(of: buffer, from: start, with: response)
     }

@@ -32,8 +32,9 @@ enum ErrorResponse {
         static var allCases: [Code] { Base.allCases.map(Code.init) }
     }
 
-    /// A raw HTTP/1.1 response for `status` with a JSON body `{"error": …, "message": …}` and `Connection: close`.
-    static func raw(status: Int, date: String, maximumBodySize: Int, maximumHeaderSize: Int) -> [UInt8] {
+    /// A raw HTTP/1.1 response for `status` with a JSON body `{"error": …, "message": …}` and `Connection: close`
+    /// (and `Strict-Transport-Security` when given: an HTTPS answer).
+    static func raw(status: Int, date: String, maximumBodySize: Int, maximumHeaderSize: Int, strictTransportSecurity: String? = nil) -> [UInt8] {
         let (code, message) = describe(status: status, maximumBodySize: maximumBodySize, maximumHeaderSize: maximumHeaderSize)
         let body = body(code, message)
         let head =
@@ -41,6 +42,7 @@ enum ErrorResponse {
             + "Content-Type: application/json\r\n"
             + "Content-Length: \(body.utf8.count)\r\n"
             + "Date: \(date)\r\n"
+            + (strictTransportSecurity.map { "Strict-Transport-Security: \($0)\r\n" } ?? "")
             + "Connection: close\r\n\r\n"
         return Array((head + body).utf8)
     }

@@ -13,8 +13,13 @@ import Glibc
 final class EventLoop: @unchecked Sendable {
     /// The event base.
     let base: OpaquePointer
-    /// Shared by all loops of a server, for the connection cap.
+    /// Shared by all loops of a server, for the connection caps.
     let connections: ConnectionCounter
+    /// Shared by all loops of a server: reports of what floods cause, a few lines at most.
+    let reports: ThrottledLog
+    /// This loop's connections with no request in progress, oldest idle first, all of them and by client address.
+    private let idleConnections = IdleConnections(links: \.idleLinks)
+    private var idleConnectionsByAddress: [PeerAddress: IdleConnections] = [:]
     /// The `Date` header cache of this loop.
     let date = HTTPDate()
     /// True while a listener writes a handler's response, so that output is not mistaken for a libevent error page.
@@ -30,7 +35,7 @@ final class EventLoop: @unchecked Sendable {
     /// two `epoll_ctl` calls per request. libevent's caveat for this flag (two descriptors of one base sharing
     /// an open file description, as `dup` makes) does not apply: each base holds one duplicate of its own
     /// listening socket and the accepted sockets.
-    init(connections: ConnectionCounter) throws(HTTPServerError) {
+    init(connections: ConnectionCounter, reports: ThrottledLog) throws(HTTPServerError) {
         guard let settings = event_config_new() else {
             throw HTTPServerError(.eventLoopFailed, "event_config_new failed")
         }
@@ -41,6 +46,7 @@ final class EventLoop: @unchecked Sendable {
         }
         self.base = base
         self.connections = connections
+        self.reports = reports
     }
 
     /// Serves `socket` on this loop through a duplicate descriptor (evhttp closes the one it is given).
@@ -60,8 +66,60 @@ final class EventLoop: @unchecked Sendable {
     /// Starts the loop's thread, which holds the loop while it runs.
     func start() throws(HTTPServerError) {
         thread = try LoopThread.start { [self] in
+            pthread_setspecific(Self.currentKey, Unmanaged.passUnretained(self).toOpaque())
             event_base_dispatch(base)
         }
+    }
+
+    /// The loop whose thread calls, for the libevent callbacks that carry no argument of ours (a listener's error
+    /// callback gets evhttp's); nil on any other thread.
+    static var current: EventLoop? {
+        pthread_getspecific(currentKey).map { Unmanaged<EventLoop>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// The thread-specific slot each loop thread puts its loop in (the loop outlives its thread: `join` comes first).
+    private static let currentKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// `connection` has no request in progress (it is counted against `address`).
+    func becameIdle(_ connection: ConnectionState, address: PeerAddress) {
+        idleConnections.append(connection)
+        if let byAddress = idleConnectionsByAddress[address] {
+            byAddress.append(connection)
+        } else {
+            let byAddress = IdleConnections(links: \.addressIdleLinks)
+            byAddress.append(connection)
+            idleConnectionsByAddress[address] = byAddress
+        }
+    }
+
+    /// `connection` received bytes, or (`isClosing`) closed; an address's empty list is dropped when one of its
+    /// connections closes, not on every request.
+    func becameBusy(_ connection: ConnectionState, address: PeerAddress, isClosing: Bool = false) {
+        idleConnections.remove(connection)
+        guard let byAddress = idleConnectionsByAddress[address] else { return }
+        byAddress.remove(connection)
+        if isClosing && byAddress.count == 0 { idleConnectionsByAddress[address] = nil }
+    }
+
+    /// Closes up to `limit` of this loop's idle connections, the oldest first (of `address` only, when given); how
+    /// many it closed.
+    @discardableResult
+    func closeIdleConnections(upTo limit: Int, of address: PeerAddress? = nil) -> Int {
+        var closed = 0
+        while closed < limit, let oldest = address.map({ idleConnectionsByAddress[$0]?.first }) ?? idleConnections.first {
+            oldest.close()
+            closed += 1
+        }
+        return closed
+    }
+
+    /// The listener of this loop that accepts on the evconnlistener `listener`.
+    func listener(accepting listener: OpaquePointer) -> EventLoopListener? {
+        listeners.first { $0.acceptingListener == listener }
     }
 
     /// Asks the loop to return; callable from any thread, even before the loop started running

@@ -17,8 +17,18 @@ final class EventLoopListener {
     private let tls: TLSServerContext?
     private let handler: any HTTPHandler
     private var http: OpaquePointer?
+    /// The evconnlistener evhttp accepts with (freed with the evhttp).
+    private(set) var acceptingListener: OpaquePointer?
+    /// Turns accepting back on after a pause for a failed `accept`.
+    private var resumeTimer: OpaquePointer?
     /// The bookkeeping of each attached connection, by its bufferevent.
     var connectionStates: [OpaquePointer: ConnectionState] = [:]
+
+    /// How long accepting pauses after `accept` failed (`EMFILE`: no descriptor left), so that the loop does not spin
+    /// on a listening socket that stays readable.
+    private static let acceptPause = timeval(tv_sec: 0, tv_usec: 100_000)
+    /// The most idle connections closed at once when `accept` fails, to give descriptors back.
+    private static let idleConnectionsClosedOnAcceptFailure = 64
 
     /// The methods evhttp lets through; others get a JSON 501.
     private static let allowedMethods = [
@@ -67,18 +77,63 @@ final class EventLoopListener {
             },
             context
         )
-        guard evhttp_accept_socket_with_handle(http, descriptor) != nil else {
+        guard let bound = evhttp_accept_socket_with_handle(http, descriptor), let accepting = evhttp_bound_socket_get_listener(bound) else {
             shutDown()
             close(descriptor)
             throw HTTPServerError(.eventLoopFailed, "evhttp_accept_socket_with_handle failed")
         }
+        acceptingListener = accepting
+        // Without an error callback libevent logs every failed accept and tries again at once, for as long as the
+        // socket stays readable: with no descriptor left that spun at 1.5 cores and wrote 30 MB of log a second.
+        evconnlistener_set_error_cb(accepting) { listener, _ in
+            let error = errno
+            guard let listener else { return }
+            evconnlistener_disable(listener)
+            EventLoop.current?.listener(accepting: listener)?.acceptFailed(error: error)
+        }
+        resumeTimer = event_new(
+            loop.base,
+            -1,
+            0,
+            { _, _, argument in
+                guard let argument else { return }
+                let listener = Unmanaged<EventLoopListener>.fromOpaque(argument).takeUnretainedValue()
+                listener.acceptingListener.map { _ = evconnlistener_enable($0) }
+            },
+            context
+        )
+    }
+
+    /// `accept` failed (its listener is disabled): give descriptors back by closing the oldest idle connections,
+    /// report it (a few lines per flood), and accept again after a pause.
+    private func acceptFailed(error: Int32) {
+        let closed = loop.closeIdleConnections(upTo: Self.idleConnectionsClosedOnAcceptFailure)
+        loop.reports.note(
+            "accept",
+            "accept failed: \(String(cString: strerror(error))) (\(loop.connections.current) connections open, open-file limit "
+                + "\(DescriptorLimit.current)); closed \(closed) idle connections, accepting again in 100 ms",
+            now: ThrottledLog.now
+        )
+        var pause = Self.acceptPause
+        if let resumeTimer, event_add(resumeTimer, &pause) == 0 { return }
+        acceptingListener.map { _ = evconnlistener_enable($0) }
     }
 
     /// Frees the evhttp with its connections and its socket. Call before the event base is freed.
     func shutDown() {
+        if let resumeTimer {
+            event_free(resumeTimer)
+            self.resumeTimer = nil
+        }
         guard let http else { return }
         self.http = nil
+        acceptingListener = nil
         evhttp_free(http)
+    }
+
+    /// The `Strict-Transport-Security` value of this listener's answers: HTTPS only.
+    var strictTransportSecurity: String? {
+        tls == nil ? nil : configuration.strictTransportSecurity
     }
 
     /// The bevcb: a TLS bufferevent (server mode, handshake on accept) or a plain one, with its bookkeeping.
@@ -118,15 +173,19 @@ final class EventLoopListener {
             remoteAddress: Self.peerAddress(request),
             isSecure: tls != nil
         )
-        // RFC 9112 §3.2: an HTTP/1.1 request without a Host header is answered with 400. RFC 9110 §5.5: a NUL byte
-        // (which libevent cut a header value at) makes the request invalid.
-        let missesHost = request.pointee.major == 1 && request.pointee.minor >= 1 && !incoming.headers.contains("host")
+        // RFC 9110 §5.5: a NUL byte (which libevent cut a header value at) makes the request invalid.
         let sentNUL =
             evhttp_request_get_connection(request).flatMap(evhttp_connection_get_bufferevent)
             .flatMap { connectionStates[$0] }?.hasReceivedNUL == true
-        if missesHost || sentNUL {
-            let message = sentNUL ? "The request contains a NUL byte." : "An HTTP/1.1 request needs a Host header."
-            send(ErrorResponse.badRequest(message), to: request, isHead: isHead)
+        let framing = RequestFraming.Request(
+            major: Int(request.pointee.major),
+            minor: Int(request.pointee.minor),
+            isGetOrHead: command == EVHTTP_REQ_GET || isHead,
+            headers: incoming.headers,
+            path: incoming.path
+        )
+        if let refusal = sentNUL ? "The request contains a NUL byte." : RequestFraming.refusal(framing) {
+            send(ErrorResponse.badRequest(refusal), to: request, isHead: isHead)
             return
         }
         send(handler.handle(incoming), to: request, isHead: isHead)
@@ -145,9 +204,15 @@ final class EventLoopListener {
         if !response.headers.contains("date") {
             _ = evhttp_add_header(headers, "Date", loop.date.now())
         }
+        if let strictTransportSecurity, !response.headers.contains("strict-transport-security") {
+            _ = evhttp_add_header(headers, "Strict-Transport-Security", strictTransportSecurity)
+        }
         if allowsBody && !isHead && !response.body.isEmpty {
             evbuffer_add(evhttp_request_get_output_buffer(request), response.body, response.body.count)
         }
+        // RFC 9112 §2.3: answer HTTP/1.1 (HTTP/1.0 to a 1.0 request), never the version text the client wrote.
+        request.pointee.minor = request.pointee.major == 1 && request.pointee.minor == 0 ? 0 : 1
+        request.pointee.major = 1
         let bufferEvent = tls == nil ? nil : evhttp_request_get_connection(request).flatMap(evhttp_connection_get_bufferevent)
         bufferEvent.map { bufferevent_incref($0) }
         loop.isSendingOwnResponse = true

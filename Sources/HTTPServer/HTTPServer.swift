@@ -8,9 +8,11 @@ import Glibc
 /// HTTP/1.1 over TLS (and optionally plain HTTP) on libevent's evhttp, with one event loop per thread.
 ///
 /// Every loop has its own evhttp per listener, each accepting from its own non-blocking listening socket
-/// on the shared port (SO_REUSEPORT, TCP_NODELAY set), so the kernel spreads connections over the loops. Requests are copied out and handed synchronously to the handler on the loop
-/// thread. Limits (body, header section, methods, connections) and every error libevent detects are
-/// answered in JSON, never with libevent's HTML pages.
+/// on the shared port (SO_REUSEPORT, TCP_NODELAY set), so the kernel spreads connections over the loops. Requests are
+/// copied out, checked for ambiguous framing (`RequestFraming`) and handed synchronously to the handler on the loop
+/// thread. Limits (body, header section, methods) and every error libevent detects are answered in JSON, never with
+/// libevent's HTML pages. Connections are capped in all and per client address, idle ones making way for new ones, and
+/// the cap fits the open-file limit, which start-up raises to the hard limit; a failed `accept` pauses the listener.
 ///
 /// `@unchecked Sendable`: the loops are only started, stopped and freed under `lifecycle`'s lock.
 public final class HTTPServer: @unchecked Sendable {
@@ -46,11 +48,15 @@ public final class HTTPServer: @unchecked Sendable {
             throw HTTPServerError(.invalidConfiguration, "httpsAddress needs a TLS context")
         }
         guard configuration.threads >= 1, configuration.maximumBodySize >= 0, configuration.maximumHeaderSize >= 1,
-            configuration.readTimeoutSeconds >= 1, configuration.writeTimeoutSeconds >= 1, configuration.maximumConnections >= 1
+            configuration.readTimeoutSeconds >= 1, configuration.writeTimeoutSeconds >= 1, configuration.maximumConnections >= 1,
+            configuration.maximumConnectionsPerAddress >= 1, configuration.reservedDescriptors >= 0
         else {
             throw HTTPServerError(.invalidConfiguration, "threads, limits and timeouts must be positive")
         }
+        var configuration = configuration
+        configuration.maximumConnections = try Self.connectionCap(configuration)
         self.configuration = configuration
+        let reports = ThrottledLog(interval: Self.reportInterval, write: configuration.log)
 
         var sockets: [ListeningSocket] = []
         var loops: [EventLoop] = []
@@ -64,7 +70,7 @@ public final class HTTPServer: @unchecked Sendable {
             }
             sockets += plainSockets ?? []
             for index in 0..<configuration.threads {
-                let loop = try EventLoop(connections: connections)
+                let loop = try EventLoop(connections: connections, reports: reports)
                 loops.append(loop)
                 if let secureSockets {
                     try loop.addListener(socket: secureSockets[index], tls: configuration.tls, configuration: configuration, handler: handler)
@@ -92,6 +98,30 @@ public final class HTTPServer: @unchecked Sendable {
 
     deinit {
         stop()
+    }
+
+    /// Seconds between two reports of one kind of flood (failed accepts, connections refused or closed at a cap).
+    static let reportInterval = 10
+
+    /// The connection cap in force: the configured one, lowered (with a warning) to what the open-file limit leaves
+    /// after the reserved descriptors, once the soft limit has been raised to the hard one.
+    private static func connectionCap(_ configuration: HTTPServerConfiguration) throws(HTTPServerError) -> Int {
+        let limit = DescriptorLimit.raiseToHardLimit()
+        let available = limit == Int.max ? Int.max : limit - configuration.reservedDescriptors
+        guard available >= 1 else {
+            throw HTTPServerError(
+                .invalidConfiguration,
+                "the open-file limit (\(limit)) leaves no descriptor for connections after the \(configuration.reservedDescriptors) reserved; "
+                    + "raise it (LimitNOFILE= in the systemd unit, ulimit -n)"
+            )
+        }
+        guard configuration.maximumConnections > available else { return configuration.maximumConnections }
+        configuration.log(
+            "warning: at most \(available) connections instead of \(configuration.maximumConnections) (limits.maximumConnections): "
+                + "the open-file limit is \(limit) and \(configuration.reservedDescriptors) descriptors are reserved; raise it "
+                + "(LimitNOFILE= in the systemd unit, ulimit -n) to allow more"
+        )
+        return available
     }
 
     /// The number of connections currently open across all loops.

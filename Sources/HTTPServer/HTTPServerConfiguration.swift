@@ -25,9 +25,20 @@ public struct HTTPServerConfiguration: Sendable {
     public var readTimeoutSeconds: Int
     /// Seconds a response write may stall.
     public var writeTimeoutSeconds: Int
-    /// Open connections above this number are closed right after they are accepted.
+    /// The most connections open at once. A connection accepted beyond it takes the place of the connection idle the
+    /// longest on its event loop (no request in progress), or is closed when there is none. The server lowers it,
+    /// with a warning, to what the open-file limit leaves after `reservedDescriptors`.
     public var maximumConnections: Int
-    /// Receives start-up and bind messages only (never request data).
+    /// The most connections one client address holds at once (an IPv6 client: its /64); more are closed as they are
+    /// accepted. Behind a proxy every connection comes from the proxy's address.
+    public var maximumConnectionsPerAddress: Int
+    /// Descriptors kept for everything but client connections: listening sockets, event loops, the store's files or
+    /// connections, the outbound client, the log.
+    public var reservedDescriptors: Int
+    /// The `Strict-Transport-Security` value sent with every HTTPS answer (RFC 6797), nil for none; never on plain HTTP.
+    public var strictTransportSecurity: String?
+    /// Receives start-up and bind messages, and rate-limited reports of accept failures and connections refused or
+    /// closed at a cap (never request data or client addresses).
     public var log: @Sendable (String) -> Void
 
     /// Creates a configuration; every limit has a production default.
@@ -41,6 +52,9 @@ public struct HTTPServerConfiguration: Sendable {
         readTimeoutSeconds: Int = 30,
         writeTimeoutSeconds: Int = 30,
         maximumConnections: Int = 10_000,
+        maximumConnectionsPerAddress: Int = 256,
+        reservedDescriptors: Int = 128,
+        strictTransportSecurity: String? = "max-age=31536000",
         log: @escaping @Sendable (String) -> Void = HTTPServerConfiguration.writeToStandardError
     ) {
         self.httpsAddress = httpsAddress
@@ -52,6 +66,9 @@ public struct HTTPServerConfiguration: Sendable {
         self.readTimeoutSeconds = readTimeoutSeconds
         self.writeTimeoutSeconds = writeTimeoutSeconds
         self.maximumConnections = maximumConnections
+        self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
+        self.reservedDescriptors = reservedDescriptors
+        self.strictTransportSecurity = strictTransportSecurity
         self.log = log
     }
 

@@ -80,17 +80,7 @@ struct ServeCommand {
         }
         let http: HTTPServer
         do {
-            http = try HTTPServer(
-                configuration: HTTPServerConfiguration(
-                    httpsAddress: configuration.httpsAddress,
-                    httpAddress: configuration.httpAddress,
-                    tls: tls,
-                    threads: configuration.threads,
-                    maximumBodySize: configuration.maximumBodySize,
-                    log: log
-                ),
-                handler: server
-            )
+            http = try HTTPServer(configuration: configuration.httpServerConfiguration(tls: tls, log: log), handler: server)
         } catch {
             return fail("cannot listen: \(error)")
         }

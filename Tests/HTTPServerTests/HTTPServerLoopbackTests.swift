@@ -28,6 +28,21 @@ import Testing
         #expect(post.output.contains(#""contentType":"application\/json""#))
     }
 
+    /// RFC 6797: every HTTPS answer carries Strict-Transport-Security (libevent's own error pages replaced by JSON
+    /// too); a plain-HTTP answer never does (§7.2: a host must not send it over plain HTTP).
+    @Test func strictTransportSecurityOnHTTPSOnly() throws {
+        let server = try TestServer()
+        let answer = try curl(["-D", "-", "-o", "/dev/null", server.httpsURL + "/hsts"])
+        #expect(answer.output.contains("Strict-Transport-Security: max-age=31536000\r\n"))
+        let big = String(repeating: "h", count: TestServer.maximumHeaderSize + 100)
+        let refused = try curl(["-D", "-", "-H", "X-Big: " + big, server.httpsURL + "/hsts"])
+        #expect(refused.output.hasPrefix("HTTP/1.1 400 "))
+        #expect(refused.output.contains("Strict-Transport-Security: max-age=31536000\r\n"))
+        let plain = try curl(["-D", "-", "-o", "/dev/null", server.httpURL + "/hsts"])
+        #expect(plain.output.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(!plain.output.lowercased().contains("strict-transport-security"))
+    }
+
     @Test func keepAliveReusesTheConnection() throws {
         let server = try TestServer()
         let result = try curl(["-o", "/dev/null", "-o", "/dev/null", "-w", "%{num_connects}\n", server.httpsURL + "/one", server.httpsURL + "/two"])
@@ -87,10 +102,13 @@ import Testing
         }
     }
 
-    @Test func smallChunkedBodyIsAccepted() throws {
+    /// Request bodies come with Content-Length only (`RequestFraming`): a small chunked body is a JSON 400 over TLS too.
+    @Test func smallChunkedBodyIsRefused() throws {
         let server = try TestServer()
-        let result = try curl(["-H", "Transfer-Encoding: chunked", "--data-binary", "hello", server.httpsURL + "/chunked"])
-        #expect(result.output.contains(#""bodyLength":5"#))
+        let result = try curl(["-D", "-", "-H", "Transfer-Encoding: chunked", "--data-binary", "hello", server.httpsURL + "/chunked"])
+        #expect(result.output.hasPrefix("HTTP/1.1 400 "))
+        #expect(result.output.contains("Connection: close\r\n"))
+        #expect(result.output.contains(#"{"error":"bad_request","message":"Transfer-Encoding is not accepted: send the body with Content-Length."}"#))
     }
 
     @Test func oversizedHeaderGetsJSONErrorOrClose() throws {
@@ -213,17 +231,44 @@ import Testing
         #expect(client.output.contains("Cipher is \(suite)"))
     }
 
-    @Test func connectionsAboveTheCapAreClosed() throws {
+    /// At the cap, a new connection takes the place of one idle the longest; when every connection has a request in
+    /// progress, the new one is closed.
+    @Test func connectionsAboveTheCapAreClosedUnlessAnIdleOneMakesWay() throws {
         let server = try TestServer(threads: 1, maximumConnections: 1)
-        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #expect(connectLoopback(holder, port: server.server.httpPort!))
+        let busy = try RawConnection(port: server.server.httpPort!)
+        busy.send("GET /slow HTTP/1.1\r\nHost: x\r\n")
         usleep(200_000)
         let refused = try curl([server.httpURL + "/capped"])
         #expect(refused.status != 0)
-        close(holder)
+        #expect(!busy.isClosedByServer(within: 0.1))
+        busy.close()
+        let idle = try RawConnection(port: server.server.httpPort!)
         usleep(200_000)
         let accepted = try curl([server.httpURL + "/capped"])
         #expect(accepted.output.contains(#""path":"\/capped""#))
+        #expect(idle.isClosedByServer(within: 1))
+    }
+
+    /// Over the per-address cap a new connection from that address takes the place of its own connection idle the
+    /// longest, or is closed when none is idle; another address is not affected.
+    @Test func connectionsAboveThePerAddressCapAreClosedUnlessOneOfItsOwnIsIdle() throws {
+        let server = try TestServer(threads: 1, maximumConnections: 100, maximumConnectionsPerAddress: 2)
+        let port = server.server.httpPort!
+        let busy = try (0..<2).map { _ in try RawConnection(port: port) }
+        busy.forEach { $0.send("GET /slow HTTP/1.1\r\nHost: x\r\n") }
+        usleep(200_000)
+        let refused = try RawConnection(port: port)
+        #expect(refused.isClosedByServer(within: 1))
+        let other = try RawConnection(port: port, from: "127.0.0.2")
+        other.send("GET /other HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(String(decoding: other.receiveUntilClosed(within: 2).bytes, as: UTF8.self).hasPrefix("HTTP/1.1 200 OK\r\n"))
+        busy[0].send("\r\n")
+        #expect(String(decoding: busy[0].receive(within: 2, until: "}"), as: UTF8.self).hasPrefix("HTTP/1.1 200 OK\r\n"))
+        let makesWay = try RawConnection(port: port)
+        makesWay.send("GET /new HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(String(decoding: makesWay.receiveUntilClosed(within: 2).bytes, as: UTF8.self).hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(busy[0].isClosedByServer(within: 1))
+        #expect(!busy[1].isClosedByServer(within: 0.1))
     }
 
     @Test func silentAndHalfSentRequestsTimeOut() throws {

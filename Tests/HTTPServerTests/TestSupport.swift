@@ -45,7 +45,13 @@ final class TestServer {
     var httpsURL: String { "https://127.0.0.1:\(server.httpsPort!)" }
     var httpURL: String { "http://127.0.0.1:\(server.httpPort!)" }
 
-    init(threads: Int = 2, maximumConnections: Int = 100, readTimeoutSeconds: Int = 5) throws {
+    init(
+        threads: Int = 2,
+        maximumConnections: Int = 100,
+        maximumConnectionsPerAddress: Int = 256,
+        readTimeoutSeconds: Int = 5,
+        handler: any HTTPHandler = EchoHandler()
+    ) throws {
         let files = try makeCertificate()
         let tls = try TLSServerContext(certificateChainFile: files.certificate, privateKeyFile: files.key)
         let configuration = HTTPServerConfiguration(
@@ -58,9 +64,10 @@ final class TestServer {
             readTimeoutSeconds: readTimeoutSeconds,
             writeTimeoutSeconds: 5,
             maximumConnections: maximumConnections,
+            maximumConnectionsPerAddress: maximumConnectionsPerAddress,
             log: { _ in }
         )
-        server = try HTTPServer(configuration: configuration, handler: EchoHandler())
+        server = try HTTPServer(configuration: configuration, handler: handler)
         server.start()
     }
 

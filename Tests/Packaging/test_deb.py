@@ -51,6 +51,8 @@ pid=$(main_pid)
 fact process_user "$(ps -o user= -p "$pid")"
 for field in CapEff CapPrm CapBnd CapAmb NoNewPrivs Seccomp; do fact "$field" "$(awk -v f="$field:" '$1 == f {print $2}' /proc/"$pid"/status)"; done
 fact toolchain "$(ls -A /opt/swift 2>/dev/null | wc -l)"
+fact open_files "$(awk '/^Max open files/ {print $4, $5}' /proc/"$pid"/limits)"
+fact cap_warnings "$(journalctl -u passkeyd.service --no-pager 2>/dev/null | grep -c 'warning: at most')"
 fact state_directory "$(stat -c '%U %a' /var/lib/passkeyd)"
 fact database "$(stat -c '%U %a' /var/lib/passkeyd/passkeyd.sqlite)"
 dpkg --install /trial/passkeyd.deb >>/trial/dpkg.log 2>&1; fact upgraded $?
@@ -226,6 +228,13 @@ class DebTests(unittest.TestCase):
             self.assertEqual(facts[field], net_bind_service, field)
         self.assertEqual((facts["NoNewPrivs"], facts["Seccomp"]), ("1", "2"), context)
         self.assertEqual(facts["toolchain"], "0", context)
+        # LimitNOFILE=65536, or the machine's own hard limit when that is lower (as in a container): the soft limit is
+        # the hard one (systemd sets both, passkeyd raises the soft one under the system-call filter), and the
+        # 10,000-connection cap fits it after the 128 reserved descriptors, or is lowered with a warning.
+        soft, hard = facts["open_files"].split()
+        self.assertEqual(soft, hard, context)
+        self.assertLessEqual(int(hard), 65536, context)
+        self.assertEqual(facts["cap_warnings"] == "0", int(hard) >= 10_000 + 128, context)
         self.assertEqual((facts["state_directory"], facts["database"]), ("passkeyd 700", "passkeyd 600"), context)
         # An upgrade (here the same version again) restarts a running service with the new binary.
         self.assertEqual((facts["upgraded"], facts["health_after_upgrade"], facts["restarted_by_upgrade"]), ("0", '{"status":"ok"}', "active"), context)

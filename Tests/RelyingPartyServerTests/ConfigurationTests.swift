@@ -75,6 +75,41 @@ struct ConfigurationTests {
         #expect(try load("{}").postgresConnectionString == nil)
     }
 
+    /// Issue 15: the HTTP limits and Strict-Transport-Security, as the listener gets them.
+    @Test func httpLimitsAndStrictTransportSecurity() throws {
+        let defaults = try load("{}").httpServerConfiguration(tls: nil, log: { _ in })
+        #expect(defaults.maximumBodySize == 65_536)
+        #expect(defaults.maximumHeaderSize == 16_384)
+        #expect(defaults.readTimeoutSeconds == 30)
+        #expect(defaults.writeTimeoutSeconds == 30)
+        #expect(defaults.maximumConnections == 10_000)
+        #expect(defaults.maximumConnectionsPerAddress == 256)
+        #expect(defaults.reservedDescriptors == 128)
+        #expect(defaults.strictTransportSecurity == "max-age=31536000")
+        let configured = try load(
+            """
+            {"limits": {"maximumHeaderSize": 8192, "readTimeoutSeconds": 10, "writeTimeoutSeconds": 20, "maximumConnections": 500,
+                        "maximumConnectionsPerAddress": 50},
+             "tls": {"strictTransportSecurity": {"maxAgeSeconds": 63072000, "includeSubDomains": true}},
+             "database": {"postgres": "host=db", "poolSize": 40}}
+            """
+        ).httpServerConfiguration(tls: nil, log: { _ in })
+        #expect(configured.maximumHeaderSize == 8192)
+        #expect(configured.readTimeoutSeconds == 10)
+        #expect(configured.writeTimeoutSeconds == 20)
+        #expect(configured.maximumConnections == 500)
+        #expect(configured.maximumConnectionsPerAddress == 50)
+        #expect(configured.reservedDescriptors == 168)
+        #expect(configured.strictTransportSecurity == "max-age=63072000; includeSubDomains")
+        #expect(try load(#"{"tls": {"strictTransportSecurity": null}}"#).strictTransportSecurity == nil)
+        #expect(try load(#"{"tls": {"strictTransportSecurity": {"maxAgeSeconds": 0}}}"#).strictTransportSecurity == "max-age=0")
+        // Behind a trusted proxy every connection comes from the proxy: the per-address cap is the global one, unless set.
+        let proxied = try load(#"{"rateLimits": {"trustForwardedFor": true}, "limits": {"maximumConnections": 3000}}"#)
+        #expect(proxied.httpServerConfiguration(tls: nil, log: { _ in }).maximumConnectionsPerAddress == 3000)
+        let proxiedCapped = try load(#"{"rateLimits": {"trustForwardedFor": true}, "limits": {"maximumConnectionsPerAddress": 900}}"#)
+        #expect(proxiedCapped.httpServerConfiguration(tls: nil, log: { _ in }).maximumConnectionsPerAddress == 900)
+    }
+
     static let invalid: [(json: String, key: String)] = [
         (#"{"relyingparty": {}}"#, "relyingparty"),
         (#"{"relyingParty": {"id": "example.com", "icon": "x"}}"#, "relyingParty.icon"),
@@ -123,6 +158,16 @@ struct ConfigurationTests {
         (#"{"associatedDomains": {"ios": {}}}"#, "associatedDomains.ios"),
         (#"{"threads": 0}"#, "threads"),
         (#"{"limits": {"maximumBodySize": 100}}"#, "limits.maximumBodySize"),
+        (#"{"limits": {"maximumHeaderSize": 100}}"#, "limits.maximumHeaderSize"),
+        (#"{"limits": {"readTimeoutSeconds": 0}}"#, "limits.readTimeoutSeconds"),
+        (#"{"limits": {"writeTimeoutSeconds": 3601}}"#, "limits.writeTimeoutSeconds"),
+        (#"{"limits": {"maximumConnections": 0}}"#, "limits.maximumConnections"),
+        (#"{"limits": {"maximumConnectionsPerAddress": "many"}}"#, "limits.maximumConnectionsPerAddress"),
+        (#"{"limits": {"maximumConnectionsPerIP": 5}}"#, "limits.maximumConnectionsPerIP"),
+        (#"{"tls": {"strictTransportSecurity": 31536000}}"#, "tls.strictTransportSecurity"),
+        (#"{"tls": {"strictTransportSecurity": {"maxAgeSeconds": -1}}}"#, "tls.strictTransportSecurity.maxAgeSeconds"),
+        (#"{"tls": {"strictTransportSecurity": {"includeSubDomains": "yes"}}}"#, "tls.strictTransportSecurity.includeSubDomains"),
+        (#"{"tls": {"strictTransportSecurity": {"preload": true}}}"#, "tls.strictTransportSecurity.preload"),
         (#"{"www": 5}"#, "www"),
         (#"{"database": {"postgres": ""}}"#, "database.postgres"),
         (#"{"database": {"postgres": 5}}"#, "database.postgres"),

@@ -6,13 +6,16 @@ import TestSupport
 /// the JSON body on standard input.
 struct CurlTransport: Transport {
     let baseURL: String
+    /// The loopback address the requests come from (`--interface`), such as 127.0.0.2; nil for 127.0.0.1.
+    let source: String?
 
-    init(port: Int) {
+    init(port: Int, from source: String? = nil) {
         baseURL = "https://127.0.0.1:\(port)"
+        self.source = source
     }
 
     func send(_ method: String, _ path: String, body: [UInt8]?, headers: [(String, String)]) throws -> ServerReply {
-        var arguments = ["-s", "-k", "-i", "--max-time", "20", "-X", method]
+        var arguments = ["-s", "-k", "-i", "--max-time", "20", "-X", method] + (source.map { ["--interface", $0] } ?? [])
         for (name, value) in headers { arguments += ["-H", "\(name): \(value)"] }
         if body != nil {
             if !headers.contains(where: { $0.0.lowercased() == "content-type" }) { arguments += ["-H", "Content-Type: application/json"] }

@@ -110,8 +110,9 @@ import WebAuthnCore
         Self.expectServing(server)
     }
 
-    /// Two thousand idle TCP connections do not keep a normal client from signing up; the read timeout reaps
-    /// them, and the count of open connections returns to 0.
+    /// Two thousand idle TCP connections do not keep a normal client from signing up (all from 127.0.0.1: beyond the
+    /// per-address cap each new one takes the place of the oldest idle one, the client's own included); the read
+    /// timeout reaps the rest, and the count of open connections returns to 0.
     @Test func thousandsOfIdleConnectionsAreReapedAndDoNotBlockOthers() throws {
         let server = try LoopbackServer(plainListener: true, limits: HTTPServerConfiguration(readTimeoutSeconds: 2))
         defer { server.stop() }

@@ -23,8 +23,9 @@ final class ServeProcess {
     }
 
     /// Writes a configuration for `dataDirectory` on a free port and starts the server; returns once /healthz answers.
-    /// `extraMembers` are added to the configuration object as they are (e.g. `"rateLimits": {...}`).
-    init(dataDirectory: String, configurationPath: String, extraMembers: String? = nil) throws {
+    /// `extraMembers` are added to the configuration object as they are (e.g. `"rateLimits": {...}`). With
+    /// `openFileLimit`, the server starts under `ulimit -n` of that many descriptors (soft and hard).
+    init(dataDirectory: String, configurationPath: String, extraMembers: String? = nil, openFileLimit: Int? = nil) throws {
         port = try LoopbackPort.free()
         let configuration = """
             {"relyingParty": {"id": "example.com", "name": "Example", "origins": ["https://example.com"]},
@@ -33,8 +34,16 @@ final class ServeProcess {
         try Data(configuration.utf8).write(to: URL(fileURLWithPath: configurationPath))
         logPath = dataDirectory + "-serve-\(port).log"
         guard FileManager.default.createFile(atPath: logPath, contents: nil) else { throw TransportFailure("cannot create \(logPath)") }
-        process.executableURL = URL(fileURLWithPath: try Self.executable())
-        process.arguments = ["serve", "--config", configurationPath]
+        if let openFileLimit {
+            // bash execs passkeyd in its own process, so the process identifier is the server's.
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = [
+                "-c", "ulimit -n \(openFileLimit) && exec \"$0\" \"$@\"", try Self.executable(), "serve", "--config", configurationPath,
+            ]
+        } else {
+            process.executableURL = URL(fileURLWithPath: try Self.executable())
+            process.arguments = ["serve", "--config", configurationPath]
+        }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         try ChildProcess.launch(process)
@@ -49,6 +58,25 @@ final class ServeProcess {
     }
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// The size of the log so far, in bytes.
+    var logSize: Int { ((try? FileManager.default.attributesOfItem(atPath: logPath))?[.size] as? Int) ?? 0 }
+
+    /// The server's CPU time so far (user and system), from `/proc/<pid>/stat`.
+    var cpuSeconds: Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+            let afterName = stat.range(of: ") ", options: .backwards)
+        else { return 0 }
+        // After "pid (comm) ": state is field 3, utime field 14, stime field 15 (proc(5)).
+        let fields = stat[afterName.upperBound...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// The descriptors the server holds open now.
+    var openDescriptorCount: Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/fd").count) ?? 0
+    }
 
     /// Sends SIGTERM and waits up to `seconds`; the exit status, or nil when it had to be killed.
     func terminate(within seconds: TimeInterval = 5) -> Int32? {

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The demo site: files inside `www` only, nothing hidden, nothing above it.
 struct StaticFileTests {
     /// The repository's `www` folder, found from this file.
@@ -26,16 +30,23 @@ struct StaticFileTests {
         #expect(script.headers["Content-Type"] == "text/javascript; charset=utf-8")
     }
 
+    /// A new temporary folder holding `files` (path inside it: contents), their folders made as needed.
+    private func makeFolder(_ files: [String: String]) throws -> TemporaryFolder {
+        let folder = try TemporaryFolder()
+        for (path, contents) in files {
+            let url = URL(fileURLWithPath: folder.path + path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(contents.utf8).write(to: url)
+        }
+        return folder
+    }
+
     @Test func nothingOutsideOrHiddenIsServed() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkeyd-www-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try FileManager.default.createDirectory(atPath: folder + "/site/.git", withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: folder + "/site/sub", withIntermediateDirectories: true)
-        try Data("<p>hi</p>".utf8).write(to: URL(fileURLWithPath: folder + "/site/index.html"))
-        try Data("[core]".utf8).write(to: URL(fileURLWithPath: folder + "/site/.git/config"))
-        try Data("secret".utf8).write(to: URL(fileURLWithPath: folder + "/site/.env"))
-        try Data("outside".utf8).write(to: URL(fileURLWithPath: folder + "/Package.swift"))
-        try Data("x".utf8).write(to: URL(fileURLWithPath: folder + "/site/sub/x"))
+        let temporary = try makeFolder([
+            "/site/index.html": "<p>hi</p>", "/site/.git/config": "[core]", "/site/.env": "secret", "/Package.swift": "outside",
+            "/site/sub/x": "x",
+        ])
+        let folder = temporary.path
         let client = try client(www: folder + "/site")
         #expect(try client.send("GET", "/sub/x").status == 200)
         // The paths arrive percent-decoded from the HTTP layer: "/%2e%2e/x" is "/../x".
@@ -48,6 +59,70 @@ struct StaticFileTests {
             #expect(reply.errorCode == "not_found", "\(path)")
             #expect(reply.headers["Content-Type"] == "application/json", "\(path)")
         }
+    }
+
+    /// Issue 15: `/index.html%00.png` was served as `image/png` (the NUL cut the file name, the extension named the type).
+    /// The HTTP layer answers it with 400; the site itself refuses a NUL in a path it is handed.
+    @Test func encodedNULInThePathIsNeverServed() throws {
+        let client = try client(www: Self.repositoryWWW)
+        for path in ["/index.html\u{0}.png", "/\u{0}", "/index.html\u{0}"] {
+            let reply = try client.send("GET", path)
+            #expect(reply.status == 404, "\(path)")
+            #expect(reply.headers["Content-Type"] == "application/json", "\(path)")
+        }
+        let server = try LoopbackServer(
+            configuration: try TestServerFactory.configuration(
+                #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": "\#(Self.repositoryWWW)"}"#
+            )
+        )
+        defer { server.stop() }
+        let overHTTPS = try CurlTransport(port: server.port).send("GET", "/index.html%00.png", body: nil, headers: [])
+        #expect(overHTTPS.status == 400)
+        #expect(overHTTPS.errorCode == "bad_request")
+        #expect(overHTTPS.headers["Content-Type"] == "application/json")
+        #expect(try CurlTransport(port: server.port).send("GET", "/index.html", body: nil, headers: []).status == 200)
+    }
+
+    /// Issue 15: a symbolic link inside `www` to a file outside it served `/etc/passwd`. A link is followed only when
+    /// it resolves inside the (resolved) root; the file is opened from the root one component at a time without
+    /// following links, so a link swapped in after the check is not followed either.
+    @Test func symbolicLinksOutOfTheRootAreNotFollowed() throws {
+        let temporary = try makeFolder(["/site/index.html": "<p>hi</p>", "/site/sub/.keep": "", "/outside/secret.txt": "secret"])
+        let folder = temporary.path
+        let links = [
+            ("/site/passwd.txt", "/etc/passwd"), ("/site/secret.txt", folder + "/outside/secret.txt"),
+            ("/site/relative.txt", "../outside/secret.txt"), ("/site/out", folder + "/outside"), ("/site/sub/up", "../.."),
+            ("/site/inside.html", "index.html"), ("/site/sub/home.html", "../index.html"),
+        ]
+        for (link, target) in links {
+            try FileManager.default.createSymbolicLink(atPath: folder + link, withDestinationPath: target)
+        }
+        let client = try client(www: folder + "/site")
+        for path in ["/passwd.txt", "/secret.txt", "/relative.txt", "/out/secret.txt", "/sub/up/outside/secret.txt"] {
+            let reply = try client.send("GET", path)
+            #expect(reply.status == 404, "\(path)")
+            #expect(reply.errorCode == "not_found", "\(path)")
+        }
+        // Links that stay inside the root are served.
+        for path in ["/inside.html", "/sub/home.html"] {
+            let reply = try client.send("GET", path)
+            #expect(reply.status == 200, "\(path)")
+            #expect(reply.body == Array("<p>hi</p>".utf8), "\(path)")
+        }
+        // The root itself may be reached through a link (an administrator's choice, like /usr/share/passkeyd/www).
+        try FileManager.default.createSymbolicLink(atPath: folder + "/linked-site", withDestinationPath: folder + "/site")
+        #expect(try self.client(www: folder + "/linked-site").send("GET", "/index.html").status == 200)
+        #expect(try self.client(www: folder + "/linked-site").send("GET", "/secret.txt").status == 404)
+    }
+
+    /// Only regular files: a FIFO inside `www` is not opened (which would block), a folder is no page.
+    @Test func onlyRegularFilesAreServed() throws {
+        let temporary = try makeFolder(["/dir/.keep": ""])
+        let folder = temporary.path
+        #expect(mkfifo(folder + "/pipe.txt", 0o600) == 0)
+        let client = try client(www: folder)
+        #expect(try client.send("GET", "/pipe.txt").status == 404)
+        #expect(try client.send("GET", "/dir").status == 404)
     }
 
     @Test func repositoryFilesAboveWWWAreNotServed() throws {

@@ -12,13 +12,30 @@ extension ServerConfiguration {
         }
     }
 
-    /// The `tls` block: the `certificate` chain and `privateKey` files, both or neither.
+    /// The `tls` block: the `certificate` chain and `privateKey` files, both or neither, and `strictTransportSecurity`.
     mutating func parseTLS(_ block: ConfigurationReader) throws(ConfigurationError) {
-        try block.only(["certificate", "privateKey"])
+        try block.only(["certificate", "privateKey", "strictTransportSecurity"])
         certificateFile = try block.string("certificate")
         privateKeyFile = try block.string("privateKey")
         guard (certificateFile == nil) == (privateKeyFile == nil) else {
             throw ConfigurationError(.missingValue, key: "tls", "certificate and privateKey go together")
+        }
+        if block.has("strictTransportSecurity") { try parseStrictTransportSecurity(block.object("strictTransportSecurity")) }
+    }
+
+    /// `tls.strictTransportSecurity`: `{"maxAgeSeconds": 0…315360000, "includeSubDomains": false}`, or null for no header.
+    private mutating func parseStrictTransportSecurity(_ block: ConfigurationReader?) throws(ConfigurationError) {
+        guard let block else {
+            strictTransportSecurityMaxAgeSeconds = nil
+            return
+        }
+        try block.only(["maxAgeSeconds", "includeSubDomains"])
+        strictTransportSecurityMaxAgeSeconds = try block.integer("maxAgeSeconds", in: 0...315_360_000) ?? strictTransportSecurityMaxAgeSeconds
+        if let value = block.value("includeSubDomains") {
+            guard let flag = value.boolValue else {
+                throw ConfigurationError(.invalidValue, key: block.key("includeSubDomains"), "must be true or false")
+            }
+            strictTransportSecurityIncludesSubDomains = flag
         }
     }
 

@@ -27,6 +27,18 @@ public struct ServerConfiguration: Sendable {
     public var wwwDirectory: String? = "www"
     public var threads = ProcessInfo.processInfo.activeProcessorCount
     public var maximumBodySize = 65_536
+    /// `limits.maximumHeaderSize`: the request line and header section, in bytes.
+    public var maximumHeaderSize = 16_384
+    /// `limits.readTimeoutSeconds`, `limits.writeTimeoutSeconds`: a whole request must arrive, an answer be taken in.
+    public var readTimeoutSeconds = 30
+    public var writeTimeoutSeconds = 30
+    /// `limits.maximumConnections`: open at once, lowered at start-up to what the open-file limit allows.
+    public var maximumConnections = 10_000
+    /// `limits.maximumConnectionsPerAddress`; nil takes `defaultConnectionsPerAddress`.
+    public var maximumConnectionsPerAddress: Int?
+    /// `tls.strictTransportSecurity`: the max-age of HTTPS answers' `Strict-Transport-Security`, nil for no header.
+    public var strictTransportSecurityMaxAgeSeconds: Int? = 31_536_000
+    public var strictTransportSecurityIncludesSubDomains = false
     public var rateLimits = RateLimits()
     /// Sign in with Apple; nil (no `apple` block) turns the Apple endpoints off.
     public var apple: AppleConfiguration?
@@ -48,6 +60,10 @@ public struct ServerConfiguration: Sendable {
 
     /// Where hand-off links point: the relying party's first `https` origin (passkeyd's own pages).
     public var handoffOrigin: String { origins.first { $0.hasPrefix("https://") } ?? "https://\(relyingPartyID)" }
+
+    /// 256 connections per client address; behind a trusted proxy every connection comes from the proxy, so the
+    /// per-address cap is the global one (the proxy limits its clients).
+    public var defaultConnectionsPerAddress: Int { rateLimits.trustForwardedFor ? maximumConnections : 256 }
 
     /// The SQLite file: `database.sqlite`, or `<data>/passkeyd.sqlite`.
     public var databasePath: String { sqlitePath ?? dataDirectory + "/passkeyd.sqlite" }

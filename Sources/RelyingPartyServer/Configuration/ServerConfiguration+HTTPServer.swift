@@ -1,0 +1,34 @@
+import CryptoCore
+import HTTPServer
+
+extension ServerConfiguration {
+    /// Descriptors kept for everything but client connections: listening sockets, event loops, SQLite's files, the
+    /// outbound client's connections, the log; a PostgreSQL pool adds its connections.
+    public var reservedDescriptors: Int {
+        128 + (postgresConnectionString == nil ? 0 : postgresPoolSize ?? defaultPoolSize)
+    }
+
+    /// The `Strict-Transport-Security` value of HTTPS answers, nil for none.
+    public var strictTransportSecurity: String? {
+        strictTransportSecurityMaxAgeSeconds.map { "max-age=\($0)" + (strictTransportSecurityIncludesSubDomains ? "; includeSubDomains" : "") }
+    }
+
+    /// The HTTP listener's settings: the `listen` addresses, `threads` and the `limits`, with `tls` for HTTPS.
+    public func httpServerConfiguration(tls: TLSServerContext?, log: @escaping @Sendable (String) -> Void) -> HTTPServerConfiguration {
+        HTTPServerConfiguration(
+            httpsAddress: httpsAddress,
+            httpAddress: httpAddress,
+            tls: tls,
+            threads: threads,
+            maximumBodySize: maximumBodySize,
+            maximumHeaderSize: maximumHeaderSize,
+            readTimeoutSeconds: readTimeoutSeconds,
+            writeTimeoutSeconds: writeTimeoutSeconds,
+            maximumConnections: maximumConnections,
+            maximumConnectionsPerAddress: maximumConnectionsPerAddress ?? defaultConnectionsPerAddress,
+            reservedDescriptors: reservedDescriptors,
+            strictTransportSecurity: strictTransportSecurity,
+            log: log
+        )
+    }
+}
