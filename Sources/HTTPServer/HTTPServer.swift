@@ -1,4 +1,5 @@
 import CLibEvent
+import CryptoCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -28,6 +29,8 @@ public final class HTTPServer: @unchecked Sendable {
     private let connections = ConnectionCounter()
     private let lifecycle = Mutex(Lifecycle.bound)
     private let configuration: HTTPServerConfiguration
+    /// The TLS context of new HTTPS connections (`replaceTLSContext`).
+    private let tls: TLSContextSlot?
 
     /// One-time process set-up: libevent's pthread locking (before any base exists), and ignoring
     /// SIGPIPE, which a write to a connection the peer already closed would otherwise raise.
@@ -56,6 +59,8 @@ public final class HTTPServer: @unchecked Sendable {
         var configuration = configuration
         configuration.maximumConnections = try Self.connectionCap(configuration)
         self.configuration = configuration
+        let tls = configuration.tls.map(TLSContextSlot.init)
+        self.tls = tls
         let reports = ThrottledLog(interval: Self.reportInterval, write: configuration.log)
 
         var sockets: [ListeningSocket] = []
@@ -73,7 +78,7 @@ public final class HTTPServer: @unchecked Sendable {
                 let loop = try EventLoop(connections: connections, reports: reports)
                 loops.append(loop)
                 if let secureSockets {
-                    try loop.addListener(socket: secureSockets[index], tls: configuration.tls, configuration: configuration, handler: handler)
+                    try loop.addListener(socket: secureSockets[index], tls: tls, configuration: configuration, handler: handler)
                 }
                 if let plainSockets {
                     try loop.addListener(socket: plainSockets[index], tls: nil, configuration: configuration, handler: handler)
@@ -145,13 +150,28 @@ public final class HTTPServer: @unchecked Sendable {
         }
     }
 
+    /// Serves every HTTPS connection accepted from now on with `context` (a renewed certificate); connections already
+    /// open keep theirs. Does nothing on a server without an HTTPS listener.
+    public func replaceTLSContext(_ context: TLSServerContext) {
+        tls?.replace(with: context)
+    }
+
     /// Stops the loops, joins their threads, closes all connections and sockets. Idempotent; callable
     /// from any thread except a loop thread (so not from inside a handler).
-    public func stop() {
+    ///
+    /// With `drainingWithin`, a graceful stop: the loops stop accepting at once, each open connection is closed as
+    /// soon as it has no request in progress (requests being read or handled are answered first), and whatever is
+    /// still open after that many seconds is closed.
+    public func stop(drainingWithin seconds: Double? = nil) {
         lifecycle.withLock { state in
             guard state != .stopped else { return }
+            let wasRunning = state == .running
             state = .stopped
-            loops.forEach { $0.requestStop() }
+            if let seconds, wasRunning {
+                loops.forEach { $0.requestDrain(within: seconds) }
+            } else {
+                loops.forEach { $0.requestStop() }
+            }
             loops.forEach { $0.join() }
             loops.forEach { $0.close() }
             sockets.forEach { _ = close($0.descriptor) }

@@ -2,23 +2,23 @@ import CryptoCore
 import Foundation
 import HTTPServer
 import Storage
+import Synchronization
 import WebAuthnCore
 
 /// The relying-party server: routes HTTP requests to the ceremony, account and well-known handlers. It is the
 /// only place that composes the verification core, storage and HTTP; handlers are testable without sockets.
 public final class RelyingPartyServer: HTTPHandler {
+    /// The configuration the server started with (`settings` holds what a reload changed since).
     let configuration: ServerConfiguration
     let store: any PasskeyStore
-    let relyingParty: RelyingParty
     let time: any TimeSource
     let random: any RandomSource
     let challenges: ChallengeService
     let sessions: SessionService
     let keys = CredentialKeyCache()
-    let wellKnown: WellKnownFiles
+    /// The associated-domain files, trust material and metadata in force (`reload` replaces them).
+    let settings: Mutex<ReloadableSettings>
     let staticFiles: StaticFiles?
-    /// The FIDO metadata BLOB of the configuration, verified at start-up.
-    let metadata: MetadataBLOB?
     /// Secret that makes the decoy allowCredentials for unknown usernames stable and unguessable.
     let enumerationSecret: [UInt8]
     let log: @Sendable (String) -> Void
@@ -28,8 +28,11 @@ public final class RelyingPartyServer: HTTPHandler {
     let challengeLimiter: RateLimiter
     /// Sign in with Apple; nil without an `apple` block.
     let apple: AppleIntegration?
-    /// Webhook delivery (`webhooks`); its workers run from `startWebhooks` to `stopWebhooks`.
-    let webhooks: WebhookDispatcher
+    /// Webhook delivery (`webhooks`); its workers run from `startWebhooks` to `stopWebhooks`, and a reload with other
+    /// endpoints replaces it.
+    let webhooks: Mutex<WebhookDispatcher>
+    /// What delivers webhooks (nil when none can be).
+    let webhookSender: (any WebhookSender)?
 
     /// `appleSetup` is required when the configuration has an `apple` block, and ignored otherwise; `webhookClient`
     /// when it lists `webhooks`.
@@ -72,13 +75,8 @@ public final class RelyingPartyServer: HTTPHandler {
         self.random = random
         self.enumerationSecret = enumerationSecret
         self.log = log
-        relyingParty = RelyingParty(
-            id: configuration.relyingPartyID,
-            name: configuration.relyingPartyName,
-            origins: configuration.acceptedOrigins,
-            algorithms: configuration.algorithms,
-            time: time
-        )
+        self.webhookSender = webhookSender
+        settings = Mutex(try ReloadableSettings(configuration, time: time))
         challenges = ChallengeService(
             store: store,
             random: random,
@@ -87,28 +85,33 @@ public final class RelyingPartyServer: HTTPHandler {
             purge: ExpiredRecordPurge(store: store, log: log)
         )
         sessions = SessionService(store: store, random: random, time: time, lifetime: TimeInterval(configuration.sessionLifetimeSeconds))
-        wellKnown = try WellKnownFiles(configuration.associatedDomains, loadedAt: time.now)
         staticFiles = configuration.wwwDirectory.map(StaticFiles.init(root:))
         let limits = configuration.rateLimits
         addressLimiter = RateLimiter(rule: .init(perMinute: limits.perAddressPerMinute, burst: limits.perAddressBurst))
         accountLimiter = RateLimiter(rule: .init(perMinute: limits.perAccountPerMinute, burst: limits.perAccountBurst))
         let outstanding = Double(limits.outstandingChallengesPerAddress)
         challengeLimiter = RateLimiter(rule: .init(perMinute: outstanding * 60 / Double(configuration.challengeLifetimeSeconds), burst: outstanding))
-        metadata = try configuration.attestation.verifiedMetadata(at: time.now)
         if let appleConfiguration = configuration.apple {
             guard let appleSetup else { throw ConfigurationError(.missingValue, key: "apple.privateKey", "was not loaded") }
             apple = try AppleIntegration(configuration: appleConfiguration, setup: appleSetup, store: store, time: time, log: log)
         } else {
             apple = nil
         }
-        webhooks = try WebhookDispatcher(
-            endpoints: configuration.webhooks,
-            store: store,
-            sender: webhookSender,
-            time: time,
-            random: random,
-            log: log
+        webhooks = Mutex(
+            try WebhookDispatcher(
+                endpoints: configuration.webhooks,
+                store: store,
+                sender: webhookSender,
+                time: time,
+                random: random,
+                log: log
+            )
         )
+    }
+
+    /// The relying party in force (its origins follow a reload of the associated domains).
+    var relyingParty: RelyingParty {
+        settings.withLock { $0.relyingParty }
     }
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
@@ -134,7 +137,7 @@ public final class RelyingPartyServer: HTTPHandler {
             let session = route.flags.contains(.sessionIgnored) ? nil : try sessions.resolve(request)
             var response = try route.handler(self, request, RouteContext(identifier: identifier, session: session))
             // A write may have appended events: their deliveries are due now.
-            if method != "GET" { webhooks.wake() }
+            if method != "GET" { webhooks.withLock { $0 }.wake() }
             if route.flags.contains(.noStore) { response.headers.add("Cache-Control", "no-store") }
             return response
         case .wrongMethod(let allowed):
@@ -142,7 +145,7 @@ public final class RelyingPartyServer: HTTPHandler {
             error.headers = [("Allow", (allowed.contains("GET") ? allowed + ["HEAD"] : allowed).joined(separator: ", "))]
             throw error
         case .unrouted:
-            if method == "GET", let response = wellKnown.response(to: request) { return response }
+            if method == "GET", let response = settings.withLock({ $0.wellKnown }).response(to: request) { return response }
             if method == "GET", let response = staticFiles?.response(for: request.path) { return response }
             throw ServerError(.notFound)
         }

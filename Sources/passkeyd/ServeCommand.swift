@@ -4,18 +4,24 @@ import HTTPServer
 import RelyingPartyServer
 import Storage
 
-/// `passkeyd serve [--config FILE]`: runs in the foreground, logs to stderr, stops cleanly on SIGTERM/SIGINT.
+/// `passkeyd serve [--config FILE]`: runs in the foreground, logs to stderr, reloads on SIGHUP and stops gracefully on
+/// SIGTERM/SIGINT.
 struct ServeCommand {
     let arguments: [String]
+
+    /// Seconds a stop waits for requests in progress before it closes their connections.
+    static let drainSeconds = 10.0
 
     static let syntax = CommandLineSyntax(usage: "passkeyd serve [--config FILE]", options: ["--config"])
 
     func run() -> Int32 {
         let configuration: ServerConfiguration
+        let configurationPath: String?
         do {
             let line = try Self.syntax.parse(arguments)
+            configurationPath = try line.value("--config")
             do {
-                configuration = try line.value("--config").map(ServerConfiguration.load(path:)) ?? ServerConfiguration.load(json: Data("{}".utf8))
+                configuration = try configurationPath.map(ServerConfiguration.load(path:)) ?? ServerConfiguration.load(json: Data("{}".utf8))
             } catch {
                 return fail("invalid configuration: \(error)")
             }
@@ -33,23 +39,11 @@ struct ServeCommand {
         } catch {
             return fail("cannot create the data folder \(configuration.dataDirectory)")
         }
-        var tls: TLSServerContext?
-        if configuration.httpsAddress != nil {
-            let certificate = configuration.certificateFile ?? configuration.dataDirectory + "/tls-certificate.pem"
-            let privateKey = configuration.privateKeyFile ?? configuration.dataDirectory + "/tls-private-key.pem"
-            do {
-                if configuration.certificateFile == nil {
-                    try SelfSignedCertificate.ensure(
-                        certificateFile: certificate,
-                        privateKeyFile: privateKey,
-                        hostNames: [configuration.relyingPartyID, "127.0.0.1"],
-                        now: Date()
-                    )
-                }
-                tls = try TLSServerContext(certificateChainFile: certificate, privateKeyFile: privateKey)
-            } catch {
-                return fail("TLS: \(error)")
-            }
+        let tls: TLSServerContext?
+        do {
+            tls = try Self.tlsContext(configuration, dataDirectory: configuration.dataDirectory)
+        } catch {
+            return fail("TLS: \(error)")
         }
         // The one outbound HTTP(S) client of the process (Apple, webhooks), on its own thread.
         let outbound: HTTPClient
@@ -90,14 +84,63 @@ struct ServeCommand {
             log("serving https://\(configuration.relyingPartyID):\(port)/ (relying party \(configuration.relyingPartyID))")
         }
         if let port = http.httpPort { log("serving plain HTTP on port \(port) (for a TLS-terminating proxy)") }
-        SignalWaiter.waitForTermination()
-        log("stopping")
-        http.stop()
+        SignalWaiter.waitForTermination {
+            Self.reload(configurationPath, running: configuration, server: server, http: http, log: log)
+        }
+        log("stopping: no new connections, requests in progress get \(Int(Self.drainSeconds)) s")
+        http.stop(drainingWithin: Self.drainSeconds)
         server.stopAppleWorker()
         server.stopWebhooks()
         outbound.shutDown()
         opened.close()
+        log("stopped")
         return 0
+    }
+
+    /// The HTTPS listener's context: the configured certificate and key, or the self-signed pair in `dataDirectory`
+    /// (made when missing); nil without an HTTPS listener.
+    private static func tlsContext(_ configuration: ServerConfiguration, dataDirectory: String) throws -> TLSServerContext? {
+        guard configuration.httpsAddress != nil else { return nil }
+        let certificate = configuration.certificateFile ?? dataDirectory + "/tls-certificate.pem"
+        let privateKey = configuration.privateKeyFile ?? dataDirectory + "/tls-private-key.pem"
+        if configuration.certificateFile == nil {
+            try SelfSignedCertificate.ensure(
+                certificateFile: certificate,
+                privateKeyFile: privateKey,
+                hostNames: [configuration.relyingPartyID, "127.0.0.1"],
+                now: Date()
+            )
+        }
+        return try TLSServerContext(certificateChainFile: certificate, privateKeyFile: privateKey)
+    }
+
+    /// SIGHUP: reads the configuration file again and, when all of it loads (the TLS certificate and key included),
+    /// puts the certificate, the associated-domain files, the trust material and the webhooks in force; otherwise logs
+    /// why and keeps what runs. Settings that only a restart changes are named.
+    private static func reload(
+        _ path: String?,
+        running: ServerConfiguration,
+        server: RelyingPartyServer,
+        http: HTTPServer,
+        log: @Sendable (String) -> Void
+    ) {
+        do {
+            let replacement = try path.map(ServerConfiguration.load(path:)) ?? ServerConfiguration.load(json: Data("{}".utf8))
+            // The listener stays where it is: the certificate follows the new tls block, the self-signed pair stays in
+            // the running data folder.
+            var listening = replacement
+            listening.httpsAddress = running.httpsAddress
+            let tls = try tlsContext(listening, dataDirectory: running.dataDirectory)
+            let needRestart = try server.reload(replacement)
+            if let tls { http.replaceTLSContext(tls) }
+            for warning in replacement.associatedDomains.warnings { log("warning: \(warning)") }
+            log("reloaded \(path ?? "the embedded defaults")")
+            if !needRestart.isEmpty {
+                log("warning: changed settings that need a restart to take effect: \(needRestart.joined(separator: ", "))")
+            }
+        } catch {
+            log("reload refused, the running configuration stays in force: \(error)")
+        }
     }
 
     private func fail(_ message: String) -> Int32 {

@@ -72,7 +72,7 @@ extension RelyingPartyServer {
             excludeCredentials: excluded.map { PublicKeyCredentialDescriptorJSON(id: $0.id, transports: $0.transports) },
             residentKey: residentKey,
             userVerification: userVerification,
-            attestation: configuration.attestation.policy.conveyancePreference,
+            attestation: settings.withLock { $0.attestation.policy.conveyancePreference },
             hints: hints,
             timeoutMilliseconds: configuration.challengeLifetimeSeconds * 1000
         )
@@ -86,19 +86,20 @@ extension RelyingPartyServer {
         guard let context = try? JSONDecoder().decode(RegistrationContext.self, from: Data(record.context)),
             let userHandle = Base64URL.decode(context.userHandle)
         else { throw ServerError(.internalError, detail: "the stored registration state is unreadable") }
-        let attestation = configuration.attestation
+        let current = settings.withLock { $0 }
+        let attestation = current.attestation
         let expectations = RegistrationExpectations(
             challenge: record.challenge,
             userVerification: try UserVerificationRequirement(record.userVerification),
             allowedAlgorithms: configuration.algorithms,
             trustAnchors: attestation.trustAnchors,
             attestationPolicy: attestation.policy,
-            metadata: metadata,
+            metadata: current.metadata,
             authenticatorNames: attestation.authenticatorNames
         )
         let result: RegistrationResult
         do {
-            result = try RegistrationCeremony(relyingParty: relyingParty).verify(credential, expecting: expectations)
+            result = try RegistrationCeremony(relyingParty: current.relyingParty).verify(credential, expecting: expectations)
         } catch {
             log("registration refused: \(error)")
             throw .verification(error)

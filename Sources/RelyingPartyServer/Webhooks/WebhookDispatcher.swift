@@ -7,7 +7,7 @@ import Storage
 /// starts one `WebhookWorker` per endpoint.
 final class WebhookDispatcher: Sendable {
     let workers: [WebhookWorker]
-    private let endpoints: [WebhookEndpoint]
+    let endpoints: [WebhookEndpoint]
     private let store: any PasskeyStore
     private let time: any TimeSource
     private let log: @Sendable (String) -> Void

@@ -1,0 +1,31 @@
+import Foundation
+import Storage
+
+extension RelyingPartyServer {
+    /// `SIGHUP`: takes up `replacement`'s associated-domain files (and the origins they imply), attestation trust
+    /// material and metadata BLOB, and webhook endpoints. Everything is built and verified before anything is
+    /// swapped: when a part does not load, this throws and the settings in force stay. Requests in progress finish
+    /// with the settings they started with. Returns the keys that differ from the start-up configuration but only
+    /// take effect after a restart (`ServerConfiguration.keysNeedingRestart`).
+    public func reload(_ replacement: ServerConfiguration) throws -> [String] {
+        // Only the reloadable parts are taken; the rest stays as it started (and is reported below).
+        var effective = configuration
+        effective.associatedDomains = replacement.associatedDomains
+        effective.attestation = replacement.attestation
+        let reloaded = try ReloadableSettings(effective, time: time)
+        let current = webhooks.withLock { $0 }
+        // Webhook workers are replaced whenever there are endpoints before or after (their secrets or CA files may
+        // have changed); the old ones finish their attempts in flight first.
+        let dispatcher =
+            current.endpoints.isEmpty && replacement.webhooks.isEmpty
+            ? nil
+            : try WebhookDispatcher(endpoints: replacement.webhooks, store: store, sender: webhookSender, time: time, random: random, log: log)
+        settings.withLock { $0 = reloaded }
+        if let dispatcher {
+            current.stop()
+            webhooks.withLock { $0 = dispatcher }
+            try dispatcher.start()
+        }
+        return replacement.keysNeedingRestart(comparedWith: configuration)
+    }
+}

@@ -1,0 +1,145 @@
+import CryptoCore
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `passkeyd serve` reloads on SIGHUP without dropping connections, refuses a configuration that does not load, and
+/// stops on SIGTERM after the requests in progress.
+@Suite struct ReloadTests {
+    /// A certificate and key pair for 127.0.0.1 in `folder`, under `name`.
+    private static func certificate(_ folder: TemporaryFolder, _ name: String) throws -> (certificate: String, key: String) {
+        let pair = (certificate: folder.path + "/\(name).pem", key: folder.path + "/\(name)-key.pem")
+        try SelfSignedCertificate.ensure(certificateFile: pair.certificate, privateKeyFile: pair.key, hostNames: ["127.0.0.1"], now: Date())
+        return pair
+    }
+
+    private static func tlsMembers(_ files: (certificate: String, key: String)) -> String {
+        #""tls": {"certificate": "\#(files.certificate)", "privateKey": "\#(files.key)"}"#
+    }
+
+    private static func replace(_ path: String, with source: String) throws {
+        let temporary = path + ".new"
+        try FileManager.default.copyItem(atPath: source, toPath: temporary)
+        _ = rename(temporary, path)
+    }
+
+    @Test func aRenewedCertificateIsServedOnNewConnectionsWhileAnOpenOneKeepsWorking() throws {
+        let folder = try TemporaryFolder()
+        let served = try Self.certificate(folder, "served")
+        let renewed = try Self.certificate(folder, "renewed")
+        let server = try ServeProcess(
+            dataDirectory: folder.path + "/data",
+            configurationPath: folder.path + "/passkeyd.json",
+            extraMembers: Self.tlsMembers(served)
+        )
+        let old = try KeepAliveConnection(port: server.port)
+        #expect(try old.get("/healthz").status == 200)
+        let oldCertificate = old.certificateSHA256
+
+        // An ACME client renews: the files the configuration names get the new pair, then SIGHUP.
+        try Self.replace(served.certificate, with: renewed.certificate)
+        try Self.replace(served.key, with: renewed.key)
+        let offset = server.logSize
+        server.send(signal: SIGHUP)
+        #expect(server.waitForLog("reloaded", after: offset), "\(server.log)")
+
+        let fresh = try KeepAliveConnection(port: server.port)
+        #expect(try fresh.get("/healthz").status == 200)
+        #expect(fresh.certificateSHA256 != oldCertificate, "a new connection still gets the old certificate")
+        #expect(!fresh.certificateSHA256.isEmpty)
+        // The connection opened before the reload was not dropped, and still talks TLS with the old certificate.
+        #expect(try old.get("/healthz").status == 200)
+        #expect(try old.get("/healthz").status == 200)
+        #expect(old.certificateSHA256 == oldCertificate)
+        #expect(server.terminate() == 0)
+    }
+
+    @Test func aConfigurationThatDoesNotLoadIsRefusedAndTheOldOneKeepsServing() throws {
+        let folder = try TemporaryFolder()
+        let served = try Self.certificate(folder, "served")
+        let server = try ServeProcess(
+            dataDirectory: folder.path + "/data",
+            configurationPath: folder.path + "/passkeyd.json",
+            extraMembers: Self.tlsMembers(served) + #", "associatedDomains": {"webcredentials": {"apps": ["ABCDE12345.com.example.app"]}}"#
+        )
+        let before = try KeepAliveConnection(port: server.port)
+        #expect(try before.get("/healthz").status == 200)
+        let original = try String(contentsOfFile: server.configurationPath, encoding: .utf8)
+
+        // Not JSON at all.
+        var offset = server.logSize
+        try Data("{\"relyingParty\": ".utf8).write(to: URL(fileURLWithPath: server.configurationPath))
+        server.send(signal: SIGHUP)
+        #expect(server.waitForLog("reload refused", after: offset), "\(server.log)")
+        // A certificate that does not match its key: the whole reload is refused, the old certificate stays.
+        let other = try Self.certificate(folder, "other")
+        try Data(original.replacingOccurrences(of: served.key, with: other.key).utf8).write(to: URL(fileURLWithPath: server.configurationPath))
+        offset = server.logSize
+        server.send(signal: SIGHUP)
+        #expect(server.waitForLog("reload refused", after: offset), "\(server.log)")
+
+        let after = try KeepAliveConnection(port: server.port)
+        #expect(try after.get("/healthz").status == 200)
+        #expect(after.certificateSHA256 == before.certificateSHA256)
+        #expect(try after.get("/.well-known/apple-app-site-association").text.contains("ABCDE12345.com.example.app"))
+        #expect(try before.get("/healthz").status == 200)
+        #expect(server.process.isRunning)
+        #expect(server.terminate() == 0)
+    }
+
+    @Test func associatedDomainFilesAreReloadedAndRestartOnlySettingsAreNamed() throws {
+        let folder = try TemporaryFolder()
+        let server = try ServeProcess(
+            dataDirectory: folder.path + "/data",
+            configurationPath: folder.path + "/passkeyd.json",
+            extraMembers: #""associatedDomains": {"webcredentials": {"apps": ["ABCDE12345.com.example.app"]}}"#
+        )
+        let connection = try KeepAliveConnection(port: server.port)
+        #expect(try connection.get("/.well-known/assetlinks.json").status == 404)
+        let original = try String(contentsOfFile: server.configurationPath, encoding: .utf8)
+        let android =
+            #""android": [{"package": "com.example.app", "sha256CertFingerprints": ["\#(Array(repeating: "AB", count: 32).joined(separator: ":"))"]}]"#
+        let changed =
+            original
+            .replacingOccurrences(of: "ABCDE12345.com.example.app\"]}", with: "ZYXWV98765.com.example.app\"]}, \(android)")
+            .replacingOccurrences(of: "\"threads\": 2", with: "\"threads\": 1")
+        try Data(changed.utf8).write(to: URL(fileURLWithPath: server.configurationPath))
+        let offset = server.logSize
+        server.send(signal: SIGHUP)
+        #expect(server.waitForLog("reloaded", after: offset), "\(server.log)")
+        #expect(server.waitForLog("need a restart to take effect: threads", after: offset), "\(server.log)")
+
+        let association = try connection.get("/.well-known/apple-app-site-association").text
+        #expect(association.contains("ZYXWV98765.com.example.app") && !association.contains("ABCDE12345"))
+        #expect(try connection.get("/.well-known/assetlinks.json").text.contains("com.example.app"))
+        #expect(server.terminate() == 0)
+    }
+
+    @Test func sigtermStopsAcceptingAndFinishesTheRequestInProgressThenExitsZero() throws {
+        let folder = try TemporaryFolder()
+        let server = try ServeProcess(dataDirectory: folder.path + "/data", configurationPath: folder.path + "/passkeyd.json")
+        let idle = try KeepAliveConnection(port: server.port)
+        #expect(try idle.get("/healthz").status == 200)
+        let inProgress = try KeepAliveConnection(port: server.port)
+        // Half a request has arrived when the stop begins.
+        try inProgress.write("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        usleep(200_000)
+        let offset = server.logSize
+        server.send(signal: SIGTERM)
+        #expect(server.waitForLog("stopping", after: offset), "\(server.log)")
+        usleep(300_000)
+        #expect(server.process.isRunning, "the server did not wait for the request in progress")
+        try inProgress.write("\r\n")
+        #expect(try inProgress.readReply().status == 200)
+        // The idle connection was closed, and the process ends with status 0 once the answer is out.
+        #expect(throws: (any Error).self) { try idle.get("/healthz") }
+        let deadline = Date().addingTimeInterval(10)
+        while server.process.isRunning, Date() < deadline { usleep(50_000) }
+        #expect(!server.process.isRunning)
+        #expect(server.process.terminationStatus == 0)
+        #expect(server.log.contains("stopped"))
+    }
+}
