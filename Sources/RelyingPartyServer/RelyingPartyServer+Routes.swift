@@ -7,6 +7,7 @@ extension RelyingPartyServer {
     /// path pattern, never by the path itself (a passkey ID identifies a person's authenticator).
     static let routes: [Route] = [
         Route("GET", "/healthz", [.sessionIgnored], RelyingPartyServer.health),
+        Route("GET", "/readyz", [.sessionIgnored, .noStore], RelyingPartyServer.readiness),
         Route("POST", "/webauthn/registration/options", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.registrationOptions),
         Route("POST", "/webauthn/registration/verify", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.registrationVerify),
         Route("POST", "/webauthn/authentication/options", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.authenticationOptions),
@@ -27,7 +28,7 @@ extension RelyingPartyServer {
         Route("POST", "/auth/apple/notifications", [.rateLimitedPerAddress, .noStore, .sessionIgnored], RelyingPartyServer.appleNotification),
     ]
 
-    /// `GET /healthz`.
+    /// `GET /healthz`: liveness (the process answers); `/readyz` checks what serving needs.
     func health(_ request: HTTPRequest) -> HTTPResponse {
         JSONBody.ok(["status": "ok"])
     }

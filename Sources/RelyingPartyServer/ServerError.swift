@@ -49,6 +49,7 @@ struct ServerError: Error, Sendable {
             case internalError = "internal_error"
             case storageUnavailable = "storage_unavailable"
             case appleUnavailable = "apple_unavailable"
+            case notReady = "not_ready"
         }
 
         private let base: Base
@@ -123,6 +124,8 @@ struct ServerError: Error, Sendable {
         static let storageUnavailable = Code(.storageUnavailable)
         /// Apple's keys cannot be fetched; nothing is accepted without them; retry.
         static let appleUnavailable = Code(.appleUnavailable)
+        /// `GET /readyz`: a readiness check failed; `failing` names it.
+        static let notReady = Code(.notReady)
 
         var rawValue: String { base.rawValue }
         var description: String { rawValue }
@@ -165,6 +168,7 @@ struct ServerError: Error, Sendable {
             case .internalError: (500, "The server could not complete the request.")
             case .storageUnavailable: (503, "The server cannot reach its database; try again shortly.")
             case .appleUnavailable: (503, "Apple cannot be reached right now; try again shortly.")
+            case .notReady: (503, "The server is not ready to serve; failing names the check.")
             }
         }
     }

@@ -39,7 +39,8 @@ final class KeepAliveConnection {
         while true {
             if let end = received.firstRange(of: separator)?.lowerBound {
                 let head = String(decoding: received[..<end], as: UTF8.self).lowercased()
-                let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                let length =
+                    head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
                     .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
                 if received.count >= end + separator.count + length { return try CurlTransport.parse(received) }
             }

@@ -37,7 +37,7 @@ struct RouteTableTests {
     ]
 
     /// Routes whose handler may run for a request with stale credentials; nothing else.
-    static let sessionIgnoring: Set<String> = ["GET /healthz", "POST /auth/apple/notifications", "GET /session/handoff"]
+    static let sessionIgnoring: Set<String> = ["GET /healthz", "GET /readyz", "POST /auth/apple/notifications", "GET /session/handoff"]
 
     /// Routes whose answers may be cached; every other route must be `no-store` (a new one is, unless listed here).
     static let cacheable: Set<String> = ["GET /healthz"]
