@@ -10,7 +10,7 @@ PYTHON ?= /usr/bin/python3
 # The PostgreSQL tests start throwaway clusters of Debian's server (initdb + pg_ctl) in temporary folders.
 TEST_PACKAGES := postgresql
 
-.PHONY: webhook-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
+.PHONY: webhook-deps metrics-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
 
 # Installs the Debian packages of $(1) that are missing; nothing at all when everything is there. Runs
 # `apt-get update` first when the package lists are missing, and again when an install fails on stale lists.
@@ -51,21 +51,31 @@ format:
 test-deps:
 	$(call install_missing,$(TEST_PACKAGES))
 
-test-swift: test-deps webhook-deps
+test-swift: test-deps webhook-deps metrics-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --parallel && $(MAKE) fuzz-replay
 
+# A venv $(1) with the PyPI packages of $(2) (a requirements.txt), made when missing or when the requirements changed.
+define python_venv
+	$(call install_missing,python3-venv)
+	@if [ ! -x $(1)/bin/python ] || ! cmp -s $(2) $(1)/requirements.txt; then \
+	  echo "creating $(1)"; \
+	  rm -rf $(1) && $(PYTHON) -m venv $(1) && \
+	  $(1)/bin/pip install -q --disable-pip-version-check -r $(2) && \
+	  cp $(2) $(1)/requirements.txt; \
+	fi
+endef
+
 # The webhook tests' receiver (Tests/Webhooks/receiver.py) verifies every delivery with the standardwebhooks package
-# from PyPI, in its own venv, made when missing or when its requirements changed.
+# from PyPI, in its own venv.
 WEBHOOK_VENV := .venv-webhooks
 webhook-deps:
-	$(call install_missing,python3-venv)
-	@if [ ! -x $(WEBHOOK_VENV)/bin/python ] || ! cmp -s Tests/Webhooks/requirements.txt $(WEBHOOK_VENV)/requirements.txt; then \
-	  echo "creating $(WEBHOOK_VENV)"; \
-	  rm -rf $(WEBHOOK_VENV) && $(PYTHON) -m venv $(WEBHOOK_VENV) && \
-	  $(WEBHOOK_VENV)/bin/pip install -q --disable-pip-version-check -r Tests/Webhooks/requirements.txt && \
-	  cp Tests/Webhooks/requirements.txt $(WEBHOOK_VENV)/requirements.txt; \
-	fi
+	$(call python_venv,$(WEBHOOK_VENV),Tests/Webhooks/requirements.txt)
+
+# The metrics tests read /metrics with prometheus-client's parser (Tests/Metrics/parse.py), in its own venv.
+METRICS_VENV := .venv-metrics
+metrics-deps:
+	$(call python_venv,$(METRICS_VENV),Tests/Metrics/requirements.txt)
 
 # Real-browser tests: headless Chromium with virtual authenticators drives the demo page against a
 # `passkeyd serve` started by the suite. Screenshots go to Tests/Browser/screenshots/ (git-ignored).

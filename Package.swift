@@ -28,14 +28,19 @@ let package = Package(
         .target(name: "StorageSQLite", dependencies: ["Storage", "CSQLite"]),
         .target(name: "StoragePostgres", dependencies: ["Storage", "CLibPQ"]),
 
+        // Logs and metrics: the one logger type, the metrics registry and its Prometheus text.
+        .target(name: "Observability"),
         // HTTP/1.1 over TLS on libevent; the relying-party server composes everything.
-        .target(name: "HTTPServer", dependencies: ["CLibEvent", "CryptoCore"]),
-        .target(name: "RelyingPartyServer", dependencies: ["WebAuthnCore", "CryptoCore", "Storage", "HTTPServer", "AppleSignIn"]),
+        .target(name: "HTTPServer", dependencies: ["CLibEvent", "CryptoCore", "Observability"]),
+        .target(
+            name: "RelyingPartyServer",
+            dependencies: ["WebAuthnCore", "CryptoCore", "Storage", "HTTPServer", "AppleSignIn", "Observability"]
+        ),
         .executableTarget(
             name: "passkeyd",
             dependencies: [
                 "RelyingPartyServer", "StorageSQLite", "StoragePostgres", "Storage", "WebAuthnCore", "WebAuthnVectors", "HTTPServer", "CryptoCore",
-                "AppleSignIn",
+                "AppleSignIn", "Observability",
             ]
         ),
 
@@ -46,14 +51,15 @@ let package = Package(
         // Tests.
         .target(
             name: "TestSupport",
-            dependencies: ["WebAuthnCore", "WebAuthnVectors", "CBOR", "CryptoCore", "Storage", "HTTPServer"],
+            dependencies: ["WebAuthnCore", "WebAuthnVectors", "CBOR", "CryptoCore", "Storage", "HTTPServer", "Observability"],
             path: "Tests/TestSupport"
         ),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore"]),
         .testTarget(name: "WebAuthnCoreTests", dependencies: ["WebAuthnCore", "WebAuthnVectors", "TestSupport", "CBOR", "CryptoCore"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "StorageSQLite", "StoragePostgres", "TestSupport"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CryptoCore", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CryptoCore", "TestSupport", "Observability"]),
+        .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
         .testTarget(name: "AppleSignInTests", dependencies: ["AppleSignIn", "CryptoCore", "TestSupport"]),
         // passkeydTests also holds the whole-tree checks (every error code type), so it sees every module.
         .testTarget(
@@ -61,14 +67,14 @@ let package = Package(
             dependencies: [
                 "passkeyd", "RelyingPartyServer", "HTTPServer", "Storage", "StorageSQLite", "StoragePostgres", "AppleSignIn", "WebAuthnCore",
                 "CryptoCore",
-                "CBOR",
+                "CBOR", "Observability",
             ]
         ),
         .testTarget(
             name: "RelyingPartyServerTests",
             dependencies: [
                 "RelyingPartyServer", "TestSupport", "Storage", "StorageSQLite", "StoragePostgres", "HTTPServer", "WebAuthnCore", "CryptoCore",
-                "AppleSignIn",
+                "AppleSignIn", "Observability",
             ]
         ),
     ],

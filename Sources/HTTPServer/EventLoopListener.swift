@@ -137,6 +137,9 @@ final class EventLoopListener {
         evhttp_free(http)
     }
 
+    /// Whether this is an HTTPS listener.
+    var isSecure: Bool { tls != nil }
+
     /// The `Strict-Transport-Security` value of this listener's answers: HTTPS only.
     var strictTransportSecurity: String? {
         tls == nil ? nil : configuration.strictTransportSecurity

@@ -61,7 +61,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.configuration = configuration
         let tls = configuration.tls.map(TLSContextSlot.init)
         self.tls = tls
-        let reports = ThrottledLog(interval: Self.reportInterval, write: configuration.log)
+        let reports = ThrottledLog(interval: Self.reportInterval, log: configuration.log)
 
         var sockets: [ListeningSocket] = []
         var loops: [EventLoop] = []
@@ -121,10 +121,11 @@ public final class HTTPServer: @unchecked Sendable {
             )
         }
         guard configuration.maximumConnections > available else { return configuration.maximumConnections }
-        configuration.log(
-            "warning: at most \(available) connections instead of \(configuration.maximumConnections) (limits.maximumConnections): "
+        configuration.log.warning(
+            "at most \(available) connections instead of \(configuration.maximumConnections) (limits.maximumConnections): "
                 + "the open-file limit is \(limit) and \(configuration.reservedDescriptors) descriptors are reserved; raise it "
-                + "(LimitNOFILE= in the systemd unit, ulimit -n) to allow more"
+                + "(LimitNOFILE= in the systemd unit, ulimit -n) to allow more",
+            event: "connections"
         )
         return available
     }
@@ -132,6 +133,12 @@ public final class HTTPServer: @unchecked Sendable {
     /// The number of connections currently open across all loops.
     var openConnectionCount: Int {
         connections.current
+    }
+
+    /// What the metrics report of the listeners: connections open now, TLS handshakes completed and failed so far.
+    public var statistics: (openConnections: Int, tlsHandshakes: Int, tlsHandshakeFailures: Int) {
+        let handshakes = connections.handshakes
+        return (connections.current, handshakes.completed, handshakes.failed)
     }
 
     /// Runs the event loops, each on its own thread, and returns. Does nothing after `stop`.

@@ -12,10 +12,14 @@ struct ReloadableSettings: Sendable {
     var attestation: AttestationSettings
     /// The verified FIDO metadata BLOB; nil without one.
     var metadata: MetadataBLOB?
+    /// When `metadata` was taken in (start-up, reload or refresh), for its age in the metrics.
+    var metadataTakenAt: Date
     /// The encoded associated-domain files.
     var wellKnown: WellKnownFiles
 
-    /// Builds and verifies everything from `configuration` at `time.now`; the metadata BLOB is verified as at start-up.
+    /// Builds and verifies everything from `configuration` at `time.now`. The metadata BLOB is the newest (by its `no`)
+    /// of the configured file and the last one fetched (`metadataCache`) that verifies; when neither does, the
+    /// configured file's error is thrown.
     init(_ configuration: ServerConfiguration, time: any TimeSource) throws(ConfigurationError) {
         relyingParty = RelyingParty(
             id: configuration.relyingPartyID,
@@ -25,7 +29,34 @@ struct ReloadableSettings: Sendable {
             time: time
         )
         attestation = configuration.attestation
-        metadata = try configuration.attestation.verifiedMetadata(at: time.now)
+        metadata = try Self.newestMetadata(configuration, at: time.now)
+        metadataTakenAt = time.now
         wellKnown = try WellKnownFiles(configuration.associatedDomains, loadedAt: time.now)
+    }
+
+    /// Where the last BLOB fetched from `attestation.metadata.url` is kept: in the data folder.
+    static func metadataCache(_ configuration: ServerConfiguration) -> String {
+        configuration.dataDirectory + "/fido-metadata.jwt"
+    }
+
+    private static func newestMetadata(_ configuration: ServerConfiguration, at now: Date) throws(ConfigurationError) -> MetadataBLOB? {
+        let attestation = configuration.attestation
+        guard attestation.sources.metadata != nil else { return nil }
+        let cached = FileManager.default.contents(atPath: metadataCache(configuration)).flatMap { data in
+            try? MetadataBLOB(
+                compactJWS: String(decoding: data, as: UTF8.self),
+                trustedRoots: attestation.material.metadataRoots,
+                at: now,
+                policy: attestation.metadataPolicy
+            )
+        }
+        do {
+            let configured = try attestation.verifiedMetadata(at: now)
+            guard let cached, let configured, cached.number > configured.number else { return configured }
+            return cached
+        } catch {
+            guard let cached else { throw error }
+            return cached
+        }
     }
 }

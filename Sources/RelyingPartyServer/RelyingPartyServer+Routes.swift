@@ -58,4 +58,14 @@ extension RelyingPartyServer {
     static func route(of path: String) -> String {
         routes.first { $0.match(path) != nil }?.path ?? "(unrouted)"
     }
+
+    /// The route label of a dispatched request, for the log and the metrics: the route's pattern, a well-known file's
+    /// path, or `(other)` (static files and unknown paths): a small fixed set, never a path a client chose.
+    static func label(_ dispatch: Dispatch, path: String) -> String {
+        switch dispatch {
+        case .route(let route, _): route.path
+        case .wrongMethod: route(of: path)
+        case .unrouted: WellKnownFiles.paths.contains(path) ? path : "(other)"
+        }
+    }
 }

@@ -1,6 +1,7 @@
 import CryptoCore
 import Foundation
 import HTTPServer
+import Observability
 import Storage
 import Synchronization
 import WebAuthnCore
@@ -21,7 +22,13 @@ public final class RelyingPartyServer: HTTPHandler {
     let staticFiles: StaticFiles?
     /// Secret that makes the decoy allowCredentials for unknown usernames stable and unguessable.
     let enumerationSecret: [UInt8]
-    let log: @Sendable (String) -> Void
+    let log: Logger
+    /// The `X-Request-Id` of every answer.
+    let requestIDs: RequestIDs
+    /// What the server counts (nil when `metrics.enabled` is false).
+    let metrics: ServerMetrics?
+    /// The background fetch of the metadata BLOB, while it runs.
+    let metadataWorker = Mutex<PeriodicWorker?>(nil)
     /// Ceremony and Apple requests per client address; sign-in attempts per account; challenges held per address.
     let addressLimiter: RateLimiter
     let accountLimiter: RateLimiter
@@ -44,7 +51,8 @@ public final class RelyingPartyServer: HTTPHandler {
         enumerationSecret: [UInt8],
         appleSetup: AppleSetup? = nil,
         webhookClient: HTTPClient? = nil,
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        metrics: MetricsRegistry? = MetricsRegistry(),
+        log: Logger = .discarding
     ) throws(ConfigurationError) {
         try self.init(
             configuration: configuration,
@@ -54,6 +62,7 @@ public final class RelyingPartyServer: HTTPHandler {
             enumerationSecret: enumerationSecret,
             appleSetup: appleSetup,
             webhookSender: webhookClient,
+            metrics: metrics,
             log: log
         )
     }
@@ -67,7 +76,8 @@ public final class RelyingPartyServer: HTTPHandler {
         enumerationSecret: [UInt8],
         appleSetup: AppleSetup? = nil,
         webhookSender: (any WebhookSender)?,
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        metrics: MetricsRegistry? = MetricsRegistry(),
+        log: Logger = .discarding
     ) throws(ConfigurationError) {
         self.configuration = configuration
         self.store = store
@@ -75,6 +85,8 @@ public final class RelyingPartyServer: HTTPHandler {
         self.random = random
         self.enumerationSecret = enumerationSecret
         self.log = log
+        requestIDs = RequestIDs(random: random)
+        self.metrics = metrics.map(ServerMetrics.init)
         self.webhookSender = webhookSender
         settings = Mutex(try ReloadableSettings(configuration, time: time))
         challenges = ChallengeService(
@@ -107,6 +119,7 @@ public final class RelyingPartyServer: HTTPHandler {
                 log: log
             )
         )
+        if let metrics { collectMetrics(into: metrics) }
     }
 
     /// The relying party in force (its origins follow a reload of the associated domains).
@@ -114,23 +127,58 @@ public final class RelyingPartyServer: HTTPHandler {
         settings.withLock { $0.relyingParty }
     }
 
+    /// Answers one request: dispatches it by the route table, then gives the answer its `X-Request-Id` (the request's
+    /// own when valid, else a new one) and writes its request line: `error` for a server fault (with its detail),
+    /// `info` for a refusal, `debug` for a success and for what a flood is made of (`not_found`, `method_not_allowed`,
+    /// `rate_limited`), each naming the route by its pattern, never by the path.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let started = ContinuousClock.now
+        let method = request.method == "HEAD" ? "GET" : request.method
+        let dispatch = Self.dispatch(method, request.path)
+        let route = Self.label(dispatch, path: request.path)
+        var response: HTTPResponse
+        var code: String?
+        var detail: String?
         do {
-            var response = try respond(to: request)
+            response = try respond(to: request, method: method, dispatch: dispatch)
             response.headers.add("X-Content-Type-Options", "nosniff")
-            return response
         } catch {
-            if error.status >= 500 {
-                log("\(request.method) \(Self.route(of: request.path)): \(error.code)\(error.detail.map { " (\($0))" } ?? "")")
-            }
-            return error.response
+            code = error.step ?? error.code.rawValue
+            detail = error.status >= 500 ? error.detail : nil
+            response = error.response
+            if error.code == .storageUnavailable { metrics?.storeErrors.increment() }
         }
+        let requestID = requestIDs.id(offered: request.headers["x-request-id"])
+        response.headers.add("X-Request-Id", requestID)
+        if let metrics {
+            metrics.observe(method: method, route: route, status: response.status, code: code, seconds: Self.seconds(since: started))
+        }
+        let level: LogLevel =
+            switch response.status {
+            case 500...: .error
+            case 404, 405, 429, ..<400: .debug
+            default: .info
+            }
+        if log.isEnabled(level) {
+            log.write(
+                LogRecord(
+                    level: level,
+                    event: "request",
+                    message: "\(method) \(route)\(code.map { ": \($0)" } ?? "")\(detail.map { " (\($0))" } ?? "")",
+                    requestID: requestID,
+                    route: route,
+                    status: response.status,
+                    durationMilliseconds: Self.seconds(since: started) * 1000,
+                    code: code
+                )
+            )
+        }
+        return response
     }
 
     /// Dispatches by the route table (`RelyingPartyServer+Routes.swift`), applying the route's flags.
-    private func respond(to request: HTTPRequest) throws(ServerError) -> HTTPResponse {
-        let method = request.method == "HEAD" ? "GET" : request.method
-        switch Self.dispatch(method, request.path) {
+    private func respond(to request: HTTPRequest, method: String, dispatch: Dispatch) throws(ServerError) -> HTTPResponse {
+        switch dispatch {
         case .route(let route, let identifier):
             if route.flags.contains(.rateLimitedPerAddress) { try limit(addressLimiter, key: clientAddress(request)) }
             // Stale credentials are refused here, for every route at once: only a request without any may act signed out.
@@ -162,9 +210,19 @@ public final class RelyingPartyServer: HTTPHandler {
         return request.remoteAddress
     }
 
+    /// Seconds on the monotonic clock since `start`.
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = start.duration(to: .now).components
+        return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+    }
+
     /// Refuses with `429 rate_limited` and `Retry-After` when `key` has used up its bucket.
     func limit(_ limiter: RateLimiter, key: String) throws(ServerError) {
         guard let retryAfter = limiter.take(key, now: time.now) else { return }
+        if let metrics {
+            let rule = limiter === addressLimiter ? "address" : limiter === accountLimiter ? "account" : "challenges"
+            metrics.rateLimited.increment([rule])
+        }
         var error = ServerError(.rateLimited)
         error.headers = [("Retry-After", String(retryAfter))]
         throw error

@@ -42,6 +42,9 @@ public final class PostgresStore: PasskeyStore {
         try PostgresMigrations.migrate(pool)
     }
 
+    /// How many calls have waited for a pooled connection (all were lent), and how many gave up after the wait timeout.
+    public var poolWaits: (waits: Int, timeouts: Int) { pool.waitCounts }
+
     /// Closes the pool's connections. Later calls throw `storage.unavailable`. Idempotent.
     public func close() {
         pool.close()

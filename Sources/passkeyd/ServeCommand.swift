@@ -1,6 +1,7 @@
 import CryptoCore
 import Foundation
 import HTTPServer
+import Observability
 import RelyingPartyServer
 import Storage
 
@@ -28,8 +29,12 @@ struct ServeCommand {
         } catch {
             return fail("\(error)")
         }
-        let log: @Sendable (String) -> Void = { message in FileHandle.standardError.write(Data("passkeyd: \(message)\n".utf8)) }
-        for warning in configuration.associatedDomains.warnings { log("warning: \(warning)") }
+        let log = LogWriter(
+            format: configuration.logFormat ?? LogWriter.defaultFormat(),
+            node: configuration.nodeName ?? LogWriter.hostName,
+            now: { Date() }
+        ).logger(level: configuration.logLevel)
+        for warning in configuration.associatedDomains.warnings { log.warning(warning, event: "configuration") }
         do {
             try FileManager.default.createDirectory(
                 atPath: configuration.dataDirectory,
@@ -52,6 +57,8 @@ struct ServeCommand {
         } catch {
             return fail("cannot start the outbound HTTP client: \(error)")
         }
+        // The process's metrics, for /metrics (none when metrics.enabled is false).
+        let metrics = configuration.metricsEnabled ? MetricsRegistry() : nil
         let opened: ConfiguredStore
         let server: RelyingPartyServer
         do {
@@ -64,6 +71,7 @@ struct ServeCommand {
                 enumerationSecret: secret,
                 appleSetup: appleSetup,
                 webhookClient: outbound,
+                metrics: metrics,
                 log: log
             )
             try server.startWebhooks()
@@ -78,8 +86,10 @@ struct ServeCommand {
         } catch {
             return fail("cannot listen: \(error)")
         }
+        if let metrics { Self.collect(http: http, store: opened, into: metrics) }
         http.start()
         server.startAppleWorker()
+        server.startMetadataRefresh(client: outbound)
         if let port = http.httpsPort {
             log("serving https://\(configuration.relyingPartyID):\(port)/ (relying party \(configuration.relyingPartyID))")
         }
@@ -90,11 +100,36 @@ struct ServeCommand {
         log("stopping: no new connections, requests in progress get \(Int(Self.drainSeconds)) s")
         http.stop(drainingWithin: Self.drainSeconds)
         server.stopAppleWorker()
+        server.stopMetadataRefresh()
         server.stopWebhooks()
         outbound.shutDown()
         opened.close()
         log("stopped")
         return 0
+    }
+
+    /// The listeners' and the PostgreSQL pool's metrics, read at each scrape.
+    private static func collect(http: HTTPServer, store: ConfiguredStore, into metrics: MetricsRegistry) {
+        metrics.collect("passkeyd_connections_open", "Client connections open now.") { [([], Double(http.statistics.openConnections))] }
+        metrics.collect(
+            "passkeyd_tls_handshakes_total",
+            "TLS handshakes of client connections, by outcome (ok, failed).",
+            type: .counter,
+            labels: ["outcome"]
+        ) {
+            let statistics = http.statistics
+            return [(["ok"], Double(statistics.tlsHandshakes)), (["failed"], Double(statistics.tlsHandshakeFailures))]
+        }
+        guard let poolWaits = store.poolWaits else { return }
+        metrics.collect(
+            "passkeyd_postgres_pool_waits_total",
+            "Store calls that found every PostgreSQL connection lent and waited (outcome=waited), and those that gave up (outcome=timeout).",
+            type: .counter,
+            labels: ["outcome"]
+        ) {
+            let counts = poolWaits()
+            return [(["waited"], Double(counts.waits)), (["timeout"], Double(counts.timeouts))]
+        }
     }
 
     /// The HTTPS listener's context: the configured certificate and key, or the self-signed pair in `dataDirectory`
@@ -122,7 +157,7 @@ struct ServeCommand {
         running: ServerConfiguration,
         server: RelyingPartyServer,
         http: HTTPServer,
-        log: @Sendable (String) -> Void
+        log: Logger
     ) {
         do {
             let replacement = try path.map(ServerConfiguration.load(path:)) ?? ServerConfiguration.load(json: Data("{}".utf8))
@@ -133,13 +168,13 @@ struct ServeCommand {
             let tls = try tlsContext(listening, dataDirectory: running.dataDirectory)
             let needRestart = try server.reload(replacement)
             if let tls { http.replaceTLSContext(tls) }
-            for warning in replacement.associatedDomains.warnings { log("warning: \(warning)") }
-            log("reloaded \(path ?? "the embedded defaults")")
+            for warning in replacement.associatedDomains.warnings { log.warning(warning, event: "configuration") }
+            log("reloaded \(path ?? "the embedded defaults")", event: "reload")
             if !needRestart.isEmpty {
-                log("warning: changed settings that need a restart to take effect: \(needRestart.joined(separator: ", "))")
+                log.warning("changed settings that need a restart to take effect: \(needRestart.joined(separator: ", "))", event: "reload")
             }
         } catch {
-            log("reload refused, the running configuration stays in force: \(error)")
+            log.error("reload refused, the running configuration stays in force: \(error)", event: "reload")
         }
     }
 

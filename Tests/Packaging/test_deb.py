@@ -52,7 +52,7 @@ fact process_user "$(ps -o user= -p "$pid")"
 for field in CapEff CapPrm CapBnd CapAmb NoNewPrivs Seccomp; do fact "$field" "$(awk -v f="$field:" '$1 == f {print $2}' /proc/"$pid"/status)"; done
 fact toolchain "$(ls -A /opt/swift 2>/dev/null | wc -l)"
 fact open_files "$(awk '/^Max open files/ {print $4, $5}' /proc/"$pid"/limits)"
-fact cap_warnings "$(journalctl -u passkeyd.service --no-pager 2>/dev/null | grep -c 'warning: at most')"
+fact cap_warnings "$(journalctl -u passkeyd.service --no-pager 2>/dev/null | grep -c 'connections instead of')"
 fact state_directory "$(stat -c '%U %a' /var/lib/passkeyd)"
 fact database "$(stat -c '%U %a' /var/lib/passkeyd/passkeyd.sqlite)"
 dpkg --install /trial/passkeyd.deb >>/trial/dpkg.log 2>&1; fact upgraded $?

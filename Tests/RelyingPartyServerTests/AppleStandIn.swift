@@ -42,7 +42,7 @@ final class AppleStandIn: HTTPHandler, @unchecked Sendable {
     private(set) var baseURL = ""
 
     init() throws {
-        let server = try HTTPServer(configuration: HTTPServerConfiguration(httpAddress: "127.0.0.1:0", threads: 1, log: { _ in }), handler: self)
+        let server = try HTTPServer(configuration: HTTPServerConfiguration(httpAddress: "127.0.0.1:0", threads: 1, log: .discarding), handler: self)
         server.start()
         baseURL = "http://127.0.0.1:\(server.httpPort!)"
         self.server = server

@@ -77,7 +77,7 @@ struct ConfigurationTests {
 
     /// Issue 15: the HTTP limits and Strict-Transport-Security, as the listener gets them.
     @Test func httpLimitsAndStrictTransportSecurity() throws {
-        let defaults = try load("{}").httpServerConfiguration(tls: nil, log: { _ in })
+        let defaults = try load("{}").httpServerConfiguration(tls: nil, log: .discarding)
         #expect(defaults.maximumBodySize == 65_536)
         #expect(defaults.maximumHeaderSize == 16_384)
         #expect(defaults.readTimeoutSeconds == 30)
@@ -93,7 +93,7 @@ struct ConfigurationTests {
              "tls": {"strictTransportSecurity": {"maxAgeSeconds": 63072000, "includeSubDomains": true}},
              "database": {"postgres": "host=db", "poolSize": 40}}
             """
-        ).httpServerConfiguration(tls: nil, log: { _ in })
+        ).httpServerConfiguration(tls: nil, log: .discarding)
         #expect(configured.maximumHeaderSize == 8192)
         #expect(configured.readTimeoutSeconds == 10)
         #expect(configured.writeTimeoutSeconds == 20)
@@ -105,9 +105,9 @@ struct ConfigurationTests {
         #expect(try load(#"{"tls": {"strictTransportSecurity": {"maxAgeSeconds": 0}}}"#).strictTransportSecurity == "max-age=0")
         // Behind a trusted proxy every connection comes from the proxy: the per-address cap is the global one, unless set.
         let proxied = try load(#"{"rateLimits": {"trustForwardedFor": true}, "limits": {"maximumConnections": 3000}}"#)
-        #expect(proxied.httpServerConfiguration(tls: nil, log: { _ in }).maximumConnectionsPerAddress == 3000)
+        #expect(proxied.httpServerConfiguration(tls: nil, log: .discarding).maximumConnectionsPerAddress == 3000)
         let proxiedCapped = try load(#"{"rateLimits": {"trustForwardedFor": true}, "limits": {"maximumConnectionsPerAddress": 900}}"#)
-        #expect(proxiedCapped.httpServerConfiguration(tls: nil, log: { _ in }).maximumConnectionsPerAddress == 900)
+        #expect(proxiedCapped.httpServerConfiguration(tls: nil, log: .discarding).maximumConnectionsPerAddress == 900)
     }
 
     static let invalid: [(json: String, key: String)] = [

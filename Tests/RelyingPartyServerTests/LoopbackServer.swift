@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import Observability
 import RelyingPartyServer
 import Storage
 import TestSupport
@@ -26,7 +27,7 @@ final class LoopbackServer {
         plainListener: Bool = false,
         limits: HTTPServerConfiguration = HTTPServerConfiguration(),
         configuration: ServerConfiguration? = nil,
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        log: Logger = .discarding
     ) throws {
         folder = try TemporaryFolder()
         let certificate = folder.path + "/tls/certificate.pem"

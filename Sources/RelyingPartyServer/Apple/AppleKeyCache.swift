@@ -1,5 +1,6 @@
 import AppleSignIn
 import Foundation
+import Observability
 import Synchronization
 
 /// Apple's JWKS, fetched at first use and cached until it expires (`Cache-Control: max-age`, else an hour).
@@ -24,12 +25,20 @@ final class AppleKeyCache: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Fetches of Apple's keys, and those that failed (for the metrics).
+    private let fetches = Atomic<Int>(0)
+    private let failures = Atomic<Int>(0)
     private let service: any AppleService
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
 
-    init(service: any AppleService, log: @escaping @Sendable (String) -> Void) {
+    init(service: any AppleService, log: Logger) {
         self.service = service
         self.log = log
+    }
+
+    /// Key fetches so far, and those that failed.
+    var fetchCounts: (fetches: Int, failures: Int) {
+        (fetches.load(ordering: .relaxed), failures.load(ordering: .relaxed))
     }
 
     /// Unexpired keys, fetching them when there are none.
@@ -53,18 +62,21 @@ final class AppleKeyCache: Sendable {
             throw ServerError(.appleUnavailable)
         }
         state.lastFetch = now
+        fetches.add(1, ordering: .relaxed)
         let reply = service.fetchKeys()
         guard reply.status == 200 else {
+            failures.add(1, ordering: .relaxed)
             state.lastFailure = now
-            log("apple keys: fetch failed (\(reply.status.map { "status \($0)" } ?? "unreachable"))")
+            log.warning("apple keys: fetch failed (\(reply.status.map { "status \($0)" } ?? "unreachable"))", event: "apple")
             throw ServerError(.appleUnavailable)
         }
         let keys: JSONWebKeySet
         do {
             keys = try JSONWebKeySet(json: reply.body)
         } catch {
+            failures.add(1, ordering: .relaxed)
             state.lastFailure = now
-            log("apple keys: fetch failed (\(error.code))")
+            log.warning("apple keys: fetch failed (\(error.code))", event: "apple")
             throw ServerError(.appleUnavailable)
         }
         let lifetime = reply.maximumAge.map { min(Self.maximumLifetime, max(Self.minimumLifetime, TimeInterval($0))) } ?? Self.defaultLifetime

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Observability
 
 /// `AppleService` on the server's one outbound `HTTPClient` (libevent + OpenSSL, certificate verification always on,
 /// no redirects followed), with a short deadline and a reply-size limit. Each call blocks its thread until the reply
@@ -9,7 +10,7 @@ public final class HTTPClientAppleService: AppleService {
     private let configuration: AppleConfiguration
     private let client: HTTPClient
     private let timeoutSeconds: Double
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     /// Replies longer than this are treated as unusable.
     static let maximumReplyLength = 262_144
 
@@ -19,7 +20,7 @@ public final class HTTPClientAppleService: AppleService {
         configuration: AppleConfiguration,
         client: HTTPClient,
         timeoutSeconds: Double = 5,
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        log: Logger = .discarding
     ) {
         self.configuration = configuration
         self.client = client
@@ -91,7 +92,7 @@ public final class HTTPClientAppleService: AppleService {
             let reply = try client.sendAndWait(request)
             return AppleReply(status: reply.status, body: reply.body, maximumAge: Self.maximumAge(reply.headers["Cache-Control"]))
         } catch {
-            log("apple \(purpose): no reply: \(error)")
+            log.warning("apple \(purpose): no reply: \(error)", event: "apple")
             return .unreachable
         }
     }

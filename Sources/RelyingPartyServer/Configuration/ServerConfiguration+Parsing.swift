@@ -15,7 +15,7 @@ extension ServerConfiguration {
         let reader = try ConfigurationReader(root, path: "")
         try reader.only([
             "relyingParty", "listen", "tls", "dataDirectory", "database", "sessions", "challenges", "attestation",
-            "algorithms", "associatedDomains", "www", "threads", "limits", "rateLimits", "apple", "webhooks",
+            "algorithms", "associatedDomains", "www", "threads", "limits", "rateLimits", "apple", "webhooks", "log", "node", "metrics",
         ])
         if let block = try reader.object("relyingParty") { try parseRelyingParty(block) }
         if let block = try reader.object("listen") { try parseListen(block) }
@@ -33,6 +33,12 @@ extension ServerConfiguration {
         if let block = try reader.object("rateLimits") { rateLimits = try RateLimits(block) }
         if let block = try reader.object("apple") { apple = try AppleConfiguration(block) }
         if let value = reader.value("webhooks"), value != .null { try parseWebhooks(value) }
+        if let block = try reader.object("log") { try parseLog(block) }
+        if let block = try reader.object("node") { try parseNode(block) }
+        if let block = try reader.object("metrics") {
+            try block.only(["enabled"])
+            metricsEnabled = try block.bool("enabled") ?? metricsEnabled
+        }
         for origin in origins { try associatedDomains.check(configuredOrigin: origin, key: "relyingParty.origins") }
     }
 }

@@ -102,7 +102,7 @@ extension RelyingPartyServer {
         do {
             result = try AuthenticationCeremony(relyingParty: relyingParty).verify(credential, expecting: expectations)
         } catch {
-            log("authentication refused: \(error)")
+            log("authentication refused: \(error)", event: "ceremony")
             if error.code == .signCountNotIncreased {
                 try markPossibleClone(stored)
             }
@@ -132,12 +132,14 @@ extension RelyingPartyServer {
         } catch  where error.code == .signCountNotIncreased {
             // §7.2 step 23 failed at the write: a concurrent sign-in with this passkey, here or on another node,
             // stored a counter at least as high after this one was read. The same verdict as at verification.
-            log("authentication refused: \(error.code)")
+            log("authentication refused: \(error.code)", event: "ceremony")
             try markPossibleClone(stored)
             throw .possibleClone(step: error.code)
         } catch {
             throw .storage(error)
         }
+        if result.backupEligibilityChanged { metrics?.backupChanges.increment(["eligible"]) }
+        if result.backupState != stored.backupState { metrics?.backupChanges.increment(["state"]) }
         return signedIn(user: user, credentialID: stored.id, issued: session.issued)
     }
 
@@ -145,6 +147,7 @@ extension RelyingPartyServer {
     /// flagged for its owner (with its `passkey.clone_warning` event). The stored counter is kept (a store never
     /// lowers it).
     func markPossibleClone(_ stored: CredentialRecord) throws(ServerError) {
+        metrics?.cloneWarnings.increment()
         let event = AccountEvent.passkeyCloneWarning(userID: stored.userID, credentialID: stored.id).event(at: time.now)
         try storage {
             try store.transaction { transaction throws(StorageError) in

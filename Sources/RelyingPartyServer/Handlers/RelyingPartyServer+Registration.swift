@@ -101,7 +101,7 @@ extension RelyingPartyServer {
         do {
             result = try RegistrationCeremony(relyingParty: current.relyingParty).verify(credential, expecting: expectations)
         } catch {
-            log("registration refused: \(error)")
+            log("registration refused: \(error)", event: "ceremony")
             throw .verification(error)
         }
         let now = time.now
@@ -154,6 +154,7 @@ extension RelyingPartyServer {
                 events: events.map { $0.event(at: now) }
             )
         }
+        metrics?.registered(format: result.attestation.format.rawValue, authenticator: result.authenticatorName)
         return signedIn(user: user, credentialID: result.credentialID, issued: session.issued)
     }
 }

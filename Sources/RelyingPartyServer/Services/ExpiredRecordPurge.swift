@@ -1,4 +1,5 @@
 import Foundation
+import Observability
 import Storage
 import Synchronization
 
@@ -13,13 +14,13 @@ final class ExpiredRecordPurge: Sendable {
 
     private let store: any ChallengeStore & SessionStore & AppleNonceStore & EventStore
     private let eventRetention: TimeInterval
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     private let lastPurge = Mutex(Date.distantPast)
 
     init(
         store: any ChallengeStore & SessionStore & AppleNonceStore & EventStore,
         eventRetention: TimeInterval = ExpiredRecordPurge.defaultEventRetention,
-        log: @escaping @Sendable (String) -> Void
+        log: Logger
     ) {
         self.store = store
         self.eventRetention = eventRetention
@@ -40,7 +41,7 @@ final class ExpiredRecordPurge: Sendable {
             _ = try store.purgeExpiredNonces(now: now)
             _ = try store.purgeEvents(occurredBefore: now.addingTimeInterval(-eventRetention))
         } catch {
-            log("purging expired records: \(error.code)")
+            log.warning("purging expired records: \(error.code)", event: "purge")
         }
     }
 }

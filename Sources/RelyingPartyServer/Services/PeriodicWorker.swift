@@ -4,16 +4,19 @@ import Synchronization
 
 /// A background thread that runs `work` every `interval` seconds, or sooner when woken. Started and stopped by its
 /// owner; `stop` waits until the thread has finished its current round.
-final class AppleWorker: Sendable {
+final class PeriodicWorker: Sendable {
     private enum Phase { case idle, running, stopped }
 
     private let phase = Mutex(Phase.idle)
     private let wakeUp = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
+    private let name: String
     private let interval: TimeInterval
     private let work: @Sendable () -> Void
 
-    init(interval: TimeInterval, work: @escaping @Sendable () -> Void) {
+    /// `name` is the thread's (`passkeyd-apple`); `work` runs first at `start`, then every `interval` seconds.
+    init(name: String, interval: TimeInterval, work: @escaping @Sendable () -> Void) {
+        self.name = name
         self.interval = interval
         self.work = work
     }
@@ -33,7 +36,7 @@ final class AppleWorker: Sendable {
             }
             finished.signal()
         }
-        thread.name = "passkeyd-apple"
+        thread.name = name
         thread.start()
     }
 
