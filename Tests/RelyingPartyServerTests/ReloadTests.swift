@@ -1,6 +1,9 @@
 import CryptoCore
 import Foundation
+import TestSupport
 import Testing
+
+@testable import RelyingPartyServer
 
 #if canImport(Glibc)
 import Glibc
@@ -111,6 +114,15 @@ import Glibc
         server.send(signal: SIGHUP)
         #expect(server.waitForLog("reloaded", after: offset), "\(server.log)")
         #expect(server.waitForLog("need a restart to take effect: threads", after: offset), "\(server.log)")
+        // Standard error is a file, not a terminal: every line is a JSON object with the fields of the log format.
+        let lines = server.log.split(separator: "\n")
+        #expect(lines.count >= 5)
+        for line in lines {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+            #expect(["time", "level", "event", "message", "node"].allSatisfy { object[$0] is String }, "\(line)")
+            #expect(ISO8601DateFormatter().date(from: String((object["time"] as? String ?? "").prefix(19)) + "Z") != nil, "\(line)")
+        }
+        #expect(lines.contains { $0.contains(#""level":"warning","event":"reload""#) })
 
         let association = try connection.get("/.well-known/apple-app-site-association").text
         #expect(association.contains("ZYXWV98765.com.example.app") && !association.contains("ABCDE12345"))
@@ -141,5 +153,33 @@ import Glibc
         #expect(!server.process.isRunning)
         #expect(server.process.terminationStatus == 0)
         #expect(server.log.contains("stopped"))
+    }
+}
+
+/// `RelyingPartyServer.reload` itself: the trust material and the metadata BLOB follow the new configuration, and a
+/// configuration whose material does not verify changes nothing.
+struct InProcessReloadTests {
+    @Test func trustMaterialIsReloadedAndABLOBThatDoesNotVerifyIsRefused() throws {
+        let folder = try TemporaryFolder()
+        let now = Date(timeIntervalSince1970: 1_780_000_000)
+        let signer = try MetadataBLOBSigner.make(at: now)
+        try AttestationConfigurationTests.pem(signer.root).write(toFile: folder.path + "/root.pem", atomically: true, encoding: .utf8)
+        func configuration(blob: String, policy: String) throws -> ServerConfiguration {
+            try blob.write(toFile: folder.path + "/blob-\(policy).jwt", atomically: true, encoding: .utf8)
+            return try TestServerFactory.configuration(
+                #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "dataDirectory": "\#(folder.path)", "#
+                    + #""attestation": {"policy": "\#(policy)", "metadata": {"file": "\#(folder.path)/blob-\#(policy).jwt", "root": "\#(folder.path)/root.pem", "url": null}}}"#
+            )
+        }
+        let first = try signer.sign(payload: try MetadataBLOBSigner.payload(nextUpdate: "2026-07-01", entries: [], number: 42))
+        let server = try TestServerFactory.make(configuration: try configuration(blob: first, policy: "none"), clock: ManualClock(now))
+        let second = try signer.sign(payload: try MetadataBLOBSigner.payload(nextUpdate: "2026-07-20", entries: [], number: 45))
+        #expect(try server.reload(try configuration(blob: second, policy: "verified")) == [])
+        #expect(server.settings.withLock { ($0.metadata?.number, $0.attestation.policy) } == (45, .verified))
+
+        let stranger = try MetadataBLOBSigner.make(at: now)
+        let foreign = try stranger.sign(payload: try MetadataBLOBSigner.payload(nextUpdate: "2026-07-30", entries: [], number: 50))
+        #expect(throws: ConfigurationError.self) { try server.reload(try configuration(blob: foreign, policy: "none")) }
+        #expect(server.settings.withLock { ($0.metadata?.number, $0.attestation.policy) } == (45, .verified))
     }
 }

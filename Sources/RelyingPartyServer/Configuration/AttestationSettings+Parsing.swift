@@ -1,5 +1,4 @@
 import Foundation
-import HTTPServer
 import WebAuthnCore
 
 extension AttestationSettings {
@@ -30,20 +29,7 @@ extension AttestationSettings {
     /// (`refreshHours`), and policy.
     private mutating func parseMetadata(_ metadata: ConfigurationReader) throws(ConfigurationError) {
         try metadata.only(["file", "url", "root", "refreshHours", "refusedStatuses", "staleGraceDays"])
-        if metadata.has("url") {
-            metadataURL = try metadata.string("url")
-            if let url = metadataURL {
-                do throws(HTTPServerError) {
-                    try HTTPClient.validate(url: url)
-                } catch {
-                    throw ConfigurationError(
-                        .invalidValue,
-                        key: metadata.key("url"),
-                        "must be an https:// URL (http:// only to a loopback address), or null: \(error.reason)"
-                    )
-                }
-            }
-        }
+        if metadata.has("url") { metadataURL = try metadata.outboundURL("url") }
         if let hours = try metadata.integer("refreshHours", in: 1...168) {
             metadataRefreshSeconds = TimeInterval(hours) * 3600
         }
