@@ -24,7 +24,12 @@ extension RelyingPartyServer {
         if let dispatcher {
             current.stop()
             webhooks.withLock { $0 = dispatcher }
-            try dispatcher.start()
+            do {
+                try dispatcher.start()
+            } catch {
+                // The reload is in force; only the delivery threads are missing, until the next reload or restart.
+                log.error("webhooks: the reloaded endpoints could not start (\(error.code)); deliveries wait for the next reload", event: "reload")
+            }
         }
         return replacement.keysNeedingRestart(comparedWith: configuration)
     }
