@@ -32,29 +32,29 @@ extension RelyingPartyServer {
         JSONBody.ok(["status": "ok"])
     }
 
-    /// What the table says about a request.
+    /// What a table says about a request.
     enum Dispatch {
-        /// The route and its `{id}` segment.
-        case route(Route, identifier: String)
+        /// The route and its parameter segments.
+        case route(Route, parameters: [String])
         /// The path is in the table, under other methods only.
         case wrongMethod(allowed: [String])
         /// The path is not in the table.
         case unrouted
     }
 
-    /// The route for `method` (HEAD already read as GET) and `path`.
-    static func dispatch(_ method: String, _ path: String) -> Dispatch {
+    /// The route of `table` (the public routes by default) for `method` (HEAD already read as GET) and `path`.
+    static func dispatch(_ method: String, _ path: String, in table: [Route] = routes) -> Dispatch {
         var allowed: [String] = []
-        for route in routes {
-            guard let identifier = route.match(path) else { continue }
-            if route.method == method { return .route(route, identifier: identifier) }
+        for route in table {
+            guard let parameters = route.match(path) else { continue }
+            if route.method == method { return .route(route, parameters: parameters) }
             allowed.append(route.method)
         }
         return allowed.isEmpty ? .unrouted : .wrongMethod(allowed: allowed)
     }
 
     /// The path for the log: the route's pattern (`/me/passkeys/{id}`), never the path a client sent.
-    static func route(of path: String) -> String {
-        routes.first { $0.match(path) != nil }?.path ?? "(unrouted)"
+    static func route(of path: String, in table: [Route] = routes) -> String {
+        table.first { $0.match(path) != nil }?.path ?? "(unrouted)"
     }
 }

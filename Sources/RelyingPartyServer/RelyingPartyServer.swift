@@ -128,11 +128,11 @@ public final class RelyingPartyServer: HTTPHandler {
     private func respond(to request: HTTPRequest) throws(ServerError) -> HTTPResponse {
         let method = request.method == "HEAD" ? "GET" : request.method
         switch Self.dispatch(method, request.path) {
-        case .route(let route, let identifier):
+        case .route(let route, let parameters):
             if route.flags.contains(.rateLimitedPerAddress) { try limit(addressLimiter, key: clientAddress(request)) }
             // Stale credentials are refused here, for every route at once: only a request without any may act signed out.
             let session = route.flags.contains(.sessionIgnored) ? nil : try sessions.resolve(request)
-            var response = try route.handler(self, request, RouteContext(identifier: identifier, session: session))
+            var response = try route.handler(self, request, RouteContext(parameters: parameters, session: session))
             // A write may have appended events: their deliveries are due now.
             if method != "GET" { webhooks.wake() }
             if route.flags.contains(.noStore) { response.headers.add("Cache-Control", "no-store") }

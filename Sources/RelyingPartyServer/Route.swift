@@ -1,8 +1,9 @@
 import HTTPServer
 
 /// One endpoint: its method and path, the flags the server applies around it, and its handler. A path is literal,
-/// or holds one `{id}` segment, which matches one non-empty path segment and is given to the handler in its
-/// `RouteContext` (`/me/passkeys/{id}`). The table of every route is `RelyingPartyServer.routes`.
+/// or holds parameter segments (`{id}`, `{credentialId}`), each matching one non-empty path segment, given to the
+/// handler in order (`/me/passkeys/{id}`, `/admin/users/{id}/passkeys/{credentialId}`). The table of every public
+/// route is `RelyingPartyServer.routes`; the admin listener's is `RelyingPartyServer.adminRoutes`.
 struct Route: Sendable {
     /// What the server does around the handler, per route.
     struct Flags: OptionSet, Sendable {
@@ -20,8 +21,6 @@ struct Route: Sendable {
 
     /// The handler, given the server, the request and its context.
     typealias Handler = @Sendable (RelyingPartyServer, HTTPRequest, RouteContext) throws(ServerError) -> HTTPResponse
-
-    static let parameter = "{id}"
 
     let method: String
     let path: String
@@ -58,20 +57,20 @@ struct Route: Sendable {
         segments = path.split(separator: "/", omittingEmptySubsequences: false)
     }
 
-    /// The `{id}` segment when `requestPath` is this route's path ("" for a literal path), or nil.
-    func match(_ requestPath: String) -> String? {
-        guard path.contains(Self.parameter) else { return requestPath == path ? "" : nil }
+    /// The parameter segments when `requestPath` is this route's path (none for a literal path), or nil.
+    func match(_ requestPath: String) -> [String]? {
+        guard path.contains("{") else { return requestPath == path ? [] : nil }
         let requested = requestPath.split(separator: "/", omittingEmptySubsequences: false)
         guard requested.count == segments.count else { return nil }
-        var identifier = ""
+        var parameters: [String] = []
         for (pattern, segment) in zip(segments, requested) {
-            if pattern == Self.parameter {
+            if pattern.first == "{" && pattern.last == "}" {
                 guard !segment.isEmpty else { return nil }
-                identifier = String(segment)
+                parameters.append(String(segment))
             } else if pattern != segment {
                 return nil
             }
         }
-        return identifier
+        return parameters
     }
 }

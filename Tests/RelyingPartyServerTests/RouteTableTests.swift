@@ -13,7 +13,7 @@ struct RouteTableTests {
         #expect(Set(keys).count == keys.count)
         for route in RelyingPartyServer.routes {
             #expect(route.path.hasPrefix("/") && !route.path.hasSuffix("/"), "\(route.path)")
-            #expect(route.path.components(separatedBy: Route.parameter).count <= 2, "\(route.path) has more than one {id}")
+            #expect(route.path.components(separatedBy: "{id}").count <= 2, "\(route.path) has more than one {id}")
             #expect(["GET", "POST", "PATCH", "DELETE", "PUT"].contains(route.method), "\(route.method)")
         }
     }
@@ -55,13 +55,13 @@ struct RouteTableTests {
 
     @Test func anIDSegmentMatchesOneNonEmptySegment() throws {
         let route = try #require(RelyingPartyServer.routes.first { $0.path == "/me/passkeys/{id}" })
-        #expect(route.match("/me/passkeys/AbC-_9") == "AbC-_9")
+        #expect(route.match("/me/passkeys/AbC-_9") == ["AbC-_9"])
         #expect(route.match("/me/passkeys/") == nil)
         #expect(route.match("/me/passkeys") == nil)
         #expect(route.match("/me/passkeys/a/b") == nil)
         #expect(route.match("/me/passkeysX/a") == nil)
         let literal = try #require(RelyingPartyServer.routes.first { $0.path == "/me" })
-        #expect(literal.match("/me") == "")
+        #expect(literal.match("/me") == [])
         #expect(literal.match("/me/") == nil)
     }
 

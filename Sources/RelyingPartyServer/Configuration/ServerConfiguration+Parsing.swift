@@ -16,6 +16,7 @@ extension ServerConfiguration {
         try reader.only([
             "relyingParty", "listen", "tls", "dataDirectory", "database", "sessions", "challenges", "attestation",
             "algorithms", "associatedDomains", "www", "threads", "limits", "rateLimits", "apple", "webhooks",
+            "admin", "recovery",
         ])
         if let block = try reader.object("relyingParty") { try parseRelyingParty(block) }
         if let block = try reader.object("listen") { try parseListen(block) }
@@ -33,6 +34,9 @@ extension ServerConfiguration {
         if let block = try reader.object("rateLimits") { rateLimits = try RateLimits(block) }
         if let block = try reader.object("apple") { apple = try AppleConfiguration(block) }
         if let value = reader.value("webhooks"), value != .null { try parseWebhooks(value) }
+        if let block = try reader.object("admin") { try parseAdmin(block) }
+        if let block = try reader.object("recovery") { try parseRecovery(block) }
+        try checkAdministration()
         for origin in origins { try associatedDomains.check(configuredOrigin: origin, key: "relyingParty.origins") }
     }
 }
