@@ -86,7 +86,7 @@ struct RouteTableTests {
         )
         for route in RelyingPartyServer.routes {
             let server = try TestServerFactory.make(configuration: configuration)
-            let path = route.path.replacingOccurrences(of: Route.parameter, with: "AAAA")
+            let path = route.path.replacingOccurrences(of: "{id}", with: "AAAA")
             let request = HTTPRequest(method: route.method, path: path, headers: HTTPHeaders([("Content-Type", "application/json")]), body: [])
             _ = server.handle(request)
             let second = ServerReply(server.handle(request))
