@@ -7,19 +7,32 @@ extension RelyingPartyServer {
     /// path pattern, never by the path itself (a passkey ID identifies a person's authenticator).
     static let routes: [Route] = [
         Route("GET", "/healthz", [.sessionIgnored], RelyingPartyServer.health),
-        Route("POST", "/webauthn/registration/options", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.registrationOptions),
-        Route("POST", "/webauthn/registration/verify", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.registrationVerify),
+        Route(
+            "POST",
+            "/webauthn/registration/options",
+            [.rateLimitedPerAddress, .noStore, .recoverySessionAllowed],
+            RelyingPartyServer.registrationOptions
+        ),
+        Route(
+            "POST",
+            "/webauthn/registration/verify",
+            [.rateLimitedPerAddress, .noStore, .recoverySessionAllowed],
+            RelyingPartyServer.registrationVerify
+        ),
         Route("POST", "/webauthn/authentication/options", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.authenticationOptions),
         Route("POST", "/webauthn/authentication/verify", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.authenticationVerify),
-        Route("GET", "/me", [.noStore], RelyingPartyServer.me),
+        Route("GET", "/me", [.noStore, .recoverySessionAllowed], RelyingPartyServer.me),
         Route("DELETE", "/me", [.noStore], RelyingPartyServer.deleteAccount),
         Route("GET", "/me/passkeys", [.noStore], RelyingPartyServer.listPasskeys),
         Route("PATCH", "/me/passkeys/{id}", [.noStore], RelyingPartyServer.renamePasskey),
         Route("DELETE", "/me/passkeys/{id}", [.noStore], RelyingPartyServer.deletePasskey),
+        Route("GET", "/me/sessions", [.noStore], RelyingPartyServer.listSessions),
+        Route("DELETE", "/me/sessions/{id}", [.noStore], RelyingPartyServer.revokeSession),
+        Route("POST", "/me/sessions/revoke-others", [.noStore], RelyingPartyServer.revokeOtherSessions),
         Route("POST", "/me/merge", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.merge),
         Route("POST", "/me/link-suggestion/decline", [.noStore], RelyingPartyServer.declineLinkSuggestion),
         Route("DELETE", "/me/apple/{id}", [.noStore], RelyingPartyServer.unlinkApple),
-        Route("POST", "/logout", [.noStore], RelyingPartyServer.logout),
+        Route("POST", "/logout", [.noStore, .recoverySessionAllowed], RelyingPartyServer.logout),
         Route("POST", "/session/handoff", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.startHandoff),
         Route("GET", "/session/handoff", [.rateLimitedPerAddress, .noStore, .sessionIgnored], RelyingPartyServer.completeHandoff),
         Route("POST", "/auth/apple/nonce", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.appleNonce),

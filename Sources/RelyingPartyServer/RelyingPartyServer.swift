@@ -132,6 +132,9 @@ public final class RelyingPartyServer: HTTPHandler {
             if route.flags.contains(.rateLimitedPerAddress) { try limit(addressLimiter, key: clientAddress(request)) }
             // Stale credentials are refused here, for every route at once: only a request without any may act signed out.
             let session = route.flags.contains(.sessionIgnored) ? nil : try sessions.resolve(request)
+            if session?.session.method == .recoveryCode, !route.flags.contains(.recoverySessionAllowed) {
+                throw ServerError(.recoverySessionRestricted)
+            }
             var response = try route.handler(self, request, RouteContext(parameters: parameters, session: session))
             // A write may have appended events: their deliveries are due now.
             if method != "GET" { webhooks.wake() }
@@ -142,6 +145,8 @@ public final class RelyingPartyServer: HTTPHandler {
             error.headers = [("Allow", (allowed.contains("GET") ? allowed + ["HEAD"] : allowed).joined(separator: ", "))]
             throw error
         case .unrouted:
+            // The admin API is served on `listen.admin` only, never here (not even a static file under /admin).
+            if request.path == "/admin" || request.path.hasPrefix("/admin/") { throw ServerError(.notFound) }
             if method == "GET", let response = wellKnown.response(to: request) { return response }
             if method == "GET", let response = staticFiles?.response(for: request.path) { return response }
             throw ServerError(.notFound)

@@ -17,6 +17,9 @@ struct Route: Sendable {
         /// notifications, the session hand-off link a web view opens, `/healthz`). Every other route resolves them
         /// first and refuses a stale one with `401 not_signed_in`.
         static let sessionIgnored = Flags(rawValue: 1 << 2)
+        /// A recovery code's restricted session may call it (register a passkey, read `/me`, sign out); on every other
+        /// route such a session is `403 recovery_session_restricted`.
+        static let recoverySessionAllowed = Flags(rawValue: 1 << 3)
     }
 
     /// The handler, given the server, the request and its context.

@@ -13,6 +13,17 @@ extension InMemoryTransaction {
         }
     }
 
+    func users(email: String, limit: Int) throws(StorageError) -> [UserRecord] {
+        try run { state in
+            let wanted = Self.asciiLowercased(email)
+            let matching = state.users.values.filter { $0.email.map(Self.asciiLowercased) == wanted }.sorted { left, right in
+                if left.createdAt != right.createdAt { return left.createdAt < right.createdAt }
+                return left.id.lexicographicallyPrecedes(right.id)
+            }
+            return Array(matching.prefix(max(0, limit)))
+        }
+    }
+
     func insertEnrollmentToken(_ token: EnrollmentTokenRecord) throws(StorageError) {
         try run { state throws(StorageError) in
             guard state.enrollmentTokens[token.tokenHash] == nil else {

@@ -45,7 +45,7 @@ final class InMemoryTransaction: StoreTransaction {
     }
 
     /// ASCII letters lowercased, every other character kept: SQLite's `lower()` and PostgreSQL's under the C collation.
-    private static func asciiLowercased(_ text: String) -> String {
+    static func asciiLowercased(_ text: String) -> String {
         String(String.UnicodeScalarView(text.unicodeScalars.map { ("A"..."Z").contains($0) ? Unicode.Scalar($0.value + 32)! : $0 }))
     }
 

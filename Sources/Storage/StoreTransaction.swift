@@ -115,6 +115,10 @@ public protocol StoreTransaction {
     /// after the user named `after` when it is given: a cursor over the accounts, for the admin API's search and export.
     func users(namePrefix prefix: String, after: String?, limit: Int) throws(StorageError) -> [UserRecord]
 
+    /// At most `limit` users whose `email` is `email`, compared ASCII case-insensitively, verified or not, ordered by
+    /// `createdAt`, then by `id`: the admin API's search by email.
+    func users(email: String, limit: Int) throws(StorageError) -> [UserRecord]
+
     // MARK: enrollment links
 
     /// Stores a new enrollment link.

@@ -240,7 +240,7 @@ enum PostgresMigrations {
                 """
         ),
         // Administration and recovery: single-use enrollment links and recovery codes (only their SHA-256), deleted with
-        // their account; usernames indexed byte-wise for the admin API's prefix search.
+        // their account; usernames indexed byte-wise and emails for the admin API's search.
         Step(
             version: 6,
             sql: """
@@ -259,6 +259,7 @@ enum PostgresMigrations {
                     CONSTRAINT recovery_codes_pkey PRIMARY KEY (user_id, code_hash)
                 );
                 CREATE INDEX users_by_name_bytes ON users(name COLLATE "C");
+                CREATE INDEX users_by_email ON users (lower(email COLLATE "C")) WHERE email IS NOT NULL;
                 """
         ),
     ]

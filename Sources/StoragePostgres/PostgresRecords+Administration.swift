@@ -22,6 +22,20 @@ extension PostgresRecords {
         }
     }
 
+    /// Through `users_by_email` (lower(email COLLATE "C")).
+    func users(email: String, limit: Int) throws(StorageError) -> [UserRecord] {
+        try run { connection throws(PostgresError) in
+            try connection.run(
+                """
+                SELECT \(Self.userColumns) FROM users WHERE lower(email COLLATE "C") = lower($1 COLLATE "C")
+                ORDER BY created_at, id LIMIT $2
+                """,
+                [.text(email), .bigint(Int64(max(0, limit)))],
+                row: Self.userRecord
+            )
+        }
+    }
+
     static let enrollmentTokenColumns = "token_hash, user_id, created_at, expires_at"
 
     func insertEnrollmentToken(_ token: EnrollmentTokenRecord) throws(StorageError) {

@@ -241,7 +241,7 @@ enum SQLiteMigrations {
                 """
         ),
         // Administration and recovery: single-use enrollment links and recovery codes (only their SHA-256), deleted with
-        // their account.
+        // their account; emails indexed for the admin API's search (usernames are, by their unique index).
         Step(
             version: 7,
             sql: """
@@ -259,6 +259,7 @@ enum SQLiteMigrations {
                     created_at REAL NOT NULL,
                     PRIMARY KEY (user_id, code_hash)
                 );
+                CREATE INDEX users_by_email ON users(lower(email)) WHERE email IS NOT NULL;
                 """
         ),
     ]

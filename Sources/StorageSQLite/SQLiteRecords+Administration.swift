@@ -19,6 +19,14 @@ extension SQLiteRecords {
         }
     }
 
+    /// Through `users_by_email` (lower(email)).
+    func users(email: String, limit: Int) throws(StorageError) -> [UserRecord] {
+        try run { connection throws(SQLiteError) in
+            try connection.statement("SELECT \(Self.userColumns) FROM users WHERE lower(email) = lower(?1) ORDER BY created_at, id LIMIT ?2")
+                .run([.text(email), .integer(Int64(max(0, limit)))], row: Self.userRecord)
+        }
+    }
+
     static let enrollmentTokenColumns = "token_hash, user_id, created_at, expires_at"
 
     func insertEnrollmentToken(_ token: EnrollmentTokenRecord) throws(StorageError) {

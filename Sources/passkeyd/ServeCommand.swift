@@ -79,19 +79,28 @@ struct ServeCommand {
             return fail("cannot start: \(error)")
         }
         let http: HTTPServer
+        let adminHTTP: HTTPServer?
         do {
             http = try HTTPServer(configuration: configuration.httpServerConfiguration(tls: tls, log: log), handler: server)
+            adminHTTP = try configuration.adminHTTPServerConfiguration(tls: tls, log: log).map { settings in
+                try HTTPServer(configuration: settings, handler: AdminAPI(server: server))
+            }
         } catch {
             return fail("cannot listen: \(error)")
         }
         http.start()
+        adminHTTP?.start()
         server.startAppleWorker()
         if let port = http.httpsPort {
             log("serving https://\(configuration.relyingPartyID):\(port)/ (relying party \(configuration.relyingPartyID))")
         }
         if let port = http.httpPort { log("serving plain HTTP on port \(port) (for a TLS-terminating proxy)") }
+        if let adminHTTP, let port = adminHTTP.httpsPort ?? adminHTTP.httpPort {
+            log("serving the admin API on \(adminHTTP.httpsPort == nil ? "http" : "https")://\(configuration.adminHost):\(port)/admin/")
+        }
         SignalWaiter.waitForTermination()
         log("stopping")
+        adminHTTP?.stop()
         http.stop()
         server.stopAppleWorker()
         server.stopWebhooks()

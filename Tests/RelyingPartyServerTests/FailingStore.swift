@@ -267,6 +267,10 @@ private struct FailingTransaction: StoreTransaction {
         return try inner.users(namePrefix: prefix, after: after, limit: limit)
     }
 
+    func users(email: String, limit: Int) throws(StorageError) -> [UserRecord] {
+        return try inner.users(email: email, limit: limit)
+    }
+
     func insertEnrollmentToken(_ token: EnrollmentTokenRecord) throws(StorageError) {
         try fail("insertEnrollmentToken")
         try inner.insertEnrollmentToken(token)

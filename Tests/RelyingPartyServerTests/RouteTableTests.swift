@@ -23,12 +23,12 @@ struct RouteTableTests {
     /// (every other refuses stale ones before its handler).
     static let flagsBeforeTheTable: [String: Route.Flags] = [
         "GET /healthz": [.sessionIgnored],
-        "POST /webauthn/registration/options": [.rateLimitedPerAddress, .noStore],
-        "POST /webauthn/registration/verify": [.rateLimitedPerAddress, .noStore],
+        "POST /webauthn/registration/options": [.rateLimitedPerAddress, .noStore, .recoverySessionAllowed],
+        "POST /webauthn/registration/verify": [.rateLimitedPerAddress, .noStore, .recoverySessionAllowed],
         "POST /webauthn/authentication/options": [.rateLimitedPerAddress, .noStore],
         "POST /webauthn/authentication/verify": [.rateLimitedPerAddress, .noStore],
-        "GET /me": [.noStore], "DELETE /me": [.noStore], "GET /me/passkeys": [.noStore],
-        "PATCH /me/passkeys/{id}": [.noStore], "DELETE /me/passkeys/{id}": [.noStore], "POST /logout": [.noStore],
+        "GET /me": [.noStore, .recoverySessionAllowed], "DELETE /me": [.noStore], "GET /me/passkeys": [.noStore],
+        "PATCH /me/passkeys/{id}": [.noStore], "DELETE /me/passkeys/{id}": [.noStore], "POST /logout": [.noStore, .recoverySessionAllowed],
         "POST /auth/apple/nonce": [.rateLimitedPerAddress, .noStore], "POST /auth/apple": [.rateLimitedPerAddress, .noStore],
         "POST /auth/apple/notifications": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
         "POST /me/merge": [.rateLimitedPerAddress, .noStore], "POST /me/link-suggestion/decline": [.noStore],

@@ -7,6 +7,7 @@ import Synchronization
 extension StoreContract {
     static let administrationChecks: [StoreContractCheck] = [
         StoreContractCheck(name: "users by name prefix: byte-wise order, cursor, limit", run: usersArePagedByNamePrefix),
+        StoreContractCheck(name: "users by email: ASCII case-insensitive, verified or not, ordered, limited", run: usersAreFoundByEmail),
         StoreContractCheck(name: "enrollment links: stored, read, taken once, purged, deleted with the user", run: enrollmentTokensAreSingleUse),
         StoreContractCheck(name: "enrollment links: 16 threads taking one: one winner", run: concurrentEnrollmentTokenHasOneWinner),
         StoreContractCheck(name: "recovery codes: a new set replaces the old, each used once", run: recoveryCodesAreReplacedAndUsedOnce),
@@ -49,6 +50,27 @@ extension StoreContract {
             [StoreSamples.user(1, name: "ac")],
             "whole records"
         )
+    }
+
+    public static func usersAreFoundByEmail(_ makeStore: StoreFactory) throws {
+        let store = try makeStore()
+        let emails: [(String?, Bool)] = [("Ann@Example.com", false), ("ann@example.com", true), ("ÄNN@example.com", true), (nil, false)]
+        for (index, (email, verified)) in emails.enumerated() {
+            let number = UInt8(index + 1)
+            var user = StoreSamples.user(number)
+            user.email = email
+            user.emailVerified = verified
+            user.createdAt = StoreSamples.now.addingTimeInterval(Double(index))
+            try store.seedUser(user, credential: StoreSamples.credential(number, owner: number))
+        }
+        func found(_ email: String, limit: Int = 10) throws(StorageError) -> [[UInt8]] {
+            try store.transaction { transaction throws(StorageError) in try transaction.users(email: email, limit: limit) }.map(\.id)
+        }
+        try expectEqual(try found("ANN@example.COM"), [StoreSamples.userID(1), StoreSamples.userID(2)], "ASCII case-insensitive, verified or not")
+        try expectEqual(try found("änn@example.com"), [], "non-ASCII letters compare exactly")
+        try expectEqual(try found("ÄNN@EXAMPLE.COM"), [StoreSamples.userID(3)], "the ASCII part still folds")
+        try expectEqual(try found("ann@example.com", limit: 1), [StoreSamples.userID(1)], "limit, oldest first")
+        try expectEqual(try found(""), [], "no email matches nothing")
     }
 
     public static func enrollmentTokensAreSingleUse(_ makeStore: StoreFactory) throws {

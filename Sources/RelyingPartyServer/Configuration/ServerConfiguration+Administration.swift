@@ -83,6 +83,12 @@ extension ServerConfiguration {
     /// goes through `passkeyd admin import`, which reads a file).
     public static let maximumAdminBodySize = 16 << 20
 
+    /// The host of `listen.admin`, for the start-up line.
+    public var adminHost: String {
+        guard let adminAddress, let colon = adminAddress.lastIndex(of: ":") else { return "127.0.0.1" }
+        return String(adminAddress[..<colon])
+    }
+
     static func isLoopback(_ address: String) -> Bool {
         guard let colon = address.lastIndex(of: ":") else { return false }
         let host = address[..<colon]
