@@ -29,6 +29,8 @@ extension RelyingPartyServer {
         Route("GET", "/me/sessions", [.noStore], RelyingPartyServer.listSessions),
         Route("DELETE", "/me/sessions/{id}", [.noStore], RelyingPartyServer.revokeSession),
         Route("POST", "/me/sessions/revoke-others", [.noStore], RelyingPartyServer.revokeOtherSessions),
+        Route("POST", "/me/recovery-codes", [.noStore], RelyingPartyServer.createRecoveryCodes),
+        Route("POST", "/auth/recovery", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.recoverySignIn),
         Route("POST", "/me/merge", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.merge),
         Route("POST", "/me/link-suggestion/decline", [.noStore], RelyingPartyServer.declineLinkSuggestion),
         Route("DELETE", "/me/apple/{id}", [.noStore], RelyingPartyServer.unlinkApple),
