@@ -16,6 +16,8 @@ struct ReloadableSettings: Sendable {
     var metadataTakenAt: Date
     /// The encoded associated-domain files.
     var wellKnown: WellKnownFiles
+    /// `admin.keys`: who may call the admin API.
+    var adminKeys: [BackendKey]
 
     /// Builds and verifies everything from `configuration` at `time.now`. The metadata BLOB is the newest (by its `no`)
     /// of the configured file and the last one fetched (`metadataCache`) that verifies; when neither does, the
@@ -32,6 +34,7 @@ struct ReloadableSettings: Sendable {
         metadata = try Self.newestMetadata(configuration, at: time.now)
         metadataTakenAt = time.now
         wellKnown = try WellKnownFiles(configuration.associatedDomains, loadedAt: time.now)
+        adminKeys = configuration.adminKeys
     }
 
     /// Where the last BLOB fetched from `attestation.metadata.url` is kept: in the data folder.

@@ -8,19 +8,34 @@ extension RelyingPartyServer {
     static let routes: [Route] = [
         Route("GET", "/healthz", [.sessionIgnored], RelyingPartyServer.health),
         Route("GET", "/readyz", [.sessionIgnored, .noStore], RelyingPartyServer.readiness),
-        Route("POST", "/webauthn/registration/options", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.registrationOptions),
-        Route("POST", "/webauthn/registration/verify", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.registrationVerify),
+        Route(
+            "POST",
+            "/webauthn/registration/options",
+            [.rateLimitedPerAddress, .noStore, .recoverySessionAllowed],
+            RelyingPartyServer.registrationOptions
+        ),
+        Route(
+            "POST",
+            "/webauthn/registration/verify",
+            [.rateLimitedPerAddress, .noStore, .recoverySessionAllowed],
+            RelyingPartyServer.registrationVerify
+        ),
         Route("POST", "/webauthn/authentication/options", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.authenticationOptions),
         Route("POST", "/webauthn/authentication/verify", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.authenticationVerify),
-        Route("GET", "/me", [.noStore], RelyingPartyServer.me),
+        Route("GET", "/me", [.noStore, .recoverySessionAllowed], RelyingPartyServer.me),
         Route("DELETE", "/me", [.noStore], RelyingPartyServer.deleteAccount),
         Route("GET", "/me/passkeys", [.noStore], RelyingPartyServer.listPasskeys),
         Route("PATCH", "/me/passkeys/{id}", [.noStore], RelyingPartyServer.renamePasskey),
         Route("DELETE", "/me/passkeys/{id}", [.noStore], RelyingPartyServer.deletePasskey),
+        Route("GET", "/me/sessions", [.noStore], RelyingPartyServer.listSessions),
+        Route("DELETE", "/me/sessions/{id}", [.noStore], RelyingPartyServer.revokeSession),
+        Route("POST", "/me/sessions/revoke-others", [.noStore], RelyingPartyServer.revokeOtherSessions),
+        Route("POST", "/me/recovery-codes", [.noStore], RelyingPartyServer.createRecoveryCodes),
+        Route("POST", "/auth/recovery", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.recoverySignIn),
         Route("POST", "/me/merge", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.merge),
         Route("POST", "/me/link-suggestion/decline", [.noStore], RelyingPartyServer.declineLinkSuggestion),
         Route("DELETE", "/me/apple/{id}", [.noStore], RelyingPartyServer.unlinkApple),
-        Route("POST", "/logout", [.noStore], RelyingPartyServer.logout),
+        Route("POST", "/logout", [.noStore, .recoverySessionAllowed], RelyingPartyServer.logout),
         Route("POST", "/session/handoff", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.startHandoff),
         Route("GET", "/session/handoff", [.rateLimitedPerAddress, .noStore, .sessionIgnored], RelyingPartyServer.completeHandoff),
         Route("POST", "/auth/apple/nonce", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.appleNonce),
@@ -33,30 +48,30 @@ extension RelyingPartyServer {
         JSONBody.ok(["status": "ok"])
     }
 
-    /// What the table says about a request.
+    /// What a table says about a request.
     enum Dispatch {
-        /// The route and its `{id}` segment.
-        case route(Route, identifier: String)
+        /// The route and its parameter segments.
+        case route(Route, parameters: [String])
         /// The path is in the table, under other methods only.
         case wrongMethod(allowed: [String])
         /// The path is not in the table.
         case unrouted
     }
 
-    /// The route for `method` (HEAD already read as GET) and `path`.
-    static func dispatch(_ method: String, _ path: String) -> Dispatch {
+    /// The route of `table` (the public routes by default) for `method` (HEAD already read as GET) and `path`.
+    static func dispatch(_ method: String, _ path: String, in table: [Route] = routes) -> Dispatch {
         var allowed: [String] = []
-        for route in routes {
-            guard let identifier = route.match(path) else { continue }
-            if route.method == method { return .route(route, identifier: identifier) }
+        for route in table {
+            guard let parameters = route.match(path) else { continue }
+            if route.method == method { return .route(route, parameters: parameters) }
             allowed.append(route.method)
         }
         return allowed.isEmpty ? .unrouted : .wrongMethod(allowed: allowed)
     }
 
     /// The path for the log: the route's pattern (`/me/passkeys/{id}`), never the path a client sent.
-    static func route(of path: String) -> String {
-        routes.first { $0.match(path) != nil }?.path ?? "(unrouted)"
+    static func route(of path: String, in table: [Route] = routes) -> String {
+        table.first { $0.match(path) != nil }?.path ?? "(unrouted)"
     }
 
     /// The route label of a dispatched request, for the log and the metrics: the route's pattern, a well-known file's

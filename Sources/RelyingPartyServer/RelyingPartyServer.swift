@@ -179,13 +179,16 @@ public final class RelyingPartyServer: HTTPHandler {
     /// Dispatches by the route table (`RelyingPartyServer+Routes.swift`), applying the route's flags.
     private func respond(to request: HTTPRequest, method: String, dispatch: Dispatch) throws(ServerError) -> HTTPResponse {
         switch dispatch {
-        case .route(let route, let identifier):
+        case .route(let route, let parameters):
             if route.flags.contains(.rateLimitedPerAddress) { try limit(addressLimiter, key: clientAddress(request)) }
             // Stale credentials are refused here, for every route at once: only a request without any may act signed out.
             let session = route.flags.contains(.sessionIgnored) ? nil : try sessions.resolve(request)
-            var response = try route.handler(self, request, RouteContext(identifier: identifier, session: session))
+            if session?.session.method == .recoveryCode, !route.flags.contains(.recoverySessionAllowed) {
+                throw ServerError(.recoverySessionRestricted)
+            }
+            var response = try route.handler(self, request, RouteContext(parameters: parameters, session: session))
             // A write may have appended events: their deliveries are due now.
-            if method != "GET" { webhooks.withLock { $0 }.wake() }
+            if method != "GET" { wakeWebhooks() }
             if route.flags.contains(.noStore) { response.headers.add("Cache-Control", "no-store") }
             return response
         case .wrongMethod(let allowed):
@@ -193,6 +196,8 @@ public final class RelyingPartyServer: HTTPHandler {
             error.headers = [("Allow", (allowed.contains("GET") ? allowed + ["HEAD"] : allowed).joined(separator: ", "))]
             throw error
         case .unrouted:
+            // The admin API is served on `listen.admin` only, never here (not even a static file under /admin).
+            if request.path == "/admin" || request.path.hasPrefix("/admin/") { throw ServerError(.notFound) }
             if method == "GET", let response = settings.withLock({ $0.wellKnown }).response(to: request) { return response }
             if method == "GET", let response = staticFiles?.response(for: request.path) { return response }
             throw ServerError(.notFound)

@@ -1,8 +1,9 @@
 import HTTPServer
 
 /// One endpoint: its method and path, the flags the server applies around it, and its handler. A path is literal,
-/// or holds one `{id}` segment, which matches one non-empty path segment and is given to the handler in its
-/// `RouteContext` (`/me/passkeys/{id}`). The table of every route is `RelyingPartyServer.routes`.
+/// or holds parameter segments (`{id}`, `{credentialId}`), each matching one non-empty path segment, given to the
+/// handler in order (`/me/passkeys/{id}`, `/admin/users/{id}/passkeys/{credentialId}`). The table of every public
+/// route is `RelyingPartyServer.routes`; the admin listener's is `RelyingPartyServer.adminRoutes`.
 struct Route: Sendable {
     /// What the server does around the handler, per route.
     struct Flags: OptionSet, Sendable {
@@ -16,12 +17,16 @@ struct Route: Sendable {
         /// notifications, the session hand-off link a web view opens, `/healthz`). Every other route resolves them
         /// first and refuses a stale one with `401 not_signed_in`.
         static let sessionIgnored = Flags(rawValue: 1 << 2)
+        /// A recovery code's restricted session may call it (register a passkey, read `/me`, sign out); on every other
+        /// route such a session is `403 recovery_session_restricted`.
+        static let recoverySessionAllowed = Flags(rawValue: 1 << 3)
+        /// On the admin listener: served without an admin key when `listen.admin` is a loopback address (`/metrics`,
+        /// for a Prometheus agent on the same machine); elsewhere it needs a key like every admin route.
+        static let openOnLoopback = Flags(rawValue: 1 << 4)
     }
 
     /// The handler, given the server, the request and its context.
     typealias Handler = @Sendable (RelyingPartyServer, HTTPRequest, RouteContext) throws(ServerError) -> HTTPResponse
-
-    static let parameter = "{id}"
 
     let method: String
     let path: String
@@ -58,20 +63,20 @@ struct Route: Sendable {
         segments = path.split(separator: "/", omittingEmptySubsequences: false)
     }
 
-    /// The `{id}` segment when `requestPath` is this route's path ("" for a literal path), or nil.
-    func match(_ requestPath: String) -> String? {
-        guard path.contains(Self.parameter) else { return requestPath == path ? "" : nil }
+    /// The parameter segments when `requestPath` is this route's path (none for a literal path), or nil.
+    func match(_ requestPath: String) -> [String]? {
+        guard path.contains("{") else { return requestPath == path ? [] : nil }
         let requested = requestPath.split(separator: "/", omittingEmptySubsequences: false)
         guard requested.count == segments.count else { return nil }
-        var identifier = ""
+        var parameters: [String] = []
         for (pattern, segment) in zip(segments, requested) {
-            if pattern == Self.parameter {
+            if pattern.first == "{" && pattern.last == "}" {
                 guard !segment.isEmpty else { return nil }
-                identifier = String(segment)
+                parameters.append(String(segment))
             } else if pattern != segment {
                 return nil
             }
         }
-        return identifier
+        return parameters
     }
 }

@@ -10,10 +10,10 @@ import WebAuthnCore
 ///
 /// To add a code: a `Base` case (its wire string), its static member, its table row. The compiler refuses a case
 /// without a row; a test refuses a wire string written anywhere else in `Sources/`.
-struct ServerError: Error, Sendable {
+public struct ServerError: Error, Sendable, CustomStringConvertible {
     /// A client code: the `error` member of every error body; `rawValue` is the API and never changes. One code per
     /// wire string; the two codes with a second status model it as a `Variant`.
-    struct Code: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, CaseIterable {
             case invalidJSON = "invalid_json"
             case invalidRequest = "invalid_request"
@@ -50,6 +50,15 @@ struct ServerError: Error, Sendable {
             case storageUnavailable = "storage_unavailable"
             case appleUnavailable = "apple_unavailable"
             case notReady = "not_ready"
+            case adminUnauthorized = "admin_unauthorized"
+            case userNotFound = "user_not_found"
+            case invalidCursor = "invalid_cursor"
+            case deliveryNotFound = "delivery_not_found"
+            case sessionNotFound = "session_not_found"
+            case enrollmentLinkInvalid = "enrollment_link_invalid"
+            case enrollmentLinkExpired = "enrollment_link_expired"
+            case recoveryCodeInvalid = "recovery_code_invalid"
+            case recoverySessionRestricted = "recovery_session_restricted"
         }
 
         private let base: Base
@@ -126,9 +135,27 @@ struct ServerError: Error, Sendable {
         static let appleUnavailable = Code(.appleUnavailable)
         /// `GET /readyz`: a readiness check failed; `failing` names it.
         static let notReady = Code(.notReady)
+        /// An admin API call without a valid admin key (`Authorization: Bearer`); which of the two goes to the log.
+        static let adminUnauthorized = Code(.adminUnauthorized)
+        /// The admin API names an account that does not exist.
+        static let userNotFound = Code(.userNotFound)
+        /// A `cursor` this server did not give (or for another query).
+        static let invalidCursor = Code(.invalidCursor)
+        /// No dead webhook delivery has that ID (only a dead one can be queued again).
+        static let deliveryNotFound = Code(.deliveryNotFound)
+        /// The signed-in account has no session with that ID.
+        static let sessionNotFound = Code(.sessionNotFound)
+        /// The enrollment link is unknown, was used, or its account is gone.
+        static let enrollmentLinkInvalid = Code(.enrollmentLinkInvalid)
+        /// The enrollment link expired.
+        static let enrollmentLinkExpired = Code(.enrollmentLinkExpired)
+        /// The username and recovery code do not match an unused code (an unknown username reads the same).
+        static let recoveryCodeInvalid = Code(.recoveryCodeInvalid)
+        /// A recovery code's session may only register a passkey and read `/me` (and sign out).
+        static let recoverySessionRestricted = Code(.recoverySessionRestricted)
 
-        var rawValue: String { base.rawValue }
-        var description: String { rawValue }
+        public var rawValue: String { base.rawValue }
+        public var description: String { rawValue }
         static var allCases: [Code] { Base.allCases.map(Code.init) }
 
         /// The table: each code's HTTP status and client-safe message (stable, for people, no internal detail).
@@ -169,6 +196,15 @@ struct ServerError: Error, Sendable {
             case .storageUnavailable: (503, "The server cannot reach its database; try again shortly.")
             case .appleUnavailable: (503, "Apple cannot be reached right now; try again shortly.")
             case .notReady: (503, "The server is not ready to serve; failing names the check.")
+            case .adminUnauthorized: (401, "The admin API needs an admin key: Authorization: Bearer <key>.")
+            case .userNotFound: (404, "There is no account with that ID.")
+            case .invalidCursor: (400, "The cursor is not one this server gave for this query.")
+            case .deliveryNotFound: (404, "There is no dead webhook delivery with that ID.")
+            case .sessionNotFound: (404, "You have no session with that ID.")
+            case .enrollmentLinkInvalid: (400, "This enrollment link is not valid, or was already used.")
+            case .enrollmentLinkExpired: (400, "This enrollment link expired; ask for a new one.")
+            case .recoveryCodeInvalid: (401, "The username or recovery code is not valid.")
+            case .recoverySessionRestricted: (403, "A recovery session can only add a passkey and read the account; add a passkey first.")
             }
         }
     }
@@ -196,9 +232,9 @@ struct ServerError: Error, Sendable {
         }
     }
 
-    let code: Code
-    let status: Int
-    let message: String
+    public let code: Code
+    public let status: Int
+    public let message: String
     /// The step that failed (a core or storage code), returned to the client for debugging; never secret.
     var step: String?
     /// The request member at fault (`residentKey`, `response.clientDataJSON`), returned to the client; never a value.
@@ -206,7 +242,7 @@ struct ServerError: Error, Sendable {
     /// The configuration key that would publish a missing well-known file (`associatedDomains.android`).
     var key: String?
     /// Detail for the server log only (logged with 5xx answers); never secrets or personal data.
-    var detail: String?
+    public internal(set) var detail: String?
     /// Extra headers (`Set-Cookie` to clear a dead session, `Retry-After`, `Allow`).
     var headers: [(String, String)] = []
     /// Extra members of the body for a client to act on (the `mergeToken` of `apple_identity_taken`, the account
@@ -259,6 +295,9 @@ struct ServerError: Error, Sendable {
         default: ServerError(.storageUnavailable, detail: error.description)
         }
     }
+
+    /// `code: message`, and the member at fault: what `passkeyd admin` prints.
+    public var description: String { "\(code): \(message)" + (member.map { " (\($0))" } ?? "") }
 
     var response: HTTPResponse {
         var body = members

@@ -25,6 +25,9 @@ public final class InMemoryStore: PasskeyStore {
         var webhookSubscriptions: [String: WebhookSubscription] = [:]
         var webhookDeliveries: [Int64: WebhookDeliveryRecord] = [:]
         var lastWebhookDeliveryID: Int64 = 0
+        var enrollmentTokens: [[UInt8]: EnrollmentTokenRecord] = [:]
+        /// The hashes of each user's unused recovery codes.
+        var recoveryCodes: [[UInt8]: Set<[UInt8]>] = [:]
     }
 
     let state = Mutex(State())

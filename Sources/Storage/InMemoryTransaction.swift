@@ -14,7 +14,7 @@ final class InMemoryTransaction: StoreTransaction {
     }
 
     /// Runs one operation on the state, remembering its error.
-    private func run<Value>(_ operation: (inout InMemoryStore.State) throws(StorageError) -> Value) throws(StorageError) -> Value {
+    func run<Value>(_ operation: (inout InMemoryStore.State) throws(StorageError) -> Value) throws(StorageError) -> Value {
         guard isOpen else { throw StorageError(.unavailable, "the transaction has ended") }
         do {
             return try operation(&state)
@@ -45,7 +45,7 @@ final class InMemoryTransaction: StoreTransaction {
     }
 
     /// ASCII letters lowercased, every other character kept: SQLite's `lower()` and PostgreSQL's under the C collation.
-    private static func asciiLowercased(_ text: String) -> String {
+    static func asciiLowercased(_ text: String) -> String {
         String(String.UnicodeScalarView(text.unicodeScalars.map { ("A"..."Z").contains($0) ? Unicode.Scalar($0.value + 32)! : $0 }))
     }
 
@@ -89,6 +89,8 @@ final class InMemoryTransaction: StoreTransaction {
             }
             state.appleIdentities = state.appleIdentities.filter { $0.value.userID != id }
             state.linkDeclines = state.linkDeclines.filter { $0.first != id && $0.second != id }
+            state.enrollmentTokens = state.enrollmentTokens.filter { $0.value.userID != id }
+            state.recoveryCodes[id] = nil
             return true
         }
     }

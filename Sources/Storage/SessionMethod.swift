@@ -4,4 +4,7 @@ public enum SessionMethod: String, Sendable, Equatable, CaseIterable {
     case passkey
     /// Sign in with Apple (`SessionRecord.appleSubject` names the identity).
     case apple
+    /// A recovery code (`POST /auth/recovery`): a restricted session that may only register a passkey and read the
+    /// account.
+    case recoveryCode = "recovery_code"
 }

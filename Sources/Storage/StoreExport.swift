@@ -13,6 +13,10 @@ public struct StoreExport: Sendable, Equatable {
     public var linkDeclines: [LinkDecline] = []
     /// The newest applied Apple notification per `sub`, ordered by subject.
     public var appleNotificationWatermarks: [AppleNotificationWatermark] = []
+    /// The unused enrollment links, ordered by token hash.
+    public var enrollmentTokens: [EnrollmentTokenRecord] = []
+    /// The unused recovery codes, ordered by user, then hash.
+    public var recoveryCodes: [RecoveryCodeRecord] = []
     /// The Apple nonce replay guard: the SHA-256 of each remembered raw nonce and when it may be forgotten.
     public var appleNonces: [[UInt8]: Date] = [:]
     /// Queued Apple revocations, with their IDs.

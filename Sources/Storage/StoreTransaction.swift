@@ -32,8 +32,8 @@ public protocol StoreTransaction {
     func updateUser(_ user: UserRecord) throws(StorageError) -> Bool
 
     /// Deletes the user and every row of the account: its credentials, sessions, Apple identities (with their refresh
-    /// tokens), link declines and the challenges issued for it (those whose `userID` is this user). Queued Apple
-    /// revocations and events are kept.
+    /// tokens), link declines, enrollment links, recovery codes and the challenges issued for it (those whose `userID`
+    /// is this user). Queued Apple revocations and events are kept.
     /// - Returns: whether there was such a user.
     func deleteUser(id: [UInt8]) throws(StorageError) -> Bool
 
@@ -108,6 +108,49 @@ public protocol StoreTransaction {
     /// re-keyed after an app transfer).
     /// - Returns: how many sessions changed.
     func moveSessions(appleSubject: String, to newSubject: String) throws(StorageError) -> Int
+
+    // MARK: users, for administration
+
+    /// At most `limit` users whose name starts with `prefix` (every user for ""), ordered by name byte-wise (UTF-8),
+    /// after the user named `after` when it is given: a cursor over the accounts, for the admin API's search and export.
+    func users(namePrefix prefix: String, after: String?, limit: Int) throws(StorageError) -> [UserRecord]
+
+    /// At most `limit` users whose `email` is `email`, compared ASCII case-insensitively, verified or not, ordered by
+    /// `createdAt`, then by `id`: the admin API's search by email.
+    func users(email: String, limit: Int) throws(StorageError) -> [UserRecord]
+
+    // MARK: enrollment links
+
+    /// Stores a new enrollment link.
+    /// - Throws: `storage.notFound` when `token.userID` is not an existing user; `storage.duplicateKey` when a link
+    ///   with the same token hash is stored.
+    func insertEnrollmentToken(_ token: EnrollmentTokenRecord) throws(StorageError)
+
+    /// The enrollment link with this token hash, expired or not, or nil.
+    func enrollmentToken(hash: [UInt8]) throws(StorageError) -> EnrollmentTokenRecord?
+
+    /// Deletes the enrollment link with this token hash (using it). Of any number of concurrent transactions taking the
+    /// same link, across connections and processes sharing the database, exactly one commits having got it.
+    /// - Returns: the deleted link, expired or not, or nil when there was none.
+    func deleteEnrollmentToken(hash: [UInt8]) throws(StorageError) -> EnrollmentTokenRecord?
+
+    /// Deletes every enrollment link with `expiresAt <= now`.
+    /// - Returns: how many were deleted.
+    func purgeExpiredEnrollmentTokens(now: Date) throws(StorageError) -> Int
+
+    // MARK: recovery codes
+
+    /// Replaces the user's recovery codes with `hashes` (the SHA-256 of each code): the old set is gone.
+    /// - Throws: `storage.notFound` when `userID` is not an existing user.
+    func replaceRecoveryCodes(userID: [UInt8], hashes: [[UInt8]], createdAt: Date) throws(StorageError)
+
+    /// Deletes the user's recovery code with this hash (using it). Of any number of concurrent transactions using the
+    /// same code, across connections and processes sharing the database, exactly one commits having got true.
+    /// - Returns: whether the user had that code.
+    func deleteRecoveryCode(userID: [UInt8], hash: [UInt8]) throws(StorageError) -> Bool
+
+    /// How many unused recovery codes the user has.
+    func recoveryCodeCount(userID: [UInt8]) throws(StorageError) -> Int
 
     // MARK: Apple identities
 

@@ -84,6 +84,7 @@ struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
             case "challenges_pkey": return StorageError(.duplicateKey, "a challenge with these bytes already exists")
             case "sessions_pkey": return StorageError(.duplicateKey, "a session with this token hash already exists")
             case "sessions_id_unique": return StorageError(.duplicateKey, "a session with this ID already exists")
+            case "enrollment_tokens_pkey": return StorageError(.duplicateKey, "an enrollment link with this token hash already exists")
             default: return StorageError(.unavailable, "\(reason): unexpected uniqueness violation")
             }
         default:

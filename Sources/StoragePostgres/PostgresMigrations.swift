@@ -239,6 +239,29 @@ enum PostgresMigrations {
                 CREATE INDEX apple_notification_watermarks_by_expiry ON apple_notification_watermarks(expires_at);
                 """
         ),
+        // Administration and recovery: single-use enrollment links and recovery codes (only their SHA-256), deleted with
+        // their account; usernames indexed byte-wise and emails for the admin API's search.
+        Step(
+            version: 6,
+            sql: """
+                CREATE TABLE enrollment_tokens (
+                    token_hash bytea NOT NULL CONSTRAINT enrollment_tokens_pkey PRIMARY KEY,
+                    user_id bytea NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    created_at double precision NOT NULL,
+                    expires_at double precision NOT NULL
+                );
+                CREATE INDEX enrollment_tokens_by_user ON enrollment_tokens(user_id);
+                CREATE INDEX enrollment_tokens_by_expiry ON enrollment_tokens(expires_at);
+                CREATE TABLE recovery_codes (
+                    user_id bytea NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    code_hash bytea NOT NULL,
+                    created_at double precision NOT NULL,
+                    CONSTRAINT recovery_codes_pkey PRIMARY KEY (user_id, code_hash)
+                );
+                CREATE INDEX users_by_name_bytes ON users(name COLLATE "C");
+                CREATE INDEX users_by_email ON users (lower(email COLLATE "C")) WHERE email IS NOT NULL;
+                """
+        ),
     ]
 
     /// The schema version this build writes.

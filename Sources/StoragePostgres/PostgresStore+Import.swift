@@ -38,6 +38,23 @@ extension PostgresStore: ImportableStore {
                 [(.text(watermark.subject), "text"), (.date(watermark.eventAt), "float8"), (.date(watermark.until), "float8")]
             )
         }
+        for token in export.enrollmentTokens {
+            insert(
+                "enrollment_tokens",
+                PostgresRecords.enrollmentTokenColumns,
+                [
+                    (.bytea(token.tokenHash), "bytea"), (.bytea(token.userID), "bytea"), (.date(token.createdAt), "float8"),
+                    (.date(token.expiresAt), "float8"),
+                ]
+            )
+        }
+        for code in export.recoveryCodes {
+            insert(
+                "recovery_codes",
+                "user_id, code_hash, created_at",
+                [(.bytea(code.userID), "bytea"), (.bytea(code.codeHash), "bytea"), (.date(code.createdAt), "float8")]
+            )
+        }
         for event in export.events {
             let row = PostgresRecords.eventValues(NewEvent(type: event.type, userID: event.userID, occurredAt: event.occurredAt, data: event.data))
             insert("events", PostgresRecords.eventColumns, [(.bigint(event.id), "int8")] + row)

@@ -88,6 +88,9 @@ struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
                 return StorageError(.duplicateKey, "a session with this token hash already exists")
             }
             if constraint.hasSuffix("sessions.id") { return StorageError(.duplicateKey, "a session with this ID already exists") }
+            if constraint.hasSuffix("enrollment_tokens.token_hash") {
+                return StorageError(.duplicateKey, "an enrollment link with this token hash already exists")
+            }
             return StorageError(.unavailable, "\(reason): unexpected uniqueness violation")
         default:
             return StorageError(.unavailable, reason)

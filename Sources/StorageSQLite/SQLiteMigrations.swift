@@ -240,6 +240,28 @@ enum SQLiteMigrations {
                 CREATE INDEX apple_notification_watermarks_by_expiry ON apple_notification_watermarks(expires_at);
                 """
         ),
+        // Administration and recovery: single-use enrollment links and recovery codes (only their SHA-256), deleted with
+        // their account; emails indexed for the admin API's search (usernames are, by their unique index).
+        Step(
+            version: 7,
+            sql: """
+                CREATE TABLE enrollment_tokens (
+                    token_hash BLOB PRIMARY KEY NOT NULL,
+                    user_id BLOB NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    created_at REAL NOT NULL,
+                    expires_at REAL NOT NULL
+                );
+                CREATE INDEX enrollment_tokens_by_user ON enrollment_tokens(user_id);
+                CREATE INDEX enrollment_tokens_by_expiry ON enrollment_tokens(expires_at);
+                CREATE TABLE recovery_codes (
+                    user_id BLOB NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    code_hash BLOB NOT NULL,
+                    created_at REAL NOT NULL,
+                    PRIMARY KEY (user_id, code_hash)
+                );
+                CREATE INDEX users_by_email ON users(lower(email)) WHERE email IS NOT NULL;
+                """
+        ),
     ]
 
     /// The schema version this build writes.

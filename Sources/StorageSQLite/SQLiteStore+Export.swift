@@ -24,6 +24,12 @@ extension SQLiteStore: ExportableStore {
                 export.appleNotificationWatermarks = try connection.statement(
                     "SELECT subject, event_at, expires_at FROM apple_notification_watermarks ORDER BY subject"
                 ).run([]) { row throws(SQLiteError) in AppleNotificationWatermark(subject: row.text(0), eventAt: row.date(1), until: row.date(2)) }
+                export.enrollmentTokens = try connection.statement(
+                    "SELECT \(SQLiteRecords.enrollmentTokenColumns) FROM enrollment_tokens ORDER BY token_hash"
+                ).run([], row: SQLiteRecords.enrollmentTokenRecord)
+                export.recoveryCodes = try connection.statement(
+                    "SELECT user_id, code_hash, created_at FROM recovery_codes ORDER BY user_id, code_hash"
+                ).run([]) { row throws(SQLiteError) in RecoveryCodeRecord(userID: row.blob(0), codeHash: row.blob(1), createdAt: row.date(2)) }
                 let nonces = try connection.statement("SELECT hash, expires_at FROM apple_nonces").run([]) { row throws(SQLiteError) in
                     (row.blob(0), row.date(1))
                 }

@@ -81,24 +81,34 @@ struct ServeCommand {
             return fail("cannot start: \(error)")
         }
         let http: HTTPServer
+        let adminHTTP: HTTPServer?
         do {
             http = try HTTPServer(configuration: configuration.httpServerConfiguration(tls: tls, log: log), handler: server)
+            adminHTTP = try configuration.adminHTTPServerConfiguration(tls: tls, log: log).map { settings in
+                try HTTPServer(configuration: settings, handler: AdminAPI(server: server))
+            }
         } catch {
             return fail("cannot listen: \(error)")
         }
         if let metrics { Self.collect(http: http, store: opened, into: metrics) }
         http.start()
+        adminHTTP?.start()
         server.startAppleWorker()
         server.startMetadataRefresh(client: outbound)
         if let port = http.httpsPort {
             log("serving https://\(configuration.relyingPartyID):\(port)/ (relying party \(configuration.relyingPartyID))")
         }
         if let port = http.httpPort { log("serving plain HTTP on port \(port) (for a TLS-terminating proxy)") }
+        if let adminHTTP, let port = adminHTTP.httpsPort ?? adminHTTP.httpPort {
+            log("serving the admin API on \(adminHTTP.httpsPort == nil ? "http" : "https")://\(configuration.adminHost):\(port)/admin/")
+        }
+        let listeners = [http] + (adminHTTP.map { [$0] } ?? [])
         SignalWaiter.waitForTermination {
-            Self.reload(configurationPath, running: configuration, server: server, http: http, log: log)
+            Self.reload(configurationPath, running: configuration, server: server, listeners: listeners, log: log)
         }
         log("stopping: no new connections, requests in progress get \(Int(Self.drainSeconds)) s")
-        http.stop(drainingWithin: Self.drainSeconds)
+        // Both listeners stop accepting at once and drain side by side.
+        DispatchQueue.concurrentPerform(iterations: listeners.count) { index in listeners[index].stop(drainingWithin: Self.drainSeconds) }
         server.stopAppleWorker()
         server.stopMetadataRefresh()
         server.stopWebhooks()
@@ -156,7 +166,7 @@ struct ServeCommand {
         _ path: String?,
         running: ServerConfiguration,
         server: RelyingPartyServer,
-        http: HTTPServer,
+        listeners: [HTTPServer],
         log: Logger
     ) {
         do {
@@ -167,7 +177,7 @@ struct ServeCommand {
             listening.httpsAddress = running.httpsAddress
             let tls = try tlsContext(listening, dataDirectory: running.dataDirectory)
             let needRestart = try server.reload(replacement)
-            if let tls { http.replaceTLSContext(tls) }
+            if let tls { listeners.forEach { $0.replaceTLSContext(tls) } }
             for warning in replacement.associatedDomains.warnings { log.warning(warning, event: "configuration") }
             log("reloaded \(path ?? "the embedded defaults")", event: "reload")
             if !needRestart.isEmpty {

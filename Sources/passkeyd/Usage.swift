@@ -15,6 +15,12 @@ enum Usage {
               TEAMID; transfer-in (recipient team) exchanges them for this team's user IDs and re-keys the identities.
               Resumable and idempotent: run again to finish or retry. At most N calls to Apple a second (default 10).
               Exit status: 0 when every identity is done, 1 when some failed or it could not run, 2 on a bad command line.
+          \(AdminCommand.all.map(\.usage).joined(separator: "\n  "))
+              The admin API's operations on the configured store (works with the server stopped; a deletion still
+              queues the Apple revocations and appends its events). --json prints the admin API's JSON.
+              Exit status: 0 when done, 1 when refused (the error code on standard error), 2 on a bad command line.
+          \(AdminKeyCommand.syntax.usage)
+              Make an admin key for listen.admin and print it once, with the admin.keys entry (its SHA-256) to paste.
           \(VerifyCommand.syntax.usage)
               Verify WebAuthn responses offline. FILE (or standard input) holds one case, a JSON array of cases or
               {"cases": [...]} in the schema of TestVectors/PROVENANCE.md. Prints one JSON line per case.

@@ -12,6 +12,10 @@ case "migrate":
     status = MigrateCommand(arguments: Array(arguments.dropFirst())).run()
 case "apple":
     status = AppleCommand(arguments: Array(arguments.dropFirst())).run()
+case "keys" where arguments.dropFirst().first == "admin-key":
+    status = AdminKeyCommand(arguments: Array(arguments.dropFirst(2))).run()
+case "admin":
+    status = AdminCommand(arguments: Array(arguments.dropFirst())).run()
 case "check-domain":
     status = CheckDomainCommand(arguments: Array(arguments.dropFirst())).run()
 case "verify-apple-token":

@@ -158,8 +158,23 @@ struct AccountEventTests {
         let bearer = PasskeyClient.bearer(account.token)
         #expect(try client.send("PATCH", path, json: Array(#"{"name":"Phone"}"#.utf8), headers: bearer).status == 200)
         #expect(try events.next() == [EventRow("passkey.renamed", account.userID, ["credentialId": Base64URL.encode(second.id)])])
+        // The session the second passkey made when it was added ends with it.
+        let madeBySecond = try store.transaction { transaction throws(StorageError) in
+            try transaction.sessions(userID: account.userID, now: clock.now)
+        }
+        .filter { $0.credentialID == second.id }.map { Base64URL.encode($0.id) }
+        #expect(madeBySecond.count == 1)
         #expect(try client.send("DELETE", path, headers: bearer).status == 200)
-        #expect(try events.next() == [EventRow("passkey.deleted", account.userID, ["credentialId": Base64URL.encode(second.id)])])
+        #expect(
+            try events.next() == [
+                EventRow("passkey.deleted", account.userID, ["credentialId": Base64URL.encode(second.id)]),
+                EventRow(
+                    "session.revoked",
+                    account.userID,
+                    ["sessionId": madeBySecond[0], "method": "passkey", "credentialId": Base64URL.encode(second.id), "reason": "passkey_deleted"]
+                ),
+            ]
+        )
         // Unknown passkeys and the last passkey change nothing and write nothing.
         #expect(try client.send("PATCH", path, json: Array(#"{"name":"x"}"#.utf8), headers: bearer).status == 404)
         #expect(try client.send("DELETE", path, headers: bearer).status == 404)

@@ -1,4 +1,5 @@
 import Foundation
+import Observability
 import RelyingPartyServer
 import Testing
 import WebAuthnCore
@@ -175,7 +176,45 @@ struct ConfigurationTests {
         (#"{"database": {"poolSize": 4}}"#, "database.poolSize"),
         (#"{"database": {"postgres": "host=db", "poolSize": 0}}"#, "database.poolSize"),
         (#"{"database": {"mysql": "x"}}"#, "database.mysql"),
+        (#"{"listen": {"admin": "127.0.0.1:8444"}}"#, "admin.keys"),
+        (
+            #"{"listen": {"https": null, "http": "127.0.0.1:8080", "admin": "0.0.0.0:8444"}, "admin": {"keys": [{"name": "ops", "keySHA256": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}]}}"#,
+            "listen.admin"
+        ),
+        (
+            #"{"listen": {"admin": 70000}, "admin": {"keys": [{"name": "ops", "keySHA256": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}]}}"#,
+            "listen.admin"
+        ),
+        (
+            #"{"listen": {"admin": "nowhere"}, "admin": {"keys": [{"name": "ops", "keySHA256": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}]}}"#,
+            "listen.admin"
+        ),
+        (#"{"admin": {"keys": [{"name": "ops", "keySHA256": "ABC"}]}}"#, "admin.keys[0].keySHA256"),
+        (
+            #"{"admin": {"keys": [{"name": "bad name", "keySHA256": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}]}}"#,
+            "admin.keys[0].name"
+        ),
+        (#"{"admin": {"tokens": []}}"#, "admin.tokens"),
+        (#"{"recovery": {"sessionLifetimeSeconds": 5}}"#, "recovery.sessionLifetimeSeconds"),
     ]
+
+    @Test func theAdminListenerIsOffUnlessSetAndLoopbackByDefault() throws {
+        #expect(try load("{}").adminAddress == nil)
+        let port = try load(
+            #"{"listen": {"admin": 8444}, "admin": {"keys": [{"name": "ops", "keySHA256": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}]}}"#
+        )
+        #expect(port.adminAddress == "127.0.0.1:8444" && port.adminKeys.map(\.name) == ["ops"])
+        let quiet = Logger.discarding
+        let settings = try #require(port.adminHTTPServerConfiguration(tls: nil, log: quiet))
+        #expect(settings.httpAddress == "127.0.0.1:8444" && settings.httpsAddress == nil && settings.threads == 1)
+        #expect(try load("{}").adminHTTPServerConfiguration(tls: nil, log: quiet) == nil)
+        // Another address only with TLS: the keys never cross the network in the clear.
+        #expect(
+            try load(
+                #"{"listen": {"admin": "0.0.0.0:8444"}, "admin": {"keys": [{"name": "ops", "keySHA256": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}]}}"#
+            ).adminAddress == "0.0.0.0:8444"
+        )
+    }
 
     @Test(arguments: ConfigurationTests.invalid)
     func invalidValueNamesItsKey(json: String, key: String) {

@@ -269,4 +269,42 @@ private struct FailingTransaction: StoreTransaction {
     func retryWebhookDelivery(id: Int64, now: Date) throws(StorageError) -> Bool {
         return try inner.retryWebhookDelivery(id: id, now: now)
     }
+
+    func users(namePrefix prefix: String, after: String?, limit: Int) throws(StorageError) -> [UserRecord] {
+        return try inner.users(namePrefix: prefix, after: after, limit: limit)
+    }
+
+    func users(email: String, limit: Int) throws(StorageError) -> [UserRecord] {
+        return try inner.users(email: email, limit: limit)
+    }
+
+    func insertEnrollmentToken(_ token: EnrollmentTokenRecord) throws(StorageError) {
+        try fail("insertEnrollmentToken")
+        try inner.insertEnrollmentToken(token)
+    }
+
+    func enrollmentToken(hash: [UInt8]) throws(StorageError) -> EnrollmentTokenRecord? {
+        return try inner.enrollmentToken(hash: hash)
+    }
+
+    func deleteEnrollmentToken(hash: [UInt8]) throws(StorageError) -> EnrollmentTokenRecord? {
+        return try inner.deleteEnrollmentToken(hash: hash)
+    }
+
+    func purgeExpiredEnrollmentTokens(now: Date) throws(StorageError) -> Int {
+        return try inner.purgeExpiredEnrollmentTokens(now: now)
+    }
+
+    func replaceRecoveryCodes(userID: [UInt8], hashes: [[UInt8]], createdAt: Date) throws(StorageError) {
+        try fail("replaceRecoveryCodes")
+        try inner.replaceRecoveryCodes(userID: userID, hashes: hashes, createdAt: createdAt)
+    }
+
+    func deleteRecoveryCode(userID: [UInt8], hash: [UInt8]) throws(StorageError) -> Bool {
+        return try inner.deleteRecoveryCode(userID: userID, hash: hash)
+    }
+
+    func recoveryCodeCount(userID: [UInt8]) throws(StorageError) -> Int {
+        return try inner.recoveryCodeCount(userID: userID)
+    }
 }

@@ -139,3 +139,36 @@ struct MetricsTests {
         #expect(statistics.openConnections >= 1)
     }
 }
+
+/// `/metrics` on the admin listener: without a key on a loopback `listen.admin`, with one otherwise.
+struct AdminMetricsTests {
+    static func configuration(adminAddress: String) -> String {
+        AdminAPITests.configuration.replacingOccurrences(of: #""admin": "127.0.0.1:0""#, with: #""admin": "\#(adminAddress)""#)
+    }
+
+    @Test func aLoopbackAdminListenerServesMetricsWithoutAKeyAndNothingElse() throws {
+        let server = try TestServerFactory.make(configuration: try TestServerFactory.configuration(Self.configuration(adminAddress: "127.0.0.1:0")))
+        let admin = PasskeyClient(DirectTransport(handler: AdminAPI(server: server)))
+        _ = try PasskeyClient(DirectTransport(handler: server)).register("alice")
+        let reply = try admin.send("GET", "/metrics")
+        #expect(reply.status == 200)
+        let families = try PrometheusParser.parse(reply.text)
+        #expect(
+            families["passkeyd_ceremonies"]?.value(
+                "passkeyd_ceremonies_total",
+                ["kind": "registration", "stage": "verify", "outcome": "ok", "code": ""]
+            ) == 1
+        )
+        #expect(try admin.send("POST", "/metrics").status == 401, "another method is an admin call")
+        #expect(try admin.send("GET", "/admin/users").status == 401, "the admin API still needs a key")
+    }
+
+    @Test func anAdminListenerOffLoopbackNeedsAKeyForMetrics() throws {
+        let server = try TestServerFactory.make(configuration: try TestServerFactory.configuration(Self.configuration(adminAddress: "0.0.0.0:0")))
+        let admin = PasskeyClient(DirectTransport(handler: AdminAPI(server: server)))
+        #expect(try admin.send("GET", "/metrics").errorCode == "admin_unauthorized")
+        let reply = try admin.send("GET", "/metrics", headers: AdminAPITests.key)
+        #expect(reply.status == 200)
+        #expect(try PrometheusParser.parse(reply.text)["passkeyd_request_duration_seconds"]?.type == "histogram")
+    }
+}

@@ -183,3 +183,20 @@ struct InProcessReloadTests {
         #expect(server.settings.withLock { ($0.metadata?.number, $0.attestation.policy) } == (45, .verified))
     }
 }
+
+/// A reload replaces the admin keys: the old key is refused from then on, the new one accepted.
+struct AdminKeyReloadTests {
+    @Test func theAdminKeysFollowAReload() throws {
+        let server = try TestServerFactory.make(configuration: try TestServerFactory.configuration(AdminAPITests.configuration))
+        let admin = PasskeyClient(DirectTransport(handler: AdminAPI(server: server)))
+        #expect(try admin.send("GET", "/admin/users", headers: AdminAPITests.key).status == 200)
+        let newKey = "rotated-admin-key-9876543210"
+        let rotated = AdminAPITests.configuration.replacingOccurrences(
+            of: Hex.encode(DigestAlgorithm.sha256.hash(Array(AdminAPITests.adminKey.utf8))),
+            with: Hex.encode(DigestAlgorithm.sha256.hash(Array(newKey.utf8)))
+        )
+        #expect(try server.reload(try TestServerFactory.configuration(rotated)) == [])
+        #expect(try admin.send("GET", "/admin/users", headers: AdminAPITests.key).errorCode == "admin_unauthorized")
+        #expect(try admin.send("GET", "/admin/users", headers: [("Authorization", "Bearer \(newKey)")]).status == 200)
+    }
+}

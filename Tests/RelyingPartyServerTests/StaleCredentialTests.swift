@@ -43,7 +43,7 @@ struct StaleCredentialTests {
         let fixture = try AppleFixture()
         let token = try Self.staleToken(.bogus, fixture)
         for route in RelyingPartyServer.routes {
-            let path = route.path.replacingOccurrences(of: Route.parameter, with: "AAAA")
+            let path = route.path.replacingOccurrences(of: "{id}", with: "AAAA")
             for header in [("Authorization", "Bearer \(token)"), ("Cookie", "passkeyd_session=\(token)")] {
                 let request = HTTPRequest(
                     method: route.method,

@@ -42,6 +42,10 @@ struct WebhookReadmeTests {
         case .appleTransferred: [.appleTransferred(userID: user, appleUserID: "002.apple", previousAppleUserID: "001.apple")]
         case .appleEmailDisabled: [.appleEmailDisabled(userID: user, appleUserID: "001.apple")]
         case .appleEmailEnabled: [.appleEmailEnabled(userID: user, appleUserID: "001.apple")]
+        case .recoveryCodesCreated: [.recoveryCodesCreated(userID: user)]
+        case .recoveryCodeUsed: [.recoveryCodeUsed(userID: user, remaining: 9)]
+        case .enrollmentLinkCreated: [.enrollmentLinkCreated(userID: user)]
+        case .enrollmentLinkUsed: [.enrollmentLinkUsed(userID: user, credentialID: [9])]
         }
     }
 

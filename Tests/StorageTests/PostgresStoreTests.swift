@@ -424,8 +424,20 @@ struct PostgresStoreTests {
         let events = try source.transaction { transaction throws(StorageError) -> [Int64] in
             [try transaction.appendEvent(StoreSamples.event(1, owner: 1)), try transaction.appendEvent(StoreSamples.event(2, owner: nil))]
         }
+        let link = EnrollmentTokenRecord(
+            tokenHash: [UInt8](repeating: 0xE1, count: 32),
+            userID: StoreSamples.userID(1),
+            createdAt: StoreSamples.now,
+            expiresAt: StoreSamples.now.addingTimeInterval(86_400)
+        )
+        let codes = [[UInt8](repeating: 1, count: 32), [UInt8](repeating: 2, count: 32)]
+        try source.transaction { transaction throws(StorageError) in
+            try transaction.insertEnrollmentToken(link)
+            try transaction.replaceRecoveryCodes(userID: StoreSamples.userID(1), hashes: codes, createdAt: StoreSamples.now)
+        }
         let export = try source.exportRecords()
         #expect(export.users.count == 2 && export.credentials.count == 2 && export.sessions.count == 2)
+        #expect(export.enrollmentTokens == [link] && export.recoveryCodes.map(\.codeHash) == codes)
         #expect(export.appleIdentities.count == 1 && export.appleNonces.count == 1 && export.appleRevocations.count == 1)
         #expect(export.events.map(\.id) == events)
         #expect(export.appleRefreshTokens.count == 1 && export.linkDeclines.count == 1 && export.appleNotificationWatermarks.count == 1)
@@ -448,6 +460,14 @@ struct PostgresStoreTests {
                     try transaction.appleNotificationWatermark(subject: "001234.apple", now: StoreSamples.now)
                 )
             } == (true, StoreSamples.now)
+        )
+        #expect(
+            try target.transaction { transaction throws(StorageError) in
+                [
+                    try transaction.deleteEnrollmentToken(hash: link.tokenHash) == link,
+                    try transaction.recoveryCodeCount(userID: StoreSamples.userID(1)) == 2,
+                ]
+            } == [true, true]
         )
         // New events get IDs after the copied ones.
         #expect(

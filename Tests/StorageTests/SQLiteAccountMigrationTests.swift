@@ -36,7 +36,10 @@ struct SQLiteAccountMigrationTests {
             ).run([.blob(StoreSamples.userID(1))])
         }
         let store = try SQLiteStore(path: path)
-        #expect(try store.withConnection { connection throws(SQLiteError) in try SQLiteMigrations.currentVersion(connection) } == 6)
+        #expect(
+            try store.withConnection { connection throws(SQLiteError) in try SQLiteMigrations.currentVersion(connection) }
+                == SQLiteMigrations.latestVersion
+        )
         try AccountLifecycleMigration.check(store)
         let alice = try #require(try store.user(id: StoreSamples.userID(1)))
         #expect(try store.integrityCheck() == ["ok"])

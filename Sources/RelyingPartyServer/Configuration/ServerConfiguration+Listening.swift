@@ -1,7 +1,9 @@
 extension ServerConfiguration {
-    /// The `listen` block: `https` and `http` addresses ("host:port"); at least one.
+    /// The `listen` block: `https` and `http` addresses ("host:port"); at least one. `admin` is the admin API's own
+    /// listener (`parseAdminListener`).
     mutating func parseListen(_ block: ConfigurationReader) throws(ConfigurationError) {
-        try block.only(["https", "http"])
+        try block.only(["https", "http", "admin"])
+        if let admin = block.value("admin") { try parseAdminListener(admin) }
         if block.has("https") { httpsAddress = try block.string("https") }
         httpAddress = try block.string("http")
         for (key, address) in [("listen.https", httpsAddress), ("listen.http", httpAddress)] {

@@ -16,6 +16,7 @@ extension ServerConfiguration {
         try reader.only([
             "relyingParty", "listen", "tls", "dataDirectory", "database", "sessions", "challenges", "attestation",
             "algorithms", "associatedDomains", "www", "threads", "limits", "rateLimits", "apple", "webhooks", "log", "node", "metrics",
+            "admin", "recovery",
         ])
         if let block = try reader.object("relyingParty") { try parseRelyingParty(block) }
         if let block = try reader.object("listen") { try parseListen(block) }
@@ -39,6 +40,9 @@ extension ServerConfiguration {
             try block.only(["enabled"])
             metricsEnabled = try block.bool("enabled") ?? metricsEnabled
         }
+        if let block = try reader.object("admin") { try parseAdmin(block) }
+        if let block = try reader.object("recovery") { try parseRecovery(block) }
+        try checkAdministration()
         for origin in origins { try associatedDomains.check(configuredOrigin: origin, key: "relyingParty.origins") }
     }
 }

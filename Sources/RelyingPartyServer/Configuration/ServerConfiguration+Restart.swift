@@ -6,7 +6,7 @@ extension ServerConfiguration {
     public func keysNeedingRestart(comparedWith running: ServerConfiguration) -> [String] {
         var keys: [String] = []
         func note(_ key: String, _ differs: Bool) { if differs { keys.append(key) } }
-        note("listen", httpsAddress != running.httpsAddress || httpAddress != running.httpAddress)
+        note("listen", httpsAddress != running.httpsAddress || httpAddress != running.httpAddress || adminAddress != running.adminAddress)
         note(
             "tls.strictTransportSecurity",
             strictTransportSecurityMaxAgeSeconds != running.strictTransportSecurityMaxAgeSeconds
@@ -37,6 +37,11 @@ extension ServerConfiguration {
         note("algorithms", algorithms != running.algorithms)
         note("www", wwwDirectory != running.wwwDirectory)
         note("apple", apple != running.apple)
+        note(
+            "recovery",
+            enrollmentURL != running.enrollmentURL || enrollmentLinkLifetimeSeconds != running.enrollmentLinkLifetimeSeconds
+                || recoverySessionLifetimeSeconds != running.recoverySessionLifetimeSeconds
+        )
         return keys
     }
 }

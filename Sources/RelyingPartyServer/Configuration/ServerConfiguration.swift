@@ -52,6 +52,15 @@ public struct ServerConfiguration: Sendable {
     public var nodeName: String?
     /// `metrics.enabled`: whether the server counts anything (for `/metrics`); on by default.
     public var metricsEnabled = true
+    /// `listen.admin`: the admin API's own listener; nil (off) unless configured.
+    public var adminAddress: String?
+    /// `admin.keys`: who may call the admin API, by the SHA-256 of their key.
+    public var adminKeys: [BackendKey] = []
+    /// `recovery.enrollmentURL`; nil for the first origin's `/enroll` (`enrollmentPageURL`).
+    public var enrollmentURL: String?
+    public var enrollmentLinkLifetimeSeconds = 86_400
+    /// How long the restricted session of a recovery code lasts.
+    public var recoverySessionLifetimeSeconds = 900
 
     public init() {}
 

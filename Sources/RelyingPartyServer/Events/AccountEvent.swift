@@ -10,8 +10,9 @@ import Storage
 /// `changes`: the names of changed members). Never a token, key, challenge, credential public key, email address or
 /// name.
 enum AccountEvent: Equatable {
-    /// An account was created, by a passkey registration or a first Sign in with Apple (`method`).
-    case userCreated(userID: [UInt8], method: SessionMethod)
+    /// An account was created, by a passkey registration, a first Sign in with Apple, the admin API or an import
+    /// (`method`).
+    case userCreated(userID: [UInt8], method: CreationMethod)
     /// An account was deleted with everything in it.
     case userDeleted(userID: [UInt8], reason: DeletionReason)
     /// The account's display name or email changed (`changes` names the members, never their values).
@@ -46,6 +47,23 @@ enum AccountEvent: Equatable {
     case appleEmailDisabled(userID: [UInt8], appleUserID: String)
     /// Apple forwards mail to the identity's private relay address again.
     case appleEmailEnabled(userID: [UInt8], appleUserID: String)
+    /// A new set of recovery codes replaced the account's old one (`POST /me/recovery-codes`).
+    case recoveryCodesCreated(userID: [UInt8])
+    /// A recovery code was used (`POST /auth/recovery`); `remaining` codes are left.
+    case recoveryCodeUsed(userID: [UInt8], remaining: Int)
+    /// The admin API made an enrollment link for the account.
+    case enrollmentLinkCreated(userID: [UInt8])
+    /// An enrollment link was used: the passkey `credentialID` was registered through it.
+    case enrollmentLinkUsed(userID: [UInt8], credentialID: [UInt8])
+
+    /// How an account came to be.
+    enum CreationMethod: String {
+        case passkey, apple
+        /// `POST /admin/users` or `passkeyd admin users create`.
+        case admin
+        /// `POST /admin/import` or `passkeyd admin import`.
+        case `import`
+    }
 
     /// Why an account was deleted.
     enum DeletionReason: String {
@@ -53,6 +71,8 @@ enum AccountEvent: Equatable {
         case `self`
         /// Apple's `account-delete` notification for its only way to sign in.
         case appleAccountDeleted = "apple_account_deleted"
+        /// The admin API or `passkeyd admin users delete`.
+        case admin
     }
 
     /// Why a session was ended.
@@ -67,6 +87,12 @@ enum AccountEvent: Equatable {
         case appleUnlinked = "apple_unlinked"
         /// The session's account was merged into another (`POST /me/merge`).
         case merged
+        /// The signed-in person ended it from another session (`DELETE /me/sessions/{id}`, `POST /me/sessions/revoke-others`).
+        case user
+        /// The admin API or `passkeyd admin users revoke-sessions`.
+        case admin
+        /// The passkey that signed the session in was deleted.
+        case passkeyDeleted = "passkey_deleted"
     }
 
     /// Why an Apple identity was unlinked.
@@ -96,6 +122,10 @@ enum AccountEvent: Equatable {
         case appleTransferred = "apple.transferred"
         case appleEmailDisabled = "apple.email_disabled"
         case appleEmailEnabled = "apple.email_enabled"
+        case recoveryCodesCreated = "recovery_codes.created"
+        case recoveryCodeUsed = "recovery_code.used"
+        case enrollmentLinkCreated = "enrollment_link.created"
+        case enrollmentLinkUsed = "enrollment_link.used"
     }
 
     var kind: Kind {
@@ -117,6 +147,10 @@ enum AccountEvent: Equatable {
         case .appleTransferred: .appleTransferred
         case .appleEmailDisabled: .appleEmailDisabled
         case .appleEmailEnabled: .appleEmailEnabled
+        case .recoveryCodesCreated: .recoveryCodesCreated
+        case .recoveryCodeUsed: .recoveryCodeUsed
+        case .enrollmentLinkCreated: .enrollmentLinkCreated
+        case .enrollmentLinkUsed: .enrollmentLinkUsed
         }
     }
 
@@ -130,7 +164,8 @@ enum AccountEvent: Equatable {
             .passkeyRegistered(let userID, _), .passkeyRenamed(let userID, _), .passkeyDeleted(let userID, _),
             .passkeyCloneWarning(let userID, _), .passkeyBackupEligibilityChanged(let userID, _, _), .appleLinked(let userID, _),
             .appleUnlinked(let userID, _, _), .appleConsentRevoked(let userID, _), .appleTransferred(let userID, _, _),
-            .appleEmailDisabled(let userID, _), .appleEmailEnabled(let userID, _):
+            .appleEmailDisabled(let userID, _), .appleEmailEnabled(let userID, _), .recoveryCodesCreated(let userID),
+            .recoveryCodeUsed(let userID, _), .enrollmentLinkCreated(let userID), .enrollmentLinkUsed(let userID, _):
             userID
         case .sessionCreated(let session), .sessionRevoked(let session, _):
             session.userID
@@ -149,6 +184,7 @@ enum AccountEvent: Equatable {
         var previousUserId: String?
         var previousAppleUserId: String?
         var changes: [String]?
+        var remaining: Int?
     }
 
     var payload: Payload {
@@ -163,7 +199,7 @@ enum AccountEvent: Equatable {
         case .userMerged(_, let previousUserID):
             payload.previousUserId = Base64URL.encode(previousUserID)
         case .passkeyRegistered(_, let credentialID), .passkeyRenamed(_, let credentialID), .passkeyDeleted(_, let credentialID),
-            .passkeyCloneWarning(_, let credentialID):
+            .passkeyCloneWarning(_, let credentialID), .enrollmentLinkUsed(_, let credentialID):
             payload.credentialId = Base64URL.encode(credentialID)
         case .passkeyBackupEligibilityChanged(_, let credentialID, let backupEligible):
             payload.credentialId = Base64URL.encode(credentialID)
@@ -182,6 +218,10 @@ enum AccountEvent: Equatable {
         case .appleUnlinked(_, let subject, let reason):
             payload.appleUserId = subject
             payload.reason = reason.rawValue
+        case .recoveryCodesCreated, .enrollmentLinkCreated:
+            break
+        case .recoveryCodeUsed(_, let remaining):
+            payload.remaining = remaining
         }
         return payload
     }

@@ -5,21 +5,21 @@ import Storage
 import WebAuthnCore
 
 extension RelyingPartyServer {
-    struct PasskeyJSON: Encodable {
-        let id: String
-        let name: String
-        let createdAt: Date
-        let lastUsedAt: Date?
-        let algorithm: Int
-        let transports: [String]
-        let aaguid: String
-        let attestationFormat: String
+    public struct PasskeyJSON: Encodable, Sendable {
+        public let id: String
+        public let name: String
+        public let createdAt: Date
+        public let lastUsedAt: Date?
+        public let algorithm: Int
+        public let transports: [String]
+        public let aaguid: String
+        public let attestationFormat: String
         /// The authenticator's name from the FIDO metadata or the name list, recorded at registration.
-        let authenticatorName: String?
-        let backupEligible: Bool
-        let backupState: Bool
-        let cloneWarning: Bool
-        let backupEligibilityChanged: Bool
+        public let authenticatorName: String?
+        public let backupEligible: Bool
+        public let backupState: Bool
+        public let cloneWarning: Bool
+        public let backupEligibilityChanged: Bool
 
         init(_ record: CredentialRecord) {
             id = Base64URL.encode(record.id)
@@ -39,19 +39,19 @@ extension RelyingPartyServer {
         }
     }
 
-    struct AccountJSON: Encodable {
+    public struct AccountJSON: Encodable {
         struct SignInMethods: Encodable {
             let passkeys: Int
             let apple: [AppleIdentityJSON]
         }
 
-        struct AppleIdentityJSON: Encodable {
-            let appleUserID: String
-            let email: String?
-            let isPrivateEmail: Bool
-            let emailDisabled: Bool
-            let consentRevoked: Bool
-            let linkedAt: Date
+        public struct AppleIdentityJSON: Encodable, Sendable {
+            public let appleUserID: String
+            public let email: String?
+            public let isPrivateEmail: Bool
+            public let emailDisabled: Bool
+            public let consentRevoked: Bool
+            public let linkedAt: Date
 
             init(_ identity: AppleIdentityRecord) {
                 appleUserID = identity.subject
@@ -115,9 +115,10 @@ extension RelyingPartyServer {
         return JSONBody.ok(["renamed": true])
     }
 
-    /// `DELETE /me/passkeys/{id}`: refuses to remove the account's only way to sign in (a linked Apple ID is one).
+    /// `DELETE /me/passkeys/{id}`: refuses to remove the account's only way to sign in (a linked Apple ID is one); the
+    /// other sessions the passkey signed in end with it.
     func deletePasskey(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
-        let (user, _) = try signedInUser(request, context, writing: true)
+        let (user, signedIn) = try signedInUser(request, context, writing: true)
         guard let credentialID = Base64URL.decode(context.identifier) else {
             throw ServerError(.passkeyNotFound)
         }
@@ -127,6 +128,7 @@ extension RelyingPartyServer {
                 let deletion = try transaction.deleteCredentialUnlessLast(id: credentialID, userID: user.id)
                 if deletion == .deleted {
                     try transaction.appendEvent(AccountEvent.passkeyDeleted(userID: user.id, credentialID: credentialID).event(at: now))
+                    try endSessions(ofPasskey: credentialID, userID: user.id, keeping: signedIn.session.id, in: transaction, now: now)
                 }
                 return deletion
             }
@@ -139,6 +141,20 @@ extension RelyingPartyServer {
             throw ServerError(.passkeyNotFound)
         case .lastCredential:
             throw ServerError(.lastCredential)
+        }
+    }
+
+    /// Ends the account's sessions that the passkey signed in, but `keptID`, each with its `session.revoked`.
+    func endSessions(
+        ofPasskey credentialID: [UInt8],
+        userID: [UInt8],
+        keeping keptID: [UInt8]?,
+        in transaction: any StoreTransaction,
+        now: Date
+    ) throws(StorageError) {
+        for session in try transaction.sessions(userID: userID, now: now) where session.credentialID == credentialID && session.id != keptID {
+            guard let ended = try transaction.deleteSession(id: session.id, userID: userID) else { continue }
+            try transaction.appendEvent(AccountEvent.sessionRevoked(ended, reason: .passkeyDeleted).event(at: now))
         }
     }
 

@@ -17,6 +17,11 @@ extension RelyingPartyServer {
         return response
     }
 
+    /// `GET /metrics` on the admin listener.
+    func metrics(_ request: HTTPRequest) -> HTTPResponse {
+        metricsResponse()
+    }
+
     /// The values read at each scrape: what the store holds (challenges outstanding, live sessions, webhook deliveries
     /// by endpoint and status), the metadata BLOB's age and `nextUpdate`, Apple's key fetches. A store that does not
     /// answer leaves its series out of that scrape and counts a store error.

@@ -3,7 +3,7 @@ import Storage
 
 extension RelyingPartyServer {
     /// `SIGHUP`: takes up `replacement`'s associated-domain files (and the origins they imply), attestation trust
-    /// material and metadata BLOB, and webhook endpoints. Everything is built and verified before anything is
+    /// material and metadata BLOB, webhook endpoints and admin keys. Everything is built and verified before anything is
     /// swapped: when a part does not load, this throws and the settings in force stay. Requests in progress finish
     /// with the settings they started with. Returns the keys that differ from the start-up configuration but only
     /// take effect after a restart (`ServerConfiguration.keysNeedingRestart`).
@@ -12,6 +12,7 @@ extension RelyingPartyServer {
         var effective = configuration
         effective.associatedDomains = replacement.associatedDomains
         effective.attestation = replacement.attestation
+        effective.adminKeys = replacement.adminKeys
         let reloaded = try ReloadableSettings(effective, time: time)
         let current = webhooks.withLock { $0 }
         // Webhook workers are replaced whenever there are endpoints before or after (their secrets or CA files may

@@ -23,6 +23,8 @@ extension RelyingPartyServer {
         var linkSuggestion: String?
         /// `POST /me/merge`: the user handle of the account that went away.
         var previousUserId: String?
+        /// `POST /auth/recovery`: the session may only register a passkey, read `/me` and sign out.
+        var restricted: Bool?
 
         init(user: UserRecord, issued: SessionService.Issued?) {
             self.user = UserJSON(user)

@@ -6,6 +6,11 @@ extension RelyingPartyServer {
         try webhooks.withLock { $0 }.start()
     }
 
+    /// Makes the delivery threads look for due deliveries now (after a write that appended events).
+    func wakeWebhooks() {
+        webhooks.withLock { $0 }.wake()
+    }
+
     /// Stops the delivery threads, each after recording its attempts in flight (at most one attempt timeout).
     public func stopWebhooks() {
         webhooks.withLock { $0 }.stop()

@@ -3,19 +3,19 @@ import Storage
 
 /// The one shape of a user in every answer that carries one (registration and authentication verify, `POST /auth/apple`,
 /// `GET /me`, `POST /me/merge`).
-struct UserJSON: Encodable, Equatable {
+public struct UserJSON: Encodable, Equatable, Sendable {
     /// The base64url user handle.
-    let id: String
-    let username: String
-    let displayName: String
-    let email: String?
+    public let id: String
+    public let username: String
+    public let displayName: String
+    public let email: String?
     /// Present with `email`.
-    let emailVerified: Bool?
+    public let emailVerified: Bool?
     /// The account's random UUID for StoreKit (lowercase), stable for the account's lifetime.
-    let appAccountToken: String
+    public let appAccountToken: String
     /// Deprecated, removed in the next release: the username again, as registration, authentication and `/me` called
     /// it before `username` (`POST /auth/apple` used it for the display name).
-    let name: String
+    public let name: String
 
     init(_ user: UserRecord) {
         id = Base64URL.encode(user.id)

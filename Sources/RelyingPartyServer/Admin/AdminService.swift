@@ -1,0 +1,256 @@
+import CryptoCore
+import Foundation
+import Storage
+
+/// Every admin operation, written once and used by both the admin API (`/admin/*` on `listen.admin`) and
+/// `passkeyd admin` (which opens the configured store itself, so it works with the server stopped). Each change writes
+/// its events in its own transaction; deleting an account is the one path `DELETE /me` takes (Apple revocations
+/// queued, `user.deleted`).
+public struct AdminService: Sendable {
+    let server: RelyingPartyServer
+
+    public init(server: RelyingPartyServer) {
+        self.server = server
+    }
+
+    /// The page size when none is asked for, and the largest one.
+    public static let defaultPageSize = 50
+    public static let maximumPageSize = 200
+    /// The longest search query (an email is at most 320 bytes).
+    static let maximumQueryBytes = 512
+
+    // MARK: users
+
+    /// Accounts matching `query`, oldest-match first: on the first page the exact matches of an email (ASCII
+    /// case-insensitive), an Apple `sub` and a passkey's credential ID (base64url), then every account whose username
+    /// starts with `query` in byte-wise order (every account for ""), continued by `nextCursor`.
+    public func searchUsers(query: String, cursor: String?, limit: Int?) throws(ServerError) -> AdminUserPage {
+        let size = try Self.pageSize(limit)
+        guard query.utf8.count <= Self.maximumQueryBytes else { throw ServerError(.invalidRequest, member: "query") }
+        let after = try cursor.map { (cursor: String) throws(ServerError) -> String in try AdminCursor.name(cursor, query: query) }
+        let (exact, prefixed) = try transaction { transaction throws(StorageError) -> ([AdminUserPage.Match], [UserRecord]) in
+            var exact: [AdminUserPage.Match] = []
+            if after == nil, !query.isEmpty {
+                for user in try transaction.users(email: query, limit: size) {
+                    exact.append(AdminUserPage.Match(user: UserJSON(user), matchedBy: "email"))
+                }
+                if let identity = try transaction.appleIdentity(subject: query), let user = try transaction.user(id: identity.userID) {
+                    exact.append(AdminUserPage.Match(user: UserJSON(user), matchedBy: "appleUserId"))
+                }
+                if let credentialID = Base64URL.decode(query), !credentialID.isEmpty, let credential = try transaction.credential(id: credentialID),
+                    let user = try transaction.user(id: credential.userID)
+                {
+                    exact.append(AdminUserPage.Match(user: UserJSON(user), matchedBy: "credentialId"))
+                }
+            }
+            return (exact, try transaction.users(namePrefix: query, after: after, limit: size + 1))
+        }
+        var matches = exact
+        var seen = Set(exact.map(\.user.id))
+        for user in prefixed.prefix(size) where seen.insert(Base64URL.encode(user.id)).inserted {
+            matches.append(AdminUserPage.Match(user: UserJSON(user), matchedBy: "username"))
+        }
+        let next = prefixed.count > size ? prefixed[size - 1].name : nil
+        return AdminUserPage(users: matches, nextCursor: next.map { AdminCursor.make(name: $0, query: query) })
+    }
+
+    /// One account with its passkeys, Apple identities and live sessions.
+    public func user(id: String) throws(ServerError) -> AdminUserDetail {
+        let userID = try Self.userID(id)
+        let now = server.time.now
+        let found = try transaction { transaction throws(StorageError) -> AdminUserDetail? in
+            guard let user = try transaction.user(id: userID) else { return nil }
+            return AdminUserDetail(
+                user: UserJSON(user),
+                createdAt: user.createdAt,
+                passkeys: try transaction.credentials(userID: userID).map(RelyingPartyServer.PasskeyJSON.init),
+                appleIdentities: try transaction.appleIdentities(userID: userID).map(RelyingPartyServer.AccountJSON.AppleIdentityJSON.init),
+                sessions: try transaction.sessions(userID: userID, now: now).map { SessionJSON($0, current: nil) },
+                recoveryCodesLeft: try transaction.recoveryCodeCount(userID: userID)
+            )
+        }
+        guard let found else { throw ServerError(.userNotFound) }
+        return found
+    }
+
+    /// A new account with a username (and a display name, an email), no way in yet: for invitations, followed by an
+    /// enrollment link. `user.created` with `method: admin`.
+    public func createUser(_ change: AdminUserChange) throws(ServerError) -> UserJSON {
+        let username = try RelyingPartyServer.validName(change.username, member: "username")
+        let displayName = try RelyingPartyServer.validName(change.displayName ?? username, member: "displayName")
+        let email = try Self.validEmail(change.email).flatMap { $0.isEmpty ? nil : $0 }
+        let now = server.time.now
+        let user = UserRecord(
+            id: server.random.bytes(count: 32),
+            name: username,
+            displayName: displayName,
+            displayNameIsDefault: change.displayName == nil,
+            appAccountToken: server.random.uuid(),
+            email: email,
+            emailVerified: email != nil && change.emailVerified == true,
+            createdAt: now
+        )
+        try transaction { transaction throws(StorageError) in
+            try transaction.insertUser(user)
+            try transaction.appendEvent(AccountEvent.userCreated(userID: user.id, method: .admin).event(at: now))
+        }
+        server.wakeWebhooks()
+        return UserJSON(user)
+    }
+
+    /// Changes the username, display name, email and its verification (what the app's backend verified: a verified
+    /// email is then compared for link suggestions). `user.updated` names the changed members.
+    public func updateUser(id: String, _ change: AdminUserChange) throws(ServerError) -> UserJSON {
+        let userID = try Self.userID(id)
+        let username = try change.username.map { (name: String) throws(ServerError) -> String in
+            try RelyingPartyServer.validName(name, member: "username")
+        }
+        let displayName = try change.displayName.map { (name: String) throws(ServerError) -> String in
+            try RelyingPartyServer.validName(name, member: "displayName")
+        }
+        let email = try Self.validEmail(change.email)
+        let now = server.time.now
+        let updated = try transaction { transaction throws(StorageError) -> UserRecord? in
+            guard var user = try transaction.user(id: userID) else { return nil }
+            var changes: [String] = []
+            if let username, username != user.name {
+                user.name = username
+                changes.append("username")
+            }
+            if let displayName, displayName != user.displayName || user.displayNameIsDefault {
+                user.displayName = displayName
+                user.displayNameIsDefault = false
+                changes.append("displayName")
+            }
+            if change.email != nil {
+                let address = email?.isEmpty == true ? nil : email
+                if address != user.email {
+                    user.email = address
+                    changes.append("email")
+                }
+            }
+            let verified = user.email != nil && (change.emailVerified ?? (changes.contains("email") ? false : user.emailVerified))
+            if verified != user.emailVerified {
+                user.emailVerified = verified
+                changes.append("emailVerified")
+            }
+            guard !changes.isEmpty else { return user }
+            _ = try transaction.updateUser(user)
+            try transaction.appendEvent(AccountEvent.userUpdated(userID: userID, changes: changes).event(at: now))
+            return user
+        }
+        guard let updated else { throw ServerError(.userNotFound) }
+        server.wakeWebhooks()
+        return UserJSON(updated)
+    }
+
+    /// Deletes the account as `DELETE /me` does: its Apple refresh tokens queued for revocation, `user.deleted` with
+    /// `reason: admin`.
+    public func deleteUser(id: String) throws(ServerError) {
+        let userID = try Self.userID(id)
+        let now = server.time.now
+        let deletion = try transaction { transaction throws(StorageError) in
+            try server.deleteAccount(userID: userID, reason: .admin, in: transaction, now: now)
+        }
+        guard let deletion else { throw ServerError(.userNotFound) }
+        server.finish(deletion)
+        server.wakeWebhooks()
+    }
+
+    /// Ends every session of the account, each with `session.revoked` (`reason: admin`).
+    /// - Returns: how many live sessions ended.
+    public func revokeSessions(userID id: String) throws(ServerError) -> Int {
+        let userID = try Self.userID(id)
+        let now = server.time.now
+        let ended = try transaction { transaction throws(StorageError) -> Int? in
+            guard try transaction.user(id: userID) != nil else { return nil }
+            let ended = try transaction.deleteSessions(userID: userID, except: nil).filter { now < $0.expiresAt }
+            for session in ended {
+                try transaction.appendEvent(AccountEvent.sessionRevoked(session, reason: .admin).event(at: now))
+            }
+            return ended.count
+        }
+        guard let ended else { throw ServerError(.userNotFound) }
+        server.wakeWebhooks()
+        return ended
+    }
+
+    /// Deletes one passkey of the account, the last one too (the account then needs an enrollment link or Apple to get
+    /// in), and ends the sessions it signed in.
+    public func deletePasskey(userID id: String, credentialID encoded: String) throws(ServerError) {
+        let userID = try Self.userID(id)
+        guard let credentialID = Base64URL.decode(encoded), !credentialID.isEmpty else { throw ServerError(.passkeyNotFound) }
+        let now = server.time.now
+        let outcome = try transaction { transaction throws(StorageError) -> ServerError.Code? in
+            guard try transaction.user(id: userID) != nil else { return .userNotFound }
+            guard try transaction.deleteCredential(id: credentialID, userID: userID) else { return .passkeyNotFound }
+            try transaction.appendEvent(AccountEvent.passkeyDeleted(userID: userID, credentialID: credentialID).event(at: now))
+            try server.endSessions(ofPasskey: credentialID, userID: userID, keeping: nil, in: transaction, now: now)
+            return nil
+        }
+        if let outcome { throw ServerError(outcome) }
+        server.keys.remove(credentialID)
+        server.wakeWebhooks()
+    }
+
+    // MARK: webhooks
+
+    /// Webhook deliveries, by ID, of one status or all; continued by `nextCursor`.
+    public func webhookDeliveries(status: String?, cursor: String?, limit: Int?) throws(ServerError) -> AdminDeliveryPage {
+        let size = try Self.pageSize(limit)
+        let wanted = try status.map { (name: String) throws(ServerError) -> WebhookDeliveryStatus in
+            guard let wanted = WebhookDeliveryStatus(rawValue: name) else { throw ServerError(.invalidRequest, member: "status") }
+            return wanted
+        }
+        let after = try cursor.map { (cursor: String) throws(ServerError) -> Int64 in try AdminCursor.deliveryID(cursor, status: status) } ?? 0
+        let found = try server.storage { try server.store.webhookDeliveries(status: wanted, after: after, limit: size + 1) }
+        let next = found.count > size ? found[size - 1].id : nil
+        return AdminDeliveryPage(
+            deliveries: found.prefix(size).map(AdminDeliveryPage.Delivery.init),
+            nextCursor: next.map { AdminCursor.make(deliveryID: $0, status: status) }
+        )
+    }
+
+    /// Queues a dead delivery again, due now.
+    public func retryWebhookDelivery(id: String) throws(ServerError) {
+        guard let deliveryID = Int64(id), deliveryID > 0 else { throw ServerError(.deliveryNotFound) }
+        let now = server.time.now
+        guard try transaction({ transaction throws(StorageError) in try transaction.retryWebhookDelivery(id: deliveryID, now: now) }) else {
+            throw ServerError(.deliveryNotFound)
+        }
+        server.wakeWebhooks()
+    }
+
+    // MARK: plumbing
+
+    /// The body in one store transaction, its error mapped at the edge.
+    func transaction<Result: Sendable>(_ body: (any StoreTransaction) throws(StorageError) -> Result) throws(ServerError) -> Result {
+        try server.storage { try server.store.transaction(body) }
+    }
+
+    static func pageSize(_ limit: Int?) throws(ServerError) -> Int {
+        guard let limit else { return defaultPageSize }
+        guard (1...maximumPageSize).contains(limit) else { throw ServerError(.invalidRequest, member: "limit") }
+        return limit
+    }
+
+    /// A base64url user handle of 1 to 64 bytes, or `404 user_not_found`.
+    static func userID(_ text: String) throws(ServerError) -> [UInt8] {
+        guard text.utf8.count <= 128, let bytes = Base64URL.decode(text), (1...64).contains(bytes.count) else {
+            throw ServerError(.userNotFound)
+        }
+        return bytes
+    }
+
+    /// An email address as given: trimmed, at most 320 bytes, one "@", no spaces or control characters; "" clears it.
+    static func validEmail(_ value: String?) throws(ServerError) -> String? {
+        guard let value else { return nil }
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty { return "" }
+        let parts = trimmed.split(separator: "@", omittingEmptySubsequences: false)
+        guard trimmed.utf8.count <= UserRecord.maximumEmailBytes, parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,
+            !trimmed.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control })
+        else { throw ServerError(.invalidRequest, member: "email") }
+        return trimmed
+    }
+}

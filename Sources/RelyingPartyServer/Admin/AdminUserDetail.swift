@@ -1,0 +1,13 @@
+import Foundation
+
+/// `GET /admin/users/{id}`: the account with everything it holds but secrets (no token, key or code hash).
+public struct AdminUserDetail: Encodable, Sendable {
+    public let user: UserJSON
+    public let createdAt: Date
+    public let passkeys: [RelyingPartyServer.PasskeyJSON]
+    public let appleIdentities: [RelyingPartyServer.AccountJSON.AppleIdentityJSON]
+    /// The live sessions, oldest first.
+    public let sessions: [SessionJSON]
+    /// How many unused recovery codes the account has.
+    public let recoveryCodesLeft: Int
+}

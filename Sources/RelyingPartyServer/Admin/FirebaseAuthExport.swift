@@ -1,0 +1,52 @@
+import Foundation
+
+/// The JSON file `firebase auth:export users.json` writes: `{"users": [...]}`, one object per account with `localId`,
+/// `email`, `emailVerified`, `displayName`, `createdAt` (milliseconds since 1970, as a string), `disabled` and
+/// `providerUserInfo` (`providerId`, `rawId`: the provider's user ID, `email`, `displayName`). Password hashes, salts,
+/// phone numbers and custom claims are in the file too; they are not read. For Sign in with Apple the `rawId` of the
+/// `apple.com` entry is Apple's `sub`, the same for passkeyd when the app's Team ID is unchanged.
+struct FirebaseAuthExport: Decodable, Sendable {
+    struct User: Decodable, Sendable {
+        let localId: String
+        let email: String?
+        let emailVerified: Bool?
+        let displayName: String?
+        /// Milliseconds since 1970.
+        let createdAt: Date?
+        let disabled: Bool?
+        let providerUserInfo: [ProviderUserInfo]
+
+        enum CodingKeys: String, CodingKey {
+            case localId, email, emailVerified, displayName, createdAt, disabled, providerUserInfo
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            localId = try container.decode(String.self, forKey: .localId)
+            email = try container.decodeIfPresent(String.self, forKey: .email)
+            emailVerified = try container.decodeIfPresent(Bool.self, forKey: .emailVerified)
+            displayName = try container.decodeIfPresent(String.self, forKey: .displayName)
+            // The CLI writes the milliseconds as a string; the REST API's users have a number.
+            let milliseconds =
+                (try? container.decodeIfPresent(String.self, forKey: .createdAt)).flatMap { $0.flatMap(Double.init) }
+                ?? (try? container.decodeIfPresent(Double.self, forKey: .createdAt)) ?? nil
+            createdAt = milliseconds.map { Date(timeIntervalSince1970: $0 / 1000) }
+            disabled = try container.decodeIfPresent(Bool.self, forKey: .disabled)
+            providerUserInfo = try container.decodeIfPresent([ProviderUserInfo].self, forKey: .providerUserInfo) ?? []
+        }
+    }
+
+    struct ProviderUserInfo: Decodable, Sendable {
+        /// "apple.com", "google.com", "password" …
+        let providerId: String
+        /// The provider's user ID: Apple's `sub` for "apple.com".
+        let rawId: String?
+        let email: String?
+        let displayName: String?
+    }
+
+    /// The provider ID of Sign in with Apple.
+    static let appleProvider = "apple.com"
+
+    let users: [User]
+}

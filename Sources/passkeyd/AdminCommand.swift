@@ -1,0 +1,199 @@
+import Foundation
+import HTTPServer
+import Observability
+import RelyingPartyServer
+
+/// `passkeyd admin …`: the admin API's operations on the configured store, through the same `AdminService`, so they
+/// work with the server stopped (and a deletion still queues the Apple revocations and appends its events, which a
+/// running node then sends). Prints a short text answer, or the admin API's JSON with `--json`. Exit status: 0 when it
+/// was done, 1 when it was refused or failed (the error code and message on standard error; with `--json` also as
+/// `{"error", "message"}` on standard output), 2 for a command line or configuration that cannot be used.
+struct AdminCommand {
+    let arguments: [String]
+
+    static let usersListSyntax = syntax("users list [--query Q] [--cursor C] [--limit N]", options: ["--query", "--cursor", "--limit"])
+    static let usersShowSyntax = syntax("users show USER_ID", positionals: 1)
+    static let usersCreateSyntax = syntax(
+        "users create --username NAME [--display-name NAME] [--email EMAIL] [--email-verified]",
+        options: ["--username", "--display-name", "--email"],
+        switches: ["--email-verified"]
+    )
+    static let usersUpdateSyntax = syntax(
+        "users update USER_ID [--username NAME] [--display-name NAME] [--email EMAIL] [--email-verified true|false]",
+        options: ["--username", "--display-name", "--email", "--email-verified"],
+        positionals: 1
+    )
+    static let usersDeleteSyntax = syntax("users delete USER_ID", positionals: 1)
+    static let usersRevokeSyntax = syntax("users revoke-sessions USER_ID", positionals: 1)
+    static let usersDeletePasskeySyntax = syntax("users delete-passkey USER_ID CREDENTIAL_ID", positionals: 2)
+    static let webhooksListSyntax = syntax(
+        "webhooks list [--status pending|delivered|dead] [--cursor C] [--limit N]",
+        options: ["--status", "--cursor", "--limit"]
+    )
+    static let webhooksRetrySyntax = syntax("webhooks retry DELIVERY_ID", positionals: 1)
+
+    static let all = [
+        usersListSyntax, usersShowSyntax, usersCreateSyntax, usersUpdateSyntax, usersDeleteSyntax, usersRevokeSyntax, usersDeletePasskeySyntax,
+        webhooksListSyntax, webhooksRetrySyntax,
+    ]
+
+    /// Every subcommand takes `--config FILE` and `--json`.
+    private static func syntax(_ rest: String, options: Set<String> = [], switches: Set<String> = [], positionals: Int = 0) -> CommandLineSyntax {
+        CommandLineSyntax(
+            usage: "passkeyd admin \(rest) [--config FILE] [--json]",
+            options: options.union(["--config"]),
+            switches: switches.union(["--json"]),
+            maximumPositionals: positionals
+        )
+    }
+
+    /// One operation: the service call, and how its answer reads as text.
+    private struct Operation {
+        let syntax: CommandLineSyntax
+        let run: (AdminService, ParsedCommandLine) throws(ServerError) -> (json: any Encodable, text: String)
+    }
+
+    func run() -> Int32 {
+        let words = arguments.prefix(2).joined(separator: " ")
+        guard let operation = Self.operation(words) else {
+            let usage = Self.all.map(\.usage).joined(separator: "\n       ")
+            FileHandle.standardError.write(Data("passkeyd admin: unknown command '\(words)'\nusage: \(usage)\n".utf8))
+            return 2
+        }
+        let line: ParsedCommandLine
+        let configuration: ServerConfiguration
+        do {
+            line = try operation.syntax.parse(arguments.dropFirst(2))
+            guard line.positionals.count == operation.syntax.maximumPositionals else {
+                throw CommandLineError(.missingOption, "an ID is missing", usage: operation.syntax.usage)
+            }
+            if let limit = line.value("--limit"), Int(limit) == nil {
+                throw CommandLineError(.invalidArgument, "--limit must be a number", usage: operation.syntax.usage)
+            }
+            if let verified = line.value("--email-verified"), verified != "true", verified != "false" {
+                throw CommandLineError(.invalidArgument, "--email-verified must be true or false", usage: operation.syntax.usage)
+            }
+            configuration = try line.value("--config").map(ServerConfiguration.load(path:)) ?? ServerConfiguration.load(json: Data("{}".utf8))
+        } catch {
+            FileHandle.standardError.write(Data("passkeyd admin: \(error)\n".utf8))
+            return 2
+        }
+        let json = line.isSet("--json")
+        let log = Logger { record in FileHandle.standardError.write(Data("passkeyd: \(record.message)\n".utf8)) }
+        do {
+            let outbound = try HTTPClient()
+            defer { outbound.shutDown() }
+            let opened = try ConfiguredStore(configuration)
+            defer { opened.close() }
+            let server = try RelyingPartyServer(
+                configuration: configuration,
+                store: opened.store,
+                enumerationSecret: try opened.secrets.secret(named: SecretSource.serverSecret),
+                appleSetup: try configuration.apple.map { apple in try opened.appleSetup(apple, client: outbound, log: log) },
+                log: log
+            )
+            do throws(ServerError) {
+                let answer = try operation.run(AdminService(server: server), line)
+                print(json ? Self.encode(answer.json) : answer.text)
+                return 0
+            } catch {
+                FileHandle.standardError.write(Data("passkeyd admin: \(error)\n".utf8))
+                if json { print(Self.encode(["error": error.code.rawValue, "message": error.message])) }
+                return 1
+            }
+        } catch {
+            FileHandle.standardError.write(Data("passkeyd admin: cannot open the store: \(error)\n".utf8))
+            return 2
+        }
+    }
+
+    private static func operation(_ words: String) -> Operation? {
+        switch words {
+        case "users list":
+            return Operation(syntax: usersListSyntax) { admin, line throws(ServerError) in
+                let page = try admin.searchUsers(query: line.value("--query") ?? "", cursor: line.value("--cursor"), limit: limit(line))
+                let rows = page.users.map { "\($0.user.id)  \($0.user.username)  \($0.user.email ?? "-")  (\($0.matchedBy))" }
+                return (page, (rows + (page.nextCursor.map { ["next: --cursor \($0)"] } ?? [])).joined(separator: "\n"))
+            }
+        case "users show":
+            return Operation(syntax: usersShowSyntax) { admin, line throws(ServerError) in
+                let detail = try admin.user(id: line.positionals[0])
+                return (detail, pretty(detail))
+            }
+        case "users create":
+            return Operation(syntax: usersCreateSyntax) { admin, line throws(ServerError) in
+                let change = AdminUserChange(
+                    username: line.value("--username") ?? "",
+                    displayName: line.value("--display-name"),
+                    email: line.value("--email"),
+                    emailVerified: line.isSet("--email-verified")
+                )
+                let user = try admin.createUser(change)
+                return (["user": user], "created \(user.id) \(user.username)")
+            }
+        case "users update":
+            return Operation(syntax: usersUpdateSyntax) { admin, line throws(ServerError) in
+                let verified = line.value("--email-verified").map { $0 == "true" }
+                let change = AdminUserChange(
+                    username: line.value("--username"),
+                    displayName: line.value("--display-name"),
+                    email: line.value("--email"),
+                    emailVerified: verified
+                )
+                let user = try admin.updateUser(id: line.positionals[0], change)
+                return (["user": user], "updated \(user.id) \(user.username)")
+            }
+        case "users delete":
+            return Operation(syntax: usersDeleteSyntax) { admin, line throws(ServerError) in
+                try admin.deleteUser(id: line.positionals[0])
+                return (["deleted": true], "deleted \(line.positionals[0])")
+            }
+        case "users revoke-sessions":
+            return Operation(syntax: usersRevokeSyntax) { admin, line throws(ServerError) in
+                let count = try admin.revokeSessions(userID: line.positionals[0])
+                return (["revoked": count], "revoked \(count) session(s)")
+            }
+        case "users delete-passkey":
+            return Operation(syntax: usersDeletePasskeySyntax) { admin, line throws(ServerError) in
+                try admin.deletePasskey(userID: line.positionals[0], credentialID: line.positionals[1])
+                return (["deleted": true], "deleted passkey \(line.positionals[1])")
+            }
+        case "webhooks list":
+            return Operation(syntax: webhooksListSyntax) { admin, line throws(ServerError) in
+                let page = try admin.webhookDeliveries(status: line.value("--status"), cursor: line.value("--cursor"), limit: limit(line))
+                let rows = page.deliveries.map { delivery in
+                    "\(delivery.id)  \(delivery.endpointId)  \(delivery.status)  attempts \(delivery.attempts)"
+                        + "  last \(delivery.lastStatus.map(String.init) ?? "-") \(delivery.lastError ?? "")"
+                }
+                return (page, (rows + (page.nextCursor.map { ["next: --cursor \($0)"] } ?? [])).joined(separator: "\n"))
+            }
+        case "webhooks retry":
+            return Operation(syntax: webhooksRetrySyntax) { admin, line throws(ServerError) in
+                try admin.retryWebhookDelivery(id: line.positionals[0])
+                return (["queued": true], "queued delivery \(line.positionals[0]) again")
+            }
+        default:
+            return nil
+        }
+    }
+
+    /// `--limit`, checked to be a number by `run`.
+    private static func limit(_ line: ParsedCommandLine) -> Int? {
+        line.value("--limit").flatMap { Int($0) }
+    }
+
+    /// The admin API's JSON encoding (sorted keys, ISO 8601 dates) on one line.
+    static func encode(_ value: any Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    private static func pretty(_ value: any Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
+        encoder.dateEncodingStrategy = .iso8601
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+}
