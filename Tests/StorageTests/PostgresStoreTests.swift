@@ -31,6 +31,27 @@ struct PostgresStoreTests {
         }
     }
 
+    /// The metrics' pool waits: a call that finds every connection lent is counted, and so is one whose wait runs out.
+    @Test func poolWaitsAreCounted() throws {
+        let store = try PostgresStore(connectionString: try newDatabase(), poolSize: 1, waitTimeout: .seconds(2))
+        #expect(store.poolWaits == (0, 0))
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let holder = Thread {
+            _ = try? store.transaction { _ throws(StorageError) in
+                holding.signal()
+                release.wait()
+            }
+        }
+        holder.start()
+        holding.wait()
+        #expect(throws: StorageError.self) { try store.status(now: StoreSamples.now) }
+        #expect(store.poolWaits == (1, 1))
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { release.signal() }
+        _ = try store.status(now: StoreSamples.now)
+        #expect(store.poolWaits == (2, 1))
+    }
+
     @Test func oneNodeSeesWhatTheOtherWrote() throws {
         let database = try newDatabase()
         let first = try PostgresStore(connectionString: database, poolSize: 2)
@@ -320,7 +341,7 @@ struct PostgresStoreTests {
     }
 
     @Test func aFullPoolMakesCallersWaitThenFail() throws {
-        let store = try PostgresStore(connectionString: try newDatabase(), poolSize: 1, waitTimeout: .milliseconds(300))
+        let store = try PostgresStore(connectionString: try newDatabase(), poolSize: 1, waitTimeout: .seconds(2))
         let held = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let holder = Thread {
