@@ -10,7 +10,7 @@ PYTHON ?= /usr/bin/python3
 # The PostgreSQL tests start throwaway clusters of Debian's server (initdb + pg_ctl) in temporary folders.
 TEST_PACKAGES := postgresql
 
-.PHONY: webhook-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
+.PHONY: client-swift-test webhook-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
 
 # Installs the Debian packages of $(1) that are missing; nothing at all when everything is there. Runs
 # `apt-get update` first when the package lists are missing, and again when an install fails on stale lists.
@@ -37,10 +37,10 @@ release: deps
 run: release
 	./.build/release/passkeyd serve --config examples/passkeyd.json
 
-test: deps lint test-swift test-browser test-packaging
+test: deps lint test-swift client-swift-test test-browser test-packaging
 
 # swift-format (from the toolchain) with .swift-format: `make lint` checks the tree, `make format` rewrites it.
-SWIFT_SOURCES := Package.swift Sources Tests bench fuzz
+SWIFT_SOURCES := Package.swift Sources Tests bench fuzz clients/swift/Package.swift clients/swift/Sources clients/swift/Tests
 lint:
 	$(SWIFT) format lint --strict --recursive $(SWIFT_SOURCES)
 
@@ -54,6 +54,14 @@ test-deps:
 test-swift: test-deps webhook-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --parallel && $(MAKE) fuzz-replay
+
+# The Swift client package (clients/swift, a package of its own) against a real `passkeyd serve` on loopback, with the
+# main package's software authenticator and Apple stand-in as the device (passkeyd-test-device).
+client-swift-test: deps
+	$(SWIFT) build --product passkeyd
+	$(SWIFT) build --product passkeyd-test-device
+	cd clients/swift && PASSKEYD_BINARY=$(abspath .build/debug/passkeyd) PASSKEYD_TEST_DEVICE=$(abspath .build/debug/passkeyd-test-device) \
+	  $(SWIFT) test
 
 # The webhook tests' receiver (Tests/Webhooks/receiver.py) verifies every delivery with the standardwebhooks package
 # from PyPI, in its own venv, made when missing or when its requirements changed.

@@ -49,6 +49,13 @@ let package = Package(
             dependencies: ["WebAuthnCore", "WebAuthnVectors", "CBOR", "CryptoCore", "Storage", "HTTPServer"],
             path: "Tests/TestSupport"
         ),
+        // The device side of the client libraries' tests (clients/swift): the software authenticator and the Apple stand-in
+        // as a process those tests drive.
+        .executableTarget(
+            name: "passkeyd-test-device",
+            dependencies: ["TestSupport", "WebAuthnCore", "CryptoCore"],
+            path: "Tests/TestDevice"
+        ),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore"]),
         .testTarget(name: "WebAuthnCoreTests", dependencies: ["WebAuthnCore", "WebAuthnVectors", "TestSupport", "CBOR", "CryptoCore"]),
