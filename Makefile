@@ -10,7 +10,7 @@ PYTHON ?= /usr/bin/python3
 # The PostgreSQL tests start throwaway clusters of Debian's server (initdb + pg_ctl) in temporary folders.
 TEST_PACKAGES := postgresql
 
-.PHONY: client-swift-test webhook-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
+.PHONY: client-swift-test test-openapi openapi-deps webhook-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
 
 # Installs the Debian packages of $(1) that are missing; nothing at all when everything is there. Runs
 # `apt-get update` first when the package lists are missing, and again when an install fails on stale lists.
@@ -37,7 +37,7 @@ release: deps
 run: release
 	./.build/release/passkeyd serve --config examples/passkeyd.json
 
-test: deps lint test-swift client-swift-test test-browser test-packaging
+test: deps lint test-swift client-swift-test test-openapi test-browser test-packaging
 
 # swift-format (from the toolchain) with .swift-format: `make lint` checks the tree, `make format` rewrites it.
 SWIFT_SOURCES := Package.swift Sources Tests bench fuzz clients/swift/Package.swift clients/swift/Sources clients/swift/Tests
@@ -62,6 +62,24 @@ client-swift-test: deps
 	$(SWIFT) build --product passkeyd-test-device
 	cd clients/swift && PASSKEYD_BINARY=$(abspath .build/debug/passkeyd) PASSKEYD_TEST_DEVICE=$(abspath .build/debug/passkeyd-test-device) \
 	  $(SWIFT) test
+
+# Real requests and answers of passkeyd serve validated against its OpenAPI document (openapi-core from PyPI, in its
+# own venv, made when missing or when its requirements changed).
+OPENAPI_VENV := .venv-openapi
+test-openapi: deps openapi-deps
+	$(SWIFT) build --product passkeyd
+	$(SWIFT) build --product passkeyd-test-device
+	PASSKEYD_BINARY=$(abspath .build/debug/passkeyd) PASSKEYD_TEST_DEVICE=$(abspath .build/debug/passkeyd-test-device) \
+	  $(OPENAPI_VENV)/bin/python -m pytest -q -p no:cacheprovider Tests/OpenAPI
+
+openapi-deps:
+	$(call install_missing,python3-venv)
+	@if [ ! -x $(OPENAPI_VENV)/bin/python ] || ! cmp -s Tests/OpenAPI/requirements.txt $(OPENAPI_VENV)/requirements.txt; then \
+	  echo "creating $(OPENAPI_VENV)"; \
+	  rm -rf $(OPENAPI_VENV) && $(PYTHON) -m venv $(OPENAPI_VENV) && \
+	  $(OPENAPI_VENV)/bin/pip install -q --disable-pip-version-check -r Tests/OpenAPI/requirements.txt && \
+	  cp Tests/OpenAPI/requirements.txt $(OPENAPI_VENV)/requirements.txt; \
+	fi
 
 # The webhook tests' receiver (Tests/Webhooks/receiver.py) verifies every delivery with the standardwebhooks package
 # from PyPI, in its own venv, made when missing or when its requirements changed.

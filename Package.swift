@@ -30,7 +30,12 @@ let package = Package(
 
         // HTTP/1.1 over TLS on libevent; the relying-party server composes everything.
         .target(name: "HTTPServer", dependencies: ["CLibEvent", "CryptoCore"]),
-        .target(name: "RelyingPartyServer", dependencies: ["WebAuthnCore", "CryptoCore", "Storage", "HTTPServer", "AppleSignIn"]),
+        // The OpenAPI document of the API is compiled in (`GET /openapi.json`), so the binary needs no file to serve it.
+        .target(
+            name: "RelyingPartyServer",
+            dependencies: ["WebAuthnCore", "CryptoCore", "Storage", "HTTPServer", "AppleSignIn"],
+            resources: [.embedInCode("OpenAPI/openapi.json")]
+        ),
         .executableTarget(
             name: "passkeyd",
             dependencies: [

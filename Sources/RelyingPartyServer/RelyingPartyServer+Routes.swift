@@ -7,6 +7,7 @@ extension RelyingPartyServer {
     /// path pattern, never by the path itself (a passkey ID identifies a person's authenticator).
     static let routes: [Route] = [
         Route("GET", "/healthz", [.sessionIgnored], RelyingPartyServer.health),
+        Route("GET", "/openapi.json", [.sessionIgnored], RelyingPartyServer.openAPIDocument),
         Route(
             "POST",
             "/webauthn/registration/options",

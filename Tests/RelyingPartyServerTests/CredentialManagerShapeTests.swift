@@ -95,7 +95,11 @@ struct CredentialManagerShapeTests {
             challenge: try PasskeyClient.bytes(options.challenge),
             options: AssertionOptions(flags: Self.passkeyFlags, signCount: 0, clientData: Self.clientData("webauthn.get"))
         )
-        let signedIn = try client.send("POST", "/webauthn/authentication/verify", json: try Self.authenticationResponseJSON(parts, credential: credential))
+        let signedIn = try client.send(
+            "POST",
+            "/webauthn/authentication/verify",
+            json: try Self.authenticationResponseJSON(parts, credential: credential)
+        )
         #expect(signedIn.status == 200, "\(signedIn.text)")
         #expect((signedIn.object["user"] as? [String: Any])?["id"] as? String == Base64URL.encode(credential.userHandle))
     }
