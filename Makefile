@@ -24,6 +24,16 @@ define install_missing
 	fi
 endef
 
+# Makes the Python venv $(1) from the requirements file $(2) when it is missing or when the requirements changed.
+define python_venv
+	@if [ ! -x $(1)/bin/python ] || ! cmp -s $(2) $(1)/requirements.txt; then \
+	  echo "creating $(1)"; \
+	  rm -rf $(1) && $(PYTHON) -m venv $(1) && \
+	  $(1)/bin/pip install -q --disable-pip-version-check -r $(2) && \
+	  cp $(2) $(1)/requirements.txt; \
+	fi
+endef
+
 deps:
 	$(call install_missing,$(DEBIAN_PACKAGES))
 
@@ -74,24 +84,14 @@ test-openapi: deps openapi-deps
 
 openapi-deps:
 	$(call install_missing,python3-venv)
-	@if [ ! -x $(OPENAPI_VENV)/bin/python ] || ! cmp -s Tests/OpenAPI/requirements.txt $(OPENAPI_VENV)/requirements.txt; then \
-	  echo "creating $(OPENAPI_VENV)"; \
-	  rm -rf $(OPENAPI_VENV) && $(PYTHON) -m venv $(OPENAPI_VENV) && \
-	  $(OPENAPI_VENV)/bin/pip install -q --disable-pip-version-check -r Tests/OpenAPI/requirements.txt && \
-	  cp Tests/OpenAPI/requirements.txt $(OPENAPI_VENV)/requirements.txt; \
-	fi
+	$(call python_venv,$(OPENAPI_VENV),Tests/OpenAPI/requirements.txt)
 
 # The webhook tests' receiver (Tests/Webhooks/receiver.py) verifies every delivery with the standardwebhooks package
 # from PyPI, in its own venv, made when missing or when its requirements changed.
 WEBHOOK_VENV := .venv-webhooks
 webhook-deps:
 	$(call install_missing,python3-venv)
-	@if [ ! -x $(WEBHOOK_VENV)/bin/python ] || ! cmp -s Tests/Webhooks/requirements.txt $(WEBHOOK_VENV)/requirements.txt; then \
-	  echo "creating $(WEBHOOK_VENV)"; \
-	  rm -rf $(WEBHOOK_VENV) && $(PYTHON) -m venv $(WEBHOOK_VENV) && \
-	  $(WEBHOOK_VENV)/bin/pip install -q --disable-pip-version-check -r Tests/Webhooks/requirements.txt && \
-	  cp Tests/Webhooks/requirements.txt $(WEBHOOK_VENV)/requirements.txt; \
-	fi
+	$(call python_venv,$(WEBHOOK_VENV),Tests/Webhooks/requirements.txt)
 
 # Real-browser tests: headless Chromium with virtual authenticators drives the demo page against a
 # `passkeyd serve` started by the suite. Screenshots go to Tests/Browser/screenshots/ (git-ignored).
@@ -102,12 +102,7 @@ test-browser: deps browser-deps
 # Chromium, chromedriver and python3-venv when missing; the venv when missing or when requirements.txt changed.
 browser-deps:
 	$(call install_missing,$(BROWSER_PACKAGES))
-	@if [ ! -x $(BROWSER_VENV)/bin/pytest ] || ! cmp -s Tests/Browser/requirements.txt $(BROWSER_VENV)/requirements.txt; then \
-	  echo "creating $(BROWSER_VENV)"; \
-	  rm -rf $(BROWSER_VENV) && $(PYTHON) -m venv $(BROWSER_VENV) && \
-	  $(BROWSER_VENV)/bin/pip install -q --disable-pip-version-check -r Tests/Browser/requirements.txt && \
-	  cp Tests/Browser/requirements.txt $(BROWSER_VENV)/requirements.txt; \
-	fi
+	$(call python_venv,$(BROWSER_VENV),Tests/Browser/requirements.txt)
 
 # Installing (README "Installing"): a release binary with the Swift runtime linked in, so that it runs with
 # Debian's C libraries only. It has its own build folder, so switching between it and `make release` rebuilds neither.
