@@ -205,6 +205,26 @@ def test_passkeys_and_the_account(world):
     api.call("DELETE", "/me", token=signed_in["token"])
 
 
+def test_sessions_and_recovery(world):
+    api, device = world
+    phone = register(api, device, "hedy")["token"]
+    laptop = api.call("POST", "/webauthn/authentication/verify", assertion(api, device, "hedy"))["token"]
+    tablet = api.call("POST", "/webauthn/authentication/verify", assertion(api, device, "hedy"))["token"]
+    sessions = api.call("GET", "/me/sessions", token=phone)["sessions"]
+    assert len(sessions) == 3
+    other = next(s for s in sessions if not s.get("current"))
+    api.call("DELETE", f"/me/sessions/{other['id']}", token=phone)
+    api.call("DELETE", f"/me/sessions/{other['id']}", token=phone, status=404)
+    assert api.call("POST", "/me/sessions/revoke-others", token=phone)["revoked"] == 1
+    api.call("GET", "/me", token=laptop, status=401)
+    api.call("GET", "/me", token=tablet, status=401)
+    codes = api.call("POST", "/me/recovery-codes", token=phone)["codes"]
+    restricted = api.call("POST", "/auth/recovery", {"username": "hedy", "code": codes[0]})
+    assert restricted["restricted"] is True
+    api.call("GET", "/me/passkeys", token=restricted["token"], status=403)
+    api.call("POST", "/auth/recovery", {"username": "hedy", "code": codes[0]}, status=401)
+
+
 def test_sign_in_with_apple_and_merging(world):
     api, device = world
     apple_account = apple_sign_in(api, device, "001111.openapi.0001", name=True)

@@ -34,7 +34,9 @@ export type ServerErrorCode =
   | "credential_exists" | "last_credential" | "apple_identity_taken" | "last_sign_in_method" | "merge_conflict"
   | "merge_same_account" | "merge_proof_rejected" | "apple_identity_not_found" | "handoff_code_invalid"
   | "rate_limited" | "apple_not_configured" | "invalid_notification" | "internal_error" | "storage_unavailable"
-  | "apple_unavailable" | "bad_request" | "request_too_large" | "expectation_failed" | "http_error";
+  | "apple_unavailable" | "admin_unauthorized" | "user_not_found" | "invalid_cursor" | "delivery_not_found"
+  | "session_not_found" | "enrollment_link_invalid" | "enrollment_link_expired" | "recovery_code_invalid"
+  | "recovery_session_restricted" | "bad_request" | "request_too_large" | "expectation_failed" | "http_error";
 
 /** Sentences for people, by code. */
 export declare const messages: Readonly<Record<string, string>>;

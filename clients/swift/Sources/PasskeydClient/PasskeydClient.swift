@@ -129,6 +129,44 @@ public final class PasskeydClient: Sendable {
         try? tokenStore.save(nil)
     }
 
+    // MARK: Sessions and recovery
+
+    /// `GET /me/sessions`: the account's live sessions (`current` marks this one).
+    public func sessions() async throws(PasskeydError) -> [Session] {
+        struct Answer: Decodable { let sessions: [Session] }
+        let answer: Answer = try await send("GET", "/me/sessions", Empty?.none)
+        return answer.sessions
+    }
+
+    /// `DELETE /me/sessions/{id}`: ends another session of the account (`session_not_found` for any other ID).
+    public func revokeSession(id: String) async throws(PasskeydError) {
+        let _: Ignored = try await send("DELETE", "/me/sessions/" + Self.segment(id), Empty?.none)
+    }
+
+    /// `POST /me/sessions/revoke-others`: ends every other session; how many ended.
+    public func revokeOtherSessions() async throws(PasskeydError) -> Int {
+        struct Answer: Decodable { let revoked: Int }
+        let answer: Answer = try await send("POST", "/me/sessions/revoke-others", Empty?.none)
+        return answer.revoked
+    }
+
+    /// `POST /me/recovery-codes`: ten new single-use codes, shown once (the earlier ones stop working).
+    public func createRecoveryCodes() async throws(PasskeydError) -> [String] {
+        struct Answer: Decodable { let codes: [String] }
+        let answer: Answer = try await send("POST", "/me/recovery-codes", Empty?.none)
+        return answer.codes
+    }
+
+    /// `POST /auth/recovery`: a restricted session (`restricted: true`, stored) that may only register a passkey,
+    /// read the account and sign out: register one next (`registrationOptions()` without a username).
+    public func signInWithRecoveryCode(username: String, code: String) async throws(PasskeydError) -> SignInResult {
+        struct Body: Encodable {
+            let username: String
+            let code: String
+        }
+        return try keep(try await send("POST", "/auth/recovery", Body(username: username, code: code)))
+    }
+
     // MARK: Sign in with Apple
 
     /// `POST /auth/apple/nonce`: give `hashed` to Apple, then the nonce to `AppleSignInExchange`.

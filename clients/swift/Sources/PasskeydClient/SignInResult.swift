@@ -19,4 +19,6 @@ public struct SignInResult: Codable, Sendable, Equatable {
     public let linkSuggestion: String?
     /// Merge: the user handle of the account that went away.
     public let previousUserId: String?
+    /// A recovery code's session: it may only register a passkey, read the account and sign out.
+    public let restricted: Bool?
 }

@@ -132,6 +132,43 @@ final class LiveServerTests: XCTestCase {
         _ = try await signUp(client, "ada")
     }
 
+    func testSessionsAndRecovery() async throws {
+        let phone = client()
+        let account = try await signUp(phone, "hedy")
+        let laptop = client()
+        _ = try await laptop.signIn(try server.device.assert(try PlatformAssertionRequest(try await laptop.authenticationOptions())))
+        let sessions = try await phone.sessions()
+        XCTAssertEqual(sessions.count, 2)
+        XCTAssertEqual(sessions.filter { $0.current == true }.count, 1)
+        let other = try XCTUnwrap(sessions.first { $0.current != true })
+        try await phone.revokeSession(id: other.id)
+        _ = await expectError(.notSignedIn, status: 401) { _ = try await laptop.account() }
+        _ = await expectError(.sessionNotFound, status: 404) { try await phone.revokeSession(id: other.id) }
+        let revoked = try await phone.revokeOtherSessions()
+        XCTAssertEqual(revoked, 0)
+
+        // Recovery: ten codes; one gives a restricted session that may only add a passkey.
+        let codes = try await phone.createRecoveryCodes()
+        XCTAssertEqual(codes.count, 10)
+        let recovering = client()
+        _ = await expectError(.recoveryCodeInvalid, status: 401) {
+            _ = try await recovering.signInWithRecoveryCode(username: "hedy", code: "wrong-code")
+        }
+        let restricted = try await recovering.signInWithRecoveryCode(username: "hedy", code: codes[0])
+        XCTAssertEqual(restricted.restricted, true)
+        XCTAssertEqual(restricted.user.id, account.user.id)
+        _ = await expectError(.recoverySessionRestricted, status: 403) { _ = try await recovering.passkeys() }
+        let added = try await recovering.register(
+            try server.device.create(try PlatformRegistrationRequest(try await recovering.registrationOptions()))
+        )
+        XCTAssertEqual(added.user.id, account.user.id)
+        let passkeys = try await recovering.passkeys()
+        XCTAssertEqual(passkeys.count, 2)
+        _ = await expectError(.recoveryCodeInvalid, status: 401) {
+            _ = try await self.client().signInWithRecoveryCode(username: "hedy", code: codes[0])
+        }
+    }
+
     func testSignInWithApple() async throws {
         let client = client()
         let nonce = try await client.appleNonce()
