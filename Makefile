@@ -10,7 +10,7 @@ PYTHON ?= /usr/bin/python3
 # The PostgreSQL tests start throwaway clusters of Debian's server (initdb + pg_ctl) in temporary folders.
 TEST_PACKAGES := postgresql
 
-.PHONY: webhook-deps metrics-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
+.PHONY: client-swift-test test-openapi openapi-deps webhook-deps metrics-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
 
 # Installs the Debian packages of $(1) that are missing; nothing at all when everything is there. Runs
 # `apt-get update` first when the package lists are missing, and again when an install fails on stale lists.
@@ -21,6 +21,16 @@ define install_missing
 	  if [ -z "$$(ls -A /var/lib/apt/lists 2>/dev/null | grep -v -e lock -e partial -e auxfiles)" ]; then $(SUDO) apt-get update; fi; \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing || \
 	    { $(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; }; \
+	fi
+endef
+
+# Makes the Python venv $(1) from the requirements file $(2) when it is missing or when the requirements changed.
+define python_venv
+	@if [ ! -x $(1)/bin/python ] || ! cmp -s $(2) $(1)/requirements.txt; then \
+	  echo "creating $(1)"; \
+	  rm -rf $(1) && $(PYTHON) -m venv $(1) && \
+	  $(1)/bin/pip install -q --disable-pip-version-check -r $(2) && \
+	  cp $(2) $(1)/requirements.txt; \
 	fi
 endef
 
@@ -37,10 +47,10 @@ release: deps
 run: release
 	./.build/release/passkeyd serve --config examples/passkeyd.json
 
-test: deps lint test-swift test-browser test-packaging
+test: deps lint test-swift client-swift-test test-openapi test-browser test-packaging
 
 # swift-format (from the toolchain) with .swift-format: `make lint` checks the tree, `make format` rewrites it.
-SWIFT_SOURCES := Package.swift Sources Tests bench fuzz
+SWIFT_SOURCES := Package.swift Sources Tests bench fuzz clients/swift/Package.swift clients/swift/Sources clients/swift/Tests
 lint:
 	$(SWIFT) format lint --strict --recursive $(SWIFT_SOURCES)
 
@@ -55,26 +65,38 @@ test-swift: test-deps webhook-deps metrics-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --parallel && $(MAKE) fuzz-replay
 
-# A venv $(1) with the PyPI packages of $(2) (a requirements.txt), made when missing or when the requirements changed.
-define python_venv
+# The Swift client package (clients/swift, a package of its own) against a real `passkeyd serve` on loopback, with the
+# main package's software authenticator and Apple stand-in as the device (passkeyd-test-device).
+client-swift-test: deps
+	$(SWIFT) build --product passkeyd
+	$(SWIFT) build --product passkeyd-test-device
+	cd clients/swift && PASSKEYD_BINARY=$(abspath .build/debug/passkeyd) PASSKEYD_TEST_DEVICE=$(abspath .build/debug/passkeyd-test-device) \
+	  $(SWIFT) test
+
+# Real requests and answers of passkeyd serve validated against its OpenAPI document (openapi-core from PyPI, in its
+# own venv, made when missing or when its requirements changed).
+OPENAPI_VENV := .venv-openapi
+test-openapi: deps openapi-deps
+	$(SWIFT) build --product passkeyd
+	$(SWIFT) build --product passkeyd-test-device
+	PASSKEYD_BINARY=$(abspath .build/debug/passkeyd) PASSKEYD_TEST_DEVICE=$(abspath .build/debug/passkeyd-test-device) \
+	  $(OPENAPI_VENV)/bin/python -m pytest -q -p no:cacheprovider Tests/OpenAPI
+
+openapi-deps:
 	$(call install_missing,python3-venv)
-	@if [ ! -x $(1)/bin/python ] || ! cmp -s $(2) $(1)/requirements.txt; then \
-	  echo "creating $(1)"; \
-	  rm -rf $(1) && $(PYTHON) -m venv $(1) && \
-	  $(1)/bin/pip install -q --disable-pip-version-check -r $(2) && \
-	  cp $(2) $(1)/requirements.txt; \
-	fi
-endef
+	$(call python_venv,$(OPENAPI_VENV),Tests/OpenAPI/requirements.txt)
 
 # The webhook tests' receiver (Tests/Webhooks/receiver.py) verifies every delivery with the standardwebhooks package
 # from PyPI, in its own venv.
 WEBHOOK_VENV := .venv-webhooks
 webhook-deps:
+	$(call install_missing,python3-venv)
 	$(call python_venv,$(WEBHOOK_VENV),Tests/Webhooks/requirements.txt)
 
 # The metrics tests read /metrics with prometheus-client's parser (Tests/Metrics/parse.py), in its own venv.
 METRICS_VENV := .venv-metrics
 metrics-deps:
+	$(call install_missing,python3-venv)
 	$(call python_venv,$(METRICS_VENV),Tests/Metrics/requirements.txt)
 
 # Real-browser tests: headless Chromium with virtual authenticators drives the demo page against a
@@ -86,12 +108,7 @@ test-browser: deps browser-deps
 # Chromium, chromedriver and python3-venv when missing; the venv when missing or when requirements.txt changed.
 browser-deps:
 	$(call install_missing,$(BROWSER_PACKAGES))
-	@if [ ! -x $(BROWSER_VENV)/bin/pytest ] || ! cmp -s Tests/Browser/requirements.txt $(BROWSER_VENV)/requirements.txt; then \
-	  echo "creating $(BROWSER_VENV)"; \
-	  rm -rf $(BROWSER_VENV) && $(PYTHON) -m venv $(BROWSER_VENV) && \
-	  $(BROWSER_VENV)/bin/pip install -q --disable-pip-version-check -r Tests/Browser/requirements.txt && \
-	  cp Tests/Browser/requirements.txt $(BROWSER_VENV)/requirements.txt; \
-	fi
+	$(call python_venv,$(BROWSER_VENV),Tests/Browser/requirements.txt)
 
 # Installing (README "Installing"): a release binary with the Swift runtime linked in, so that it runs with
 # Debian's C libraries only. It has its own build folder, so switching between it and `make release` rebuilds neither.

@@ -32,9 +32,11 @@ let package = Package(
         .target(name: "Observability"),
         // HTTP/1.1 over TLS on libevent; the relying-party server composes everything.
         .target(name: "HTTPServer", dependencies: ["CLibEvent", "CryptoCore", "Observability"]),
+        // The OpenAPI document of the API is compiled in (`GET /openapi.json`), so the binary needs no file to serve it.
         .target(
             name: "RelyingPartyServer",
-            dependencies: ["WebAuthnCore", "CryptoCore", "Storage", "HTTPServer", "AppleSignIn", "Observability"]
+            dependencies: ["WebAuthnCore", "CryptoCore", "Storage", "HTTPServer", "AppleSignIn", "Observability"],
+            resources: [.embedInCode("OpenAPI/openapi.json")]
         ),
         .executableTarget(
             name: "passkeyd",
@@ -53,6 +55,13 @@ let package = Package(
             name: "TestSupport",
             dependencies: ["WebAuthnCore", "WebAuthnVectors", "CBOR", "CryptoCore", "Storage", "HTTPServer", "Observability"],
             path: "Tests/TestSupport"
+        ),
+        // The device side of the client libraries' tests (clients/swift): the software authenticator and the Apple stand-in
+        // as a process those tests drive.
+        .executableTarget(
+            name: "passkeyd-test-device",
+            dependencies: ["TestSupport", "WebAuthnCore", "CryptoCore"],
+            path: "Tests/TestDevice"
         ),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore"]),

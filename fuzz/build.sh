@@ -26,7 +26,8 @@ out=.build-fuzz/$mode
 mkdir -p "$out/modules" "$out/bin"
 
 # From Package.swift: the library modules in build order, the system-library folders they reach, what those link.
-derived=$("${SWIFT:-swift}" package dump-package | python3 fuzz/modules.py fuzz/Targets/*.swift fuzz/Support/*.swift)
+package=$("${SWIFT:-swift}" package dump-package)
+derived=$(python3 fuzz/modules.py fuzz/Targets/*.swift fuzz/Support/*.swift <<<"$package")
 read -r -a modules <<<"$(sed -n 's/^modules //p' <<<"$derived")"
 read -r -a includes <<<"$(sed -n 's/^includes //p' <<<"$derived")"
 read -r -a links <<<"$(sed -n 's/^links //p' <<<"$derived")"
@@ -39,7 +40,7 @@ built=()
 build_module() {
   local name=$1 library="$out/modules/lib$1.a"
   # Rebuild when a source of the module, or the library of a module built before it, is newer than the library.
-  if [ -f "$library" ] && [ -z "$(find "Sources/$name" "${built[@]}" -newer "$library" \( -name '*.swift' -o -name '*.a' \) -print -quit)" ]; then
+  if [ -f "$library" ] && [ -z "$(find "Sources/$name" "${built[@]}" -newer "$library" \( -name '*.swift' -o -name '*.a' -o -name '*.json' \) -print -quit)" ]; then
     built+=("$library")
     return
   fi
@@ -47,6 +48,23 @@ build_module() {
   echo "  module $name ($mode)" >&2
   local sources
   mapfile -t sources < <(find "Sources/$name" -name '*.swift' | sort)
+  # The module's `embedInCode` resources, as SwiftPM generates them: `PackageResources.<file name, . as _>` bytes.
+  local embedded="$out/modules/$name-resources.swift"
+  if PACKAGE_JSON=$package python3 - "$name" "$embedded" <<'PYTHON'
+import json, os, sys
+name, output = sys.argv[1], sys.argv[2]
+target = next(t for t in json.loads(os.environ["PACKAGE_JSON"])["targets"] if t["name"] == name)
+files = [r["path"] for r in target.get("resources", []) if "embedInCode" in r["rule"]]
+if not files:
+    sys.exit(1)
+with open(output, "w") as swift:
+    swift.write("enum PackageResources {\n")
+    for path in files:
+        data = open(os.path.join("Sources", name, path), "rb").read()
+        swift.write(f"    static let {os.path.basename(path).replace('.', '_')}: [UInt8] = [{','.join(map(str, data))}]\n")
+    swift.write("}\n")
+PYTHON
+  then sources+=("$embedded"); fi
   "$SWIFTC" "${common[@]}" -module-name "$name" -emit-module -emit-module-path "$out/modules/$name.swiftmodule" \
     -emit-library -static -o "$library" "${sources[@]}"
 }

@@ -1,200 +1,13 @@
-/* passkeyd demo page: passkey sign-up, sign-in (button and autofill) and account management.
- * Plain script (no modules, no build step, no external resources). See README.md. */
+/* passkeyd demo page: the page's views and messages on top of passkeyd.js (a copy of clients/web/passkeyd.js, the
+ * browser client), which runs every ceremony, maps every error and calls the Signal API. See README.md. */
+import { createPasskeyd, ErrorCode, messages } from "./passkeyd.js";
+
+const passkeyd = createPasskeyd();
+
 (function () {
   "use strict";
 
-  /* ---------- base64url and WebAuthn JSON conversion ---------- */
-
-  // ArrayBuffer / typed array / DataView -> base64url without padding.
-  function base64urlEncode(data) {
-    var bytes = ArrayBuffer.isView(data)
-      ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
-      : new Uint8Array(data);
-    var binary = "";
-    for (var i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]);
-    return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-  }
-
-  // base64url (padding optional) -> ArrayBuffer. Throws on invalid input.
-  function base64urlDecode(text) {
-    var b64 = String(text).replace(/-/g, "+").replace(/_/g, "/");
-    while (b64.length % 4) b64 += "=";
-    var binary = atob(b64);
-    var bytes = new Uint8Array(binary.length);
-    for (var i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-    return bytes.buffer;
-  }
-
-  function isBinary(value) {
-    return ArrayBuffer.isView(value) || Object.prototype.toString.call(value) === "[object ArrayBuffer]";
-  }
-
-  // Deep copy where every ArrayBuffer/view becomes base64url (for extension outputs such as prf).
-  function binaryToJSON(value) {
-    if (isBinary(value)) return base64urlEncode(value);
-    if (Array.isArray(value)) return value.map(binaryToJSON);
-    if (value && typeof value === "object") {
-      var out = {};
-      Object.keys(value).forEach(function (k) { out[k] = binaryToJSON(value[k]); });
-      return out;
-    }
-    return value;
-  }
-
-  function descriptorsFromJSON(list) {
-    return (list || []).map(function (d) {
-      var copy = Object.assign({}, d);
-      copy.id = base64urlDecode(d.id);
-      return copy;
-    });
-  }
-
-  function creationOptionsFromJSON(json) {
-    var PKC = typeof PublicKeyCredential !== "undefined" ? PublicKeyCredential : null;
-    if (PKC && typeof PKC.parseCreationOptionsFromJSON === "function") {
-      try { return PKC.parseCreationOptionsFromJSON(json); } catch (e) { /* use the fallback */ }
-    }
-    var options = Object.assign({}, json);
-    options.challenge = base64urlDecode(json.challenge);
-    options.user = Object.assign({}, json.user, { id: base64urlDecode(json.user.id) });
-    if (json.excludeCredentials) options.excludeCredentials = descriptorsFromJSON(json.excludeCredentials);
-    return options;
-  }
-
-  function requestOptionsFromJSON(json) {
-    var PKC = typeof PublicKeyCredential !== "undefined" ? PublicKeyCredential : null;
-    if (PKC && typeof PKC.parseRequestOptionsFromJSON === "function") {
-      try { return PKC.parseRequestOptionsFromJSON(json); } catch (e) { /* use the fallback */ }
-    }
-    var options = Object.assign({}, json);
-    options.challenge = base64urlDecode(json.challenge);
-    if (json.allowCredentials) options.allowCredentials = descriptorsFromJSON(json.allowCredentials);
-    return options;
-  }
-
-  // PublicKeyCredential -> RegistrationResponseJSON / AuthenticationResponseJSON.
-  function credentialToJSON(cred) {
-    if (typeof cred.toJSON === "function") {
-      try { return cred.toJSON(); } catch (e) { /* use the fallback */ }
-    }
-    var r = cred.response;
-    var response = { clientDataJSON: base64urlEncode(r.clientDataJSON) };
-    if (r.attestationObject) {
-      // Registration (AuthenticatorAttestationResponse).
-      response.attestationObject = base64urlEncode(r.attestationObject);
-      response.transports = typeof r.getTransports === "function" ? r.getTransports() : [];
-      if (typeof r.getAuthenticatorData === "function") response.authenticatorData = base64urlEncode(r.getAuthenticatorData());
-      if (typeof r.getPublicKey === "function") {
-        var publicKey = r.getPublicKey();
-        if (publicKey) response.publicKey = base64urlEncode(publicKey);
-      }
-      if (typeof r.getPublicKeyAlgorithm === "function") response.publicKeyAlgorithm = r.getPublicKeyAlgorithm();
-    } else {
-      // Authentication (AuthenticatorAssertionResponse).
-      response.authenticatorData = base64urlEncode(r.authenticatorData);
-      response.signature = base64urlEncode(r.signature);
-      if (r.userHandle && r.userHandle.byteLength) response.userHandle = base64urlEncode(r.userHandle);
-    }
-    var json = {
-      id: cred.id,
-      rawId: base64urlEncode(cred.rawId),
-      type: cred.type,
-      response: response,
-      clientExtensionResults: typeof cred.getClientExtensionResults === "function"
-        ? binaryToJSON(cred.getClientExtensionResults()) : {}
-    };
-    if (cred.authenticatorAttachment) json.authenticatorAttachment = cred.authenticatorAttachment;
-    return json;
-  }
-
-  var helpers = {
-    base64urlEncode: base64urlEncode,
-    base64urlDecode: base64urlDecode,
-    creationOptionsFromJSON: creationOptionsFromJSON,
-    requestOptionsFromJSON: requestOptionsFromJSON,
-    credentialToJSON: credentialToJSON
-  };
-
-  // Under Node (unit tests of the helpers) export them and stop here.
-  if (typeof document === "undefined") {
-    if (typeof module === "object" && module.exports) module.exports = helpers;
-    return;
-  }
-
-  /* ---------- server API ---------- */
-
-  function ServerError(status, code, message) {
-    this.name = "ServerError";
-    this.status = status;
-    this.code = code || "";
-    this.serverMessage = message || "";
-  }
-
-  function NetworkError() { this.name = "NetworkError"; }
-
-  function api(method, path, body, signal) {
-    var init = {
-      method: method,
-      credentials: "same-origin",
-      cache: "no-store",
-      headers: { "Accept": "application/json" }
-    };
-    if (body !== undefined) {
-      init.headers["Content-Type"] = "application/json";
-      init.body = JSON.stringify(body);
-    }
-    if (signal) init.signal = signal;
-    return fetch(path, init).then(function (res) {
-      return res.text().then(function (text) {
-        var data = null;
-        if (text) { try { data = JSON.parse(text); } catch (e) { data = null; } }
-        if (!res.ok) {
-          throw new ServerError(res.status, data && data.error, data && data.message);
-        }
-        return data;
-      }, function () {
-        if (!res.ok) throw new ServerError(res.status, "", "");
-        return null;
-      });
-    }, function (err) {
-      if (err && err.name === "AbortError") throw err;
-      throw new NetworkError();
-    });
-  }
-
   /* ---------- messages ---------- */
-
-  var SERVER_CODES = {
-    username_taken: "That username is taken.",
-    credential_unknown: "This passkey is no longer registered here.",
-    unknown_credential: "This passkey is no longer registered here.",
-    last_credential: "You can't delete your only passkey.",
-    challenge_expired: "The sign-in took too long; please try again.",
-    user_verification_required: "Your authenticator must verify you (PIN or biometrics).",
-    rate_limited: "Too many attempts; wait a moment.",
-    not_signed_in: "You're not signed in (your session may have ended). Please sign in again."
-  };
-
-  // Returns a human sentence for an error, or null when the error should stay quiet.
-  function describeError(err, ceremony) {
-    var name = err && err.name;
-    if (name === "AbortError") return null;
-    if (name === "NetworkError") return "Can't reach the server.";
-    if (name === "SessionError") return "The server accepted the passkey, but this browser didn't keep the session. Check that cookies are allowed.";
-    if (name === "ServerError") {
-      if (SERVER_CODES[err.code]) return SERVER_CODES[err.code];
-      if (err.serverMessage) return err.serverMessage;
-      return err.status >= 500
-        ? "The server had a problem (HTTP " + err.status + "). Please try again."
-        : "The server refused the request (HTTP " + err.status + ").";
-    }
-    if (name === "NotAllowedError") return "The passkey request was cancelled or timed out.";
-    if (name === "InvalidStateError" && ceremony === "create") return "This authenticator already holds a passkey for this account.";
-    if (name === "SecurityError") return "This page's address doesn't match the passkey's site.";
-    if (name === "NotSupportedError") return "This authenticator doesn't support the kind of passkey this site asks for.";
-    if (name === "ConstraintError") return "Your authenticator can't meet this site's requirements (for example verifying you).";
-    return "Something went wrong. Please try again.";
-  }
 
   var $ = function (id) { return document.getElementById(id); };
   var els = {};
@@ -214,15 +27,17 @@
   function showError(text) { setText(els.status, ""); setText(els.error, text); }
   function clearMessages() { setText(els.status, ""); setText(els.error, ""); }
 
-  function reportError(err, ceremony) {
-    if (err && err.name !== "AbortError" && typeof console !== "undefined") console.warn("passkeyd:", err);
-    if (err && err.name === "ServerError" && err.status === 401 && state.view === "account") {
+  // Shows the error's sentence (passkeyd.js made it); an aborted ceremony stays quiet.
+  function reportError(err) {
+    if (err && err.code === ErrorCode.ABORTED) return null;
+    if (typeof console !== "undefined") console.warn("passkeyd:", err);
+    if (err && err.status === 401 && state.view === "account") {
       // The session ended (expired, or signed out elsewhere): back to the signed-out view.
       state.me = null;
       setView("signed-out");
     }
-    var text = describeError(err, ceremony);
-    if (text) showError(text);
+    var text = (err && err.name === "PasskeydError" && err.message) || messages.unknown;
+    showError(text);
     return text;
   }
 
@@ -231,17 +46,16 @@
   var state = {
     view: "loading",
     busy: false,
-    supported: typeof window.PublicKeyCredential === "function" || typeof window.PublicKeyCredential === "object",
+    supported: passkeyd.supported(),
     me: null,                 // last GET /me answer when signed in
-    conditional: null,        // { controller, promise } of a pending autofill request
-    conditionalAvailable: null,
+    autofill: false,          // an autofill request is pending
     conditionalFailures: 0,
     autofillEnabled: !/[?&]autofill=(off|0|false)\b/.test(window.location.search),
     ceremonyOptions: ceremonyOptionsFromURL(window.location.search)
   };
 
   // Optional ceremony knobs from the URL, for tests and experiments (see README.md):
-  // ?attestation=none|indirect|direct|enterprise is copied into the creation options before create();
+  // ?attestation=none|indirect|direct|enterprise is asked of the authenticator;
   // ?uv=required|preferred|discouraged is sent as "userVerification" with every options request;
   // ?residentKey=required|preferred|discouraged is sent with registration options requests.
   // Unknown values are ignored; without them the server's defaults apply.
@@ -249,22 +63,13 @@
     var params = new URLSearchParams(search || "");
     function pick(name, allowed) {
       var value = params.get(name);
-      return allowed.indexOf(value) >= 0 ? value : null;
+      return allowed.indexOf(value) >= 0 ? value : undefined;
     }
     return {
       attestation: pick("attestation", ["none", "indirect", "direct", "enterprise"]),
       userVerification: pick("uv", ["required", "preferred", "discouraged"]),
       residentKey: pick("residentKey", ["required", "preferred", "discouraged"])
     };
-  }
-
-  // Adds the URL's knobs to an options request body.
-  function withCeremonyOptions(body, registration) {
-    var knobs = state.ceremonyOptions;
-    var out = Object.assign({}, body);
-    if (knobs.userVerification) out.userVerification = knobs.userVerification;
-    if (registration && knobs.residentKey) out.residentKey = knobs.residentKey;
-    return out;
   }
 
   var CEREMONY_BUTTONS = ["register", "sign-in", "add-passkey"];
@@ -306,32 +111,6 @@
   }
 
   function setAutofillState(value) { els.app.setAttribute("data-autofill", value); }
-
-  /* ---------- Signal API (WebAuthn Level 3), never required ---------- */
-
-  function callSignal(method, args) {
-    var PKC = window.PublicKeyCredential;
-    if (!PKC || typeof PKC[method] !== "function") return;
-    try {
-      var p = PKC[method](args);
-      if (p && typeof p.catch === "function") p.catch(function () { /* ignore */ });
-    } catch (e) { /* ignore */ }
-  }
-
-  function signalAccountState(me, credentialIds) {
-    if (!me || !me.rpId || !me.user || !me.user.id) return;
-    callSignal("signalAllAcceptedCredentials", {
-      rpId: me.rpId,
-      userId: me.user.id,
-      allAcceptedCredentialIds: credentialIds
-    });
-    callSignal("signalCurrentUserDetails", {
-      rpId: me.rpId,
-      userId: me.user.id,
-      name: me.user.username,
-      displayName: me.user.displayName || me.user.username
-    });
-  }
 
   /* ---------- account view ---------- */
 
@@ -443,7 +222,7 @@
       var name = input.value.trim();
       if (!name) { showError("Enter a name for the passkey."); input.focus(); return; }
       runAction(function () {
-        return api("PATCH", "/me/passkeys/" + encodeURIComponent(id), { name: name })
+        return passkeyd.renamePasskey(id, name)
           .then(loadAccount)
           .then(function (signedIn) { if (signedIn) showStatus("Passkey renamed."); });
       });
@@ -457,7 +236,7 @@
     noBtn.addEventListener("click", function () { showRow(); deleteBtn.focus(); });
     yesBtn.addEventListener("click", function () {
       runAction(function () {
-        return api("DELETE", "/me/passkeys/" + encodeURIComponent(id))
+        return passkeyd.deletePasskey(id)
           .then(loadAccount, function (err) { showRow(); throw err; })
           .then(function (signedIn) { if (signedIn) showStatus("Passkey deleted."); });
       });
@@ -481,22 +260,24 @@
     passkeys.forEach(function (pk) { list.appendChild(renderPasskey(pk)); });
   }
 
+  function showAccount(me) {
+    state.me = me;
+    renderAccount(me || {});
+    setView("account");
+    refreshButtons();
+  }
+
   // GET /me and show the matching view. Resolves true when signed in, false when signed out.
   function loadAccount() {
-    return api("GET", "/me").then(function (me) {
-      state.me = me;
-      stopConditional();
-      renderAccount(me || {});
-      setView("account");
-      refreshButtons();
-      signalAccountState(me, (me && me.passkeys || []).map(function (pk) { return pk.id; }));
+    return passkeyd.account().then(function (me) {
+      showAccount(me);
       return true;
     }, function (err) {
-      if (err && err.name === "ServerError" && err.status === 401) {
+      if (err && err.status === 401) {
         var wasSignedIn = state.view === "account";
         state.me = null;
         setView("signed-out");
-        if (wasSignedIn) showError(SERVER_CODES.not_signed_in);
+        if (wasSignedIn) showError(messages.not_signed_in);
         return false;
       }
       throw err;
@@ -505,80 +286,38 @@
 
   /* ---------- autofill (conditional mediation) ---------- */
 
-  function conditionalAvailable() {
-    if (state.conditionalAvailable !== null) return Promise.resolve(state.conditionalAvailable);
-    var PKC = window.PublicKeyCredential;
-    if (!state.supported || !state.autofillEnabled || !PKC || typeof PKC.isConditionalMediationAvailable !== "function") {
-      state.conditionalAvailable = false;
-      return Promise.resolve(false);
-    }
-    return PKC.isConditionalMediationAvailable().then(function (ok) {
-      state.conditionalAvailable = ok === true;
-      return state.conditionalAvailable;
-    }, function () {
-      state.conditionalAvailable = false;
-      return false;
-    });
-  }
-
-  // Abort a pending autofill request. The returned promise settles once the browser has let go of it.
-  function stopConditional() {
-    var pending = state.conditional;
-    if (!pending) return Promise.resolve();
-    state.conditional = null;
-    pending.controller.abort();
-    setAutofillState("idle");
-    var settled = pending.promise.then(function () {}, function () {});
-    var timeout = new Promise(function (resolve) { setTimeout(resolve, 1000); });
-    return Promise.race([settled, timeout]);
-  }
-
   function startConditional() {
-    if (state.conditional || state.view !== "signed-out") return Promise.resolve();
-    return conditionalAvailable().then(function (ok) {
-      if (!ok) { setAutofillState("unavailable"); return; }
-      if (state.conditional || state.view !== "signed-out" || state.busy) return;
-      var controller = new AbortController();
-      var entry = { controller: controller, promise: null };
-      var options = null;
-      var gotCredential = false;
-      entry.promise = api("POST", "/webauthn/authentication/options", withCeremonyOptions({}, false), controller.signal)
-        .then(function (json) {
-          options = json;
-          if (controller.signal.aborted) throw new DOMException("Aborted", "AbortError");
-          setAutofillState("pending");
-          return navigator.credentials.get({
-            mediation: "conditional",
-            publicKey: requestOptionsFromJSON(json),
-            signal: controller.signal
-          });
-        })
-        .then(function (cred) {
-          if (state.conditional !== entry) throw new DOMException("Aborted", "AbortError");
-          if (!cred) throw new DOMException("No credential", "NotAllowedError");
-          gotCredential = true;
-          state.conditional = null;
-          setAutofillState("idle");
-          clearMessages();
-          setBusy(true);
-          return finishAuthentication(cred, options);
-        });
-      state.conditional = entry;
-      entry.promise.then(function () {
-        setBusy(false);
-        state.conditionalFailures = 0;
-        showStatus("Signed in.");
-      }, function (err) {
-        if (state.conditional === entry) state.conditional = null;
-        if (gotCredential) setBusy(false);
-        if (err && err.name === "AbortError") return;
+    if (state.autofill || state.view !== "signed-out" || state.busy) return;
+    if (!state.supported || !state.autofillEnabled) { setAutofillState("unavailable"); return; }
+    var gotCredential = false;
+    state.autofill = true;
+    passkeyd.signInWithAutofill(els.username, {
+      userVerification: state.ceremonyOptions.userVerification,
+      onWaiting: function () { setAutofillState("pending"); },
+      onCredential: function () {
+        gotCredential = true;
+        state.autofill = false;
         setAutofillState("idle");
-        // A conditional request that times out or is dismissed stays quiet; other failures are reported.
-        if (!(err && err.name === "NotAllowedError" && !gotCredential)) reportError(err, "get");
-        // Restart, but only after failures of a real attempt and never in a tight loop.
-        if (gotCredential || (err && err.name === "NotAllowedError")) restartConditionalAfterFailure();
-      });
-      return undefined;
+        clearMessages();
+        setBusy(true);
+      }
+    }).then(function (signedIn) {
+      state.autofill = false;
+      showAccount(signedIn.account);
+      setBusy(false);
+      state.conditionalFailures = 0;
+      showStatus("Signed in.");
+    }, function (err) {
+      state.autofill = false;
+      if (gotCredential) setBusy(false);
+      if (err.code === ErrorCode.UNSUPPORTED) { setAutofillState("unavailable"); return; }
+      setAutofillState("idle");
+      if (err.code === ErrorCode.ABORTED) return;
+      // A conditional request that times out or is dismissed stays quiet; other failures are reported.
+      var dismissed = !gotCredential && (err.code === ErrorCode.CANCELLED || err.code === ErrorCode.TIMED_OUT);
+      if (!dismissed) reportError(err);
+      // Restart, but only after failures of a real attempt and never in a tight loop.
+      if (gotCredential || dismissed) restartConditionalAfterFailure();
     });
   }
 
@@ -591,36 +330,34 @@
 
   /* ---------- ceremonies ---------- */
 
-  function finishAuthentication(cred, optionsJSON) {
-    return api("POST", "/webauthn/authentication/verify", credentialToJSON(cred)).then(null, function (err) {
-      if (err && err.name === "ServerError" && (err.status === 404 || err.status === 400)
-          && (err.code === "credential_unknown" || err.code === "unknown_credential")) {
-        callSignal("signalUnknownCredential", {
-          rpId: (optionsJSON && optionsJSON.rpId) || (state.me && state.me.rpId) || window.location.hostname,
-          credentialId: cred.id
-        });
-      }
-      throw err;
-    }).then(loadAccount).then(requireSession);
-  }
-
-  // Wraps a modal ceremony: aborts autofill first, restarts it after a failure on the signed-out view.
-  function ceremony(kind, fn) {
+  // Wraps a modal ceremony (passkeyd.js aborts autofill first); restarts autofill after a failure when signed out.
+  function ceremony(fn) {
     if (state.busy) return;
     clearMessages();
     setBusy(true);
-    stopConditional().then(fn).then(function (message) {
+    Promise.resolve().then(fn).then(function (message) {
       setBusy(false);
       state.conditionalFailures = 0;
       if (message) showStatus(message);
     }, function (err) {
       setBusy(false);
-      reportError(err, kind);
+      reportError(err);
       if (state.view === "signed-out") {
         state.conditionalFailures = 0;
         startConditional();
       }
     });
+  }
+
+  function registrationOptions(username, displayName) {
+    var knobs = state.ceremonyOptions;
+    return {
+      username: username,
+      displayName: displayName,
+      userVerification: knobs.userVerification,
+      residentKey: knobs.residentKey,
+      attestation: knobs.attestation
+    };
   }
 
   function register() {
@@ -631,60 +368,37 @@
       els.username.focus();
       return;
     }
-    ceremony("create", function () {
-      return api("POST", "/webauthn/registration/options",
-        withCeremonyOptions({ username: username, displayName: displayName }, true))
-        .then(createAndVerify)
-        .then(function () { return "Your account is ready and you're signed in with your new passkey."; });
+    ceremony(function () {
+      return passkeyd.register(registrationOptions(username, displayName)).then(function (signedIn) {
+        showAccount(signedIn.account);
+        return "Your account is ready and you're signed in with your new passkey.";
+      });
     });
   }
 
   function addPasskey() {
-    ceremony("create", function () {
-      return api("POST", "/webauthn/registration/options", withCeremonyOptions({}, true))
-        .then(createAndVerify)
-        .then(function () { return "Passkey added."; });
+    ceremony(function () {
+      return passkeyd.register(registrationOptions(undefined, undefined)).then(function (signedIn) {
+        showAccount(signedIn.account);
+        return "Passkey added.";
+      });
     });
-  }
-
-  // After a successful verify the server must have set the session cookie, so GET /me must answer 200.
-  function requireSession(signedIn) {
-    if (!signedIn) throw { name: "SessionError" };
-    return true;
-  }
-
-  function createAndVerify(json) {
-    if (state.ceremonyOptions.attestation) json = Object.assign({}, json, { attestation: state.ceremonyOptions.attestation });
-    return navigator.credentials.create({ publicKey: creationOptionsFromJSON(json) })
-      .then(function (cred) {
-        if (!cred) throw new DOMException("No credential", "NotAllowedError");
-        return api("POST", "/webauthn/registration/verify", credentialToJSON(cred));
-      })
-      .then(loadAccount)
-      .then(requireSession);
   }
 
   function signIn() {
     var username = els.username.value.trim();
-    ceremony("get", function () {
-      var options;
-      return api("POST", "/webauthn/authentication/options",
-        withCeremonyOptions(username ? { username: username } : {}, false))
-        .then(function (json) {
-          options = json;
-          return navigator.credentials.get({ publicKey: requestOptionsFromJSON(json) });
-        })
-        .then(function (cred) {
-          if (!cred) throw new DOMException("No credential", "NotAllowedError");
-          return finishAuthentication(cred, options);
-        })
-        .then(function () { return "Signed in."; });
+    ceremony(function () {
+      return passkeyd.signIn({ username: username || undefined, userVerification: state.ceremonyOptions.userVerification })
+        .then(function (signedIn) {
+          showAccount(signedIn.account);
+          return "Signed in.";
+        });
     });
   }
 
   function signOut() {
     runAction(function () {
-      return api("POST", "/logout", {}).then(function () {
+      return passkeyd.signOut().then(function () {
         state.me = null;
         setView("signed-out");
         showStatus("You're signed out.");
@@ -694,11 +408,8 @@
   }
 
   function deleteAccount() {
-    var me = state.me;
     runAction(function () {
-      return api("DELETE", "/me").then(function () {
-        // Tell the authenticator that no passkey of this user is accepted any more.
-        if (me) signalAccountState({ rpId: me.rpId, user: me.user }, []);
+      return passkeyd.deleteAccount().then(function () {
         state.me = null;
         els.deleteAccountConfirmation.hidden = true;
         els.deleteAccount.hidden = false;
@@ -746,7 +457,7 @@
       setAutofillState("unavailable");
       showError(window.isSecureContext === false
         ? "Passkeys need a secure page (https or localhost)."
-        : "This browser doesn't support passkeys.");
+        : messages.unsupported);
     }
     refreshButtons();
 

@@ -8,6 +8,7 @@ extension RelyingPartyServer {
     static let routes: [Route] = [
         Route("GET", "/healthz", [.sessionIgnored], RelyingPartyServer.health),
         Route("GET", "/readyz", [.sessionIgnored, .noStore], RelyingPartyServer.readiness),
+        Route("GET", "/openapi.json", [.sessionIgnored], RelyingPartyServer.openAPIDocument),
         Route(
             "POST",
             "/webauthn/registration/options",

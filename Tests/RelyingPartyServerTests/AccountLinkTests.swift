@@ -1,6 +1,7 @@
 import CryptoCore
 import Foundation
 import Storage
+import TestSupport
 import Testing
 
 /// Linking an Apple ID to a signed-in account, the `409` with a merge token, link suggestions by verified email, and

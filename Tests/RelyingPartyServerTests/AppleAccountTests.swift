@@ -2,6 +2,7 @@ import CryptoCore
 import Foundation
 import Storage
 import StorageSQLite
+import TestSupport
 import Testing
 
 @Suite("POST /auth/apple: accounts and linking")

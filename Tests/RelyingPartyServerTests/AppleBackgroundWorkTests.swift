@@ -2,6 +2,7 @@ import CryptoCore
 import Foundation
 import Storage
 import StorageSQLite
+import TestSupport
 import Testing
 
 @Suite("Sign in with Apple: code exchange and revocation")

@@ -3,6 +3,7 @@ import Foundation
 import HTTPServer
 import RelyingPartyServer
 import Storage
+import TestSupport
 import Testing
 
 @Suite("The apple block")

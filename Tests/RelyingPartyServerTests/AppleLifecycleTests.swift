@@ -1,6 +1,7 @@
 import CryptoCore
 import Foundation
 import Storage
+import TestSupport
 import Testing
 
 /// Revocation that keeps the account, deletion of one identity, notifications applied once and in order, identity

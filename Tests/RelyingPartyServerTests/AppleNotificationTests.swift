@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("POST /auth/apple/notifications")

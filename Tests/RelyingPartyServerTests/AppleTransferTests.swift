@@ -2,6 +2,7 @@ import CryptoCore
 import Foundation
 import RelyingPartyServer
 import Storage
+import TestSupport
 import Testing
 
 /// App transfers between teams, both sides against the stand-in's token and migration endpoints: transfer-out stores

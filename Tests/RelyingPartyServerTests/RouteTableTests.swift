@@ -22,7 +22,7 @@ struct RouteTableTests {
     /// per-address limit, every answer but `/healthz` is `no-store`; and the routes that ignore session credentials
     /// (every other refuses stale ones before its handler).
     static let flagsBeforeTheTable: [String: Route.Flags] = [
-        "GET /healthz": [.sessionIgnored],
+        "GET /healthz": [.sessionIgnored], "GET /openapi.json": [.sessionIgnored],
         "POST /webauthn/registration/options": [.rateLimitedPerAddress, .noStore, .recoverySessionAllowed],
         "POST /webauthn/registration/verify": [.rateLimitedPerAddress, .noStore, .recoverySessionAllowed],
         "POST /webauthn/authentication/options": [.rateLimitedPerAddress, .noStore],
@@ -37,10 +37,12 @@ struct RouteTableTests {
     ]
 
     /// Routes whose handler may run for a request with stale credentials; nothing else.
-    static let sessionIgnoring: Set<String> = ["GET /healthz", "GET /readyz", "POST /auth/apple/notifications", "GET /session/handoff"]
+    static let sessionIgnoring: Set<String> = [
+        "GET /healthz", "GET /readyz", "GET /openapi.json", "POST /auth/apple/notifications", "GET /session/handoff",
+    ]
 
     /// Routes whose answers may be cached; every other route must be `no-store` (a new one is, unless listed here).
-    static let cacheable: Set<String> = ["GET /healthz"]
+    static let cacheable: Set<String> = ["GET /healthz", "GET /openapi.json"]
 
     @Test func theRoutesKeepTheFlagsThePrefixesGave() throws {
         let routes = Dictionary(uniqueKeysWithValues: RelyingPartyServer.routes.map { ("\($0.method) \($0.path)", $0.flags) })

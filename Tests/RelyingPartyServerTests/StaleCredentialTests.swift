@@ -2,6 +2,7 @@ import CryptoCore
 import Foundation
 import HTTPServer
 import Storage
+import TestSupport
 import Testing
 
 @testable import RelyingPartyServer

@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import TestSupport
 import Testing
 
 /// One user shape in every answer that carries a user, the StoreKit `appAccountToken`, and `GET /me`'s sign-in

@@ -14,13 +14,13 @@ import Synchronization
 /// `failingSubjects` get a 500.
 ///
 /// `@unchecked Sendable`: `server` and `baseURL` are written only in `init`; everything else is behind `state`.
-final class AppleStandIn: HTTPHandler, @unchecked Sendable {
+public final class AppleStandIn: HTTPHandler, @unchecked Sendable {
     /// One recorded call.
-    struct Call: Sendable {
-        let path: String
-        let contentType: String?
-        let form: [String: String]
-        let authorization: String?
+    public struct Call: Sendable {
+        public let path: String
+        public let contentType: String?
+        public let form: [String: String]
+        public let authorization: String?
     }
 
     private struct State {
@@ -39,9 +39,9 @@ final class AppleStandIn: HTTPHandler, @unchecked Sendable {
     private var server: HTTPServer?
 
     /// The stand-in's base URL, e.g. http://127.0.0.1:49152.
-    private(set) var baseURL = ""
+    public private(set) var baseURL = ""
 
-    init() throws {
+    public init() throws {
         let server = try HTTPServer(configuration: HTTPServerConfiguration(httpAddress: "127.0.0.1:0", threads: 1, log: .discarding), handler: self)
         server.start()
         baseURL = "http://127.0.0.1:\(server.httpPort!)"
@@ -52,24 +52,24 @@ final class AppleStandIn: HTTPHandler, @unchecked Sendable {
         server?.stop()
     }
 
-    var available: Bool {
+    public var available: Bool {
         get { state.withLock { $0.available } }
         set { state.withLock { $0.available = newValue } }
     }
 
     /// Makes the key endpoint answer 200 with a document that is not a usable JWKS.
-    var servesMalformedKeys: Bool {
+    public var servesMalformedKeys: Bool {
         get { state.withLock { $0.servesMalformedKeys } }
         set { state.withLock { $0.servesMalformedKeys = newValue } }
     }
 
     /// Publishes the rotated key next to the primary one.
-    func publishRotatedKey() {
+    public func publishRotatedKey() {
         state.withLock { $0.keyIDs = [AppleTestKeys.primaryKeyID, AppleTestKeys.rotatedKeyID] }
     }
 
     /// Subjects or transfer subjects whose migration call fails with 500.
-    var failingSubjects: Set<String> {
+    public var failingSubjects: Set<String> {
         get { state.withLock { $0.failingSubjects } }
         set { state.withLock { $0.failingSubjects = newValue } }
     }
@@ -77,37 +77,37 @@ final class AppleStandIn: HTTPHandler, @unchecked Sendable {
     /// Records the transfer of `subject` to `team` as if the sending team had asked for it, and returns its transfer
     /// identifier (for a recipient's database filled without a transfer-out against this stand-in).
     @discardableResult
-    func recordTransfer(of subject: String, to team: String) -> String {
+    public func recordTransfer(of subject: String, to team: String) -> String {
         let transfer = Self.transferSubject(for: subject, team: team)
         state.withLock { $0.transfers[transfer] = subject }
         return transfer
     }
 
     /// Makes every migration access token issued so far invalid (answered 401), as when it expires.
-    func expireMigrationAccessTokens() {
+    public func expireMigrationAccessTokens() {
         state.withLock { $0.migrationAccessTokens = [] }
     }
 
     /// The transfer identifier Apple issues for `subject` moving to `team`.
-    static func transferSubject(for subject: String, team: String) -> String {
+    public static func transferSubject(for subject: String, team: String) -> String {
         "transfer." + Hex.encode(DigestAlgorithm.sha256.hash(Array("\(subject)>\(team)".utf8)).prefix(12))
     }
 
     /// The recipient team's `sub` for the user whose sending-team `sub` was `subject`.
-    static func recipientSubject(for subject: String) -> String {
+    public static func recipientSubject(for subject: String) -> String {
         "002." + Hex.encode(DigestAlgorithm.sha256.hash(Array("recipient:\(subject)".utf8)).prefix(16)) + ".0001"
     }
 
     /// The recipient team's private relay address for that user.
-    static func recipientEmail(for subject: String) -> String {
+    public static func recipientEmail(for subject: String) -> String {
         Hex.encode(DigestAlgorithm.sha256.hash(Array("mail:\(subject)".utf8)).prefix(6)) + "@privaterelay.appleid.com"
     }
 
-    var calls: [Call] { state.withLock { $0.calls } }
-    func calls(to path: String) -> [Call] { calls.filter { $0.path == path } }
-    var issuedRefreshTokens: [String] { state.withLock { $0.issuedRefreshTokens } }
+    public var calls: [Call] { state.withLock { $0.calls } }
+    public func calls(to path: String) -> [Call] { calls.filter { $0.path == path } }
+    public var issuedRefreshTokens: [String] { state.withLock { $0.issuedRefreshTokens } }
 
-    func handle(_ request: HTTPRequest) -> HTTPResponse {
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
         let call = Call(
             path: request.path,
             contentType: request.headers["content-type"],
@@ -173,7 +173,7 @@ final class AppleStandIn: HTTPHandler, @unchecked Sendable {
     }
 
     /// Decodes an application/x-www-form-urlencoded body.
-    static func form(_ body: [UInt8]) -> [String: String] {
+    public static func form(_ body: [UInt8]) -> [String: String] {
         var fields: [String: String] = [:]
         for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1).map {

@@ -3,18 +3,18 @@ import Foundation
 
 /// The keys of the Apple stand-in, generated once per test process (RSA generation is slow): the signing key Apple
 /// publishes, a rotated key published later, a key Apple never publishes, and the team's `.p8` key.
-enum AppleTestKeys {
-    static let primaryKeyID = "STANDIN001"
-    static let rotatedKeyID = "STANDIN002"
+public enum AppleTestKeys {
+    public static let primaryKeyID = "STANDIN001"
+    public static let rotatedKeyID = "STANDIN002"
 
-    struct Keys: @unchecked Sendable {
-        let primary: PrivateKey
-        let rotated: PrivateKey
-        let outsider: PrivateKey
-        let p8: PrivateKey
+    public struct Keys: @unchecked Sendable {
+        public let primary: PrivateKey
+        public let rotated: PrivateKey
+        public let outsider: PrivateKey
+        public let p8: PrivateKey
     }
 
-    static let shared: Keys = {
+    public static let shared: Keys = {
         do {
             return Keys(
                 primary: try .generateRSA(bits: 2048),
@@ -27,10 +27,10 @@ enum AppleTestKeys {
         }
     }()
 
-    static func key(id: String) -> PrivateKey { id == rotatedKeyID ? shared.rotated : shared.primary }
+    public static func key(id: String) -> PrivateKey { id == rotatedKeyID ? shared.rotated : shared.primary }
 
     /// A JWKS document publishing the keys named.
-    static func jwks(_ keyIDs: [String]) throws -> [UInt8] {
+    public static func jwks(_ keyIDs: [String]) throws -> [UInt8] {
         let members: [[String: Any]] = try keyIDs.map { id in
             let components = try key(id: id).publicKey().rsaComponents()
             return [

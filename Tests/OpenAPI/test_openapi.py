@@ -1,0 +1,281 @@
+"""Real requests and answers of `passkeyd serve` validated against its OpenAPI document with openapi-core, so the
+document (Sources/RelyingPartyServer/OpenAPI/openapi.json, served at GET /openapi.json) cannot drift from the code.
+
+One server on a free loopback port (plain HTTP, Sign in with Apple pointed at the Apple stand-in) and the test device
+(`passkeyd-test-device`: the software authenticator and the stand-in) play an app through every endpoint, successes
+and errors. Every answer is validated (status, headers, body: schemas forbid members they do not list, so a new
+member fails until the document has it); every request is validated too, except those sent without the credentials
+the document requires, which exist to check the 401."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+import requests
+from openapi_core import OpenAPI
+from openapi_core.contrib.requests import RequestsOpenAPIRequest, RequestsOpenAPIResponse
+
+REPO = Path(__file__).resolve().parents[2]
+DOCUMENT = REPO / "Sources" / "RelyingPartyServer" / "OpenAPI" / "openapi.json"
+BINARY = Path(os.environ.get("PASSKEYD_BINARY", REPO / ".build" / "debug" / "passkeyd"))
+DEVICE = Path(os.environ.get("PASSKEYD_TEST_DEVICE", REPO / ".build" / "debug" / "passkeyd-test-device"))
+RP_ID = "example.com"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+class Device:
+    """passkeyd-test-device, one JSON line per command."""
+
+    def __init__(self, p8: Path):
+        self.process = subprocess.Popen([str(DEVICE), "--p8", str(p8)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.greeting = json.loads(self.process.stdout.readline())
+
+    def send(self, **command) -> dict:
+        self.process.stdin.write(json.dumps(command) + "\n")
+        self.process.stdin.flush()
+        answer = json.loads(self.process.stdout.readline())
+        assert "error" not in answer, answer
+        return answer
+
+    def stop(self):
+        self.process.stdin.close()
+        self.process.wait(timeout=10)
+
+
+class Server:
+    def __init__(self, folder: Path, device: Device):
+        self.port = free_port()
+        apple = device.greeting["appleBaseURL"]
+        configuration = {
+            "relyingParty": {"id": RP_ID, "name": "Example", "origins": [f"https://{RP_ID}"]},
+            "listen": {"https": None, "http": f"127.0.0.1:{self.port}"},
+            "dataDirectory": str(folder / "data"), "www": None, "threads": 2,
+            "rateLimits": {"perAddressPerMinute": 600, "perAddressBurst": 200},
+            "apple": {"teamID": "ABCDE12345", "bundleIDs": [device.greeting["bundleID"]], "keyID": "KEY1234567",
+                      "privateKey": str(folder / "AuthKey.p8"), "jwksURL": f"{apple}/auth/keys",
+                      "tokenURL": f"{apple}/auth/token", "revokeURL": f"{apple}/auth/revoke"},
+        }
+        path = folder / "passkeyd.json"
+        path.write_text(json.dumps(configuration))
+        self.log = open(folder / "serve.log", "wb")
+        self.process = subprocess.Popen([str(BINARY), "serve", "--config", str(path)], stdout=self.log, stderr=self.log)
+        self.url = f"http://127.0.0.1:{self.port}"
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            assert self.process.poll() is None, (folder / "serve.log").read_text()
+            try:
+                if requests.get(self.url + "/healthz", timeout=2).status_code == 200:
+                    return
+            except requests.ConnectionError:
+                pass
+            time.sleep(0.1)
+        raise AssertionError("passkeyd did not start")
+
+    def stop(self):
+        if self.process.poll() is None:
+            os.kill(self.process.pid, signal.SIGTERM)
+            self.process.wait(timeout=10)
+        self.log.close()
+
+
+class API:
+    """Sends requests and validates each request and answer against the document."""
+
+    def __init__(self, server: Server, openapi: OpenAPI):
+        self.server = server
+        self.openapi = openapi
+        self.validated = []
+
+    def call(self, method, path, body=None, token=None, status=200, validate_request=True, raw=None, headers=None):
+        all_headers = dict(headers or {})
+        if token:
+            all_headers["Authorization"] = f"Bearer {token}"
+        if raw is not None:
+            answer = requests.request(method, self.server.url + path, data=raw, headers=all_headers, allow_redirects=False, timeout=10)
+        else:
+            answer = requests.request(method, self.server.url + path, json=body, headers=all_headers, allow_redirects=False, timeout=10)
+        assert answer.status_code == status, f"{method} {path}: {answer.status_code} {answer.text}"
+        request = RequestsOpenAPIRequest(answer.request)
+        if validate_request:
+            self.openapi.validate_request(request)
+        self.openapi.validate_response(request, RequestsOpenAPIResponse(answer))
+        self.validated.append((method, path, answer.status_code))
+        return answer.json() if answer.content else None
+
+
+@pytest.fixture(scope="module")
+def world():
+    folder = Path(tempfile.mkdtemp(prefix="passkeyd-openapi-"))
+    device = Device(folder / "AuthKey.p8")
+    server = Server(folder, device)
+    spec = json.loads(DOCUMENT.read_text())
+    spec["servers"] = [{"url": server.url}]
+    api = API(server, OpenAPI.from_dict(spec))
+    yield api, device
+    server.stop()
+    device.stop()
+
+
+def register(api: API, device: Device, username: str | None, token: str | None = None) -> dict:
+    options = api.call("POST", "/webauthn/registration/options", {"username": username} if username else {}, token=token)
+    made = device.send(command="create", relyingPartyID=options["rp"]["id"], challenge=options["challenge"], userID=options["user"]["id"])
+    response = {"id": made["credentialID"], "rawId": made["credentialID"], "type": "public-key", "authenticatorAttachment": "platform",
+                "response": {"clientDataJSON": made["rawClientDataJSON"], "attestationObject": made["rawAttestationObject"],
+                             "transports": ["internal", "hybrid"]}, "clientExtensionResults": {"credProps": {"rk": True}}}
+    return api.call("POST", "/webauthn/registration/verify", response, token=token)
+
+
+def assertion(api: API, device: Device, username: str | None = None) -> dict:
+    options = api.call("POST", "/webauthn/authentication/options", {"username": username} if username else {})
+    made = device.send(command="assert", relyingPartyID=options["rpId"], challenge=options["challenge"],
+                       allowedCredentials=[c["id"] for c in options["allowCredentials"]])
+    return {"id": made["credentialID"], "rawId": made["credentialID"], "type": "public-key", "authenticatorAttachment": "platform",
+            "response": {"clientDataJSON": made["rawClientDataJSON"], "authenticatorData": made["rawAuthenticatorData"],
+                         "signature": made["signature"], "userHandle": made["userID"]}, "clientExtensionResults": {}}
+
+
+def apple_sign_in(api: API, device: Device, subject: str, token: str | None = None, status: int = 200, name: bool = False) -> dict:
+    nonce = api.call("POST", "/auth/apple/nonce", {}, token=token)["nonce"]
+    import hashlib
+    apple = device.send(command="appleToken", nonce=hashlib.sha256(nonce.encode()).hexdigest(), subject=subject)
+    body = {"identityToken": apple["identityToken"], "rawNonce": nonce, "authorizationCode": apple["authorizationCode"]}
+    if name:
+        body["fullName"] = {"givenName": "Grace", "familyName": "Hopper"}
+    return api.call("POST", "/auth/apple", body, token=token, status=status)
+
+
+def test_the_served_document_is_the_repository_s(world):
+    api, _ = world
+    served = api.call("GET", "/openapi.json")
+    assert served == json.loads(DOCUMENT.read_text())
+    api.call("GET", "/healthz")
+    assert api.call("GET", "/readyz")["status"] == "ready"
+
+
+def test_passkeys_and_the_account(world):
+    api, device = world
+    signed_up = register(api, device, "ada")
+    token = signed_up["token"]
+    api.call("POST", "/webauthn/registration/options", {"username": "ada"}, status=409)
+    api.call("POST", "/webauthn/registration/options", {"username": ""}, status=400)
+    api.call("POST", "/webauthn/registration/options", raw=b"username=ada", headers={"Content-Type": "text/plain"}, status=415,
+             validate_request=False)
+    account = api.call("GET", "/me", token=token)
+    assert account["passkeys"][0]["id"] == signed_up["credentialId"]
+    signed_in = api.call("POST", "/webauthn/authentication/verify", assertion(api, device, "ada"))
+    discoverable = api.call("POST", "/webauthn/authentication/verify", assertion(api, device))
+    assert signed_in["user"]["id"] == discoverable["user"]["id"] == signed_up["user"]["id"]
+    spent = assertion(api, device)
+    api.call("POST", "/webauthn/authentication/verify", spent)
+    api.call("POST", "/webauthn/authentication/verify", spent, status=400)
+
+    second = register(api, device, None, token=token)
+    passkeys = api.call("GET", "/me/passkeys", token=token)
+    assert len(passkeys) == 2
+    api.call("PATCH", f"/me/passkeys/{second['credentialId']}", {"name": "Work"}, token=token)
+    api.call("PATCH", f"/me/passkeys/{second['credentialId']}", {"name": ""}, token=token, status=400, validate_request=False)
+    api.call("DELETE", f"/me/passkeys/{second['credentialId']}", token=token)
+    api.call("DELETE", f"/me/passkeys/{second['credentialId']}", token=token, status=404)
+    api.call("DELETE", f"/me/passkeys/{signed_up['credentialId']}", token=token, status=409)
+    api.call("GET", "/me", status=401, validate_request=False)
+    api.call("GET", "/me", token="not-a-session", status=401)
+
+    handoff = api.call("POST", "/session/handoff", token=token)
+    code = handoff["url"].split("code=")[1]
+    api.call("GET", f"/session/handoff?code={code}", status=303)
+    api.call("GET", f"/session/handoff?code={code}", status=400)
+    api.call("POST", "/logout", {}, token=token)
+    api.call("DELETE", "/me", token=signed_in["token"])
+
+
+def test_sessions_and_recovery(world):
+    api, device = world
+    phone = register(api, device, "hedy")["token"]
+    laptop = api.call("POST", "/webauthn/authentication/verify", assertion(api, device, "hedy"))["token"]
+    tablet = api.call("POST", "/webauthn/authentication/verify", assertion(api, device, "hedy"))["token"]
+    sessions = api.call("GET", "/me/sessions", token=phone)["sessions"]
+    assert len(sessions) == 3
+    other = next(s for s in sessions if not s.get("current"))
+    api.call("DELETE", f"/me/sessions/{other['id']}", token=phone)
+    api.call("DELETE", f"/me/sessions/{other['id']}", token=phone, status=404)
+    assert api.call("POST", "/me/sessions/revoke-others", token=phone)["revoked"] == 1
+    api.call("GET", "/me", token=laptop, status=401)
+    api.call("GET", "/me", token=tablet, status=401)
+    codes = api.call("POST", "/me/recovery-codes", token=phone)["codes"]
+    restricted = api.call("POST", "/auth/recovery", {"username": "hedy", "code": codes[0]})
+    assert restricted["restricted"] is True
+    api.call("GET", "/me/passkeys", token=restricted["token"], status=403)
+    api.call("POST", "/auth/recovery", {"username": "hedy", "code": codes[0]}, status=401)
+
+
+def test_sign_in_with_apple_and_merging(world):
+    api, device = world
+    apple_account = apple_sign_in(api, device, "001111.openapi.0001", name=True)
+    assert apple_account["isNewAccount"] is True
+    passkey_account = register(api, device, "linus")
+    token = passkey_account["token"]
+    conflict = apple_sign_in(api, device, "001111.openapi.0001", token=token, status=409)
+    choice = api.call("POST", "/me/merge", {"proof": {"mergeToken": conflict["mergeToken"]}}, token=token, status=409)
+    merged = api.call("POST", "/me/merge", {"proof": {"mergeToken": choice["mergeToken"]}, "keep": "current"}, token=token)
+    assert merged["previousUserId"] == apple_account["user"]["id"]
+    api.call("POST", "/me/merge", {"proof": {"mergeToken": "unknown"}, "keep": "current"}, token=token, status=400)
+    linked = apple_sign_in(api, device, "002222.openapi.0001", token=token)
+    api.call("DELETE", "/me/apple/002222.openapi.0001", token=linked["token"])
+    api.call("DELETE", "/me/apple/002222.openapi.0001", token=token, status=404)
+    api.call("POST", "/me/link-suggestion/decline", {}, token=token)
+    api.call("POST", "/auth/apple", {"identityToken": "a.b.c", "rawNonce": "x"}, status=401)
+    api.call("POST", "/auth/apple/notifications", {"payload": "not a JWS"}, status=400)
+
+
+def test_associated_domain_files_and_unknown_paths(world):
+    api, _ = world
+    for path in ("/.well-known/apple-app-site-association", "/.well-known/assetlinks.json", "/.well-known/webauthn",
+                 "/.well-known/passkey-endpoints"):
+        assert api.call("GET", path, status=404)["error"] == "not_configured"
+
+
+def test_rate_limited_answers_carry_retry_after(world):
+    api, _ = world
+    for _ in range(400):
+        answer = requests.post(api.server.url + "/webauthn/authentication/options", json={}, timeout=10)
+        if answer.status_code == 429:
+            break
+    assert answer.status_code == 429
+    request = RequestsOpenAPIRequest(answer.request)
+    api.openapi.validate_request(request)
+    api.openapi.validate_response(request, RequestsOpenAPIResponse(answer))
+
+
+def test_every_operation_of_the_document_was_exercised(world):
+    """Runs last (pytest keeps file order): each operation of the document was validated at least once."""
+    api, _ = world
+    spec = json.loads(DOCUMENT.read_text())
+    seen = {(method, path.split("?")[0]) for method, path, _ in api.validated}
+    missing = []
+    for template, operations in spec["paths"].items():
+        for method in operations:
+            if template in ("/apple-app-site-association", "/.well-known/apple-app-site-association") and \
+                    any(p == "/.well-known/apple-app-site-association" for _, p in seen):
+                continue
+            prefix = template.split("{")[0]
+            if not any(m == method.upper() and (p == template or ("{" in template and p.startswith(prefix))) for m, p in seen):
+                missing.append(f"{method.upper()} {template}")
+    assert missing == []

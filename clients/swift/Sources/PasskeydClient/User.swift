@@ -1,0 +1,14 @@
+import Foundation
+
+/// The user, the same in every answer that carries one.
+public struct User: Codable, Sendable, Equatable {
+    /// The base64url user handle: the `userID` of the account's passkeys.
+    public let id: String
+    public let username: String
+    public let displayName: String
+    public let email: String?
+    /// Present with `email`.
+    public let emailVerified: Bool?
+    /// A random UUID (lowercase) for StoreKit's `appAccountToken`, stable for the account's lifetime.
+    public let appAccountToken: String
+}
