@@ -51,6 +51,7 @@ public struct PasskeydError: Error, Sendable, Equatable, CustomStringConvertible
         case enrollmentLinkExpired = "enrollment_link_expired"
         case recoveryCodeInvalid = "recovery_code_invalid"
         case recoverySessionRestricted = "recovery_session_restricted"
+        case notReady = "not_ready"
         // passkeyd's HTTP layer, before any handler.
         case badRequest = "bad_request"
         case requestTooLarge = "request_too_large"
