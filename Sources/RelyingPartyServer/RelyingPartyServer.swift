@@ -19,10 +19,11 @@ public final class RelyingPartyServer: HTTPHandler {
     let staticFiles: StaticFiles?
     /// The FIDO metadata BLOB of the configuration, verified at start-up.
     let metadata: MetadataBLOB?
-    /// Secret that makes the decoy allowCredentials for unknown usernames stable and unguessable.
-    let enumerationSecret: [UInt8]
+    /// The decoy allowCredentials of unknown usernames, stable and unguessable under the server secret.
+    let decoys: DecoyCredentials
     let log: @Sendable (String) -> Void
-    /// Ceremony and Apple requests per client address; sign-in attempts per account; challenges held per address.
+    /// Ceremony and Apple requests per client address; failed sign-in verifications per credential; challenges held
+    /// per address.
     let addressLimiter: RateLimiter
     let accountLimiter: RateLimiter
     let challengeLimiter: RateLimiter
@@ -70,7 +71,11 @@ public final class RelyingPartyServer: HTTPHandler {
         self.store = store
         self.time = time
         self.random = random
-        self.enumerationSecret = enumerationSecret
+        do {
+            decoys = try DecoyCredentials(secret: enumerationSecret)
+        } catch {
+            throw ConfigurationError(.invalidValue, key: "enumerationSecret", "no P-256 key could be made for decoy credentials")
+        }
         self.log = log
         relyingParty = RelyingParty(
             id: configuration.relyingPartyID,

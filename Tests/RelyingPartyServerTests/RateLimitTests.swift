@@ -47,16 +47,16 @@ struct RateLimitTests {
         #expect(server.handle(Self.optionsRequest(from: "198.51.100.1")).status == 200)
     }
 
-    @Test func signInAttemptsAreLimitedPerAccountAcrossAddresses() throws {
+    /// Issue 15: options naming an account are not limited per account (that let anyone lock its owner out); failed
+    /// verifications are, per credential, from any address (`LockoutTests` has the attack).
+    @Test func optionsNamingAnAccountAreLimitedPerAddressOnly() throws {
         let configuration = try TestServerFactory.configuration(
             #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "rateLimits": {"perAccountPerMinute": 6, "perAccountBurst": 3}}"#
         )
         let server = try TestServerFactory.make(configuration: configuration)
-        for index in 0..<3 {
+        for index in 0..<10 {
             #expect(server.handle(Self.optionsRequest(from: "192.0.2.\(index)", username: "alice")).status == 200)
         }
-        #expect(server.handle(Self.optionsRequest(from: "192.0.2.9", username: "alice")).status == 429)
-        #expect(server.handle(Self.optionsRequest(from: "192.0.2.9", username: "bob")).status == 200)
     }
 
     @Test func outstandingChallengesPerAddressAreBounded() throws {

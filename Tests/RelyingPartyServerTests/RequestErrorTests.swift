@@ -159,7 +159,7 @@ struct RequestErrorTests {
         #expect(reply.object["token"] == nil)
         #expect(reply.headers["Set-Cookie"] == nil)
         // The loser's passkey was not stored and cannot sign in.
-        expectError(try client.signIn(secondCredential), 400, "credential_unknown")
+        expectError(try client.signIn(secondCredential), 400, "verification_failed")
     }
 
     @Test func errorsForSignedInEndpointsWithoutSessionAre401() throws {
