@@ -95,10 +95,13 @@ public final class RelyingPartyServer: HTTPHandler {
         wellKnown = try WellKnownFiles(configuration.associatedDomains, loadedAt: time.now)
         staticFiles = configuration.wwwDirectory.map(StaticFiles.init(root:))
         let limits = configuration.rateLimits
-        addressLimiter = RateLimiter(rule: .init(perMinute: limits.perAddressPerMinute, burst: limits.perAddressBurst))
-        accountLimiter = RateLimiter(rule: .init(perMinute: limits.perAccountPerMinute, burst: limits.perAccountBurst))
+        addressLimiter = RateLimiter(rule: .init(perMinute: limits.perAddressPerMinute, burst: limits.perAddressBurst), capacity: limits.maximumKeys)
+        accountLimiter = RateLimiter(rule: .init(perMinute: limits.perAccountPerMinute, burst: limits.perAccountBurst), capacity: limits.maximumKeys)
         let outstanding = Double(limits.outstandingChallengesPerAddress)
-        challengeLimiter = RateLimiter(rule: .init(perMinute: outstanding * 60 / Double(configuration.challengeLifetimeSeconds), burst: outstanding))
+        challengeLimiter = RateLimiter(
+            rule: .init(perMinute: outstanding * 60 / Double(configuration.challengeLifetimeSeconds), burst: outstanding),
+            capacity: limits.maximumKeys
+        )
         metadata = try configuration.attestation.verifiedMetadata(at: time.now)
         if let appleConfiguration = configuration.apple {
             guard let appleSetup else { throw ConfigurationError(.missingValue, key: "apple.privateKey", "was not loaded") }
@@ -158,15 +161,22 @@ public final class RelyingPartyServer: HTTPHandler {
         }
     }
 
-    /// The client's address: the peer, or (behind a trusted proxy) the last entry of the last `X-Forwarded-For`
-    /// field (a proxy may add its own field after the client's).
+    /// The client a request is limited as: the peer, or (behind a trusted proxy) the last entry of the last
+    /// `X-Forwarded-For` field (a proxy may add its own field after the client's) when it is an IP address; an IPv6
+    /// client by its /64 (one host may use any address of it), so that the key is bounded and a host has one.
     func clientAddress(_ request: HTTPRequest) -> String {
         if configuration.rateLimits.trustForwardedFor, let forwarded = request.headers.values("x-forwarded-for").last,
-            let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty
+            let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces),
+            let address = PeerAddress(literal: last)
         {
-            return last
+            return address.description
         }
-        return request.remoteAddress
+        return PeerAddress(literal: request.remoteAddress)?.description ?? String(request.remoteAddress.prefix(64))
+    }
+
+    /// How many keys each limiter holds (tests check the capacity).
+    package var rateLimiterSizes: (addresses: Int, failures: Int, challenges: Int) {
+        (addressLimiter.count, accountLimiter.count, challengeLimiter.count)
     }
 
     /// Refuses with `429 rate_limited` and `Retry-After` when `key` has used up its bucket.

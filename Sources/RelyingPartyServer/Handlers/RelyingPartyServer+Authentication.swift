@@ -29,6 +29,8 @@ extension RelyingPartyServer {
         var userID: [UInt8]?
         var context: [UInt8] = []
         if let name = body.username?.trimmingCharacters(in: .whitespacesAndNewlines), !name.isEmpty {
+            // No account has a longer name; refused before it reaches the store or any table.
+            guard name.utf8.count <= Self.maximumLookupNameBytes else { throw ServerError(.invalidUsername, member: "username") }
             if let user = try storage({ try store.user(name: name) }) {
                 userID = user.id
                 allowCredentials = try storage { try store.credentials(userID: user.id) }
