@@ -227,6 +227,24 @@ struct AppleIdentityTokenTests {
         #expect(reply.errorCode == "apple_unavailable")
     }
 
+    /// Issue 15: duplicate members were read first-wins; a notification or sign-in body repeating one is refused.
+    @Test func bodiesRepeatingAMemberAreInvalidJSON() throws {
+        let fixture = try AppleFixture()
+        let raw = AppleFixture.rawNonce()
+        let token = try fixture.identityToken(rawNonce: raw)
+        let signIn = try fixture.client.send(
+            "POST",
+            "/auth/apple",
+            json: Array(#"{"identityToken":"\#(token)","rawNonce":"\#(raw)","rawNonce":"x"}"#.utf8)
+        )
+        #expect(signIn.status == 400)
+        #expect(signIn.errorCode == "invalid_json")
+        let notification = try fixture.client.send("POST", "/auth/apple/notifications", json: Array(#"{"payload":"a.b.c","payload":"d.e.f"}"#.utf8))
+        #expect(notification.status == 400)
+        #expect(notification.errorCode == "invalid_json")
+        #expect(try fixture.signIn(token: token, rawNonce: raw).status == 200, "the refused body consumed nothing")
+    }
+
     @Test func badRequestBodiesAre400() throws {
         let fixture = try AppleFixture()
         let missing = try fixture.client.send("POST", "/auth/apple", json: try AppleTokenMinter.json(["identityToken": "x"]))
