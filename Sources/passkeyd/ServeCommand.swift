@@ -25,11 +25,7 @@ struct ServeCommand {
         let log: @Sendable (String) -> Void = { message in FileHandle.standardError.write(Data("passkeyd: \(message)\n".utf8)) }
         for warning in configuration.associatedDomains.warnings { log("warning: \(warning)") }
         do {
-            try FileManager.default.createDirectory(
-                atPath: configuration.dataDirectory,
-                withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700]
-            )
+            try DataFolderPermissions.createFolder(configuration.dataDirectory)
         } catch {
             return fail("cannot create the data folder \(configuration.dataDirectory)")
         }
@@ -88,6 +84,9 @@ struct ServeCommand {
         } catch {
             return fail("cannot listen: \(error)")
         }
+        let database = configuration.postgresConnectionString == nil ? configuration.databasePath : nil
+        let databaseFiles = database.map { [$0, $0 + "-wal", $0 + "-shm"] } ?? []
+        for warning in DataFolderPermissions.warnings(folder: configuration.dataDirectory, extraFiles: databaseFiles) { log(warning) }
         http.start()
         adminHTTP?.start()
         server.startAppleWorker()

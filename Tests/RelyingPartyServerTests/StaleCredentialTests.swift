@@ -26,6 +26,8 @@ struct StaleCredentialTests {
         case .expired:
             let account = try fixture.client.register("expired-\(UUID().uuidString.prefix(8))")
             fixture.clock.advance(by: 604_800)
+            // A week on, Apple's keys have expired too; the worker would have refreshed them by now.
+            try fixture.fetchKeys()
             return account.token
         case .signedOut:
             let account = try fixture.client.register("out-\(UUID().uuidString.prefix(8))")
