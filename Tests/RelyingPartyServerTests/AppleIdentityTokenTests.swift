@@ -85,7 +85,7 @@ struct AppleIdentityTokenTests {
         #expect(reply.object["isNewAccount"] as? Bool == true)
         #expect(reply.object["appleUserID"] as? String == AppleTokenMinter.subject)
         #expect((reply.object["token"] as? String)?.isEmpty == false)
-        #expect(reply.headers["set-cookie"]?.hasPrefix("passkeyd_session=") == true)
+        #expect(reply.headers["set-cookie"]?.hasPrefix("__Host-passkeyd_session=") == true)
         #expect(reply.headers["cache-control"] == "no-store")
         #expect(!fixture.log.contains { $0.contains(raw) || $0.contains(token) || $0.contains(AppleTokenMinter.subject) })
     }
