@@ -69,7 +69,12 @@ struct SessionTests {
             let reply = try client.send("GET", "/me", headers: headers)
             #expect(reply.status == 401)
             #expect(reply.errorCode == "not_signed_in")
-            let adding = try client.send("POST", "/webauthn/registration/options", json: Array("{}".utf8), headers: headers + [("Origin", "https://example.com")])
+            let adding = try client.send(
+                "POST",
+                "/webauthn/registration/options",
+                json: Array("{}".utf8),
+                headers: headers + [("Origin", "https://example.com")]
+            )
             #expect(adding.status == 401, "no passkey is added to either account")
         }
         let planted = try client.send("GET", "/me", headers: [("Cookie", "passkeyd_session=\(attacker.token)")])
