@@ -34,7 +34,7 @@ extension RelyingPartyServer {
             if let user = try storage({ try store.user(name: name) }) {
                 userID = user.id
                 allowCredentials = try storage { try store.credentials(userID: user.id) }
-                    .map { PublicKeyCredentialDescriptorJSON(id: $0.id, transports: $0.transports) }
+                    .map { PublicKeyCredentialDescriptorJSON(id: $0.id, transports: Self.knownTransports($0.transports)) }
             } else {
                 allowCredentials = decoys.descriptors(for: name.lowercased())
                 // Bound to nobody, so that signing in with one's own passkey does not reveal that the name is free.
