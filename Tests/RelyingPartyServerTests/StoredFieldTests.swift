@@ -20,7 +20,7 @@ struct StoredFieldTests {
         let token = try #require(reply.object["token"] as? String)
         let listed = try client.send("GET", "/me/passkeys", headers: PasskeyClient.bearer(token))
         #expect(!listed.text.contains("img"))
-        let allowed = try client.requestOptions(username: "alice").allowCredentials ?? []
+        let allowed = try client.requestOptions(username: "alice").allowCredentials
         #expect(allowed.first?.transports == ["hybrid", "internal", "usb"])
     }
 

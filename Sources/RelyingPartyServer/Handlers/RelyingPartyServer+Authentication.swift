@@ -28,10 +28,12 @@ extension RelyingPartyServer {
         var allowCredentials: [PublicKeyCredentialDescriptorJSON] = []
         var userID: [UInt8]?
         var context: [UInt8] = []
-        if let name = body.username?.trimmingCharacters(in: .whitespacesAndNewlines), !name.isEmpty {
-            // No account has a longer name; refused before it reaches the store or any table.
-            guard name.utf8.count <= Self.maximumLookupNameBytes else { throw ServerError(.invalidUsername, member: "username") }
-            if let user = try storage({ try store.user(name: name) }) {
+        // No account has a longer name: refused before it is normalised or reaches the store or any table.
+        if let given = body.username, given.utf8.count > Self.maximumLookupNameBytes { throw ServerError(.invalidUsername, member: "username") }
+        if let given = body.username, case let name = Self.normalizedName(given), !name.isEmpty {
+            // Names are stored NFKC; one registered before that is found as it was written.
+            let asWritten = given.trimmingCharacters(in: .whitespacesAndNewlines)
+            if let user = try storage({ try store.user(name: name) ?? (asWritten == name ? nil : store.user(name: asWritten)) }) {
                 userID = user.id
                 allowCredentials = try storage { try store.credentials(userID: user.id) }
                     .map { PublicKeyCredentialDescriptorJSON(id: $0.id, transports: Self.knownTransports($0.transports)) }
