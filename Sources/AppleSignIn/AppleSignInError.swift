@@ -12,6 +12,7 @@ public struct AppleSignInError: Error, Sendable, Equatable, CustomStringConverti
             case wrongAudience = "appleToken.wrongAudience"
             case expired = "appleToken.expired"
             case issuedInFuture = "appleToken.issuedInFuture"
+            case lifetimeTooLong = "appleToken.lifetimeTooLong"
             case missingSubject = "appleToken.missingSubject"
             case missingNonce = "appleToken.missingNonce"
             case nonceMismatch = "appleToken.nonceMismatch"
@@ -41,6 +42,8 @@ public struct AppleSignInError: Error, Sendable, Equatable, CustomStringConverti
         public static let expired = Code(.expired)
         /// The token's `iat` is in the future.
         public static let issuedInFuture = Code(.issuedInFuture)
+        /// The token's `exp` is more than a day after its `iat` (Apple's tokens live one day at most).
+        public static let lifetimeTooLong = Code(.lifetimeTooLong)
         /// The token has no `sub`.
         public static let missingSubject = Code(.missingSubject)
         /// The token has no nonce and does not say `nonce_supported: false`.

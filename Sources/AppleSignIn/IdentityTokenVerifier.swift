@@ -15,6 +15,8 @@ public struct IdentityTokenVerifier: Sendable {
     public let issuers: [String]
     /// The client IDs accepted: the app's bundle ID for native sign-in, the Services ID for the web.
     public let audiences: [String]
+    /// The longest `exp` − `iat` accepted: one day, as Apple issues them.
+    public static let maximumLifetimeSeconds: TimeInterval = 86_400
     /// Allowed clock skew, in seconds, for `exp` and `iat`.
     public let leewaySeconds: Double
     public let time: any TimeSource
@@ -82,6 +84,11 @@ public struct IdentityTokenVerifier: Sendable {
         // RFC 7519 §4.1.6: a token issued later than now (plus the leeway) comes from a wrong clock or a forger.
         guard issuedAt <= now.addingTimeInterval(leewaySeconds) else {
             throw AppleSignInError(.issuedInFuture, "token iat \(issuedAt.ISO8601Format()) is in the future")
+        }
+        // Apple issues identity tokens and notifications valid for one day: a longer-lived one was not made by Apple
+        // as documented, and would stay replayable for longer than the server remembers what it has seen.
+        guard expiresAt.timeIntervalSince(issuedAt) <= Self.maximumLifetimeSeconds else {
+            throw AppleSignInError(.lifetimeTooLong, "token exp is more than a day after its iat")
         }
     }
 

@@ -5,7 +5,7 @@ import Glibc
 /// The client a connection is counted against for the per-address cap: an IPv4 address, or the /64 network of an
 /// IPv6 address (one host may use any address of its /64). An IPv4 address mapped into IPv6 (`::ffff:192.0.2.1`, as a
 /// dual-stack listener sees IPv4 clients) counts as that IPv4 address.
-struct PeerAddress: Hashable, Sendable {
+public struct PeerAddress: Hashable, Sendable, CustomStringConvertible {
     private let family: Int32
     private let high: UInt64
     private let low: UInt32
@@ -24,6 +24,28 @@ struct PeerAddress: Hashable, Sendable {
         default:
             return nil
         }
+    }
+
+    /// The address written as an IPv4 or IPv6 literal (`inet_pton`), or nil for anything else.
+    public init?(literal: String) {
+        guard literal.utf8.count <= 64 else { return nil }
+        var ipv4 = in_addr()
+        var ipv6 = in6_addr()
+        if inet_pton(AF_INET, literal, &ipv4) == 1 {
+            self.init(ipv4: UInt32(bigEndian: ipv4.s_addr))
+        } else if inet_pton(AF_INET6, literal, &ipv6) == 1 {
+            self.init(ipv6: withUnsafeBytes(of: ipv6) { Array($0) })
+        } else {
+            return nil
+        }
+    }
+
+    /// A short stable form for keys: `192.0.2.1`, or `2001:db8:0:1::/64` style (the /64 in hex groups).
+    public var description: String {
+        if family == AF_INET {
+            return [24, 16, 8, 0].map { String((low >> UInt32($0)) & 0xff) }.joined(separator: ".")
+        }
+        return [48, 32, 16, 0].map { String((high >> UInt64($0)) & 0xffff, radix: 16) }.joined(separator: ":") + "::/64"
     }
 
     private init(family: Int32, high: UInt64, low: UInt32) {

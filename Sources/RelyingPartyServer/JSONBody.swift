@@ -11,10 +11,13 @@ enum JSONBody {
         return (try? Array(encoder.encode(value))) ?? Array("{}".utf8)
     }
 
-    /// Decodes a request body, refusing anything that is not `application/json` or not the expected shape.
+    /// Decodes a request body, refusing anything that is not `application/json`, not strict JSON (a member name twice
+    /// in one object, which Foundation would read first-wins and another parser last-wins; invalid UTF-8; deeper than
+    /// the strict parser's limit) or not the expected shape.
     static func decode<Value: Decodable>(_ type: Value.Type, from request: HTTPRequest) throws(ServerError) -> Value {
         let contentType = request.headers["content-type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
         guard contentType == "application/json" else { throw ServerError(.unsupportedMediaType) }
+        guard StrictJSONParser.isStrict(request.body) else { throw ServerError(.invalidJSON, detail: "not strict JSON") }
         do {
             return try JSONDecoder().decode(type, from: Data(request.body))
         } catch let DecodingError.keyNotFound(key, context) {

@@ -20,8 +20,8 @@ public final class RelyingPartyServer: HTTPHandler {
     /// The associated-domain files, trust material and metadata in force (`reload` replaces them).
     let settings: Mutex<ReloadableSettings>
     let staticFiles: StaticFiles?
-    /// Secret that makes the decoy allowCredentials for unknown usernames stable and unguessable.
-    let enumerationSecret: [UInt8]
+    /// The decoy allowCredentials of unknown usernames, stable and unguessable under the server secret.
+    let decoys: DecoyCredentials
     let log: Logger
     /// The `X-Request-Id` of every answer.
     let requestIDs: RequestIDs
@@ -29,7 +29,8 @@ public final class RelyingPartyServer: HTTPHandler {
     let metrics: ServerMetrics?
     /// The background fetch of the metadata BLOB, while it runs.
     let metadataWorker = Mutex<PeriodicWorker?>(nil)
-    /// Ceremony and Apple requests per client address; sign-in attempts per account; challenges held per address.
+    /// Ceremony and Apple requests per client address; failed sign-in verifications per credential; challenges held
+    /// per address.
     let addressLimiter: RateLimiter
     let accountLimiter: RateLimiter
     let challengeLimiter: RateLimiter
@@ -83,7 +84,11 @@ public final class RelyingPartyServer: HTTPHandler {
         self.store = store
         self.time = time
         self.random = random
-        self.enumerationSecret = enumerationSecret
+        do {
+            decoys = try DecoyCredentials(secret: enumerationSecret)
+        } catch {
+            throw ConfigurationError(.invalidValue, key: "enumerationSecret", "no P-256 key could be made for decoy credentials")
+        }
         self.log = log
         requestIDs = RequestIDs(random: random)
         self.metrics = metrics.map(ServerMetrics.init)
@@ -99,10 +104,13 @@ public final class RelyingPartyServer: HTTPHandler {
         sessions = SessionService(store: store, random: random, time: time, lifetime: TimeInterval(configuration.sessionLifetimeSeconds))
         staticFiles = configuration.wwwDirectory.map(StaticFiles.init(root:))
         let limits = configuration.rateLimits
-        addressLimiter = RateLimiter(rule: .init(perMinute: limits.perAddressPerMinute, burst: limits.perAddressBurst))
-        accountLimiter = RateLimiter(rule: .init(perMinute: limits.perAccountPerMinute, burst: limits.perAccountBurst))
+        addressLimiter = RateLimiter(rule: .init(perMinute: limits.perAddressPerMinute, burst: limits.perAddressBurst), capacity: limits.maximumKeys)
+        accountLimiter = RateLimiter(rule: .init(perMinute: limits.perAccountPerMinute, burst: limits.perAccountBurst), capacity: limits.maximumKeys)
         let outstanding = Double(limits.outstandingChallengesPerAddress)
-        challengeLimiter = RateLimiter(rule: .init(perMinute: outstanding * 60 / Double(configuration.challengeLifetimeSeconds), burst: outstanding))
+        challengeLimiter = RateLimiter(
+            rule: .init(perMinute: outstanding * 60 / Double(configuration.challengeLifetimeSeconds), burst: outstanding),
+            capacity: limits.maximumKeys
+        )
         if let appleConfiguration = configuration.apple {
             guard let appleSetup else { throw ConfigurationError(.missingValue, key: "apple.privateKey", "was not loaded") }
             apple = try AppleIntegration(configuration: appleConfiguration, setup: appleSetup, store: store, time: time, log: log)
@@ -204,15 +212,22 @@ public final class RelyingPartyServer: HTTPHandler {
         }
     }
 
-    /// The client's address: the peer, or (behind a trusted proxy) the last entry of the last `X-Forwarded-For`
-    /// field (a proxy may add its own field after the client's).
+    /// The client a request is limited as: the peer, or (behind a trusted proxy) the last entry of the last
+    /// `X-Forwarded-For` field (a proxy may add its own field after the client's) when it is an IP address; an IPv6
+    /// client by its /64 (one host may use any address of it), so that the key is bounded and a host has one.
     func clientAddress(_ request: HTTPRequest) -> String {
         if configuration.rateLimits.trustForwardedFor, let forwarded = request.headers.values("x-forwarded-for").last,
-            let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty
+            let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces),
+            let address = PeerAddress(literal: last)
         {
-            return last
+            return address.description
         }
-        return request.remoteAddress
+        return PeerAddress(literal: request.remoteAddress)?.description ?? String(request.remoteAddress.prefix(64))
+    }
+
+    /// How many keys each limiter holds (tests check the capacity).
+    package var rateLimiterSizes: (addresses: Int, failures: Int, challenges: Int) {
+        (addressLimiter.count, accountLimiter.count, challengeLimiter.count)
     }
 
     /// Seconds on the monotonic clock since `start`.

@@ -36,6 +36,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case usernameTaken = "username_taken"
             case credentialExists = "credential_exists"
             case lastCredential = "last_credential"
+            case passkeyLimitReached = "passkey_limit_reached"
             case appleIdentityTaken = "apple_identity_taken"
             case lastSignInMethod = "last_sign_in_method"
             case mergeConflict = "merge_conflict"
@@ -106,6 +107,8 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         static let credentialExists = Code(.credentialExists)
         /// The account's only passkey cannot be deleted.
         static let lastCredential = Code(.lastCredential)
+        /// The account has `limits.maximumPasskeysPerAccount` passkeys: delete one before adding another.
+        static let passkeyLimitReached = Code(.passkeyLimitReached)
         /// The Apple ID is linked to another account; the answer carries a `mergeToken` for `POST /me/merge`.
         static let appleIdentityTaken = Code(.appleIdentityTaken)
         /// Removing this Apple ID would leave the account without a way to sign in.
@@ -182,6 +185,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case .usernameTaken: (409, "That username is taken.")
             case .credentialExists: (409, "This passkey is already registered.")
             case .lastCredential: (409, "You can't delete your only passkey.")
+            case .passkeyLimitReached: (409, "This account has as many passkeys as it may; delete one to add another.")
             case .appleIdentityTaken: (409, "This Apple ID is linked to another account; merge the two with the mergeToken.")
             case .lastSignInMethod: (409, "This is your only way to sign in; add a passkey before removing it.")
             case .mergeConflict: (409, "Choose which of the two accounts to keep.")

@@ -2,6 +2,10 @@ import Foundation
 import Storage
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A `PasskeyStore` on an SQLite database: WAL journal, `synchronous=FULL` (a call that returned has been
 /// made durable), foreign keys with ON DELETE CASCADE from users, and versioned migrations applied at open.
 ///
@@ -24,17 +28,21 @@ import Synchronization
 public final class SQLiteStore: PasskeyStore {
     private let connection: Mutex<SQLiteConnection?>
 
-    /// Opens the database file at `path`, creating its parent folder and the file when missing, and
-    /// migrates it to the latest schema.
+    /// Opens the database file at `path`, creating its parent folder (0700) and the file (0600, so that SQLite gives
+    /// its `-wal` and `-shm` files the same mode) when missing, and migrates it to the latest schema.
     /// - Throws: `storage.unavailable` when the file can't be opened or configured;
     ///   `storage.migrationFailed` when the database is newer than this build or a migration fails.
     public convenience init(path: String) throws(StorageError) {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw StorageError(.unavailable, "creating the database folder failed")
         }
+        // Created private from its first byte; an existing file keeps its mode (start-up warns about a loose one).
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw StorageError(.unavailable, "creating the database file failed") }
+        Glibc.close(descriptor)
         try self.init(opening: path, requireWAL: true)
     }
 

@@ -36,11 +36,7 @@ struct ServeCommand {
         ).logger(level: configuration.logLevel)
         for warning in configuration.associatedDomains.warnings { log.warning(warning, event: "configuration") }
         do {
-            try FileManager.default.createDirectory(
-                atPath: configuration.dataDirectory,
-                withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700]
-            )
+            try DataFolderPermissions.createFolder(configuration.dataDirectory)
         } catch {
             return fail("cannot create the data folder \(configuration.dataDirectory)")
         }
@@ -91,6 +87,11 @@ struct ServeCommand {
             return fail("cannot listen: \(error)")
         }
         if let metrics { Self.collect(http: http, store: opened, into: metrics) }
+        let database = configuration.postgresConnectionString == nil ? configuration.databasePath : nil
+        let databaseFiles = database.map { [$0, $0 + "-wal", $0 + "-shm"] } ?? []
+        for warning in DataFolderPermissions.warnings(folder: configuration.dataDirectory, extraFiles: databaseFiles) {
+            log.warning(warning, event: "configuration")
+        }
         http.start()
         adminHTTP?.start()
         server.startAppleWorker()

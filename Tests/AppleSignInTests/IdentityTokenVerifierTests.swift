@@ -108,6 +108,14 @@ import Testing
         #expect(try failure(token, at: TestIssuer.now.addingTimeInterval(86_400)) == .expired)
     }
 
+    /// Issue 15: a token whose `exp` is more than a day after `iat` was accepted (until it expired).
+    @Test func aTokenLivingMoreThanADayIsRefused() throws {
+        let now = Int(TestIssuer.now.timeIntervalSince1970)
+        #expect(try failure(try issuer.token { $0["exp"] = now + 86_400 }) == nil, "Apple's own: exactly one day")
+        #expect(try failure(try issuer.token { $0["exp"] = now + 86_401 }) == .lifetimeTooLong)
+        #expect(try failure(try issuer.token { $0["exp"] = now + 10 * 365 * 86_400 }) == .lifetimeTooLong)
+    }
+
     @Test func tokenIssuedInTheFutureIsRefusedBeyondTheLeeway() throws {
         let token = try issuer.token()
         #expect(try failure(token, at: TestIssuer.now.addingTimeInterval(-60)) == nil)

@@ -113,7 +113,8 @@ def test_username_taken(page, server):
 
 def test_deleted_passkey_is_no_longer_registered(page, server):
     """Register two passkeys (laptop, then a security key), delete the security key's one on the account page,
-    sign out and sign in with it anyway: the server answers credential_unknown, the page says "no longer
+    sign out and sign in with it anyway: the server answers verification_failed at credential.userHandleMismatch (as
+    it answers any failed assertion: no enumeration), the page says "no longer
     registered" and calls signalUnknownCredential, which makes the authenticator forget it."""
     laptop = page.add_authenticator(platform_authenticator())
     username = unique("deleted")

@@ -72,36 +72,6 @@ final class ClientTestServer: Sendable {
     }
 }
 
-/// A TCP socket on 127.0.0.1 that listens and never accepts: the kernel completes connections into its backlog, and
-/// nothing ever answers them (no TLS handshake, no HTTP reply).
-final class SilentListener: Sendable {
-    let descriptor: Int32
-    let port: Int
-
-    init() throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(descriptor, pointer, length) == 0 && listen(descriptor, 256) == 0 && getsockname(descriptor, pointer, &length) == 0
-            }
-        }
-        guard bound else {
-            close(descriptor)
-            throw SocketCensus.Failure("cannot listen on 127.0.0.1")
-        }
-        self.descriptor = descriptor
-        port = Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    deinit {
-        close(descriptor)
-    }
-}
-
 /// Counts this process's open descriptors that are TCP connections to or from given ports (listening sockets
 /// excluded), from /proc/self/fd and /proc/net/tcp{,6}: exact even while other tests open descriptors of their own.
 enum SocketCensus {

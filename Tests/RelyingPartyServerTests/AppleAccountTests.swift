@@ -94,7 +94,7 @@ struct AppleAccountTests {
         let reply = try fixture.signIn(
             token: try fixture.identityToken(rawNonce: raw),
             rawNonce: raw,
-            headers: [("Cookie", "passkeyd_session=\(alice.token)"), ("Origin", "https://evil.example")]
+            headers: [("Cookie", "__Host-passkeyd_session=\(alice.token)"), ("Origin", "https://evil.example")]
         )
         #expect(reply.status == 403)
         #expect(try fixture.store.appleIdentities(userID: alice.userID) == [])

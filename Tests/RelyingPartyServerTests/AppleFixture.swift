@@ -30,7 +30,8 @@ final class AppleFixture {
     /// A server with the `apple` block (and `extraConfiguration` members at the top level, each followed by a comma).
     /// `webhooks`: the configuration's `webhooks` list (JSON), delivered through the fixture's outbound client. With
     /// `overHTTPS`, `client` sends every request over real HTTPS (curl to the server's TLS listener on 127.0.0.1);
-    /// otherwise straight to the handler.
+    /// otherwise straight to the handler. With `prefetchKeys`, Apple's keys are fetched (and waited for) before the
+    /// fixture is returned, as the Apple worker's first round does in `passkeyd serve`.
     init(
         store: any PasskeyStore = InMemoryStore(),
         standIn: AppleStandIn? = nil,
@@ -38,7 +39,8 @@ final class AppleFixture {
         clock: ManualClock = ManualClock(),
         webhooks: String? = nil,
         extraConfiguration: String = "",
-        overHTTPS: Bool = false
+        overHTTPS: Bool = false,
+        prefetchKeys: Bool = true
     ) throws {
         self.clock = clock
         let standIn = try standIn ?? AppleStandIn()
@@ -86,10 +88,27 @@ final class AppleFixture {
             folder = nil
             client = PasskeyClient(DirectTransport(handler: server))
         }
+        if prefetchKeys { try fetchKeys() }
     }
 
     deinit {
         loopback?.stop()
+    }
+
+    /// Starts a key fetch when the keys are missing or due and waits for it to complete (successfully or not).
+    func fetchKeys() throws {
+        let before = server.appleKeyStatus.completedFetches
+        server.refreshAppleKeys()
+        try awaitKeyFetches(before + 1)
+    }
+
+    /// Waits (at most 10 s) until `count` key fetches have completed.
+    func awaitKeyFetches(_ count: Int) throws {
+        let deadline = Date().addingTimeInterval(10)
+        while server.appleKeyStatus.completedFetches < count {
+            guard Date() < deadline else { throw TransportFailure("no key fetch completed within 10 s") }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
     }
 
     /// The engine of `passkeyd apple transfer-out` / `transfer-in` on this fixture's store, stand-in and clock.

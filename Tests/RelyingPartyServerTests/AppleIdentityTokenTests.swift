@@ -85,7 +85,7 @@ struct AppleIdentityTokenTests {
         #expect(reply.object["isNewAccount"] as? Bool == true)
         #expect(reply.object["appleUserID"] as? String == AppleTokenMinter.subject)
         #expect((reply.object["token"] as? String)?.isEmpty == false)
-        #expect(reply.headers["set-cookie"]?.hasPrefix("passkeyd_session=") == true)
+        #expect(reply.headers["set-cookie"]?.hasPrefix("__Host-passkeyd_session=") == true)
         #expect(reply.headers["cache-control"] == "no-store")
         #expect(!fixture.log.contains { $0.contains(raw) || $0.contains(token) || $0.contains(AppleTokenMinter.subject) })
     }
@@ -137,8 +137,12 @@ struct AppleIdentityTokenTests {
         #expect(fixture.standIn.calls(to: "/auth/keys").count == 1, "keys fetched under a minute ago are not fetched again")
         fixture.clock.advance(by: 60)
         let first = AppleFixture.rawNonce()
-        #expect(try fixture.signIn(token: try rotated(first), rawNonce: first).status == 401)
+        let refreshing = try fixture.signIn(token: try rotated(first), rawNonce: first)
+        #expect(refreshing.status == 503, "the unknown kid starts a refresh and is not kept waiting for it")
+        #expect(refreshing.errorCode == "apple_unavailable")
+        try fixture.awaitKeyFetches(2)
         #expect(fixture.standIn.calls(to: "/auth/keys").count == 2, "one refresh for the unknown kid")
+        #expect(try fixture.signIn(token: try rotated(first), rawNonce: first).status == 401, "still unknown after the refresh")
         fixture.standIn.publishRotatedKey()
         fixture.clock.advance(by: 30)
         let second = AppleFixture.rawNonce()
@@ -146,32 +150,58 @@ struct AppleIdentityTokenTests {
         #expect(fixture.standIn.calls(to: "/auth/keys").count == 2, "no second refresh within a minute")
         fixture.clock.advance(by: 31)
         let third = AppleFixture.rawNonce()
+        #expect(try fixture.signIn(token: try rotated(third), rawNonce: third).status == 503)
+        try fixture.awaitKeyFetches(3)
         #expect(try fixture.signIn(token: try rotated(third), rawNonce: third).status == 200)
         #expect(fixture.standIn.calls(to: "/auth/keys").count == 3)
         try fixture.signInFresh(subject: "001.other")
         #expect(fixture.standIn.calls(to: "/auth/keys").count == 3, "cached keys serve later tokens")
     }
 
-    @Test func theKeysAreFetchedAgainWhenTheyExpire() throws {
+    @Test func theKeysAreRefreshedAheadOfExpiryInTheBackground() throws {
         let fixture = try AppleFixture()
         try fixture.signInFresh()
-        fixture.clock.advance(by: 3599)
+        fixture.clock.advance(by: 2699)
         try fixture.signInFresh()
         #expect(fixture.standIn.calls(to: "/auth/keys").count == 1)
         fixture.clock.advance(by: 2)
         try fixture.signInFresh()
+        try fixture.awaitKeyFetches(2)
+        #expect(fixture.standIn.calls(to: "/auth/keys").count == 2, "three quarters into their hour the keys are refreshed")
+        fixture.clock.advance(by: 3599)
+        try fixture.signInFresh()
+        fixture.standIn.available = false
+        fixture.clock.advance(by: 2)
+        let raw = AppleFixture.rawNonce()
+        let expired = try fixture.signIn(token: try fixture.identityToken(rawNonce: raw), rawNonce: raw)
+        #expect(expired.status == 503, "expired keys are never used")
+    }
+
+    @Test func theWorkerRoundRefreshesDueKeys() throws {
+        let fixture = try AppleFixture()
+        fixture.clock.advance(by: 2701)
+        fixture.server.processDueAppleWork()
+        #expect(fixture.standIn.calls(to: "/auth/keys").count == 1, "processDueAppleWork is the exchange and revocation work only")
+        fixture.server.startAppleWorker()
+        defer { fixture.server.stopAppleWorker() }
+        try fixture.awaitKeyFetches(2)
         #expect(fixture.standIn.calls(to: "/auth/keys").count == 2)
     }
 
     @Test func appleDownIs503AndNeverAnAcceptedToken() throws {
-        let fixture = try AppleFixture()
+        let fixture = try AppleFixture(prefetchKeys: false)
         fixture.standIn.available = false
         let raw = AppleFixture.rawNonce()
         let reply = try fixture.signIn(token: try fixture.identityToken(rawNonce: raw), rawNonce: raw)
         #expect(reply.status == 503)
         #expect(reply.errorCode == "apple_unavailable")
+        try fixture.awaitKeyFetches(1)
         fixture.standIn.available = true
+        #expect(try fixture.signIn(token: try fixture.identityToken(rawNonce: raw), rawNonce: raw).status == 503, "a failed fetch backs off")
+        #expect(fixture.standIn.calls(to: "/auth/keys").count == 1)
         fixture.clock.advance(by: 6)
+        #expect(try fixture.signIn(token: try fixture.identityToken(rawNonce: raw), rawNonce: raw).status == 503)
+        try fixture.awaitKeyFetches(2)
         #expect(
             try fixture.signIn(token: try fixture.identityToken(rawNonce: raw), rawNonce: raw).status == 200,
             "a refusal for lack of keys does not burn the nonce"
@@ -179,8 +209,9 @@ struct AppleIdentityTokenTests {
     }
 
     @Test func anUnusableKeyDocumentIs503() throws {
-        let fixture = try AppleFixture()
+        let fixture = try AppleFixture(prefetchKeys: false)
         fixture.standIn.servesMalformedKeys = true
+        try fixture.fetchKeys()
         let raw = AppleFixture.rawNonce()
         let reply = try fixture.signIn(token: try fixture.identityToken(rawNonce: raw), rawNonce: raw)
         #expect(reply.status == 503)
@@ -194,6 +225,24 @@ struct AppleIdentityTokenTests {
         let reply = try fixture.signIn(token: try fixture.identityToken(rawNonce: raw), rawNonce: raw)
         #expect(reply.status == 503)
         #expect(reply.errorCode == "apple_unavailable")
+    }
+
+    /// Issue 15: duplicate members were read first-wins; a notification or sign-in body repeating one is refused.
+    @Test func bodiesRepeatingAMemberAreInvalidJSON() throws {
+        let fixture = try AppleFixture()
+        let raw = AppleFixture.rawNonce()
+        let token = try fixture.identityToken(rawNonce: raw)
+        let signIn = try fixture.client.send(
+            "POST",
+            "/auth/apple",
+            json: Array(#"{"identityToken":"\#(token)","rawNonce":"\#(raw)","rawNonce":"x"}"#.utf8)
+        )
+        #expect(signIn.status == 400)
+        #expect(signIn.errorCode == "invalid_json")
+        let notification = try fixture.client.send("POST", "/auth/apple/notifications", json: Array(#"{"payload":"a.b.c","payload":"d.e.f"}"#.utf8))
+        #expect(notification.status == 400)
+        #expect(notification.errorCode == "invalid_json")
+        #expect(try fixture.signIn(token: token, rawNonce: raw).status == 200, "the refused body consumed nothing")
     }
 
     @Test func badRequestBodiesAre400() throws {

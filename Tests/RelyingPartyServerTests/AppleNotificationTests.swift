@@ -79,7 +79,8 @@ struct AppleNotificationTests {
             let bytes = try body.map { Array($0.utf8) } ?? AppleTokenMinter.json(["payload": payload ?? ""])
             let reply = try fixture.client.send("POST", "/auth/apple/notifications", json: bytes)
             #expect(reply.status == status, "\(body ?? payload ?? "")")
-            #expect(reply.errorCode == "invalid_notification")
+            // A body that is not JSON at all is invalid_json, as on every endpoint (issue 15: strict JSON first).
+            #expect(reply.errorCode == (body == "not json" ? "invalid_json" : "invalid_notification"))
         }
         #expect(try fixture.store.user(id: try AppleFixture.userID(reference)) != nil)
     }

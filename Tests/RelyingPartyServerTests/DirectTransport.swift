@@ -3,6 +3,8 @@ import HTTPServer
 /// Calls `RelyingPartyServer.handle` directly, without sockets; a `?` in the path starts the query, as libevent splits it.
 struct DirectTransport: Transport {
     let handler: any HTTPHandler
+    /// The client address every request comes from.
+    var remoteAddress = "127.0.0.1"
 
     func send(_ method: String, _ path: String, body: [UInt8]?, headers: [(String, String)]) throws -> ServerReply {
         var fields = headers
@@ -15,7 +17,8 @@ struct DirectTransport: Transport {
             path: String(parts[0]),
             query: parts.count == 2 ? String(parts[1]) : nil,
             headers: HTTPHeaders(fields),
-            body: body ?? []
+            body: body ?? [],
+            remoteAddress: remoteAddress
         )
         return ServerReply(handler.handle(request))
     }

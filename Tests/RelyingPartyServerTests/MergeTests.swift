@@ -75,7 +75,7 @@ struct MergeTests {
             #expect(try fixture.client.send("GET", "/me", headers: PasskeyClient.bearer(accounts.otherSession)).status == 401)
         } else {
             let token = try #require(reply.object["token"] as? String)
-            #expect(reply.headers["Set-Cookie"]?.hasPrefix("passkeyd_session=\(token);") == true)
+            #expect(reply.headers["Set-Cookie"]?.hasPrefix("__Host-passkeyd_session=\(token);") == true)
             #expect(try fixture.client.send("GET", "/me", headers: PasskeyClient.bearer(accounts.current.token)).status == 401)
             let me = try fixture.client.send("GET", "/me", headers: PasskeyClient.bearer(token))
             #expect(try PasskeyClient.bytes((me.object["user"] as? [String: Any])?["id"] as? String ?? "") == survivor)
@@ -155,7 +155,7 @@ struct MergeTests {
             "POST",
             "/me/merge",
             json: try AppleTokenMinter.json(["proof": try fixture.appleProof(), "keep": "current"]),
-            headers: [("Cookie", "passkeyd_session=\(token)"), ("Origin", "https://evil.example")]
+            headers: [("Cookie", "__Host-passkeyd_session=\(token)"), ("Origin", "https://evil.example")]
         )
         #expect(cookie.status == 403, "a cookie-authenticated merge from another site")
         #expect(try fixture.store.user(id: accounts.otherID) != nil)

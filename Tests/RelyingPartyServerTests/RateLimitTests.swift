@@ -47,16 +47,60 @@ struct RateLimitTests {
         #expect(server.handle(Self.optionsRequest(from: "198.51.100.1")).status == 200)
     }
 
-    @Test func signInAttemptsAreLimitedPerAccountAcrossAddresses() throws {
+    /// Issue 15: options naming an account are not limited per account (that let anyone lock its owner out); failed
+    /// verifications are, per credential, from any address (`LockoutTests` has the attack).
+    @Test func optionsNamingAnAccountAreLimitedPerAddressOnly() throws {
         let configuration = try TestServerFactory.configuration(
             #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "rateLimits": {"perAccountPerMinute": 6, "perAccountBurst": 3}}"#
         )
         let server = try TestServerFactory.make(configuration: configuration)
-        for index in 0..<3 {
+        for index in 0..<10 {
             #expect(server.handle(Self.optionsRequest(from: "192.0.2.\(index)", username: "alice")).status == 200)
         }
-        #expect(server.handle(Self.optionsRequest(from: "192.0.2.9", username: "alice")).status == 429)
-        #expect(server.handle(Self.optionsRequest(from: "192.0.2.9", username: "bob")).status == 200)
+    }
+
+    /// Issue 15: the limiters' tables have a fixed capacity (`maximumKeys`): a flood of unique addresses drops idle
+    /// buckets first, so an address that is being limited stays limited.
+    @Test func theTablesHoldAtMostMaximumKeysAndDropIdleBucketsFirst() throws {
+        let configuration = try TestServerFactory.configuration(
+            #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "#
+                + #""rateLimits": {"perAddressBurst": 5, "maximumKeys": 100}}"#
+        )
+        let clock = ManualClock()
+        let server = try TestServerFactory.make(configuration: configuration, clock: clock)
+        for index in 0..<99 { #expect(server.handle(Self.optionsRequest(from: "192.0.2.\(index)")).status == 200) }
+        clock.advance(by: 10)
+        for _ in 0..<5 { #expect(server.handle(Self.optionsRequest(from: "198.51.100.1")).status == 200) }
+        #expect(server.handle(Self.optionsRequest(from: "198.51.100.1")).status == 429)
+        for index in 0..<50 { #expect(server.handle(Self.optionsRequest(from: "203.0.113.\(index)")).status == 200) }
+        #expect(server.handle(Self.optionsRequest(from: "198.51.100.1")).status == 429, "the limited address was not evicted")
+        for index in 0..<5000 {
+            _ = server.handle(Self.optionsRequest(from: "10.0.\(index / 256).\(index % 256)"))
+            #expect(server.rateLimiterSizes.addresses <= 100)
+            #expect(server.rateLimiterSizes.challenges <= 100)
+        }
+    }
+
+    /// Behind a proxy, the key is the forwarded address parsed as one (an IPv6 client by its /64): anything else in
+    /// the field counts as the proxy, so that no key is longer than an address.
+    @Test func forwardedAddressesAreParsedAndIPv6CountsBy64() throws {
+        let configuration = try TestServerFactory.configuration(
+            #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "#
+                + #""rateLimits": {"perAddressBurst": 2, "trustForwardedFor": true}}"#
+        )
+        let server = try TestServerFactory.make(configuration: configuration)
+        func request(_ forwarded: String) -> HTTPRequest {
+            var request = Self.optionsRequest(from: "127.0.0.1")
+            request.headers.add("X-Forwarded-For", forwarded)
+            return request
+        }
+        #expect(server.handle(request("2001:db8:1:2::1")).status == 200)
+        #expect(server.handle(request("2001:db8:1:2:ffff::9")).status == 200)
+        #expect(server.handle(request("2001:db8:1:2:abcd::5")).status == 429, "one /64 is one client")
+        #expect(server.handle(request("2001:db8:1:3::1")).status == 200)
+        #expect(server.handle(request(String(repeating: "x", count: 5000))).status == 200)
+        #expect(server.handle(request("not an address")).status == 200)
+        #expect(server.handle(request("999.1.1.1")).status == 429, "garbage counts as the proxy's own address")
     }
 
     @Test func outstandingChallengesPerAddressAreBounded() throws {

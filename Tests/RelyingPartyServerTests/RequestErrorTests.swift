@@ -42,6 +42,26 @@ struct RequestErrorTests {
         #expect(reply.headers["Allow"] == allowed)
     }
 
+    /// Issue 15: a member name twice in one object was read first-wins (`{"username":"alice","username":"bob"}` asked
+    /// for alice's options), where a proxy or a client library may read last-wins. Every body is strict JSON now.
+    @Test(arguments: [
+        ("/webauthn/authentication/options", #"{"username":"alice","username":"bob"}"#),
+        ("/webauthn/registration/options", #"{"username":"carol","displayName":"C","username":"dave"}"#),
+        ("/webauthn/authentication/verify", #"{"id":"AA","rawId":"AA","type":"public-key","response":{"clientDataJSON":"a","clientDataJSON":"b"}}"#),
+    ])
+    func aBodyThatIsNotStrictJSONIsInvalidJSON(path: String, body: String) throws {
+        _ = try client.register("alice")
+        expectError(try client.send("POST", path, json: Array(body.utf8)), 400, "invalid_json")
+    }
+
+    @Test func invalidUTF8InABodyIsInvalidJSON() throws {
+        expectError(
+            try client.send("POST", "/webauthn/authentication/options", json: Array(#"{"username":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)),
+            400,
+            "invalid_json"
+        )
+    }
+
     @Test(arguments: ["text/plain", "application/x-www-form-urlencoded", "application/jsonx", ""])
     func wrongContentTypeIs415(contentType: String) throws {
         let headers = contentType.isEmpty ? [(String, String)]() : [("Content-Type", contentType)]
@@ -159,7 +179,7 @@ struct RequestErrorTests {
         #expect(reply.object["token"] == nil)
         #expect(reply.headers["Set-Cookie"] == nil)
         // The loser's passkey was not stored and cannot sign in.
-        expectError(try client.signIn(secondCredential), 400, "credential_unknown")
+        expectError(try client.signIn(secondCredential), 400, "verification_failed")
     }
 
     @Test func errorsForSignedInEndpointsWithoutSessionAre401() throws {

@@ -27,15 +27,15 @@ struct SessionHandoffTests {
         #expect(started.object["expiresAt"] is String)
         let (path, code) = try Self.pathAndQuery(url)
         // A web view that still holds a dead cookie is not refused: the link replaces it.
-        let opened = try fixture.client.send("GET", "\(path)?code=\(code)", headers: [("Cookie", "passkeyd_session=stale")])
+        let opened = try fixture.client.send("GET", "\(path)?code=\(code)", headers: [("Cookie", "__Host-passkeyd_session=stale")])
         #expect(opened.status == 303)
         #expect(opened.headers["Location"] == "/account?from=app")
         #expect(opened.headers["Referrer-Policy"] == "no-referrer")
         let cookie = try #require(opened.headers["Set-Cookie"])
-        #expect(cookie.hasPrefix("passkeyd_session=") && cookie.contains("HttpOnly; Secure; SameSite=Strict"))
-        let webToken = String(cookie.dropFirst("passkeyd_session=".count).prefix { $0 != ";" })
+        #expect(cookie.hasPrefix("__Host-passkeyd_session=") && cookie.contains("HttpOnly; Secure; SameSite=Strict"))
+        let webToken = String(cookie.dropFirst("__Host-passkeyd_session=".count).prefix { $0 != ";" })
         #expect(webToken != alice.token, "a session of its own")
-        let me = try fixture.client.send("GET", "/me", headers: [("Cookie", "passkeyd_session=\(webToken)")])
+        let me = try fixture.client.send("GET", "/me", headers: [("Cookie", "__Host-passkeyd_session=\(webToken)")])
         #expect(try PasskeyClient.bytes((me.object["user"] as? [String: Any])?["id"] as? String ?? "") == alice.userID)
         let session = try #require(
             try fixture.store.sessions(userID: alice.userID, now: fixture.clock.now).first {

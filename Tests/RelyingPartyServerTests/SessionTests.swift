@@ -16,7 +16,7 @@ struct SessionTests {
         client = PasskeyClient(DirectTransport(handler: try TestServerFactory.make(store: store, clock: clock)))
     }
 
-    private static func cookie(_ token: String) -> (String, String) { ("Cookie", "passkeyd_session=\(token)") }
+    private static func cookie(_ token: String) -> (String, String) { ("Cookie", "__Host-passkeyd_session=\(token)") }
 
     @Test(arguments: [[], [("Origin", "https://evil.test")], [("Origin", "https://example.com:8443")], [("Origin", "null")]])
     func cookieAuthenticatedWritesNeedTheOwnOrigin(origin: [(String, String)]) throws {
@@ -50,6 +50,37 @@ struct SessionTests {
         #expect(try client.send("GET", "/me", headers: [Self.cookie(account.token)]).status == 401)
     }
 
+    /// Issue 15: a cookie planted from a sibling subdomain (`Domain=example.com`) signed the victim into the attacker's
+    /// account, because the cookie had no `__Host-` prefix and the first cookie won. A `__Host-` cookie cannot be set
+    /// with a Domain, the old name is no session at all, and two session cookies are refused.
+    @Test func theSessionCookieIsHostPrefixedAndTwoAreRefused() throws {
+        let victim = try client.register("victim")
+        let attacker = try client.register("attacker")
+        let signIn = try client.signIn(victim.credential)
+        let setCookie = try #require(signIn.headers["Set-Cookie"])
+        #expect(setCookie.hasPrefix("__Host-passkeyd_session="))
+        #expect(setCookie.contains("; Path=/;") && setCookie.contains("; Secure") && !setCookie.lowercased().contains("domain="))
+        let token = try #require(signIn.object["token"] as? String)
+        #expect(try client.send("GET", "/me", headers: [Self.cookie(token)]).status == 200)
+        for headers in [
+            [("Cookie", "__Host-passkeyd_session=\(attacker.token); __Host-passkeyd_session=\(token)")],
+            [("Cookie", "__Host-passkeyd_session=\(token)"), ("Cookie", "__Host-passkeyd_session=\(attacker.token)")],
+        ] {
+            let reply = try client.send("GET", "/me", headers: headers)
+            #expect(reply.status == 401)
+            #expect(reply.errorCode == "not_signed_in")
+            let adding = try client.send(
+                "POST",
+                "/webauthn/registration/options",
+                json: Array("{}".utf8),
+                headers: headers + [("Origin", "https://example.com")]
+            )
+            #expect(adding.status == 401, "no passkey is added to either account")
+        }
+        let planted = try client.send("GET", "/me", headers: [("Cookie", "passkeyd_session=\(attacker.token)")])
+        #expect(planted.status == 401, "a cookie of another name is no session")
+    }
+
     @Test func bearerAuthenticatedWriteWithoutOriginWorks() throws {
         let account = try client.register("alice")
         let second = try client.addPasskey(token: account.token)
@@ -69,7 +100,7 @@ struct SessionTests {
         let cookie = try client.send("GET", "/me", headers: [Self.cookie(account.token)])
         #expect(cookie.status == 401)
         #expect(cookie.errorCode == "not_signed_in")
-        #expect(cookie.headers["Set-Cookie"]?.hasPrefix("passkeyd_session=; Path=/; Max-Age=0") == true)
+        #expect(cookie.headers["Set-Cookie"]?.hasPrefix("__Host-passkeyd_session=; Path=/; Max-Age=0") == true)
         // An expired session cannot add a passkey to the account either, nor fall back to making a new account.
         let options = try client.registrationOptions(username: "mallory", headers: PasskeyClient.bearer(account.token))
         #expect(options.status == 401)

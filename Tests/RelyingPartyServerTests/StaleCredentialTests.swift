@@ -26,6 +26,8 @@ struct StaleCredentialTests {
         case .expired:
             let account = try fixture.client.register("expired-\(UUID().uuidString.prefix(8))")
             fixture.clock.advance(by: 604_800)
+            // A week on, Apple's keys have expired too; the worker would have refreshed them by now.
+            try fixture.fetchKeys()
             return account.token
         case .signedOut:
             let account = try fixture.client.register("out-\(UUID().uuidString.prefix(8))")
@@ -45,7 +47,7 @@ struct StaleCredentialTests {
         let token = try Self.staleToken(.bogus, fixture)
         for route in RelyingPartyServer.routes {
             let path = route.path.replacingOccurrences(of: "{id}", with: "AAAA")
-            for header in [("Authorization", "Bearer \(token)"), ("Cookie", "passkeyd_session=\(token)")] {
+            for header in [("Authorization", "Bearer \(token)"), ("Cookie", "__Host-passkeyd_session=\(token)")] {
                 let request = HTTPRequest(
                     method: route.method,
                     path: path,
@@ -57,7 +59,7 @@ struct StaleCredentialTests {
                     #expect(reply.errorCode != "not_signed_in", "\(route.method) \(route.path)")
                 } else {
                     #expect(reply.status == 401 && reply.errorCode == "not_signed_in", "\(route.method) \(route.path) with \(header.0)")
-                    #expect((reply.headers["Set-Cookie"]?.hasPrefix("passkeyd_session=;") == true) == (header.0 == "Cookie"))
+                    #expect((reply.headers["Set-Cookie"]?.hasPrefix("__Host-passkeyd_session=;") == true) == (header.0 == "Cookie"))
                 }
             }
         }
@@ -70,7 +72,7 @@ struct StaleCredentialTests {
         let fixture = try AppleFixture()
         let token = try Self.staleToken(staleness, fixture)
         let usersBefore = try fixture.store.allEvents().filter { $0.type == "user.created" }.count
-        for headers in [PasskeyClient.bearer(token), [("Cookie", "passkeyd_session=\(token)"), ("Origin", "https://example.com")]] {
+        for headers in [PasskeyClient.bearer(token), [("Cookie", "__Host-passkeyd_session=\(token)"), ("Origin", "https://example.com")]] {
             let raw = AppleFixture.rawNonce()
             let reply = try fixture.signIn(token: try fixture.identityToken(rawNonce: raw), rawNonce: raw, headers: headers)
             #expect(reply.status == 401 && reply.errorCode == "not_signed_in", "\(staleness): \(reply.text)")
@@ -92,9 +94,9 @@ struct StaleCredentialTests {
         #expect(bearer.status == 401 && bearer.errorCode == "not_signed_in")
         let cookie = try fixture.client.registrationOptions(
             username: "newcomer",
-            headers: [("Cookie", "passkeyd_session=\(token)"), ("Origin", "https://example.com")]
+            headers: [("Cookie", "__Host-passkeyd_session=\(token)"), ("Origin", "https://example.com")]
         )
-        #expect(cookie.status == 401 && cookie.headers["Set-Cookie"]?.hasPrefix("passkeyd_session=; Path=/; Max-Age=0") == true)
+        #expect(cookie.status == 401 && cookie.headers["Set-Cookie"]?.hasPrefix("__Host-passkeyd_session=; Path=/; Max-Age=0") == true)
         #expect(try fixture.client.registrationOptions(username: "newcomer").status == 200, "without credentials it may")
     }
 

@@ -96,12 +96,14 @@ struct VerificationErrorTests {
         #expect(reply.object["step"] as? String == "authenticatorData.userNotVerified")
     }
 
-    @Test func unknownCredentialIsCredentialUnknown() throws {
+    /// Issue 15: an unknown credential fails as a real passkey's bad assertion does (no enumeration).
+    @Test func unknownCredentialFailsAsABadSignatureDoes() throws {
         _ = try client.register("alice")
         let stranger = try SoftwareCredential.generate(.es256)
         let reply = try client.signIn(stranger)
         #expect(reply.status == 400)
-        #expect(reply.errorCode == "credential_unknown")
+        #expect(reply.errorCode == "verification_failed")
+        #expect(reply.object["step"] as? String == "credential.userHandleMismatch")
         #expect(reply.object["token"] == nil)
     }
 

@@ -362,12 +362,24 @@ export function createPasskeyd(settings) {
     return Object.assign({}, answer, { account });
   }
 
+  // Whether passkeyd does not have the passkey the authenticator answered with. It answers an unknown passkey as it
+  // answers any failed assertion (no account enumeration): in a username-less sign-in the genuine authenticator's
+  // user handle then does not match, which never happens for a passkey passkeyd has.
+  function isUnknownCredential(error, options) {
+    if (error.code === ErrorCode.CREDENTIAL_UNKNOWN) return true;
+    const discoverable = !(options && options.allowCredentials && options.allowCredentials.length);
+    return discoverable && error.code === "verification_failed" && error.step === "credential.userHandleMismatch";
+  }
+
   async function verifyAssertion(credential, options) {
     try {
       return await afterSignIn(await request("POST", "/webauthn/authentication/verify", credentialToJSON(credential)));
     } catch (error) {
-      if (error.code === ErrorCode.CREDENTIAL_UNKNOWN) {
+      if (isUnknownCredential(error, options)) {
         signal("signalUnknownCredential", { rpId: options.rpId, credentialId: credential.id });
+        throw new PasskeydError(ErrorCode.CREDENTIAL_UNKNOWN, undefined, {
+          status: error.status, step: error.step, member: error.member, body: error.body, cause: error,
+        });
       }
       throw error;
     }

@@ -58,9 +58,12 @@ final class AppleIntegration: Sendable {
         self.privateKeyPEM = setup.privateKeyPEM
         self.log = log
         verifier = IdentityTokenVerifier(issuers: configuration.issuers, audiences: configuration.audiences, time: time)
-        keyCache = AppleKeyCache(service: setup.service, log: log)
+        keyCache = AppleKeyCache(service: setup.service, time: time, log: log)
         let work = WorkBox()
-        worker = PeriodicWorker(name: "passkeyd-apple", interval: 15) { work.integration?.processDueWork() }
+        worker = PeriodicWorker(name: "passkeyd-apple", interval: 15) {
+            work.integration?.keyCache.refreshIfDue()
+            work.integration?.processDueWork()
+        }
         work.integration = self
     }
 
@@ -102,19 +105,16 @@ final class AppleIntegration: Sendable {
         }
     }
 
-    /// Runs `body` with the cached keys; when it names an unknown key, once more with refreshed keys (rate-limited).
+    /// Runs `body` with the cached keys (503 at once without them). A token naming an unknown key starts a refresh
+    /// (at most once a minute) and is then 503, so that its retry meets the new keys; past that it is refused.
     private func verified<Value>(_ body: (JSONWebKeySet) throws(AppleSignInError) -> Value) throws(ServerError) -> Result<Value, AppleSignInError> {
         let now = time.now
         let keys = try keyCache.keys(now: now)
         do throws(AppleSignInError) {
             return .success(try body(keys))
         } catch  where error.code == .unknownKey {
-            guard let refreshed = try keyCache.refreshForUnknownKey(now: now) else { return .failure(error) }
-            do throws(AppleSignInError) {
-                return .success(try body(refreshed))
-            } catch {
-                return .failure(error)
-            }
+            if keyCache.refreshForUnknownKey(now: now) { throw ServerError(.appleUnavailable, detail: "refreshing the keys for an unknown kid") }
+            return .failure(error)
         } catch {
             return .failure(error)
         }
@@ -152,11 +152,6 @@ final class AppleIntegration: Sendable {
 
     private static func associatedData(_ clientID: String) -> [UInt8] {
         Array("passkeyd apple refresh token for \(clientID)".utf8)
-    }
-
-    /// Fetches the keys ahead of the first sign-in; failures are logged and retried at first use.
-    func prefetchKeys() {
-        _ = try? keyCache.keys(now: time.now)
     }
 
     /// One round of background work: due code exchanges, then due revocations. Tests call it directly.

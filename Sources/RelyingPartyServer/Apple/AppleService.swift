@@ -1,8 +1,10 @@
 /// Input and output with Apple's Sign in with Apple endpoints, kept behind a protocol so that the server logic is
-/// testable and all network access stays at the edge. Calls block the calling thread until a reply or a timeout.
+/// testable and all network access stays at the edge. The key fetch never blocks (it serves requests); the other calls
+/// block the calling thread (the Apple worker's, or a command's) until a reply or a timeout.
 public protocol AppleService: Sendable {
-    /// GET the JWKS document (`jwksURL`).
-    func fetchKeys() -> AppleReply
+    /// GET the JWKS document (`jwksURL`); `completion` runs once with the reply, on another thread (or at once when the
+    /// request cannot be sent), and must return quickly.
+    func fetchKeys(completion: @escaping @Sendable (AppleReply) -> Void)
     /// POST an authorization code to `tokenURL` (grant_type authorization_code).
     func exchangeCode(_ code: String, clientID: String, clientSecret: String) -> AppleReply
     /// POST a refresh token to `revokeURL` (token_type_hint refresh_token).

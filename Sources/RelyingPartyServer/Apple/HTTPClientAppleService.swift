@@ -3,9 +3,9 @@ import HTTPServer
 import Observability
 
 /// `AppleService` on the server's one outbound `HTTPClient` (libevent + OpenSSL, certificate verification always on,
-/// no redirects followed), with a short deadline and a reply-size limit. Each call blocks its thread until the reply
-/// or the deadline: the Apple worker's thread for code exchanges and revocations, and (until the key cache fetches in
-/// the background) the thread of the request that needs fresh keys.
+/// no redirects followed), with a short deadline and a reply-size limit. The key fetch uses the client's completion API
+/// (the key cache runs it in the background); the other calls block their thread (the Apple worker's) until the reply
+/// or the deadline.
 public final class HTTPClientAppleService: AppleService {
     private let configuration: AppleConfiguration
     private let client: HTTPClient
@@ -28,8 +28,18 @@ public final class HTTPClientAppleService: AppleService {
         self.log = log
     }
 
-    public func fetchKeys() -> AppleReply {
-        send("keys", HTTPClientRequest(url: configuration.keysURL.absoluteString, headers: HTTPHeaders([("Accept", "application/json")])))
+    public func fetchKeys(completion: @escaping @Sendable (AppleReply) -> Void) {
+        let request = limited(HTTPClientRequest(url: configuration.keysURL.absoluteString, headers: HTTPHeaders([("Accept", "application/json")])))
+        let log = self.log
+        client.send(request) { result in
+            switch result {
+            case .success(let reply):
+                completion(Self.appleReply(reply))
+            case .failure(let error):
+                log("apple keys: no reply: \(error)")
+                completion(.unreachable)
+            }
+        }
     }
 
     public func exchangeCode(_ code: String, clientID: String, clientSecret: String) -> AppleReply {
@@ -83,14 +93,22 @@ public final class HTTPClientAppleService: AppleService {
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
     }
 
-    private func send(_ purpose: String, _ request: HTTPClientRequest) -> AppleReply {
+    /// `request` with this service's timeouts and reply-size limit.
+    private func limited(_ request: HTTPClientRequest) -> HTTPClientRequest {
         var request = request
         request.connectTimeoutSeconds = timeoutSeconds
         request.deadlineSeconds = timeoutSeconds
         request.maximumReplyBodySize = Self.maximumReplyLength
+        return request
+    }
+
+    private static func appleReply(_ reply: HTTPClientReply) -> AppleReply {
+        AppleReply(status: reply.status, body: reply.body, maximumAge: maximumAge(reply.headers["Cache-Control"]))
+    }
+
+    private func send(_ purpose: String, _ request: HTTPClientRequest) -> AppleReply {
         do throws(HTTPServerError) {
-            let reply = try client.sendAndWait(request)
-            return AppleReply(status: reply.status, body: reply.body, maximumAge: Self.maximumAge(reply.headers["Cache-Control"]))
+            return Self.appleReply(try client.sendAndWait(limited(request)))
         } catch {
             log.warning("apple \(purpose): no reply: \(error)", event: "apple")
             return .unreachable

@@ -1,11 +1,13 @@
 extension ServerConfiguration {
     /// The `limits` block: `maximumBodySize` (1 KiB to 10 MiB) and `maximumHeaderSize` (1 KiB to 1 MiB) in bytes, the
-    /// read and write timeouts (1 s to an hour), `maximumConnections` and `maximumConnectionsPerAddress` (1 to a million).
+    /// read and write timeouts (1 s to an hour), `maximumConnections` and `maximumConnectionsPerAddress` (1 to a million),
+    /// `maximumPasskeysPerAccount` (1 to 1,000).
     mutating func parseLimits(_ block: ConfigurationReader) throws(ConfigurationError) {
         try block.only([
             "maximumBodySize", "maximumHeaderSize", "readTimeoutSeconds", "writeTimeoutSeconds", "maximumConnections",
-            "maximumConnectionsPerAddress",
+            "maximumConnectionsPerAddress", "maximumPasskeysPerAccount",
         ])
+        maximumPasskeysPerAccount = try block.integer("maximumPasskeysPerAccount", in: 1...1000) ?? maximumPasskeysPerAccount
         maximumBodySize = try block.integer("maximumBodySize", in: 1024...10_485_760) ?? maximumBodySize
         maximumHeaderSize = try block.integer("maximumHeaderSize", in: 1024...1_048_576) ?? maximumHeaderSize
         readTimeoutSeconds = try block.integer("readTimeoutSeconds", in: 1...3600) ?? readTimeoutSeconds

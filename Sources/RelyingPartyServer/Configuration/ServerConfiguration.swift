@@ -28,6 +28,8 @@ public struct ServerConfiguration: Sendable {
     public var wwwDirectory: String? = "www"
     public var threads = ProcessInfo.processInfo.activeProcessorCount
     public var maximumBodySize = 65_536
+    /// `limits.maximumPasskeysPerAccount`: registering one more is `409 passkey_limit_reached`.
+    public var maximumPasskeysPerAccount = 50
     /// `limits.maximumHeaderSize`: the request line and header section, in bytes.
     public var maximumHeaderSize = 16_384
     /// `limits.readTimeoutSeconds`, `limits.writeTimeoutSeconds`: a whole request must arrive, an answer be taken in.

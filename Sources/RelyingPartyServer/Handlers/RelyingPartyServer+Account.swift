@@ -27,7 +27,7 @@ extension RelyingPartyServer {
             createdAt = record.createdAt
             lastUsedAt = record.lastUsedAt
             algorithm = record.algorithm
-            transports = record.transports
+            transports = RelyingPartyServer.knownTransports(record.transports)
             aaguid = record.aaguid.count == 16 ? AttestedCredentialData.uuidString(record.aaguid) : ""
             attestationFormat = record.attestationFormat
             let summary = try? JSONDecoder().decode([String: String].self, from: Data(record.attestationSummary.utf8))

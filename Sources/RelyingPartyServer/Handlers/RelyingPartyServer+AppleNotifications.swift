@@ -3,6 +3,7 @@ import CryptoCore
 import Foundation
 import HTTPServer
 import Storage
+import WebAuthnCore
 
 extension RelyingPartyServer {
     /// How long the newest applied notification time of a `sub` is kept: an older notification arriving later than
@@ -25,6 +26,7 @@ extension RelyingPartyServer {
     /// one transaction with its bookkeeping; 200 for every verified notification, whatever it changed.
     func appleNotification(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
         let apple = try configuredApple()
+        guard StrictJSONParser.isStrict(request.body) else { throw ServerError(.invalidJSON, detail: "not strict JSON") }
         guard let notification = try apple.verifyNotification(request.body) else { return JSONBody.ok(["received": true]) }
         let now = time.now
         // The jti identifies the notification; without one, its signed payload does.

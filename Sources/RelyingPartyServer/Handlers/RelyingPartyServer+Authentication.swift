@@ -14,29 +14,33 @@ extension RelyingPartyServer {
     struct AuthenticationContext: Codable {
         /// No credential may answer this challenge: it was issued for a username that names no account.
         var unknownUser: Bool
+        /// The decoy credential IDs listed (base64url): an assertion naming one fails as a real passkey's would.
+        var decoys: [String]?
     }
-
-    /// Longer than any user handle (at most 64 bytes), so no credential belongs to it.
-    static let nobodysUserHandle = [UInt8](repeating: 0, count: 65)
 
     /// `POST /webauthn/authentication/options`: discoverable (autofill) sign-in without a username; with one, the
     /// user's credentials. An unknown username gets the same shape with stable decoy credentials (no enumeration).
+    /// Limited per client address only (the route's flag, and the challenges an address holds): a limit per
+    /// username would let anyone lock its owner out.
     func authenticationOptions(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
         let body = try JSONBody.decode(AuthenticationOptionsRequest.self, from: request)
         let userVerification = try UserVerificationRequirement(body.userVerification ?? "preferred")
         var allowCredentials: [PublicKeyCredentialDescriptorJSON] = []
         var userID: [UInt8]?
         var context: [UInt8] = []
-        if let name = body.username?.trimmingCharacters(in: .whitespacesAndNewlines), !name.isEmpty {
-            try limit(accountLimiter, key: "name:" + name.lowercased())
-            if let user = try storage({ try store.user(name: name) }) {
+        // No account has a longer name: refused before it is normalised or reaches the store or any table.
+        if let given = body.username, given.utf8.count > Self.maximumLookupNameBytes { throw ServerError(.invalidUsername, member: "username") }
+        if let given = body.username, case let name = Self.normalizedName(given), !name.isEmpty {
+            // Names are stored NFKC; one registered before that is found as it was written.
+            let asWritten = given.trimmingCharacters(in: .whitespacesAndNewlines)
+            if let user = try storage({ try store.user(name: name) ?? (asWritten == name ? nil : store.user(name: asWritten)) }) {
                 userID = user.id
                 allowCredentials = try storage { try store.credentials(userID: user.id) }
-                    .map { PublicKeyCredentialDescriptorJSON(id: $0.id, transports: $0.transports) }
+                    .map { PublicKeyCredentialDescriptorJSON(id: $0.id, transports: Self.knownTransports($0.transports)) }
             } else {
-                allowCredentials = decoyCredentials(for: name)
+                allowCredentials = decoys.descriptors(for: name.lowercased())
                 // Bound to nobody, so that signing in with one's own passkey does not reveal that the name is free.
-                context = JSONBody.encode(AuthenticationContext(unknownUser: true))
+                context = JSONBody.encode(AuthenticationContext(unknownUser: true, decoys: allowCredentials.map(\.id)))
             }
         }
         try limit(challengeLimiter, key: clientAddress(request))
@@ -72,14 +76,20 @@ extension RelyingPartyServer {
 
     /// Takes the assertion's challenge and runs §7.2 on it against the stored passkey: what a sign-in and a merge proof
     /// share. A counter that did not increase flags the passkey before the refusal.
+    ///
+    /// Verified before any limit is consulted, so that no limit ever stops a valid assertion; a failed one counts
+    /// against the credential it names (`429 rate_limited` past `perAccountBurst`). An assertion naming a credential
+    /// this server does not have (a decoy, a deleted passkey, junk) runs the same steps against a key nobody holds and
+    /// fails as a real passkey's junk assertion does: the same code, step and message.
     func verifyAssertion(_ credential: AuthenticationResponseJSON) throws(ServerError) -> VerifiedAssertion {
         let record = try challenges.consume(try Self.challengeText(credential.response.clientDataJSON), for: .authentication)
-        guard let rawID = Base64URL.decode(credential.rawId),
-            let stored = try storage({ try store.credential(id: rawID) })
-        else {
-            throw ServerError(.credentialUnknown)
+        guard let rawID = Base64URL.decode(credential.rawId) else { throw ServerError(.credentialUnknown) }
+        let failureKey = "credential:" + Base64URL.encode(DigestAlgorithm.sha256.hash(rawID))
+        guard let stored = try storage({ try store.credential(id: rawID) }) else {
+            let error = failedUnknownCredential(credential, rawID: rawID, record: record)
+            try limit(accountLimiter, key: failureKey)
+            throw error
         }
-        try limit(accountLimiter, key: "user:" + Base64URL.encode(stored.userID))
         let key: COSEKey
         do {
             key = try keys.key(for: stored.id, encoded: stored.publicKey)
@@ -96,7 +106,7 @@ extension RelyingPartyServer {
                 backupEligible: stored.backupEligible
             ),
             userVerification: try UserVerificationRequirement(record.userVerification),
-            identifiedUserHandle: try Self.identifiedUserHandle(record, credential: stored)
+            identifiedUserHandle: try identifiedUserHandle(record, credential: stored)
         )
         let result: AuthenticationResult
         do {
@@ -106,12 +116,42 @@ extension RelyingPartyServer {
             if error.code == .signCountNotIncreased {
                 try markPossibleClone(stored)
             }
+            try limit(accountLimiter, key: failureKey)
             throw .verification(error)
         }
         guard let user = try storage({ try store.user(id: stored.userID) }) else {
             throw ServerError(.credentialUnknown)
         }
         return VerifiedAssertion(stored: stored, result: result, user: user)
+    }
+
+    /// The refusal of an assertion naming a credential this server does not have: §7.2 run against a key whose private
+    /// half nobody holds, owned by the challenge's user only when it is one of the decoys that user was shown. Never a
+    /// success, whatever the ceremony says.
+    private func failedUnknownCredential(_ credential: AuthenticationResponseJSON, rawID: [UInt8], record: ChallengeRecord) -> ServerError {
+        let context = record.context.isEmpty ? nil : try? JSONDecoder().decode(AuthenticationContext.self, from: Data(record.context))
+        let listed = context?.decoys?.contains(Base64URL.encode(rawID)) ?? false
+        do {
+            let expectations = AuthenticationExpectations(
+                challenge: record.challenge,
+                credential: StoredCredential(
+                    id: rawID,
+                    publicKey: decoys.key,
+                    signCount: 0,
+                    userHandle: listed ? decoys.nobodysUserHandle : decoys.strangersUserHandle,
+                    backupEligible: nil
+                ),
+                userVerification: try UserVerificationRequirement(record.userVerification),
+                identifiedUserHandle: record.userID ?? (context?.unknownUser == true ? decoys.nobodysUserHandle : nil)
+            )
+            _ = try AuthenticationCeremony(relyingParty: relyingParty).verify(credential, expecting: expectations)
+        } catch let error as WebAuthnError {
+            log("authentication refused: \(error)")
+            return .verification(error)
+        } catch {
+            return error as? ServerError ?? ServerError(.verificationFailed)
+        }
+        return .verification(WebAuthnError(.assertionInvalidSignature, "no credential with this ID is registered"))
     }
 
     /// `POST /webauthn/authentication/verify`: verifies the assertion, updates the counter and flags, starts a session.
@@ -171,23 +211,12 @@ extension RelyingPartyServer {
     /// it: the handle the credential holds when the challenge's user owns it (a credential merged in from another
     /// account keeps its old handle), else the challenge's user (who then owns no such credential); nobody's handle
     /// when the username named no account; nil for discoverable sign-in.
-    static func identifiedUserHandle(_ record: ChallengeRecord, credential: CredentialRecord) throws(ServerError) -> [UInt8]? {
+    func identifiedUserHandle(_ record: ChallengeRecord, credential: CredentialRecord) throws(ServerError) -> [UInt8]? {
         if let userID = record.userID { return userID == credential.userID ? credential.userHandle : userID }
         guard !record.context.isEmpty else { return nil }
         guard let context = try? JSONDecoder().decode(AuthenticationContext.self, from: Data(record.context)) else {
             throw ServerError(.internalError, detail: "the stored authentication state is unreadable")
         }
-        return context.unknownUser ? nobodysUserHandle : nil
-    }
-
-    /// One or two credential descriptors derived from the username and a server secret: the same every time for
-    /// the same name, indistinguishable from real ones to a client.
-    func decoyCredentials(for username: String) -> [PublicKeyCredentialDescriptorJSON] {
-        let seed = DigestAlgorithm.sha256.hash(enumerationSecret + Array("decoy:\(username)".utf8))
-        let count = 1 + Int(seed[0] % 2)
-        return (0..<count).map { index in
-            let identifier = DigestAlgorithm.sha256.hash(seed + [UInt8(index)])
-            return PublicKeyCredentialDescriptorJSON(id: identifier, transports: ["internal", "hybrid"])
-        }
+        return context.unknownUser ? decoys.nobodysUserHandle : nil
     }
 }

@@ -1,13 +1,33 @@
 import Foundation
 
 extension RelyingPartyServer {
-    /// A username or display name as given by a client: trimmed, 1 to 64 characters, no control characters.
+    /// The longest username, display name or passkey name, in UTF-8 bytes after normalisation: what every authenticator
+    /// must store (WebAuthn L3 §5.4.1, at least 64 bytes of `name` and `displayName`), so that no one is cut short.
+    static let maximumNameBytes = 64
+
+    /// The longest username a sign-in may name, in UTF-8 bytes: longer than any username ever registered (64
+    /// characters of up to four bytes before names were limited in bytes), so that nothing longer reaches the store or
+    /// a table.
+    static let maximumLookupNameBytes = 256
+
+    /// A username, display name or passkey name as given by a client: NFKC-normalised (so that `ｆｒａｎｋ` is
+    /// `frank` and a composed `é` is one form), trimmed, 1 to `maximumNameBytes` UTF-8 bytes, without control, format
+    /// (bidi overrides and isolates, zero-width characters), line or paragraph separator, surrogate or private-use
+    /// characters, which could make a name display as another.
     static func validName(_ value: String?, member: String) throws(ServerError) -> String {
-        let trimmed = (value ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty, trimmed.count <= 64, !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        let normalized = normalizedName(value ?? "")
+        let refused: Set<Unicode.GeneralCategory> = [.control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse]
+        guard !normalized.isEmpty, normalized.utf8.count <= maximumNameBytes,
+            !normalized.unicodeScalars.contains(where: { refused.contains($0.properties.generalCategory) })
+        else {
             // Only documented codes: invalid_username for the username, invalid_request for any other name.
             throw ServerError(member == "username" ? .invalidUsername : .invalidRequest, member: member)
         }
-        return trimmed
+        return normalized
+    }
+
+    /// A name in the form it is stored and looked up in: NFKC, surrounding white space removed.
+    static func normalizedName(_ value: String) -> String {
+        value.precomposedStringWithCompatibilityMapping.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

@@ -46,6 +46,7 @@ extension RelyingPartyServer {
                 newAccount: false
             )
             excluded = try storage { try store.credentials(userID: user.id) }
+            guard excluded.count < configuration.maximumPasskeysPerAccount else { throw ServerError(.passkeyLimitReached) }
         } else {
             let username = try Self.validName(body.username, member: "username")
             let displayName = try Self.validName(body.displayName ?? username, member: "displayName")
@@ -69,7 +70,7 @@ extension RelyingPartyServer {
         let options = relyingParty.creationOptions(
             challenge: challenge,
             user: .init(id: registration.userHandle, name: registration.username, displayName: registration.displayName),
-            excludeCredentials: excluded.map { PublicKeyCredentialDescriptorJSON(id: $0.id, transports: $0.transports) },
+            excludeCredentials: excluded.map { PublicKeyCredentialDescriptorJSON(id: $0.id, transports: Self.knownTransports($0.transports)) },
             residentKey: residentKey,
             userVerification: userVerification,
             attestation: settings.withLock { $0.attestation.policy.conveyancePreference },
@@ -78,6 +79,18 @@ extension RelyingPartyServer {
         )
         return JSONBody.ok(options)
     }
+
+    /// The transports WebAuthn L3 defines (§5.8.4 AuthenticatorTransport), each once, in the order given, at most 8:
+    /// what a client reports is stored and shown, so nothing else is kept (3,003 entries and HTML were accepted).
+    static func knownTransports(_ transports: [String]) -> [String] {
+        var kept: [String] = []
+        for transport in transports where Self.transportValues.contains(transport) && !kept.contains(transport) && kept.count < 8 {
+            kept.append(transport)
+        }
+        return kept
+    }
+
+    static let transportValues: Set<String> = ["usb", "nfc", "ble", "smart-card", "hybrid", "internal"]
 
     /// `POST /webauthn/registration/verify`: verifies the new credential, stores it (and the account) and starts a session.
     func registrationVerify(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
@@ -111,7 +124,7 @@ extension RelyingPartyServer {
             publicKey: result.publicKey.encoded,
             algorithm: result.publicKey.algorithm.rawValue,
             signCount: result.signCount,
-            transports: result.transports,
+            transports: Self.knownTransports(result.transports),
             aaguid: result.aaguid,
             backupEligible: result.backupEligible,
             backupState: result.backupState,
@@ -132,6 +145,10 @@ extension RelyingPartyServer {
             )
         } else {
             guard let existing = try storage({ try store.user(id: userHandle) }) else { throw ServerError(.notSignedIn) }
+            // Checked again here: passkeys may have been added since the options were issued.
+            guard try storage({ try store.credentials(userID: existing.id) }).count < configuration.maximumPasskeysPerAccount else {
+                throw ServerError(.passkeyLimitReached)
+            }
             user = existing
         }
         let session = sessions.prepare(

@@ -1,8 +1,12 @@
 import Foundation
 import Synchronization
 
-/// Token buckets by key (client address, account): `capacity` requests at once, refilled at `perMinute`.
-/// Bounded memory: when the table is full, buckets that have refilled completely are dropped first.
+/// Token buckets by key (client address, credential): `burst` requests at once, refilled at `perMinute`.
+///
+/// Fixed capacity: the table never holds more than `capacity` keys, whatever a flood of unique keys does. When a new
+/// key finds it full, every idle bucket (refilled completely: it limits nothing) is dropped; when that frees less than
+/// a quarter of the table, the buckets used least recently are dropped until a quarter is free. Each sweep costs
+/// O(n log n) and is followed by at least n/4 inserts, so a key costs O(log n) amortised.
 final class RateLimiter: Sendable {
     struct Rule: Sendable, Equatable {
         var perMinute: Double
@@ -16,17 +20,18 @@ final class RateLimiter: Sendable {
 
     private let rule: Rule
     private let buckets = Mutex<[String: Bucket]>([:])
-    private let maximumKeys: Int
+    let capacity: Int
 
-    init(rule: Rule, maximumKeys: Int = 100_000) {
+    init(rule: Rule, capacity: Int = 100_000) {
         self.rule = rule
-        self.maximumKeys = maximumKeys
+        self.capacity = max(4, capacity)
     }
 
     /// Takes one token for `key`; returns nil when allowed, or the seconds until a token is available.
     func take(_ key: String, now: Date) -> Int? {
         let rate = rule.perMinute / 60
         return buckets.withLock { buckets -> Int? in
+            if buckets[key] == nil, buckets.count >= capacity { evict(&buckets, now: now) }
             var bucket = buckets[key] ?? Bucket(tokens: rule.burst, updated: now)
             bucket.tokens = min(rule.burst, bucket.tokens + max(0, now.timeIntervalSince(bucket.updated)) * rate)
             bucket.updated = now
@@ -35,19 +40,21 @@ final class RateLimiter: Sendable {
                 return max(1, Int(((1 - bucket.tokens) / rate).rounded(.up)))
             }
             bucket.tokens -= 1
-            if buckets[key] == nil, buckets.count >= maximumKeys { Self.evict(&buckets, now: now, rule: rule) }
             buckets[key] = bucket
             return nil
         }
     }
 
-    private static func evict(_ buckets: inout [String: Bucket], now: Date, rule: Rule) {
+    /// How many keys the table holds (for tests).
+    var count: Int { buckets.withLock { $0.count } }
+
+    private func evict(_ buckets: inout [String: Bucket], now: Date) {
         let rate = rule.perMinute / 60
-        let full = buckets.filter { $0.value.tokens + now.timeIntervalSince($0.value.updated) * rate >= rule.burst }.map(\.key)
-        if full.isEmpty {
-            buckets.removeAll(keepingCapacity: true)
-        } else {
-            for key in full { buckets.removeValue(forKey: key) }
+        buckets = buckets.filter { $0.value.tokens + max(0, now.timeIntervalSince($0.value.updated)) * rate < rule.burst }
+        let target = capacity - capacity / 4
+        guard buckets.count > target else { return }
+        for (key, _) in buckets.sorted(by: { $0.value.updated < $1.value.updated }).prefix(buckets.count - target) {
+            buckets.removeValue(forKey: key)
         }
     }
 }

@@ -4,9 +4,9 @@ import HTTPServer
 import Storage
 
 /// Opaque random session tokens; only their SHA-256 is stored. Accepted as `Authorization: Bearer` or the
-/// `passkeyd_session` cookie.
+/// `__Host-passkeyd_session` cookie (Secure, Path=/, no Domain: a sibling site cannot plant one).
 struct SessionService: Sendable {
-    static let cookieName = "passkeyd_session"
+    static let cookieName = "__Host-passkeyd_session"
 
     let store: any SessionStore
     let random: any RandomSource
@@ -112,22 +112,26 @@ struct SessionService: Sendable {
 
     static func hash(_ token: String) -> [UInt8] { DigestAlgorithm.sha256.hash(Array(token.utf8)) }
 
-    /// The session token a request carries: a bearer, else the session cookie. An empty one counts as a credential
-    /// that does not resolve, never as none. Another `Authorization` scheme (a proxy's Basic) is not a credential here.
+    /// The session token a request carries: a bearer, else the session cookie. An empty one, or more than one
+    /// session cookie, counts as a credential that does not resolve (`401 not_signed_in`), never as none. Another `Authorization` scheme (a proxy's Basic) is not a credential here.
     private static func token(in request: HTTPRequest) -> (String, Credential)? {
         if let authorization = request.headers["authorization"],
             authorization.lowercased() == "bearer" || authorization.lowercased().hasPrefix("bearer ")
         {
             return (authorization.dropFirst(6).trimmingCharacters(in: .whitespaces), .bearer)
         }
+        var found: [String] = []
         for header in request.headers.values("cookie") {
             for pair in header.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == cookieName {
-                    return (parts[1].trimmingCharacters(in: .whitespaces), .cookie)
+                    found.append(parts[1].trimmingCharacters(in: .whitespaces))
                 }
             }
         }
-        return nil
+        guard let first = found.first else { return nil }
+        // Two session cookies: one was planted (a browser sends the most specific first, so "first wins" let a
+        // planted cookie choose the account). Neither is used: the request resolves to no session and is refused.
+        return (found.count == 1 ? first : "", .cookie)
     }
 }

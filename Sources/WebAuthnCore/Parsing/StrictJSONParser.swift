@@ -2,7 +2,7 @@
 /// (two `type` or `challenge` members could be read differently by different parsers), bounded depth, lone
 /// surrogates refused. Written for speed on the verification hot path (Foundation's decoder costs more than an
 /// RSA verification); the input must already be valid UTF-8.
-struct StrictJSONParser {
+public struct StrictJSONParser {
     struct Failure: Error {}
 
     /// One member of an object, in document order.
@@ -12,6 +12,14 @@ struct StrictJSONParser {
     }
 
     static let maximumDepth = 32
+
+    /// Whether `bytes` are valid UTF-8 holding one strict JSON value (no repeated member name at any level, at most
+    /// `maximumDepth` deep): the check the server runs on every request body before it decodes it, so that a body
+    /// that parsers could read differently (first or last duplicate wins) is refused instead.
+    public static func isStrict(_ bytes: [UInt8]) -> Bool {
+        guard String(validating: bytes, as: UTF8.self) != nil else { return false }
+        return (try? parse(bytes[...])) != nil
+    }
 
     static func parse(_ bytes: ArraySlice<UInt8>) throws(Failure) -> JSONValue {
         try bytes.withUnsafeBufferPointer { buffer throws(Failure) -> JSONValue in

@@ -29,6 +29,7 @@ public struct PasskeydError: Error, Sendable, Equatable, CustomStringConvertible
         case usernameTaken = "username_taken"
         case credentialExists = "credential_exists"
         case lastCredential = "last_credential"
+        case passkeyLimitReached = "passkey_limit_reached"
         case appleIdentityTaken = "apple_identity_taken"
         case lastSignInMethod = "last_sign_in_method"
         case mergeConflict = "merge_conflict"

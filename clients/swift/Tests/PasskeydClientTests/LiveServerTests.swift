@@ -303,7 +303,7 @@ final class LiveServerTests: XCTestCase {
         XCTAssertNotNil(refused?.step)
         _ = await expectError(.challengeUnknown, status: 400) { _ = try await other.signIn(assertion) }
 
-        // A passkey this server does not know.
+        // A passkey this server does not know: answered as any failed assertion (no enumeration, issue 15).
         let unknownOptions = try PlatformAssertionRequest(try await other.authenticationOptions())
         let unknown = try server.device.assert(unknownOptions)
         let stranger = PlatformAssertion(
@@ -313,7 +313,7 @@ final class LiveServerTests: XCTestCase {
             signature: unknown.signature,
             userID: unknown.userID
         )
-        _ = await expectError(.credentialUnknown, status: 400) { _ = try await other.signIn(stranger) }
+        _ = await expectError(.verificationFailed, status: 400) { _ = try await other.signIn(stranger) }
 
         // A session the server no longer knows is dropped from the store on its first 401.
         try store.save(StoredSession(token: "not-a-session", expiresAt: Date().addingTimeInterval(3600)))
