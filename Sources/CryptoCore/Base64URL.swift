@@ -11,6 +11,12 @@ public enum Base64URL {
     public static func encode(_ bytes: [UInt8]) -> String {
         var output = [UInt8]()
         output.reserveCapacity((bytes.count * 4 + 2) / 3)
+        append(bytes, to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Appends the unpadded base64url text of `bytes` (as ASCII bytes) to `output`, for building a JWS in one buffer.
+    public static func append(_ bytes: [UInt8], to output: inout [UInt8]) {
         var index = 0
         while index + 3 <= bytes.count {
             let value = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
@@ -31,7 +37,11 @@ public enum Base64URL {
             output.append(alphabet[Int(value >> 12 & 63)])
             output.append(alphabet[Int(value >> 6 & 63)])
         }
-        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Whether every character of `text` is in the base64url alphabet (no padding).
+    public static func isAlphabet(_ text: String) -> Bool {
+        text.utf8.allSatisfy { reverse[Int($0)] != 0xFF }
     }
 
     /// Decodes unpadded base64url; nil for any other character, for padding, or for an impossible length.

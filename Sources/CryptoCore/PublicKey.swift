@@ -10,7 +10,7 @@ public final class PublicKey: @unchecked Sendable {
 
     let key: OpaquePointer
     /// Idle verification contexts, reused across calls and threads (one thread uses a context at a time).
-    private let contexts = VerificationContextPool()
+    private let contexts = KeyContextPool()
     public let type: KeyType
     /// The curve of an EC key; nil for other types.
     public let curve: EllipticCurve?

@@ -1,10 +1,10 @@
 import COpenSSL
 import Synchronization
 
-/// A few idle `EVP_PKEY_CTX`s per key: creating one costs more than an RSA verification's arithmetic, and OpenSSL
+/// A few idle `EVP_PKEY_CTX`s per key (verification or signing, never both in one pool): creating one costs more than an RSA verification's arithmetic, and OpenSSL
 /// contexts may be reused but not shared, so each call takes one and gives it back. A key is nearly always used
 /// with one algorithm, so a short list scanned from the end beats a dictionary.
-final class VerificationContextPool: Sendable {
+final class KeyContextPool: Sendable {
     private struct Idle: @unchecked Sendable {
         var contexts: [(algorithm: SignatureAlgorithm, context: OpaquePointer)] = []
     }
