@@ -18,6 +18,8 @@ case "admin":
     status = AdminCommand(arguments: Array(arguments.dropFirst())).run()
 case "check-domain":
     status = CheckDomainCommand(arguments: Array(arguments.dropFirst())).run()
+case "keys":
+    status = KeysCommand(arguments: Array(arguments.dropFirst())).run()
 case "verify-apple-token":
     status = VerifyAppleTokenCommand(arguments: Array(arguments.dropFirst())).run()
 case "version", "--version":
