@@ -12,27 +12,41 @@ public struct JSONObjectWriter: Sendable {
         bytes.append(UInt8(ascii: "{"))
     }
 
-    /// The finished object.
-    public func finished() -> [UInt8] {
-        bytes + [UInt8(ascii: "}")]
+    /// The finished object (the writer is done with it).
+    public consuming func finished() -> [UInt8] {
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
     }
 
-    public mutating func add(_ name: String, _ value: String) {
+    public mutating func add(_ name: StaticString, _ value: String) {
         writeName(name)
         writeString(value)
     }
 
-    public mutating func add(_ name: String, _ value: Int64) {
+    public mutating func add(_ name: StaticString, _ value: Int64) {
         writeName(name)
-        bytes.append(contentsOf: String(value).utf8)
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        // The decimal digits, least significant first into a scratch buffer (a division by the constant 10 is a
+        // multiplication), then copied in order: no String is made.
+        var magnitude = value.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { scratch in
+            var start = scratch.count
+            repeat {
+                let quotient = magnitude / 10
+                start -= 1
+                scratch[start] = UInt8(ascii: "0") + UInt8(magnitude - quotient * 10)
+                magnitude = quotient
+            } while magnitude > 0
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[start...]))
+        }
     }
 
-    public mutating func add(_ name: String, _ value: Bool) {
+    public mutating func add(_ name: StaticString, _ value: Bool) {
         writeName(name)
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
     }
 
-    public mutating func add(_ name: String, _ values: [String]) {
+    public mutating func add(_ name: StaticString, _ values: [String]) {
         writeName(name)
         bytes.append(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
@@ -42,31 +56,46 @@ public struct JSONObjectWriter: Sendable {
         bytes.append(UInt8(ascii: "]"))
     }
 
-    private mutating func writeName(_ name: String) {
+    /// A member name: a literal of the caller's, written as it is (names are plain ASCII and need no escape).
+    private mutating func writeName(_ name: StaticString) {
         if !isEmpty { bytes.append(UInt8(ascii: ",")) }
         isEmpty = false
-        writeString(name)
-        bytes.append(UInt8(ascii: ":"))
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     private mutating func writeString(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x00..<0x20, 0x7F:
-                bytes.append(contentsOf: Array("\\u00".utf8))
-                bytes.append(Self.hexDigits[Int(byte >> 4)])
-                bytes.append(Self.hexDigits[Int(byte & 0x0F)])
-            default: bytes.append(byte)
+        var text = text
+        text.withUTF8 { utf8 in
+            // Runs that need no escape are copied in one go.
+            var start = 0
+            for index in 0..<utf8.count {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                writeEscape(byte)
+                start = index + 1
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func writeEscape(_ byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+        case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+        case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+        case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+        case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+        default:
+            bytes.append(contentsOf: Array("\\u00".utf8))
+            bytes.append(Self.hexDigits[Int(byte >> 4)])
+            bytes.append(Self.hexDigits[Int(byte & 0x0F)])
+        }
     }
 }

@@ -78,16 +78,7 @@ public final class JWSSigningKey: Sendable {
 
     /// A signing context for `scheme` over a digest (padding and hash set), reusable for any number of signatures.
     private func makeSigningContext(_ scheme: SignatureAlgorithm) -> OpaquePointer? {
-        guard let digest = scheme.digest, let context = EVP_PKEY_CTX_new_from_pkey(nil, privateKey.key, nil) else { return nil }
-        var ready = EVP_PKEY_sign_init(context) == 1
-        if ready, publicKey.type == .rsa { ready = EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1 }
-        if ready { ready = EVP_PKEY_CTX_set_signature_md(context, digest.messageDigest) == 1 }
-        guard ready else {
-            ERR_clear_error()
-            EVP_PKEY_CTX_free(context)
-            return nil
-        }
-        return context
+        KeyContextPool.prepared(privateKey.key, for: scheme, signing: true)
     }
 
     /// The public key as a JWK (`kid`, `alg`, `use: "sig"`), for a JWKS.

@@ -1,9 +1,10 @@
 import CryptoCore
 import Foundation
+import Synchronization
 
 /// Mints access tokens: a JWT (RFC 9068) signed with the deployment's current key, header `typ: at+jwt` and `kid`.
 /// Claims: `iss`, `sub` (the user handle, base64url), `aud` (a string for one audience, else a list), `iat`, `nbf`,
-/// `exp` (one lifetime, never after the session), `jti`, `client_id` (the relying party ID: the first-party app),
+/// `exp` (one lifetime, never after the session), `jti` (unique, see `TokenIDs`), `client_id` (the relying party ID: the first-party app),
 /// `sid` (the session's public ID), `auth_time`, `amr`, `username`, and `email` / `email_verified` when known.
 /// The claims are written directly as bytes (`JSONObjectWriter`), so that minting costs little more than signing.
 package struct AccessTokenMinter: Sendable {
@@ -13,14 +14,32 @@ package struct AccessTokenMinter: Sendable {
     let audiences: [String]
     let clientID: String
     let lifetime: TimeInterval
-    let random: any RandomSource
+    private let tokenIDs: TokenIDs
 
     package init(issuer: String, audiences: [String], clientID: String, lifetime: TimeInterval, random: any RandomSource) {
         self.issuer = issuer
         self.audiences = audiences
         self.clientID = clientID
         self.lifetime = lifetime
-        self.random = random
+        tokenIDs = TokenIDs(prefix: random.bytes(count: 8))
+    }
+
+    /// `jti` values (RFC 7519 §4.1.7: unique, with a negligible chance of collision across issuers' nodes): 8 random
+    /// bytes drawn once per process, then a counter. A `jti` names a token and proves nothing, so it need not be
+    /// unpredictable, and a fresh draw from the CSPRNG per token cost more than everything else of minting but the
+    /// signature.
+    private final class TokenIDs: Sendable {
+        private let prefix: [UInt8]
+        private let counter = Atomic<UInt64>(0)
+
+        init(prefix: [UInt8]) {
+            self.prefix = prefix
+        }
+
+        func next() -> String {
+            let value = counter.add(1, ordering: .relaxed).newValue
+            return Base64URL.encode(prefix + (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) })
+        }
     }
 
     /// The signed token and its `exp`.
@@ -34,7 +53,7 @@ package struct AccessTokenMinter: Sendable {
         claims.add("iat", issued)
         claims.add("nbf", issued)
         claims.add("exp", expires)
-        claims.add("jti", Base64URL.encode(random.bytes(count: 16)))
+        claims.add("jti", tokenIDs.next())
         claims.add("client_id", clientID)
         claims.add("sid", Base64URL.encode(subject.sessionID))
         claims.add("auth_time", Int64(subject.authenticatedAt.timeIntervalSince1970.rounded(.down)))
