@@ -23,15 +23,18 @@ extension PostgresRecords {
 
     func insertSigningKey(_ key: SigningKeyRecord) throws(StorageError) {
         try validate { () throws(StorageError) in try key.validate() }
-        try run { connection throws(PostgresError) in
-            try connection.run(
-                "INSERT INTO signing_keys (\(Self.signingKeyColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7::float8, $8::float8)",
-                [
-                    .text(key.id), .text(key.algorithm), .bytea(key.publicJWK), .bytea(key.sealedPrivateKey), .date(key.createdAt),
-                    .date(key.activatesAt), .optional(key.retiresAt, PostgresValue.date), .optional(key.expiresAt, PostgresValue.date),
-                ]
-            )
-        }
+        try run { connection throws(PostgresError) in try connection.run(Self.insertingSigningKey, Self.signingKeyValues(key)) }
+    }
+
+    /// The statement of `insertSigningKey` (and of the import), with `signingKeyValues`.
+    static let insertingSigningKey =
+        "INSERT INTO signing_keys (\(signingKeyColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7::float8, $8::float8)"
+
+    static func signingKeyValues(_ key: SigningKeyRecord) -> [PostgresValue] {
+        [
+            .text(key.id), .text(key.algorithm), .bytea(key.publicJWK), .bytea(key.sealedPrivateKey), .date(key.createdAt),
+            .date(key.activatesAt), .optional(key.retiresAt, PostgresValue.date), .optional(key.expiresAt, PostgresValue.date),
+        ]
     }
 
     func retireSigningKey(id: String, retiresAt: Date, expiresAt: Date) throws(StorageError) -> Bool {

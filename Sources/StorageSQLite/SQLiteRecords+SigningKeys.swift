@@ -7,19 +7,22 @@ extension SQLiteRecords {
     func signingKeys() throws(StorageError) -> [SigningKeyRecord] {
         try run { connection throws(SQLiteError) in
             try connection.statement("SELECT \(Self.signingKeyColumns) FROM signing_keys ORDER BY activates_at, id").run([]) {
-                row throws(SQLiteError) in
-                SigningKeyRecord(
-                    id: row.text(0),
-                    algorithm: row.text(1),
-                    publicJWK: row.blob(2),
-                    sealedPrivateKey: row.blob(3),
-                    createdAt: row.date(4),
-                    activatesAt: row.date(5),
-                    retiresAt: row.isNull(6) ? nil : row.date(6),
-                    expiresAt: row.isNull(7) ? nil : row.date(7)
-                )
+                row throws(SQLiteError) in Self.signingKeyRecord(row)
             }
         }
+    }
+
+    static func signingKeyRecord(_ row: SQLiteRow) -> SigningKeyRecord {
+        SigningKeyRecord(
+            id: row.text(0),
+            algorithm: row.text(1),
+            publicJWK: row.blob(2),
+            sealedPrivateKey: row.blob(3),
+            createdAt: row.date(4),
+            activatesAt: row.date(5),
+            retiresAt: row.isNull(6) ? nil : row.date(6),
+            expiresAt: row.isNull(7) ? nil : row.date(7)
+        )
     }
 
     func insertSigningKey(_ key: SigningKeyRecord) throws(StorageError) {

@@ -279,6 +279,9 @@ import WebAuthnCore
         let account = try client.register("erin")
         #expect(try client.signIn(account.credential, username: "erin", .init(signCount: 5)).status == 200)
         let decoys = try client.authenticationOptions(username: "mallory").object["allowCredentials"] as? [[String: Any]]
+        let accessToken = try #require(
+            try client.send("POST", "/session/token", headers: PasskeyClient.bearer(account.token)).object["accessToken"] as? String
+        )
         #expect(node.terminate() == 0)
 
         let executable = try ServeProcess.executable()
@@ -286,6 +289,7 @@ import WebAuthnCore
         let first = try ChildProcess.run(executable, migrate)
         #expect(first.status == 0, "\(first.errorOutput)")
         #expect(String(decoding: first.output, as: UTF8.self).contains("copied 1 users, 1 passkeys, 2 sessions"))
+        #expect(String(decoding: first.output, as: UTF8.self).contains("1 signing keys"))
         let again = try ChildProcess.run(executable, migrate)
         #expect(again.status == 1)
         #expect(again.errorOutput.contains("storage.notEmpty"))
@@ -294,6 +298,13 @@ import WebAuthnCore
         let b = deployment.client(1)
         // The session, the passkey with its counter, the username and the decoys all came across.
         #expect(try b.send("GET", "/me", headers: PasskeyClient.bearer(account.token)).status == 200)
+        // So did the signing key, under the server secret that came with it: the access token still verifies.
+        #expect(try b.send("GET", "/me", headers: PasskeyClient.bearer(accessToken)).status == 200)
+        #expect(
+            try DecodedToken(
+                try #require(b.send("POST", "/session/token", headers: PasskeyClient.bearer(account.token)).object["accessToken"] as? String)
+            ).keyID == (try DecodedToken(accessToken).keyID)
+        )
         #expect(try b.signIn(account.credential, .init(signCount: 5)).errorCode == "possible_clone")
         #expect(try b.signIn(account.credential, username: "erin", .init(signCount: 6)).status == 200)
         #expect(try deployment.client(0).registrationOptions(username: "erin").errorCode == "username_taken")

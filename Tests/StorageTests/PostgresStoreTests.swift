@@ -435,7 +435,18 @@ struct PostgresStoreTests {
             try transaction.insertEnrollmentToken(link)
             try transaction.replaceRecoveryCodes(userID: StoreSamples.userID(1), hashes: codes, createdAt: StoreSamples.now)
         }
+        let signingKey = SigningKeyRecord(
+            id: "key-1",
+            algorithm: "ES256",
+            publicJWK: Array("{}".utf8),
+            sealedPrivateKey: [9, 9, 9],
+            createdAt: StoreSamples.now,
+            activatesAt: StoreSamples.now,
+            retiresAt: StoreSamples.now.addingTimeInterval(60.5)
+        )
+        try source.transaction { transaction throws(StorageError) in try transaction.insertSigningKey(signingKey) }
         let export = try source.exportRecords()
+        #expect(export.signingKeys == [signingKey])
         #expect(export.users.count == 2 && export.credentials.count == 2 && export.sessions.count == 2)
         #expect(export.enrollmentTokens == [link] && export.recoveryCodes.map(\.codeHash) == codes)
         #expect(export.appleIdentities.count == 1 && export.appleNonces.count == 1 && export.appleRevocations.count == 1)
@@ -443,7 +454,12 @@ struct PostgresStoreTests {
         #expect(export.appleRefreshTokens.count == 1 && export.linkDeclines.count == 1 && export.appleNotificationWatermarks.count == 1)
 
         let target = try PostgresStore(connectionString: try newDatabase(), poolSize: 2)
+        // A node started on the empty database made a key of its own: the copied keys replace it.
+        var early = signingKey
+        early.id = "made-before-the-import"
+        try target.transaction { transaction throws(StorageError) in try transaction.insertSigningKey(early) }
         try target.importRecords(export)
+        #expect(try target.transaction { transaction throws(StorageError) in try transaction.signingKeys() } == [signingKey])
         #expect(try target.user(id: StoreSamples.userID(1)) == StoreSamples.user(1))
         #expect(try target.credentials(userID: StoreSamples.userID(1)) == [StoreSamples.credential(1, owner: 1), used])
         #expect(
