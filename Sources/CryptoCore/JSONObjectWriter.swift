@@ -23,6 +23,15 @@ public struct JSONObjectWriter: Sendable {
         writeString(value)
     }
 
+    /// A string member whose value is the base64url text of `bytes` (which needs no escape), written without making
+    /// a String.
+    public mutating func add(_ name: StaticString, base64URL bytes: [UInt8]) {
+        writeName(name)
+        self.bytes.append(UInt8(ascii: "\""))
+        Base64URL.append(bytes, to: &self.bytes)
+        self.bytes.append(UInt8(ascii: "\""))
+    }
+
     public mutating func add(_ name: StaticString, _ value: Int64) {
         writeName(name)
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
@@ -43,7 +52,7 @@ public struct JSONObjectWriter: Sendable {
 
     public mutating func add(_ name: StaticString, _ value: Bool) {
         writeName(name)
-        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        append(value ? "true" : "false")
     }
 
     public mutating func add(_ name: StaticString, _ values: [String]) {
@@ -56,13 +65,21 @@ public struct JSONObjectWriter: Sendable {
         bytes.append(UInt8(ascii: "]"))
     }
 
+    /// The bytes of a literal (no array is made for them).
+    private mutating func append(_ literal: StaticString) {
+        literal.withUTF8Buffer { utf8 in
+            for byte in utf8 { bytes.append(byte) }
+        }
+    }
+
     /// A member name: a literal of the caller's, written as it is (names are plain ASCII and need no escape).
     private mutating func writeName(_ name: StaticString) {
         if !isEmpty { bytes.append(UInt8(ascii: ",")) }
         isEmpty = false
         bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        append(name)
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)

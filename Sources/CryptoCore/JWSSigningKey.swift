@@ -1,4 +1,5 @@
 import COpenSSL
+import Synchronization
 
 /// A private key that signs JWSs with one algorithm under one key ID (`kid`): access tokens, and the OpenID
 /// provider's ID tokens. Thread-safe; ECDSA and RSA keep a few prepared signing contexts (padding and hash set) for
@@ -11,7 +12,9 @@ public final class JWSSigningKey: Sendable {
     private let privateKey: PrivateKey
     private let contexts = KeyContextPool()
     /// The largest signature OpenSSL may produce for this key (DER for ECDSA).
-    private let maximumSignatureLength: Int
+    let maximumSignatureLength: Int
+    /// The base64url protected headers made so far, by `typ` ("" for none): a key signs with one or two.
+    private let headers = Mutex<[String: [UInt8]]>([:])
 
     /// - Throws: `crypto.invalidKey` when the key is not one `algorithm` signs with, or the key ID is empty or not
     ///   made of base64url characters (it is written into headers and JWKs unescaped).
@@ -79,6 +82,19 @@ public final class JWSSigningKey: Sendable {
     /// A signing context for `scheme` over a digest (padding and hash set), reusable for any number of signatures.
     private func makeSigningContext(_ scheme: SignatureAlgorithm) -> OpaquePointer? {
         KeyContextPool.prepared(privateKey.key, for: scheme, signing: true)
+    }
+
+    /// The base64url of the protected header `{"alg", "kid", "typ"?}` (RFC 7515 §4.1) of this key, made once per `typ`.
+    func encodedHeader(type: String?) -> [UInt8] {
+        if let made = headers.withLock({ $0[type ?? ""] }) { return made }
+        var header = JSONObjectWriter(capacity: 96)
+        header.add("alg", algorithm.rawValue)
+        header.add("kid", keyID)
+        if let type { header.add("typ", type) }
+        var encoded: [UInt8] = []
+        Base64URL.append(header.finished(), to: &encoded)
+        headers.withLock { $0[type ?? ""] = encoded }
+        return encoded
     }
 
     /// The public key as a JWK (`kid`, `alg`, `use: "sig"`), for a JWKS.
