@@ -10,7 +10,7 @@ import Testing
 /// route's answer varies by Origin; the cookie Origin check still accepts exactly the relying party's origins.
 @Suite struct CORSTests {
     static let json = """
-        {"relyingParty": {"id": "example.com", "origins": ["https://example.com", "https://www.example.com", "android:apk-key-hash:AbCd"]},
+        {"relyingParty": {"id": "example.com", "origins": ["https://example.com", "https://www.example.com", "android:apk-key-hash:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"]},
          "www": null}
         """
 
@@ -48,7 +48,7 @@ import Testing
         let server = try TestServerFactory.make(configuration: try TestServerFactory.configuration(Self.json))
         for (origin, method) in [
             ("https://evil.example", "POST"), ("null", "POST"), ("https://example.com.evil.example", "POST"), ("http://example.com", "POST"),
-            ("android:apk-key-hash:AbCd", "POST"), ("https://example.com", "PUT"),
+            ("android:apk-key-hash:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8", "POST"), ("https://example.com", "PUT"),
         ] {
             let reply = Self.preflight(server, "/session/token", origin: origin, method: method)
             #expect(reply.status == 204)

@@ -9,7 +9,7 @@ import Testing
     static func parse(_ members: String) throws(ConfigurationError) -> ServerConfiguration {
         try ServerConfiguration(
             json: Data(
-                #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com", "https://www.example.com", "android:apk-key-hash:Ab"]}, \#(members)}"#
+                #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com", "https://www.example.com", "android:apk-key-hash:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"]}, \#(members)}"#
                     .utf8
             )
         )

@@ -98,7 +98,7 @@ struct SessionService: Sendable {
             guard allowsAccessToken else {
                 var error = ServerError(.insufficientScope)
                 // RFC 6750 §3.1: the request needs a session token, which an access token is not.
-                error.headers = [("WWW-Authenticate", #"Bearer error="insufficient_scope""#)]
+                error.headers = [("WWW-Authenticate", "Bearer error=\"\(ServerError.Code.insufficientScope)\"")]
                 throw error
             }
             return SignedIn(session: session, token: token, credential: .accessToken)
