@@ -118,6 +118,7 @@ import WebAuthnCore
         let fresh = try #require(try fixture.mint(PasskeyClient.bearer(account.token)).object["accessToken"] as? String)
         #expect(try fixture.client.send("DELETE", "/me", headers: PasskeyClient.bearer(account.token)).status == 200)
         #expect(try fixture.client.send("GET", "/me", headers: PasskeyClient.bearer(fresh)).errorCode == "not_signed_in")
+        #expect(try fixture.mint(PasskeyClient.bearer(account.token)).errorCode == "not_signed_in", "no token for a deleted account")
     }
 
     @Test func noTokenOutlivesItsSession() throws {

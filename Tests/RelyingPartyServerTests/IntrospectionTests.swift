@@ -6,7 +6,8 @@ import TestSupport
 import Testing
 
 /// `POST /introspect` (RFC 7662) for the app's backends: the backend key, both kinds of token, the transitions to
-/// inactive on logout, deletion and merge, and the same work for every unknown token.
+/// inactive on logout and deletion (merge and consent-revoked: `AccessTokenLifecycleTests`), and the same work for
+/// every unknown token.
 @Suite struct IntrospectionTests {
     @Test func onlyAConfiguredBackendKeyMayIntrospect() throws {
         let fixture = try TokenFixture()
@@ -76,7 +77,7 @@ import Testing
         #expect(try fixture.introspect(account.token).object["active"] as? Bool == true)
     }
 
-    @Test func logoutDeletionAndMergeMakeTokensInactiveAtOnce() throws {
+    @Test func logoutAndDeletionMakeTokensInactiveAtOnce() throws {
         let fixture = try TokenFixture()
         let (loggedOut, loggedOutAccess) = try fixture.register("nia")
         #expect(try fixture.client.send("POST", "/logout", headers: PasskeyClient.bearer(loggedOut.token)).status == 200)
@@ -89,18 +90,7 @@ import Testing
         #expect(try fixture.introspect(deleted.token).text == #"{"active":false}"#)
         #expect(try fixture.introspect(deletedAccess).text == #"{"active":false}"#)
 
-        // A merge deletes the merged-away account with its sessions in one transaction (issue 13's `POST /me/merge`,
-        // not on main yet): the same store change made here, and its tokens are inactive.
-        let (kept, keptAccess) = try fixture.register("pia")
-        let (merged, mergedAccess) = try fixture.register("quinn")
-        try fixture.store.transaction { transaction throws(StorageError) in
-            _ = try transaction.deleteSessions(userID: merged.userID, except: nil)
-            _ = try transaction.deleteUser(id: merged.userID)
-        }
-        #expect(try fixture.introspect(mergedAccess).text == #"{"active":false}"#)
-        #expect(try fixture.introspect(merged.token).text == #"{"active":false}"#)
-        #expect(try fixture.introspect(keptAccess).object["active"] as? Bool == true)
-        #expect(try fixture.introspect(kept.token).object["active"] as? Bool == true)
+        // A merge (`POST /me/merge`) and Apple's consent-revoked: AccessTokenLifecycleTests.
     }
 
     /// Unknown tokens of four kinds, introspected in alternating rounds: garbage, an opaque token that is no session's,

@@ -7,9 +7,11 @@ import TestSupport
 /// A server, its store and clock, and a client, for the access-token tests; helpers to read tokens.
 struct TokenFixture {
     static let backendKey = "backend-key-of-the-api"
+    /// The `backends` member that lets `backendKey` introspect (for other fixtures' configurations too).
+    static let backends = #""backends": [{"name": "api", "keySHA256": "\#(Hex.encode(DigestAlgorithm.sha256.hash(Array(backendKey.utf8))))"}]"#
     static let configuration = """
         {"relyingParty": {"id": "example.com", "name": "Example", "origins": ["https://example.com"]}, "www": null,
-         "backends": [{"name": "api", "keySHA256": "\(Hex.encode(DigestAlgorithm.sha256.hash(Array(backendKey.utf8))))"}]}
+         \(backends)}
         """
 
     let store: any PasskeyStore
@@ -45,10 +47,20 @@ struct TokenFixture {
     }
 
     func mint(_ headers: [(String, String)]) throws -> ServerReply {
-        try client.send("POST", "/session/token", headers: headers)
+        try Self.mint(headers, with: client)
     }
 
     func introspect(_ token: String, key: String = TokenFixture.backendKey, form: Bool = true) throws -> ServerReply {
+        try Self.introspect(token, with: client, key: key, form: form)
+    }
+
+    /// `POST /session/token` through `client`.
+    static func mint(_ headers: [(String, String)], with client: PasskeyClient) throws -> ServerReply {
+        try client.send("POST", "/session/token", headers: headers)
+    }
+
+    /// `POST /introspect` through `client`, form-encoded or JSON, authenticated by `key`.
+    static func introspect(_ token: String, with client: PasskeyClient, key: String = backendKey, form: Bool = true) throws -> ServerReply {
         let body =
             form
             ? Array("token=\(token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")".utf8)
