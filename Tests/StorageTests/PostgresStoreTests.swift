@@ -274,14 +274,12 @@ struct PostgresStoreTests {
         #expect(try reopened.user(id: StoreSamples.userID(1))?.appAccountToken == alice.appAccountToken, "stable")
     }
 
-    /// Step 6 (the signing keys) on a version-5 database: its accounts and sessions stay, its sessions are found by
-    /// their public ID (an access token's `sid`), and the new table, empty, stores and returns a key.
+    /// Step 6 (the signing keys) on a version-5 database: its accounts and sessions stay, a session is found by its
+    /// public ID, and the new table is empty (`SigningKeyMigration`).
     @Test func aVersionFiveDatabaseGainsTheSigningKeys() throws {
         let cluster = try PostgresClusterScope.current()
         let name = try cluster.createDatabase()
         let hex = { (bytes: [UInt8]) in bytes.map { String(format: "%02x", $0) }.joined() }
-        let sessionID = [UInt8](repeating: 7, count: 16)
-        let expiresAt = StoreSamples.now.addingTimeInterval(600)
         try cluster.psql(
             PostgresMigrations.steps.prefix(5).map(\.sql).joined()
                 + """
@@ -290,8 +288,8 @@ struct PostgresStoreTests {
                 INSERT INTO users (id, name, display_name, created_at, display_name_is_default, app_account_token, email_verified)
                     VALUES ('\\x\(hex(StoreSamples.userID(1)))', 'alice', 'Alice', 0, false, '0b0e7a5c-0c4a-4f43-9d55-8d3c4a0f1e2b', false);
                 INSERT INTO sessions (token_hash, user_id, created_at, expires_at, id, method, user_verified, authenticated_at)
-                    VALUES ('\\x01', '\\x\(hex(StoreSamples.userID(1)))', 0, \(expiresAt.timeIntervalSinceReferenceDate),
-                    '\\x\(hex(sessionID))', 'passkey', true, 0);
+                    VALUES ('\\x01', '\\x\(hex(StoreSamples.userID(1)))', 0, \(SigningKeyMigration.sessionExpiresAt.timeIntervalSinceReferenceDate),
+                    '\\x\(hex(SigningKeyMigration.sessionID))', 'passkey', true, 0);
                 """,
             database: name
         )
@@ -299,21 +297,7 @@ struct PostgresStoreTests {
         defer { store.close() }
         #expect(try cluster.psql("SELECT version FROM passkeyd_schema", database: name) == "6")
         #expect(PostgresMigrations.latestVersion == 6)
-        #expect(try store.user(id: StoreSamples.userID(1))?.name == "alice")
-        let session = try #require(try store.session(id: sessionID, now: StoreSamples.now))
-        #expect(session.tokenHash == [1] && session.userID == StoreSamples.userID(1) && session.expiresAt == expiresAt)
-        #expect(try store.session(id: sessionID, now: expiresAt) == nil, "expired")
-        #expect(try store.transaction { transaction throws(StorageError) in try transaction.signingKeys() } == [])
-        let key = SigningKeyRecord(
-            id: "key-1",
-            algorithm: "ES256",
-            publicJWK: Array("{}".utf8),
-            sealedPrivateKey: [1, 2, 3],
-            createdAt: StoreSamples.now,
-            activatesAt: StoreSamples.now.addingTimeInterval(900)
-        )
-        try store.transaction { transaction throws(StorageError) in try transaction.insertSigningKey(key) }
-        #expect(try store.transaction { transaction throws(StorageError) in try transaction.signingKeys() } == [key])
+        try SigningKeyMigration.check(store)
     }
 
     @Test func nodesStartingTogetherMigrateOnce() throws {
@@ -477,15 +461,7 @@ struct PostgresStoreTests {
             try transaction.insertEnrollmentToken(link)
             try transaction.replaceRecoveryCodes(userID: StoreSamples.userID(1), hashes: codes, createdAt: StoreSamples.now)
         }
-        let signingKey = SigningKeyRecord(
-            id: "key-1",
-            algorithm: "ES256",
-            publicJWK: Array("{}".utf8),
-            sealedPrivateKey: [9, 9, 9],
-            createdAt: StoreSamples.now,
-            activatesAt: StoreSamples.now,
-            retiresAt: StoreSamples.now.addingTimeInterval(60.5)
-        )
+        let signingKey = StoreSamples.signingKey(1, activatesAt: StoreSamples.now, retiresAt: StoreSamples.now.addingTimeInterval(60.5))
         try source.transaction { transaction throws(StorageError) in try transaction.insertSigningKey(signingKey) }
         let export = try source.exportRecords()
         #expect(export.signingKeys == [signingKey])

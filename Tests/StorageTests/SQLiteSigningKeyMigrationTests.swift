@@ -7,14 +7,12 @@ import Testing
 
 @Suite("SQLite migration 7: the signing keys")
 struct SQLiteSigningKeyMigrationTests {
-    /// A version-6 database (the account lifecycle) keeps its accounts and sessions, gains an empty table of signing
-    /// keys that stores and returns a key, and finds its sessions by their public ID (an access token's `sid`).
+    /// A version-6 database (the account lifecycle) keeps its accounts and sessions, finds a session by its public ID
+    /// and gains an empty table of signing keys (`SigningKeyMigration`).
     @Test func aVersionSixDatabaseGainsTheSigningKeys() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.newDatabasePath()
-        let sessionID = [UInt8](repeating: 7, count: 16)
-        let expiresAt = StoreSamples.now.addingTimeInterval(600)
         do {
             let connection = try SQLiteConnection(path: path)
             try connection.execute(SQLiteMigrations.steps.prefix(6).map(\.sql).joined() + "PRAGMA user_version = 6;")
@@ -26,27 +24,13 @@ struct SQLiteSigningKeyMigrationTests {
                 INSERT INTO sessions (token_hash, id, user_id, method, user_verified, created_at, authenticated_at, expires_at)
                 VALUES (x'01', ?1, ?2, 'passkey', 1, 0, 0, ?3)
                 """
-            ).run([.blob(sessionID), .blob(StoreSamples.userID(1)), .date(expiresAt)])
+            ).run([.blob(SigningKeyMigration.sessionID), .blob(StoreSamples.userID(1)), .date(SigningKeyMigration.sessionExpiresAt)])
         }
         let store = try SQLiteStore(path: path)
         defer { store.close() }
         #expect(try store.withConnection { connection throws(SQLiteError) in try SQLiteMigrations.currentVersion(connection) } == 7)
         #expect(SQLiteMigrations.latestVersion == 7)
-        #expect(try store.user(id: StoreSamples.userID(1))?.name == "alice")
-        let session = try #require(try store.session(id: sessionID, now: StoreSamples.now))
-        #expect(session.tokenHash == [1] && session.userID == StoreSamples.userID(1) && session.expiresAt == expiresAt)
-        #expect(try store.session(id: sessionID, now: expiresAt) == nil, "expired")
-        #expect(try store.transaction { transaction throws(StorageError) in try transaction.signingKeys() } == [])
-        let key = SigningKeyRecord(
-            id: "key-1",
-            algorithm: "ES256",
-            publicJWK: Array("{}".utf8),
-            sealedPrivateKey: [1, 2, 3],
-            createdAt: StoreSamples.now,
-            activatesAt: StoreSamples.now.addingTimeInterval(900)
-        )
-        try store.transaction { transaction throws(StorageError) in try transaction.insertSigningKey(key) }
-        #expect(try store.transaction { transaction throws(StorageError) in try transaction.signingKeys() } == [key])
+        try SigningKeyMigration.check(store)
         #expect(try store.integrityCheck() == ["ok"])
     }
 }

@@ -11,31 +11,18 @@ extension StoreContract {
         StoreContractCheck(name: "a session is found by its public ID until it expires", run: sessionIsFoundByID),
     ]
 
-    static func signingKey(_ number: UInt8, activatesAt: Date, retiresAt: Date? = nil, expiresAt: Date? = nil) -> SigningKeyRecord {
-        SigningKeyRecord(
-            id: "key-\(number)",
-            algorithm: "ES256",
-            publicJWK: Array(#"{"kty":"EC","kid":"key-\#(number)"}"#.utf8),
-            sealedPrivateKey: [UInt8](repeating: number, count: 200),
-            createdAt: activatesAt.addingTimeInterval(-900.25),
-            activatesAt: activatesAt,
-            retiresAt: retiresAt,
-            expiresAt: expiresAt
-        )
-    }
-
     public static func signingKeysKeepEveryField(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
         let now = StoreSamples.now
-        let retired = signingKey(
+        let retired = StoreSamples.signingKey(
             3,
             activatesAt: now.addingTimeInterval(-100),
             retiresAt: now.addingTimeInterval(-0.5),
             expiresAt: now.addingTimeInterval(960.75)
         )
-        let current = signingKey(2, activatesAt: now.addingTimeInterval(-0.5))
-        let tie = signingKey(1, activatesAt: now.addingTimeInterval(-0.5))
-        let pending = signingKey(4, activatesAt: now.addingTimeInterval(900))
+        let current = StoreSamples.signingKey(2, activatesAt: now.addingTimeInterval(-0.5))
+        let tie = StoreSamples.signingKey(1, activatesAt: now.addingTimeInterval(-0.5))
+        let pending = StoreSamples.signingKey(4, activatesAt: now.addingTimeInterval(900))
         try store.transaction { transaction throws(StorageError) in
             for key in [pending, current, retired, tie] {
                 try transaction.insertSigningKey(key)
@@ -51,8 +38,8 @@ extension StoreContract {
     public static func signingKeyIDsAreUnique(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
         let now = StoreSamples.now
-        try store.transaction { transaction throws(StorageError) in try transaction.insertSigningKey(signingKey(1, activatesAt: now)) }
-        var sameID = signingKey(2, activatesAt: now)
+        try store.transaction { transaction throws(StorageError) in try transaction.insertSigningKey(StoreSamples.signingKey(1, activatesAt: now)) }
+        var sameID = StoreSamples.signingKey(2, activatesAt: now)
         sameID.id = "key-1"
         try expectStorageError(.duplicateKey, "the same key ID") { () throws(StorageError) in
             try store.transaction { transaction throws(StorageError) in try transaction.insertSigningKey(sameID) }
@@ -66,7 +53,7 @@ extension StoreContract {
                 { (key: inout SigningKeyRecord) in key.publicJWK = [UInt8](repeating: 0x20, count: SigningKeyRecord.maximumKeyLength + 1) }
             ),
         ] {
-            var key = signingKey(3, activatesAt: now)
+            var key = StoreSamples.signingKey(3, activatesAt: now)
             change(&key)
             try expectStorageError(.invalidRecord, label) { () throws(StorageError) in
                 try store.transaction { transaction throws(StorageError) in try transaction.insertSigningKey(key) }
@@ -74,7 +61,7 @@ extension StoreContract {
         }
         try expectEqual(
             try store.transaction { transaction throws(StorageError) in try transaction.signingKeys() },
-            [signingKey(1, activatesAt: now)],
+            [StoreSamples.signingKey(1, activatesAt: now)],
             "only the first key"
         )
     }
@@ -83,8 +70,8 @@ extension StoreContract {
         let store = try makeStore()
         let now = StoreSamples.now
         try store.transaction { transaction throws(StorageError) in
-            try transaction.insertSigningKey(signingKey(1, activatesAt: now))
-            try transaction.insertSigningKey(signingKey(2, activatesAt: now.addingTimeInterval(900)))
+            try transaction.insertSigningKey(StoreSamples.signingKey(1, activatesAt: now))
+            try transaction.insertSigningKey(StoreSamples.signingKey(2, activatesAt: now.addingTimeInterval(900)))
         }
         let retiresAt = now.addingTimeInterval(900)
         let expiresAt = now.addingTimeInterval(1860.5)
@@ -100,7 +87,10 @@ extension StoreContract {
         )
         try expectEqual(
             try store.transaction { transaction throws(StorageError) in try transaction.signingKeys() },
-            [signingKey(1, activatesAt: now, retiresAt: retiresAt, expiresAt: expiresAt), signingKey(2, activatesAt: now.addingTimeInterval(900))],
+            [
+                StoreSamples.signingKey(1, activatesAt: now, retiresAt: retiresAt, expiresAt: expiresAt),
+                StoreSamples.signingKey(2, activatesAt: now.addingTimeInterval(900)),
+            ],
             "after retiring"
         )
         try expectEqual(
