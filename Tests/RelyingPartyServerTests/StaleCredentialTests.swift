@@ -77,7 +77,7 @@ struct StaleCredentialTests {
         let send = { (route: Route, token: String) in
             let request = HTTPRequest(
                 method: route.method,
-                path: route.path.replacingOccurrences(of: Route.parameter, with: "AAAA"),
+                path: route.path.replacingOccurrences(of: "{id}", with: "AAAA"),
                 headers: HTTPHeaders([("Content-Type", "application/json"), ("Authorization", "Bearer \(token)")]),
                 body: Array("{}".utf8)
             )

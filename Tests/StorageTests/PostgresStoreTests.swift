@@ -274,17 +274,17 @@ struct PostgresStoreTests {
         #expect(try reopened.user(id: StoreSamples.userID(1))?.appAccountToken == alice.appAccountToken, "stable")
     }
 
-    /// Step 6 (the signing keys) on a version-5 database: its accounts and sessions stay, a session is found by its
+    /// Step 7 (the signing keys) on a version-6 database: its accounts and sessions stay, a session is found by its
     /// public ID, and the new table is empty (`SigningKeyMigration`).
-    @Test func aVersionFiveDatabaseGainsTheSigningKeys() throws {
+    @Test func aVersionSixDatabaseGainsTheSigningKeys() throws {
         let cluster = try PostgresClusterScope.current()
         let name = try cluster.createDatabase()
         let hex = { (bytes: [UInt8]) in bytes.map { String(format: "%02x", $0) }.joined() }
         try cluster.psql(
-            PostgresMigrations.steps.prefix(5).map(\.sql).joined()
+            PostgresMigrations.steps.prefix(6).map(\.sql).joined()
                 + """
                 CREATE TABLE passkeyd_schema (version integer NOT NULL);
-                INSERT INTO passkeyd_schema VALUES (5);
+                INSERT INTO passkeyd_schema VALUES (6);
                 INSERT INTO users (id, name, display_name, created_at, display_name_is_default, app_account_token, email_verified)
                     VALUES ('\\x\(hex(StoreSamples.userID(1)))', 'alice', 'Alice', 0, false, '0b0e7a5c-0c4a-4f43-9d55-8d3c4a0f1e2b', false);
                 INSERT INTO sessions (token_hash, user_id, created_at, expires_at, id, method, user_verified, authenticated_at)
@@ -295,8 +295,8 @@ struct PostgresStoreTests {
         )
         let store = try PostgresStore(connectionString: cluster.connectionString(database: name), poolSize: 2)
         defer { store.close() }
-        #expect(try cluster.psql("SELECT version FROM passkeyd_schema", database: name) == "6")
-        #expect(PostgresMigrations.latestVersion == 6)
+        #expect(try cluster.psql("SELECT version FROM passkeyd_schema", database: name) == "7")
+        #expect(PostgresMigrations.latestVersion == 7)
         try SigningKeyMigration.check(store)
     }
 

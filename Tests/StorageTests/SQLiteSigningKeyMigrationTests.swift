@@ -5,17 +5,17 @@ import Testing
 
 @testable import StorageSQLite
 
-@Suite("SQLite migration 7: the signing keys")
+@Suite("SQLite migration 8: the signing keys")
 struct SQLiteSigningKeyMigrationTests {
-    /// A version-6 database (the account lifecycle) keeps its accounts and sessions, finds a session by its public ID
+    /// A version-7 database (administration and recovery) keeps its accounts and sessions, finds a session by its public ID
     /// and gains an empty table of signing keys (`SigningKeyMigration`).
-    @Test func aVersionSixDatabaseGainsTheSigningKeys() throws {
+    @Test func aVersionSevenDatabaseGainsTheSigningKeys() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.newDatabasePath()
         do {
             let connection = try SQLiteConnection(path: path)
-            try connection.execute(SQLiteMigrations.steps.prefix(6).map(\.sql).joined() + "PRAGMA user_version = 6;")
+            try connection.execute(SQLiteMigrations.steps.prefix(7).map(\.sql).joined() + "PRAGMA user_version = 7;")
             try connection.statement(
                 "INSERT INTO users (id, name, display_name, created_at, app_account_token) VALUES (?1, 'alice', 'Alice', 0, ?2)"
             ).run([.blob(StoreSamples.userID(1)), .text("0b0e7a5c-0c4a-4f43-9d55-8d3c4a0f1e2b")])
@@ -28,8 +28,8 @@ struct SQLiteSigningKeyMigrationTests {
         }
         let store = try SQLiteStore(path: path)
         defer { store.close() }
-        #expect(try store.withConnection { connection throws(SQLiteError) in try SQLiteMigrations.currentVersion(connection) } == 7)
-        #expect(SQLiteMigrations.latestVersion == 7)
+        #expect(try store.withConnection { connection throws(SQLiteError) in try SQLiteMigrations.currentVersion(connection) } == 8)
+        #expect(SQLiteMigrations.latestVersion == 8)
         try SigningKeyMigration.check(store)
         #expect(try store.integrityCheck() == ["ok"])
     }

@@ -60,6 +60,9 @@ package struct AccessTokenSubject: Sendable {
         switch method {
         case .passkey: userVerified ? ["pop", "user", "mfa"] : ["pop", "user"]
         case .apple: ["apple"]
+        // A recovery code is a one-time password (`otp`). No token is minted for such a session today: its answer has
+        // none, and `POST /session/token` refuses it (`recovery_session_restricted`).
+        case .recoveryCode: ["otp"]
         }
     }
 }
