@@ -113,4 +113,27 @@ struct AccessTokenLifecycleTests {
             #expect(reply.status == 401 && reply.errorCode == "not_signed_in", "stale, \(method) \(path): \(reply.text)")
         }
     }
+
+    /// A recovery code's restricted session is no sign-in for the app's API: its answer carries no access token and
+    /// `POST /session/token` refuses it, so no token claims an account whose owner has not added a passkey yet. The
+    /// passkey it registers answers with a full session and its access token.
+    @Test func aRecoverySessionGetsNoAccessToken() throws {
+        let fixture = try TokenFixture()
+        let (account, _) = try fixture.register("rita")
+        let codes = try fixture.client.send("POST", "/me/recovery-codes", headers: PasskeyClient.bearer(account.token))
+        let code = try #require((codes.object["codes"] as? [String])?.first)
+        let recovered = try fixture.client.send(
+            "POST",
+            "/auth/recovery",
+            json: try AppleTokenMinter.json(["username": "rita", "code": code])
+        )
+        #expect(recovered.status == 200 && recovered.object["restricted"] as? Bool == true, "\(recovered.text)")
+        #expect(recovered.object["accessToken"] == nil && recovered.object["accessTokenExpiresAt"] == nil)
+        let token = try #require(recovered.object["token"] as? String)
+        let refused = try fixture.mint(PasskeyClient.bearer(token))
+        #expect(refused.status == 403 && refused.errorCode == "recovery_session_restricted", "\(refused.text)")
+        let passkey = try fixture.client.addPasskey(token: token)
+        let signedIn = try fixture.client.signIn(passkey)
+        #expect(signedIn.status == 200 && signedIn.object["accessToken"] is String, "\(signedIn.text)")
+    }
 }
