@@ -4,7 +4,7 @@ import RelyingPartyServer
 import Storage
 
 /// `passkeyd keys list|rotate|backend-key`: the signing keys of the deployment the configuration names (its store and
-/// server secret, as `serve` opens them), and new backend keys for `POST /introspect`.
+/// server secret, as `serve` opens them), and new backend keys for `POST /introspect` (`NewKeyCommand`).
 struct KeysCommand {
     let arguments: [String]
 
@@ -14,7 +14,6 @@ struct KeysCommand {
         options: ["--config"],
         switches: ["--immediately"]
     )
-    static let backendKeySyntax = CommandLineSyntax(usage: "passkeyd keys backend-key NAME", maximumPositionals: 1)
 
     func run() -> Int32 {
         switch arguments.first {
@@ -27,11 +26,11 @@ struct KeysCommand {
                 )
                 try Self.list(keys)
             }
-        case "backend-key": return backendKey()
+        case "backend-key": return NewKeyCommand(arguments: Array(arguments.dropFirst()), kind: .backend).run()
         default:
             FileHandle.standardError.write(
                 Data(
-                    "passkeyd keys: say list, rotate or backend-key\nusage: \(Self.listSyntax.usage)\n       \(Self.rotateSyntax.usage)\n       \(Self.backendKeySyntax.usage)\n"
+                    "passkeyd keys: say list, rotate or backend-key\nusage: \(Self.listSyntax.usage)\n       \(Self.rotateSyntax.usage)\n       \(NewKeyCommand.Kind.backend.syntax.usage)\n"
                         .utf8
                 )
             )
@@ -79,29 +78,6 @@ struct KeysCommand {
             let columns = [(key.id, 17), (key.algorithm, 6), (state, 9)] + times.map { ($0, 21) }
             print(columns.map { $0.0.padding(toLength: $0.1, withPad: " ", startingAt: 0) }.joined(separator: " "))
         }
-    }
-
-    /// A new random backend key and the `backends` entry to paste: only its SHA-256 goes into the configuration.
-    private func backendKey() -> Int32 {
-        let name: String
-        do {
-            let line = try Self.backendKeySyntax.parse(arguments.dropFirst())
-            guard let given = line.positionals.first else {
-                throw CommandLineError(.missingOption, "NAME is required", usage: Self.backendKeySyntax.usage)
-            }
-            guard given.utf8.count <= 64, given.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
-                throw CommandLineError(.invalidArgument, "NAME is 1 to 64 letters, digits, '-', '_' or '.'", usage: Self.backendKeySyntax.usage)
-            }
-            name = given
-        } catch {
-            return fail("\(error)", status: 2)
-        }
-        let key = Base64URL.encode(SystemRandom().bytes(count: 32))
-        print("backend key for \(name) (give it to the backend; it is not stored anywhere):")
-        print("  \(key)")
-        print("add to \"backends\" in the configuration:")
-        print(#"  {"name": "\#(name)", "keySHA256": "\#(Hex.encode(DigestAlgorithm.sha256.hash(Array(key.utf8))))"}"#)
-        return 0
     }
 
     private func fail(_ message: String, status: Int32) -> Int32 {

@@ -13,7 +13,7 @@ case "migrate":
 case "apple":
     status = AppleCommand(arguments: Array(arguments.dropFirst())).run()
 case "keys" where arguments.dropFirst().first == "admin-key":
-    status = AdminKeyCommand(arguments: Array(arguments.dropFirst(2))).run()
+    status = NewKeyCommand(arguments: Array(arguments.dropFirst(2)), kind: .admin).run()
 case "admin":
     status = AdminCommand(arguments: Array(arguments.dropFirst())).run()
 case "check-domain":
