@@ -45,7 +45,11 @@ let package = Package(
         ),
 
         // Benchmarks (bench/): run with `make bench`.
-        .executableTarget(name: "passkeyd-bench", dependencies: ["WebAuthnCore", "CryptoCore", "CBOR"], path: "bench/core"),
+        .executableTarget(
+            name: "passkeyd-bench",
+            dependencies: ["WebAuthnCore", "CryptoCore", "CBOR", "RelyingPartyServer", "Storage"],
+            path: "bench/core"
+        ),
         .executableTarget(name: "passkeyd-loadgen", dependencies: ["WebAuthnCore", "CryptoCore", "CBOR", "HTTPServer"], path: "bench/loadgen"),
 
         // Tests.

@@ -31,9 +31,13 @@ public final class RelyingPartyServer: HTTPHandler {
     let apple: AppleIntegration?
     /// Webhook delivery (`webhooks`); its workers run from `startWebhooks` to `stopWebhooks`.
     let webhooks: WebhookDispatcher
+    /// Access tokens, their keys and the JWKS.
+    let tokens: AccessTokenService
+    let cors: CORSPolicy
 
     /// `appleSetup` is required when the configuration has an `apple` block, and ignored otherwise; `webhookClient`
-    /// when it lists `webhooks`.
+    /// when it lists `webhooks`. `enumerationSecret` is the server secret: it derives the decoy credentials of unknown
+    /// usernames and, through HKDF, the key that seals the signing keys in the store.
     public convenience init(
         configuration: ServerConfiguration,
         store: any PasskeyStore,
@@ -91,7 +95,22 @@ public final class RelyingPartyServer: HTTPHandler {
             lifetime: TimeInterval(configuration.challengeLifetimeSeconds),
             purge: ExpiredRecordPurge(store: store, log: log)
         )
-        sessions = SessionService(store: store, random: random, time: time, lifetime: TimeInterval(configuration.sessionLifetimeSeconds))
+        tokens = try AccessTokenService(
+            configuration: configuration,
+            store: store,
+            serverSecret: enumerationSecret,
+            time: time,
+            random: random,
+            log: log
+        )
+        cors = CORSPolicy(allowedOrigins: Set(configuration.corsAllowedOrigins))
+        sessions = SessionService(
+            store: store,
+            random: random,
+            time: time,
+            lifetime: TimeInterval(configuration.sessionLifetimeSeconds),
+            accessTokens: tokens
+        )
         wellKnown = try WellKnownFiles(configuration.associatedDomains, loadedAt: time.now)
         staticFiles = configuration.wwwDirectory.map(StaticFiles.init(root:))
         let limits = configuration.rateLimits
@@ -117,19 +136,27 @@ public final class RelyingPartyServer: HTTPHandler {
             random: random,
             log: log
         )
+        // The signing keys: made on the first start, loaded on every start (the worker keeps them current). A store that
+        // cannot be reached now is retried by the worker and by the first request that needs a key.
+        tokens.updateKeys()
     }
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        var response: HTTPResponse
         do {
-            var response = try respond(to: request)
+            response = try respond(to: request)
             response.headers.add("X-Content-Type-Options", "nosniff")
-            return response
         } catch {
             if error.status >= 500 {
                 log("\(request.method) \(Self.route(of: request.path)): \(error.code)\(error.detail.map { " (\($0))" } ?? "")")
             }
-            return error.response
+            response = error.response
         }
+        // Every answer of a route, errors included, carries the CORS headers (a preflight has its own).
+        if request.method != "OPTIONS", Self.isRouted(request.path) {
+            for (name, value) in cors.headers(for: request) { response.headers.add(name, value) }
+        }
+        return response
     }
 
     /// Dispatches by the route table (`RelyingPartyServer+Routes.swift`), applying the route's flags.
@@ -138,8 +165,11 @@ public final class RelyingPartyServer: HTTPHandler {
         switch Self.dispatch(method, request.path) {
         case .route(let route, let parameters):
             if route.flags.contains(.rateLimitedPerAddress) { try limit(addressLimiter, key: clientAddress(request)) }
-            // Stale credentials are refused here, for every route at once: only a request without any may act signed out.
-            let session = route.flags.contains(.sessionIgnored) ? nil : try sessions.resolve(request)
+            // Stale credentials are refused here, for every route at once: only a request without any may act signed out;
+            // an access token only where the route allows one (`403 insufficient_scope` elsewhere).
+            let session =
+                route.flags.contains(.sessionIgnored)
+                ? nil : try sessions.resolve(request, allowsAccessToken: route.flags.contains(.allowsAccessToken))
             if session?.session.method == .recoveryCode, !route.flags.contains(.recoverySessionAllowed) {
                 throw ServerError(.recoverySessionRestricted)
             }
@@ -148,6 +178,8 @@ public final class RelyingPartyServer: HTTPHandler {
             if method != "GET" { webhooks.wake() }
             if route.flags.contains(.noStore) { response.headers.add("Cache-Control", "no-store") }
             return response
+        case .wrongMethod(let allowed) where method == "OPTIONS":
+            return cors.preflight(request, methods: allowed)
         case .wrongMethod(let allowed):
             var error = ServerError(.methodNotAllowed)
             error.headers = [("Allow", (allowed.contains("GET") ? allowed + ["HEAD"] : allowed).joined(separator: ", "))]

@@ -59,6 +59,8 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case enrollmentLinkExpired = "enrollment_link_expired"
             case recoveryCodeInvalid = "recovery_code_invalid"
             case recoverySessionRestricted = "recovery_session_restricted"
+            case insufficientScope = "insufficient_scope"
+            case invalidBackendKey = "invalid_backend_key"
         }
 
         private let base: Base
@@ -154,6 +156,11 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         /// A recovery code's session may only register a passkey and read `/me` (and sign out).
         static let recoverySessionRestricted = Code(.recoverySessionRestricted)
 
+        /// An access token was sent where only the session token will do (account management, minting).
+        static let insufficientScope = Code(.insufficientScope)
+        /// `POST /introspect` without one of the configured backend keys.
+        static let invalidBackendKey = Code(.invalidBackendKey)
+
         public var rawValue: String { base.rawValue }
         public var description: String { rawValue }
         static var allCases: [Code] { Base.allCases.map(Code.init) }
@@ -205,6 +212,8 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case .enrollmentLinkExpired: (400, "This enrollment link expired; ask for a new one.")
             case .recoveryCodeInvalid: (401, "The username or recovery code is not valid.")
             case .recoverySessionRestricted: (403, "A recovery session can only add a passkey and read the account; add a passkey first.")
+            case .insufficientScope: (403, "An access token cannot do this; use the session token.")
+            case .invalidBackendKey: (401, "Send a configured backend key as the bearer token.")
             }
         }
     }

@@ -85,6 +85,7 @@ struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
             case "sessions_pkey": return StorageError(.duplicateKey, "a session with this token hash already exists")
             case "sessions_id_unique": return StorageError(.duplicateKey, "a session with this ID already exists")
             case "enrollment_tokens_pkey": return StorageError(.duplicateKey, "an enrollment link with this token hash already exists")
+            case "signing_keys_pkey": return StorageError(.duplicateKey, "a signing key with this ID already exists")
             default: return StorageError(.unavailable, "\(reason): unexpected uniqueness violation")
             }
         default:

@@ -262,6 +262,22 @@ enum PostgresMigrations {
                 CREATE INDEX users_by_email ON users (lower(email COLLATE "C")) WHERE email IS NOT NULL;
                 """
         ),
+        // The keys that sign access tokens: the public JWK in the clear, the private key sealed by the server.
+        Step(
+            version: 7,
+            sql: """
+                CREATE TABLE signing_keys (
+                    id text NOT NULL CONSTRAINT signing_keys_pkey PRIMARY KEY,
+                    algorithm text NOT NULL,
+                    public_jwk bytea NOT NULL,
+                    sealed_private_key bytea NOT NULL,
+                    created_at double precision NOT NULL,
+                    activates_at double precision NOT NULL,
+                    retires_at double precision,
+                    expires_at double precision
+                );
+                """
+        ),
     ]
 
     /// The schema version this build writes.

@@ -91,6 +91,7 @@ struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
             if constraint.hasSuffix("enrollment_tokens.token_hash") {
                 return StorageError(.duplicateKey, "an enrollment link with this token hash already exists")
             }
+            if constraint.hasSuffix("signing_keys.id") { return StorageError(.duplicateKey, "a signing key with this ID already exists") }
             return StorageError(.unavailable, "\(reason): unexpected uniqueness violation")
         default:
             return StorageError(.unavailable, reason)

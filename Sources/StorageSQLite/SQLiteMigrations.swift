@@ -262,6 +262,22 @@ enum SQLiteMigrations {
                 CREATE INDEX users_by_email ON users(lower(email)) WHERE email IS NOT NULL;
                 """
         ),
+        // The keys that sign access tokens: the public JWK in the clear, the private key sealed by the server.
+        Step(
+            version: 8,
+            sql: """
+                CREATE TABLE signing_keys (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    algorithm TEXT NOT NULL,
+                    public_jwk BLOB NOT NULL,
+                    sealed_private_key BLOB NOT NULL,
+                    created_at REAL NOT NULL,
+                    activates_at REAL NOT NULL,
+                    retires_at REAL,
+                    expires_at REAL
+                );
+                """
+        ),
     ]
 
     /// The schema version this build writes.

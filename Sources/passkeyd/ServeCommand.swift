@@ -90,6 +90,7 @@ struct ServeCommand {
         http.start()
         adminHTTP?.start()
         server.startAppleWorker()
+        server.startKeyWorker()
         if let port = http.httpsPort {
             log("serving https://\(configuration.relyingPartyID):\(port)/ (relying party \(configuration.relyingPartyID))")
         }
@@ -103,6 +104,7 @@ struct ServeCommand {
         http.stop()
         server.stopAppleWorker()
         server.stopWebhooks()
+        server.stopKeyWorker()
         outbound.shutDown()
         opened.close()
         return 0

@@ -95,7 +95,8 @@ class Server:
             data = self.root / f"data-{self.port}"
             data.mkdir(parents=True)
             config = {
-                "relyingParty": {"id": RP_ID, "name": "Example", "origins": [self.url]},
+                "relyingParty": {"id": RP_ID, "name": "Example",
+                                 "origins": [self.url] + list(self.settings.get("extraOrigins", []))},
                 "listen": {"https": f"127.0.0.1:{self.port}"},
                 "dataDirectory": str(data),
                 "www": str(REPO / "www"),
@@ -103,7 +104,7 @@ class Server:
                 "algorithms": list(ALL_ALGORITHMS),
                 "threads": 1,
             }
-            config.update(self.settings)
+            config.update({k: v for k, v in self.settings.items() if k != "extraOrigins"})
             config_path = self.root / f"config-{self.port}.json"
             config_path.write_text(json.dumps(config, indent=2))
             log = open(self.log_path, "ab")

@@ -10,6 +10,7 @@ the document requires, which exist to check the 401."""
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
 import signal
@@ -29,6 +30,8 @@ DOCUMENT = REPO / "Sources" / "RelyingPartyServer" / "OpenAPI" / "openapi.json"
 BINARY = Path(os.environ.get("PASSKEYD_BINARY", REPO / ".build" / "debug" / "passkeyd"))
 DEVICE = Path(os.environ.get("PASSKEYD_TEST_DEVICE", REPO / ".build" / "debug" / "passkeyd-test-device"))
 RP_ID = "example.com"
+# The backend key the server's configuration lists (by its SHA-256) for POST /introspect.
+BACKEND_KEY = "openapi-backend-key"
 
 
 def free_port() -> int:
@@ -69,6 +72,7 @@ class Server:
             "listen": {"https": None, "http": f"127.0.0.1:{self.port}"},
             "dataDirectory": str(folder / "data"), "www": None, "threads": 2,
             "rateLimits": {"perAddressPerMinute": 600, "perAddressBurst": 200},
+            "backends": [{"name": "openapi", "keySHA256": hashlib.sha256(BACKEND_KEY.encode()).hexdigest()}],
             "apple": {"teamID": "ABCDE12345", "bundleIDs": [device.greeting["bundleID"]], "keyID": "KEY1234567",
                       "privateKey": str(folder / "AuthKey.p8"), "jwksURL": f"{apple}/auth/keys",
                       "tokenURL": f"{apple}/auth/token", "revokeURL": f"{apple}/auth/revoke"},
@@ -242,6 +246,33 @@ def test_sign_in_with_apple_and_merging(world):
     api.call("POST", "/me/link-suggestion/decline", {}, token=token)
     api.call("POST", "/auth/apple", {"identityToken": "a.b.c", "rawNonce": "x"}, status=401)
     api.call("POST", "/auth/apple/notifications", {"payload": "not a JWS"}, status=400)
+
+
+def test_access_tokens_introspection_and_keys(world):
+    api, device = world
+    signed_up = register(api, device, "barbara")
+    session, access = signed_up["token"], signed_up["accessToken"]
+    fresh = api.call("POST", "/session/token", token=session)
+    assert fresh["tokenType"] == "Bearer" and fresh["accessToken"] != access
+    assert api.call("GET", "/me", token=access)["user"]["id"] == signed_up["user"]["id"]
+    assert api.call("DELETE", "/me", token=access, status=403)["error"] == "insufficient_scope"
+    assert api.call("POST", "/session/token", token=access, status=403)["error"] == "insufficient_scope"
+    keys = api.call("GET", "/.well-known/jwks.json")["keys"]
+    header = json.loads(base64.urlsafe_b64decode(access.split(".")[0] + "=="))
+    assert header["typ"] == "at+jwt" and header["kid"] in {key["kid"] for key in keys}
+    discovery = api.call("GET", "/.well-known/openid-configuration")
+    assert discovery["jwks_uri"] == discovery["issuer"] + "/.well-known/jwks.json"
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    live = api.call("POST", "/introspect", raw=f"token={session}".encode(), headers=form, token=BACKEND_KEY)
+    assert live["active"] is True and live["token_use"] == "session"
+    assert api.call("POST", "/introspect", {"token": access}, token=BACKEND_KEY)["token_use"] == "access"
+    assert api.call("POST", "/introspect", {"token": "nobody's"}, token=BACKEND_KEY) == {"active": False}
+    api.call("POST", "/introspect", {"token": access}, token="wrong-key", status=401)
+    api.call("POST", "/introspect", {}, token=BACKEND_KEY, status=400, validate_request=False)
+    api.call("POST", "/logout", {}, token=session)
+    api.call("POST", "/session/token", token=session, status=401)
+    api.call("GET", "/me", token=access, status=401)
+    assert api.call("POST", "/introspect", {"token": access}, token=BACKEND_KEY) == {"active": False}
 
 
 def test_associated_domain_files_and_unknown_paths(world):

@@ -35,6 +35,7 @@ final class FailingStore: PasskeyStore {
     func takeChallenge(_ challenge: [UInt8], now: Date) throws(StorageError) -> ChallengeLookup { try inner.takeChallenge(challenge, now: now) }
     func purgeExpiredChallenges(now: Date) throws(StorageError) -> Int { try inner.purgeExpiredChallenges(now: now) }
     func session(tokenHash: [UInt8], now: Date) throws(StorageError) -> SessionRecord? { try inner.session(tokenHash: tokenHash, now: now) }
+    func session(id: [UInt8], now: Date) throws(StorageError) -> SessionRecord? { try inner.session(id: id, now: now) }
     func recordSessionUse(tokenHash: [UInt8], at: Date) throws(StorageError) { try inner.recordSessionUse(tokenHash: tokenHash, at: at) }
     func purgeExpiredSessions(now: Date) throws(StorageError) -> Int { try inner.purgeExpiredSessions(now: now) }
     func completeAuthentication(_ update: AuthenticationUpdate, session: SessionRecord, events: [NewEvent]) throws(StorageError) {
@@ -236,6 +237,22 @@ private struct FailingTransaction: StoreTransaction {
 
     func enqueueRevocation(token encryptedToken: [UInt8], clientID: String, notBefore: Date) throws(StorageError) -> Int64 {
         return try inner.enqueueRevocation(token: encryptedToken, clientID: clientID, notBefore: notBefore)
+    }
+
+    func signingKeys() throws(StorageError) -> [SigningKeyRecord] {
+        return try inner.signingKeys()
+    }
+
+    func insertSigningKey(_ key: SigningKeyRecord) throws(StorageError) {
+        try inner.insertSigningKey(key)
+    }
+
+    func retireSigningKey(id: String, retiresAt: Date, expiresAt: Date) throws(StorageError) -> Bool {
+        return try inner.retireSigningKey(id: id, retiresAt: retiresAt, expiresAt: expiresAt)
+    }
+
+    func deleteSigningKey(id: String) throws(StorageError) -> Bool {
+        return try inner.deleteSigningKey(id: id)
     }
 
     @discardableResult

@@ -25,7 +25,7 @@ final class AppleIntegration: Sendable {
     private let sealing: AuthenticatedEncryption
     private let log: @Sendable (String) -> Void
     private let exchanges = Mutex<[PendingCodeExchange]>([])
-    let worker: AppleWorker
+    let worker: PeriodicWorker
 
     init(
         configuration: AppleConfiguration,
@@ -59,7 +59,7 @@ final class AppleIntegration: Sendable {
         verifier = IdentityTokenVerifier(issuers: configuration.issuers, audiences: configuration.audiences, time: time)
         keyCache = AppleKeyCache(service: setup.service, time: time, log: log)
         let work = WorkBox()
-        worker = AppleWorker(interval: 15) {
+        worker = PeriodicWorker(name: "passkeyd-apple", interval: 15) {
             work.integration?.keyCache.refreshIfDue()
             work.integration?.processDueWork()
         }

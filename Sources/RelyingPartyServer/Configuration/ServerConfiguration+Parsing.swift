@@ -17,6 +17,7 @@ extension ServerConfiguration {
             "relyingParty", "listen", "tls", "dataDirectory", "database", "sessions", "challenges", "attestation",
             "algorithms", "associatedDomains", "www", "threads", "limits", "rateLimits", "apple", "webhooks",
             "admin", "recovery",
+            "tokens", "backends", "cors",
         ])
         if let block = try reader.object("relyingParty") { try parseRelyingParty(block) }
         if let block = try reader.object("listen") { try parseListen(block) }
@@ -37,6 +38,14 @@ extension ServerConfiguration {
         if let block = try reader.object("admin") { try parseAdmin(block) }
         if let block = try reader.object("recovery") { try parseRecovery(block) }
         try checkAdministration()
+        if let block = try reader.object("tokens") { tokens = try TokenSettings(block) }
+        if let value = reader.value("backends"), value != .null {
+            guard let items = value.arrayValue else {
+                throw ConfigurationError(.invalidValue, key: "backends", "must be a list of {\"name\", \"keySHA256\"}")
+            }
+            backends = try BackendKey.list(items, key: "backends")
+        }
+        if let block = try reader.object("cors") { cors = try CORSSettings(block) }
         for origin in origins { try associatedDomains.check(configuredOrigin: origin, key: "relyingParty.origins") }
     }
 }

@@ -178,7 +178,7 @@ extension RelyingPartyServer {
         } catch {
             throw .storage(error)
         }
-        return signedIn(user: user, credentialID: stored.id, issued: session.issued)
+        return try signedIn(user: user, credentialID: stored.id, issued: session.issued)
     }
 
     /// A counter that did not increase may mean a cloned authenticator: the sign-in is refused, and the passkey is

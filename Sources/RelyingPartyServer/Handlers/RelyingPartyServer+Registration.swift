@@ -170,6 +170,6 @@ extension RelyingPartyServer {
                 events: events.map { $0.event(at: now) }
             )
         }
-        return signedIn(user: user, credentialID: result.credentialID, issued: session.issued)
+        return try signedIn(user: user, credentialID: result.credentialID, issued: session.issued)
     }
 }

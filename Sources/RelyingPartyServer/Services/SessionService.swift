@@ -12,15 +12,20 @@ struct SessionService: Sendable {
     let random: any RandomSource
     let time: any TimeSource
     let lifetime: TimeInterval
+    /// Resolves access tokens carried as `Authorization: Bearer` to their sessions.
+    let accessTokens: AccessTokenService
 
     struct Issued {
         let token: String
         let expiresAt: Date
+        /// The session's record, as the sign-in stores it (what its access tokens name).
+        let session: SessionRecord
     }
 
-    /// How the request proved its session; cookie-authenticated writes must also pass the Origin check.
+    /// How the request proved its session; cookie-authenticated writes must also pass the Origin check, and an access
+    /// token stands for its session only where the route allows it (`Route.Flags.allowsAccessToken`).
     enum Credential {
-        case bearer, cookie
+        case bearer, cookie, accessToken
     }
 
     /// The session a request carries, resolved.
@@ -58,7 +63,7 @@ struct SessionService: Sendable {
             expiresAt: expiresAt,
             userAgent: SessionRecord.boundedUserAgent(request.headers["user-agent"])
         )
-        return (Issued(token: token, expiresAt: expiresAt), record)
+        return (Issued(token: token, expiresAt: expiresAt, session: record), record)
     }
 
     /// A new session for `userID` that continues `session`: the same way in (method, passkey or Apple identity, user
@@ -73,16 +78,31 @@ struct SessionService: Sendable {
             request: request
         )
         prepared.record.authenticatedAt = session.authenticatedAt
-        return prepared
+        return (Issued(token: prepared.issued.token, expiresAt: prepared.issued.expiresAt, session: prepared.record), prepared.record)
     }
 
     /// The one place a request's credentials are resolved, before any handler runs (`RelyingPartyServer.respond`): nil
     /// for a request without any, its session when it is valid, and `401 not_signed_in` for a session token (bearer or
     /// cookie) that is invalid, expired or revoked (a dead cookie is cleared), so that stale credentials never fall
     /// back to being signed out. Records the session's use (`lastUsedAt`) at most every `useRecordingInterval`, best
-    /// effort: a failed write of the time fails no request. Another kind of bearer (access tokens) is added here.
-    func resolve(_ request: HTTPRequest) throws(ServerError) -> SignedIn? {
+    /// effort: a failed write of the time fails no request.
+    ///
+    /// A bearer may also be the second kind, an access token (a JWT): it stands for its session when it verifies and
+    /// that session still exists for its user, and is `401 not_signed_in` otherwise, as a stale session token is. Where
+    /// the route does not allow one (`allowsAccessToken` false: account management, minting), a live access token is
+    /// `403 insufficient_scope`.
+    func resolve(_ request: HTTPRequest, allowsAccessToken: Bool) throws(ServerError) -> SignedIn? {
         guard let (token, credential) = Self.token(in: request) else { return nil }
+        if credential == .bearer, AccessTokenVerifier.looksLikeJWT(token) {
+            guard let (session, _) = try accessTokens.session(of: token) else { throw ServerError(.notSignedIn) }
+            guard allowsAccessToken else {
+                var error = ServerError(.insufficientScope)
+                // RFC 6750 §3.1: the request needs a session token, which an access token is not.
+                error.headers = [("WWW-Authenticate", "Bearer error=\"\(ServerError.Code.insufficientScope)\"")]
+                throw error
+            }
+            return SignedIn(session: session, token: token, credential: .accessToken)
+        }
         let now = time.now
         let found: SessionRecord?
         do {
@@ -111,6 +131,12 @@ struct SessionService: Sendable {
     static let clearingCookie = "\(cookieName)=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Strict"
 
     static func hash(_ token: String) -> [UInt8] { DigestAlgorithm.sha256.hash(Array(token.utf8)) }
+
+    /// The bearer token of a request, if it carries one (introspection's backend key).
+    static func bearer(in request: HTTPRequest) -> String? {
+        guard let (token, credential) = token(in: request), credential == .bearer else { return nil }
+        return token
+    }
 
     /// The session token a request carries: a bearer, else the session cookie. An empty one, or more than one
     /// session cookie, counts as a credential that does not resolve (`401 not_signed_in`), never as none. Another `Authorization` scheme (a proxy's Basic) is not a credential here.

@@ -52,6 +52,8 @@ public struct PasskeydError: Error, Sendable, Equatable, CustomStringConvertible
         case enrollmentLinkExpired = "enrollment_link_expired"
         case recoveryCodeInvalid = "recovery_code_invalid"
         case recoverySessionRestricted = "recovery_session_restricted"
+        case insufficientScope = "insufficient_scope"
+        case invalidBackendKey = "invalid_backend_key"
         // passkeyd's HTTP layer, before any handler.
         case badRequest = "bad_request"
         case requestTooLarge = "request_too_large"

@@ -2,9 +2,10 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// A background thread that runs `work` every `interval` seconds, or sooner when woken. Started and stopped by its
-/// owner; `stop` waits until the thread has finished its current round.
-final class AppleWorker: Sendable {
+/// A background thread that runs `work` every `interval` seconds, or sooner when woken: the Apple work (code
+/// exchanges, revocations) and the signing-key rotation, never on a request's path. Started and stopped by its owner;
+/// `stop` waits until the thread has finished its current round.
+final class PeriodicWorker: Sendable {
     private enum Phase { case idle, running, stopped }
 
     private let phase = Mutex(Phase.idle)
@@ -12,8 +13,11 @@ final class AppleWorker: Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let interval: TimeInterval
     private let work: @Sendable () -> Void
+    private let name: String
 
-    init(interval: TimeInterval, work: @escaping @Sendable () -> Void) {
+    /// `name` names the thread (`passkeyd-apple`).
+    init(name: String, interval: TimeInterval, work: @escaping @Sendable () -> Void) {
+        self.name = name
         self.interval = interval
         self.work = work
     }
@@ -33,7 +37,7 @@ final class AppleWorker: Sendable {
             }
             finished.signal()
         }
-        thread.name = "passkeyd-apple"
+        thread.name = name
         thread.start()
     }
 
