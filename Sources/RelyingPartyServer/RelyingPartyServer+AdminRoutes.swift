@@ -10,6 +10,7 @@ extension RelyingPartyServer {
         Route("DELETE", "/admin/users/{id}", [.noStore], RelyingPartyServer.adminDeleteUser),
         Route("POST", "/admin/users/{id}/sessions/revoke", [.noStore], RelyingPartyServer.adminRevokeSessions),
         Route("DELETE", "/admin/users/{id}/passkeys/{credentialId}", [.noStore], RelyingPartyServer.adminDeletePasskey),
+        Route("POST", "/admin/users/{id}/enrollment-links", [.noStore], RelyingPartyServer.adminCreateEnrollmentLink),
         Route("GET", "/admin/webhooks/deliveries", [.noStore], RelyingPartyServer.adminWebhookDeliveries),
         Route("POST", "/admin/webhooks/deliveries/{id}/retry", [.noStore], RelyingPartyServer.adminRetryWebhookDelivery),
     ]

@@ -25,6 +25,7 @@ struct AdminCommand {
     static let usersDeleteSyntax = syntax("users delete USER_ID", positionals: 1)
     static let usersRevokeSyntax = syntax("users revoke-sessions USER_ID", positionals: 1)
     static let usersDeletePasskeySyntax = syntax("users delete-passkey USER_ID CREDENTIAL_ID", positionals: 2)
+    static let usersEnrollLinkSyntax = syntax("users enroll-link USER_ID", positionals: 1)
     static let webhooksListSyntax = syntax(
         "webhooks list [--status pending|delivered|dead] [--cursor C] [--limit N]",
         options: ["--status", "--cursor", "--limit"]
@@ -33,7 +34,7 @@ struct AdminCommand {
 
     static let all = [
         usersListSyntax, usersShowSyntax, usersCreateSyntax, usersUpdateSyntax, usersDeleteSyntax, usersRevokeSyntax, usersDeletePasskeySyntax,
-        webhooksListSyntax, webhooksRetrySyntax,
+        usersEnrollLinkSyntax, webhooksListSyntax, webhooksRetrySyntax,
     ]
 
     /// Every subcommand takes `--config FILE` and `--json`.
@@ -156,6 +157,11 @@ struct AdminCommand {
             return Operation(syntax: usersDeletePasskeySyntax) { admin, line throws(ServerError) in
                 try admin.deletePasskey(userID: line.positionals[0], credentialID: line.positionals[1])
                 return (["deleted": true], "deleted passkey \(line.positionals[1])")
+            }
+        case "users enroll-link":
+            return Operation(syntax: usersEnrollLinkSyntax) { admin, line throws(ServerError) in
+                let link = try admin.createEnrollmentLink(userID: line.positionals[0])
+                return (link, "\(link.url)\nexpires \(ISO8601DateFormatter().string(from: link.expiresAt))")
             }
         case "webhooks list":
             return Operation(syntax: webhooksListSyntax) { admin, line throws(ServerError) in

@@ -40,6 +40,11 @@ struct AdminCommandTests {
         let shown = try admin("users", "show", id, "--json")
         #expect(shown.status == 0 && (Self.json(shown)["passkeys"] as? [Any])?.isEmpty == true)
         #expect(try admin("users", "revoke-sessions", id, "--json").status == 0)
+        let link = try admin("users", "enroll-link", id, "--json")
+        #expect(link.status == 0 && (Self.json(link)["url"] as? String)?.hasPrefix("https://example.com/enroll?token=") == true)
+        #expect(Self.json(link)["expiresAt"] is String)
+        let linkText = String(decoding: try admin("users", "enroll-link", id).output, as: UTF8.self)
+        #expect(linkText.hasPrefix("https://example.com/enroll?token=") && linkText.contains("expires "))
 
         let taken = try admin("users", "create", "--username", "invitee", "--json")
         #expect(taken.status == 1 && Self.json(taken)["error"] as? String == "username_taken")
@@ -47,6 +52,7 @@ struct AdminCommandTests {
         #expect(try admin("users", "delete", id).status == 0)
         let gone = try admin("users", "show", id, "--json")
         #expect(gone.status == 1 && Self.json(gone)["error"] as? String == "user_not_found")
+        #expect(try admin("users", "enroll-link", id, "--json").status == 1, "no link for a deleted account")
 
         // Bad command lines: 2, with the usage.
         for arguments in [["users", "show"], ["users", "frobnicate"], ["users", "list", "--limit", "many"], ["users", "show", id, "--colour"]] {
@@ -57,7 +63,11 @@ struct AdminCommandTests {
 
         let store = try SQLiteStore(path: data + "/passkeyd.sqlite")
         defer { store.close() }
-        #expect(try store.allEvents().map(\.type) == ["user.created", "user.updated", "user.deleted"])
+        #expect(
+            try store.allEvents().map(\.type) == [
+                "user.created", "user.updated", "enrollment_link.created", "enrollment_link.created", "user.deleted",
+            ]
+        )
     }
 
     @Test func anAdminKeyIsPrintedOnceWithItsHash() throws {

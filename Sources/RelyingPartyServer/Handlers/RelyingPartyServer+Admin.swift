@@ -53,6 +53,11 @@ extension RelyingPartyServer {
         return JSONBody.ok(["deleted": true])
     }
 
+    /// `POST /admin/users/{id}/enrollment-links`: 201 `{"url", "expiresAt"}`.
+    func adminCreateEnrollmentLink(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+        JSONBody.ok(try admin.createEnrollmentLink(userID: context.identifier), status: 201)
+    }
+
     /// `GET /admin/webhooks/deliveries?status=&cursor=&limit=`.
     func adminWebhookDeliveries(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
         let limit = try Self.queryValue("limit", in: request.query).map { (text: String) throws(ServerError) -> Int in
