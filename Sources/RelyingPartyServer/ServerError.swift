@@ -58,6 +58,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case enrollmentLinkExpired = "enrollment_link_expired"
             case recoveryCodeInvalid = "recovery_code_invalid"
             case recoverySessionRestricted = "recovery_session_restricted"
+            case importInvalid = "import_invalid"
         }
 
         private let base: Base
@@ -150,6 +151,8 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         static let recoveryCodeInvalid = Code(.recoveryCodeInvalid)
         /// A recovery code's session may only register a passkey and read `/me` (and sign out).
         static let recoverySessionRestricted = Code(.recoverySessionRestricted)
+        /// `POST /admin/import`, `passkeyd admin import`: a line (`line`, `member`) is not a record this server takes.
+        static let importInvalid = Code(.importInvalid)
 
         public var rawValue: String { base.rawValue }
         public var description: String { rawValue }
@@ -201,6 +204,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case .enrollmentLinkExpired: (400, "This enrollment link expired; ask for a new one.")
             case .recoveryCodeInvalid: (401, "The username or recovery code is not valid.")
             case .recoverySessionRestricted: (403, "A recovery session can only add a passkey and read the account; add a passkey first.")
+            case .importInvalid: (400, "A line of the import is not a record this server can take; line and member name it.")
             }
         }
     }
