@@ -27,7 +27,11 @@ struct StaticFiles: Sendable {
     func response(for path: String) -> HTTPResponse? {
         let relative = path == "/" ? "index.html" : String(path.dropFirst())
         if let response = file(relative) { return response }
-        guard !relative.isEmpty, (relative as NSString).pathExtension.isEmpty, !relative.hasSuffix("/") else { return nil }
+        // Only the last segment is looked at (Foundation's `pathExtension` traps on some invalid paths); `file`
+        // validates the whole path before it touches the disk.
+        guard let last = relative.split(separator: "/", omittingEmptySubsequences: false).last, !last.isEmpty, !last.contains(".") else {
+            return nil
+        }
         return file(relative + ".html")
     }
 
