@@ -85,7 +85,9 @@ let package = Package(
             dependencies: [
                 "RelyingPartyServer", "TestSupport", "Storage", "StorageSQLite", "StoragePostgres", "HTTPServer", "WebAuthnCore", "CryptoCore",
                 "AppleSignIn",
-            ]
+            ],
+            // Read by path (`#filePath`), like the repository's `www`.
+            exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]

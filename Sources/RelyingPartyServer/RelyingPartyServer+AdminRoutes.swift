@@ -10,6 +10,9 @@ extension RelyingPartyServer {
         Route("DELETE", "/admin/users/{id}", [.noStore], RelyingPartyServer.adminDeleteUser),
         Route("POST", "/admin/users/{id}/sessions/revoke", [.noStore], RelyingPartyServer.adminRevokeSessions),
         Route("DELETE", "/admin/users/{id}/passkeys/{credentialId}", [.noStore], RelyingPartyServer.adminDeletePasskey),
+        Route("POST", "/admin/users/{id}/enrollment-links", [.noStore], RelyingPartyServer.adminCreateEnrollmentLink),
+        Route("GET", "/admin/export", [.noStore], RelyingPartyServer.adminExport),
+        Route("POST", "/admin/import", [.noStore], RelyingPartyServer.adminImport),
         Route("GET", "/admin/webhooks/deliveries", [.noStore], RelyingPartyServer.adminWebhookDeliveries),
         Route("POST", "/admin/webhooks/deliveries/{id}/retry", [.noStore], RelyingPartyServer.adminRetryWebhookDelivery),
     ]

@@ -61,6 +61,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case recoverySessionRestricted = "recovery_session_restricted"
             case insufficientScope = "insufficient_scope"
             case invalidBackendKey = "invalid_backend_key"
+            case importInvalid = "import_invalid"
         }
 
         private let base: Base
@@ -155,6 +156,8 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         static let recoveryCodeInvalid = Code(.recoveryCodeInvalid)
         /// A recovery code's session may only register a passkey and read `/me` (and sign out).
         static let recoverySessionRestricted = Code(.recoverySessionRestricted)
+        /// `POST /admin/import`, `passkeyd admin import`: a line (`line`, `member`) is not a record this server takes.
+        static let importInvalid = Code(.importInvalid)
 
         /// An access token was sent where only the session token will do (account management, minting).
         static let insufficientScope = Code(.insufficientScope)
@@ -214,6 +217,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case .recoverySessionRestricted: (403, "A recovery session can only add a passkey and read the account; add a passkey first.")
             case .insufficientScope: (403, "An access token cannot do this; use the session token.")
             case .invalidBackendKey: (401, "Send a configured backend key as the bearer token.")
+            case .importInvalid: (400, "A line of the import is not a record this server can take; line and member name it.")
             }
         }
     }

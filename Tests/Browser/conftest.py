@@ -80,6 +80,7 @@ class Server:
         self.process: subprocess.Popen | None = None
         self.port = 0
         self.log_path = SCREENSHOTS / f"server-{name}.log"
+        self.config_path: Path | None = None
 
     @property
     def url(self) -> str:
@@ -106,6 +107,7 @@ class Server:
             }
             config.update({k: v for k, v in self.settings.items() if k != "extraOrigins"})
             config_path = self.root / f"config-{self.port}.json"
+            self.config_path = config_path
             config_path.write_text(json.dumps(config, indent=2))
             log = open(self.log_path, "ab")
             log.write(f"--- passkeyd serve --config {config_path}\n{json.dumps(config)}\n".encode())
