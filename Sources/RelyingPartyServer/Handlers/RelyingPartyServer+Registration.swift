@@ -157,7 +157,7 @@ extension RelyingPartyServer {
                 request: request
             )
             let user = try completeEnrollment(tokenHash: tokenHash, credential: stored, session: session.record, now: now)
-            return signedIn(user: user, credentialID: result.credentialID, issued: session.issued)
+            return try signedIn(user: user, credentialID: result.credentialID, issued: session.issued)
         }
         let user: UserRecord
         if context.newAccount {
