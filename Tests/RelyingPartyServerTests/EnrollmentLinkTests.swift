@@ -158,9 +158,10 @@ struct EnrollmentLinkTests {
         }
         let limited = try options(token)
         #expect(limited.status == 429 && limited.errorCode == "rate_limited")
-        // The same bucket as signing in to that account.
+        // A valid assertion from the account's own passkey is never limited (issue 15's lockout rule), however many
+        // link requests were refused.
         let signIn = try client.signIn(alice.credential, username: "alice")
-        #expect(signIn.status == 429)
+        #expect(signIn.status == 200)
     }
 
     @Test func theLinkLifetimeAndPageAreConfigurable() throws {
