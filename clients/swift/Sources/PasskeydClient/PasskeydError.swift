@@ -54,6 +54,7 @@ public struct PasskeydError: Error, Sendable, Equatable, CustomStringConvertible
         case recoverySessionRestricted = "recovery_session_restricted"
         case insufficientScope = "insufficient_scope"
         case invalidBackendKey = "invalid_backend_key"
+        case importInvalid = "import_invalid"
         // passkeyd's HTTP layer, before any handler.
         case badRequest = "bad_request"
         case requestTooLarge = "request_too_large"
