@@ -29,6 +29,9 @@ public final class InMemoryStore: PasskeyStore {
         /// The hashes of each user's unused recovery codes.
         var recoveryCodes: [[UInt8]: Set<[UInt8]>] = [:]
         var signingKeys: [String: SigningKeyRecord] = [:]
+        var authorizationCodes: [[UInt8]: AuthorizationCodeRecord] = [:]
+        var oauthGrants: [[UInt8]: OAuthGrantRecord] = [:]
+        var refreshTokens: [[UInt8]: RefreshTokenRecord] = [:]
     }
 
     let state = Mutex(State())

@@ -317,4 +317,43 @@ private struct FailingTransaction: StoreTransaction {
     func recoveryCodeCount(userID: [UInt8]) throws(StorageError) -> Int {
         return try inner.recoveryCodeCount(userID: userID)
     }
+
+    func insertAuthorizationCode(_ code: AuthorizationCodeRecord) throws(StorageError) {
+        try fail("insertAuthorizationCode")
+        try inner.insertAuthorizationCode(code)
+    }
+
+    func useAuthorizationCode(hash: [UInt8], now: Date) throws(StorageError) -> AuthorizationCodeRecord? {
+        return try inner.useAuthorizationCode(hash: hash, now: now)
+    }
+
+    func insertOAuthGrant(_ grant: OAuthGrantRecord) throws(StorageError) {
+        try fail("insertOAuthGrant")
+        try inner.insertOAuthGrant(grant)
+    }
+
+    func oauthGrant(id: [UInt8]) throws(StorageError) -> OAuthGrantRecord? {
+        return try inner.oauthGrant(id: id)
+    }
+
+    func deleteOAuthGrant(id: [UInt8]) throws(StorageError) -> Bool {
+        return try inner.deleteOAuthGrant(id: id)
+    }
+
+    func insertRefreshToken(_ token: RefreshTokenRecord) throws(StorageError) {
+        try fail("insertRefreshToken")
+        try inner.insertRefreshToken(token)
+    }
+
+    func refreshToken(hash: [UInt8]) throws(StorageError) -> RefreshTokenRecord? {
+        return try inner.refreshToken(hash: hash)
+    }
+
+    func useRefreshToken(hash: [UInt8], now: Date) throws(StorageError) -> RefreshTokenRecord? {
+        return try inner.useRefreshToken(hash: hash, now: now)
+    }
+
+    func purgeExpiredOAuthRecords(now: Date) throws(StorageError) -> Int {
+        return try inner.purgeExpiredOAuthRecords(now: now)
+    }
 }

@@ -79,7 +79,7 @@ struct StaleCredentialTests {
         let send = { (route: Route, token: String) in
             let request = HTTPRequest(
                 method: route.method,
-                path: route.path.replacingOccurrences(of: "{id}", with: "AAAA"),
+                path: route.path.replacingOccurrences(of: #"\{[^}]+\}"#, with: "AAAA", options: .regularExpression),
                 headers: HTTPHeaders([("Content-Type", "application/json"), ("Authorization", "Bearer \(token)")]),
                 body: Array("{}".utf8)
             )

@@ -295,8 +295,7 @@ struct PostgresStoreTests {
         )
         let store = try PostgresStore(connectionString: cluster.connectionString(database: name), poolSize: 2)
         defer { store.close() }
-        #expect(try cluster.psql("SELECT version FROM passkeyd_schema", database: name) == "7")
-        #expect(PostgresMigrations.latestVersion == 7)
+        #expect(try cluster.psql("SELECT version FROM passkeyd_schema", database: name) == "\(PostgresMigrations.latestVersion)")
         try SigningKeyMigration.check(store)
     }
 

@@ -28,8 +28,10 @@ struct SQLiteSigningKeyMigrationTests {
         }
         let store = try SQLiteStore(path: path)
         defer { store.close() }
-        #expect(try store.withConnection { connection throws(SQLiteError) in try SQLiteMigrations.currentVersion(connection) } == 8)
-        #expect(SQLiteMigrations.latestVersion == 8)
+        #expect(
+            try store.withConnection { connection throws(SQLiteError) in try SQLiteMigrations.currentVersion(connection) }
+                == SQLiteMigrations.latestVersion
+        )
         try SigningKeyMigration.check(store)
         #expect(try store.integrityCheck() == ["ok"])
     }

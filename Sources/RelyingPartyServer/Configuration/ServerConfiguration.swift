@@ -62,6 +62,8 @@ public struct ServerConfiguration: Sendable {
     public var backends: [BackendKey] = []
     /// Cross-origin callers of the JSON API.
     public var cors = CORSSettings()
+    /// `oidc`: the OpenID provider's clients.
+    public var oidc = OIDCSettings()
 
     public init() {}
 
