@@ -41,12 +41,19 @@ struct RouteTableTests {
         "GET /session/handoff": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
         "POST /session/token": [.noStore], "POST /introspect": [.noStore, .sessionIgnored],
         "GET /.well-known/jwks.json": [.sessionIgnored], "GET /.well-known/openid-configuration": [.sessionIgnored],
+        // The OpenID provider: its clients' requests carry no passkeyd session credential (the authorization endpoint
+        // reads the cookie itself, a stale one meaning nobody is signed in).
+        "GET /oauth/authorize": [.rateLimitedPerAddress, .noStore, .sessionIgnored], "GET /oauth/sign-in": [.noStore, .sessionIgnored],
+        "POST /oauth/token": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
+        "POST /oauth/revoke": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
+        "GET /oauth/userinfo": [.noStore, .sessionIgnored], "POST /oauth/userinfo": [.noStore, .sessionIgnored],
     ]
 
     /// Routes whose handler may run for a request with stale credentials; nothing else.
     static let sessionIgnoring: Set<String> = [
         "GET /healthz", "GET /openapi.json", "POST /auth/apple/notifications", "GET /session/handoff", "POST /introspect",
-        "GET /.well-known/jwks.json", "GET /.well-known/openid-configuration",
+        "GET /.well-known/jwks.json", "GET /.well-known/openid-configuration", "GET /oauth/authorize", "GET /oauth/sign-in",
+        "POST /oauth/token", "POST /oauth/revoke", "GET /oauth/userinfo", "POST /oauth/userinfo",
     ]
 
     /// Routes whose answers may be cached; every other route must be `no-store` (a new one is, unless listed here).

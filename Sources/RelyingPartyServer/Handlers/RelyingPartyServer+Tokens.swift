@@ -41,16 +41,43 @@ extension RelyingPartyServer {
         let issuer: String
         let jwks_uri: String
         let introspection_endpoint: String
+        let authorization_endpoint: String
+        let token_endpoint: String
+        let userinfo_endpoint: String
+        let revocation_endpoint: String
+        let scopes_supported = OIDCClient.supportedScopes
+        let response_types_supported = ["code"]
+        let response_modes_supported = ["query"]
+        let grant_types_supported = ["authorization_code", "refresh_token"]
+        let subject_types_supported = ["public"]
+        let id_token_signing_alg_values_supported: [String]
+        let token_endpoint_auth_methods_supported = ["client_secret_basic", "client_secret_post", "none"]
+        let revocation_endpoint_auth_methods_supported = ["client_secret_basic", "client_secret_post", "none"]
+        let code_challenge_methods_supported = ["S256"]
+        let prompt_values_supported = ["none", "login", "consent"]
+        let claims_supported = [
+            "sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "amr", "at_hash", "azp", "sid", "preferred_username", "name", "email",
+            "email_verified",
+        ]
+        let authorization_response_iss_parameter_supported = true
+        let request_parameter_supported = false
+        let request_uri_parameter_supported = false
     }
 
-    /// `GET /.well-known/openid-configuration`: what JWT middleware reads (`issuer`, `jwks_uri`), and the
-    /// introspection endpoint (RFC 8414 §2). The OpenID provider completes it.
+    /// `GET /.well-known/openid-configuration` (OpenID Connect Discovery 1.0 §3, RFC 8414 §2): what JWT middleware
+    /// reads (`issuer`, `jwks_uri`), the introspection endpoint, and the OpenID provider's endpoints and capabilities.
     func openIDConfiguration(_ request: HTTPRequest) -> HTTPResponse {
+        let issuer = tokens.issuer
         var response = JSONBody.ok(
             DiscoveryDocument(
-                issuer: tokens.issuer,
-                jwks_uri: tokens.issuer + "/.well-known/jwks.json",
-                introspection_endpoint: tokens.issuer + "/introspect"
+                issuer: issuer,
+                jwks_uri: issuer + "/.well-known/jwks.json",
+                introspection_endpoint: issuer + "/introspect",
+                authorization_endpoint: issuer + "/oauth/authorize",
+                token_endpoint: issuer + "/oauth/token",
+                userinfo_endpoint: issuer + "/oauth/userinfo",
+                revocation_endpoint: issuer + "/oauth/revoke",
+                id_token_signing_alg_values_supported: [tokens.settings.algorithm.rawValue]
             )
         )
         response.headers.add("Cache-Control", "public, max-age=\(tokens.jwksMaxAge)")

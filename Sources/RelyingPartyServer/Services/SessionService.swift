@@ -121,6 +121,20 @@ struct SessionService: Sendable {
         return SignedIn(session: session, token: token, credential: credential)
     }
 
+    /// The session of the request's session cookie alone, or nil when it carries none or one that is no longer valid
+    /// (never an error, and a bearer is not looked at): how the OpenID provider's authorization endpoint, which a
+    /// browser reaches from another site, finds the person signed in to passkeyd. A recovery code's restricted session
+    /// signs nobody in there.
+    func cookieSession(_ request: HTTPRequest) throws(ServerError) -> SessionRecord? {
+        guard let token = Self.cookieToken(in: request), !token.isEmpty else { return nil }
+        do {
+            guard let session = try store.session(tokenHash: Self.hash(token), now: time.now), session.method != .recoveryCode else { return nil }
+            return session
+        } catch {
+            throw .storage(error)
+        }
+    }
+
     /// How often a session's `lastUsedAt` is written while it is in use.
     static let useRecordingInterval: TimeInterval = 300
 
@@ -146,6 +160,13 @@ struct SessionService: Sendable {
         {
             return (authorization.dropFirst(6).trimmingCharacters(in: .whitespaces), .bearer)
         }
+        return cookieToken(in: request).map { ($0, .cookie) }
+    }
+
+    /// The value of the session cookie, if the request carries one; "" when it carries two (one was planted: a
+    /// browser sends the most specific first, so "first wins" let a planted cookie choose the account), so that the
+    /// request resolves to no session and is refused (the authorization endpoint takes "" as nobody signed in).
+    private static func cookieToken(in request: HTTPRequest) -> String? {
         var found: [String] = []
         for header in request.headers.values("cookie") {
             for pair in header.split(separator: ";") {
@@ -156,8 +177,6 @@ struct SessionService: Sendable {
             }
         }
         guard let first = found.first else { return nil }
-        // Two session cookies: one was planted (a browser sends the most specific first, so "first wins" let a
-        // planted cookie choose the account). Neither is used: the request resolves to no session and is refused.
-        return (found.count == 1 ? first : "", .cookie)
+        return found.count == 1 ? first : ""
     }
 }

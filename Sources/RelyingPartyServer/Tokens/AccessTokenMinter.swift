@@ -14,7 +14,7 @@ package struct AccessTokenMinter: Sendable {
     let audiences: [String]
     let clientID: String
     let lifetime: TimeInterval
-    private let tokenIDs: TokenIDs
+    let tokenIDs: TokenIDs
 
     package init(issuer: String, audiences: [String], clientID: String, lifetime: TimeInterval, random: any RandomSource) {
         self.issuer = issuer
@@ -28,7 +28,7 @@ package struct AccessTokenMinter: Sendable {
     /// bytes drawn once per process, then a counter. A `jti` names a token and proves nothing, so it need not be
     /// unpredictable, and a fresh draw from the CSPRNG per token cost more than everything else of minting but the
     /// signature.
-    private final class TokenIDs: Sendable {
+    final class TokenIDs: Sendable {
         private let prefix: [UInt8]
         private let counter = Atomic<UInt64>(0)
 

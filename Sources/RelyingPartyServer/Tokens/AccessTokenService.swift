@@ -13,7 +13,7 @@ final class AccessTokenService: Sendable {
     let minter: AccessTokenMinter
     let verifier: AccessTokenVerifier
     private let store: any PasskeyStore
-    private let time: any TimeSource
+    let time: any TimeSource
     private let log: @Sendable (String) -> Void
     let worker: PeriodicWorker
 
@@ -82,7 +82,7 @@ final class AccessTokenService: Sendable {
     }
 
     /// The ring, loaded first when it is stale (never loaded, or its worker stalled).
-    private func freshRing(at now: Date) throws(ServerError) -> SigningKeyRing {
+    func freshRing(at now: Date) throws(ServerError) -> SigningKeyRing {
         if ring.isStale(at: now), !updateKeys() { throw ServerError(.storageUnavailable, detail: "the signing keys cannot be loaded") }
         return ring
     }
