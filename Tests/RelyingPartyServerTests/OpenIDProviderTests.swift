@@ -25,7 +25,7 @@ struct OpenIDProviderTests {
 
     let fixture: TokenFixture
     let account: PasskeyClient.Account
-    var cookie: [(String, String)] { [("Cookie", "passkeyd_session=\(account.token)")] }
+    var cookie: [(String, String)] { [("Cookie", "__Host-passkeyd_session=\(account.token)")] }
 
     init() throws {
         fixture = try TokenFixture(Self.configuration)
@@ -176,7 +176,9 @@ struct OpenIDProviderTests {
         // A loopback redirect URI on the port the app chose.
         let loopback = try authorize(Self.authorizeQuery(redirect: "http://127.0.0.1:49152/cb"))
         #expect(loopback.headers["Location"]?.hasPrefix("http://127.0.0.1:49152/cb?code=") == true)
-        for headers in [[], [("Cookie", "passkeyd_session=stale")]] {
+        // No cookie, a stale one, or two (one planted: neither is used) sign nobody in.
+        let planted = [("Cookie", "__Host-passkeyd_session=\(account.token); __Host-passkeyd_session=planted")]
+        for headers in [[], [("Cookie", "__Host-passkeyd_session=stale")], planted] {
             let reply = try authorize(Self.authorizeQuery(), headers: headers)
             #expect(reply.status == 302)
             #expect(reply.headers["Location"] == "/oauth/sign-in?" + Self.authorizeQuery())
