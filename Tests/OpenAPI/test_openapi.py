@@ -337,15 +337,13 @@ def test_the_openid_provider(world):
     assert "invalid_redirect_uri" in api.call("GET", "/oauth/authorize?" + authorize_query(redirect="https://evil.example/")[0],
                                              status=400)
 
-    # The code (client_secret_basic) for the tokens; once only.
+    # The code (client_secret_basic) for the tokens.
     exchange = urlencode({"grant_type": "authorization_code", "code": back["code"], "redirect_uri": WEB_REDIRECT,
                           "code_verifier": verifier}).encode()
     tokens = api.call("POST", "/oauth/token", raw=exchange, headers={**FORM, **basic(WEB_CLIENT, OIDC_SECRET)})
     assert tokens["token_type"] == "Bearer" and set(tokens["scope"].split()) == {"openid", "profile", "email"}
     claims = json.loads(base64.urlsafe_b64decode(tokens["id_token"].split(".")[1] + "=="))
     assert claims["aud"] == WEB_CLIENT and claims["nonce"] == "n-1" and claims["iss"] == issuer
-    assert api.call("POST", "/oauth/token", raw=exchange, headers={**FORM, **basic(WEB_CLIENT, OIDC_SECRET)},
-                    status=400)["error"] == "invalid_grant"
     assert api.call("POST", "/oauth/token", raw=exchange, headers={**FORM, **basic(WEB_CLIENT, "wrong")},
                     status=401)["error"] == "invalid_client"
     assert api.call("POST", "/oauth/token", {"grant_type": "authorization_code"}, headers=basic(WEB_CLIENT, OIDC_SECRET),
@@ -367,6 +365,9 @@ def test_the_openid_provider(world):
     assert rotated["refresh_token"] != tokens["refresh_token"]
     assert api.call("POST", "/oauth/token", raw=refresh, headers=FORM, status=400)["error"] == "invalid_grant"
     assert api.call("GET", "/oauth/userinfo", token=rotated["access_token"], status=401)["error"] == "invalid_token"
+    # The code once only (a replay would revoke its grant too).
+    assert api.call("POST", "/oauth/token", raw=exchange, headers={**FORM, **basic(WEB_CLIENT, OIDC_SECRET)},
+                    status=400)["error"] == "invalid_grant"
 
     # A public client: PKCE and its client_id alone; revocation (RFC 7009) ends the grant.
     query, verifier = authorize_query(client=NATIVE_CLIENT, redirect="http://127.0.0.1:49152/callback")
