@@ -150,7 +150,30 @@ struct EnrollmentLinkTests {
         #expect(try enroll(token).reply.status == 200)
     }
 
-    @Test func linksAreRateLimitedPerAccountLikeSignIn() throws {
+    @Test func aLinkCannotAddAPasskeyBeyondTheCap() throws {
+        var configuration = try TestServerFactory.configuration(AdminAPITests.configuration)
+        configuration.maximumPasskeysPerAccount = 2
+        let capped = try TestServerFactory.make(configuration: configuration, store: store, clock: clock)
+        let cappedClient = PasskeyClient(DirectTransport(handler: capped))
+        let cappedAdmin = PasskeyClient(DirectTransport(handler: AdminAPI(server: capped)))
+        let alice = try cappedClient.register("alice")
+        func link() throws -> String {
+            let reply = try cappedAdmin.send("POST", "/admin/users/\(Base64URL.encode(alice.userID))/enrollment-links", headers: AdminAPITests.key)
+            return String(try #require(reply.object["url"] as? String).split(separator: "=").last ?? "")
+        }
+        // Options through a link while one place is left; the place is then taken before the link's verify.
+        let early = try cappedClient.post("/webauthn/registration/options", ["enrollmentToken": try link()])
+        #expect(early.status == 200)
+        _ = try cappedClient.addPasskey(token: alice.token)
+        let (_, response) = try cappedClient.answer(try early.decode(PublicKeyCredentialCreationOptionsJSON.self))
+        let late = try cappedClient.registrationVerify(response)
+        #expect(late.status == 409 && late.errorCode == "passkey_limit_reached", "\(late.text)")
+        let refused = try cappedClient.post("/webauthn/registration/options", ["enrollmentToken": try link()])
+        #expect(refused.status == 409 && refused.errorCode == "passkey_limit_reached")
+        #expect(try store.credentials(userID: alice.userID).count == 2)
+    }
+
+    @Test func refusedLinkRequestsNeverLimitAValidSignIn() throws {
         let alice = try client.register("alice")
         let token = try link(alice.userID)
         for attempt in 1...10 {

@@ -55,6 +55,10 @@ extension RelyingPartyServer {
                     let user = try transaction.user(id: link.userID)
                 else { return .refused(.enrollmentLinkInvalid) }
                 guard now < link.expiresAt else { return .refused(.enrollmentLinkExpired) }
+                // Checked again here, as the signed-in path does: passkeys may have been added since the options.
+                guard try transaction.credentials(userID: user.id).count < configuration.maximumPasskeysPerAccount else {
+                    return .refused(.passkeyLimitReached)
+                }
                 let events: [AccountEvent] = [
                     .passkeyRegistered(userID: user.id, credentialID: credential.id),
                     .enrollmentLinkUsed(userID: user.id, credentialID: credential.id),

@@ -62,7 +62,6 @@ extension RelyingPartyServer {
                 newAccount: false
             )
             excluded = try storage { try store.credentials(userID: user.id) }
-            guard excluded.count < configuration.maximumPasskeysPerAccount else { throw ServerError(.passkeyLimitReached) }
         } else {
             let username = try Self.validName(body.username, member: "username")
             let displayName = try Self.validName(body.displayName ?? username, member: "displayName")
@@ -76,6 +75,8 @@ extension RelyingPartyServer {
             )
             excluded = []
         }
+        // An existing account's passkeys are its excluded credentials: one cap for the signed-in and the enrollment path.
+        guard excluded.count < configuration.maximumPasskeysPerAccount else { throw ServerError(.passkeyLimitReached) }
         try limit(challengeLimiter, key: clientAddress(request))
         let challenge = try challenges.issue(
             .registration,
