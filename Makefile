@@ -7,10 +7,12 @@ SWIFT ?= swift
 BROWSER_PACKAGES := chromium chromium-driver python3-venv
 BROWSER_VENV := .venv-browser
 PYTHON ?= /usr/bin/python3
+# The test backend that verifies access tokens with PyJWT (Tests/Backend), in its own venv.
+BACKEND_VENV := .venv-backend
 # The PostgreSQL tests start throwaway clusters of Debian's server (initdb + pg_ctl) in temporary folders.
 TEST_PACKAGES := postgresql
 
-.PHONY: client-swift-test test-openapi openapi-deps webhook-deps metrics-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
+.PHONY: client-swift-test test-openapi openapi-deps webhook-deps backend-deps metrics-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
 
 # Installs the Debian packages of $(1) that are missing; nothing at all when everything is there. Runs
 # `apt-get update` first when the package lists are missing, and again when an install fails on stale lists.
@@ -61,7 +63,7 @@ format:
 test-deps:
 	$(call install_missing,$(TEST_PACKAGES))
 
-test-swift: test-deps webhook-deps metrics-deps
+test-swift: test-deps webhook-deps backend-deps metrics-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --parallel && $(MAKE) fuzz-replay
 
@@ -98,6 +100,11 @@ METRICS_VENV := .venv-metrics
 metrics-deps:
 	$(call install_missing,python3-venv)
 	$(call python_venv,$(METRICS_VENV),Tests/Metrics/requirements.txt)
+
+# python3-venv when missing; the venv of the PyJWT test backend when missing or when its requirements changed.
+backend-deps:
+	$(call install_missing,python3-venv)
+	$(call python_venv,$(BACKEND_VENV),Tests/Backend/requirements.txt)
 
 # Real-browser tests: headless Chromium with virtual authenticators drives the demo page against a
 # `passkeyd serve` started by the suite. Screenshots go to Tests/Browser/screenshots/ (git-ignored).

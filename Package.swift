@@ -47,7 +47,11 @@ let package = Package(
         ),
 
         // Benchmarks (bench/): run with `make bench`.
-        .executableTarget(name: "passkeyd-bench", dependencies: ["WebAuthnCore", "CryptoCore", "CBOR"], path: "bench/core"),
+        .executableTarget(
+            name: "passkeyd-bench",
+            dependencies: ["WebAuthnCore", "CryptoCore", "CBOR", "RelyingPartyServer", "Storage"],
+            path: "bench/core"
+        ),
         .executableTarget(name: "passkeyd-loadgen", dependencies: ["WebAuthnCore", "CryptoCore", "CBOR", "HTTPServer"], path: "bench/loadgen"),
 
         // Tests.
@@ -84,7 +88,9 @@ let package = Package(
             dependencies: [
                 "RelyingPartyServer", "TestSupport", "Storage", "StorageSQLite", "StoragePostgres", "HTTPServer", "WebAuthnCore", "CryptoCore",
                 "AppleSignIn", "Observability",
-            ]
+            ],
+            // Read by path (`#filePath`), like the repository's `www`.
+            exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -357,6 +357,14 @@ def main():
         request("GET", "/me", None, [("Authorization", "Bearer nope")]),
         request("GET", "/nowhere"),
         request("OPTIONS", "/webauthn/registration/options"),
+        request("POST", "/session/token", None, bearer) + b"\0" + request("GET", "/.well-known/jwks.json")
+        + b"\0" + request("GET", "/.well-known/openid-configuration"),
+        request("POST", "/session/token", None, cookie) + b"\0" + request("POST", "/session/token", None, [("Authorization", "Bearer a.b.c")]),
+        request("DELETE", "/me", None, [("Authorization", "Bearer eyJhbGciOiJFUzI1NiJ9.e30.AAAA")]),
+        request("POST", "/introspect", b"token=fuzz-session-token",
+                [("Authorization", "Bearer backend"), ("Content-Type", "application/x-www-form-urlencoded")]),
+        request("POST", "/introspect", {"token": "a.b.c"}, [("Authorization", "Bearer backend")]),
+        request("OPTIONS", "/session/token", None, [("Origin", "https://example.org"), ("Access-Control-Request-Method", "POST")]),
     ]
     for data in http:
         seeds.add("http-request", data)

@@ -18,19 +18,6 @@ public struct ClientSecret: Sendable {
     /// Its `exp`.
     public let expiresAt: Date
 
-    private struct Header: Encodable {
-        let alg: String
-        let kid: String
-    }
-
-    private struct Claims: Encodable {
-        let iss: String
-        let iat: Int64
-        let exp: Int64
-        let aud: String
-        let sub: String
-    }
-
     /// Mints a secret with header `{"alg":"ES256","kid":keyID}` and claims `iss` teamID, `iat` now, `exp` now +
     /// lifetime, `aud` Apple, `sub` clientID, signed with `privateKey` (a P-256 key).
     public init(
@@ -61,27 +48,18 @@ public struct ClientSecret: Sendable {
         }
         let issued = Int64(time.now.timeIntervalSince1970.rounded(.down))
         let expires = issued + Int64(lifetime.rounded(.down))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        let signingInput: String
+        var claims = JSONObjectWriter()
+        claims.add("iss", teamID)
+        claims.add("iat", issued)
+        claims.add("exp", expires)
+        claims.add("aud", Self.audience)
+        claims.add("sub", clientID)
+        // RFC 7518 §3.4: ES256 signatures are the raw 64-byte r || s, not DER (the signing key converts).
         do {
-            let header = try encoder.encode(Header(alg: "ES256", kid: keyID))
-            let claims = try encoder.encode(Claims(iss: teamID, iat: issued, exp: expires, aud: Self.audience, sub: clientID))
-            signingInput = Base64URL.encode(Array(header)) + "." + Base64URL.encode(Array(claims))
-        } catch {
-            throw AppleSignInError(.clientSecretInvalidParameter, "header or claims could not be encoded")
-        }
-        // RFC 7518 §3.4: ES256 signatures are the raw 64-byte r || s, not DER.
-        let der: [UInt8]
-        do {
-            der = try privateKey.sign(Array(signingInput.utf8), algorithm: .ecdsaSHA256)
+            token = try CompactJWS.sign(payload: claims.finished(), with: try JWSSigningKey(privateKey: privateKey, algorithm: .es256, keyID: keyID))
         } catch {
             throw AppleSignInError(.clientSecretInvalidKey, "signing failed: \(error.reason)")
         }
-        guard let raw = ECDSASignatureEncoding.rawEncoded(der: der, curve: .p256) else {
-            throw AppleSignInError(.clientSecretInvalidKey, "OpenSSL produced an ECDSA signature that is not P-256 DER")
-        }
-        token = signingInput + "." + Base64URL.encode(raw)
         issuedAt = Date(timeIntervalSince1970: Double(issued))
         expiresAt = Date(timeIntervalSince1970: Double(expires))
     }

@@ -19,6 +19,7 @@
 #include <openssl/objects.h>
 #include <openssl/ecdsa.h>
 #include <openssl/sha.h>
+#include <openssl/kdf.h>
 
 static const int PK_EVP_PKEY_PUBLIC_KEY = EVP_PKEY_PUBLIC_KEY;
 static const int PK_EVP_PKEY_KEYPAIR = EVP_PKEY_KEYPAIR;
@@ -54,6 +55,10 @@ static const char *const PK_PARAM_RSA_E = OSSL_PKEY_PARAM_RSA_E;
 static const char *const PK_PARAM_EC_PUB_X = OSSL_PKEY_PARAM_EC_PUB_X;
 static const char *const PK_PARAM_EC_PUB_Y = OSSL_PKEY_PARAM_EC_PUB_Y;
 static const unsigned long PK_EXFLAG_CA = EXFLAG_CA;
+static const char *const PK_KDF_PARAM_DIGEST = OSSL_KDF_PARAM_DIGEST;
+static const char *const PK_KDF_PARAM_KEY = OSSL_KDF_PARAM_KEY;
+static const char *const PK_KDF_PARAM_SALT = OSSL_KDF_PARAM_SALT;
+static const char *const PK_KDF_PARAM_INFO = OSSL_KDF_PARAM_INFO;
 static inline int pk_sk_X509_EXTENSION_num(const STACK_OF(X509_EXTENSION) *s) { return sk_X509_EXTENSION_num(s); }
 static inline X509 *pk_sk_X509_value(const STACK_OF(X509) *s, int i) { return sk_X509_value(s, i); }
 static inline void pk_sk_X509_pop_free(STACK_OF(X509) *s) { sk_X509_pop_free(s, X509_free); }

@@ -9,29 +9,50 @@ public enum Base64URL {
 
     /// Unpadded base64url text of `bytes`.
     public static func encode(_ bytes: [UInt8]) -> String {
-        var output = [UInt8]()
-        output.reserveCapacity((bytes.count * 4 + 2) / 3)
-        var index = 0
-        while index + 3 <= bytes.count {
-            let value = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
-            output.append(alphabet[Int(value >> 18 & 63)])
-            output.append(alphabet[Int(value >> 12 & 63)])
-            output.append(alphabet[Int(value >> 6 & 63)])
-            output.append(alphabet[Int(value & 63)])
-            index += 3
+        String(decoding: encoded(bytes), as: UTF8.self)
+    }
+
+    /// Appends the unpadded base64url text of `bytes` (as ASCII bytes) to `output`, for building a JWS in one buffer.
+    public static func append(_ bytes: [UInt8], to output: inout [UInt8]) {
+        output.append(contentsOf: encoded(bytes))
+    }
+
+    /// The unpadded base64url text of `bytes` as ASCII bytes.
+    private static func encoded(_ bytes: [UInt8]) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: (bytes.count * 4 + 2) / 3) { buffer, initialized in
+            alphabet.withUnsafeBufferPointer { alphabet in
+                bytes.withUnsafeBufferPointer { input in
+                    var index = 0
+                    var written = 0
+                    while index + 3 <= input.count {
+                        let value = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+                        buffer[written] = alphabet[Int(value >> 18 & 63)]
+                        buffer[written + 1] = alphabet[Int(value >> 12 & 63)]
+                        buffer[written + 2] = alphabet[Int(value >> 6 & 63)]
+                        buffer[written + 3] = alphabet[Int(value & 63)]
+                        index += 3
+                        written += 4
+                    }
+                    let remaining = input.count - index
+                    if remaining > 0 {
+                        let value = UInt32(input[index]) << 16 | (remaining == 2 ? UInt32(input[index + 1]) << 8 : 0)
+                        buffer[written] = alphabet[Int(value >> 18 & 63)]
+                        buffer[written + 1] = alphabet[Int(value >> 12 & 63)]
+                        written += 2
+                        if remaining == 2 {
+                            buffer[written] = alphabet[Int(value >> 6 & 63)]
+                            written += 1
+                        }
+                    }
+                    initialized = written
+                }
+            }
         }
-        let remaining = bytes.count - index
-        if remaining == 1 {
-            let value = UInt32(bytes[index]) << 16
-            output.append(alphabet[Int(value >> 18 & 63)])
-            output.append(alphabet[Int(value >> 12 & 63)])
-        } else if remaining == 2 {
-            let value = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8
-            output.append(alphabet[Int(value >> 18 & 63)])
-            output.append(alphabet[Int(value >> 12 & 63)])
-            output.append(alphabet[Int(value >> 6 & 63)])
-        }
-        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Whether every character of `text` is in the base64url alphabet (no padding).
+    public static func isAlphabet(_ text: String) -> Bool {
+        text.utf8.allSatisfy { reverse[Int($0)] != 0xFF }
     }
 
     /// Decodes unpadded base64url; nil for any other character, for padding, or for an impossible length.

@@ -10,7 +10,7 @@ public final class PublicKey: @unchecked Sendable {
 
     let key: OpaquePointer
     /// Idle verification contexts, reused across calls and threads (one thread uses a context at a time).
-    private let contexts = VerificationContextPool()
+    private let contexts = KeyContextPool()
     public let type: KeyType
     /// The curve of an EC key; nil for other types.
     public let curve: EllipticCurve?
@@ -202,20 +202,7 @@ public final class PublicKey: @unchecked Sendable {
 
     /// A verification context for `algorithm` (padding and hash set), reusable for any number of verifications.
     private func makeVerificationContext(_ algorithm: SignatureAlgorithm) -> OpaquePointer? {
-        guard let digest = algorithm.digest, let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else { return nil }
-        var ready = EVP_PKEY_verify_init(context) == 1
-        if ready, type == .rsa {
-            ready = EVP_PKEY_CTX_set_rsa_padding(context, algorithm.usesPSSPadding ? RSA_PKCS1_PSS_PADDING : RSA_PKCS1_PADDING) == 1
-            if ready, algorithm.usesPSSPadding {
-                ready = EVP_PKEY_CTX_set_rsa_pss_saltlen(context, RSA_PSS_SALTLEN_DIGEST) == 1
-            }
-        }
-        if ready { ready = EVP_PKEY_CTX_set_signature_md(context, digest.messageDigest) == 1 }
-        guard ready else {
-            ERR_clear_error()
-            EVP_PKEY_CTX_free(context)
-            return nil
-        }
-        return context
+        guard algorithm.keyType == type else { return nil }
+        return KeyContextPool.prepared(key, for: algorithm, signing: false)
     }
 }

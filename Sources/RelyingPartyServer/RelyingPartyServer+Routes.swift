@@ -18,14 +18,24 @@ extension RelyingPartyServer {
         Route(
             "POST",
             "/webauthn/registration/verify",
-            [.rateLimitedPerAddress, .noStore, .recoverySessionAllowed],
+            [.rateLimitedPerAddress, .noStore, .recoverySessionAllowed, .allowsAccessToken],
             RelyingPartyServer.registrationVerify
         ),
-        Route("POST", "/webauthn/authentication/options", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.authenticationOptions),
-        Route("POST", "/webauthn/authentication/verify", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.authenticationVerify),
-        Route("GET", "/me", [.noStore, .recoverySessionAllowed], RelyingPartyServer.me),
+        Route(
+            "POST",
+            "/webauthn/authentication/options",
+            [.rateLimitedPerAddress, .noStore, .allowsAccessToken],
+            RelyingPartyServer.authenticationOptions
+        ),
+        Route(
+            "POST",
+            "/webauthn/authentication/verify",
+            [.rateLimitedPerAddress, .noStore, .allowsAccessToken],
+            RelyingPartyServer.authenticationVerify
+        ),
+        Route("GET", "/me", [.noStore, .recoverySessionAllowed, .allowsAccessToken], RelyingPartyServer.me),
         Route("DELETE", "/me", [.noStore], RelyingPartyServer.deleteAccount),
-        Route("GET", "/me/passkeys", [.noStore], RelyingPartyServer.listPasskeys),
+        Route("GET", "/me/passkeys", [.noStore, .allowsAccessToken], RelyingPartyServer.listPasskeys),
         Route("PATCH", "/me/passkeys/{id}", [.noStore], RelyingPartyServer.renamePasskey),
         Route("DELETE", "/me/passkeys/{id}", [.noStore], RelyingPartyServer.deletePasskey),
         Route("GET", "/me/sessions", [.noStore], RelyingPartyServer.listSessions),
@@ -37,9 +47,19 @@ extension RelyingPartyServer {
         Route("POST", "/me/link-suggestion/decline", [.noStore], RelyingPartyServer.declineLinkSuggestion),
         Route("DELETE", "/me/apple/{id}", [.noStore], RelyingPartyServer.unlinkApple),
         Route("POST", "/logout", [.noStore, .recoverySessionAllowed], RelyingPartyServer.logout),
+        Route("POST", "/session/token", [.noStore], RelyingPartyServer.sessionToken),
         Route("POST", "/session/handoff", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.startHandoff),
         Route("GET", "/session/handoff", [.rateLimitedPerAddress, .noStore, .sessionIgnored], RelyingPartyServer.completeHandoff),
-        Route("POST", "/auth/apple/nonce", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.appleNonce),
+        Route("POST", "/introspect", [.noStore, .sessionIgnored], RelyingPartyServer.introspect),
+        Route("GET", "/.well-known/jwks.json", [.sessionIgnored], RelyingPartyServer.jwks),
+        Route("GET", "/.well-known/openid-configuration", [.sessionIgnored], RelyingPartyServer.openIDConfiguration),
+        Route("GET", "/oauth/authorize", [.rateLimitedPerAddress, .noStore, .sessionIgnored], RelyingPartyServer.authorize),
+        Route("GET", "/oauth/sign-in", [.noStore, .sessionIgnored], RelyingPartyServer.signInPage),
+        Route("POST", "/oauth/token", [.rateLimitedPerAddress, .noStore, .sessionIgnored], RelyingPartyServer.token),
+        Route("POST", "/oauth/revoke", [.rateLimitedPerAddress, .noStore, .sessionIgnored], RelyingPartyServer.revokeOAuthToken),
+        Route("GET", "/oauth/userinfo", [.noStore, .sessionIgnored], RelyingPartyServer.userInfo),
+        Route("POST", "/oauth/userinfo", [.noStore, .sessionIgnored], RelyingPartyServer.userInfo),
+        Route("POST", "/auth/apple/nonce", [.rateLimitedPerAddress, .noStore, .allowsAccessToken], RelyingPartyServer.appleNonce),
         Route("POST", "/auth/apple", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.appleSignIn),
         Route("POST", "/auth/apple/notifications", [.rateLimitedPerAddress, .noStore, .sessionIgnored], RelyingPartyServer.appleNotification),
     ]
@@ -53,7 +73,7 @@ extension RelyingPartyServer {
     enum Dispatch {
         /// The route and its parameter segments.
         case route(Route, parameters: [String])
-        /// The path is in the table, under other methods only.
+        /// The path is in the table, under other methods only (an `OPTIONS` request: a CORS preflight).
         case wrongMethod(allowed: [String])
         /// The path is not in the table.
         case unrouted
@@ -68,6 +88,11 @@ extension RelyingPartyServer {
             allowed.append(route.method)
         }
         return allowed.isEmpty ? .unrouted : .wrongMethod(allowed: allowed)
+    }
+
+    /// Whether `path` is a route's (whatever the method).
+    static func isRouted(_ path: String) -> Bool {
+        routes.contains { $0.match(path) != nil }
     }
 
     /// The path for the log: the route's pattern (`/me/passkeys/{id}`), never the path a client sent.

@@ -41,9 +41,13 @@ public final class RelyingPartyServer: HTTPHandler {
     let webhooks: Mutex<WebhookDispatcher>
     /// What delivers webhooks (nil when none can be).
     let webhookSender: (any WebhookSender)?
+    /// Access tokens, their keys and the JWKS.
+    let tokens: AccessTokenService
+    let cors: CORSPolicy
 
     /// `appleSetup` is required when the configuration has an `apple` block, and ignored otherwise; `webhookClient`
-    /// when it lists `webhooks`.
+    /// when it lists `webhooks`. `enumerationSecret` is the server secret: it derives the decoy credentials of unknown
+    /// usernames and, through HKDF, the key that seals the signing keys in the store.
     public convenience init(
         configuration: ServerConfiguration,
         store: any PasskeyStore,
@@ -101,7 +105,22 @@ public final class RelyingPartyServer: HTTPHandler {
             lifetime: TimeInterval(configuration.challengeLifetimeSeconds),
             purge: ExpiredRecordPurge(store: store, log: log)
         )
-        sessions = SessionService(store: store, random: random, time: time, lifetime: TimeInterval(configuration.sessionLifetimeSeconds))
+        tokens = try AccessTokenService(
+            configuration: configuration,
+            store: store,
+            serverSecret: enumerationSecret,
+            time: time,
+            random: random,
+            log: log
+        )
+        cors = CORSPolicy(allowedOrigins: Set(configuration.corsAllowedOrigins))
+        sessions = SessionService(
+            store: store,
+            random: random,
+            time: time,
+            lifetime: TimeInterval(configuration.sessionLifetimeSeconds),
+            accessTokens: tokens
+        )
         staticFiles = configuration.wwwDirectory.map(StaticFiles.init(root:))
         let limits = configuration.rateLimits
         addressLimiter = RateLimiter(rule: .init(perMinute: limits.perAddressPerMinute, burst: limits.perAddressBurst), capacity: limits.maximumKeys)
@@ -127,6 +146,9 @@ public final class RelyingPartyServer: HTTPHandler {
                 log: log
             )
         )
+        // The signing keys: made on the first start, loaded on every start (the worker keeps them current). A store that
+        // cannot be reached now is retried by the worker and by the first request that needs a key.
+        tokens.updateKeys()
         if let metrics { collectMetrics(into: metrics) }
     }
 
@@ -155,6 +177,10 @@ public final class RelyingPartyServer: HTTPHandler {
             detail = error.status >= 500 ? error.detail : nil
             response = error.response
             if error.code == .storageUnavailable { metrics?.storeErrors.increment() }
+        }
+        // Every answer of a route, errors included, carries the CORS headers (a preflight has its own).
+        if request.method != "OPTIONS", Self.isRouted(request.path) {
+            for (name, value) in cors.headers(for: request) { response.headers.add(name, value) }
         }
         let requestID = requestIDs.id(offered: request.headers["x-request-id"])
         response.headers.add("X-Request-Id", requestID)
@@ -189,8 +215,11 @@ public final class RelyingPartyServer: HTTPHandler {
         switch dispatch {
         case .route(let route, let parameters):
             if route.flags.contains(.rateLimitedPerAddress) { try limit(addressLimiter, key: clientAddress(request)) }
-            // Stale credentials are refused here, for every route at once: only a request without any may act signed out.
-            let session = route.flags.contains(.sessionIgnored) ? nil : try sessions.resolve(request)
+            // Stale credentials are refused here, for every route at once: only a request without any may act signed out;
+            // an access token only where the route allows one (`403 insufficient_scope` elsewhere).
+            let session =
+                route.flags.contains(.sessionIgnored)
+                ? nil : try sessions.resolve(request, allowsAccessToken: route.flags.contains(.allowsAccessToken))
             if session?.session.method == .recoveryCode, !route.flags.contains(.recoverySessionAllowed) {
                 throw ServerError(.recoverySessionRestricted)
             }
@@ -199,6 +228,8 @@ public final class RelyingPartyServer: HTTPHandler {
             if method != "GET" { wakeWebhooks() }
             if route.flags.contains(.noStore) { response.headers.add("Cache-Control", "no-store") }
             return response
+        case .wrongMethod(let allowed) where method == "OPTIONS":
+            return cors.preflight(request, methods: allowed)
         case .wrongMethod(let allowed):
             var error = ServerError(.methodNotAllowed)
             error.headers = [("Allow", (allowed.contains("GET") ? allowed + ["HEAD"] : allowed).joined(separator: ", "))]

@@ -14,15 +14,21 @@ struct Route: Sendable {
         /// The answer carries `Cache-Control: no-store` (options, sessions, account data).
         static let noStore = Flags(rawValue: 1 << 1)
         /// The request's session credentials are not looked at: a stale cookie or bearer is not refused (Apple's
-        /// notifications, the session hand-off link a web view opens, `/healthz`). Every other route resolves them
-        /// first and refuses a stale one with `401 not_signed_in`.
+        /// notifications, the session hand-off link a web view opens, `/healthz`, `/readyz`, the public JWKS and discovery
+        /// documents, and introspection, whose bearer is a backend key). Every other route resolves them first and
+        /// refuses a stale one with `401 not_signed_in`.
         static let sessionIgnored = Flags(rawValue: 1 << 2)
         /// A recovery code's restricted session may call it (register a passkey, read `/me`, sign out); on every other
         /// route such a session is `403 recovery_session_restricted`.
         static let recoverySessionAllowed = Flags(rawValue: 1 << 3)
+        /// An access token (a bearer JWT) stands for its session here: the route reads the account without changing it
+        /// (`GET /me`) or does not use the session at all. On every other route that resolves credentials, a live access
+        /// token is `403 insufficient_scope` before the handler runs: an access token is for the app's API, and a new
+        /// route refuses it unless it says otherwise. A stale or unknown one is `401 not_signed_in` everywhere.
+        static let allowsAccessToken = Flags(rawValue: 1 << 4)
         /// On the admin listener: served without an admin key when `listen.admin` is a loopback address (`/metrics`,
         /// for a Prometheus agent on the same machine); elsewhere it needs a key like every admin route.
-        static let openOnLoopback = Flags(rawValue: 1 << 4)
+        static let openOnLoopback = Flags(rawValue: 1 << 5)
     }
 
     /// The handler, given the server, the request and its context.

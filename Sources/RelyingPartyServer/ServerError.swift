@@ -60,6 +60,18 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case enrollmentLinkExpired = "enrollment_link_expired"
             case recoveryCodeInvalid = "recovery_code_invalid"
             case recoverySessionRestricted = "recovery_session_restricted"
+            case insufficientScope = "insufficient_scope"
+            case invalidBackendKey = "invalid_backend_key"
+            case importInvalid = "import_invalid"
+            case invalidClient = "invalid_client"
+            case invalidRedirectURI = "invalid_redirect_uri"
+            case invalidGrant = "invalid_grant"
+            case unsupportedGrantType = "unsupported_grant_type"
+            case unsupportedResponseType = "unsupported_response_type"
+            case invalidScope = "invalid_scope"
+            case loginRequired = "login_required"
+            case accessDenied = "access_denied"
+            case invalidToken = "invalid_token"
         }
 
         private let base: Base
@@ -156,6 +168,35 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         static let recoveryCodeInvalid = Code(.recoveryCodeInvalid)
         /// A recovery code's session may only register a passkey and read `/me` (and sign out).
         static let recoverySessionRestricted = Code(.recoverySessionRestricted)
+        /// `POST /admin/import`, `passkeyd admin import`: a line (`line`, `member`) is not a record this server takes.
+        static let importInvalid = Code(.importInvalid)
+
+        /// An access token was sent where only the session token will do (account management, minting).
+        static let insufficientScope = Code(.insufficientScope)
+        /// `POST /introspect` without one of the configured backend keys.
+        static let invalidBackendKey = Code(.invalidBackendKey)
+
+        // The OpenID provider's codes: OAuth's own (RFC 6749 §4.1.2.1, §5.2; OpenID Connect Core §3.1.2.6; RFC 6750 §3.1).
+        /// The token or revocation endpoint could not authenticate the client (unknown, wrong secret, or a public
+        /// client sending one); at `/oauth/authorize`, an unknown `client_id`: an error page, never a redirect.
+        static let invalidClient = Code(.invalidClient)
+        /// `/oauth/authorize` with a `redirect_uri` the client did not register: an error page, never a redirect.
+        static let invalidRedirectURI = Code(.invalidRedirectURI)
+        /// The authorization code or refresh token is unknown, used, expired, another client's, or its PKCE verifier or
+        /// redirect URI does not match.
+        static let invalidGrant = Code(.invalidGrant)
+        /// A `grant_type` other than `authorization_code` and `refresh_token`.
+        static let unsupportedGrantType = Code(.unsupportedGrantType)
+        /// A `response_type` other than `code` (sent to the redirect URI).
+        static let unsupportedResponseType = Code(.unsupportedResponseType)
+        /// A scope without `openid`, or one the client may not ask for (sent to the redirect URI).
+        static let invalidScope = Code(.invalidScope)
+        /// `prompt=none` and nobody is signed in (or the sign-in is older than `max_age`) (sent to the redirect URI).
+        static let loginRequired = Code(.loginRequired)
+        /// The person cancelled the sign-in page (sent to the redirect URI).
+        static let accessDenied = Code(.accessDenied)
+        /// `/oauth/userinfo` without a live access token of an OpenID client.
+        static let invalidToken = Code(.invalidToken)
 
         public var rawValue: String { base.rawValue }
         public var description: String { rawValue }
@@ -209,6 +250,18 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case .enrollmentLinkExpired: (400, "This enrollment link expired; ask for a new one.")
             case .recoveryCodeInvalid: (401, "The username or recovery code is not valid.")
             case .recoverySessionRestricted: (403, "A recovery session can only add a passkey and read the account; add a passkey first.")
+            case .insufficientScope: (403, "An access token cannot do this; use the session token.")
+            case .invalidBackendKey: (401, "Send a configured backend key as the bearer token.")
+            case .importInvalid: (400, "A line of the import is not a record this server can take; line and member name it.")
+            case .invalidClient: (401, "The client is unknown or did not authenticate.")
+            case .invalidRedirectURI: (400, "The redirect_uri is not one the client registered.")
+            case .invalidGrant: (400, "The code or refresh token is not valid for this client.")
+            case .unsupportedGrantType: (400, "Only the authorization_code and refresh_token grants are supported.")
+            case .unsupportedResponseType: (400, "Only response_type=code is supported.")
+            case .invalidScope: (400, "The scope must include openid and only scopes the client may ask for.")
+            case .loginRequired: (400, "Nobody is signed in.")
+            case .accessDenied: (400, "The person did not sign in.")
+            case .invalidToken: (401, "The access token is not valid.")
             }
         }
     }

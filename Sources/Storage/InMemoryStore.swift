@@ -28,6 +28,10 @@ public final class InMemoryStore: PasskeyStore {
         var enrollmentTokens: [[UInt8]: EnrollmentTokenRecord] = [:]
         /// The hashes of each user's unused recovery codes.
         var recoveryCodes: [[UInt8]: Set<[UInt8]>] = [:]
+        var signingKeys: [String: SigningKeyRecord] = [:]
+        var authorizationCodes: [[UInt8]: AuthorizationCodeRecord] = [:]
+        var oauthGrants: [[UInt8]: OAuthGrantRecord] = [:]
+        var refreshTokens: [[UInt8]: RefreshTokenRecord] = [:]
     }
 
     let state = Mutex(State())
@@ -81,6 +85,10 @@ public final class InMemoryStore: PasskeyStore {
             guard let session = state.sessions[tokenHash], now < session.expiresAt else { return nil }
             return session
         }
+    }
+
+    public func session(id: [UInt8], now: Date) throws(StorageError) -> SessionRecord? {
+        state.withLock { state in state.sessions.values.first { $0.id == id && now < $0.expiresAt } }
     }
 
     public func recordSessionUse(tokenHash: [UInt8], at: Date) throws(StorageError) {

@@ -91,6 +91,10 @@ final class InMemoryTransaction: StoreTransaction {
             state.linkDeclines = state.linkDeclines.filter { $0.first != id && $0.second != id }
             state.enrollmentTokens = state.enrollmentTokens.filter { $0.value.userID != id }
             state.recoveryCodes[id] = nil
+            state.authorizationCodes = state.authorizationCodes.filter { $0.value.userID != id }
+            let grants = Set(state.oauthGrants.values.filter { $0.userID == id }.map(\.id))
+            state.oauthGrants = state.oauthGrants.filter { !grants.contains($0.key) }
+            state.refreshTokens = state.refreshTokens.filter { !grants.contains($0.value.grantID) }
             return true
         }
     }
@@ -379,6 +383,31 @@ final class InMemoryTransaction: StoreTransaction {
             }
             state.appleNotificationWatermarks[subject] = (max(entry.eventAt, eventAt), max(entry.until, until))
         }
+    }
+
+    func signingKeys() throws(StorageError) -> [SigningKeyRecord] {
+        try run { state in state.signingKeys.values.sorted(by: SigningKeyRecord.precedes) }
+    }
+
+    func insertSigningKey(_ key: SigningKeyRecord) throws(StorageError) {
+        try run { state throws(StorageError) in
+            try key.validate()
+            guard state.signingKeys[key.id] == nil else { throw StorageError(.duplicateKey, "a signing key with this ID already exists") }
+            state.signingKeys[key.id] = key
+        }
+    }
+
+    func retireSigningKey(id: String, retiresAt: Date, expiresAt: Date) throws(StorageError) -> Bool {
+        try run { state in
+            guard state.signingKeys[id] != nil else { return false }
+            state.signingKeys[id]?.retiresAt = retiresAt
+            state.signingKeys[id]?.expiresAt = expiresAt
+            return true
+        }
+    }
+
+    func deleteSigningKey(id: String) throws(StorageError) -> Bool {
+        try run { $0.signingKeys.removeValue(forKey: id) != nil }
     }
 
     @discardableResult

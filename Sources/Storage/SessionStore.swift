@@ -9,6 +9,10 @@ public protocol SessionStore: Sendable {
     /// Looking up an expired session does not delete it; purging does.
     func session(tokenHash: [UInt8], now: Date) throws(StorageError) -> SessionRecord?
 
+    /// Returns the session with this public ID, or nil when it is missing or expired (`now >= expiresAt`): how an access
+    /// token, which names its session by `sid`, is checked on every request that carries one.
+    func session(id: [UInt8], now: Date) throws(StorageError) -> SessionRecord?
+
     /// Sets the session's `lastUsedAt` to `at`. Changes nothing when the session is gone.
     ///
     /// Durability: may return before the write is durable (like `ChallengeStore`'s writes); a crash may lose the

@@ -27,6 +27,8 @@ public struct StoreExport: Sendable, Equatable {
     public var webhookSubscriptions: [WebhookSubscription] = []
     /// The webhook deliveries, with their IDs (leases are not carried over).
     public var webhookDeliveries: [WebhookDeliveryRecord] = []
+    /// The access-token signing keys, sealed under the server secret (which `sharedSecrets` carries along).
+    public var signingKeys: [SigningKeyRecord] = []
     /// The deployment's shared secrets by name (see `SharedSecretStore`). A SQLite node keeps them as files in its
     /// data folder, not in the store: the caller fills them in.
     public var sharedSecrets: [String: [UInt8]] = [:]

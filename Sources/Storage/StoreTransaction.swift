@@ -32,7 +32,7 @@ public protocol StoreTransaction {
     func updateUser(_ user: UserRecord) throws(StorageError) -> Bool
 
     /// Deletes the user and every row of the account: its credentials, sessions, Apple identities (with their refresh
-    /// tokens), link declines, enrollment links, recovery codes and the challenges issued for it (those whose `userID`
+    /// tokens), link declines, enrollment links, recovery codes, authorization codes, grants (with their refresh tokens) and the challenges issued for it (those whose `userID`
     /// is this user). Queued Apple revocations and events are kept.
     /// - Returns: whether there was such a user.
     func deleteUser(id: [UInt8]) throws(StorageError) -> Bool
@@ -235,6 +235,68 @@ public protocol StoreTransaction {
     /// Queues a refresh token for revocation (`AppleRevocationQueue`).
     /// - Returns: the new entry's ID, increasing in insertion order.
     func enqueueRevocation(token encryptedToken: [UInt8], clientID: String, notBefore: Date) throws(StorageError) -> Int64
+
+    // MARK: signing keys
+
+    /// Every signing key, ordered by `activatesAt`, then by `id`.
+    func signingKeys() throws(StorageError) -> [SigningKeyRecord]
+
+    /// Stores a new signing key.
+    /// - Throws: `storage.duplicateKey` when a key with this ID is stored; `storage.invalidRecord` when it breaks a
+    ///   bound (`SigningKeyRecord.validate`).
+    func insertSigningKey(_ key: SigningKeyRecord) throws(StorageError)
+
+    /// Sets when the key stops signing and when it stops being published; other fields are unchanged.
+    /// - Returns: false, changing nothing, when there is no key with this ID.
+    func retireSigningKey(id: String, retiresAt: Date, expiresAt: Date) throws(StorageError) -> Bool
+
+    /// Deletes the key (once it is no longer published).
+    /// - Returns: whether there was such a key.
+    func deleteSigningKey(id: String) throws(StorageError) -> Bool
+
+    // MARK: OpenID provider
+
+    /// Stores a new authorization code.
+    /// - Throws: `storage.notFound` when `code.userID` is not an existing user; `storage.duplicateKey` when a code with
+    ///   the same hash is stored; `storage.invalidRecord` when it breaks a bound (`AuthorizationCodeRecord.validate`).
+    func insertAuthorizationCode(_ code: AuthorizationCodeRecord) throws(StorageError)
+
+    /// Uses the code with this hash: sets its `usedAt` to `now` when it is unused. Of any number of concurrent
+    /// transactions using the same code, across connections and processes sharing the database, exactly one commits
+    /// having got it with `usedAt` nil.
+    /// - Returns: the code as it was before this call (expired or not; `usedAt` set when it had been used: a replay),
+    ///   or nil when there is none.
+    func useAuthorizationCode(hash: [UInt8], now: Date) throws(StorageError) -> AuthorizationCodeRecord?
+
+    /// Stores a new grant (a refresh-token family).
+    /// - Throws: `storage.notFound` when `grant.userID` is not an existing user; `storage.duplicateKey` when a grant
+    ///   with this ID is stored; `storage.invalidRecord` when it breaks a bound (`OAuthGrantRecord.validate`).
+    func insertOAuthGrant(_ grant: OAuthGrantRecord) throws(StorageError)
+
+    /// The grant with this ID, expired or not, or nil.
+    func oauthGrant(id: [UInt8]) throws(StorageError) -> OAuthGrantRecord?
+
+    /// Deletes the grant with its refresh tokens (revocation, reuse detection).
+    /// - Returns: whether there was such a grant.
+    func deleteOAuthGrant(id: [UInt8]) throws(StorageError) -> Bool
+
+    /// Stores a refresh token of an existing grant.
+    /// - Throws: `storage.notFound` when `token.grantID` is no grant; `storage.duplicateKey` when a token with the same
+    ///   hash is stored.
+    func insertRefreshToken(_ token: RefreshTokenRecord) throws(StorageError)
+
+    /// The refresh token with this hash, used or not, or nil.
+    func refreshToken(hash: [UInt8]) throws(StorageError) -> RefreshTokenRecord?
+
+    /// Uses the refresh token with this hash: sets its `usedAt` to `now` when it is unused. Of any number of
+    /// concurrent transactions using the same token exactly one commits having got it with `usedAt` nil.
+    /// - Returns: the token as it was before this call, or nil when there is none.
+    func useRefreshToken(hash: [UInt8], now: Date) throws(StorageError) -> RefreshTokenRecord?
+
+    /// Deletes every authorization code with `expiresAt <= now` and every grant with `expiresAt <= now` (with its
+    /// refresh tokens).
+    /// - Returns: how many codes and grants were deleted.
+    func purgeExpiredOAuthRecords(now: Date) throws(StorageError) -> Int
 
     // MARK: events
 

@@ -71,7 +71,7 @@ struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
     var storageError: StorageError {
         switch code {
         case .foreignKeyViolation:
-            return StorageError(.notFound, "the user does not exist")
+            return StorageError(.notFound, "the user (or the grant) does not exist")
         case .uniqueViolation:
             switch constraint {
             case "users_name_unique": return StorageError(.usernameTaken, "the username is already taken")
@@ -85,6 +85,10 @@ struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
             case "sessions_pkey": return StorageError(.duplicateKey, "a session with this token hash already exists")
             case "sessions_id_unique": return StorageError(.duplicateKey, "a session with this ID already exists")
             case "enrollment_tokens_pkey": return StorageError(.duplicateKey, "an enrollment link with this token hash already exists")
+            case "signing_keys_pkey": return StorageError(.duplicateKey, "a signing key with this ID already exists")
+            case "oauth_codes_pkey": return StorageError(.duplicateKey, "an authorization code with this hash already exists")
+            case "oauth_grants_pkey": return StorageError(.duplicateKey, "a grant with this ID already exists")
+            case "oauth_refresh_tokens_pkey": return StorageError(.duplicateKey, "a refresh token with this hash already exists")
             default: return StorageError(.unavailable, "\(reason): unexpected uniqueness violation")
             }
         default:

@@ -262,6 +262,66 @@ enum PostgresMigrations {
                 CREATE INDEX users_by_email ON users (lower(email COLLATE "C")) WHERE email IS NOT NULL;
                 """
         ),
+        // The keys that sign access tokens: the public JWK in the clear, the private key sealed by the server.
+        Step(
+            version: 7,
+            sql: """
+                CREATE TABLE signing_keys (
+                    id text NOT NULL CONSTRAINT signing_keys_pkey PRIMARY KEY,
+                    algorithm text NOT NULL,
+                    public_jwk bytea NOT NULL,
+                    sealed_private_key bytea NOT NULL,
+                    created_at double precision NOT NULL,
+                    activates_at double precision NOT NULL,
+                    retires_at double precision,
+                    expires_at double precision
+                );
+                """
+        ),
+        // The OpenID provider: authorization codes, grants (refresh-token families) and their refresh tokens.
+        Step(
+            version: 8,
+            sql: """
+                CREATE TABLE oauth_codes (
+                    code_hash bytea NOT NULL CONSTRAINT oauth_codes_pkey PRIMARY KEY,
+                    client_id text NOT NULL,
+                    redirect_uri text NOT NULL,
+                    code_challenge text NOT NULL,
+                    nonce text,
+                    scope text NOT NULL,
+                    user_id bytea NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    session_id bytea NOT NULL,
+                    authenticated_at double precision NOT NULL,
+                    amr text NOT NULL,
+                    grant_id bytea NOT NULL,
+                    created_at double precision NOT NULL,
+                    expires_at double precision NOT NULL,
+                    used_at double precision
+                );
+                CREATE INDEX oauth_codes_by_user ON oauth_codes(user_id);
+                CREATE INDEX oauth_codes_by_expiry ON oauth_codes(expires_at);
+                CREATE TABLE oauth_grants (
+                    id bytea NOT NULL CONSTRAINT oauth_grants_pkey PRIMARY KEY,
+                    client_id text NOT NULL,
+                    user_id bytea NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    session_id bytea NOT NULL,
+                    scope text NOT NULL,
+                    authenticated_at double precision NOT NULL,
+                    amr text NOT NULL,
+                    created_at double precision NOT NULL,
+                    expires_at double precision NOT NULL
+                );
+                CREATE INDEX oauth_grants_by_user ON oauth_grants(user_id);
+                CREATE INDEX oauth_grants_by_expiry ON oauth_grants(expires_at);
+                CREATE TABLE oauth_refresh_tokens (
+                    token_hash bytea NOT NULL CONSTRAINT oauth_refresh_tokens_pkey PRIMARY KEY,
+                    grant_id bytea NOT NULL REFERENCES oauth_grants(id) ON DELETE CASCADE,
+                    created_at double precision NOT NULL,
+                    used_at double precision
+                );
+                CREATE INDEX oauth_refresh_tokens_by_grant ON oauth_refresh_tokens(grant_id);
+                """
+        ),
     ]
 
     /// The schema version this build writes.

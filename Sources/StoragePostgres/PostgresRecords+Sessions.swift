@@ -26,6 +26,16 @@ extension PostgresRecords {
         }
     }
 
+    func session(id: [UInt8], now: Date) throws(StorageError) -> SessionRecord? {
+        try run { connection throws(PostgresError) in
+            try connection.run(
+                "SELECT \(Self.sessionColumns) FROM sessions WHERE id = $1 AND expires_at > $2",
+                [.bytea(id), .date(now)],
+                row: Self.sessionRecord
+            ).first
+        }
+    }
+
     func sessions(userID: [UInt8], now: Date) throws(StorageError) -> [SessionRecord] {
         try run { connection throws(PostgresError) in
             try connection.run(

@@ -107,6 +107,12 @@ extension PostgresStore: ImportableStore {
                         parameters.values
                     )
                 }
+                // Keys a node made while the database had no records signed nothing that matters, and are sealed under the
+                // secret replaced below: the copied ones replace them.
+                try connection.execute("DELETE FROM signing_keys")
+                for key in export.signingKeys {
+                    try connection.run(PostgresRecords.insertingSigningKey, PostgresRecords.signingKeyValues(key))
+                }
                 // Secrets a node made while the database had no records protect nothing yet: the copied ones win.
                 for (name, value) in export.sharedSecrets {
                     try connection.run(

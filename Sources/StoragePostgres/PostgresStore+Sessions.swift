@@ -6,6 +6,10 @@ extension PostgresStore {
         try withRecords { records throws(StorageError) in try records.session(tokenHash: tokenHash, now: now) }
     }
 
+    public func session(id: [UInt8], now: Date) throws(StorageError) -> SessionRecord? {
+        try withRecords { records throws(StorageError) in try records.session(id: id, now: now) }
+    }
+
     public func recordSessionUse(tokenHash: [UInt8], at: Date) throws(StorageError) {
         try withConnectionDeferringDurability { connection throws(PostgresError) in
             try connection.run("UPDATE sessions SET last_used_at = $2 WHERE token_hash = $1", [.bytea(tokenHash), .date(at)])

@@ -67,7 +67,7 @@ struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     var storageError: StorageError {
         switch code {
         case .foreignKeyViolation:
-            return StorageError(.notFound, "the user does not exist")
+            return StorageError(.notFound, "the user (or the grant) does not exist")
         case .uniqueViolation:
             if constraint.hasSuffix("users.name") { return StorageError(.usernameTaken, "the username is already taken") }
             if constraint.hasSuffix("credentials.id") { return StorageError(.credentialExists, "a credential with this ID already exists") }
@@ -90,6 +90,14 @@ struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
             if constraint.hasSuffix("sessions.id") { return StorageError(.duplicateKey, "a session with this ID already exists") }
             if constraint.hasSuffix("enrollment_tokens.token_hash") {
                 return StorageError(.duplicateKey, "an enrollment link with this token hash already exists")
+            }
+            if constraint.hasSuffix("signing_keys.id") { return StorageError(.duplicateKey, "a signing key with this ID already exists") }
+            if constraint.hasSuffix("oauth_codes.code_hash") {
+                return StorageError(.duplicateKey, "an authorization code with this hash already exists")
+            }
+            if constraint.hasSuffix("oauth_grants.id") { return StorageError(.duplicateKey, "a grant with this ID already exists") }
+            if constraint.hasSuffix("oauth_refresh_tokens.token_hash") {
+                return StorageError(.duplicateKey, "a refresh token with this hash already exists")
             }
             return StorageError(.unavailable, "\(reason): unexpected uniqueness violation")
         default:

@@ -262,6 +262,67 @@ enum SQLiteMigrations {
                 CREATE INDEX users_by_email ON users(lower(email)) WHERE email IS NOT NULL;
                 """
         ),
+        // The keys that sign access tokens: the public JWK in the clear, the private key sealed by the server.
+        Step(
+            version: 8,
+            sql: """
+                CREATE TABLE signing_keys (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    algorithm TEXT NOT NULL,
+                    public_jwk BLOB NOT NULL,
+                    sealed_private_key BLOB NOT NULL,
+                    created_at REAL NOT NULL,
+                    activates_at REAL NOT NULL,
+                    retires_at REAL,
+                    expires_at REAL
+                );
+                """
+        ),
+        // The OpenID provider: authorization codes (only their SHA-256; a used one is kept until it expires, so that a
+        // replay is recognised), grants (refresh-token families) and their refresh tokens, deleted with their account.
+        Step(
+            version: 9,
+            sql: """
+                CREATE TABLE oauth_codes (
+                    code_hash BLOB PRIMARY KEY NOT NULL,
+                    client_id TEXT NOT NULL,
+                    redirect_uri TEXT NOT NULL,
+                    code_challenge TEXT NOT NULL,
+                    nonce TEXT,
+                    scope TEXT NOT NULL,
+                    user_id BLOB NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    session_id BLOB NOT NULL,
+                    authenticated_at REAL NOT NULL,
+                    amr TEXT NOT NULL,
+                    grant_id BLOB NOT NULL,
+                    created_at REAL NOT NULL,
+                    expires_at REAL NOT NULL,
+                    used_at REAL
+                );
+                CREATE INDEX oauth_codes_by_user ON oauth_codes(user_id);
+                CREATE INDEX oauth_codes_by_expiry ON oauth_codes(expires_at);
+                CREATE TABLE oauth_grants (
+                    id BLOB PRIMARY KEY NOT NULL,
+                    client_id TEXT NOT NULL,
+                    user_id BLOB NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    session_id BLOB NOT NULL,
+                    scope TEXT NOT NULL,
+                    authenticated_at REAL NOT NULL,
+                    amr TEXT NOT NULL,
+                    created_at REAL NOT NULL,
+                    expires_at REAL NOT NULL
+                );
+                CREATE INDEX oauth_grants_by_user ON oauth_grants(user_id);
+                CREATE INDEX oauth_grants_by_expiry ON oauth_grants(expires_at);
+                CREATE TABLE oauth_refresh_tokens (
+                    token_hash BLOB PRIMARY KEY NOT NULL,
+                    grant_id BLOB NOT NULL REFERENCES oauth_grants(id) ON DELETE CASCADE,
+                    created_at REAL NOT NULL,
+                    used_at REAL
+                );
+                CREATE INDEX oauth_refresh_tokens_by_grant ON oauth_refresh_tokens(grant_id);
+                """
+        ),
     ]
 
     /// The schema version this build writes.

@@ -29,6 +29,13 @@ extension SQLiteRecords {
         }
     }
 
+    func session(id: [UInt8], now: Date) throws(StorageError) -> SessionRecord? {
+        try run { connection throws(SQLiteError) in
+            try connection.statement("SELECT \(Self.sessionColumns) FROM sessions WHERE id = ?1 AND expires_at > ?2")
+                .run([.blob(id), .date(now)], row: Self.sessionRecord).first
+        }
+    }
+
     func sessions(userID: [UInt8], now: Date) throws(StorageError) -> [SessionRecord] {
         try run { connection throws(SQLiteError) in
             try connection.statement(

@@ -43,6 +43,8 @@ extension SQLiteStore: ExportableStore {
                 export.webhookDeliveries = try connection.statement(
                     "SELECT \(SQLiteRecords.webhookDeliveryColumns) FROM webhook_deliveries ORDER BY id"
                 ).run([], row: SQLiteRecords.webhookDeliveryRecord)
+                export.signingKeys = try connection.statement("SELECT \(SQLiteRecords.signingKeyColumns) FROM signing_keys ORDER BY id")
+                    .run([]) { row throws(SQLiteError) in SQLiteRecords.signingKeyRecord(row) }
                 return export
             }
         }

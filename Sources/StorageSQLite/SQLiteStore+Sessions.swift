@@ -6,6 +6,10 @@ extension SQLiteStore {
         try withRecords { records throws(StorageError) in try records.session(tokenHash: tokenHash, now: now) }
     }
 
+    public func session(id: [UInt8], now: Date) throws(StorageError) -> SessionRecord? {
+        try withRecords { records throws(StorageError) in try records.session(id: id, now: now) }
+    }
+
     public func recordSessionUse(tokenHash: [UInt8], at: Date) throws(StorageError) {
         try withConnectionDeferringDurability { connection throws(SQLiteError) in
             try connection.statement("UPDATE sessions SET last_used_at = ?2 WHERE token_hash = ?1").run([.blob(tokenHash), .date(at)])

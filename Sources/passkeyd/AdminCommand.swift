@@ -26,15 +26,18 @@ struct AdminCommand {
     static let usersDeleteSyntax = syntax("users delete USER_ID", positionals: 1)
     static let usersRevokeSyntax = syntax("users revoke-sessions USER_ID", positionals: 1)
     static let usersDeletePasskeySyntax = syntax("users delete-passkey USER_ID CREDENTIAL_ID", positionals: 2)
+    static let usersEnrollLinkSyntax = syntax("users enroll-link USER_ID", positionals: 1)
     static let webhooksListSyntax = syntax(
         "webhooks list [--status pending|delivered|dead] [--cursor C] [--limit N]",
         options: ["--status", "--cursor", "--limit"]
     )
     static let webhooksRetrySyntax = syntax("webhooks retry DELIVERY_ID", positionals: 1)
+    static let exportSyntax = syntax("export [--output FILE]", options: ["--output"])
+    static let importSyntax = syntax("import FILE | import --firebase USERS_JSON", options: ["--firebase"], positionals: 1)
 
     static let all = [
         usersListSyntax, usersShowSyntax, usersCreateSyntax, usersUpdateSyntax, usersDeleteSyntax, usersRevokeSyntax, usersDeletePasskeySyntax,
-        webhooksListSyntax, webhooksRetrySyntax,
+        usersEnrollLinkSyntax, webhooksListSyntax, webhooksRetrySyntax, exportSyntax, importSyntax,
     ]
 
     /// Every subcommand takes `--config FILE` and `--json`.
@@ -47,14 +50,20 @@ struct AdminCommand {
         )
     }
 
-    /// One operation: the service call, and how its answer reads as text.
+    /// One operation: the service call, and how its answer reads as text (its JSON with `--json`; an answer without
+    /// JSON, the export, is its text either way).
     private struct Operation {
         let syntax: CommandLineSyntax
-        let run: (AdminService, ParsedCommandLine) throws(ServerError) -> (json: any Encodable, text: String)
+        let run: (AdminService, ParsedCommandLine, _ input: [UInt8]) throws(ServerError) -> (json: (any Encodable)?, text: String)
     }
 
+    /// The largest file `import` reads.
+    static let maximumImportFileBytes = 256 << 20
+
     func run() -> Int32 {
-        let words = arguments.prefix(2).joined(separator: " ")
+        // `export` and `import` are one word; every other command two.
+        let wordCount = ["export", "import"].contains(arguments.first ?? "") ? 1 : 2
+        let words = arguments.prefix(wordCount).joined(separator: " ")
         guard let operation = Self.operation(words) else {
             let usage = Self.all.map(\.usage).joined(separator: "\n       ")
             FileHandle.standardError.write(Data("passkeyd admin: unknown command '\(words)'\nusage: \(usage)\n".utf8))
@@ -62,9 +71,11 @@ struct AdminCommand {
         }
         let line: ParsedCommandLine
         let configuration: ServerConfiguration
+        var input: [UInt8] = []
         do {
-            line = try operation.syntax.parse(arguments.dropFirst(2))
-            guard line.positionals.count == operation.syntax.maximumPositionals else {
+            line = try operation.syntax.parse(arguments.dropFirst(wordCount))
+            let positionals = words == "import" && line.value("--firebase") != nil ? 0 : operation.syntax.maximumPositionals
+            guard line.positionals.count == positionals else {
                 throw CommandLineError(.missingOption, "an ID is missing", usage: operation.syntax.usage)
             }
             if let limit = line.value("--limit"), Int(limit) == nil {
@@ -72,6 +83,19 @@ struct AdminCommand {
             }
             if let verified = line.value("--email-verified"), verified != "true", verified != "false" {
                 throw CommandLineError(.invalidArgument, "--email-verified must be true or false", usage: operation.syntax.usage)
+            }
+            if words == "import" {
+                let path = line.value("--firebase") ?? line.positionals[0]
+                guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size <= Self.maximumImportFileBytes,
+                    let data = FileManager.default.contents(atPath: path)
+                else {
+                    throw CommandLineError(
+                        .invalidArgument,
+                        "cannot read \(path) (at most \(Self.maximumImportFileBytes >> 20) MiB)",
+                        usage: operation.syntax.usage
+                    )
+                }
+                input = Array(data)
             }
             configuration = try line.value("--config").map(ServerConfiguration.load(path:)) ?? ServerConfiguration.load(json: Data("{}".utf8))
         } catch {
@@ -93,8 +117,21 @@ struct AdminCommand {
                 log: log
             )
             do throws(ServerError) {
-                let answer = try operation.run(AdminService(server: server), line)
-                print(json ? Self.encode(answer.json) : answer.text)
+                let answer = try operation.run(AdminService(server: server), line, input)
+                if words == "export", let output = line.value("--output") {
+                    guard
+                        FileManager.default.createFile(
+                            atPath: output,
+                            contents: Data((answer.text + "\n").utf8),
+                            attributes: [.posixPermissions: 0o600]
+                        )
+                    else {
+                        FileHandle.standardError.write(Data("passkeyd admin: cannot write \(output)\n".utf8))
+                        return 1
+                    }
+                    return 0
+                }
+                print(json ? answer.json.map(Self.encode) ?? answer.text : answer.text)
                 return 0
             } catch {
                 FileHandle.standardError.write(Data("passkeyd admin: \(error)\n".utf8))
@@ -110,18 +147,18 @@ struct AdminCommand {
     private static func operation(_ words: String) -> Operation? {
         switch words {
         case "users list":
-            return Operation(syntax: usersListSyntax) { admin, line throws(ServerError) in
+            return Operation(syntax: usersListSyntax) { admin, line, _ throws(ServerError) in
                 let page = try admin.searchUsers(query: line.value("--query") ?? "", cursor: line.value("--cursor"), limit: limit(line))
                 let rows = page.users.map { "\($0.user.id)  \($0.user.username)  \($0.user.email ?? "-")  (\($0.matchedBy))" }
                 return (page, (rows + (page.nextCursor.map { ["next: --cursor \($0)"] } ?? [])).joined(separator: "\n"))
             }
         case "users show":
-            return Operation(syntax: usersShowSyntax) { admin, line throws(ServerError) in
+            return Operation(syntax: usersShowSyntax) { admin, line, _ throws(ServerError) in
                 let detail = try admin.user(id: line.positionals[0])
                 return (detail, pretty(detail))
             }
         case "users create":
-            return Operation(syntax: usersCreateSyntax) { admin, line throws(ServerError) in
+            return Operation(syntax: usersCreateSyntax) { admin, line, _ throws(ServerError) in
                 let change = AdminUserChange(
                     username: line.value("--username") ?? "",
                     displayName: line.value("--display-name"),
@@ -132,7 +169,7 @@ struct AdminCommand {
                 return (["user": user], "created \(user.id) \(user.username)")
             }
         case "users update":
-            return Operation(syntax: usersUpdateSyntax) { admin, line throws(ServerError) in
+            return Operation(syntax: usersUpdateSyntax) { admin, line, _ throws(ServerError) in
                 let verified = line.value("--email-verified").map { $0 == "true" }
                 let change = AdminUserChange(
                     username: line.value("--username"),
@@ -144,22 +181,27 @@ struct AdminCommand {
                 return (["user": user], "updated \(user.id) \(user.username)")
             }
         case "users delete":
-            return Operation(syntax: usersDeleteSyntax) { admin, line throws(ServerError) in
+            return Operation(syntax: usersDeleteSyntax) { admin, line, _ throws(ServerError) in
                 try admin.deleteUser(id: line.positionals[0])
                 return (["deleted": true], "deleted \(line.positionals[0])")
             }
         case "users revoke-sessions":
-            return Operation(syntax: usersRevokeSyntax) { admin, line throws(ServerError) in
+            return Operation(syntax: usersRevokeSyntax) { admin, line, _ throws(ServerError) in
                 let count = try admin.revokeSessions(userID: line.positionals[0])
                 return (["revoked": count], "revoked \(count) session(s)")
             }
         case "users delete-passkey":
-            return Operation(syntax: usersDeletePasskeySyntax) { admin, line throws(ServerError) in
+            return Operation(syntax: usersDeletePasskeySyntax) { admin, line, _ throws(ServerError) in
                 try admin.deletePasskey(userID: line.positionals[0], credentialID: line.positionals[1])
                 return (["deleted": true], "deleted passkey \(line.positionals[1])")
             }
+        case "users enroll-link":
+            return Operation(syntax: usersEnrollLinkSyntax) { admin, line, _ throws(ServerError) in
+                let link = try admin.createEnrollmentLink(userID: line.positionals[0])
+                return (link, "\(link.url)\nexpires \(ISO8601DateFormatter().string(from: link.expiresAt))")
+            }
         case "webhooks list":
-            return Operation(syntax: webhooksListSyntax) { admin, line throws(ServerError) in
+            return Operation(syntax: webhooksListSyntax) { admin, line, _ throws(ServerError) in
                 let page = try admin.webhookDeliveries(status: line.value("--status"), cursor: line.value("--cursor"), limit: limit(line))
                 let rows = page.deliveries.map { delivery in
                     "\(delivery.id)  \(delivery.endpointId)  \(delivery.status)  attempts \(delivery.attempts)"
@@ -168,13 +210,38 @@ struct AdminCommand {
                 return (page, (rows + (page.nextCursor.map { ["next: --cursor \($0)"] } ?? [])).joined(separator: "\n"))
             }
         case "webhooks retry":
-            return Operation(syntax: webhooksRetrySyntax) { admin, line throws(ServerError) in
+            return Operation(syntax: webhooksRetrySyntax) { admin, line, _ throws(ServerError) in
                 try admin.retryWebhookDelivery(id: line.positionals[0])
                 return (["queued": true], "queued delivery \(line.positionals[0]) again")
+            }
+        case "export":
+            return Operation(syntax: exportSyntax) { admin, _, _ throws(ServerError) in
+                let lines = String(decoding: try admin.export(), as: UTF8.self)
+                return (nil, lines.hasSuffix("\n") ? String(lines.dropLast()) : lines)
+            }
+        case "import":
+            return Operation(syntax: importSyntax) { admin, line, input throws(ServerError) in
+                let report = line.value("--firebase") == nil ? try admin.importExport(input) : try admin.importFirebase(input)
+                return (report, importText(report))
             }
         default:
             return nil
         }
+    }
+
+    /// The import's report as lines of text.
+    private static func importText(_ report: AdminImportReport) -> String {
+        func counts(_ name: String, _ counts: AdminImportReport.Counts) -> String {
+            "\(name): \(counts.created) created, \(counts.updated) updated, \(counts.unchanged) unchanged"
+        }
+        var lines = [counts("users", report.users), counts("passkeys", report.passkeys), counts("Apple identities", report.appleIdentities)]
+        if let skipped = report.skipped {
+            let providers = skipped.providers.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            lines.append(
+                "skipped: \(skipped.count) (without Sign in with Apple: \(providers.isEmpty ? "none" : providers); disabled: \(skipped.disabled))"
+            )
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// `--limit`, checked to be a number by `run`.

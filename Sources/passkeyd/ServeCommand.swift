@@ -96,6 +96,7 @@ struct ServeCommand {
         adminHTTP?.start()
         server.startAppleWorker()
         server.startMetadataRefresh(client: outbound)
+        server.startKeyWorker()
         if let port = http.httpsPort {
             log("serving https://\(configuration.relyingPartyID):\(port)/ (relying party \(configuration.relyingPartyID))")
         }
@@ -113,6 +114,7 @@ struct ServeCommand {
         server.stopAppleWorker()
         server.stopMetadataRefresh()
         server.stopWebhooks()
+        server.stopKeyWorker()
         outbound.shutDown()
         opened.close()
         log("stopped")

@@ -19,7 +19,7 @@ enum Usage {
               The admin API's operations on the configured store (works with the server stopped; a deletion still
               queues the Apple revocations and appends its events). --json prints the admin API's JSON.
               Exit status: 0 when done, 1 when refused (the error code on standard error), 2 on a bad command line.
-          \(AdminKeyCommand.syntax.usage)
+          \(NewKeyCommand.Kind.admin.syntax.usage)
               Make an admin key for listen.admin and print it once, with the admin.keys entry (its SHA-256) to paste.
           \(VerifyCommand.syntax.usage)
               Verify WebAuthn responses offline. FILE (or standard input) holds one case, a JSON array of cases or
@@ -42,6 +42,15 @@ enum Usage {
               --android with the SHA-256 of the signing certificate), and Apple's CDN copy (--cdn-url overrides
               https://app-site-association.cdn-apple.com/a/v1/DOMAIN). Prints one line per check, or JSON with --json.
               Exit status: 0 when everything holds, 1 when something is wrong, 2 when it could not run.
+          \(KeysCommand.listSyntax.usage)
+          \(KeysCommand.rotateSyntax.usage)
+              The access-token signing keys of the deployment the configuration names (its database and server
+              secret): list them with their state (pending, signing, retired, expired) and times, or make a new one
+              that signs after one token lifetime (--immediately: at once), retiring the one it replaces (published
+              until its tokens have expired). Exit status: 0 when done, 1 on failure, 2 on a bad command line.
+          \(NewKeyCommand.Kind.backend.syntax.usage)
+              Print a new random backend key for POST /introspect and the "backends" entry (its SHA-256) to paste
+              into the configuration. Nothing is stored.
           passkeyd version (or --version)
               Print the version.
         Options take their value as the next argument or after "=" (--config=FILE); after "--" every argument is

@@ -13,11 +13,13 @@ case "migrate":
 case "apple":
     status = AppleCommand(arguments: Array(arguments.dropFirst())).run()
 case "keys" where arguments.dropFirst().first == "admin-key":
-    status = AdminKeyCommand(arguments: Array(arguments.dropFirst(2))).run()
+    status = NewKeyCommand(arguments: Array(arguments.dropFirst(2)), kind: .admin).run()
 case "admin":
     status = AdminCommand(arguments: Array(arguments.dropFirst())).run()
 case "check-domain":
     status = CheckDomainCommand(arguments: Array(arguments.dropFirst())).run()
+case "keys":
+    status = KeysCommand(arguments: Array(arguments.dropFirst())).run()
 case "verify-apple-token":
     status = VerifyAppleTokenCommand(arguments: Array(arguments.dropFirst())).run()
 case "version", "--version":

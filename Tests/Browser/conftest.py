@@ -80,6 +80,7 @@ class Server:
         self.process: subprocess.Popen | None = None
         self.port = 0
         self.log_path = SCREENSHOTS / f"server-{name}.log"
+        self.config_path: Path | None = None
 
     @property
     def url(self) -> str:
@@ -95,7 +96,8 @@ class Server:
             data = self.root / f"data-{self.port}"
             data.mkdir(parents=True)
             config = {
-                "relyingParty": {"id": RP_ID, "name": "Example", "origins": [self.url]},
+                "relyingParty": {"id": RP_ID, "name": "Example",
+                                 "origins": [self.url] + list(self.settings.get("extraOrigins", []))},
                 "listen": {"https": f"127.0.0.1:{self.port}"},
                 "dataDirectory": str(data),
                 "www": str(REPO / "www"),
@@ -103,8 +105,9 @@ class Server:
                 "algorithms": list(ALL_ALGORITHMS),
                 "threads": 1,
             }
-            config.update(self.settings)
+            config.update({k: v for k, v in self.settings.items() if k != "extraOrigins"})
             config_path = self.root / f"config-{self.port}.json"
+            self.config_path = config_path
             config_path.write_text(json.dumps(config, indent=2))
             log = open(self.log_path, "ab")
             log.write(f"--- passkeyd serve --config {config_path}\n{json.dumps(config)}\n".encode())

@@ -10,6 +10,7 @@ the document requires, which exist to check the 401."""
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
 import signal
@@ -18,6 +19,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 import requests
@@ -29,6 +31,14 @@ DOCUMENT = REPO / "Sources" / "RelyingPartyServer" / "OpenAPI" / "openapi.json"
 BINARY = Path(os.environ.get("PASSKEYD_BINARY", REPO / ".build" / "debug" / "passkeyd"))
 DEVICE = Path(os.environ.get("PASSKEYD_TEST_DEVICE", REPO / ".build" / "debug" / "passkeyd-test-device"))
 RP_ID = "example.com"
+# The backend key the server's configuration lists (by its SHA-256) for POST /introspect.
+BACKEND_KEY = "openapi-backend-key"
+# The OpenID provider's clients of the configuration: a confidential web app (by the SHA-256 of this secret) and a
+# public native app on a loopback redirect URI.
+OIDC_SECRET = "openapi-client-secret"
+WEB_CLIENT, WEB_REDIRECT = "openapi-web", "https://app.example/callback"
+NATIVE_CLIENT, NATIVE_REDIRECT = "openapi-native", "http://127.0.0.1/callback"
+FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 
 
 def free_port() -> int:
@@ -69,6 +79,12 @@ class Server:
             "listen": {"https": None, "http": f"127.0.0.1:{self.port}"},
             "dataDirectory": str(folder / "data"), "www": None, "threads": 2,
             "rateLimits": {"perAddressPerMinute": 600, "perAddressBurst": 200},
+            "backends": [{"name": "openapi", "keySHA256": hashlib.sha256(BACKEND_KEY.encode()).hexdigest()}],
+            "oidc": {"clients": [
+                {"id": WEB_CLIENT, "name": "OpenAPI web", "type": "confidential", "redirectURIs": [WEB_REDIRECT],
+                 "secretSHA256": hashlib.sha256(OIDC_SECRET.encode()).hexdigest()},
+                {"id": NATIVE_CLIENT, "name": "OpenAPI native", "type": "public", "redirectURIs": [NATIVE_REDIRECT]},
+            ]},
             "apple": {"teamID": "ABCDE12345", "bundleIDs": [device.greeting["bundleID"]], "keyID": "KEY1234567",
                       "privateKey": str(folder / "AuthKey.p8"), "jwksURL": f"{apple}/auth/keys",
                       "tokenURL": f"{apple}/auth/token", "revokeURL": f"{apple}/auth/revoke"},
@@ -103,6 +119,8 @@ class API:
         self.server = server
         self.openapi = openapi
         self.validated = []
+        # The last answer (its headers: a redirect's Location).
+        self.last = None
 
     def call(self, method, path, body=None, token=None, status=200, validate_request=True, raw=None, headers=None):
         all_headers = dict(headers or {})
@@ -118,7 +136,10 @@ class API:
             self.openapi.validate_request(request)
         self.openapi.validate_response(request, RequestsOpenAPIResponse(answer))
         self.validated.append((method, path, answer.status_code))
-        return answer.json() if answer.content else None
+        self.last = answer
+        if not answer.content:
+            return None
+        return answer.json() if answer.headers.get("Content-Type", "").startswith("application/json") else answer.text
 
 
 @pytest.fixture(scope="module")
@@ -243,6 +264,127 @@ def test_sign_in_with_apple_and_merging(world):
     api.call("POST", "/me/link-suggestion/decline", {}, token=token)
     api.call("POST", "/auth/apple", {"identityToken": "a.b.c", "rawNonce": "x"}, status=401)
     api.call("POST", "/auth/apple/notifications", {"payload": "not a JWS"}, status=400)
+
+
+def test_access_tokens_introspection_and_keys(world):
+    api, device = world
+    signed_up = register(api, device, "barbara")
+    session, access = signed_up["token"], signed_up["accessToken"]
+    fresh = api.call("POST", "/session/token", token=session)
+    assert fresh["tokenType"] == "Bearer" and fresh["accessToken"] != access
+    assert api.call("GET", "/me", token=access)["user"]["id"] == signed_up["user"]["id"]
+    assert api.call("DELETE", "/me", token=access, status=403)["error"] == "insufficient_scope"
+    assert api.call("POST", "/session/token", token=access, status=403)["error"] == "insufficient_scope"
+    keys = api.call("GET", "/.well-known/jwks.json")["keys"]
+    header = json.loads(base64.urlsafe_b64decode(access.split(".")[0] + "=="))
+    assert header["typ"] == "at+jwt" and header["kid"] in {key["kid"] for key in keys}
+    discovery = api.call("GET", "/.well-known/openid-configuration")
+    assert discovery["jwks_uri"] == discovery["issuer"] + "/.well-known/jwks.json"
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    live = api.call("POST", "/introspect", raw=f"token={session}".encode(), headers=form, token=BACKEND_KEY)
+    assert live["active"] is True and live["token_use"] == "session"
+    assert api.call("POST", "/introspect", {"token": access}, token=BACKEND_KEY)["token_use"] == "access"
+    assert api.call("POST", "/introspect", {"token": "nobody's"}, token=BACKEND_KEY) == {"active": False}
+    api.call("POST", "/introspect", {"token": access}, token="wrong-key", status=401)
+    api.call("POST", "/introspect", {}, token=BACKEND_KEY, status=400, validate_request=False)
+    api.call("POST", "/logout", {}, token=session)
+    api.call("POST", "/session/token", token=session, status=401)
+    api.call("GET", "/me", token=access, status=401)
+    assert api.call("POST", "/introspect", {"token": access}, token=BACKEND_KEY) == {"active": False}
+
+
+def basic(client: str, secret: str) -> dict:
+    return {"Authorization": "Basic " + base64.b64encode(f"{client}:{secret}".encode()).decode()}
+
+
+def test_the_openid_provider(world):
+    """The authorization code flow with PKCE for a confidential and a public client, the refresh token's rotation,
+    userinfo, revocation, and the refusals (error pages, errors sent to the redirect URI, the token endpoint's)."""
+    api, device = world
+    session = register(api, device, "grace")["token"]
+    cookie = {"Cookie": f"__Host-passkeyd_session={session}"}
+    discovery = api.call("GET", "/.well-known/openid-configuration")
+    issuer = discovery["issuer"]
+    assert discovery["authorization_endpoint"] == issuer + "/oauth/authorize"
+    assert discovery["code_challenge_methods_supported"] == ["S256"]
+
+    def authorize_query(client=WEB_CLIENT, redirect=WEB_REDIRECT, **extra):
+        verifier = b64url(os.urandom(32))
+        query = {"response_type": "code", "client_id": client, "redirect_uri": redirect, "scope": "openid profile email",
+                 "state": "st-1", "nonce": "n-1", "code_challenge": b64url(hashlib.sha256(verifier.encode()).digest()),
+                 "code_challenge_method": "S256", **extra}
+        return urlencode(query), verifier
+
+    def redirected() -> dict:
+        return {name: values[0] for name, values in parse_qs(urlsplit(api.last.headers["Location"]).query).items()}
+
+    # Signed in by the cookie: straight back to the client with a code, the state and the issuer.
+    query, verifier = authorize_query()
+    api.call("GET", "/oauth/authorize?" + query, headers=cookie, status=302)
+    assert api.last.headers["Location"].startswith(WEB_REDIRECT + "?code=")
+    back = redirected()
+    assert back["state"] == "st-1" and back["iss"] == issuer
+    # Nobody signed in: the hosted sign-in page (not served without www); prompt=none: login_required.
+    api.call("GET", "/oauth/authorize?" + query, status=302)
+    assert api.last.headers["Location"] == "/oauth/sign-in?" + query
+    assert api.call("GET", "/oauth/sign-in?" + query, status=404)["error"] == "not_found"
+    api.call("GET", "/oauth/authorize?" + authorize_query(prompt="none")[0], status=302)
+    assert redirected()["error"] == "login_required"
+    api.call("GET", "/oauth/authorize?" + authorize_query(scope="profile")[0], headers=cookie, status=302, validate_request=False)
+    assert redirected()["error"] == "invalid_scope"
+    # An unknown client or an unregistered redirect URI: an error page, never a redirect.
+    assert "invalid_client" in api.call("GET", "/oauth/authorize?" + authorize_query(client="nobody")[0], status=401)
+    assert api.last.headers["X-Frame-Options"] == "DENY"
+    assert "invalid_redirect_uri" in api.call("GET", "/oauth/authorize?" + authorize_query(redirect="https://evil.example/")[0],
+                                             status=400)
+
+    # The code (client_secret_basic) for the tokens.
+    exchange = urlencode({"grant_type": "authorization_code", "code": back["code"], "redirect_uri": WEB_REDIRECT,
+                          "code_verifier": verifier}).encode()
+    tokens = api.call("POST", "/oauth/token", raw=exchange, headers={**FORM, **basic(WEB_CLIENT, OIDC_SECRET)})
+    assert tokens["token_type"] == "Bearer" and set(tokens["scope"].split()) == {"openid", "profile", "email"}
+    claims = json.loads(base64.urlsafe_b64decode(tokens["id_token"].split(".")[1] + "=="))
+    assert claims["aud"] == WEB_CLIENT and claims["nonce"] == "n-1" and claims["iss"] == issuer
+    assert api.call("POST", "/oauth/token", raw=exchange, headers={**FORM, **basic(WEB_CLIENT, "wrong")},
+                    status=401)["error"] == "invalid_client"
+    assert api.call("POST", "/oauth/token", {"grant_type": "authorization_code"}, headers=basic(WEB_CLIENT, OIDC_SECRET),
+                    status=415, validate_request=False)["error"] == "unsupported_media_type"
+    assert api.call("POST", "/oauth/token", raw=b"grant_type=password", headers={**FORM, **basic(WEB_CLIENT, OIDC_SECRET)},
+                    status=400, validate_request=False)["error"] == "unsupported_grant_type"
+
+    # userinfo (GET and POST) with the client's access token.
+    info = api.call("GET", "/oauth/userinfo", token=tokens["access_token"])
+    assert info["sub"] == claims["sub"] and info["preferred_username"] == "grace"
+    assert api.call("POST", "/oauth/userinfo", token=tokens["access_token"])["sub"] == claims["sub"]
+    assert api.call("GET", "/oauth/userinfo", status=401, validate_request=False)["error"] == "invalid_token"
+    assert api.call("GET", "/oauth/userinfo", token=session, status=401)["error"] == "invalid_token"
+
+    # The refresh token (client_secret_post) is rotated; the used one revokes the grant when it comes back.
+    refresh = urlencode({"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"], "client_id": WEB_CLIENT,
+                         "client_secret": OIDC_SECRET}).encode()
+    rotated = api.call("POST", "/oauth/token", raw=refresh, headers=FORM)
+    assert rotated["refresh_token"] != tokens["refresh_token"]
+    assert api.call("POST", "/oauth/token", raw=refresh, headers=FORM, status=400)["error"] == "invalid_grant"
+    assert api.call("GET", "/oauth/userinfo", token=rotated["access_token"], status=401)["error"] == "invalid_token"
+    # The code once only (a replay would revoke its grant too).
+    assert api.call("POST", "/oauth/token", raw=exchange, headers={**FORM, **basic(WEB_CLIENT, OIDC_SECRET)},
+                    status=400)["error"] == "invalid_grant"
+
+    # A public client: PKCE and its client_id alone; revocation (RFC 7009) ends the grant.
+    query, verifier = authorize_query(client=NATIVE_CLIENT, redirect="http://127.0.0.1:49152/callback")
+    api.call("GET", "/oauth/authorize?" + query, headers=cookie, status=302)
+    native = api.call("POST", "/oauth/token", headers=FORM, raw=urlencode({
+        "grant_type": "authorization_code", "code": redirected()["code"], "redirect_uri": "http://127.0.0.1:49152/callback",
+        "code_verifier": verifier, "client_id": NATIVE_CLIENT}).encode())
+    assert api.call("POST", "/oauth/revoke", headers={**FORM, **basic(WEB_CLIENT, "wrong")},
+                    raw=urlencode({"token": native["refresh_token"]}).encode(), status=401)["error"] == "invalid_client"
+    assert api.call("POST", "/oauth/revoke", headers=FORM,
+                    raw=urlencode({"token": native["refresh_token"], "client_id": NATIVE_CLIENT}).encode()) == {}
+    assert api.call("POST", "/oauth/revoke", headers=FORM,
+                    raw=urlencode({"token": "unknown", "client_id": NATIVE_CLIENT}).encode()) == {}
+    assert api.call("POST", "/oauth/revoke", headers=FORM, raw=urlencode({"client_id": NATIVE_CLIENT}).encode(), status=400,
+                    validate_request=False)["error"] == "invalid_request"
+    api.call("GET", "/oauth/userinfo", token=native["access_token"], status=401)
 
 
 def test_associated_domain_files_and_unknown_paths(world):

@@ -40,6 +40,11 @@ struct AdminCommandTests {
         let shown = try admin("users", "show", id, "--json")
         #expect(shown.status == 0 && (Self.json(shown)["passkeys"] as? [Any])?.isEmpty == true)
         #expect(try admin("users", "revoke-sessions", id, "--json").status == 0)
+        let link = try admin("users", "enroll-link", id, "--json")
+        #expect(link.status == 0 && (Self.json(link)["url"] as? String)?.hasPrefix("https://example.com/enroll?token=") == true)
+        #expect(Self.json(link)["expiresAt"] is String)
+        let linkText = String(decoding: try admin("users", "enroll-link", id).output, as: UTF8.self)
+        #expect(linkText.hasPrefix("https://example.com/enroll?token=") && linkText.contains("expires "))
 
         let taken = try admin("users", "create", "--username", "invitee", "--json")
         #expect(taken.status == 1 && Self.json(taken)["error"] as? String == "username_taken")
@@ -47,6 +52,7 @@ struct AdminCommandTests {
         #expect(try admin("users", "delete", id).status == 0)
         let gone = try admin("users", "show", id, "--json")
         #expect(gone.status == 1 && Self.json(gone)["error"] as? String == "user_not_found")
+        #expect(try admin("users", "enroll-link", id, "--json").status == 1, "no link for a deleted account")
 
         // Bad command lines: 2, with the usage.
         for arguments in [["users", "show"], ["users", "frobnicate"], ["users", "list", "--limit", "many"], ["users", "show", id, "--colour"]] {
@@ -57,7 +63,66 @@ struct AdminCommandTests {
 
         let store = try SQLiteStore(path: data + "/passkeyd.sqlite")
         defer { store.close() }
-        #expect(try store.allEvents().map(\.type) == ["user.created", "user.updated", "user.deleted"])
+        #expect(
+            try store.allEvents().map(\.type) == [
+                "user.created", "user.updated", "enrollment_link.created", "enrollment_link.created", "user.deleted",
+            ]
+        )
+    }
+
+    @Test func exportImportAndFirebaseImportOnTheConfiguredStores() throws {
+        let folder = try TemporaryFolder()
+        let executable = try ServeProcess.executable()
+        func configuration(_ name: String) throws -> String {
+            let path = folder.path + "/\(name).json"
+            try Data(
+                #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "dataDirectory": "\#(folder.path)/\#(name)"}"#.utf8
+            )
+            .write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        let source = try configuration("source")
+        let target = try configuration("target")
+        func admin(_ config: String, _ arguments: String...) throws -> ChildProcess.Result {
+            try ChildProcess.run(executable, ["admin"] + arguments + ["--config", config])
+        }
+        #expect(try admin(source, "users", "create", "--username", "invitee", "--email", "i@example.com").status == 0)
+        let printed = try admin(source, "export")
+        #expect(printed.status == 0)
+        let lines = String(decoding: printed.output, as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == 2 && lines[0].contains(#""type":"passkeyd.export""#) && lines[1].contains(#""username":"invitee""#))
+        let file = folder.path + "/export.ndjson"
+        #expect(try admin(source, "export", "--output", file).status == 0)
+        let written = try Data(contentsOf: URL(fileURLWithPath: file))
+        #expect(
+            written.last == UInt8(ascii: "\n")
+                && written.split(separator: UInt8(ascii: "\n")).dropFirst() == printed.output.split(separator: UInt8(ascii: "\n")).dropFirst()
+        )
+
+        let imported = try admin(target, "import", file, "--json")
+        #expect(imported.status == 0, "\(imported.errorOutput)")
+        #expect((Self.json(imported)["users"] as? [String: Int])?["created"] == 1)
+        let again = try admin(target, "import", file)
+        #expect(String(decoding: again.output, as: UTF8.self).hasPrefix("users: 0 created, 0 updated, 1 unchanged"))
+        #expect(
+            try admin(target, "export").output.split(separator: UInt8(ascii: "\n")).dropFirst()
+                == printed.output.split(separator: UInt8(ascii: "\n")).dropFirst()
+        )
+
+        let firebase = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/firebase-users.json").path
+        let fromFirebase = try admin(target, "import", "--firebase", firebase)
+        #expect(fromFirebase.status == 0, "\(fromFirebase.errorOutput)")
+        let report = String(decoding: fromFirebase.output, as: UTF8.self)
+        #expect(
+            report.contains("users: 2 created")
+                && report.contains("skipped: 4 (without Sign in with Apple: google.com 1, none 1, password 1; disabled: 1)")
+        )
+
+        try Data("not an export\n".utf8).write(to: URL(fileURLWithPath: folder.path + "/bad.ndjson"))
+        let bad = try admin(target, "import", folder.path + "/bad.ndjson", "--json")
+        #expect(bad.status == 1 && Self.json(bad)["error"] as? String == "import_invalid" && Self.json(bad)["line"] == nil)
+        #expect(try admin(target, "import", folder.path + "/missing.ndjson").status == 2)
+        #expect(try admin(target, "import").status == 2)
     }
 
     @Test func anAdminKeyIsPrintedOnceWithItsHash() throws {

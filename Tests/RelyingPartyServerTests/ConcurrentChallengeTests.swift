@@ -11,8 +11,8 @@ import WebAuthnCore
     static let contenders = 16
 
     /// Runs `body` on `count` threads released together; returns what each returned.
-    static func race(_ count: Int, _ body: @escaping @Sendable () -> ServerReply?) -> [ServerReply?] {
-        let results = Mutex([ServerReply?]())
+    static func race<Outcome: Sendable>(_ count: Int, _ body: @escaping @Sendable () -> Outcome) -> [Outcome] {
+        let results = Mutex([Outcome]())
         let ready = DispatchGroup()
         let done = DispatchGroup()
         let gate = DispatchSemaphore(value: 0)

@@ -42,6 +42,7 @@ final class FailingStore: PasskeyStore {
     func takeChallenge(_ challenge: [UInt8], now: Date) throws(StorageError) -> ChallengeLookup { try inner.takeChallenge(challenge, now: now) }
     func purgeExpiredChallenges(now: Date) throws(StorageError) -> Int { try inner.purgeExpiredChallenges(now: now) }
     func session(tokenHash: [UInt8], now: Date) throws(StorageError) -> SessionRecord? { try inner.session(tokenHash: tokenHash, now: now) }
+    func session(id: [UInt8], now: Date) throws(StorageError) -> SessionRecord? { try inner.session(id: id, now: now) }
     func recordSessionUse(tokenHash: [UInt8], at: Date) throws(StorageError) { try inner.recordSessionUse(tokenHash: tokenHash, at: at) }
     func purgeExpiredSessions(now: Date) throws(StorageError) -> Int { try inner.purgeExpiredSessions(now: now) }
     func completeAuthentication(_ update: AuthenticationUpdate, session: SessionRecord, events: [NewEvent]) throws(StorageError) {
@@ -245,6 +246,22 @@ private struct FailingTransaction: StoreTransaction {
         return try inner.enqueueRevocation(token: encryptedToken, clientID: clientID, notBefore: notBefore)
     }
 
+    func signingKeys() throws(StorageError) -> [SigningKeyRecord] {
+        return try inner.signingKeys()
+    }
+
+    func insertSigningKey(_ key: SigningKeyRecord) throws(StorageError) {
+        try inner.insertSigningKey(key)
+    }
+
+    func retireSigningKey(id: String, retiresAt: Date, expiresAt: Date) throws(StorageError) -> Bool {
+        return try inner.retireSigningKey(id: id, retiresAt: retiresAt, expiresAt: expiresAt)
+    }
+
+    func deleteSigningKey(id: String) throws(StorageError) -> Bool {
+        return try inner.deleteSigningKey(id: id)
+    }
+
     @discardableResult
     func appendEvent(_ event: NewEvent) throws(StorageError) -> Int64 {
         return try inner.appendEvent(event)
@@ -306,5 +323,44 @@ private struct FailingTransaction: StoreTransaction {
 
     func recoveryCodeCount(userID: [UInt8]) throws(StorageError) -> Int {
         return try inner.recoveryCodeCount(userID: userID)
+    }
+
+    func insertAuthorizationCode(_ code: AuthorizationCodeRecord) throws(StorageError) {
+        try fail("insertAuthorizationCode")
+        try inner.insertAuthorizationCode(code)
+    }
+
+    func useAuthorizationCode(hash: [UInt8], now: Date) throws(StorageError) -> AuthorizationCodeRecord? {
+        return try inner.useAuthorizationCode(hash: hash, now: now)
+    }
+
+    func insertOAuthGrant(_ grant: OAuthGrantRecord) throws(StorageError) {
+        try fail("insertOAuthGrant")
+        try inner.insertOAuthGrant(grant)
+    }
+
+    func oauthGrant(id: [UInt8]) throws(StorageError) -> OAuthGrantRecord? {
+        return try inner.oauthGrant(id: id)
+    }
+
+    func deleteOAuthGrant(id: [UInt8]) throws(StorageError) -> Bool {
+        return try inner.deleteOAuthGrant(id: id)
+    }
+
+    func insertRefreshToken(_ token: RefreshTokenRecord) throws(StorageError) {
+        try fail("insertRefreshToken")
+        try inner.insertRefreshToken(token)
+    }
+
+    func refreshToken(hash: [UInt8]) throws(StorageError) -> RefreshTokenRecord? {
+        return try inner.refreshToken(hash: hash)
+    }
+
+    func useRefreshToken(hash: [UInt8], now: Date) throws(StorageError) -> RefreshTokenRecord? {
+        return try inner.useRefreshToken(hash: hash, now: now)
+    }
+
+    func purgeExpiredOAuthRecords(now: Date) throws(StorageError) -> Int {
+        return try inner.purgeExpiredOAuthRecords(now: now)
     }
 }

@@ -27,13 +27,14 @@ final class LoopbackServer {
         plainListener: Bool = false,
         limits: HTTPServerConfiguration = HTTPServerConfiguration(),
         configuration: ServerConfiguration? = nil,
+        clock: ManualClock = ManualClock(Date()),
         log: Logger = .discarding
     ) throws {
         folder = try TemporaryFolder()
         let certificate = folder.path + "/tls/certificate.pem"
         let key = folder.path + "/tls/key.pem"
         try SelfSignedCertificate.ensure(certificateFile: certificate, privateKeyFile: key, hostNames: ["localhost", "127.0.0.1"], now: Date())
-        handler = try TestServerFactory.make(configuration: configuration, store: store, clock: ManualClock(Date()), log: log)
+        handler = try TestServerFactory.make(configuration: configuration, store: store, clock: clock, log: log)
         http = try HTTPServer(
             configuration: HTTPServerConfiguration(
                 httpsAddress: "127.0.0.1:0",

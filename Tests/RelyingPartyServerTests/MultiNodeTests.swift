@@ -1,5 +1,7 @@
 import CryptoCore
 import Foundation
+import RelyingPartyServer
+import Storage
 import StoragePostgres
 import Synchronization
 import TestSupport
@@ -77,6 +79,74 @@ import WebAuthnCore
         }.map { $0?.compactMap { $0["id"] as? String } }
         #expect(decoys[0] == decoys[1])
         #expect(decoys[0]?.isEmpty == false)
+    }
+
+    /// Both nodes publish and sign with the one key set of the database: a token one node signed verifies, with PyJWT,
+    /// against the other's JWKS, before and after `passkeyd keys rotate` on the shared database, which both nodes pick
+    /// up within their key worker's round; the retired key stays published for its tokens.
+    @Test func tokensOfOneNodeVerifyWithTheOthersJWKSAcrossARotation() throws {
+        let deployment = try Deployment()
+        defer { deployment.stop() }
+        let (a, b) = (deployment.client(0), deployment.client(1))
+        let account = try a.register("gina")
+        let mint = { (client: PasskeyClient) throws -> String in
+            let reply = try client.send("POST", "/session/token", headers: PasskeyClient.bearer(account.token))
+            guard let token = reply.object["accessToken"] as? String else { throw TransportFailure("mint: \(reply.text)") }
+            return token
+        }
+        let kids = { (client: PasskeyClient) throws -> Set<String> in
+            let document =
+                try JSONSerialization.jsonObject(with: Data(try client.send("GET", "/.well-known/jwks.json").body)) as? [String: [[String: Any]]]
+            return Set(document?["keys"]?.compactMap { $0["kid"] as? String } ?? [])
+        }
+        let first = try mint(a)
+        let firstKey = try #require(try DecodedToken(first).keyID)
+        #expect(try kids(a) == [firstKey] && kids(b) == [firstKey], "one key for both nodes")
+        #expect(try DecodedToken(try mint(b)).keyID == firstKey)
+        #expect(try PyJWTBackendTests.verdicts(["first": first], port: deployment.nodes[1].port).verdicts["first"] == "ok")
+
+        let rotation = try ChildProcess.run(
+            try ServeProcess.executable(),
+            ["keys", "rotate", "--immediately", "--config", deployment.folder.path + "/node-a.json"]
+        )
+        #expect(rotation.status == 0, "\(rotation.errorOutput)")
+        let deadline = Date().addingTimeInterval(30)
+        var second = try mint(a)
+        while try DecodedToken(second).keyID == firstKey || kids(b).count < 2, Date() < deadline {
+            usleep(250_000)
+            second = try mint(a)
+        }
+        let secondKey = try #require(try DecodedToken(second).keyID)
+        #expect(secondKey != firstKey, "node a signs with the new key")
+        #expect(try kids(b) == [firstKey, secondKey], "node b publishes both")
+        let verdicts = try PyJWTBackendTests.verdicts(["first": first, "second": second], port: deployment.nodes[1].port).verdicts
+        #expect(verdicts["first"] == "ok" && verdicts["second"] == "ok", "\(verdicts)")
+        #expect(try b.send("GET", "/me", headers: PasskeyClient.bearer(second)).status == 200)
+    }
+
+    /// Sixteen schedule rounds at once on two stores of one empty database (two nodes starting together, then due
+    /// together): one transaction makes the first key and the others find it; at the rotation one makes the next key.
+    @Test func nodesRacingTheScheduleConvergeOnOneKeySet() throws {
+        let deployment = try Deployment(startingNodes: false)
+        defer { deployment.stop() }
+        let stores = try (0..<2).map { _ in try PostgresStore(connectionString: deployment.database, poolSize: 8) }
+        defer { stores.forEach { $0.close() } }
+        let schedule = SigningKeySchedule(settings: TokenSettings(), vault: try SigningKeyVault(serverSecret: Array(repeating: 0x5A, count: 32)))
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        for (round, now) in [start, start.addingTimeInterval(31 * 86_400)].enumerated() {
+            let turn = Mutex(0)
+            let outcomes = ConcurrentChallengeTests.race(16) { () -> [SigningKeyRecord]? in
+                let index = turn.withLock { turn in
+                    defer { turn += 1 }
+                    return turn
+                }
+                return try? schedule.update(store: stores[index % 2], now: now).keys
+            }
+            #expect(outcomes.allSatisfy { $0 != nil }, "round \(round): every node's round succeeds")
+            let keys = try stores[1].transaction { transaction throws(StorageError) in try transaction.signingKeys() }
+            #expect(keys.count == round + 1, "round \(round): \(keys.map(\.id))")
+            #expect(keys.filter { $0.retiresAt == nil }.count == 1, "round \(round): one key signs or is pending")
+        }
     }
 
     @Test func aChallengeRacedOnBothNodesWinsOnce() throws {
@@ -209,6 +279,9 @@ import WebAuthnCore
         let account = try client.register("erin")
         #expect(try client.signIn(account.credential, username: "erin", .init(signCount: 5)).status == 200)
         let decoys = try client.authenticationOptions(username: "mallory").object["allowCredentials"] as? [[String: Any]]
+        let accessToken = try #require(
+            try client.send("POST", "/session/token", headers: PasskeyClient.bearer(account.token)).object["accessToken"] as? String
+        )
         #expect(node.terminate() == 0)
 
         let executable = try ServeProcess.executable()
@@ -216,6 +289,7 @@ import WebAuthnCore
         let first = try ChildProcess.run(executable, migrate)
         #expect(first.status == 0, "\(first.errorOutput)")
         #expect(String(decoding: first.output, as: UTF8.self).contains("copied 1 users, 1 passkeys, 2 sessions"))
+        #expect(String(decoding: first.output, as: UTF8.self).contains("1 signing keys"))
         let again = try ChildProcess.run(executable, migrate)
         #expect(again.status == 1)
         #expect(again.errorOutput.contains("storage.notEmpty"))
@@ -224,6 +298,13 @@ import WebAuthnCore
         let b = deployment.client(1)
         // The session, the passkey with its counter, the username and the decoys all came across.
         #expect(try b.send("GET", "/me", headers: PasskeyClient.bearer(account.token)).status == 200)
+        // So did the signing key, under the server secret that came with it: the access token still verifies.
+        #expect(try b.send("GET", "/me", headers: PasskeyClient.bearer(accessToken)).status == 200)
+        #expect(
+            try DecodedToken(
+                try #require(b.send("POST", "/session/token", headers: PasskeyClient.bearer(account.token)).object["accessToken"] as? String)
+            ).keyID == (try DecodedToken(accessToken).keyID)
+        )
         #expect(try b.signIn(account.credential, .init(signCount: 5)).errorCode == "possible_clone")
         #expect(try b.signIn(account.credential, username: "erin", .init(signCount: 6)).status == 200)
         #expect(try deployment.client(0).registrationOptions(username: "erin").errorCode == "username_taken")

@@ -18,35 +18,51 @@ struct RouteTableTests {
         }
     }
 
-    /// The flags the path-prefix lists gave before the table: every ceremony and Apple POST counts against the
-    /// per-address limit, every answer but `/healthz` is `no-store`; and the routes that ignore session credentials
-    /// (every other refuses stale ones before its handler).
-    static let flagsBeforeTheTable: [String: Route.Flags] = [
-        "GET /healthz": [.sessionIgnored], "GET /openapi.json": [.sessionIgnored],
+    /// Every route's flags: every ceremony and Apple POST counts against the per-address limit, every answer but
+    /// `/healthz` and the two public documents is `no-store`; the routes that ignore session credentials (every other
+    /// refuses stale ones before its handler); and an access token stands for its session only where the route reads
+    /// the account without changing it or does not use the session at all (every other refuses a live one with 403).
+    static let flags: [String: Route.Flags] = [
+        "GET /healthz": [.sessionIgnored], "GET /readyz": [.sessionIgnored, .noStore], "GET /openapi.json": [.sessionIgnored],
         "POST /webauthn/registration/options": [.rateLimitedPerAddress, .noStore, .recoverySessionAllowed],
-        "POST /webauthn/registration/verify": [.rateLimitedPerAddress, .noStore, .recoverySessionAllowed],
-        "POST /webauthn/authentication/options": [.rateLimitedPerAddress, .noStore],
-        "POST /webauthn/authentication/verify": [.rateLimitedPerAddress, .noStore],
-        "GET /me": [.noStore, .recoverySessionAllowed], "DELETE /me": [.noStore], "GET /me/passkeys": [.noStore],
-        "PATCH /me/passkeys/{id}": [.noStore], "DELETE /me/passkeys/{id}": [.noStore], "POST /logout": [.noStore, .recoverySessionAllowed],
-        "POST /auth/apple/nonce": [.rateLimitedPerAddress, .noStore], "POST /auth/apple": [.rateLimitedPerAddress, .noStore],
+        "POST /webauthn/registration/verify": [.rateLimitedPerAddress, .noStore, .recoverySessionAllowed, .allowsAccessToken],
+        "POST /webauthn/authentication/options": [.rateLimitedPerAddress, .noStore, .allowsAccessToken],
+        "POST /webauthn/authentication/verify": [.rateLimitedPerAddress, .noStore, .allowsAccessToken],
+        "GET /me": [.noStore, .recoverySessionAllowed, .allowsAccessToken], "DELETE /me": [.noStore],
+        "GET /me/passkeys": [.noStore, .allowsAccessToken], "PATCH /me/passkeys/{id}": [.noStore], "DELETE /me/passkeys/{id}": [.noStore],
+        "POST /logout": [.noStore, .recoverySessionAllowed],
+        "GET /me/sessions": [.noStore], "DELETE /me/sessions/{id}": [.noStore], "POST /me/sessions/revoke-others": [.noStore],
+        "POST /me/recovery-codes": [.noStore], "POST /auth/recovery": [.rateLimitedPerAddress, .noStore],
+        "POST /auth/apple/nonce": [.rateLimitedPerAddress, .noStore, .allowsAccessToken],
+        "POST /auth/apple": [.rateLimitedPerAddress, .noStore],
         "POST /auth/apple/notifications": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
         "POST /me/merge": [.rateLimitedPerAddress, .noStore], "POST /me/link-suggestion/decline": [.noStore],
         "DELETE /me/apple/{id}": [.noStore], "POST /session/handoff": [.rateLimitedPerAddress, .noStore],
         "GET /session/handoff": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
+        "POST /session/token": [.noStore], "POST /introspect": [.noStore, .sessionIgnored],
+        "GET /.well-known/jwks.json": [.sessionIgnored], "GET /.well-known/openid-configuration": [.sessionIgnored],
+        // The OpenID provider: its clients' requests carry no passkeyd session credential (the authorization endpoint
+        // reads the cookie itself, a stale one meaning nobody is signed in).
+        "GET /oauth/authorize": [.rateLimitedPerAddress, .noStore, .sessionIgnored], "GET /oauth/sign-in": [.noStore, .sessionIgnored],
+        "POST /oauth/token": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
+        "POST /oauth/revoke": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
+        "GET /oauth/userinfo": [.noStore, .sessionIgnored], "POST /oauth/userinfo": [.noStore, .sessionIgnored],
     ]
 
     /// Routes whose handler may run for a request with stale credentials; nothing else.
     static let sessionIgnoring: Set<String> = [
-        "GET /healthz", "GET /readyz", "GET /openapi.json", "POST /auth/apple/notifications", "GET /session/handoff",
+        "GET /healthz", "GET /readyz", "GET /openapi.json", "POST /auth/apple/notifications", "GET /session/handoff", "POST /introspect",
+        "GET /.well-known/jwks.json", "GET /.well-known/openid-configuration", "GET /oauth/authorize", "GET /oauth/sign-in",
+        "POST /oauth/token", "POST /oauth/revoke", "GET /oauth/userinfo", "POST /oauth/userinfo",
     ]
 
     /// Routes whose answers may be cached; every other route must be `no-store` (a new one is, unless listed here).
-    static let cacheable: Set<String> = ["GET /healthz", "GET /openapi.json"]
+    static let cacheable: Set<String> = ["GET /healthz", "GET /openapi.json", "GET /.well-known/jwks.json", "GET /.well-known/openid-configuration"]
 
-    @Test func theRoutesKeepTheFlagsThePrefixesGave() throws {
+    @Test func everyRouteHasItsPinnedFlags() throws {
         let routes = Dictionary(uniqueKeysWithValues: RelyingPartyServer.routes.map { ("\($0.method) \($0.path)", $0.flags) })
-        for (route, flags) in Self.flagsBeforeTheTable {
+        #expect(Set(routes.keys) == Set(Self.flags.keys), "a new route gets its line in RouteTableTests.flags")
+        for (route, flags) in Self.flags {
             #expect(routes[route] == flags, "\(route)")
         }
         for (route, flags) in routes {

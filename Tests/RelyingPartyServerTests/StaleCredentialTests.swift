@@ -65,6 +65,44 @@ struct StaleCredentialTests {
         }
     }
 
+    /// The second kind of bearer over the whole table: a live access token stands for its session on the routes that
+    /// allow one (their handler runs), is `403 insufficient_scope` on every other route that resolves sessions, and is
+    /// not looked at where sessions are ignored; once its session is gone, and for a forged JWT, it is `401
+    /// not_signed_in` wherever sessions are resolved.
+    @Test func everyRouteTakesALiveAccessTokenOnlyWhereItMayAndRefusesAStaleOne() throws {
+        let fixture = try AppleFixture()
+        let account = try fixture.client.register("jwt-\(UUID().uuidString.prefix(8))")
+        let live = try #require(
+            try fixture.client.send("POST", "/session/token", headers: PasskeyClient.bearer(account.token)).object["accessToken"] as? String
+        )
+        let forged = "eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCJ9.e30.AAAA"
+        let send = { (route: Route, token: String) in
+            let request = HTTPRequest(
+                method: route.method,
+                path: route.path.replacingOccurrences(of: #"\{[^}]+\}"#, with: "AAAA", options: .regularExpression),
+                headers: HTTPHeaders([("Content-Type", "application/json"), ("Authorization", "Bearer \(token)")]),
+                body: Array("{}".utf8)
+            )
+            return ServerReply(fixture.server.handle(request))
+        }
+        for route in RelyingPartyServer.routes where route.path != "/logout" {
+            let reply = send(route, live)
+            let label = "\(route.method) \(route.path): \(reply.text)"
+            if route.flags.contains(.allowsAccessToken) || route.flags.contains(.sessionIgnored) {
+                #expect(reply.errorCode != "insufficient_scope" && reply.errorCode != "not_signed_in", "\(label)")
+            } else {
+                #expect(reply.status == 403 && reply.errorCode == "insufficient_scope", "\(label)")
+            }
+        }
+        #expect(try fixture.client.send("POST", "/logout", headers: PasskeyClient.bearer(account.token)).status == 200)
+        for token in [live, forged] {
+            for route in RelyingPartyServer.routes where !route.flags.contains(.sessionIgnored) {
+                let reply = send(route, token)
+                #expect(reply.status == 401 && reply.errorCode == "not_signed_in", "\(route.method) \(route.path): \(reply.text)")
+            }
+        }
+    }
+
     /// `POST /auth/apple` with any stale bearer or cookie is 401 and creates nothing; the same token without the
     /// credential creates the account.
     @Test(arguments: Staleness.allCases)

@@ -30,6 +30,17 @@ struct StaticFileTests {
         #expect(script.headers["Content-Type"] == "text/javascript; charset=utf-8")
     }
 
+    @Test func aPathWithoutAnExtensionIsItsHTMLPage() throws {
+        let client = try client(www: Self.repositoryWWW)
+        let page = try client.send("GET", "/enroll?token=abc")
+        #expect(page.status == 200 && page.headers["Content-Type"] == "text/html; charset=utf-8")
+        #expect(page.body == Array(try Data(contentsOf: URL(fileURLWithPath: Self.repositoryWWW + "/enroll.html"))))
+        #expect(try client.send("GET", "/enroll.js").headers["Content-Type"] == "text/javascript; charset=utf-8")
+        #expect(try client.send("GET", "/nothing").status == 404)
+        #expect(try client.send("GET", "/.hidden").status == 404)
+        #expect(try client.send("GET", "/enroll/").status == 404)
+    }
+
     /// A new temporary folder holding `files` (path inside it: contents), their folders made as needed.
     private func makeFolder(_ files: [String: String]) throws -> TemporaryFolder {
         let folder = try TemporaryFolder()

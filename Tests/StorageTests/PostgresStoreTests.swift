@@ -295,6 +295,31 @@ struct PostgresStoreTests {
         #expect(try reopened.user(id: StoreSamples.userID(1))?.appAccountToken == alice.appAccountToken, "stable")
     }
 
+    /// Step 7 (the signing keys) on a version-6 database: its accounts and sessions stay, a session is found by its
+    /// public ID, and the new table is empty (`SigningKeyMigration`).
+    @Test func aVersionSixDatabaseGainsTheSigningKeys() throws {
+        let cluster = try PostgresClusterScope.current()
+        let name = try cluster.createDatabase()
+        let hex = { (bytes: [UInt8]) in bytes.map { String(format: "%02x", $0) }.joined() }
+        try cluster.psql(
+            PostgresMigrations.steps.prefix(6).map(\.sql).joined()
+                + """
+                CREATE TABLE passkeyd_schema (version integer NOT NULL);
+                INSERT INTO passkeyd_schema VALUES (6);
+                INSERT INTO users (id, name, display_name, created_at, display_name_is_default, app_account_token, email_verified)
+                    VALUES ('\\x\(hex(StoreSamples.userID(1)))', 'alice', 'Alice', 0, false, '0b0e7a5c-0c4a-4f43-9d55-8d3c4a0f1e2b', false);
+                INSERT INTO sessions (token_hash, user_id, created_at, expires_at, id, method, user_verified, authenticated_at)
+                    VALUES ('\\x01', '\\x\(hex(StoreSamples.userID(1)))', 0, \(SigningKeyMigration.sessionExpiresAt.timeIntervalSinceReferenceDate),
+                    '\\x\(hex(SigningKeyMigration.sessionID))', 'passkey', true, 0);
+                """,
+            database: name
+        )
+        let store = try PostgresStore(connectionString: cluster.connectionString(database: name), poolSize: 2)
+        defer { store.close() }
+        #expect(try cluster.psql("SELECT version FROM passkeyd_schema", database: name) == "\(PostgresMigrations.latestVersion)")
+        try SigningKeyMigration.check(store)
+    }
+
     @Test func nodesStartingTogetherMigrateOnce() throws {
         let cluster = try PostgresClusterScope.current()
         let name = try cluster.createDatabase()
@@ -456,7 +481,10 @@ struct PostgresStoreTests {
             try transaction.insertEnrollmentToken(link)
             try transaction.replaceRecoveryCodes(userID: StoreSamples.userID(1), hashes: codes, createdAt: StoreSamples.now)
         }
+        let signingKey = StoreSamples.signingKey(1, activatesAt: StoreSamples.now, retiresAt: StoreSamples.now.addingTimeInterval(60.5))
+        try source.transaction { transaction throws(StorageError) in try transaction.insertSigningKey(signingKey) }
         let export = try source.exportRecords()
+        #expect(export.signingKeys == [signingKey])
         #expect(export.users.count == 2 && export.credentials.count == 2 && export.sessions.count == 2)
         #expect(export.enrollmentTokens == [link] && export.recoveryCodes.map(\.codeHash) == codes)
         #expect(export.appleIdentities.count == 1 && export.appleNonces.count == 1 && export.appleRevocations.count == 1)
@@ -464,7 +492,12 @@ struct PostgresStoreTests {
         #expect(export.appleRefreshTokens.count == 1 && export.linkDeclines.count == 1 && export.appleNotificationWatermarks.count == 1)
 
         let target = try PostgresStore(connectionString: try newDatabase(), poolSize: 2)
+        // A node started on the empty database made a key of its own: the copied keys replace it.
+        var early = signingKey
+        early.id = "made-before-the-import"
+        try target.transaction { transaction throws(StorageError) in try transaction.insertSigningKey(early) }
         try target.importRecords(export)
+        #expect(try target.transaction { transaction throws(StorageError) in try transaction.signingKeys() } == [signingKey])
         #expect(try target.user(id: StoreSamples.userID(1)) == StoreSamples.user(1))
         #expect(try target.credentials(userID: StoreSamples.userID(1)) == [StoreSamples.credential(1, owner: 1), used])
         #expect(

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -35,13 +36,29 @@ public enum ChildProcess {
         process.standardError = errorOutput
         process.standardInput = inputPipe
         try launch(process)
-        // A child that exits before reading (e.g. a refused TLS handshake) closes the pipe: that is not an error here.
-        if let input { try? inputPipe.fileHandleForWriting.write(contentsOf: input) }
-        try inputPipe.fileHandleForWriting.close()
-        let errorData = errorOutput.fileHandleForReading.readDataToEndOfFile()
+        // Standard error is read on its own thread while standard output is read here, and the input is written on a
+        // third: a child that fills one pipe (more than 64 KiB of output) while the other is drained first would wait
+        // forever, and so would this.
+        let errorData = Mutex(Data())
+        let drained = DispatchGroup()
+        DispatchQueue.global().async(group: drained) {
+            let data = errorOutput.fileHandleForReading.readDataToEndOfFile()
+            errorData.withLock { $0 = data }
+        }
+        let writer = inputPipe.fileHandleForWriting
+        DispatchQueue.global().async(group: drained) {
+            // A child that exits before reading (e.g. a refused TLS handshake) closes the pipe: that is not an error here.
+            if let input { try? writer.write(contentsOf: input) }
+            try? writer.close()
+        }
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        drained.wait()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, output: outputData, errorOutput: String(decoding: errorData, as: UTF8.self))
+        return Result(
+            status: process.terminationStatus,
+            output: outputData,
+            errorOutput: String(decoding: errorData.withLock { $0 }, as: UTF8.self)
+        )
     }
 
     /// Runs `executable` to completion with posix_spawn and waitpid, its output in a temporary file. For programs

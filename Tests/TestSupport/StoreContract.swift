@@ -32,7 +32,7 @@ public enum StoreContract {
             StoreContractCheck(name: "purgeExpiredSessions counts", run: purgeExpiredSessionsCounts),
             StoreContractCheck(name: "16 threads taking one challenge: one winner", run: concurrentTakeHasOneWinner),
         ] + appleChecks + ceremonyChecks + transactionChecks + sessionChecks + eventChecks + webhookChecks + accountChecks
-        + statusChecks + administrationChecks
+        + statusChecks + administrationChecks + signingKeyChecks + openIDProviderChecks
 
     /// Registers a new account with `completeRegistration` and a session of its own (derived from the owner and the
     /// credential's number, so that no two calls of a check collide), without events.

@@ -125,4 +125,18 @@ public enum StoreSamples {
             createdAt: createdAt
         )
     }
+
+    /// A signing key `key-<number>` (ES256, a stand-in JWK and sealed key) published 900.25 s before `activatesAt`.
+    public static func signingKey(_ number: UInt8, activatesAt: Date, retiresAt: Date? = nil, expiresAt: Date? = nil) -> SigningKeyRecord {
+        SigningKeyRecord(
+            id: "key-\(number)",
+            algorithm: "ES256",
+            publicJWK: Array(#"{"kty":"EC","kid":"key-\#(number)"}"#.utf8),
+            sealedPrivateKey: [UInt8](repeating: number, count: 200),
+            createdAt: activatesAt.addingTimeInterval(-900.25),
+            activatesAt: activatesAt,
+            retiresAt: retiresAt,
+            expiresAt: expiresAt
+        )
+    }
 }

@@ -18,6 +18,14 @@ struct CoreBenchmark {
             print(String(format: "assertion-%@ passkeyd %.0f/s, openssl-raw %.0f/s", name, passkeyd, raw))
             print(String(format: "RATIO assertion-%@ %.3f", name, passkeyd / raw))
         }
+        for algorithm in JWSAlgorithm.allCases where selected?.contains("token-" + algorithm.rawValue.lowercased()) ?? true {
+            let fixture = try! TokenFixture(algorithm: algorithm)
+            precondition(fixture.rawSign() && fixture.mintVerifies(), "the \(algorithm.rawValue) token fixture does not sign")
+            let (raw, passkeyd) = interleavedRates({ _ = fixture.rawSign() }, { _ = fixture.mint() })
+            let name = algorithm.rawValue.lowercased()
+            print(String(format: "token-sign-%@ passkeyd %.0f/s, openssl-raw %.0f/s", name, passkeyd, raw))
+            print(String(format: "RATIO token-sign-%@ %.3f", name, passkeyd / raw))
+        }
     }
 
     /// Calls per second of each body, measured in 20 alternating slices after a warm-up.

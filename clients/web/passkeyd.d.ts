@@ -36,7 +36,10 @@ export type ServerErrorCode =
   | "rate_limited" | "apple_not_configured" | "invalid_notification" | "internal_error" | "storage_unavailable"
   | "apple_unavailable" | "admin_unauthorized" | "user_not_found" | "invalid_cursor" | "delivery_not_found"
   | "session_not_found" | "enrollment_link_invalid" | "enrollment_link_expired" | "recovery_code_invalid"
-  | "recovery_session_restricted" | "not_ready" | "bad_request" | "request_too_large" | "expectation_failed" | "http_error";
+  | "recovery_session_restricted" | "insufficient_scope" | "invalid_backend_key" | "import_invalid" | "invalid_client"
+  | "invalid_redirect_uri" | "invalid_grant" | "unsupported_grant_type" | "unsupported_response_type" | "invalid_scope"
+  | "login_required" | "access_denied" | "invalid_token" | "not_ready" | "bad_request" | "request_too_large"
+  | "expectation_failed" | "http_error";
 
 /** Sentences for people, by code. */
 export declare const messages: Readonly<Record<string, string>>;

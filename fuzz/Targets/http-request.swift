@@ -19,6 +19,7 @@
 // - a registration challenge for the W3C none-es256 registration vector (new account `bob`);
 // - authentication challenges for alice, for the W3C packed-es256 and packed-es384 authentication vectors.
 // The relying party is example.org with origin https://example.org, as in the W3C vectors.
+// `POST /introspect` takes the backend key `backend` (Authorization: Bearer backend).
 import CryptoCore
 import Foundation
 import HTTPServer
@@ -63,6 +64,7 @@ private let seeds: Seeds = {
            "android": [{"package": "org.example.app", "sha256CertFingerprints": ["AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89"]}],
            "relatedOrigins": ["https://example.co.uk"],
            "passkeyEndpoints": {"enroll": "https://example.org/account/passkeys/new", "manage": "https://example.org/account/passkeys"}},
+         "backends": [{"name": "fuzz", "keySHA256": "10e08a419e850eba1ebba18fdd28eb7ec1b7e8baa9bcc3b973e2b8891ec726be"}],
          "www": "\(www)"}
         """
     let configuration: ServerConfiguration

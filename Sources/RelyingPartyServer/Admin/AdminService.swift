@@ -193,6 +193,30 @@ public struct AdminService: Sendable {
         server.wakeWebhooks()
     }
 
+    /// A single-use link that registers a passkey on the account (`POST /webauthn/registration/options
+    /// {"enrollmentToken"}`), valid for `recovery.enrollmentLinkLifetimeSeconds`: for a person who lost every passkey, or
+    /// an invited account. Only the token's SHA-256 is stored; `enrollment_link.created`.
+    public func createEnrollmentLink(userID id: String) throws(ServerError) -> EnrollmentLinkJSON {
+        let userID = try Self.userID(id)
+        let token = Base64URL.encode(server.random.bytes(count: 32))
+        let now = server.time.now
+        let link = EnrollmentTokenRecord(
+            tokenHash: RelyingPartyServer.enrollmentTokenHash(token),
+            userID: userID,
+            createdAt: now,
+            expiresAt: now.addingTimeInterval(TimeInterval(server.configuration.enrollmentLinkLifetimeSeconds))
+        )
+        let made = try transaction { transaction throws(StorageError) -> Bool in
+            guard try transaction.user(id: userID) != nil else { return false }
+            try transaction.insertEnrollmentToken(link)
+            try transaction.appendEvent(AccountEvent.enrollmentLinkCreated(userID: userID).event(at: now))
+            return true
+        }
+        guard made else { throw ServerError(.userNotFound) }
+        server.wakeWebhooks()
+        return EnrollmentLinkJSON(url: server.configuration.enrollmentPageURL + "?token=" + token, expiresAt: link.expiresAt)
+    }
+
     // MARK: webhooks
 
     /// Webhook deliveries, by ID, of one status or all; continued by `nextCursor`.

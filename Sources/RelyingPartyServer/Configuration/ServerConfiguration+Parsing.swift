@@ -17,6 +17,7 @@ extension ServerConfiguration {
             "relyingParty", "listen", "tls", "dataDirectory", "database", "sessions", "challenges", "attestation",
             "algorithms", "associatedDomains", "www", "threads", "limits", "rateLimits", "apple", "webhooks", "log", "node", "metrics",
             "admin", "recovery",
+            "tokens", "backends", "cors", "oidc",
         ])
         if let block = try reader.object("relyingParty") { try parseRelyingParty(block) }
         if let block = try reader.object("listen") { try parseListen(block) }
@@ -43,6 +44,20 @@ extension ServerConfiguration {
         if let block = try reader.object("admin") { try parseAdmin(block) }
         if let block = try reader.object("recovery") { try parseRecovery(block) }
         try checkAdministration()
+        if let block = try reader.object("tokens") { tokens = try TokenSettings(block) }
+        if let value = reader.value("backends"), value != .null {
+            guard let items = value.arrayValue else {
+                throw ConfigurationError(.invalidValue, key: "backends", "must be a list of {\"name\", \"keySHA256\"}")
+            }
+            backends = try BackendKey.list(items, key: "backends")
+        }
+        if let block = try reader.object("cors") { cors = try CORSSettings(block) }
+        if let block = try reader.object("oidc") { oidc = try OIDCSettings(block) }
+        // An OpenID client's access tokens name it as their audience: it must not be one of the first-party audiences,
+        // or they would pass where only the app's own tokens may.
+        for client in oidc.clients where tokenAudiences.contains(client.id) {
+            throw ConfigurationError(.invalidValue, key: "oidc.clients", "\(client.id) is also a token audience (tokens.audiences)")
+        }
         for origin in origins { try associatedDomains.check(configuredOrigin: origin, key: "relyingParty.origins") }
     }
 }

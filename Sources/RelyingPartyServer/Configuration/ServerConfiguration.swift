@@ -64,6 +64,15 @@ public struct ServerConfiguration: Sendable {
     /// How long the restricted session of a recovery code lasts.
     public var recoverySessionLifetimeSeconds = 900
 
+    /// Access tokens and their signing keys.
+    public var tokens = TokenSettings()
+    /// The app's backends that may call `POST /introspect`.
+    public var backends: [BackendKey] = []
+    /// Cross-origin callers of the JSON API.
+    public var cors = CORSSettings()
+    /// `oidc`: the OpenID provider's clients.
+    public var oidc = OIDCSettings()
+
     public init() {}
 
     /// Each event-loop thread holds at most one connection at a time; the rest serve the Apple worker and the purges.
@@ -83,6 +92,15 @@ public struct ServerConfiguration: Sendable {
     /// 256 connections per client address; behind a trusted proxy every connection comes from the proxy, so the
     /// per-address cap is the global one (the proxy limits its clients).
     public var defaultConnectionsPerAddress: Int { rateLimits.trustForwardedFor ? maximumConnections : 256 }
+
+    /// `iss` of the access tokens: `tokens.issuer`, or `https://<relyingParty.id>`.
+    public var tokenIssuer: String { tokens.issuer ?? "https://" + relyingPartyID }
+
+    /// `aud` of the access tokens: `tokens.audiences`, or the relying party ID.
+    public var tokenAudiences: [String] { tokens.audiences ?? [relyingPartyID] }
+
+    /// The origins answered with CORS headers: `cors.allowedOrigins`, or the relying party's `https` origins.
+    public var corsAllowedOrigins: [String] { cors.allowedOrigins ?? origins.filter { $0.hasPrefix("https://") } }
 
     /// The SQLite file: `database.sqlite`, or `<data>/passkeyd.sqlite`.
     public var databasePath: String { sqlitePath ?? dataDirectory + "/passkeyd.sqlite" }

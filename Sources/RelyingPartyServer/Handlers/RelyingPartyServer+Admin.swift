@@ -53,6 +53,38 @@ extension RelyingPartyServer {
         return JSONBody.ok(["deleted": true])
     }
 
+    /// `POST /admin/users/{id}/enrollment-links`: 201 `{"url", "expiresAt"}`.
+    func adminCreateEnrollmentLink(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+        JSONBody.ok(try admin.createEnrollmentLink(userID: context.identifier), status: 201)
+    }
+
+    /// `GET /admin/export`: NDJSON (`AdminExport`).
+    func adminExport(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
+        HTTPResponse(
+            status: 200,
+            headers: HTTPHeaders([
+                ("Content-Type", "application/x-ndjson"), ("Content-Disposition", "attachment; filename=\"passkeyd-export.ndjson\""),
+            ]),
+            body: try admin.export()
+        )
+    }
+
+    /// `POST /admin/import`: an export as `application/x-ndjson`, or with `?format=firebase` a `firebase auth:export`
+    /// file as `application/json`.
+    func adminImport(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
+        let contentType = request.headers["content-type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        switch Self.queryValue("format", in: request.query) {
+        case nil:
+            guard contentType == "application/x-ndjson" else { throw ServerError(.unsupportedMediaType) }
+            return JSONBody.ok(try admin.importExport(request.body))
+        case "firebase":
+            guard contentType == "application/json" else { throw ServerError(.unsupportedMediaType) }
+            return JSONBody.ok(try admin.importFirebase(request.body))
+        default:
+            throw ServerError(.invalidRequest, member: "format")
+        }
+    }
+
     /// `GET /admin/webhooks/deliveries?status=&cursor=&limit=`.
     func adminWebhookDeliveries(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
         let limit = try Self.queryValue("limit", in: request.query).map { (text: String) throws(ServerError) -> Int in

@@ -80,7 +80,7 @@ extension RelyingPartyServer {
             answer.isNewAccount = isNewAccount
             answer.appleUserID = token.subject
             answer.linkSuggestion = suggestion ? Self.matchingEmailSuggestion : nil
-            return signedIn(answer, issued: issued)
+            return try signedIn(answer, user: user, issued: issued)
         }
     }
 

@@ -180,7 +180,7 @@ extension RelyingPartyServer {
         }
         if result.backupEligibilityChanged { metrics?.backupChanges.increment(["eligible"]) }
         if result.backupState != stored.backupState { metrics?.backupChanges.increment(["state"]) }
-        return signedIn(user: user, credentialID: stored.id, issued: session.issued)
+        return try signedIn(user: user, credentialID: stored.id, issued: session.issued)
     }
 
     /// A counter that did not increase may mean a cloned authenticator: the sign-in is refused, and the passkey is

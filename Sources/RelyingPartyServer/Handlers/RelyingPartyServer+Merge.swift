@@ -103,7 +103,7 @@ extension RelyingPartyServer {
         log("accounts merged", event: "account")
         var answer = SignedInResponse(user: survivor, issued: issued)
         answer.previousUserId = Base64URL.encode(goneID)
-        return signedIn(answer, issued: issued)
+        return try signedIn(answer, user: survivor, issued: issued, continuing: issued == nil ? caller.session : nil)
     }
 
     /// The merge's writes: the survivor receives every passkey and Apple identity of the other account (and its

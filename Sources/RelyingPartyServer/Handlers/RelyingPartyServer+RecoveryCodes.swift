@@ -57,7 +57,7 @@ extension RelyingPartyServer {
             }
         }
         guard used else { throw ServerError(.recoveryCodeInvalid) }
-        var answer = SignedInResponse(user: user, issued: SessionService.Issued(token: session.issued.token, expiresAt: expiresAt))
+        var answer = SignedInResponse(user: user, issued: SessionService.Issued(token: session.issued.token, expiresAt: expiresAt, session: record))
         answer.restricted = true
         // A bearer token only: no cookie outlives the restricted session's few minutes.
         return JSONBody.ok(answer)

@@ -11,6 +11,8 @@ extension RelyingPartyServer {
         var residentKey: String?
         var userVerification: String?
         var hints: [String]?
+        /// The token of an enrollment link: registers a passkey on the link's account, no session needed.
+        var enrollmentToken: String?
     }
 
     /// What the server keeps with a registration challenge, so that verify receives exactly what options decided.
@@ -21,9 +23,13 @@ extension RelyingPartyServer {
         var newAccount: Bool
         /// The display name is the username because none was given (absent in contexts stored before it existed).
         var displayNameIsDefault: Bool?
+        /// The SHA-256 (base64url) of the enrollment link's token when the registration goes through one: verify takes
+        /// the link in the transaction that adds the passkey.
+        var enrollmentTokenHash: String?
     }
 
-    /// `POST /webauthn/registration/options`: a new account (username) or, with a session, a passkey for the signed-in account.
+    /// `POST /webauthn/registration/options`: a new account (username), with an enrollment link's `enrollmentToken` a
+    /// passkey for the link's account, or, with a session, a passkey for the signed-in account.
     func registrationOptions(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let body = try JSONBody.decode(RegistrationOptionsRequest.self, from: request)
         let residentKey = body.residentKey ?? "required"
@@ -37,7 +43,17 @@ extension RelyingPartyServer {
         }
         let registration: RegistrationContext
         let excluded: [CredentialRecord]
-        if context.session != nil {
+        if let token = body.enrollmentToken {
+            let (user, tokenHash) = try enrollmentAccount(token: token)
+            registration = RegistrationContext(
+                userHandle: Base64URL.encode(user.id),
+                username: user.name,
+                displayName: user.displayName,
+                newAccount: false,
+                enrollmentTokenHash: Base64URL.encode(tokenHash)
+            )
+            excluded = try storage { try store.credentials(userID: user.id) }
+        } else if context.session != nil {
             let (user, _) = try signedInUser(request, context, writing: true)
             registration = RegistrationContext(
                 userHandle: Base64URL.encode(user.id),
@@ -46,7 +62,6 @@ extension RelyingPartyServer {
                 newAccount: false
             )
             excluded = try storage { try store.credentials(userID: user.id) }
-            guard excluded.count < configuration.maximumPasskeysPerAccount else { throw ServerError(.passkeyLimitReached) }
         } else {
             let username = try Self.validName(body.username, member: "username")
             let displayName = try Self.validName(body.displayName ?? username, member: "displayName")
@@ -60,6 +75,8 @@ extension RelyingPartyServer {
             )
             excluded = []
         }
+        // An existing account's passkeys are its excluded credentials: one cap for the signed-in and the enrollment path.
+        guard excluded.count < configuration.maximumPasskeysPerAccount else { throw ServerError(.passkeyLimitReached) }
         try limit(challengeLimiter, key: clientAddress(request))
         let challenge = try challenges.issue(
             .registration,
@@ -133,6 +150,18 @@ extension RelyingPartyServer {
             name: result.authenticatorName ?? "Passkey",
             createdAt: now
         )
+        if let tokenHash = context.enrollmentTokenHash.flatMap(Base64URL.decode) {
+            let session = sessions.prepare(
+                for: userHandle,
+                method: .passkey,
+                credentialID: result.credentialID,
+                userVerified: result.userVerified,
+                request: request
+            )
+            let user = try completeEnrollment(tokenHash: tokenHash, credential: stored, session: session.record, now: now)
+            metrics?.registered(format: result.attestation.format.rawValue, authenticator: result.authenticatorName)
+            return try signedIn(user: user, credentialID: result.credentialID, issued: session.issued)
+        }
         let user: UserRecord
         if context.newAccount {
             user = UserRecord(
@@ -172,6 +201,6 @@ extension RelyingPartyServer {
             )
         }
         metrics?.registered(format: result.attestation.format.rawValue, authenticator: result.authenticatorName)
-        return signedIn(user: user, credentialID: result.credentialID, issued: session.issued)
+        return try signedIn(user: user, credentialID: result.credentialID, issued: session.issued)
     }
 }

@@ -16,6 +16,10 @@ extension RelyingPartyServer {
         /// account).
         var token: String?
         var expiresAt: Date?
+        /// An access token (a JWT for the app's own API) for the new session, or for the signed-in one when none was
+        /// started, and when it expires.
+        var accessToken: String?
+        var accessTokenExpiresAt: Date?
         /// `POST /auth/apple`: whether this sign-in created the account, and the Apple `sub`.
         var isNewAccount: Bool?
         var appleUserID: String?
@@ -33,23 +37,36 @@ extension RelyingPartyServer {
         }
     }
 
-    /// The answer of a sign-in: the body, and the session cookie when a session was started (stored already).
-    func signedIn(_ answer: SignedInResponse, issued: SessionService.Issued?) -> HTTPResponse {
+    /// The answer of a sign-in: the body with an access token for the session (`issued`'s, or `continuing` when none
+    /// was started), and the session cookie when a session was started (stored already).
+    func signedIn(
+        _ answer: SignedInResponse,
+        user: UserRecord,
+        issued: SessionService.Issued?,
+        continuing current: SessionRecord? = nil
+    ) throws(ServerError) -> HTTPResponse {
+        var answer = answer
+        if let session = issued?.session ?? current {
+            let accessToken = try mintAccessToken(user: user, session: session)
+            (answer.accessToken, answer.accessTokenExpiresAt) = (accessToken.token, accessToken.expiresAt)
+        }
         var response = JSONBody.ok(answer)
         if let issued { response.headers.add("Set-Cookie", sessions.cookie(for: issued)) }
         return response
     }
 
     /// The passkey ceremonies' answer.
-    func signedIn(user: UserRecord, credentialID: [UInt8], issued: SessionService.Issued) -> HTTPResponse {
+    func signedIn(user: UserRecord, credentialID: [UInt8], issued: SessionService.Issued) throws(ServerError) -> HTTPResponse {
         var answer = SignedInResponse(user: user, issued: issued)
         answer.verified = true
         answer.credentialId = Base64URL.encode(credentialID)
-        return signedIn(answer, issued: issued)
+        return try signedIn(answer, user: user, issued: issued)
     }
 
-    /// Cookie-authenticated writes must come from one of the relying party's origins (CSRF defence in depth).
+    /// Cookie-authenticated writes must come from one of the relying party's origins (CSRF defence in depth), and no
+    /// write is made with an access token (which is for the app's API, not for managing the account).
     func requireSameOrigin(_ request: HTTPRequest, credential: SessionService.Credential) throws(ServerError) {
+        guard credential != .accessToken else { throw ServerError(.insufficientScope) }
         guard credential == .cookie else { return }
         guard let origin = request.headers["origin"], relyingParty.origins.contains(origin) else {
             throw ServerError(.crossOriginWrite)

@@ -3,7 +3,8 @@ import Observability
 import Storage
 import Synchronization
 
-/// Removes what has expired: challenges, sessions, remembered Apple nonces, and events older than the retention. Runs
+/// Removes what has expired: challenges, sessions, remembered Apple nonces, enrollment links, and events older than the
+/// retention. Runs
 /// at most once a minute, on the request that issues a challenge when one is due (one request a minute pays for a few
 /// indexed deletes; no other request waits for it). A failed purge is retried a minute later.
 final class ExpiredRecordPurge: Sendable {
@@ -12,13 +13,13 @@ final class ExpiredRecordPurge: Sendable {
     /// The least time between two purges.
     static let interval: TimeInterval = 60
 
-    private let store: any ChallengeStore & SessionStore & AppleNonceStore & EventStore
+    private let store: any ChallengeStore & SessionStore & AppleNonceStore & EventStore & TransactionalStore
     private let eventRetention: TimeInterval
     private let log: Logger
     private let lastPurge = Mutex(Date.distantPast)
 
     init(
-        store: any ChallengeStore & SessionStore & AppleNonceStore & EventStore,
+        store: any ChallengeStore & SessionStore & AppleNonceStore & EventStore & TransactionalStore,
         eventRetention: TimeInterval = ExpiredRecordPurge.defaultEventRetention,
         log: Logger
     ) {
@@ -39,6 +40,7 @@ final class ExpiredRecordPurge: Sendable {
             _ = try store.purgeExpiredChallenges(now: now)
             _ = try store.purgeExpiredSessions(now: now)
             _ = try store.purgeExpiredNonces(now: now)
+            _ = try store.transaction { transaction throws(StorageError) in try transaction.purgeExpiredEnrollmentTokens(now: now) }
             _ = try store.purgeEvents(occurredBefore: now.addingTimeInterval(-eventRetention))
         } catch {
             log.warning("purging expired records: \(error.code)", event: "purge")

@@ -2,8 +2,9 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// A background thread that runs `work` every `interval` seconds, or sooner when woken. Started and stopped by its
-/// owner; `stop` waits until the thread has finished its current round.
+/// A background thread that runs `work` every `interval` seconds, or sooner when woken: the Apple work (code
+/// exchanges, revocations), the signing-key rotation and the metadata refresh, never on a request's path. Started and
+/// stopped by its owner; `stop` waits until the thread has finished its current round.
 final class PeriodicWorker: Sendable {
     private enum Phase { case idle, running, stopped }
 

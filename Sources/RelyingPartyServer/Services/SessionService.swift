@@ -12,15 +12,20 @@ struct SessionService: Sendable {
     let random: any RandomSource
     let time: any TimeSource
     let lifetime: TimeInterval
+    /// Resolves access tokens carried as `Authorization: Bearer` to their sessions.
+    let accessTokens: AccessTokenService
 
     struct Issued {
         let token: String
         let expiresAt: Date
+        /// The session's record, as the sign-in stores it (what its access tokens name).
+        let session: SessionRecord
     }
 
-    /// How the request proved its session; cookie-authenticated writes must also pass the Origin check.
+    /// How the request proved its session; cookie-authenticated writes must also pass the Origin check, and an access
+    /// token stands for its session only where the route allows it (`Route.Flags.allowsAccessToken`).
     enum Credential {
-        case bearer, cookie
+        case bearer, cookie, accessToken
     }
 
     /// The session a request carries, resolved.
@@ -58,7 +63,7 @@ struct SessionService: Sendable {
             expiresAt: expiresAt,
             userAgent: SessionRecord.boundedUserAgent(request.headers["user-agent"])
         )
-        return (Issued(token: token, expiresAt: expiresAt), record)
+        return (Issued(token: token, expiresAt: expiresAt, session: record), record)
     }
 
     /// A new session for `userID` that continues `session`: the same way in (method, passkey or Apple identity, user
@@ -73,16 +78,31 @@ struct SessionService: Sendable {
             request: request
         )
         prepared.record.authenticatedAt = session.authenticatedAt
-        return prepared
+        return (Issued(token: prepared.issued.token, expiresAt: prepared.issued.expiresAt, session: prepared.record), prepared.record)
     }
 
     /// The one place a request's credentials are resolved, before any handler runs (`RelyingPartyServer.respond`): nil
     /// for a request without any, its session when it is valid, and `401 not_signed_in` for a session token (bearer or
     /// cookie) that is invalid, expired or revoked (a dead cookie is cleared), so that stale credentials never fall
     /// back to being signed out. Records the session's use (`lastUsedAt`) at most every `useRecordingInterval`, best
-    /// effort: a failed write of the time fails no request. Another kind of bearer (access tokens) is added here.
-    func resolve(_ request: HTTPRequest) throws(ServerError) -> SignedIn? {
+    /// effort: a failed write of the time fails no request.
+    ///
+    /// A bearer may also be the second kind, an access token (a JWT): it stands for its session when it verifies and
+    /// that session still exists for its user, and is `401 not_signed_in` otherwise, as a stale session token is. Where
+    /// the route does not allow one (`allowsAccessToken` false: account management, minting), a live access token is
+    /// `403 insufficient_scope`.
+    func resolve(_ request: HTTPRequest, allowsAccessToken: Bool) throws(ServerError) -> SignedIn? {
         guard let (token, credential) = Self.token(in: request) else { return nil }
+        if credential == .bearer, AccessTokenVerifier.looksLikeJWT(token) {
+            guard let (session, _) = try accessTokens.session(of: token) else { throw ServerError(.notSignedIn) }
+            guard allowsAccessToken else {
+                var error = ServerError(.insufficientScope)
+                // RFC 6750 §3.1: the request needs a session token, which an access token is not.
+                error.headers = [("WWW-Authenticate", "Bearer error=\"\(ServerError.Code.insufficientScope)\"")]
+                throw error
+            }
+            return SignedIn(session: session, token: token, credential: .accessToken)
+        }
         let now = time.now
         let found: SessionRecord?
         do {
@@ -101,6 +121,20 @@ struct SessionService: Sendable {
         return SignedIn(session: session, token: token, credential: credential)
     }
 
+    /// The session of the request's session cookie alone, or nil when it carries none or one that is no longer valid
+    /// (never an error, and a bearer is not looked at): how the OpenID provider's authorization endpoint, which a
+    /// browser reaches from another site, finds the person signed in to passkeyd. A recovery code's restricted session
+    /// signs nobody in there.
+    func cookieSession(_ request: HTTPRequest) throws(ServerError) -> SessionRecord? {
+        guard let token = Self.cookieToken(in: request), !token.isEmpty else { return nil }
+        do {
+            guard let session = try store.session(tokenHash: Self.hash(token), now: time.now), session.method != .recoveryCode else { return nil }
+            return session
+        } catch {
+            throw .storage(error)
+        }
+    }
+
     /// How often a session's `lastUsedAt` is written while it is in use.
     static let useRecordingInterval: TimeInterval = 300
 
@@ -112,6 +146,12 @@ struct SessionService: Sendable {
 
     static func hash(_ token: String) -> [UInt8] { DigestAlgorithm.sha256.hash(Array(token.utf8)) }
 
+    /// The bearer token of a request, if it carries one (introspection's backend key).
+    static func bearer(in request: HTTPRequest) -> String? {
+        guard let (token, credential) = token(in: request), credential == .bearer else { return nil }
+        return token
+    }
+
     /// The session token a request carries: a bearer, else the session cookie. An empty one, or more than one
     /// session cookie, counts as a credential that does not resolve (`401 not_signed_in`), never as none. Another `Authorization` scheme (a proxy's Basic) is not a credential here.
     private static func token(in request: HTTPRequest) -> (String, Credential)? {
@@ -120,6 +160,13 @@ struct SessionService: Sendable {
         {
             return (authorization.dropFirst(6).trimmingCharacters(in: .whitespaces), .bearer)
         }
+        return cookieToken(in: request).map { ($0, .cookie) }
+    }
+
+    /// The value of the session cookie, if the request carries one; "" when it carries two (one was planted: a
+    /// browser sends the most specific first, so "first wins" let a planted cookie choose the account), so that the
+    /// request resolves to no session and is refused (the authorization endpoint takes "" as nobody signed in).
+    private static func cookieToken(in request: HTTPRequest) -> String? {
         var found: [String] = []
         for header in request.headers.values("cookie") {
             for pair in header.split(separator: ";") {
@@ -130,8 +177,6 @@ struct SessionService: Sendable {
             }
         }
         guard let first = found.first else { return nil }
-        // Two session cookies: one was planted (a browser sends the most specific first, so "first wins" let a
-        // planted cookie choose the account). Neither is used: the request resolves to no session and is refused.
-        return (found.count == 1 ? first : "", .cookie)
+        return found.count == 1 ? first : ""
     }
 }

@@ -22,8 +22,20 @@ struct StaticFiles: Sendable {
     /// The largest file served (the demo site's files are a few kilobytes).
     private static let maximumFileSize = 16 << 20
 
+    /// The file of `path`: `/` is `index.html`, and a path without an extension that names no file is its `.html` page
+    /// (`/enroll` is `enroll.html`, the page of enrollment links).
     func response(for path: String) -> HTTPResponse? {
         let relative = path == "/" ? "index.html" : String(path.dropFirst())
+        if let response = file(relative) { return response }
+        // Only the last segment is looked at (Foundation's `pathExtension` traps on some invalid paths); `file`
+        // validates the whole path before it touches the disk.
+        guard let last = relative.split(separator: "/", omittingEmptySubsequences: false).last, !last.isEmpty, !last.contains(".") else {
+            return nil
+        }
+        return file(relative + ".html")
+    }
+
+    private func file(_ relative: String) -> HTTPResponse? {
         let segments = relative.split(separator: "/", omittingEmptySubsequences: false)
         guard !segments.isEmpty, segments.allSatisfy({ !$0.isEmpty && !$0.hasPrefix(".") }), !relative.contains("\\"),
             !relative.utf8.contains(0), let body = Self.contents(of: relative, under: root)

@@ -131,6 +131,12 @@ public final class PasskeydClient: Sendable {
 
     // MARK: Sessions and recovery
 
+    /// `POST /session/token`: a fresh access token for the app's own API, for the stored session; `not_signed_in` once
+    /// that session is gone (signed out, deleted, merged away, revoked).
+    public func accessToken() async throws(PasskeydError) -> AccessToken {
+        try await send("POST", "/session/token", Empty?.none)
+    }
+
     /// `GET /me/sessions`: the account's live sessions (`current` marks this one).
     public func sessions() async throws(PasskeydError) -> [Session] {
         struct Answer: Decodable { let sessions: [Session] }

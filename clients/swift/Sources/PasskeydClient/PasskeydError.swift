@@ -52,6 +52,20 @@ public struct PasskeydError: Error, Sendable, Equatable, CustomStringConvertible
         case enrollmentLinkExpired = "enrollment_link_expired"
         case recoveryCodeInvalid = "recovery_code_invalid"
         case recoverySessionRestricted = "recovery_session_restricted"
+        case insufficientScope = "insufficient_scope"
+        case invalidBackendKey = "invalid_backend_key"
+        case importInvalid = "import_invalid"
+        // passkeyd's OpenID provider (/oauth/*), OAuth's own codes (RFC 6749 §4.1.2.1, §5.2; RFC 6750 §3.1).
+        case invalidClient = "invalid_client"
+        case invalidRedirectURI = "invalid_redirect_uri"
+        case invalidGrant = "invalid_grant"
+        case unsupportedGrantType = "unsupported_grant_type"
+        case unsupportedResponseType = "unsupported_response_type"
+        case invalidScope = "invalid_scope"
+        case loginRequired = "login_required"
+        case accessDenied = "access_denied"
+        case invalidToken = "invalid_token"
+        // /readyz (503).
         case notReady = "not_ready"
         // passkeyd's HTTP layer, before any handler.
         case badRequest = "bad_request"

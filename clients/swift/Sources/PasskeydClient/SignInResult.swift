@@ -11,6 +11,10 @@ public struct SignInResult: Codable, Sendable, Equatable {
     /// The session's bearer token; absent when no session was started (a merge into the signed-in account).
     public let token: String?
     public let expiresAt: Date?
+    /// An access token (a JWT) for the app's own API, for the session this answer started or continued; absent for a
+    /// recovery code's restricted session. `PasskeydClient.accessToken()` mints a fresh one.
+    public let accessToken: String?
+    public let accessTokenExpiresAt: Date?
     /// Sign in with Apple: whether this sign-in created the account.
     public let isNewAccount: Bool?
     /// Sign in with Apple: Apple's `sub`.

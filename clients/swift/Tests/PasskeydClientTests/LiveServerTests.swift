@@ -137,6 +137,11 @@ final class LiveServerTests: XCTestCase {
         let account = try await signUp(phone, "hedy")
         let laptop = client()
         _ = try await laptop.signIn(try server.device.assert(try PlatformAssertionRequest(try await laptop.authenticationOptions())))
+        XCTAssertNotNil(account.accessToken)
+        let minted = try await phone.accessToken()
+        XCTAssertEqual(minted.tokenType, "Bearer")
+        XCTAssertNotEqual(minted.accessToken, account.accessToken)
+        XCTAssertGreaterThan(minted.accessTokenExpiresAt, Date())
         let sessions = try await phone.sessions()
         XCTAssertEqual(sessions.count, 2)
         XCTAssertEqual(sessions.filter { $0.current == true }.count, 1)
@@ -156,6 +161,7 @@ final class LiveServerTests: XCTestCase {
         }
         let restricted = try await recovering.signInWithRecoveryCode(username: "hedy", code: codes[0])
         XCTAssertEqual(restricted.restricted, true)
+        XCTAssertNil(restricted.accessToken, "a restricted session gets no access token")
         XCTAssertEqual(restricted.user.id, account.user.id)
         _ = await expectError(.recoverySessionRestricted, status: 403) { _ = try await recovering.passkeys() }
         let added = try await recovering.register(

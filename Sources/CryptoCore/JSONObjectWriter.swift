@@ -1,0 +1,118 @@
+/// Writes one flat JSON object (RFC 8259) member by member into bytes: the JOSE headers and JWT claims passkeyd
+/// signs. Foundation's `JSONEncoder` costs several microseconds for a dozen members, a sizeable part of an ES256
+/// signature; this writes the same text in a fraction of that. Members are written in the order given; the caller
+/// never gives a name twice. Strings are escaped as RFC 8259 §7 requires (quote, backslash, control characters).
+public struct JSONObjectWriter: Sendable {
+    public private(set) var bytes: [UInt8]
+    private var isEmpty = true
+
+    public init(capacity: Int = 256) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+        bytes.append(UInt8(ascii: "{"))
+    }
+
+    /// The finished object (the writer is done with it).
+    public consuming func finished() -> [UInt8] {
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    public mutating func add(_ name: StaticString, _ value: String) {
+        writeName(name)
+        writeString(value)
+    }
+
+    /// A string member whose value is the base64url text of `bytes` (which needs no escape), written without making
+    /// a String.
+    public mutating func add(_ name: StaticString, base64URL bytes: [UInt8]) {
+        writeName(name)
+        self.bytes.append(UInt8(ascii: "\""))
+        Base64URL.append(bytes, to: &self.bytes)
+        self.bytes.append(UInt8(ascii: "\""))
+    }
+
+    public mutating func add(_ name: StaticString, _ value: Int64) {
+        writeName(name)
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        // The decimal digits, least significant first into a scratch buffer (a division by the constant 10 is a
+        // multiplication), then copied in order: no String is made.
+        var magnitude = value.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { scratch in
+            var start = scratch.count
+            repeat {
+                let quotient = magnitude / 10
+                start -= 1
+                scratch[start] = UInt8(ascii: "0") + UInt8(magnitude - quotient * 10)
+                magnitude = quotient
+            } while magnitude > 0
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[start...]))
+        }
+    }
+
+    public mutating func add(_ name: StaticString, _ value: Bool) {
+        writeName(name)
+        append(value ? "true" : "false")
+    }
+
+    public mutating func add(_ name: StaticString, _ values: [String]) {
+        writeName(name)
+        bytes.append(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            writeString(value)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// The bytes of a literal (no array is made for them).
+    private mutating func append(_ literal: StaticString) {
+        literal.withUTF8Buffer { utf8 in
+            for byte in utf8 { bytes.append(byte) }
+        }
+    }
+
+    /// A member name: a literal of the caller's, written as it is (names are plain ASCII and need no escape).
+    private mutating func writeName(_ name: StaticString) {
+        if !isEmpty { bytes.append(UInt8(ascii: ",")) }
+        isEmpty = false
+        bytes.append(UInt8(ascii: "\""))
+        append(name)
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    private mutating func writeString(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { utf8 in
+            // Runs that need no escape are copied in one go.
+            var start = 0
+            for index in 0..<utf8.count {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                writeEscape(byte)
+                start = index + 1
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func writeEscape(_ byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+        case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+        case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+        case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+        case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+        default:
+            bytes.append(contentsOf: Array("\\u00".utf8))
+            bytes.append(Self.hexDigits[Int(byte >> 4)])
+            bytes.append(Self.hexDigits[Int(byte & 0x0F)])
+        }
+    }
+}

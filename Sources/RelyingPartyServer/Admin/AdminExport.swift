@@ -1,0 +1,310 @@
+import CryptoCore
+import Foundation
+import Storage
+import WebAuthnCore
+
+/// The NDJSON of `GET /admin/export` and `POST /admin/import`: one JSON object a line, each with its `type`. The first
+/// line is the header (`passkeyd.export`, `version`, the `relyingPartyId` the passkeys are bound to, `exportedAt`); then
+/// each account (`user`) followed by its passkeys (`passkey`) and Apple identities (`appleIdentity`). Byte strings are
+/// base64url, times ISO 8601 with milliseconds. Never a session, a refresh token, a recovery code or an enrollment
+/// link, hashed or not: a passkey's public key is all a passkey carries, and it is not a secret.
+public enum AdminExport {
+    /// The format's version, checked on import.
+    static let version = 1
+    /// The longest line an import takes, and the most lines.
+    public static let maximumLineBytes = 64 << 10
+    public static let maximumLines = 200_000
+
+    static let headerType = "passkeyd.export"
+
+    struct Header: Codable {
+        var type = AdminExport.headerType
+        var version: Int
+        var relyingPartyId: String
+        var exportedAt: Date
+    }
+
+    struct User: Codable {
+        var type = "user"
+        var id: String
+        var username: String
+        var displayName: String
+        var displayNameIsDefault: Bool
+        var appAccountToken: UUID
+        var email: String?
+        var emailVerified: Bool
+        var createdAt: Date
+
+        init(_ user: UserRecord) {
+            id = Base64URL.encode(user.id)
+            username = user.name
+            displayName = user.displayName
+            displayNameIsDefault = user.displayNameIsDefault
+            appAccountToken = user.appAccountToken
+            email = user.email
+            emailVerified = user.emailVerified
+            createdAt = user.createdAt
+        }
+
+        /// The record, each member checked as the admin API checks it.
+        func record() throws(ServerError) -> UserRecord {
+            let email = try AdminService.validEmail(email)
+            return UserRecord(
+                id: try AdminExport.bytes(id, member: "id", sizes: 1...64),
+                name: try RelyingPartyServer.validName(username, member: "username"),
+                displayName: try RelyingPartyServer.validName(displayName, member: "displayName"),
+                displayNameIsDefault: displayNameIsDefault,
+                appAccountToken: appAccountToken,
+                email: email?.isEmpty == true ? nil : email,
+                emailVerified: email?.isEmpty == false && emailVerified,
+                createdAt: createdAt
+            )
+        }
+    }
+
+    struct Passkey: Codable {
+        var type = "passkey"
+        var id: String
+        var userId: String
+        var userHandle: String
+        var publicKey: String
+        var algorithm: Int
+        var signCount: UInt32
+        var transports: [String]
+        var aaguid: String
+        var backupEligible: Bool
+        var backupState: Bool
+        var attestationFormat: String
+        var attestationSummary: String
+        var name: String
+        var createdAt: Date
+        var lastUsedAt: Date?
+        var cloneWarning: Bool
+        var backupEligibilityChanged: Bool
+
+        init(_ credential: CredentialRecord) {
+            id = Base64URL.encode(credential.id)
+            userId = Base64URL.encode(credential.userID)
+            userHandle = Base64URL.encode(credential.userHandle)
+            publicKey = Base64URL.encode(credential.publicKey)
+            algorithm = credential.algorithm
+            signCount = credential.signCount
+            transports = credential.transports
+            aaguid = Base64URL.encode(credential.aaguid)
+            backupEligible = credential.backupEligible
+            backupState = credential.backupState
+            attestationFormat = credential.attestationFormat
+            attestationSummary = credential.attestationSummary
+            name = credential.name
+            createdAt = credential.createdAt
+            lastUsedAt = credential.lastUsedAt
+            cloneWarning = credential.cloneWarning
+            backupEligibilityChanged = credential.backupEligibilityChanged
+        }
+
+        /// The record; its public key must be a COSE key of its algorithm.
+        func record() throws(ServerError) -> CredentialRecord {
+            let key = try AdminExport.bytes(publicKey, member: "publicKey", sizes: 1...4096)
+            guard let parsed = try? COSEKey(bytes: key), parsed.algorithm.rawValue == algorithm else {
+                throw ServerError(.importInvalid, member: "publicKey")
+            }
+            guard transports.count <= 8, transports.allSatisfy({ (1...32).contains($0.utf8.count) }) else {
+                throw ServerError(.importInvalid, member: "transports")
+            }
+            guard attestationFormat.utf8.count <= 64 else { throw ServerError(.importInvalid, member: "attestationFormat") }
+            guard attestationSummary.utf8.count <= 4096 else { throw ServerError(.importInvalid, member: "attestationSummary") }
+            return CredentialRecord(
+                id: try AdminExport.bytes(id, member: "id", sizes: 1...1023),
+                userID: try AdminExport.bytes(userId, member: "userId", sizes: 1...64),
+                publicKey: key,
+                algorithm: algorithm,
+                signCount: signCount,
+                transports: transports,
+                aaguid: try AdminExport.bytes(aaguid, member: "aaguid", sizes: 16...16),
+                backupEligible: backupEligible,
+                backupState: backupState,
+                attestationFormat: attestationFormat,
+                attestationSummary: attestationSummary,
+                name: try RelyingPartyServer.validName(name, member: "name"),
+                createdAt: createdAt,
+                lastUsedAt: lastUsedAt,
+                cloneWarning: cloneWarning,
+                backupEligibilityChanged: backupEligibilityChanged,
+                userHandle: try AdminExport.bytes(userHandle, member: "userHandle", sizes: 1...64)
+            )
+        }
+    }
+
+    struct AppleIdentity: Codable {
+        var type = "appleIdentity"
+        var appleUserId: String
+        var userId: String
+        var email: String?
+        var emailVerified: Bool
+        var isPrivateEmail: Bool
+        var emailDisabled: Bool
+        var consentRevoked: Bool
+        var realUserStatus: Int?
+        var transferSubject: String?
+        var transferredAt: Date?
+        var lastSignInAt: Date?
+        var createdAt: Date
+
+        init(_ identity: AppleIdentityRecord) {
+            appleUserId = identity.subject
+            userId = Base64URL.encode(identity.userID)
+            email = identity.email
+            emailVerified = identity.emailVerified
+            isPrivateEmail = identity.isPrivateEmail
+            emailDisabled = identity.emailDisabled
+            consentRevoked = identity.consentRevoked
+            realUserStatus = identity.realUserStatus
+            transferSubject = identity.transferSubject
+            transferredAt = identity.transferredAt
+            lastSignInAt = identity.lastSignInAt
+            createdAt = identity.createdAt
+        }
+
+        func record() throws(ServerError) -> AppleIdentityRecord {
+            guard AdminExport.isAppleSubject(appleUserId) else { throw ServerError(.importInvalid, member: "appleUserId") }
+            guard transferSubject.map(AdminExport.isAppleSubject) ?? true else { throw ServerError(.importInvalid, member: "transferSubject") }
+            guard realUserStatus.map({ (0...2).contains($0) }) ?? true else { throw ServerError(.importInvalid, member: "realUserStatus") }
+            let email = try AdminService.validEmail(email)
+            return AppleIdentityRecord(
+                subject: appleUserId,
+                userID: try AdminExport.bytes(userId, member: "userId", sizes: 1...64),
+                email: email?.isEmpty == true ? nil : email,
+                emailVerified: emailVerified,
+                isPrivateEmail: isPrivateEmail,
+                emailDisabled: emailDisabled,
+                consentRevoked: consentRevoked,
+                realUserStatus: realUserStatus,
+                transferSubject: transferSubject,
+                transferredAt: transferredAt,
+                lastSignInAt: lastSignInAt,
+                createdAt: createdAt
+            )
+        }
+    }
+
+    /// What an import writes: the records of the lines, each with its line number (1-based) for the errors.
+    struct Batch {
+        var users: [(line: Int, record: UserRecord)] = []
+        var passkeys: [(line: Int, record: CredentialRecord)] = []
+        var appleIdentities: [(line: Int, record: AppleIdentityRecord)] = []
+    }
+
+    /// An Apple `sub` as Apple makes them: 1 to 255 printable ASCII characters.
+    static func isAppleSubject(_ subject: String) -> Bool {
+        (1...255).contains(subject.utf8.count) && subject.utf8.allSatisfy { (0x21...0x7E).contains($0) }
+    }
+
+    static func bytes(_ text: String, member: String, sizes: ClosedRange<Int>) throws(ServerError) -> [UInt8] {
+        guard text.utf8.count <= 4 * sizes.upperBound, let bytes = Base64URL.decode(text), sizes.contains(bytes.count) else {
+            throw ServerError(.importInvalid, member: member)
+        }
+        return bytes
+    }
+
+    static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(timeText(date))
+        }
+        return encoder
+    }
+
+    static var decoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            guard let date = ISO8601Time.parse(try container.decode(String.self)) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an ISO 8601 time")
+            }
+            return Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
+        }
+        return decoder
+    }
+
+    /// A time as `2026-03-01T12:00:00.250Z`: to the millisecond, which an import reads back to the same text.
+    static func timeText(_ date: Date) -> String {
+        var (seconds, milliseconds) = Int64((date.timeIntervalSince1970 * 1000).rounded()).quotientAndRemainder(dividingBy: 1000)
+        if milliseconds < 0 {
+            seconds -= 1
+            milliseconds += 1000
+        }
+        let whole = Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(Date.ISO8601FormatStyle())
+        return whole.dropLast() + "." + String(String(milliseconds + 1000).dropFirst()) + "Z"
+    }
+
+    /// One line of the export.
+    static func line(_ value: some Encodable) -> [UInt8] {
+        ((try? Array(encoder.encode(value))) ?? Array("{}".utf8)) + [UInt8(ascii: "\n")]
+    }
+
+    /// The records of an export's lines, in order, after the header (whose relying party must be `relyingPartyID`).
+    /// - Throws: `400 import_invalid` with `line` (and `member`) for a line that is too long, not JSON, of an unknown
+    ///   type or with a member out of bounds, for a missing or foreign header, and for more than `maximumLines` lines.
+    static func parse(_ body: [UInt8], relyingPartyID: String) throws(ServerError) -> Batch {
+        var batch = Batch()
+        var number = 0
+        var sawHeader = false
+        for slice in body.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            number += 1
+            // An empty line (the one after the last newline) is not counted.
+            guard number <= maximumLines || slice.isEmpty else {
+                throw ServerError(.importInvalid, detail: "more than \(maximumLines) lines").onLine(number)
+            }
+            let bytes = slice.last == UInt8(ascii: "\r") ? slice.dropLast() : slice
+            if bytes.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
+            do throws(ServerError) {
+                guard bytes.count <= maximumLineBytes else { throw ServerError(.importInvalid, detail: "a line over \(maximumLineBytes) bytes") }
+                let data = Data(bytes)
+                struct Kind: Decodable { let type: String }
+                let type = try decode(Kind.self, data).type
+                if !sawHeader {
+                    let header = try type == headerType ? decode(Header.self, data) : nil
+                    guard let header, header.version == version else { throw ServerError(.importInvalid, member: "version") }
+                    guard header.relyingPartyId == relyingPartyID else { throw ServerError(.importInvalid, member: "relyingPartyId") }
+                    sawHeader = true
+                    continue
+                }
+                switch type {
+                case "user": batch.users.append((number, try decode(User.self, data).record()))
+                case "passkey": batch.passkeys.append((number, try decode(Passkey.self, data).record()))
+                case "appleIdentity": batch.appleIdentities.append((number, try decode(AppleIdentity.self, data).record()))
+                default: throw ServerError(.importInvalid, member: "type")
+                }
+            } catch {
+                throw error.onLine(number)
+            }
+        }
+        guard sawHeader else { throw ServerError(.importInvalid, member: "version").onLine(1) }
+        return batch
+    }
+
+    private static func decode<Value: Decodable>(_ type: Value.Type, _ data: Data) throws(ServerError) -> Value {
+        do {
+            return try decoder.decode(type, from: data)
+        } catch let DecodingError.keyNotFound(key, _) {
+            throw ServerError(.importInvalid, member: key.stringValue)
+        } catch let DecodingError.typeMismatch(_, context) {
+            throw ServerError(.importInvalid, member: context.codingPath.last?.stringValue)
+        } catch let DecodingError.dataCorrupted(context) {
+            throw ServerError(.importInvalid, member: context.codingPath.last?.stringValue)
+        } catch {
+            throw ServerError(.importInvalid)
+        }
+    }
+}
+
+extension ServerError {
+    /// The error with the import line it is about (`line` in the body).
+    func onLine(_ number: Int) -> ServerError {
+        var error = self
+        error.members["line"] = .number(Double(number))
+        return error
+    }
+}

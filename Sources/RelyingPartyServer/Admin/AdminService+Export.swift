@@ -1,0 +1,124 @@
+import CryptoCore
+import Foundation
+import Storage
+
+extension AdminService {
+    /// Users read per transaction by the export.
+    static let exportPageSize = 200
+
+    /// Every account with its passkeys and Apple identities as NDJSON (`AdminExport`), in username order, read a page
+    /// of accounts per transaction (not one snapshot: `passkeyd migrate` copies a stopped store whole).
+    public func export() throws(ServerError) -> [UInt8] {
+        let header = AdminExport.Header(
+            version: AdminExport.version,
+            relyingPartyId: server.configuration.relyingPartyID,
+            exportedAt: server.time.now
+        )
+        var output = AdminExport.line(header)
+        var after: String?
+        while true {
+            let cursor = after
+            let page = try transaction { transaction throws(StorageError) -> [(UserRecord, [CredentialRecord], [AppleIdentityRecord])] in
+                try transaction.users(namePrefix: "", after: cursor, limit: Self.exportPageSize).map { user throws(StorageError) in
+                    (user, try transaction.credentials(userID: user.id), try transaction.appleIdentities(userID: user.id))
+                }
+            }
+            for (user, passkeys, identities) in page {
+                output += AdminExport.line(AdminExport.User(user))
+                for passkey in passkeys { output += AdminExport.line(AdminExport.Passkey(passkey)) }
+                for identity in identities { output += AdminExport.line(AdminExport.AppleIdentity(identity)) }
+            }
+            guard page.count == Self.exportPageSize, let last = page.last?.0.name else { return output }
+            after = last
+        }
+    }
+
+    /// Imports an export (`AdminExport`) of a deployment of the same relying party, idempotently, in one transaction.
+    public func importExport(_ body: [UInt8]) throws(ServerError) -> AdminImportReport {
+        try importBatch(try AdminExport.parse(body, relyingPartyID: server.configuration.relyingPartyID))
+    }
+
+    /// Writes `batch` in ONE transaction, all of it or, on any refusal, nothing: users upserted by ID (a new one
+    /// `user.created` with `method: import`, a changed username, display name or email `user.updated`); passkeys and
+    /// Apple identities added when new (`passkey.registered`, `apple.linked`) and left as they are when they exist
+    /// (their counters and Apple's state are the live ones).
+    /// - Throws: with the `line`: `409 username_taken`, `credential_exists` (a passkey of another account),
+    ///   `apple_identity_taken` (an Apple identity of another account), `400 import_invalid` (`userId` names no
+    ///   account).
+    func importBatch(_ batch: AdminExport.Batch) throws(ServerError) -> AdminImportReport {
+        let now = server.time.now
+        var line = 0
+        var refusal: ServerError?
+        func refuse(_ error: ServerError) -> StorageError {
+            refusal = error.onLine(line)
+            return StorageError(.invalidRecord, "import refused")
+        }
+        let report: AdminImportReport
+        do {
+            report = try server.store.transaction { transaction throws(StorageError) -> AdminImportReport in
+                refusal = nil
+                var report = AdminImportReport()
+                for (number, user) in batch.users {
+                    line = number
+                    guard var stored = try transaction.user(id: user.id) else {
+                        try transaction.insertUser(user)
+                        try transaction.appendEvent(AccountEvent.userCreated(userID: user.id, method: .import).event(at: now))
+                        report.users.created += 1
+                        continue
+                    }
+                    var changes: [String] = []
+                    if stored.name != user.name { changes.append("username") }
+                    if stored.displayName != user.displayName || stored.displayNameIsDefault != user.displayNameIsDefault {
+                        changes.append("displayName")
+                    }
+                    if stored.email != user.email { changes.append("email") }
+                    if stored.emailVerified != user.emailVerified { changes.append("emailVerified") }
+                    guard !changes.isEmpty else {
+                        report.users.unchanged += 1
+                        continue
+                    }
+                    (stored.name, stored.displayName, stored.displayNameIsDefault) = (user.name, user.displayName, user.displayNameIsDefault)
+                    (stored.email, stored.emailVerified) = (user.email, user.emailVerified)
+                    _ = try transaction.updateUser(stored)
+                    try transaction.appendEvent(AccountEvent.userUpdated(userID: user.id, changes: changes).event(at: now))
+                    report.users.updated += 1
+                }
+                for (number, passkey) in batch.passkeys {
+                    line = number
+                    if let stored = try transaction.credential(id: passkey.id) {
+                        guard stored.userID == passkey.userID else { throw refuse(ServerError(.credentialExists)) }
+                        report.passkeys.unchanged += 1
+                        continue
+                    }
+                    guard try transaction.user(id: passkey.userID) != nil else { throw refuse(ServerError(.importInvalid, member: "userId")) }
+                    try transaction.insertCredential(passkey)
+                    try transaction.appendEvent(AccountEvent.passkeyRegistered(userID: passkey.userID, credentialID: passkey.id).event(at: now))
+                    report.passkeys.created += 1
+                }
+                for (number, identity) in batch.appleIdentities {
+                    line = number
+                    if let stored = try transaction.appleIdentity(subject: identity.subject) {
+                        guard stored.userID == identity.userID else { throw refuse(ServerError(.appleIdentityTaken)) }
+                        report.appleIdentities.unchanged += 1
+                        continue
+                    }
+                    guard try transaction.user(id: identity.userID) != nil else { throw refuse(ServerError(.importInvalid, member: "userId")) }
+                    try transaction.insertAppleIdentity(identity)
+                    try transaction.appendEvent(AccountEvent.appleLinked(userID: identity.userID, appleUserID: identity.subject).event(at: now))
+                    report.appleIdentities.created += 1
+                }
+                return report
+            }
+        } catch {
+            if let refusal { throw refusal }
+            let mapped = ServerError.storage(error)
+            switch error.code {
+            case .usernameTaken, .credentialExists, .appleIdentityTaken: throw mapped.onLine(line)
+            case .duplicateKey, .invalidRecord: throw ServerError(.importInvalid, detail: error.description).onLine(line)
+            default: throw mapped
+            }
+        }
+        server.wakeWebhooks()
+        return report
+    }
+}

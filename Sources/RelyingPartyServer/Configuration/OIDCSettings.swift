@@ -1,0 +1,23 @@
+/// The `oidc` block: passkeyd as an OpenID provider for the listed clients (`/oauth/authorize`, `/oauth/token`).
+/// Without clients the OAuth endpoints answer every request as from an unknown client.
+public struct OIDCSettings: Sendable, Equatable {
+    public var clients: [OIDCClient] = []
+    /// How long a grant's refresh tokens are accepted, from the sign-in (30 days by default; an hour to a year).
+    public var refreshTokenLifetimeSeconds = 2_592_000
+    /// How long an authorization code may wait for its exchange: 60 seconds, fixed (RFC 6749 §4.1.2: "a maximum
+    /// authorization code lifetime of 10 minutes is RECOMMENDED"; a code is exchanged at once).
+    public static let codeLifetimeSeconds = 60
+
+    public init() {}
+
+    init(_ reader: ConfigurationReader) throws(ConfigurationError) {
+        try reader.only(["clients", "refreshTokenLifetimeSeconds"])
+        clients = try OIDCClient.list(try reader.objects("clients") ?? [], key: reader.key("clients"))
+        refreshTokenLifetimeSeconds = try reader.integer("refreshTokenLifetimeSeconds", in: 3600...31_536_000) ?? refreshTokenLifetimeSeconds
+    }
+
+    /// The client with this ID, or nil.
+    public func client(id: String) -> OIDCClient? {
+        clients.first { $0.id == id }
+    }
+}

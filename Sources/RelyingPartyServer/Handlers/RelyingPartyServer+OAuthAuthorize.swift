@@ -1,0 +1,136 @@
+import CryptoCore
+import Foundation
+import HTTPServer
+import Storage
+
+extension RelyingPartyServer {
+    /// The hosted sign-in page (`www/oauth/sign-in.html`), served at `signInPagePath` with the authorization request's
+    /// query: it signs the person in (or sees that they are) and sends the browser back to `/oauth/authorize`.
+    static let signInPagePath = "/oauth/sign-in"
+
+    /// The headers of every page of the OpenID provider (RFC 9700 §4.16, clickjacking; CSP Level 3): no framing, no
+    /// script but passkeyd's own files, no referrer carrying the request's query to another site.
+    static func addPageHeaders(to response: inout HTTPResponse) {
+        response.headers.add(
+            "Content-Security-Policy",
+            "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; "
+                + "base-uri 'none'; form-action 'self' https://appleid.apple.com; frame-ancestors 'none'"
+        )
+        response.headers.add("X-Frame-Options", "DENY")
+        response.headers.add("Referrer-Policy", "no-referrer")
+    }
+
+    /// `GET /oauth/authorize` (RFC 6749 §4.1.1, OpenID Connect Core §3.1.2): the authorization code flow with PKCE.
+    ///
+    /// An unknown `client_id` or an unregistered `redirect_uri` is an error page (never a redirect). Any other error
+    /// goes to the redirect URI as an OAuth error with the `state`. A person signed in to passkeyd (the session cookie)
+    /// goes straight back to the client with a code, unless `prompt=login` or `max_age` asks for a new sign-in; anyone
+    /// else is sent to the hosted sign-in page, which comes back here once they are signed in. `prompt=none` without a
+    /// session is `login_required` — after one same-site round trip through the page when the browser came from another
+    /// site (`Sec-Fetch-Site`), since the `SameSite=Strict` cookie is not sent on such a navigation.
+    func authorize(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+        let fields = FormFields(request.query ?? "")
+        let client: OIDCClient
+        let redirectURI: String
+        do {
+            (client, redirectURI) = try AuthorizationRequest.client(of: fields, in: configuration.oidc)
+        } catch {
+            return Self.errorPage(error)
+        }
+        let authorization: AuthorizationRequest
+        do {
+            authorization = try AuthorizationRequest(fields: fields, client: client, redirectURI: redirectURI)
+        } catch {
+            let state = fields["state"].map { String($0.prefix(AuthorizationRequest.maximumStateLength)) }
+            return Self.redirect(to: Self.errorRedirect(error, redirectURI: redirectURI, state: state, issuer: tokens.issuer))
+        }
+        // The sign-in page's cancel button.
+        if fields["passkeyd_cancel"] != nil {
+            return Self.redirect(to: authorization.redirect([("error", ServerError.Code.accessDenied.rawValue)], issuer: tokens.issuer))
+        }
+        let now = time.now
+        let session = try sessions.cookieSession(request)
+        let fresh =
+            session.map { session in authorization.maximumAge.map { now.timeIntervalSince(session.authenticatedAt) <= Double($0) } ?? true } ?? false
+        if let session, fresh, authorization.prompt != .login {
+            let code = try issueAuthorizationCode(authorization, session: session, now: now)
+            return Self.redirect(to: authorization.redirect([("code", code)], issuer: tokens.issuer))
+        }
+        if authorization.prompt == .silent {
+            let crossSite = ["cross-site", "same-site"].contains(request.headers["sec-fetch-site"]?.lowercased() ?? "")
+            guard crossSite, session == nil else {
+                return Self.redirect(to: authorization.redirect([("error", ServerError.Code.loginRequired.rawValue)], issuer: tokens.issuer))
+            }
+        }
+        return Self.redirect(to: Self.signInPagePath + "?" + (request.query ?? ""))
+    }
+
+    /// `GET /oauth/sign-in`: the hosted sign-in page, with the page headers. It reads its query (the authorization
+    /// request) itself; nothing of it is written into the page.
+    func signInPage(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
+        guard var response = staticFiles?.response(for: "/oauth/sign-in.html") else { throw ServerError(.notFound) }
+        Self.addPageHeaders(to: &response)
+        return response
+    }
+
+    /// Stores a new authorization code for the signed-in session (single use, `OIDCSettings.codeLifetimeSeconds`, only
+    /// its SHA-256 kept) and returns it.
+    func issueAuthorizationCode(_ authorization: AuthorizationRequest, session: SessionRecord, now: Date) throws(ServerError) -> String {
+        let user: UserRecord?
+        do {
+            user = try store.user(id: session.userID)
+        } catch {
+            throw .storage(error)
+        }
+        guard let user else { throw ServerError(.notSignedIn) }
+        let code = Base64URL.encode(random.bytes(count: 32))
+        let record = AuthorizationCodeRecord(
+            codeHash: DigestAlgorithm.sha256.hash(Array(code.utf8)),
+            clientID: authorization.client.id,
+            redirectURI: authorization.redirectURI,
+            codeChallenge: authorization.codeChallenge,
+            nonce: authorization.nonce,
+            scope: authorization.scope,
+            userID: user.id,
+            sessionID: session.id,
+            authenticatedAt: session.authenticatedAt,
+            authenticationMethods: AccessTokenSubject(user: user, session: session).authenticationMethods.joined(separator: " "),
+            grantID: random.bytes(count: OAuthGrantRecord.idLength),
+            createdAt: now,
+            expiresAt: now.addingTimeInterval(TimeInterval(OIDCSettings.codeLifetimeSeconds))
+        )
+        do {
+            try store.transaction { transaction throws(StorageError) in try transaction.insertAuthorizationCode(record) }
+        } catch {
+            throw .storage(error)
+        }
+        return code
+    }
+
+    /// The redirect of an error: OAuth's code and description (RFC 6749 §4.1.2.1); a server fault is `server_error`.
+    static func errorRedirect(_ error: ServerError, redirectURI: String, state: String?, issuer: String) -> String {
+        let code = error.status >= 500 ? "server_error" : error.code.rawValue
+        return AuthorizationRequest.redirect(to: redirectURI, [("error", code), ("error_description", error.message)], state: state, issuer: issuer)
+    }
+
+    static func redirect(to location: String) -> HTTPResponse {
+        var response = HTTPResponse(status: 302, headers: HTTPHeaders([("Location", location)]), body: [])
+        response.headers.add("Referrer-Policy", "no-referrer")
+        return response
+    }
+
+    /// The error page of a request that cannot be sent back to its client: the code and message, for a person.
+    static func errorPage(_ error: ServerError) -> HTTPResponse {
+        let text =
+            "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>Sign-in error</title>"
+            + "<link rel=\"stylesheet\" href=\"/style.css\"><main><h1>This sign-in link is not valid</h1>"
+            + "<p>\(error.message)</p><p><code>\(error.code.rawValue)</code></p></main></html>"
+        var response = HTTPResponse(
+            status: error.status,
+            headers: HTTPHeaders([("Content-Type", "text/html; charset=utf-8")]),
+            body: Array(text.utf8)
+        )
+        addPageHeaders(to: &response)
+        return response
+    }
+}

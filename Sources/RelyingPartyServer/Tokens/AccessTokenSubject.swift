@@ -1,0 +1,68 @@
+import Foundation
+import Storage
+
+/// Who an access token speaks for and how they signed in: the account, its session, and what is known of the person.
+package struct AccessTokenSubject: Sendable {
+    package var userID: [UInt8]
+    package var username: String
+    package var email: String?
+    package var emailVerified: Bool?
+    /// The session's public ID (`sid`), never its token.
+    package var sessionID: [UInt8]
+    /// `auth_time`.
+    package var authenticatedAt: Date
+    /// No token outlives its session.
+    package var sessionExpiresAt: Date
+    package var method: SessionMethod
+    package var userVerified: Bool
+
+    package init(
+        userID: [UInt8],
+        username: String,
+        email: String? = nil,
+        emailVerified: Bool? = nil,
+        sessionID: [UInt8],
+        authenticatedAt: Date,
+        sessionExpiresAt: Date,
+        method: SessionMethod,
+        userVerified: Bool
+    ) {
+        self.userID = userID
+        self.username = username
+        self.email = email
+        self.emailVerified = emailVerified
+        self.sessionID = sessionID
+        self.authenticatedAt = authenticatedAt
+        self.sessionExpiresAt = sessionExpiresAt
+        self.method = method
+        self.userVerified = userVerified
+    }
+
+    init(user: UserRecord, session: SessionRecord) {
+        self.init(
+            userID: user.id,
+            username: user.name,
+            email: user.email,
+            emailVerified: user.email == nil ? nil : user.emailVerified,
+            sessionID: session.id,
+            authenticatedAt: session.authenticatedAt,
+            sessionExpiresAt: session.expiresAt,
+            method: session.method,
+            userVerified: session.userVerified
+        )
+    }
+
+    /// `amr` (RFC 8176): a passkey is a proof of possession of a key (`pop`; whether it is hardware- or
+    /// software-bound, `hwk` or `swk`, the server cannot know) with a user-presence test (`user`), and with user
+    /// verification (PIN or biometrics on the authenticator) a second factor: `mfa`. Sign in with Apple is `apple`
+    /// (not a registered value: how Apple authenticated the person is Apple's to know).
+    var authenticationMethods: [String] {
+        switch method {
+        case .passkey: userVerified ? ["pop", "user", "mfa"] : ["pop", "user"]
+        case .apple: ["apple"]
+        // A recovery code is a one-time password (`otp`). No token is minted for such a session today: its answer has
+        // none, and `POST /session/token` refuses it (`recovery_session_restricted`).
+        case .recoveryCode: ["otp"]
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import CryptoCore
+import Foundation
+import Observability
+import Storage
+import Synchronization
+
+/// The signing keys of the deployment as this node holds them in memory, opened once each: which key signs now,
+/// which keys the JWKS publishes, and the public key of a `kid` for verifying the server's own tokens. Loaded from
+/// the store by the key worker (every `refreshInterval`), so that a key made by another node is published and used
+/// here too; requests never wait for the store, except when the set is older than `maximumAge` (the worker stalled).
+final class SigningKeyRing: Sendable {
+    /// How often the worker reloads the keys (and runs the schedule).
+    static let refreshInterval: TimeInterval = 10
+    /// A set older than this is reloaded by the request that finds it (a stalled worker must not let a node sign with a
+    /// key the others retired).
+    static let maximumAge: TimeInterval = 120
+
+    struct Key: Sendable {
+        let record: SigningKeyRecord
+        let signing: JWSSigningKey
+        let jwk: PublicKeyJWK
+    }
+
+    private struct Loaded: Sendable {
+        var keys: [Key] = []
+        var loadedAt: Date?
+    }
+
+    private let loaded = Mutex(Loaded())
+    let schedule: SigningKeySchedule
+    private let log: Logger
+
+    init(schedule: SigningKeySchedule, log: Logger) {
+        self.schedule = schedule
+        self.log = log
+    }
+
+    /// Replaces the set with `records`, opening the keys it does not hold yet. A record that does not open (another
+    /// server secret, an altered row) is left out and logged by its `kid`.
+    func load(_ records: [SigningKeyRecord], at now: Date) {
+        let held = loaded.withLock { loaded in Dictionary(loaded.keys.map { ($0.record.id, $0) }, uniquingKeysWith: { first, _ in first }) }
+        var keys: [Key] = []
+        for record in records {
+            if let key = held[record.id] {
+                keys.append(Key(record: record, signing: key.signing, jwk: key.jwk))
+                continue
+            }
+            do {
+                keys.append(Key(record: record, signing: try schedule.vault.open(record), jwk: try SigningKeyVault.jwk(of: record)))
+            } catch {
+                log.error("signing key \(record.id) cannot be opened: \(error.code)", event: "signingKeys")
+            }
+        }
+        loaded.withLock { $0 = Loaded(keys: keys, loadedAt: now) }
+    }
+
+    /// Whether the set must be loaded before it is used (never loaded, or older than `maximumAge`).
+    func isStale(at now: Date) -> Bool {
+        loaded.withLock { loaded in loaded.loadedAt.map { now.timeIntervalSince($0) >= Self.maximumAge } ?? true }
+    }
+
+    /// The key that signs at `now`: of the keys whose `activatesAt` has come and whose `retiresAt` has not, the one
+    /// that activated last.
+    func signingKey(at now: Date) -> JWSSigningKey? {
+        loaded.withLock { loaded in
+            loaded.keys.last { $0.record.activatesAt <= now && ($0.record.retiresAt.map { now < $0 } ?? true) }?.signing
+        }
+    }
+
+    /// The keys the JWKS publishes at `now`: every key until it is no longer published (pending keys included).
+    func publishedKeys(at now: Date) -> [Key] {
+        loaded.withLock { loaded in loaded.keys.filter { key in schedule.publishedUntil(key.record).map { now < $0 } ?? true } }
+    }
+
+    /// The published key with this `kid`, for verifying a token the deployment signed.
+    func publishedKey(id: String, at now: Date) -> Key? {
+        publishedKeys(at: now).first { $0.record.id == id }
+    }
+}
