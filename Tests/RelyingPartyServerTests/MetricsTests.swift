@@ -110,6 +110,24 @@ struct MetricsTests {
         #expect(families["passkeyd_challenges_outstanding"]?.samples.isEmpty == true)
     }
 
+    /// The age of the key that signs now, not of the oldest one published: an operator alerts when rotation stalls.
+    @Test func theSigningKeyAgeIsThatOfTheKeyInForce() throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_780_000_000))
+        let store = InMemoryStore()
+        let server = try TestServerFactory.make(store: store, clock: clock)
+        clock.advance(by: 3600)
+        let age = { try Self.scrape(server)["passkeyd_signing_key_age_seconds"] }
+        #expect(try age()?.type == "gauge")
+        #expect(try age()?.value("passkeyd_signing_key_age_seconds") == 3600)
+        _ = try server.tokens.ring.schedule.rotate(store: store, now: clock.now, immediately: true)
+        #expect(server.tokens.updateKeys())
+        clock.advance(by: 60)
+        #expect(try age()?.value("passkeyd_signing_key_age_seconds") == 60)
+        // Under another server secret no key opens: no age is reported rather than a made-up one.
+        let stranger = try TestServerFactory.make(store: store, clock: clock, enumerationSecret: Array(repeating: 0x11, count: 32))
+        #expect(try Self.scrape(stranger)["passkeyd_signing_key_age_seconds"]?.samples.isEmpty == true)
+    }
+
     @Test func withMetricsOffNothingIsCountedAndMetricsIsNotFound() throws {
         let server = try RelyingPartyServer(
             configuration: try TestServerFactory.configuration(),

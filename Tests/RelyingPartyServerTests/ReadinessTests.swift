@@ -22,7 +22,7 @@ struct ReadinessTests {
         let ready = Self.get(server, "/readyz")
         #expect(ready.status == 200)
         #expect(ready.json["status"] as? String == "ready")
-        #expect(ready.json["checks"] as? [String: String] == ["store": "ok", "migrations": "ok"])
+        #expect(ready.json["checks"] as? [String: String] == ["store": "ok", "migrations": "ok", "signingKeys": "ok"])
     }
 
     @Test func aStoreThatDoesNotAnswerIsNotReadyWhileTheProcessStaysLive() throws {
@@ -47,6 +47,32 @@ struct ReadinessTests {
         #expect(reply.status == 503)
         #expect(reply.json["failing"] as? String == "migrations")
         #expect((reply.json["checks"] as? [String: String])?["migrations"] == "schema 2 of 1")
+    }
+
+    /// A node whose server secret opens none of the deployment's signing keys cannot mint the access token of any
+    /// sign-in answer: it is not ready, and says which check failed.
+    @Test func aNodeWithoutAnActiveSigningKeyIsNotReady() throws {
+        let store = InMemoryStore()
+        #expect(Self.get(try TestServerFactory.make(store: store), "/readyz").status == 200)
+        let stranger = try TestServerFactory.make(store: store, enumerationSecret: Array(repeating: 0x11, count: 32))
+        let reply = Self.get(stranger, "/readyz")
+        #expect(reply.status == 503)
+        #expect(reply.json["error"] as? String == "not_ready")
+        #expect(reply.json["failing"] as? String == "signingKeys")
+        #expect(reply.json["checks"] as? [String: String] == ["store": "ok", "migrations": "ok", "signingKeys": "none active"])
+    }
+
+    /// A key worker that stalled while the store went away: the ring is reloaded for the check, and fails with it.
+    @Test func signingKeysThatCannotBeReloadedAreNotReady() throws {
+        let folder = try TemporaryFolder()
+        let store = try SQLiteStore(path: folder.path + "/passkeyd.sqlite")
+        let clock = ManualClock()
+        let server = try TestServerFactory.make(store: store, clock: clock)
+        clock.advance(by: SigningKeyRing.maximumAge)
+        store.close()
+        let reply = Self.get(server, "/readyz")
+        #expect(reply.status == 503)
+        #expect((reply.json["checks"] as? [String: String])?["signingKeys"] == "cannot be loaded")
     }
 
     @Test func aMetadataBLOBPastItsGraceIsNotReady() throws {

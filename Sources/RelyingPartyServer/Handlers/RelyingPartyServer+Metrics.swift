@@ -23,8 +23,8 @@ extension RelyingPartyServer {
     }
 
     /// The values read at each scrape: what the store holds (challenges outstanding, live sessions, webhook deliveries
-    /// by endpoint and status), the metadata BLOB's age and `nextUpdate`, Apple's key fetches. A store that does not
-    /// answer leaves its series out of that scrape and counts a store error.
+    /// by endpoint and status), the metadata BLOB's age and `nextUpdate`, the signing key's age, Apple's key fetches.
+    /// A store that does not answer leaves its series out of that scrape and counts a store error.
     func collectMetrics(into registry: MetricsRegistry) {
         registry.collect("passkeyd_challenges_outstanding", "Challenges issued and neither used nor expired (all nodes of the store).") {
             [weak self] in
@@ -63,6 +63,15 @@ extension RelyingPartyServer {
         registry.collect("passkeyd_metadata_blob_number", "The serial number (no) of the metadata BLOB in force.") { [weak self] in
             guard let metadata = self?.settings.withLock({ $0.metadata }) else { return [] }
             return [([], Double(metadata.number))]
+        }
+        registry.collect(
+            "passkeyd_signing_key_age_seconds",
+            "Seconds since the access-token signing key in force was created (none while no key is active)."
+        ) { [weak self] in
+            guard let self else { return [] }
+            let now = time.now
+            guard let key = tokens.ring.activeKey(at: now) else { return [] }
+            return [([], max(0, now.timeIntervalSince(key.record.createdAt)))]
         }
         registry.collect(
             "passkeyd_apple_key_fetches_total",

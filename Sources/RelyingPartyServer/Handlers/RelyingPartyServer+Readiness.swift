@@ -7,8 +7,9 @@ extension RelyingPartyServer {
     /// One readiness check's outcome: "ok", or why not (never a secret: a storage code, a configuration key).
     typealias ReadinessChecks = [(name: String, state: String)]
 
-    /// `GET /readyz`: 200 only when the store answers, its schema is the one this build writes, and the configured
-    /// trust material is loaded and usable (the metadata BLOB within its `nextUpdate` plus grace); otherwise
+    /// `GET /readyz`: 200 only when the store answers, its schema is the one this build writes, an access-token signing
+    /// key is loaded and active, and the configured trust material is loaded and usable (the metadata BLOB within its
+    /// `nextUpdate` plus grace); otherwise
     /// `503 not_ready` with the first failing check in `failing` and every check's state in `checks`.
     func readiness(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
         let checks = readinessChecks()
@@ -21,7 +22,7 @@ extension RelyingPartyServer {
         throw error
     }
 
-    /// Every check, in order: `store`, `migrations`, `trustAnchors`, `metadata`.
+    /// Every check, in order: `store`, `migrations`, `signingKeys`, `trustAnchors`, `metadata`.
     func readinessChecks() -> ReadinessChecks {
         var checks: ReadinessChecks = []
         let now = time.now
@@ -32,6 +33,14 @@ extension RelyingPartyServer {
         } catch {
             checks.append(("store", error.code.rawValue))
             checks.append(("migrations", "unknown"))
+        }
+        // What a sign-in answer needs to mint its access token: the ring loaded (again, when the key worker stalled) and
+        // a key active in it. Keys sealed under another server secret do not open, and leave none.
+        do {
+            let ring = try tokens.freshRing(at: now)
+            checks.append(("signingKeys", ring.activeKey(at: now) == nil ? "none active" : "ok"))
+        } catch {
+            checks.append(("signingKeys", "cannot be loaded"))
         }
         let current = settings.withLock { $0 }
         let sources = current.attestation.sources

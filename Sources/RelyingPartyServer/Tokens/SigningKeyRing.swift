@@ -62,8 +62,13 @@ final class SigningKeyRing: Sendable {
     /// The key that signs at `now`: of the keys whose `activatesAt` has come and whose `retiresAt` has not, the one
     /// that activated last.
     func signingKey(at now: Date) -> JWSSigningKey? {
+        activeKey(at: now)?.signing
+    }
+
+    /// The key that signs at `now` with its record (its `createdAt` for the signing-key age metric).
+    func activeKey(at now: Date) -> Key? {
         loaded.withLock { loaded in
-            loaded.keys.last { $0.record.activatesAt <= now && ($0.record.retiresAt.map { now < $0 } ?? true) }?.signing
+            loaded.keys.last { $0.record.activatesAt <= now && ($0.record.retiresAt.map { now < $0 } ?? true) }
         }
     }
 
