@@ -27,8 +27,9 @@ public final class RelyingPartyServer: HTTPHandler {
     let requestIDs: RequestIDs
     /// What the server counts (nil when `metrics.enabled` is false).
     let metrics: ServerMetrics?
-    /// The background fetch of the metadata BLOB, while it runs.
-    let metadataWorker = Mutex<PeriodicWorker?>(nil)
+    /// The background fetch of the metadata BLOB: the client it fetches with (from `startMetadataRefresh` to
+    /// `stopMetadataRefresh`) and its worker while one runs (a reload that changes `attestation.metadata` replaces it).
+    let metadataRefresh = Mutex<MetadataRefresh>(MetadataRefresh())
     /// Ceremony and Apple requests per client address; failed sign-in verifications per credential; challenges held
     /// per address.
     let addressLimiter: RateLimiter

@@ -30,13 +30,18 @@ import WebAuthnCore
             let blob = try configuredBLOB ?? signer.sign(payload: try MetadataBLOBSigner.payload(nextUpdate: "2026-07-01", entries: [], number: 42))
             try blob.write(toFile: folder.path + "/blob.jwt", atomically: true, encoding: .utf8)
             try AttestationConfigurationTests.pem(signer.root).write(toFile: folder.path + "/root.pem", atomically: true, encoding: .utf8)
-            configuration = try TestServerFactory.configuration(
-                #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "dataDirectory": "\#(folder.path)/data", "#
-                    + #""attestation": {"metadata": {"file": "\#(folder.path)/blob.jwt", "root": "\#(folder.path)/root.pem", "#
-                    + #""url": "\#(url ?? standIn.url)", "staleGraceDays": 7}}}"#
-            )
+            configuration = try Self.configuration(folder, url: "\"\(url ?? standIn.url)\"")
             try FileManager.default.createDirectory(atPath: folder.path + "/data", withIntermediateDirectories: true)
             client = try HTTPClient()
+        }
+
+        /// The configuration of the fixture's files with `url` (JSON: a string or null) and `refreshHours`.
+        static func configuration(_ folder: TemporaryFolder, url: String, refreshHours: Int = 24) throws -> ServerConfiguration {
+            try TestServerFactory.configuration(
+                #"{"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": null, "dataDirectory": "\#(folder.path)/data", "#
+                    + #""attestation": {"metadata": {"file": "\#(folder.path)/blob.jwt", "root": "\#(folder.path)/root.pem", "#
+                    + #""url": \#(url), "refreshHours": \#(refreshHours), "staleGraceDays": 7}}}"#
+            )
         }
 
         func server(log: Logger = .discarding) throws -> RelyingPartyServer {
@@ -122,6 +127,45 @@ import WebAuthnCore
         let server = try fixture.server()
         #expect(server.refreshMetadata(client: fixture.client) == .failed(HTTPServerError.Code.clientConnectFailed.rawValue))
         #expect(Self.number(server) == 42)
+    }
+
+    /// A `SIGHUP` that changes `attestation.metadata.url` or `refreshHours` replaces the background fetch: a URL
+    /// configured by the reload is fetched at once (not after the old interval), and `"url": null` stops fetching.
+    @Test func theBackgroundFetchFollowsAReloadOfItsURLAndInterval() throws {
+        let fixture = try Fixture()
+        defer { fixture.client.shutDown() }
+        let server = try TestServerFactory.make(
+            configuration: try Fixture.configuration(fixture.folder, url: "null"),
+            clock: ManualClock(Self.now)
+        )
+        defer { server.stopMetadataRefresh() }
+        server.startMetadataRefresh(client: fixture.client)
+        #expect(server.metadataRefresh.withLock { $0.worker } == nil)
+        fixture.standIn.serve(try fixture.blob(number: 43))
+        #expect(try server.reload(try Fixture.configuration(fixture.folder, url: "\"\(fixture.standIn.url)\"")) == [])
+        #expect(Self.eventually { Self.number(server) == 43 }, "the reloaded URL was not fetched")
+        #expect(fixture.standIn.requestCount == 1)
+        // Another URL (and interval): fetched at once too.
+        let second = try MetadataStandIn()
+        second.serve(try fixture.blob(number: 44))
+        #expect(try server.reload(try Fixture.configuration(fixture.folder, url: "\"\(second.url)\"", refreshHours: 6)) == [])
+        #expect(Self.eventually { Self.number(server) == 44 }, "the second URL was not fetched")
+        // The same settings again leave the worker as it is (no fetch of its own); null stops it.
+        #expect(try server.reload(try Fixture.configuration(fixture.folder, url: "\"\(second.url)\"", refreshHours: 6)) == [])
+        #expect(second.requestCount == 1)
+        #expect(try server.reload(try Fixture.configuration(fixture.folder, url: "null")) == [])
+        #expect(server.metadataRefresh.withLock { $0.worker } == nil)
+        #expect(fixture.standIn.requestCount == 1)
+    }
+
+    /// Polls `condition` for up to 20 s (the worker's thread fetches through the loopback stand-in).
+    static func eventually(_ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if condition() { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return condition()
     }
 
     @Test func aKeptBLOBStartsTheServerWhenTheConfiguredFileIsPastItsGrace() throws {

@@ -18,21 +18,48 @@ extension RelyingPartyServer {
         case notConfigured
     }
 
+    /// What runs the background fetch.
+    struct MetadataRefresh: Sendable {
+        var client: HTTPClient?
+        var worker: PeriodicWorker?
+    }
+
     /// Starts fetching `attestation.metadata.url` in the background through `client`: at once, then every
-    /// `refreshHours`. Does nothing without a metadata URL.
+    /// `refreshHours`. Does nothing without a metadata URL, until a reload configures one.
     public func startMetadataRefresh(client: HTTPClient) {
+        metadataRefresh.withLock { $0.client = client }
+        restartMetadataRefresh()
+    }
+
+    /// Stops the background fetch (after a fetch in progress); a reload starts none after this.
+    public func stopMetadataRefresh() {
+        let worker = metadataRefresh.withLock { refresh in
+            defer { refresh = MetadataRefresh() }
+            return refresh.worker
+        }
+        worker?.stop()
+    }
+
+    /// Replaces the worker by one for the settings in force (none without a metadata URL): after a reload that changed
+    /// `attestation.metadata`, so that a new URL is fetched at once and a new `refreshHours` is followed.
+    func restartMetadataRefresh() {
         let attestation = settings.withLock { $0.attestation }
-        guard attestation.sources.metadata != nil, attestation.metadataURL != nil else { return }
+        let (client, previous) = metadataRefresh.withLock { refresh in
+            defer { refresh.worker = nil }
+            return (refresh.client, refresh.worker)
+        }
+        previous?.stop()
+        guard let client, attestation.sources.metadata != nil, attestation.metadataURL != nil else { return }
         let worker = PeriodicWorker(name: "passkeyd-metadata", interval: attestation.metadataRefreshSeconds) { [weak self] in
             _ = self?.refreshMetadata(client: client)
         }
-        metadataWorker.withLock { $0 = worker }
+        metadataRefresh.withLock { $0.worker = worker }
         worker.start()
     }
 
-    /// Stops the background fetch (after a fetch in progress).
-    public func stopMetadataRefresh() {
-        metadataWorker.withLock { $0 }?.stop()
+    /// What decides the background fetch: whether metadata is configured, its URL and its interval.
+    static func metadataSchedule(_ attestation: AttestationSettings) -> (configured: Bool, url: String?, seconds: TimeInterval) {
+        (attestation.sources.metadata != nil, attestation.metadataURL, attestation.metadataRefreshSeconds)
     }
 
     /// Fetches the BLOB once and, when it verifies exactly as at start-up (JWS to the configured roots, `nextUpdate`

@@ -3,7 +3,7 @@ import Storage
 
 extension RelyingPartyServer {
     /// `SIGHUP`: takes up `replacement`'s associated-domain files (and the origins they imply), attestation trust
-    /// material and metadata BLOB, webhook endpoints and admin keys. Everything is built and verified before anything is
+    /// material, metadata BLOB and its background fetch (URL and interval), webhook endpoints and admin keys. Everything is built and verified before anything is
     /// swapped: when a part does not load, this throws and the settings in force stay. Requests in progress finish
     /// with the settings they started with. Returns the keys that differ from the start-up configuration but only
     /// take effect after a restart (`ServerConfiguration.keysNeedingRestart`).
@@ -21,7 +21,11 @@ extension RelyingPartyServer {
             current.endpoints.isEmpty && replacement.webhooks.isEmpty
             ? nil
             : try WebhookDispatcher(endpoints: replacement.webhooks, store: store, sender: webhookSender, time: time, random: random, log: log)
-        settings.withLock { $0 = reloaded }
+        let previous = settings.withLock { settings in
+            defer { settings = reloaded }
+            return settings.attestation
+        }
+        if Self.metadataSchedule(previous) != Self.metadataSchedule(reloaded.attestation) { restartMetadataRefresh() }
         if let dispatcher {
             current.stop()
             webhooks.withLock { $0 = dispatcher }
