@@ -39,6 +39,8 @@ OIDC_SECRET = "openapi-client-secret"
 WEB_CLIENT, WEB_REDIRECT = "openapi-web", "https://app.example/callback"
 NATIVE_CLIENT, NATIVE_REDIRECT = "openapi-native", "http://127.0.0.1/callback"
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}
+# The keys of a path item that are operations (the others: servers, parameters, summary, description).
+HTTP_METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 
 
 def free_port() -> int:
@@ -73,10 +75,13 @@ class Device:
 class Server:
     def __init__(self, folder: Path, device: Device):
         self.port = free_port()
+        self.admin_port = free_port()
         apple = device.greeting["appleBaseURL"]
         configuration = {
             "relyingParty": {"id": RP_ID, "name": "Example", "origins": [f"https://{RP_ID}"]},
-            "listen": {"https": None, "http": f"127.0.0.1:{self.port}"},
+            # The admin listener on loopback serves GET /metrics without a key (its admin routes need one).
+            "listen": {"https": None, "http": f"127.0.0.1:{self.port}", "admin": f"127.0.0.1:{self.admin_port}"},
+            "admin": {"keys": [{"name": "openapi", "keySHA256": hashlib.sha256(b"openapi-admin-key").hexdigest()}]},
             "dataDirectory": str(folder / "data"), "www": None, "threads": 2,
             "rateLimits": {"perAddressPerMinute": 600, "perAddressBurst": 200},
             "backends": [{"name": "openapi", "keySHA256": hashlib.sha256(BACKEND_KEY.encode()).hexdigest()}],
@@ -94,6 +99,7 @@ class Server:
         self.log = open(folder / "serve.log", "wb")
         self.process = subprocess.Popen([str(BINARY), "serve", "--config", str(path)], stdout=self.log, stderr=self.log)
         self.url = f"http://127.0.0.1:{self.port}"
+        self.admin_url = f"http://127.0.0.1:{self.admin_port}"
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             assert self.process.poll() is None, (folder / "serve.log").read_text()
@@ -122,14 +128,16 @@ class API:
         # The last answer (its headers: a redirect's Location).
         self.last = None
 
-    def call(self, method, path, body=None, token=None, status=200, validate_request=True, raw=None, headers=None):
+    def call(self, method, path, body=None, token=None, status=200, validate_request=True, raw=None, headers=None, admin=False):
+        """`admin`: to the admin listener (the document's path-level server of its operations)."""
         all_headers = dict(headers or {})
         if token:
             all_headers["Authorization"] = f"Bearer {token}"
+        url = (self.server.admin_url if admin else self.server.url) + path
         if raw is not None:
-            answer = requests.request(method, self.server.url + path, data=raw, headers=all_headers, allow_redirects=False, timeout=10)
+            answer = requests.request(method, url, data=raw, headers=all_headers, allow_redirects=False, timeout=10)
         else:
-            answer = requests.request(method, self.server.url + path, json=body, headers=all_headers, allow_redirects=False, timeout=10)
+            answer = requests.request(method, url, json=body, headers=all_headers, allow_redirects=False, timeout=10)
         assert answer.status_code == status, f"{method} {path}: {answer.status_code} {answer.text}"
         request = RequestsOpenAPIRequest(answer.request)
         if validate_request:
@@ -189,6 +197,11 @@ def test_the_served_document_is_the_repository_s(world):
     assert served == json.loads(DOCUMENT.read_text())
     api.call("GET", "/healthz")
     assert api.call("GET", "/readyz")["status"] == "ready"
+    # /metrics is the admin listener's (loopback: no key), and not the public one's.
+    metrics = api.call("GET", "/metrics", admin=True)
+    assert api.last.headers["Content-Type"].startswith("text/plain; version=0.0.4")
+    assert "# TYPE passkeyd_request_duration_seconds histogram" in metrics
+    assert requests.get(api.server.url + "/metrics", timeout=10).status_code == 404
 
 
 def test_passkeys_and_the_account(world):
@@ -414,6 +427,8 @@ def test_every_operation_of_the_document_was_exercised(world):
     missing = []
     for template, operations in spec["paths"].items():
         for method in operations:
+            if method not in HTTP_METHODS:  # a path item's servers
+                continue
             if template in ("/apple-app-site-association", "/.well-known/apple-app-site-association") and \
                     any(p == "/.well-known/apple-app-site-association" for _, p in seen):
                 continue

@@ -29,8 +29,15 @@ struct OpenAPIDocumentTests {
 
     @Test func everyRouteIsDescribedAndNothingElse() throws {
         let paths = try #require(try document()["paths"] as? [String: [String: Any]])
-        let described = Set(paths.flatMap { path, operations in operations.keys.map { "\($0.uppercased()) \(path)" } })
-        let routed = Set(RelyingPartyServer.routes.map { "\($0.method) \($0.path)" })
+        // A path item's operations are its HTTP-method keys (`servers` and the like are not).
+        let methods: Set<String> = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
+        let described = Set(
+            paths.flatMap { path, item in item.keys.filter(methods.contains).map { "\($0.uppercased()) \(path)" } }
+        )
+        // The admin listener's routes served without an admin key (`/metrics` on loopback) are described; the others
+        // wait for the admin-key scheme (README).
+        let openAdminRoutes = RelyingPartyServer.adminRoutes.filter { $0.flags.contains(.openOnLoopback) }
+        let routed = Set((RelyingPartyServer.routes + openAdminRoutes).map { "\($0.method) \($0.path)" })
         let wellKnown: Set<String> = [
             "GET /.well-known/apple-app-site-association", "GET /apple-app-site-association", "GET /.well-known/assetlinks.json",
             "GET /.well-known/webauthn", "GET /.well-known/passkey-endpoints",
@@ -38,6 +45,12 @@ struct OpenAPIDocumentTests {
         #expect(routed.subtracting(described) == [], "routes the document does not describe")
         #expect(described.subtracting(routed).subtracting(wellKnown) == [], "operations that are not routes")
         #expect(wellKnown.isSubset(of: described))
+        #expect(!openAdminRoutes.isEmpty)
+        for route in openAdminRoutes {
+            let servers = paths[route.path]?["servers"] as? [[String: Any]]
+            #expect(servers?.count == 1, "\(route.path) names the admin listener as its server")
+            #expect((servers?.first?["description"] as? String)?.contains("listen.admin") == true)
+        }
     }
 
     @Test func theErrorCodesAreTheServers() throws {
