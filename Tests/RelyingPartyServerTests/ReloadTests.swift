@@ -184,6 +184,25 @@ struct InProcessReloadTests {
     }
 }
 
+/// Settings of the blocks a running server sets up once (access tokens, introspection, CORS, the OpenID provider, the
+/// log, metrics) are reported as needing a restart, and the reload takes none of them.
+struct RestartReportTests {
+    @Test func tokensBackendsCORSOpenIDLogAndMetricsNeedARestart() throws {
+        let base = #"{"relyingParty": {"id": "example.com", "name": "Example", "origins": ["https://example.com"]}, "www": null"#
+        let server = try TestServerFactory.make(configuration: try TestServerFactory.configuration(base + "}"))
+        let changed = try TestServerFactory.configuration(
+            base + #", "tokens": {"lifetimeSeconds": 600}, \#(TokenFixture.backends), "cors": {"allowedOrigins": ["https://app.example"]}, "#
+                + #""oidc": {"refreshTokenLifetimeSeconds": 7200}, "log": {"level": "debug"}, "node": {"name": "web-2"}, "#
+                + #""metrics": {"enabled": false}, "limits": {"maximumPasskeysPerAccount": 5}}"#
+        )
+        #expect(
+            try server.reload(changed) == ["limits", "tokens", "backends", "cors", "oidc", "log", "node", "metrics"]
+        )
+        #expect(server.tokens.settings.lifetimeSeconds == 900)
+        #expect(server.metricsResponse().status == 200)
+    }
+}
+
 /// A reload replaces the admin keys: the old key is refused from then on, the new one accepted.
 struct AdminKeyReloadTests {
     @Test func theAdminKeysFollowAReload() throws {

@@ -30,6 +30,7 @@ extension ServerConfiguration {
             maximumBodySize != running.maximumBodySize || maximumHeaderSize != running.maximumHeaderSize
                 || readTimeoutSeconds != running.readTimeoutSeconds || writeTimeoutSeconds != running.writeTimeoutSeconds
                 || maximumConnections != running.maximumConnections || maximumConnectionsPerAddress != running.maximumConnectionsPerAddress
+                || maximumPasskeysPerAccount != running.maximumPasskeysPerAccount
         )
         note("rateLimits", rateLimits != running.rateLimits)
         note("sessions", sessionLifetimeSeconds != running.sessionLifetimeSeconds || handoffRedirect != running.handoffRedirect)
@@ -42,6 +43,15 @@ extension ServerConfiguration {
             enrollmentURL != running.enrollmentURL || enrollmentLinkLifetimeSeconds != running.enrollmentLinkLifetimeSeconds
                 || recoverySessionLifetimeSeconds != running.recoverySessionLifetimeSeconds
         )
+        // The access tokens' keys and their worker, introspection, CORS and the OpenID provider are set up at start.
+        note("tokens", tokens != running.tokens)
+        note("backends", backends != running.backends)
+        note("cors", cors != running.cors)
+        note("oidc", oidc != running.oidc)
+        // The log writer and the metrics registry are made once per process.
+        note("log", logFormat != running.logFormat || logLevel != running.logLevel)
+        note("node", nodeName != running.nodeName)
+        note("metrics", metricsEnabled != running.metricsEnabled)
         return keys
     }
 }
