@@ -24,13 +24,14 @@ extension ServerConfiguration {
                 || postgresPoolSize != running.postgresPoolSize
         )
         note("threads", threads != running.threads)
+        note("workers", workerCount != running.workerCount)
         note("relyingParty", relyingPartyID != running.relyingPartyID || relyingPartyName != running.relyingPartyName || origins != running.origins)
         note(
             "limits",
             maximumBodySize != running.maximumBodySize || maximumHeaderSize != running.maximumHeaderSize
                 || readTimeoutSeconds != running.readTimeoutSeconds || writeTimeoutSeconds != running.writeTimeoutSeconds
                 || maximumConnections != running.maximumConnections || maximumConnectionsPerAddress != running.maximumConnectionsPerAddress
-                || maximumPasskeysPerAccount != running.maximumPasskeysPerAccount
+                || maximumPasskeysPerAccount != running.maximumPasskeysPerAccount || maximumQueuedRequests != running.maximumQueuedRequests
         )
         note("rateLimits", rateLimits != running.rateLimits)
         note("sessions", sessionLifetimeSeconds != running.sessionLifetimeSeconds || handoffRedirect != running.handoffRedirect)
