@@ -32,7 +32,7 @@ public enum StoreContract {
             StoreContractCheck(name: "purgeExpiredSessions counts", run: purgeExpiredSessionsCounts),
             StoreContractCheck(name: "16 threads taking one challenge: one winner", run: concurrentTakeHasOneWinner),
         ] + appleChecks + ceremonyChecks + transactionChecks + sessionChecks + eventChecks + webhookChecks + accountChecks
-        + administrationChecks + signingKeyChecks + openIDProviderChecks
+        + administrationChecks + signingKeyChecks + openIDProviderChecks + usernameChecks
 
     /// Registers a new account with `completeRegistration` and a session of its own (derived from the owner and the
     /// credential's number, so that no two calls of a check collide), without events.
@@ -110,7 +110,10 @@ public enum StoreContract {
         try expectEqual(try store.user(id: StoreSamples.userID(2)), nil, "refused user")
         try expectEqual(try store.credential(id: StoreSamples.credential(2, owner: 2).id), nil, "refused credential")
         try expectEqual(try store.user(name: "alice")?.id, StoreSamples.userID(1), "first owner keeps the name")
-        try register(store, StoreSamples.user(2, name: "Alice"), StoreSamples.credential(2, owner: 2))
+        try expectStorageError(.usernameTaken, "a case variant") { () throws(StorageError) in
+            try register(store, StoreSamples.user(2, name: "Alice"), StoreSamples.credential(2, owner: 2))
+        }
+        try register(store, StoreSamples.user(2, name: "Alicia"), StoreSamples.credential(2, owner: 2))
     }
 
     public static func registrationIsAtomicOnCredentialExists(_ makeStore: StoreFactory) throws {
