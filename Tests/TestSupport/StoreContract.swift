@@ -62,12 +62,13 @@ public enum StoreContract {
         try expectEqual(try store.user(name: user.name), user, "user(name:)")
         try expectEqual(try store.credential(id: credential.id), credential, "credential(id:)")
         try expectEqual(try store.credentials(userID: user.id), [credential], "credentials(userID:)")
-        try expectEqual(try store.user(name: user.name.uppercased()), nil, "usernames compare exactly")
+        try expectEqual(try store.user(name: user.name.uppercased()), user, "usernames compare by their key")
+        try expectEqual(try store.user(name: user.name + "x"), nil, "another name")
         try expectEqual(
             try store.transaction { transaction throws(StorageError) in
                 [try transaction.user(id: user.id), try transaction.user(name: user.name), try transaction.user(name: user.name.uppercased())]
             },
-            [user, user, nil],
+            [user, user, user],
             "the transaction's reads"
         )
     }

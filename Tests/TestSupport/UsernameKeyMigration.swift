@@ -26,7 +26,7 @@ public enum UsernameKeyMigration {
     public static func check(_ store: any PasskeyStore) throws {
         for (number, name) in migratedNames {
             try expectEqual(try store.user(id: StoreSamples.userID(number))?.name, name, "account \(number)'s name")
-            try expectEqual(try store.user(name: name.uppercased())?.id, StoreSamples.userID(number), "\(name) found in upper case")
+            try expectEqual(try store.user(name: name.capitalized)?.id, StoreSamples.userID(number), "\(name) found capitalised")
         }
         try expectEqual(try store.user(name: "FRANK")?.id, StoreSamples.userID(2), "the oldest Frank keeps the name")
         try expectStorageError(.usernameTaken, "a variant of a migrated name") { () throws(StorageError) in
