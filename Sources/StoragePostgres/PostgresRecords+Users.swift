@@ -13,8 +13,12 @@ extension PostgresRecords {
 
     func user(name: String) throws(StorageError) -> UserRecord? {
         try run { connection throws(PostgresError) in
-            try connection.run("SELECT \(Self.userColumns) FROM users WHERE name_key = $1", [.text(UserRecord.nameKey(of: name))], row: Self.userRecord)
-                .first
+            try connection.run(
+                "SELECT \(Self.userColumns) FROM users WHERE name_key = $1",
+                [.text(UserRecord.nameKey(of: name))],
+                row: Self.userRecord
+            )
+            .first
         }
     }
 

@@ -44,7 +44,9 @@ struct SQLiteUsernameKeyMigrationTests {
             try connection.execute(SQLiteMigrations.steps.prefix(9).map(\.sql).joined() + "PRAGMA user_version = 9;")
             for (number, name) in [(UInt8(1), "Ann"), (2, "ann")] {
                 try connection.statement("INSERT INTO users (id, name, display_name, created_at, app_account_token) VALUES (?1, ?2, ?2, ?3, ?4)")
-                    .run([.blob(StoreSamples.userID(number)), .text(name), .real(Double(number)), .text(UsernameKeyMigration.appAccountToken(number))])
+                    .run([
+                        .blob(StoreSamples.userID(number)), .text(name), .real(Double(number)), .text(UsernameKeyMigration.appAccountToken(number)),
+                    ])
             }
         }
         try SQLiteStore(path: path).close()

@@ -26,7 +26,10 @@ struct UsernameKeyTests {
         #expect(renamed == String(repeating: "é", count: 31) + "-2")
         #expect(renamed.utf8.count <= 64)
         let longer = String(repeating: "a", count: 80)
-        #expect(UserRecord.migratedName(longer, maximumBytes: 64) { _ in false } == String(repeating: "a", count: 78) + "-2", "a longer legacy name keeps its length")
+        #expect(
+            UserRecord.migratedName(longer, maximumBytes: 64) { _ in false } == String(repeating: "a", count: 78) + "-2",
+            "a longer legacy name keeps its length"
+        )
     }
 
     /// The oldest account keeps the name (by creation, then user handle); the others are suffixed past every taken key.
