@@ -7,23 +7,26 @@ import Testing
 
 @Suite("SQLite migration 10: usernames compared by their key")
 struct SQLiteUsernameKeyMigrationTests {
+    /// A version-9 database at `path` holding `accounts` (number, name, creation time).
+    private func versionNineDatabase(_ path: String, _ accounts: [(number: UInt8, name: String, createdAt: Double)]) throws {
+        let connection = try SQLiteConnection(path: path)
+        try connection.execute(SQLiteMigrations.steps.prefix(9).map(\.sql).joined() + "PRAGMA user_version = 9;")
+        for account in accounts {
+            try connection.statement("INSERT INTO users (id, name, display_name, created_at, app_account_token) VALUES (?1, ?2, ?2, ?3, ?4)")
+                .run([
+                    .blob(StoreSamples.userID(account.number)), .text(account.name), .real(account.createdAt),
+                    .text(UsernameKeyMigration.appAccountToken(account.number)),
+                ])
+        }
+    }
+
     /// A version-9 database whose names collide once case is ignored (`UsernameKeyMigration`): the oldest keeps each
     /// name, the others are suffixed with an event, and the key is unique.
     @Test func aVersionNineDatabaseSettlesCollidingNames() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.newDatabasePath()
-        do {
-            let connection = try SQLiteConnection(path: path)
-            try connection.execute(SQLiteMigrations.steps.prefix(9).map(\.sql).joined() + "PRAGMA user_version = 9;")
-            for account in UsernameKeyMigration.accounts {
-                try connection.statement("INSERT INTO users (id, name, display_name, created_at, app_account_token) VALUES (?1, ?2, ?2, ?3, ?4)")
-                    .run([
-                        .blob(StoreSamples.userID(account.number)), .text(account.name), .real(account.createdAt),
-                        .text(UsernameKeyMigration.appAccountToken(account.number)),
-                    ])
-            }
-        }
+        try versionNineDatabase(path, UsernameKeyMigration.accounts)
         let store = try SQLiteStore(path: path)
         defer { store.close() }
         #expect(
@@ -39,16 +42,7 @@ struct SQLiteUsernameKeyMigrationTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.newDatabasePath()
-        do {
-            let connection = try SQLiteConnection(path: path)
-            try connection.execute(SQLiteMigrations.steps.prefix(9).map(\.sql).joined() + "PRAGMA user_version = 9;")
-            for (number, name) in [(UInt8(1), "Ann"), (2, "ann")] {
-                try connection.statement("INSERT INTO users (id, name, display_name, created_at, app_account_token) VALUES (?1, ?2, ?2, ?3, ?4)")
-                    .run([
-                        .blob(StoreSamples.userID(number)), .text(name), .real(Double(number)), .text(UsernameKeyMigration.appAccountToken(number)),
-                    ])
-            }
-        }
+        try versionNineDatabase(path, [(1, "Ann", 1), (2, "ann", 2)])
         try SQLiteStore(path: path).close()
         let store = try SQLiteStore(path: path)
         defer { store.close() }
