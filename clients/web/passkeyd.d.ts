@@ -39,7 +39,7 @@ export type ServerErrorCode =
   | "recovery_session_restricted" | "insufficient_scope" | "invalid_backend_key" | "import_invalid" | "invalid_client"
   | "invalid_redirect_uri" | "invalid_grant" | "unsupported_grant_type" | "unsupported_response_type" | "invalid_scope"
   | "login_required" | "access_denied" | "invalid_token" | "bad_request" | "request_too_large" | "expectation_failed"
-  | "http_error";
+  | "http_error" | "server_busy";
 
 /** Sentences for people, by code. */
 export declare const messages: Readonly<Record<string, string>>;
