@@ -299,6 +299,32 @@ struct PostgresStoreTests {
         try SigningKeyMigration.check(store)
     }
 
+    /// Step 9 (name keys) on a version-8 database whose names collide once case is ignored (`UsernameKeyMigration`): the
+    /// oldest keeps each name, the others are suffixed with an event, and the key is unique; as SQLite's step 10.
+    @Test func aVersionEightDatabaseSettlesCollidingNames() throws {
+        let cluster = try PostgresClusterScope.current()
+        let name = try cluster.createDatabase()
+        let hex = { (bytes: [UInt8]) in bytes.map { String(format: "%02x", $0) }.joined() }
+        let rows = UsernameKeyMigration.accounts.map { account in
+            "('\\x\(hex(StoreSamples.userID(account.number)))', '\(account.name)', '\(account.name)', \(account.createdAt), false, "
+                + "'\(UsernameKeyMigration.appAccountToken(account.number))', false)"
+        }
+        try cluster.psql(
+            PostgresMigrations.steps.prefix(8).map(\.sql).joined()
+                + """
+                CREATE TABLE passkeyd_schema (version integer NOT NULL);
+                INSERT INTO passkeyd_schema VALUES (8);
+                INSERT INTO users (id, name, display_name, created_at, display_name_is_default, app_account_token, email_verified)
+                    VALUES \(rows.joined(separator: ", "));
+                """,
+            database: name
+        )
+        let store = try PostgresStore(connectionString: cluster.connectionString(database: name), poolSize: 2)
+        defer { store.close() }
+        #expect(try cluster.psql("SELECT version FROM passkeyd_schema", database: name) == "\(PostgresMigrations.latestVersion)")
+        try UsernameKeyMigration.check(store)
+    }
+
     @Test func nodesStartingTogetherMigrateOnce() throws {
         let cluster = try PostgresClusterScope.current()
         let name = try cluster.createDatabase()
@@ -528,6 +554,22 @@ struct PostgresStoreTests {
             #expect(error.code == .notEmpty)
         }
         #expect(try target.credentials(userID: StoreSamples.userID(1)).count == 2)
+    }
+
+    /// `passkeyd migrate` carries each account's name key: the copy finds `Frank` as `FRANK` and refuses `frank`.
+    @Test func importCarriesTheNameKeys() throws {
+        let source = try SQLiteStore.inMemory()
+        try source.seedUser(StoreSamples.user(1, name: "Frank"), credential: StoreSamples.credential(1, owner: 1))
+        let cluster = try PostgresClusterScope.current()
+        let name = try cluster.createDatabase()
+        let target = try PostgresStore(connectionString: cluster.connectionString(database: name), poolSize: 1)
+        defer { target.close() }
+        try target.importRecords(try source.exportRecords())
+        #expect(try cluster.psql("SELECT name || ' ' || name_key FROM users", database: name) == "Frank frank")
+        #expect(try target.user(name: "FRANK")?.id == StoreSamples.userID(1))
+        #expect {
+            try target.seedUser(StoreSamples.user(2, name: "frank"), credential: StoreSamples.credential(2, owner: 2))
+        } throws: { ($0 as? StorageError)?.code == .usernameTaken }
     }
 
     @Test func aFailedImportLeavesNothingBehind() throws {
