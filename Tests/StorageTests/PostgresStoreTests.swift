@@ -475,7 +475,12 @@ struct PostgresStoreTests {
             expiresAt: StoreSamples.now.addingTimeInterval(86_400)
         )
         let family = [
-            RefreshTokenRecord(tokenHash: [UInt8](repeating: 0x71, count: 32), grantID: grant.id, createdAt: StoreSamples.now, usedAt: StoreSamples.now),
+            RefreshTokenRecord(
+                tokenHash: [UInt8](repeating: 0x71, count: 32),
+                grantID: grant.id,
+                createdAt: StoreSamples.now,
+                usedAt: StoreSamples.now
+            ),
             RefreshTokenRecord(tokenHash: [UInt8](repeating: 0x72, count: 32), grantID: grant.id, createdAt: StoreSamples.now, usedAt: nil),
         ]
         try source.transaction { transaction throws(StorageError) in

@@ -35,7 +35,10 @@ public struct AppleConfiguration: Sendable, Equatable {
     }
 
     init(_ reader: ConfigurationReader) throws(ConfigurationError) {
-        try reader.only(["teamID", "bundleIDs", "servicesIDs", "keyID", "privateKey", "authorizeURL", "jwksURL", "tokenURL", "revokeURL", "migrationURL", "issuers"])
+        try reader.only([
+            "teamID", "bundleIDs", "servicesIDs", "keyID", "privateKey", "authorizeURL", "jwksURL", "tokenURL", "revokeURL", "migrationURL",
+            "issuers",
+        ])
         teamID = try reader.requiredString("teamID")
         guard teamID.count == 10, teamID.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) }) else {
             throw ConfigurationError(.invalidValue, key: reader.key("teamID"), "must be the 10-character Team ID (upper-case letters and digits)")

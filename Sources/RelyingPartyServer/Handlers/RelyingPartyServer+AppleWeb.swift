@@ -115,7 +115,13 @@ extension RelyingPartyServer {
             throw ServerError(.invalidIdentityToken, detail: "the identity token is not for the flow's Services ID")
         }
         let replay = try appleReplayGuard(rawNonce: state.rawNonce, identityToken: identityToken, token: token, apple: apple)
-        let sign = AppleSignIn(token: token, displayName: appleDisplayName(Self.appleWebName(fields["user"])), signedInOwner: nil, replay: replay, now: time.now)
+        let sign = AppleSignIn(
+            token: token,
+            displayName: appleDisplayName(Self.appleWebName(fields["user"])),
+            signedInOwner: nil,
+            replay: replay,
+            now: time.now
+        )
         let outcome = try storage {
             try store.transaction { transaction throws(StorageError) in try self.apply(sign, in: transaction, request: request) }
         }
