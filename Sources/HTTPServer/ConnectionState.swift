@@ -46,6 +46,8 @@ final class ConnectionState {
     private(set) var hasReceivedNUL = false
     /// The client address it is counted against, once admitted under the per-address cap.
     private var address: PeerAddress?
+    /// The request being handled on the worker pool, if any (evhttp handles one request of a connection at a time).
+    private var pending: PendingRequest?
     /// Its places in the loop's lists of idle connections, all and of its address (maintained there).
     var idleLinks = IdleLinks()
     var addressIdleLinks = IdleLinks()
@@ -182,6 +184,18 @@ final class ConnectionState {
         evhttp_connection_free(connection)
     }
 
+    /// Its request went to the worker pool: the whole-request deadline stops until the answer is queued (which restarts
+    /// it), so a slow handler is never cut off by it; the handler's own waits are bounded.
+    func awaitResponse(_ request: PendingRequest) {
+        pending = request
+        if let deadline { event_del(deadline) }
+    }
+
+    /// The worker's answer is back and about to be written.
+    func responseArrived() {
+        pending = nil
+    }
+
     /// (Re)starts the whole-request deadline.
     private func armDeadline(seconds: Int) {
         guard let deadline else { return }
@@ -196,6 +210,8 @@ final class ConnectionState {
 
     /// Stops watching the output and uncounts the connection; safe to call twice.
     private func detach() {
+        pending?.isCancelled = true
+        pending = nil
         guard let outputWatch else { return }
         evbuffer_remove_cb_entry(bufferevent_get_output(bufferEvent), outputWatch)
         self.outputWatch = nil

@@ -11,6 +11,7 @@ enum ErrorResponse {
             case expectationFailed = "expectation_failed"
             case methodNotAllowed = "method_not_allowed"
             case httpError = "http_error"
+            case serverBusy = "server_busy"
         }
 
         private let base: Base
@@ -26,6 +27,8 @@ enum ErrorResponse {
         static let methodNotAllowed = Code(.methodNotAllowed)
         /// Any other status libevent decided on.
         static let httpError = Code(.httpError)
+        /// 503: every worker is busy and the queue of waiting requests is full; `Retry-After` says when to try again.
+        static let serverBusy = Code(.serverBusy)
 
         var rawValue: String { base.rawValue }
         var description: String { rawValue }
@@ -51,6 +54,13 @@ enum ErrorResponse {
     static func badRequest(_ message: String) -> HTTPResponse {
         var response = HTTPResponse.json(status: 400, Array(body(.badRequest, message).utf8))
         response.headers.add("Connection", "close")
+        return response
+    }
+
+    /// `503 server_busy` with `Retry-After: 1`: the worker pool's queue is full.
+    static func busy() -> HTTPResponse {
+        var response = HTTPResponse.json(status: 503, Array(body(.serverBusy, "The server is busy; try again shortly.").utf8))
+        response.headers.add("Retry-After", "1")
         return response
     }
 

@@ -17,6 +17,10 @@ final class EventLoop: @unchecked Sendable {
     let connections: ConnectionCounter
     /// Shared by all loops of a server: reports of what floods cause, a few lines at most.
     let reports: ThrottledLog
+    /// Shared by all loops of a server: the threads that run handlers whose answer may wait.
+    let workers: WorkerPool
+    /// The workers' finished responses, written out on this loop's thread.
+    let mailbox: LoopMailbox
     /// This loop's connections with no request in progress, oldest idle first, all of them and by client address.
     private let idleConnections = IdleConnections(links: \.idleLinks)
     private var idleConnectionsByAddress: [PeerAddress: IdleConnections] = [:]
@@ -35,7 +39,7 @@ final class EventLoop: @unchecked Sendable {
     /// two `epoll_ctl` calls per request. libevent's caveat for this flag (two descriptors of one base sharing
     /// an open file description, as `dup` makes) does not apply: each base holds one duplicate of its own
     /// listening socket and the accepted sockets.
-    init(connections: ConnectionCounter, reports: ThrottledLog) throws(HTTPServerError) {
+    init(connections: ConnectionCounter, reports: ThrottledLog, workers: WorkerPool) throws(HTTPServerError) {
         guard let settings = event_config_new() else {
             throw HTTPServerError(.eventLoopFailed, "event_config_new failed")
         }
@@ -44,9 +48,16 @@ final class EventLoop: @unchecked Sendable {
         guard let base = event_base_new_with_config(settings) else {
             throw HTTPServerError(.eventLoopFailed, "event_base_new failed")
         }
+        do {
+            mailbox = try LoopMailbox(base: base)
+        } catch {
+            event_base_free(base)
+            throw error
+        }
         self.base = base
         self.connections = connections
         self.reports = reports
+        self.workers = workers
     }
 
     /// Serves `socket` on this loop through a duplicate descriptor (evhttp closes the one it is given).
@@ -137,6 +148,7 @@ final class EventLoop: @unchecked Sendable {
 
     /// Frees the listeners (closing their connections and sockets), then the base. Call after `join`.
     func close() {
+        mailbox.close()
         for listener in listeners {
             listener.shutDown()
         }

@@ -173,10 +173,9 @@ final class EventLoopListener {
             remoteAddress: Self.peerAddress(request),
             isSecure: tls != nil
         )
+        let connectionState = evhttp_request_get_connection(request).flatMap(evhttp_connection_get_bufferevent).flatMap { connectionStates[$0] }
         // RFC 9110 §5.5: a NUL byte (which libevent cut a header value at) makes the request invalid.
-        let sentNUL =
-            evhttp_request_get_connection(request).flatMap(evhttp_connection_get_bufferevent)
-            .flatMap { connectionStates[$0] }?.hasReceivedNUL == true
+        let sentNUL = connectionState?.hasReceivedNUL == true
         let framing = RequestFraming.Request(
             major: Int(request.pointee.major),
             minor: Int(request.pointee.minor),
@@ -188,7 +187,29 @@ final class EventLoopListener {
             send(ErrorResponse.badRequest(refusal), to: request, isHead: isHead)
             return
         }
-        send(handler.handle(incoming), to: request, isHead: isHead)
+        guard let connectionState, !handler.answersOnLoop(incoming) else {
+            send(handler.handle(incoming), to: request, isHead: isHead)
+            return
+        }
+        let pending = PendingRequest(request: request, isHead: isHead, listener: self, connection: connectionState)
+        let handler = handler
+        let mailbox = loop.mailbox
+        let queued = loop.workers.submit {
+            let response = handler.handle(incoming)
+            mailbox.post { pending.listener.finish(pending, with: response) }
+        }
+        guard queued else {
+            send(ErrorResponse.busy(), to: request, isHead: isHead)
+            return
+        }
+        connectionState.awaitResponse(pending)
+    }
+
+    /// On the loop's thread, a worker's response: written out unless the connection closed meanwhile.
+    func finish(_ pending: PendingRequest, with response: HTTPResponse) {
+        guard !pending.isCancelled else { return }
+        pending.connection.responseArrived()
+        send(response, to: pending.request, isHead: pending.isHead)
     }
 
     private func send(_ response: HTTPResponse, to request: UnsafeMutablePointer<evhttp_request>, isHead: Bool) {

@@ -1,9 +1,21 @@
-/// Answers requests. Called synchronously on the event-loop thread that owns the connection: while a call runs, that
-/// loop's other connections wait, and the other loops (one per thread) keep serving. A handler may block, but each
-/// wait must be bounded. The relying-party handler waits on its store (a SQLite write, a PostgreSQL round trip, at
-/// most 10 s for a pooled connection) and, for Sign in with Apple, on fetching Apple's keys when none are cached
-/// (at most 5 s; they are prefetched at start-up); its other outbound calls run on a worker thread.
+/// Answers requests.
+///
+/// A request whose answer may wait (on the disk, a database, the network) is handled on the server's worker pool
+/// (`HTTPServerConfiguration.workers`) and its response written back by the event loop that owns the connection: that
+/// loop keeps serving its other connections meanwhile. When every worker is busy and `maximumQueuedRequests` wait
+/// already, the request is answered `503 server_busy` with `Retry-After` at once. A request the handler answers from
+/// memory (`answersOnLoop`: the well-known files, static files, health) is handled synchronously on the loop thread,
+/// which is faster than a trip through the pool. Either way a handler runs on several threads at once, and each wait
+/// must be bounded.
 public protocol HTTPHandler: Sendable {
     /// Produces the response for one request.
     func handle(_ request: HTTPRequest) -> HTTPResponse
+
+    /// Whether `handle` answers `request` from memory, without waiting on anything: then it runs on the loop thread.
+    func answersOnLoop(_ request: HTTPRequest) -> Bool
+}
+
+extension HTTPHandler {
+    /// By default every request is handled on the worker pool.
+    public func answersOnLoop(_ request: HTTPRequest) -> Bool { false }
 }

@@ -9,8 +9,9 @@ import Glibc
 ///
 /// Every loop has its own evhttp per listener, each accepting from its own non-blocking listening socket
 /// on the shared port (SO_REUSEPORT, TCP_NODELAY set), so the kernel spreads connections over the loops. Requests are
-/// copied out, checked for ambiguous framing (`RequestFraming`) and handed synchronously to the handler on the loop
-/// thread. Limits (body, header section, methods) and every error libevent detects are answered in JSON, never with
+/// copied out, checked for ambiguous framing (`RequestFraming`) and handed to the handler: on a worker thread when its
+/// answer may wait, its response then written back on the loop thread, or synchronously on the loop thread when the
+/// handler answers it from memory (`HTTPHandler`). Limits (body, header section, methods) and every error libevent detects are answered in JSON, never with
 /// libevent's HTML pages. Connections are capped in all and per client address, idle ones making way for new ones, and
 /// the cap fits the open-file limit, which start-up raises to the hard limit; a failed `accept` pauses the listener.
 ///
@@ -28,6 +29,7 @@ public final class HTTPServer: @unchecked Sendable {
     private let connections = ConnectionCounter()
     private let lifecycle = Mutex(Lifecycle.bound)
     private let configuration: HTTPServerConfiguration
+    private let workers: WorkerPool
 
     /// One-time process set-up: libevent's pthread locking (before any base exists), and ignoring
     /// SIGPIPE, which a write to a connection the peer already closed would otherwise raise.
@@ -49,7 +51,8 @@ public final class HTTPServer: @unchecked Sendable {
         }
         guard configuration.threads >= 1, configuration.maximumBodySize >= 0, configuration.maximumHeaderSize >= 1,
             configuration.readTimeoutSeconds >= 1, configuration.writeTimeoutSeconds >= 1, configuration.maximumConnections >= 1,
-            configuration.maximumConnectionsPerAddress >= 1, configuration.reservedDescriptors >= 0
+            configuration.maximumConnectionsPerAddress >= 1, configuration.reservedDescriptors >= 0, configuration.workers >= 1,
+            configuration.maximumQueuedRequests >= 1
         else {
             throw HTTPServerError(.invalidConfiguration, "threads, limits and timeouts must be positive")
         }
@@ -58,6 +61,8 @@ public final class HTTPServer: @unchecked Sendable {
         self.configuration = configuration
         let reports = ThrottledLog(interval: Self.reportInterval, write: configuration.log)
 
+        let workers = try WorkerPool(threads: configuration.workers, maximumQueued: configuration.maximumQueuedRequests)
+        self.workers = workers
         var sockets: [ListeningSocket] = []
         var loops: [EventLoop] = []
         do throws(HTTPServerError) {
@@ -70,7 +75,7 @@ public final class HTTPServer: @unchecked Sendable {
             }
             sockets += plainSockets ?? []
             for index in 0..<configuration.threads {
-                let loop = try EventLoop(connections: connections, reports: reports)
+                let loop = try EventLoop(connections: connections, reports: reports, workers: workers)
                 loops.append(loop)
                 if let secureSockets {
                     try loop.addListener(socket: secureSockets[index], tls: configuration.tls, configuration: configuration, handler: handler)
@@ -82,6 +87,7 @@ public final class HTTPServer: @unchecked Sendable {
             httpsPort = secureSockets?.first?.port
             httpPort = plainSockets?.first?.port
         } catch {
+            workers.stop()
             loops.forEach { $0.close() }
             sockets.forEach { _ = close($0.descriptor) }
             throw error
@@ -153,6 +159,9 @@ public final class HTTPServer: @unchecked Sendable {
             state = .stopped
             loops.forEach { $0.requestStop() }
             loops.forEach { $0.join() }
+            // Requests still waiting for a worker are dropped (none of them started); those running end (each wait is
+            // bounded), and their answers, posted to loops that are gone, are dropped with the connections.
+            workers.stop()
             loops.forEach { $0.close() }
             sockets.forEach { _ = close($0.descriptor) }
         }

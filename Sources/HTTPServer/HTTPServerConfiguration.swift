@@ -15,6 +15,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var tls: TLSServerContext?
     /// The number of event loops, each on its own thread.
     public var threads: Int
+    /// The threads that run handlers whose work may wait (`HTTPHandler.answersOnLoop` false): the store, the network.
+    public var workers: Int
+    /// The most requests waiting for a worker; beyond it a request is answered `503 server_busy` with `Retry-After`.
+    public var maximumQueuedRequests: Int
     /// The largest accepted request body in bytes; larger ones get a JSON 413.
     public var maximumBodySize: Int
     /// The largest accepted request line plus header section in bytes; larger ones get a JSON 400.
@@ -47,6 +51,8 @@ public struct HTTPServerConfiguration: Sendable {
         httpAddress: String? = nil,
         tls: TLSServerContext? = nil,
         threads: Int = HTTPServerConfiguration.processorCount,
+        workers: Int = 4 * HTTPServerConfiguration.processorCount,
+        maximumQueuedRequests: Int = 1024,
         maximumBodySize: Int = 65_536,
         maximumHeaderSize: Int = 16_384,
         readTimeoutSeconds: Int = 30,
@@ -61,6 +67,8 @@ public struct HTTPServerConfiguration: Sendable {
         self.httpAddress = httpAddress
         self.tls = tls
         self.threads = threads
+        self.workers = workers
+        self.maximumQueuedRequests = maximumQueuedRequests
         self.maximumBodySize = maximumBodySize
         self.maximumHeaderSize = maximumHeaderSize
         self.readTimeoutSeconds = readTimeoutSeconds

@@ -6,8 +6,8 @@ extension RelyingPartyServer {
     /// `Allow`); any other path is a well-known file, a static file or `404 not_found`. The log names a route by its
     /// path pattern, never by the path itself (a passkey ID identifies a person's authenticator).
     static let routes: [Route] = [
-        Route("GET", "/healthz", [.sessionIgnored], RelyingPartyServer.health),
-        Route("GET", "/openapi.json", [.sessionIgnored], RelyingPartyServer.openAPIDocument),
+        Route("GET", "/healthz", [.sessionIgnored, .answersFromMemory], RelyingPartyServer.health),
+        Route("GET", "/openapi.json", [.sessionIgnored, .answersFromMemory], RelyingPartyServer.openAPIDocument),
         Route(
             "POST",
             "/webauthn/registration/options",
@@ -51,7 +51,7 @@ extension RelyingPartyServer {
         Route("GET", "/session/handoff", [.rateLimitedPerAddress, .noStore, .sessionIgnored], RelyingPartyServer.completeHandoff),
         Route("POST", "/introspect", [.noStore, .sessionIgnored], RelyingPartyServer.introspect),
         Route("GET", "/.well-known/jwks.json", [.sessionIgnored], RelyingPartyServer.jwks),
-        Route("GET", "/.well-known/openid-configuration", [.sessionIgnored], RelyingPartyServer.openIDConfiguration),
+        Route("GET", "/.well-known/openid-configuration", [.sessionIgnored, .answersFromMemory], RelyingPartyServer.openIDConfiguration),
         Route("GET", "/oauth/authorize", [.rateLimitedPerAddress, .noStore, .sessionIgnored], RelyingPartyServer.authorize),
         Route("GET", "/oauth/sign-in", [.noStore, .sessionIgnored], RelyingPartyServer.signInPage),
         Route("POST", "/oauth/token", [.rateLimitedPerAddress, .noStore, .sessionIgnored], RelyingPartyServer.token),

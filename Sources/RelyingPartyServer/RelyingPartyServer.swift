@@ -159,6 +159,16 @@ public final class RelyingPartyServer: HTTPHandler {
         return response
     }
 
+    /// Whether `request` is answered from memory, on the event-loop thread: a route flagged `.answersFromMemory`, a
+    /// preflight or another method's `405`, and what the table does not route (the well-known files, which are built
+    /// at start-up, and the static files of `www`). Everything else goes to the worker pool.
+    public func answersOnLoop(_ request: HTTPRequest) -> Bool {
+        switch Self.dispatch(request.method == "HEAD" ? "GET" : request.method, request.path) {
+        case .route(let route, _): route.flags.contains(.answersFromMemory)
+        case .wrongMethod, .unrouted: true
+        }
+    }
+
     /// Dispatches by the route table (`RelyingPartyServer+Routes.swift`), applying the route's flags.
     private func respond(to request: HTTPRequest) throws(ServerError) -> HTTPResponse {
         let method = request.method == "HEAD" ? "GET" : request.method

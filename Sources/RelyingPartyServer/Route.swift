@@ -26,6 +26,10 @@ struct Route: Sendable {
         /// token is `403 insufficient_scope` before the handler runs: an access token is for the app's API, and a new
         /// route refuses it unless it says otherwise. A stale or unknown one is `401 not_signed_in` everywhere.
         static let allowsAccessToken = Flags(rawValue: 1 << 4)
+        /// The handler answers from memory, waiting on nothing (`/healthz`, the OpenAPI and discovery documents): it
+        /// runs on the event-loop thread. Every other route runs on the worker pool, so that its waits on the store or
+        /// the network never hold up the loop's other connections.
+        static let answersFromMemory = Flags(rawValue: 1 << 5)
     }
 
     /// The handler, given the server, the request and its context.

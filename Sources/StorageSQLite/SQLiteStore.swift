@@ -19,7 +19,7 @@ import Glibc
 ///
 /// Threading: one connection behind a `Mutex`. Calls from any number of threads are serialised, so each
 /// call sees the connection alone; at `synchronous=FULL` the fsync per commit, not the lock, bounds the
-/// rate. Several stores (or processes) may open the same file: SQLite's file locks plus a busy timeout
+/// rate, which is why the ceremonies' final writes share their commits (`SQLiteCommitGroup`). Several stores (or processes) may open the same file: SQLite's file locks plus a busy timeout
 /// serialise their writes, and every read-then-write (the ceremonies, `transaction`) runs in a BEGIN IMMEDIATE
 /// transaction, which takes the database's write lock before its first read: transactions are serial.
 ///
@@ -27,6 +27,8 @@ import Glibc
 /// transactions all run those.
 public final class SQLiteStore: PasskeyStore {
     private let connection: Mutex<SQLiteConnection?>
+    /// The ceremonies' final writes, committed in groups (`SQLiteStore+Ceremonies`).
+    let commitGroup = SQLiteCommitGroup()
 
     /// Opens the database file at `path`, creating its parent folder (0700) and the file (0600, so that SQLite gives
     /// its `-wal` and `-shm` files the same mode) when missing, and migrates it to the latest schema.

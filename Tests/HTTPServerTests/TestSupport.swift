@@ -50,6 +50,8 @@ final class TestServer {
         maximumConnections: Int = 100,
         maximumConnectionsPerAddress: Int = 256,
         readTimeoutSeconds: Int = 5,
+        workers: Int = 4,
+        maximumQueuedRequests: Int = 1024,
         handler: any HTTPHandler = EchoHandler()
     ) throws {
         let files = try makeCertificate()
@@ -59,6 +61,8 @@ final class TestServer {
             httpAddress: "127.0.0.1:0",
             tls: tls,
             threads: threads,
+            workers: workers,
+            maximumQueuedRequests: maximumQueuedRequests,
             maximumBodySize: Self.maximumBodySize,
             maximumHeaderSize: Self.maximumHeaderSize,
             readTimeoutSeconds: readTimeoutSeconds,

@@ -168,9 +168,12 @@ struct AppleIdentityTokenTests {
         try fixture.signInFresh()
         try fixture.awaitKeyFetches(2)
         #expect(fixture.standIn.calls(to: "/auth/keys").count == 2, "three quarters into their hour the keys are refreshed")
+        // Apple goes down before the refresh this sign-in starts (were it up, the refresh could land before the next
+        // sign-in and renew the keys): the cached keys still serve it, and the refresh fails.
+        fixture.standIn.available = false
         fixture.clock.advance(by: 3599)
         try fixture.signInFresh()
-        fixture.standIn.available = false
+        try fixture.awaitKeyFetches(3)
         fixture.clock.advance(by: 2)
         let raw = AppleFixture.rawNonce()
         let expired = try fixture.signIn(token: try fixture.identityToken(rawNonce: raw), rawNonce: raw)

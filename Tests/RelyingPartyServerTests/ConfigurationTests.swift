@@ -70,7 +70,14 @@ struct ConfigurationTests {
         let configuration = try load(#"{"threads": 3, "database": {"postgres": "host=db.internal dbname=passkeyd"}}"#)
         #expect(configuration.postgresConnectionString == "host=db.internal dbname=passkeyd")
         #expect(configuration.postgresPoolSize == nil)
-        #expect(configuration.defaultPoolSize == 5)
+        // Four workers per event loop, each holding one connection at a time, and two for the background work.
+        #expect(configuration.workerCount == 12)
+        #expect(configuration.defaultPoolSize == 14)
+        #expect(try load(#"{"threads": 3, "workers": 2}"#).defaultPoolSize == 4)
+        #expect(try load(#"{"workers": 6, "limits": {"maximumQueuedRequests": 10}}"#).httpServerConfiguration(tls: nil, log: { _ in }).workers == 6)
+        #expect(try load(#"{"limits": {"maximumQueuedRequests": 10}}"#).httpServerConfiguration(tls: nil, log: { _ in }).maximumQueuedRequests == 10)
+        #expect(throws: ConfigurationError.self) { try load(#"{"workers": 0}"#) }
+        #expect(throws: ConfigurationError.self) { try load(#"{"limits": {"maximumQueuedRequests": 0}}"#) }
         #expect(try load(#"{"database": {"postgres": "postgresql://db/passkeyd", "poolSize": 12}}"#).postgresPoolSize == 12)
         #expect(try load("{}").postgresConnectionString == nil)
     }

@@ -106,9 +106,11 @@ import Glibc
     /// accepted and dropped. Now one address holds at most 256 (each new one beyond takes the place of its own
     /// connection idle the longest), and a client from 127.0.0.2 (all of 127/8 is loopback) is served at once.
     @Test func oneAddressCannotHoldEveryConnectionSlot() throws {
-        let count = 10_050
+        // 10,050 where the hard limit allows it (it is 20,000 here); on a machine with fewer descriptors as many as
+        // leave 1,000 for the tests running beside this one, and never fewer than four times the per-address cap.
         let ownLimit = Self.raiseOwnDescriptorLimit()
-        try #require(ownLimit >= count + 1_000, "this test needs \(count + 1_000) descriptors; the hard limit is \(ownLimit)")
+        let count = min(10_050, ownLimit - 1_000)
+        try #require(count >= 4 * 256, "this test needs \(4 * 256 + 1_000) descriptors; the hard limit is \(ownLimit)")
         let folder = try TemporaryFolder()
         let server = try ServeProcess(dataDirectory: folder.path + "/data", configurationPath: folder.path + "/passkeyd.json")
         defer { server.stopWithSIGKILL() }

@@ -15,7 +15,7 @@ struct CurlTransport: Transport {
     }
 
     func send(_ method: String, _ path: String, body: [UInt8]?, headers: [(String, String)]) throws -> ServerReply {
-        var arguments = ["-s", "-k", "-i", "--max-time", "20", "-X", method] + (source.map { ["--interface", $0] } ?? [])
+        var arguments = ["-s", "-S", "-k", "-i", "--max-time", "20", "-X", method] + (source.map { ["--interface", $0] } ?? [])
         for (name, value) in headers { arguments += ["-H", "\(name): \(value)"] }
         if body != nil {
             if !headers.contains(where: { $0.0.lowercased() == "content-type" }) { arguments += ["-H", "Content-Type: application/json"] }

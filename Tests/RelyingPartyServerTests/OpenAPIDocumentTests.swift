@@ -48,7 +48,7 @@ struct OpenAPIDocumentTests {
         let code = try #require(properties["error"] as? [String: Any])
         let documented = Set(try #require(code["enum"] as? [String]))
         let server = Set(ServerError.Code.allCases.map(\.rawValue))
-        let httpLayer: Set<String> = ["bad_request", "request_too_large", "expectation_failed", "http_error"]
+        let httpLayer: Set<String> = ["bad_request", "request_too_large", "expectation_failed", "http_error", "server_busy"]
         #expect(documented == server.union(httpLayer))
     }
 }

@@ -23,7 +23,7 @@ struct RouteTableTests {
     /// refuses stale ones before its handler); and an access token stands for its session only where the route reads
     /// the account without changing it or does not use the session at all (every other refuses a live one with 403).
     static let flags: [String: Route.Flags] = [
-        "GET /healthz": [.sessionIgnored], "GET /openapi.json": [.sessionIgnored],
+        "GET /healthz": [.sessionIgnored, .answersFromMemory], "GET /openapi.json": [.sessionIgnored, .answersFromMemory],
         "POST /webauthn/registration/options": [.rateLimitedPerAddress, .noStore, .recoverySessionAllowed],
         "POST /webauthn/registration/verify": [.rateLimitedPerAddress, .noStore, .recoverySessionAllowed, .allowsAccessToken],
         "POST /webauthn/authentication/options": [.rateLimitedPerAddress, .noStore, .allowsAccessToken],
@@ -42,7 +42,7 @@ struct RouteTableTests {
         "DELETE /me/apple/{id}": [.noStore], "POST /session/handoff": [.rateLimitedPerAddress, .noStore],
         "GET /session/handoff": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
         "POST /session/token": [.noStore], "POST /introspect": [.noStore, .sessionIgnored],
-        "GET /.well-known/jwks.json": [.sessionIgnored], "GET /.well-known/openid-configuration": [.sessionIgnored],
+        "GET /.well-known/jwks.json": [.sessionIgnored], "GET /.well-known/openid-configuration": [.sessionIgnored, .answersFromMemory],
         // The OpenID provider: its clients' requests carry no passkeyd session credential (the authorization endpoint
         // reads the cookie itself, a stale one meaning nobody is signed in).
         "GET /oauth/authorize": [.rateLimitedPerAddress, .noStore, .sessionIgnored], "GET /oauth/sign-in": [.noStore, .sessionIgnored],
@@ -72,6 +72,26 @@ struct RouteTableTests {
             #expect(flags.contains(.noStore) != Self.cacheable.contains(route), "\(route): no-store unless it is listed as cacheable")
             #expect(flags.contains(.sessionIgnored) == Self.sessionIgnoring.contains(route), "\(route): stale sessions refused unless listed")
         }
+    }
+
+    /// Only what is answered from memory runs on the event-loop thread: the routes flagged so, preflights, other
+    /// methods' 405s, the well-known and static files. Every route that may wait on the store or the network (the
+    /// JWKS may reload keys from the store) goes to the worker pool.
+    @Test func onlyAnswersFromMemoryRunOnTheLoop() throws {
+        let server = try TestServerFactory.make()
+        let onLoop: Set<String> = ["GET /healthz", "GET /openapi.json", "GET /.well-known/openid-configuration"]
+        for route in RelyingPartyServer.routes {
+            let path = route.path.replacingOccurrences(of: "{id}", with: "AAAA")
+            #expect(
+                server.answersOnLoop(HTTPRequest(method: route.method, path: path)) == onLoop.contains("\(route.method) \(route.path)"),
+                "\(route.method) \(route.path)"
+            )
+        }
+        #expect(server.answersOnLoop(HTTPRequest(method: "HEAD", path: "/healthz")))
+        #expect(server.answersOnLoop(HTTPRequest(method: "GET", path: "/.well-known/apple-app-site-association")))
+        #expect(server.answersOnLoop(HTTPRequest(method: "GET", path: "/index.html")))
+        #expect(server.answersOnLoop(HTTPRequest(method: "OPTIONS", path: "/me")))
+        #expect(!server.answersOnLoop(HTTPRequest(method: "POST", path: "/webauthn/authentication/verify")))
     }
 
     @Test func anIDSegmentMatchesOneNonEmptySegment() throws {

@@ -3,7 +3,8 @@
 #   1. wrk on GET /.well-known/apple-app-site-association over HTTPS keep-alive, passkeyd next to nginx serving
 #      the same bytes with the same certificate and key (alternating rounds, same wrk parameters);
 #   2. passkeyd-loadgen: full sign-in ceremonies over HTTPS keep-alive, next to OpenSSL's raw ES256 verify rate.
-#   3. the same ceremonies on a server with two webhook endpoints (one answering, one unreachable) next to none.
+#   3. the same ceremonies on a server with two webhook endpoints (one answering, one unreachable) next to none;
+#   4. the same ceremonies with the data on disk (BENCH_TMPDIR) next to the data in /dev/shm, alternating rounds.
 # Everything listens on 127.0.0.1; both servers are stopped by pid on exit. Knobs (environment): ROUNDS,
 # WRK_ARGUMENTS, LOAD_CONNECTIONS, LOAD_SECONDS, BENCH_TMPDIR (parent of the data folder, e.g. /dev/shm),
 # PASSKEYD_BIN (a passkeyd binary to measure instead of building one, e.g. an older build for before/after).
@@ -164,3 +165,36 @@ sleep 2
 refused=$(grep -c "http.clientConnectFailed" "$work/passkeyd-webhooks.log" || true)
 echo "  the unreachable endpoint's refused attempts logged: $refused; server errors: $(grep -c -i "internal_error" "$work/passkeyd-webhooks.log" || true)"
 printf 'RATIO login-with-webhooks-vs-without %.3f\n' "$(echo "$with_total / $without_total" | bc -l)"
+
+# 4. Durable sign-ins with the data on disk next to the same binary and load with the data in memory (/dev/shm):
+#    what the fsync per commit costs once ceremonies share commits (group commit) and wait off the event loops.
+if [ -d /dev/shm ]; then
+    memory_work=$(mktemp -d /dev/shm/passkeyd-bench.XXXXXX)
+    memory_port=$(free_port)
+    write_config "$memory_port" "$memory_work/data" "$memory_work/passkeyd.json"
+    "$PASSKEYD_BIN" serve --config "$memory_work/passkeyd.json" 2>"$memory_work/passkeyd.log" &
+    memory_pid=$!
+    passkeyd_pid="$passkeyd_pid $memory_pid"
+    wait_for "https://127.0.0.1:$memory_port/healthz" "$memory_work/passkeyd.log"
+    DISK_ROUNDS=${DISK_ROUNDS:-3}
+    ceremony_line() {
+        ./.build/release/passkeyd-loadgen --port "$1" --connections "$LOAD_CONNECTIONS" --seconds "$LOAD_SECONDS" --warm-up 2 \
+            | awk '/^login ceremonies:/ { sub("/s", "", $3); sub(",", "", $14); print $3, $14 }'
+    }
+    echo "login disk vs memory: $DISK_ROUNDS alternating rounds of $LOAD_SECONDS s, data in ${BENCH_TMPDIR:-/tmp} vs /dev/shm"
+    disk_total=0
+    memory_total=0
+    disk_p99=0
+    for round in $(seq "$DISK_ROUNDS"); do
+        read -r disk_rate disk_round_p99 < <(ceremony_line "$passkeyd_port")
+        read -r memory_rate memory_round_p99 < <(ceremony_line "$memory_port")
+        echo "  round $round: disk $disk_rate/s (p99 $disk_round_p99 ms), memory $memory_rate/s (p99 $memory_round_p99 ms)"
+        disk_total=$(echo "$disk_total + $disk_rate" | bc -l)
+        memory_total=$(echo "$memory_total + $memory_rate" | bc -l)
+        if [ "$(echo "$disk_round_p99 > $disk_p99" | bc -l)" = 1 ]; then disk_p99=$disk_round_p99; fi
+    done
+    stop_process "$memory_pid"
+    rm -rf "$memory_work"
+    echo "  worst p99 on disk: $disk_p99 ms"
+    printf 'RATIO login-disk-vs-memory %.3f\n' "$(echo "$disk_total / $memory_total" | bc -l)"
+fi

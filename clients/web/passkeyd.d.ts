@@ -40,7 +40,7 @@ export type ServerErrorCode =
   | "invalid_redirect_uri" | "invalid_grant" | "unsupported_grant_type" | "unsupported_response_type" | "invalid_scope"
   | "login_required" | "access_denied"
   | "apple_state_invalid" | "apple_sign_in_cancelled" | "invalid_return_path" | "invalid_token" | "bad_request" | "request_too_large" | "expectation_failed"
-  | "http_error";
+  | "http_error" | "server_busy";
 
 /** Sentences for people, by code. */
 export declare const messages: Readonly<Record<string, string>>;

@@ -73,6 +73,7 @@ extension ServerConfiguration {
         settings.httpsAddress = tls == nil ? nil : adminAddress
         settings.httpAddress = tls == nil ? adminAddress : nil
         settings.threads = 1
+        settings.workers = 2
         settings.maximumBodySize = Self.maximumAdminBodySize
         settings.maximumConnections = 64
         settings.maximumConnectionsPerAddress = 64

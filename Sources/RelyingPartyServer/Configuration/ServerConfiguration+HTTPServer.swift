@@ -20,6 +20,8 @@ extension ServerConfiguration {
             httpAddress: httpAddress,
             tls: tls,
             threads: threads,
+            workers: workerCount,
+            maximumQueuedRequests: maximumQueuedRequests,
             maximumBodySize: maximumBodySize,
             maximumHeaderSize: maximumHeaderSize,
             readTimeoutSeconds: readTimeoutSeconds,

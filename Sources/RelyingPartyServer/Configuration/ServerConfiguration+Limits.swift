@@ -5,7 +5,7 @@ extension ServerConfiguration {
     mutating func parseLimits(_ block: ConfigurationReader) throws(ConfigurationError) {
         try block.only([
             "maximumBodySize", "maximumHeaderSize", "readTimeoutSeconds", "writeTimeoutSeconds", "maximumConnections",
-            "maximumConnectionsPerAddress", "maximumPasskeysPerAccount",
+            "maximumConnectionsPerAddress", "maximumPasskeysPerAccount", "maximumQueuedRequests",
         ])
         maximumPasskeysPerAccount = try block.integer("maximumPasskeysPerAccount", in: 1...1000) ?? maximumPasskeysPerAccount
         maximumBodySize = try block.integer("maximumBodySize", in: 1024...10_485_760) ?? maximumBodySize
@@ -14,5 +14,6 @@ extension ServerConfiguration {
         writeTimeoutSeconds = try block.integer("writeTimeoutSeconds", in: 1...3600) ?? writeTimeoutSeconds
         maximumConnections = try block.integer("maximumConnections", in: 1...1_000_000) ?? maximumConnections
         maximumConnectionsPerAddress = try block.integer("maximumConnectionsPerAddress", in: 1...1_000_000)
+        maximumQueuedRequests = try block.integer("maximumQueuedRequests", in: 1...1_000_000) ?? maximumQueuedRequests
     }
 }

@@ -15,7 +15,7 @@ extension ServerConfiguration {
         let reader = try ConfigurationReader(root, path: "")
         try reader.only([
             "relyingParty", "listen", "tls", "dataDirectory", "database", "sessions", "challenges", "attestation",
-            "algorithms", "associatedDomains", "www", "threads", "limits", "rateLimits", "apple", "webhooks",
+            "algorithms", "associatedDomains", "www", "threads", "workers", "limits", "rateLimits", "apple", "webhooks",
             "admin", "recovery",
             "tokens", "backends", "cors", "oidc",
         ])
@@ -31,6 +31,7 @@ extension ServerConfiguration {
         if let block = try reader.object("associatedDomains") { associatedDomains = try AssociatedDomains(block) }
         if reader.has("www") { wwwDirectory = try reader.string("www") }
         threads = try reader.integer("threads", in: 1...64) ?? threads
+        workers = try reader.integer("workers", in: 1...1024)
         if let block = try reader.object("limits") { try parseLimits(block) }
         if let block = try reader.object("rateLimits") { rateLimits = try RateLimits(block) }
         if let block = try reader.object("apple") { apple = try AppleConfiguration(block) }

@@ -67,8 +67,16 @@ public struct ServerConfiguration: Sendable {
 
     public init() {}
 
-    /// Each event-loop thread holds at most one connection at a time; the rest serve the Apple worker and the purges.
-    public var defaultPoolSize: Int { threads + 2 }
+    /// `workers`: the threads that run the handlers which may wait (on the store, the network); nil is four per
+    /// event loop.
+    public var workers: Int?
+    /// The worker threads in force.
+    public var workerCount: Int { workers ?? 4 * threads }
+    /// `limits.maximumQueuedRequests`: the most requests waiting for a worker before `503 server_busy`.
+    public var maximumQueuedRequests = 1024
+
+    /// Each worker thread holds at most one connection at a time; the rest serve the Apple worker and the purges.
+    public var defaultPoolSize: Int { workerCount + 2 }
 
     /// Every origin ceremonies accept: `relyingParty.origins`, then those `associatedDomains` implies (each Android
     /// app's `android:apk-key-hash:` origins, the related origins), each once.

@@ -73,6 +73,7 @@ public struct PasskeydError: Error, Sendable, Equatable, CustomStringConvertible
         case requestTooLarge = "request_too_large"
         case expectationFailed = "expectation_failed"
         case httpError = "http_error"
+        case serverBusy = "server_busy"
         // This side.
         /// No answer: the network, TLS or the server's address.
         case network = "client.network"

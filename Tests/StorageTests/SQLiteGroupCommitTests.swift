@@ -1,0 +1,132 @@
+import Foundation
+import Storage
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import StorageSQLite
+
+/// Issue 20: the ceremonies' final writes share their commits. A refused write in a batch fails alone, the others are
+/// durable; concurrent ceremonies form batches; a failed commit fails the whole batch.
+@Suite("SQLite group commit")
+struct SQLiteGroupCommitTests {
+    /// A session of `owner` with an ID and token hash of its own (`number` up to 65,535).
+    static func session(_ number: Int, owner: UInt8) -> SessionRecord {
+        var session = StoreSamples.session(1, owner: owner)
+        let tag = [UInt8(number >> 8), UInt8(number & 0xFF)]
+        session.tokenHash = [UInt8](repeating: 0x5A, count: 30) + tag
+        session.id = [UInt8](repeating: 0x1D, count: 14) + tag
+        return session
+    }
+
+    /// A write that inserts the session `number` of user 1, and then throws `refusal` when one is given.
+    static func insertSession(_ number: Int, thenThrow refusal: StorageError? = nil) -> SQLiteCommitGroup.Write {
+        func write(_ records: SQLiteRecords) throws(StorageError) {
+            try records.insertSession(session(number, owner: 1))
+            if let refusal { throw refusal }
+        }
+        return write
+    }
+
+    /// A batch of three in which the middle write inserts a session and then is refused: it is rolled back to its
+    /// savepoint and gets its error; the writes before and after it are committed.
+    @Test func aRefusedWriteInABatchFailsAlone() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try SQLiteStore(path: directory.newDatabasePath())
+        defer { store.close() }
+        try store.seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
+        let refusal = StorageError(.invalidRecord, "refused by the test")
+        let errors = store.commitBatch([Self.insertSession(1), Self.insertSession(2, thenThrow: refusal), Self.insertSession(3)])
+        #expect(errors.map { $0?.code } == [nil, .invalidRecord, nil])
+        #expect(try store.session(id: Self.session(1, owner: 1).id, now: StoreSamples.now) != nil)
+        #expect(try store.session(id: Self.session(2, owner: 1).id, now: StoreSamples.now) == nil, "rolled back to its savepoint")
+        #expect(try store.session(id: Self.session(3, owner: 1).id, now: StoreSamples.now) != nil)
+    }
+
+    /// A write whose statement fails (a session ID that exists) fails alone too, and the batch commits the rest.
+    @Test func aFailedStatementInABatchFailsAlone() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try SQLiteStore(path: directory.newDatabasePath())
+        defer { store.close() }
+        try store.seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
+        let errors = store.commitBatch([Self.insertSession(1), Self.insertSession(1), Self.insertSession(2)])
+        #expect(errors[0] == nil && errors[1] != nil && errors[2] == nil, "\(errors)")
+        #expect(try store.session(id: Self.session(2, owner: 1).id, now: StoreSamples.now) != nil)
+    }
+
+    /// When the transaction cannot begin (another connection holds the write lock past the busy timeout), every write
+    /// of the batch gets the error and none is applied.
+    @Test func aBatchThatCannotCommitFailsEveryWrite() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.newDatabasePath()
+        let store = try SQLiteStore(path: path)
+        defer { store.close() }
+        try store.seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
+        let other = try SQLiteStore(path: path)
+        defer { other.close() }
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            try? other.withConnection { connection throws(SQLiteError) in
+                try connection.statement("BEGIN IMMEDIATE").run([])
+                holding.signal()
+                release.wait()
+                try connection.statement("ROLLBACK").run([])
+            }
+        }
+        holding.wait()
+        let errors = store.commitBatch([Self.insertSession(1), Self.insertSession(2)])
+        release.signal()
+        #expect(errors.allSatisfy { $0 != nil }, "\(errors)")
+        #expect(try store.session(id: Self.session(1, owner: 1).id, now: StoreSamples.now) == nil)
+    }
+
+    /// Eight threads signing in at once: every sign-in is stored, and commits held several of them.
+    @Test func concurrentSignInsShareCommits() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try SQLiteStore(path: directory.newDatabasePath())
+        defer { store.close() }
+        for owner in UInt8(1)...8 {
+            var credential = StoreSamples.credential(owner, owner: owner)
+            credential.signCount = 0
+            try store.seedUser(StoreSamples.user(owner), credential: credential)
+        }
+        let failures = Mutex<[String]>([])
+        let group = DispatchGroup()
+        for owner in UInt8(1)...8 {
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
+                for round in 1...25 {
+                    let update = AuthenticationUpdate(
+                        credentialID: StoreSamples.credential(owner, owner: owner).id,
+                        signCount: UInt32(round),
+                        backupEligible: true,
+                        backupState: false,
+                        usedAt: StoreSamples.now,
+                        backupEligibilityChanged: false
+                    )
+                    do {
+                        try store.completeAuthentication(update, session: Self.session(Int(owner) * 100 + round, owner: owner), events: [])
+                    } catch {
+                        failures.withLock { $0.append("\(owner)/\(round): \(error)") }
+                    }
+                }
+            }
+        }
+        group.wait()
+        #expect(failures.withLock { $0 } == [])
+        for owner in UInt8(1)...8 {
+            let stored = try store.credential(id: StoreSamples.credential(owner, owner: owner).id)
+            #expect(stored?.signCount == 25)
+            #expect(try store.session(id: Self.session(Int(owner) * 100 + 25, owner: owner).id, now: StoreSamples.now) != nil)
+        }
+        let sizes = store.commitGroup.batchSizes
+        #expect(sizes.reduce(0, +) == 200)
+        #expect(sizes.contains { $0 > 1 }, "no commit held more than one sign-in: \(sizes.prefix(40))")
+    }
+}
