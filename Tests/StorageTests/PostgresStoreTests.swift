@@ -488,7 +488,33 @@ struct PostgresStoreTests {
         }
         let signingKey = StoreSamples.signingKey(1, activatesAt: StoreSamples.now, retiresAt: StoreSamples.now.addingTimeInterval(60.5))
         try source.transaction { transaction throws(StorageError) in try transaction.insertSigningKey(signingKey) }
+        // The OpenID provider's grant and its refresh-token family (one used, one live) are carried; codes are not.
+        let grant = OAuthGrantRecord(
+            id: [UInt8](repeating: 0x6A, count: OAuthGrantRecord.idLength),
+            clientID: "web",
+            userID: StoreSamples.userID(1),
+            sessionID: StoreSamples.session(1, owner: 1).id,
+            scope: "openid email",
+            authenticatedAt: StoreSamples.now,
+            authenticationMethods: "hwk user",
+            createdAt: StoreSamples.now,
+            expiresAt: StoreSamples.now.addingTimeInterval(86_400)
+        )
+        let family = [
+            RefreshTokenRecord(
+                tokenHash: [UInt8](repeating: 0x71, count: 32),
+                grantID: grant.id,
+                createdAt: StoreSamples.now,
+                usedAt: StoreSamples.now
+            ),
+            RefreshTokenRecord(tokenHash: [UInt8](repeating: 0x72, count: 32), grantID: grant.id, createdAt: StoreSamples.now, usedAt: nil),
+        ]
+        try source.transaction { transaction throws(StorageError) in
+            try transaction.insertOAuthGrant(grant)
+            for token in family { try transaction.insertRefreshToken(token) }
+        }
         let export = try source.exportRecords()
+        #expect(export.oauthGrants == [grant] && export.oauthRefreshTokens == family)
         #expect(export.signingKeys == [signingKey])
         #expect(export.users.count == 2 && export.credentials.count == 2 && export.sessions.count == 2)
         #expect(export.enrollmentTokens == [link] && export.recoveryCodes.map(\.codeHash) == codes)
@@ -504,6 +530,12 @@ struct PostgresStoreTests {
         try target.importRecords(export)
         #expect(try target.transaction { transaction throws(StorageError) in try transaction.signingKeys() } == [signingKey])
         #expect(try target.user(id: StoreSamples.userID(1)) == StoreSamples.user(1))
+        let carried = try target.transaction { transaction throws(StorageError) -> (OAuthGrantRecord?, [RefreshTokenRecord]) in
+            var tokens: [RefreshTokenRecord] = []
+            for token in family { if let found = try transaction.refreshToken(hash: token.tokenHash) { tokens.append(found) } }
+            return (try transaction.oauthGrant(id: grant.id), tokens)
+        }
+        #expect(carried.0 == grant && carried.1 == family)
         #expect(try target.credentials(userID: StoreSamples.userID(1)) == [StoreSamples.credential(1, owner: 1), used])
         #expect(
             try target.session(tokenHash: StoreSamples.session(1, owner: 1).tokenHash, now: StoreSamples.now) == StoreSamples.session(1, owner: 1)
