@@ -117,6 +117,23 @@ struct AppleWebFlowTests {
         #expect((meAgain["user"] as? [String: Any])?["id"] as? String == account["id"] as? String)
     }
 
+    /// The web flow's code is exchanged off the request path like an app's, for the Services ID and with the flow's
+    /// redirect URI (Apple's token endpoint requires it for a web code), and the refresh token it gives is kept: it is
+    /// what is revoked when the account is deleted.
+    @Test func theWebFlowsCodeIsExchangedWithItsRedirectURI() throws {
+        let started = try start()
+        let reply = try callback([("state", started.state), ("code", "c.web-1"), ("id_token", try token(nonce: started.nonce))], cookie: started.cookie)
+        #expect(reply.status == 200, "\(reply.text)")
+        #expect(fixture.standIn.calls(to: "/auth/token").isEmpty, "nothing happens on the request path")
+        fixture.server.processDueAppleWork()
+        let call = try #require(fixture.standIn.calls(to: "/auth/token").first)
+        #expect(call.form["code"] == "c.web-1")
+        #expect(call.form["client_id"] == AppleTokenMinter.servicesID)
+        #expect(call.form["redirect_uri"] == "https://example.com/auth/apple/callback")
+        #expect(call.form["grant_type"] == "authorization_code")
+        #expect(try fixture.store.appleRefreshTokens(subject: "001999.web.0001").map(\.clientID) == [AppleTokenMinter.servicesID])
+    }
+
     @Test func aMissingWrongOrUsedStateIsRefused() throws {
         let started = try start()
         let token = try token(nonce: started.nonce)

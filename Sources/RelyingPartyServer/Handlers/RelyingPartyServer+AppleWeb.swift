@@ -14,6 +14,9 @@ extension RelyingPartyServer {
     /// The query member that tells the page Apple's flow ended without a sign-in (its value is a `ServerError` code).
     static let appleErrorMember = "passkeyd_apple_error"
 
+    /// The redirect URI of Apple's web flow: where Apple posts its answer, named again when its code is exchanged.
+    var appleWebRedirectURI: String { tokens.issuer + "/auth/apple/callback" }
+
     /// What a web flow's `state` stands for (its challenge's context).
     struct AppleWebState: Codable {
         /// The raw nonce; Apple got its SHA-256 (hex), as the native flow gives it.
@@ -59,7 +62,7 @@ extension RelyingPartyServer {
             ChallengeService.codeKey($0, kind: .appleWebState)
         }
         let parameters = [
-            ("client_id", servicesID), ("redirect_uri", tokens.issuer + "/auth/apple/callback"), ("response_type", "code id_token"),
+            ("client_id", servicesID), ("redirect_uri", appleWebRedirectURI), ("response_type", "code id_token"),
             ("response_mode", "form_post"), ("scope", "name email"), ("state", issued.code),
             ("nonce", Hex.encode(DigestAlgorithm.sha256.hash(Array(rawNonce.utf8)))),
         ]
@@ -127,6 +130,16 @@ extension RelyingPartyServer {
         }
         guard case .signedIn(_, _, _, let issued) = outcome else {
             throw ServerError(.invalidIdentityToken, detail: "the nonce or the identity token was already used")
+        }
+        // The code gives the refresh token that is revoked when the account goes (Apple's token endpoint wants the
+        // redirect URI the authorization named).
+        if let code = fields["code"], !code.isEmpty {
+            apple.enqueueCodeExchange(
+                code: code,
+                subject: token.subject,
+                clientID: state.servicesID,
+                redirectURI: appleWebRedirectURI
+            )
         }
         return Self.continuePage(to: state.returnPath, cookies: [sessions.cookie(for: issued), Self.clearingAppleStateCookie])
     }
