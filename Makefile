@@ -107,10 +107,12 @@ backend-deps:
 	$(call python_venv,$(BACKEND_VENV),Tests/Backend/requirements.txt)
 
 # Real-browser tests: headless Chromium with virtual authenticators drives the demo page against a
-# `passkeyd serve` started by the suite. Screenshots go to Tests/Browser/screenshots/ (git-ignored).
+# `passkeyd serve` started by the suite (and the OpenID provider's sign-in page, with Authlib as the client app and
+# passkeyd-test-device's Apple stand-in). Screenshots go to Tests/Browser/screenshots/ (git-ignored).
 test-browser: deps browser-deps
 	$(SWIFT) build --product passkeyd
-	$(BROWSER_VENV)/bin/pytest -q Tests/Browser
+	$(SWIFT) build --product passkeyd-test-device
+	PASSKEYD_TEST_DEVICE=$(abspath .build/debug/passkeyd-test-device) $(BROWSER_VENV)/bin/pytest -q Tests/Browser
 
 # Chromium, chromedriver and python3-venv when missing; the venv when missing or when requirements.txt changed.
 browser-deps:

@@ -61,6 +61,8 @@ extension RelyingPartyServer {
         Route("POST", "/oauth/userinfo", [.noStore, .sessionIgnored], RelyingPartyServer.userInfo),
         Route("POST", "/auth/apple/nonce", [.rateLimitedPerAddress, .noStore, .allowsAccessToken], RelyingPartyServer.appleNonce),
         Route("POST", "/auth/apple", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.appleSignIn),
+        Route("GET", "/auth/apple/start", [.rateLimitedPerAddress, .noStore, .sessionIgnored], RelyingPartyServer.appleWebStart),
+        Route("POST", "/auth/apple/callback", [.rateLimitedPerAddress, .noStore, .sessionIgnored], RelyingPartyServer.appleWebCallback),
         Route("POST", "/auth/apple/notifications", [.rateLimitedPerAddress, .noStore, .sessionIgnored], RelyingPartyServer.appleNotification),
     ]
 

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
 import tempfile
 import time
+import urllib.parse
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -91,6 +94,7 @@ class Server:
                 {"id": NATIVE_CLIENT, "name": "OpenAPI native", "type": "public", "redirectURIs": [NATIVE_REDIRECT]},
             ]},
             "apple": {"teamID": "ABCDE12345", "bundleIDs": [device.greeting["bundleID"]], "keyID": "KEY1234567",
+                      "servicesIDs": ["com.example.passkeyd.web"], "authorizeURL": f"{apple}/auth/authorize",
                       "privateKey": str(folder / "AuthKey.p8"), "jwksURL": f"{apple}/auth/keys",
                       "tokenURL": f"{apple}/auth/token", "revokeURL": f"{apple}/auth/revoke"},
         }
@@ -258,6 +262,22 @@ def test_sessions_and_recovery(world):
     assert restricted["restricted"] is True
     api.call("GET", "/me/passkeys", token=restricted["token"], status=403)
     api.call("POST", "/auth/recovery", {"username": "hedy", "code": codes[0]}, status=401)
+
+
+def test_apple_web_flow(world):
+    """GET /auth/apple/start and POST /auth/apple/callback: the stand-in's authorization page posts back its form."""
+    api, device = world
+    api.call("GET", "/auth/apple/start?return=%2F%2Fevil.example", status=400)
+    api.call("GET", "/auth/apple/start?return=%2Fme&cancel=%2F", status=302)
+    cookie = api.last.headers["Set-Cookie"].split(";")[0]
+    page = requests.get(api.last.headers["Location"], timeout=10).text
+    fields = dict(re.findall(r'name="([a-z_]+)" value="([^"]*)"', page.split("apple-cancel-form")[0]))
+    fields = {name: html.unescape(value) for name, value in fields.items()}
+    form = {"Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie}
+    api.call("POST", "/auth/apple/callback", raw=urllib.parse.urlencode(fields), headers=form)
+    assert "url=/me" in api.last.text
+    # The state was used: the same answer again is refused.
+    api.call("POST", "/auth/apple/callback", raw=urllib.parse.urlencode(fields), headers=form, status=400)
 
 
 def test_sign_in_with_apple_and_merging(world):

@@ -37,6 +37,8 @@ struct RouteTableTests {
         "POST /auth/apple/nonce": [.rateLimitedPerAddress, .noStore, .allowsAccessToken],
         "POST /auth/apple": [.rateLimitedPerAddress, .noStore],
         "POST /auth/apple/notifications": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
+        "GET /auth/apple/start": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
+        "POST /auth/apple/callback": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
         "POST /me/merge": [.rateLimitedPerAddress, .noStore], "POST /me/link-suggestion/decline": [.noStore],
         "DELETE /me/apple/{id}": [.noStore], "POST /session/handoff": [.rateLimitedPerAddress, .noStore],
         "GET /session/handoff": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
@@ -54,7 +56,8 @@ struct RouteTableTests {
     static let sessionIgnoring: Set<String> = [
         "GET /healthz", "GET /readyz", "GET /openapi.json", "POST /auth/apple/notifications", "GET /session/handoff", "POST /introspect",
         "GET /.well-known/jwks.json", "GET /.well-known/openid-configuration", "GET /oauth/authorize", "GET /oauth/sign-in",
-        "POST /oauth/token", "POST /oauth/revoke", "GET /oauth/userinfo", "POST /oauth/userinfo",
+        "POST /oauth/token", "POST /oauth/revoke", "GET /oauth/userinfo", "POST /oauth/userinfo", "GET /auth/apple/start",
+        "POST /auth/apple/callback",
     ]
 
     /// Routes whose answers may be cached; every other route must be `no-store` (a new one is, unless listed here).

@@ -23,7 +23,8 @@ public struct AdminService: Sendable {
 
     /// Accounts matching `query`, oldest-match first: on the first page the exact matches of an email (ASCII
     /// case-insensitive), an Apple `sub` and a passkey's credential ID (base64url), then every account whose username
-    /// starts with `query` in byte-wise order (every account for ""), continued by `nextCursor`.
+    /// starts with `query` case-insensitively (`UserRecord.nameKey`), in the byte-wise order of the keys (every account
+    /// for ""), continued by `nextCursor`.
     public func searchUsers(query: String, cursor: String?, limit: Int?) throws(ServerError) -> AdminUserPage {
         let size = try Self.pageSize(limit)
         guard query.utf8.count <= Self.maximumQueryBytes else { throw ServerError(.invalidRequest, member: "query") }

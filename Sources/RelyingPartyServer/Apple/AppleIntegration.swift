@@ -122,8 +122,8 @@ final class AppleIntegration: Sendable {
 
     // MARK: background work
 
-    /// Queues an authorization code for exchange by the worker.
-    func enqueueCodeExchange(code: String, subject: String, clientID: String) {
+    /// Queues an authorization code for exchange by the worker (with the flow's `redirectURI` for a web flow's code).
+    func enqueueCodeExchange(code: String, subject: String, clientID: String, redirectURI: String? = nil) {
         let now = time.now
         let queued = exchanges.withLock { pending in
             guard pending.count < Self.maximumPendingExchanges else { return false }
@@ -132,6 +132,7 @@ final class AppleIntegration: Sendable {
                     subject: subject,
                     clientID: clientID,
                     code: code,
+                    redirectURI: redirectURI,
                     expiresAt: now.addingTimeInterval(Self.codeLifetime),
                     notBefore: now
                 )
@@ -199,7 +200,7 @@ final class AppleIntegration: Sendable {
 
     private func process(_ exchange: PendingCodeExchange, now: Date) {
         guard let secret = clientSecret(for: exchange.clientID) else { return }
-        let reply = service.exchangeCode(exchange.code, clientID: exchange.clientID, clientSecret: secret)
+        let reply = service.exchangeCode(exchange.code, clientID: exchange.clientID, clientSecret: secret, redirectURI: exchange.redirectURI)
         switch reply.status {
         case 200:
             guard let token = (try? JSONDecoder().decode(TokenReply.self, from: Data(reply.body)))?.refreshToken, !token.isEmpty else {

@@ -42,12 +42,13 @@ public final class HTTPClientAppleService: AppleService {
         }
     }
 
-    public func exchangeCode(_ code: String, clientID: String, clientSecret: String) -> AppleReply {
+    public func exchangeCode(_ code: String, clientID: String, clientSecret: String, redirectURI: String?) -> AppleReply {
         send(
             "code exchange",
             Self.form(
                 configuration.tokenURL,
                 [("client_id", clientID), ("client_secret", clientSecret), ("code", code), ("grant_type", "authorization_code")]
+                    + (redirectURI.map { [("redirect_uri", $0)] } ?? [])
             )
         )
     }

@@ -31,14 +31,13 @@ extension RelyingPartyServer {
         // No account has a longer name: refused before it is normalised or reaches the store or any table.
         if let given = body.username, given.utf8.count > Self.maximumLookupNameBytes { throw ServerError(.invalidUsername, member: "username") }
         if let given = body.username, case let name = Self.normalizedName(given), !name.isEmpty {
-            // Names are stored NFKC; one registered before that is found as it was written.
-            let asWritten = given.trimmingCharacters(in: .whitespacesAndNewlines)
-            if let user = try storage({ try store.user(name: name) ?? (asWritten == name ? nil : store.user(name: asWritten)) }) {
+            // Found by its key (`UserRecord.nameKey`): any case of the name, and one registered before names were NFKC.
+            if let user = try storage({ try store.user(name: name) }) {
                 userID = user.id
                 allowCredentials = try storage { try store.credentials(userID: user.id) }
                     .map { PublicKeyCredentialDescriptorJSON(id: $0.id, transports: Self.knownTransports($0.transports)) }
             } else {
-                allowCredentials = decoys.descriptors(for: name.lowercased())
+                allowCredentials = decoys.descriptors(for: UserRecord.nameKey(of: name))
                 // Bound to nobody, so that signing in with one's own passkey does not reveal that the name is free.
                 context = JSONBody.encode(AuthenticationContext(unknownUser: true, decoys: allowCredentials.map(\.id)))
             }
