@@ -122,7 +122,10 @@ struct AppleWebFlowTests {
     /// what is revoked when the account is deleted.
     @Test func theWebFlowsCodeIsExchangedWithItsRedirectURI() throws {
         let started = try start()
-        let reply = try callback([("state", started.state), ("code", "c.web-1"), ("id_token", try token(nonce: started.nonce))], cookie: started.cookie)
+        let reply = try callback(
+            [("state", started.state), ("code", "c.web-1"), ("id_token", try token(nonce: started.nonce))],
+            cookie: started.cookie
+        )
         #expect(reply.status == 200, "\(reply.text)")
         #expect(fixture.standIn.calls(to: "/auth/token").isEmpty, "nothing happens on the request path")
         fixture.server.processDueAppleWork()
