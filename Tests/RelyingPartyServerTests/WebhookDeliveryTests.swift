@@ -88,7 +88,7 @@ import Testing
         for round in 0..<3 {
             for (index, client) in clients.enumerated() { users += try Self.makeEvents(client, prefix: "n\(index)-\(round)", count: 1) }
         }
-        let accepted = receiver.wait { $0.count >= users.count * Self.perUser }
+        let accepted = receiver.wait(seconds: 60) { $0.count >= users.count * Self.perUser }
         Self.expectInOrder(accepted, users: users, signIns: 1, "two nodes")
         let requests = receiver.deliveries()
         let duplicates = requests.count - Set(requests.map(\.id)).count

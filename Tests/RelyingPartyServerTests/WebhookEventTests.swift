@@ -48,7 +48,7 @@ import Testing
             (appleUser, "apple.email_enabled"), (appleUser, "apple.consent_revoked"), (appleUser, "session.revoked"),
             (appleUser, "session.created"), (appleUser, "user.deleted"),
         ]
-        let all = receiver.wait { $0.count >= expected.count + 2 }
+        let all = receiver.wait(seconds: 60) { $0.count >= expected.count + 2 }
         #expect(receiver.deliveries().allSatisfy { $0.verified }, "every delivery verifies with standardwebhooks")
         let everything = all.filter { $0.path == "/hooks" }
         // In order per user; the users' deliveries interleave.
