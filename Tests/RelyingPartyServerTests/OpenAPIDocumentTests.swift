@@ -5,8 +5,8 @@ import Testing
 
 @testable import RelyingPartyServer
 
-/// `GET /openapi.json` serves the repository's document, and the document names exactly the route table's endpoints,
-/// the well-known files and the server's error codes: a route or a code added without it fails here. (Tests/OpenAPI
+/// `GET /openapi.json` serves the repository's document, and the document names exactly the route tables' endpoints
+/// (the public one and the admin listener's), the well-known files and the server's error codes: a route or a code added without it fails here. (Tests/OpenAPI
 /// validates real requests and answers against it.)
 struct OpenAPIDocumentTests {
     static let documentPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -29,8 +29,12 @@ struct OpenAPIDocumentTests {
 
     @Test func everyRouteIsDescribedAndNothingElse() throws {
         let paths = try #require(try document()["paths"] as? [String: [String: Any]])
-        let described = Set(paths.flatMap { path, operations in operations.keys.map { "\($0.uppercased()) \(path)" } })
-        let routed = Set(RelyingPartyServer.routes.map { "\($0.method) \($0.path)" })
+        // A path item's other members (`servers`, `parameters`) are not operations.
+        let methods: Set<String> = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
+        let described = Set(
+            paths.flatMap { path, operations in operations.keys.filter(methods.contains).map { "\($0.uppercased()) \(path)" } }
+        )
+        let routed = Set((RelyingPartyServer.routes + RelyingPartyServer.adminRoutes).map { "\($0.method) \($0.path)" })
         let wellKnown: Set<String> = [
             "GET /.well-known/apple-app-site-association", "GET /apple-app-site-association", "GET /.well-known/assetlinks.json",
             "GET /.well-known/webauthn", "GET /.well-known/passkey-endpoints",
@@ -50,5 +54,33 @@ struct OpenAPIDocumentTests {
         let server = Set(ServerError.Code.allCases.map(\.rawValue))
         let httpLayer: Set<String> = ["bad_request", "request_too_large", "expectation_failed", "http_error", "server_busy"]
         #expect(documented == server.union(httpLayer))
+    }
+
+    /// The admin listener's operations are the admin table's, each behind the admin key and on the admin listener's
+    /// server (the path's `servers`); no other operation takes the admin key or names another server.
+    @Test func theAdminOperationsAreOnTheAdminListenerBehindTheAdminKey() throws {
+        let document = try document()
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        let components = try #require(document["components"] as? [String: Any])
+        let schemes = try #require(components["securitySchemes"] as? [String: [String: Any]])
+        #expect(schemes["adminKey"]?["type"] as? String == "http" && schemes["adminKey"]?["scheme"] as? String == "bearer")
+        let adminPaths = Set(RelyingPartyServer.adminRoutes.map(\.path))
+        for (path, item) in paths {
+            let isAdmin = adminPaths.contains(path)
+            let servers = item["servers"] as? [[String: Any]]
+            #expect(isAdmin == (servers != nil), "\(path): only the admin paths name their server")
+            if isAdmin { #expect(servers?.count == 1 && (servers?.first?["url"] as? String)?.hasPrefix("http") == true, "\(path)") }
+            for (method, value) in item where method != "servers" && method != "parameters" {
+                let operation = try #require(value as? [String: Any], "\(method) \(path)")
+                let security = (operation["security"] as? [[String: Any]]) ?? (document["security"] as? [[String: Any]]) ?? []
+                let takesAdminKey = security.contains { $0["adminKey"] != nil }
+                #expect(takesAdminKey == isAdmin, "\(method.uppercased()) \(path)")
+                if isAdmin {
+                    #expect(security.count == 1, "\(method.uppercased()) \(path): the admin key only")
+                    let responses = try #require(operation["responses"] as? [String: Any])
+                    #expect(responses["401"] as? [String: String] == ["$ref": "#/components/responses/AdminError401"], "\(method) \(path)")
+                }
+            }
+        }
     }
 }
