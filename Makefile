@@ -12,7 +12,7 @@ BACKEND_VENV := .venv-backend
 # The PostgreSQL tests start throwaway clusters of Debian's server (initdb + pg_ctl) in temporary folders.
 TEST_PACKAGES := postgresql
 
-.PHONY: client-swift-test test-openapi openapi-deps webhook-deps backend-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
+.PHONY: client-swift-test test-openapi openapi-deps webhook-deps backend-deps metrics-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
 
 # Installs the Debian packages of $(1) that are missing; nothing at all when everything is there. Runs
 # `apt-get update` first when the package lists are missing, and again when an install fails on stale lists.
@@ -63,7 +63,7 @@ format:
 test-deps:
 	$(call install_missing,$(TEST_PACKAGES))
 
-test-swift: test-deps webhook-deps backend-deps
+test-swift: test-deps webhook-deps backend-deps metrics-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --parallel && $(MAKE) fuzz-replay
 
@@ -89,11 +89,17 @@ openapi-deps:
 	$(call python_venv,$(OPENAPI_VENV),Tests/OpenAPI/requirements.txt)
 
 # The webhook tests' receiver (Tests/Webhooks/receiver.py) verifies every delivery with the standardwebhooks package
-# from PyPI, in its own venv, made when missing or when its requirements changed.
+# from PyPI, in its own venv.
 WEBHOOK_VENV := .venv-webhooks
 webhook-deps:
 	$(call install_missing,python3-venv)
 	$(call python_venv,$(WEBHOOK_VENV),Tests/Webhooks/requirements.txt)
+
+# The metrics tests read /metrics with prometheus-client's parser (Tests/Metrics/parse.py), in its own venv.
+METRICS_VENV := .venv-metrics
+metrics-deps:
+	$(call install_missing,python3-venv)
+	$(call python_venv,$(METRICS_VENV),Tests/Metrics/requirements.txt)
 
 # python3-venv when missing; the venv of the PyJWT test backend when missing or when its requirements changed.
 backend-deps:
@@ -101,10 +107,12 @@ backend-deps:
 	$(call python_venv,$(BACKEND_VENV),Tests/Backend/requirements.txt)
 
 # Real-browser tests: headless Chromium with virtual authenticators drives the demo page against a
-# `passkeyd serve` started by the suite. Screenshots go to Tests/Browser/screenshots/ (git-ignored).
+# `passkeyd serve` started by the suite (and the OpenID provider's sign-in page, with Authlib as the client app and
+# passkeyd-test-device's Apple stand-in). Screenshots go to Tests/Browser/screenshots/ (git-ignored).
 test-browser: deps browser-deps
 	$(SWIFT) build --product passkeyd
-	$(BROWSER_VENV)/bin/pytest -q Tests/Browser
+	$(SWIFT) build --product passkeyd-test-device
+	PASSKEYD_TEST_DEVICE=$(abspath .build/debug/passkeyd-test-device) $(BROWSER_VENV)/bin/pytest -q Tests/Browser
 
 # Chromium, chromedriver and python3-venv when missing; the venv when missing or when requirements.txt changed.
 browser-deps:

@@ -28,19 +28,21 @@ let package = Package(
         .target(name: "StorageSQLite", dependencies: ["Storage", "CSQLite"]),
         .target(name: "StoragePostgres", dependencies: ["Storage", "CLibPQ"]),
 
+        // Logs and metrics: the one logger type, the metrics registry and its Prometheus text.
+        .target(name: "Observability"),
         // HTTP/1.1 over TLS on libevent; the relying-party server composes everything.
-        .target(name: "HTTPServer", dependencies: ["CLibEvent", "CryptoCore"]),
+        .target(name: "HTTPServer", dependencies: ["CLibEvent", "CryptoCore", "Observability"]),
         // The OpenAPI document of the API is compiled in (`GET /openapi.json`), so the binary needs no file to serve it.
         .target(
             name: "RelyingPartyServer",
-            dependencies: ["WebAuthnCore", "CryptoCore", "Storage", "HTTPServer", "AppleSignIn"],
+            dependencies: ["WebAuthnCore", "CryptoCore", "Storage", "HTTPServer", "AppleSignIn", "Observability"],
             resources: [.embedInCode("OpenAPI/openapi.json")]
         ),
         .executableTarget(
             name: "passkeyd",
             dependencies: [
                 "RelyingPartyServer", "StorageSQLite", "StoragePostgres", "Storage", "WebAuthnCore", "WebAuthnVectors", "HTTPServer", "CryptoCore",
-                "AppleSignIn",
+                "AppleSignIn", "Observability",
             ]
         ),
 
@@ -55,7 +57,7 @@ let package = Package(
         // Tests.
         .target(
             name: "TestSupport",
-            dependencies: ["WebAuthnCore", "WebAuthnVectors", "CBOR", "CryptoCore", "Storage", "HTTPServer"],
+            dependencies: ["WebAuthnCore", "WebAuthnVectors", "CBOR", "CryptoCore", "Storage", "HTTPServer", "Observability"],
             path: "Tests/TestSupport"
         ),
         // The device side of the client libraries' tests (clients/swift): the software authenticator and the Apple stand-in
@@ -69,7 +71,8 @@ let package = Package(
         .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore"]),
         .testTarget(name: "WebAuthnCoreTests", dependencies: ["WebAuthnCore", "WebAuthnVectors", "TestSupport", "CBOR", "CryptoCore"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "StorageSQLite", "StoragePostgres", "TestSupport"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CryptoCore", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CryptoCore", "TestSupport", "Observability"]),
+        .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
         .testTarget(name: "AppleSignInTests", dependencies: ["AppleSignIn", "CryptoCore", "TestSupport"]),
         // passkeydTests also holds the whole-tree checks (every error code type), so it sees every module.
         .testTarget(
@@ -77,14 +80,14 @@ let package = Package(
             dependencies: [
                 "passkeyd", "RelyingPartyServer", "HTTPServer", "Storage", "StorageSQLite", "StoragePostgres", "AppleSignIn", "WebAuthnCore",
                 "CryptoCore",
-                "CBOR",
+                "CBOR", "Observability",
             ]
         ),
         .testTarget(
             name: "RelyingPartyServerTests",
             dependencies: [
                 "RelyingPartyServer", "TestSupport", "Storage", "StorageSQLite", "StoragePostgres", "HTTPServer", "WebAuthnCore", "CryptoCore",
-                "AppleSignIn",
+                "AppleSignIn", "Observability",
             ],
             // Read by path (`#filePath`), like the repository's `www`.
             exclude: ["Fixtures"]

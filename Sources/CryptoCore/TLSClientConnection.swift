@@ -49,6 +49,16 @@ package final class TLSClientConnection {
         close(descriptor)
     }
 
+    /// The SHA-256 of the DER certificate the server presented (which certificate a connection was served with).
+    package var peerCertificateSHA256: [UInt8] {
+        guard let certificate = SSL_get1_peer_certificate(connection) else { return [] }
+        defer { X509_free(certificate) }
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        guard X509_digest(certificate, EVP_sha256(), &digest, &length) == 1 else { return [] }
+        return Array(digest.prefix(Int(length)))
+    }
+
     /// Writes all of `bytes`.
     package func write(_ bytes: [UInt8]) throws(CryptoError) {
         var offset = 0

@@ -59,6 +59,11 @@ public final class TLSServerContext: @unchecked Sendable {
         return connection
     }
 
+    /// Whether the handshake of `connection` (an `SSL*` this context made) has completed.
+    public static func isHandshakeComplete(_ connection: OpaquePointer) -> Bool {
+        SSL_is_init_finished(connection) == 1
+    }
+
     private static func applyPolicy(to context: OpaquePointer) throws(CryptoError) {
         guard pk_SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION) == 1 else {
             throw CryptoError(.contextFailed, "cannot set the minimum protocol version: \(takeOpenSSLError())")

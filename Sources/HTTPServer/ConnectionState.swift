@@ -1,4 +1,5 @@
 import CLibEvent
+import CryptoCore
 
 #if canImport(Glibc)
 import Glibc
@@ -46,6 +47,8 @@ final class ConnectionState {
     private(set) var hasReceivedNUL = false
     /// The client address it is counted against, once admitted under the per-address cap.
     private var address: PeerAddress?
+    /// Whether this TLS connection's handshake outcome has been counted (plain connections have none to count).
+    private var isHandshakeCounted: Bool
     /// The request being handled on the worker pool, if any (evhttp handles one request of a connection at a time).
     private var pending: PendingRequest?
     /// Its places in the loop's lists of idle connections, all and of its address (maintained there).
@@ -56,6 +59,7 @@ final class ConnectionState {
         self.listener = listener
         self.bufferEvent = bufferEvent
         self.isRefused = isRefused
+        isHandshakeCounted = !listener.isSecure || isRefused
     }
 
     /// Counts the connection, watches its output and schedules `attach` for right after evhttp
@@ -230,12 +234,21 @@ final class ConnectionState {
             listener.loop.connections.release(address)
             self.address = nil
         }
+        if !isHandshakeCounted, let session = bufferevent_openssl_get_ssl(bufferEvent) {
+            isHandshakeCounted = true
+            listener.loop.connections.handshakeEnded(completed: TLSServerContext.isHandshakeComplete(session))
+        }
         listener.loop.connections.closed()
     }
 
     /// Called after every change to the input buffer, before evhttp parses what was added.
     private func inputChanged(_ buffer: OpaquePointer, added: Int) {
         guard added > 0 else { return }
+        if !isHandshakeCounted {
+            // Decrypted bytes arrive only once the handshake is done.
+            isHandshakeCounted = true
+            listener.loop.connections.handshakeEnded(completed: true)
+        }
         if let address { listener.loop.becameBusy(self, address: address) }
         guard !hasReceivedNUL else { return }
         let start = max(0, evbuffer_get_length(buffer) - added)

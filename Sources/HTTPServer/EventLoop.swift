@@ -30,6 +30,8 @@ final class EventLoop: @unchecked Sendable {
     var isSendingOwnResponse = false
     private var listeners: [EventLoopListener] = []
     private var thread: pthread_t?
+    /// While draining: the timer that closes connections as they finish their requests.
+    private var drainTimer: OpaquePointer?
 
     /// Creates the base; `addListener` then attaches the sockets.
     ///
@@ -63,7 +65,7 @@ final class EventLoop: @unchecked Sendable {
     /// Serves `socket` on this loop through a duplicate descriptor (evhttp closes the one it is given).
     func addListener(
         socket: ListeningSocket,
-        tls: TLSServerContext?,
+        tls: TLSContextSlot?,
         configuration: HTTPServerConfiguration,
         handler: any HTTPHandler
     ) throws(HTTPServerError) {
@@ -139,6 +141,55 @@ final class EventLoop: @unchecked Sendable {
         event_base_loopexit(base, nil)
     }
 
+    /// A draining stop, callable from any thread: the loop stops accepting, closes each connection as soon as it has no
+    /// request in progress (its answer written out), and returns once none is left, or after `seconds` at the latest.
+    func requestDrain(within seconds: Double) {
+        var now = timeval(tv_sec: 0, tv_usec: 0)
+        let scheduled = event_base_once(
+            base,
+            -1,
+            Int16(EV_TIMEOUT),
+            { _, _, argument in
+                guard let argument else { return }
+                Unmanaged<EventLoop>.fromOpaque(argument).takeUnretainedValue().beginDrain()
+            },
+            Unmanaged.passUnretained(self).toOpaque(),
+            &now
+        )
+        let whole = max(0, seconds)
+        var deadline = timeval(tv_sec: Int(whole), tv_usec: Int((whole - whole.rounded(.down)) * 1_000_000))
+        if scheduled == 0 {
+            event_base_loopexit(base, &deadline)
+        } else {
+            event_base_loopexit(base, nil)
+        }
+    }
+
+    /// How often a draining loop looks for connections that finished their requests.
+    private static let drainInterval = timeval(tv_sec: 0, tv_usec: 20_000)
+
+    private func beginDrain() {
+        listeners.forEach { $0.stopAccepting() }
+        drainTimer = event_new(
+            base,
+            -1,
+            Int16(EV_PERSIST),
+            { _, _, argument in
+                guard let argument else { return }
+                Unmanaged<EventLoop>.fromOpaque(argument).takeUnretainedValue().drainStep()
+            },
+            Unmanaged.passUnretained(self).toOpaque()
+        )
+        var interval = Self.drainInterval
+        if let drainTimer { event_add(drainTimer, &interval) }
+        drainStep()
+    }
+
+    private func drainStep() {
+        closeIdleConnections(upTo: Int.max)
+        if listeners.allSatisfy({ $0.connectionStates.isEmpty }) { event_base_loopexit(base, nil) }
+    }
+
     /// Waits for the loop's thread to end (no-op when it never started).
     func join() {
         guard let thread else { return }
@@ -148,6 +199,10 @@ final class EventLoop: @unchecked Sendable {
 
     /// Frees the listeners (closing their connections and sockets), then the base. Call after `join`.
     func close() {
+        if let drainTimer {
+            event_free(drainTimer)
+            self.drainTimer = nil
+        }
         mailbox.close()
         for listener in listeners {
             listener.shutDown()

@@ -13,8 +13,8 @@ final class EventLoopListener {
     unowned let loop: EventLoop
     /// Limits and timeouts.
     let configuration: HTTPServerConfiguration
-    /// The TLS context for an HTTPS listener, nil for plain HTTP.
-    private let tls: TLSServerContext?
+    /// The TLS context of an HTTPS listener's new connections, nil for plain HTTP.
+    private let tls: TLSContextSlot?
     private let handler: any HTTPHandler
     private var http: OpaquePointer?
     /// The evconnlistener evhttp accepts with (freed with the evhttp).
@@ -40,7 +40,7 @@ final class EventLoopListener {
     init(
         loop: EventLoop,
         descriptor: Int32,
-        tls: TLSServerContext?,
+        tls: TLSContextSlot?,
         configuration: HTTPServerConfiguration,
         handler: any HTTPHandler
     ) throws(HTTPServerError) {
@@ -119,6 +119,12 @@ final class EventLoopListener {
         acceptingListener.map { _ = evconnlistener_enable($0) }
     }
 
+    /// Stops accepting new connections (a draining stop); those already accepted are served on.
+    func stopAccepting() {
+        if let resumeTimer { event_del(resumeTimer) }
+        acceptingListener.map { _ = evconnlistener_disable($0) }
+    }
+
     /// Frees the evhttp with its connections and its socket. Call before the event base is freed.
     func shutDown() {
         if let resumeTimer {
@@ -131,6 +137,9 @@ final class EventLoopListener {
         evhttp_free(http)
     }
 
+    /// Whether this is an HTTPS listener.
+    var isSecure: Bool { tls != nil }
+
     /// The `Strict-Transport-Security` value of this listener's answers: HTTPS only.
     var strictTransportSecurity: String? {
         tls == nil ? nil : configuration.strictTransportSecurity
@@ -142,7 +151,7 @@ final class EventLoopListener {
         var bufferEvent: OpaquePointer?
         var isRefused = false
         if let tls {
-            if let session = tls.makeConnection() {
+            if let session = tls.current.makeConnection() {
                 bufferEvent = bufferevent_openssl_socket_new(loop.base, -1, session, BUFFEREVENT_SSL_ACCEPTING, options)
             }
             if let bufferEvent {

@@ -1,4 +1,5 @@
 import CLibEvent
+import CryptoCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -29,6 +30,8 @@ public final class HTTPServer: @unchecked Sendable {
     private let connections = ConnectionCounter()
     private let lifecycle = Mutex(Lifecycle.bound)
     private let configuration: HTTPServerConfiguration
+    /// The TLS context of new HTTPS connections (`replaceTLSContext`).
+    private let tls: TLSContextSlot?
     private let workers: WorkerPool
 
     /// One-time process set-up: libevent's pthread locking (before any base exists), and ignoring
@@ -59,7 +62,9 @@ public final class HTTPServer: @unchecked Sendable {
         var configuration = configuration
         configuration.maximumConnections = try Self.connectionCap(configuration)
         self.configuration = configuration
-        let reports = ThrottledLog(interval: Self.reportInterval, write: configuration.log)
+        let tls = configuration.tls.map(TLSContextSlot.init)
+        self.tls = tls
+        let reports = ThrottledLog(interval: Self.reportInterval, log: configuration.log)
 
         let workers = try WorkerPool(threads: configuration.workers, maximumQueued: configuration.maximumQueuedRequests)
         self.workers = workers
@@ -78,7 +83,7 @@ public final class HTTPServer: @unchecked Sendable {
                 let loop = try EventLoop(connections: connections, reports: reports, workers: workers)
                 loops.append(loop)
                 if let secureSockets {
-                    try loop.addListener(socket: secureSockets[index], tls: configuration.tls, configuration: configuration, handler: handler)
+                    try loop.addListener(socket: secureSockets[index], tls: tls, configuration: configuration, handler: handler)
                 }
                 if let plainSockets {
                     try loop.addListener(socket: plainSockets[index], tls: nil, configuration: configuration, handler: handler)
@@ -122,10 +127,11 @@ public final class HTTPServer: @unchecked Sendable {
             )
         }
         guard configuration.maximumConnections > available else { return configuration.maximumConnections }
-        configuration.log(
-            "warning: at most \(available) connections instead of \(configuration.maximumConnections) (limits.maximumConnections): "
+        configuration.log.warning(
+            "at most \(available) connections instead of \(configuration.maximumConnections) (limits.maximumConnections): "
                 + "the open-file limit is \(limit) and \(configuration.reservedDescriptors) descriptors are reserved; raise it "
-                + "(LimitNOFILE= in the systemd unit, ulimit -n) to allow more"
+                + "(LimitNOFILE= in the systemd unit, ulimit -n) to allow more",
+            event: "connections"
         )
         return available
     }
@@ -133,6 +139,12 @@ public final class HTTPServer: @unchecked Sendable {
     /// The number of connections currently open across all loops.
     var openConnectionCount: Int {
         connections.current
+    }
+
+    /// What the metrics report of the listeners: connections open now, TLS handshakes completed and failed so far.
+    public var statistics: (openConnections: Int, tlsHandshakes: Int, tlsHandshakeFailures: Int) {
+        let handshakes = connections.handshakes
+        return (connections.current, handshakes.completed, handshakes.failed)
     }
 
     /// Runs the event loops, each on its own thread, and returns. Does nothing after `stop`.
@@ -151,13 +163,28 @@ public final class HTTPServer: @unchecked Sendable {
         }
     }
 
+    /// Serves every HTTPS connection accepted from now on with `context` (a renewed certificate); connections already
+    /// open keep theirs. Does nothing on a server without an HTTPS listener.
+    public func replaceTLSContext(_ context: TLSServerContext) {
+        tls?.replace(with: context)
+    }
+
     /// Stops the loops, joins their threads, closes all connections and sockets. Idempotent; callable
     /// from any thread except a loop thread (so not from inside a handler).
-    public func stop() {
+    ///
+    /// With `drainingWithin`, a graceful stop: the loops stop accepting at once, each open connection is closed as
+    /// soon as it has no request in progress (requests being read or handled are answered first), and whatever is
+    /// still open after that many seconds is closed.
+    public func stop(drainingWithin seconds: Double? = nil) {
         lifecycle.withLock { state in
             guard state != .stopped else { return }
+            let wasRunning = state == .running
             state = .stopped
-            loops.forEach { $0.requestStop() }
+            if let seconds, wasRunning {
+                loops.forEach { $0.requestDrain(within: seconds) }
+            } else {
+                loops.forEach { $0.requestStop() }
+            }
             loops.forEach { $0.join() }
             // Requests still waiting for a worker are dropped (none of them started); those running end (each wait is
             // bounded), and their answers, posted to loops that are gone, are dropped with the connections.

@@ -1,4 +1,6 @@
 import CryptoCore
+import Foundation
+import Observability
 
 #if canImport(Glibc)
 import Glibc
@@ -43,7 +45,7 @@ public struct HTTPServerConfiguration: Sendable {
     public var strictTransportSecurity: String?
     /// Receives start-up and bind messages, and rate-limited reports of accept failures and connections refused or
     /// closed at a cap (never request data or client addresses).
-    public var log: @Sendable (String) -> Void
+    public var log: Logger
 
     /// Creates a configuration; every limit has a production default.
     public init(
@@ -61,7 +63,7 @@ public struct HTTPServerConfiguration: Sendable {
         maximumConnectionsPerAddress: Int = 256,
         reservedDescriptors: Int = 128,
         strictTransportSecurity: String? = "max-age=31536000",
-        log: @escaping @Sendable (String) -> Void = HTTPServerConfiguration.writeToStandardError
+        log: Logger = HTTPServerConfiguration.standardErrorLog
     ) {
         self.httpsAddress = httpsAddress
         self.httpAddress = httpAddress
@@ -85,9 +87,8 @@ public struct HTTPServerConfiguration: Sendable {
         max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
     }
 
-    /// The default log: one line on standard error.
-    public static func writeToStandardError(_ message: String) {
-        let line = Array((message + "\n").utf8)
-        line.withUnsafeBytes { _ = write(2, $0.baseAddress, $0.count) }
+    /// The default log: text lines on standard error.
+    public static var standardErrorLog: Logger {
+        LogWriter(format: .text, node: LogWriter.hostName, now: { Date() }).logger(level: .info)
     }
 }

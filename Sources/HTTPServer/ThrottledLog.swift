@@ -1,3 +1,4 @@
+import Observability
 import Synchronization
 
 #if canImport(Glibc)
@@ -14,13 +15,13 @@ final class ThrottledLog: Sendable {
     }
 
     private let interval: Int
-    private let write: @Sendable (String) -> Void
+    private let log: Logger
     private let topics = Mutex<[String: Topic]>([:])
 
-    /// `interval` in seconds; `write` is the server's log.
-    init(interval: Int, write: @escaping @Sendable (String) -> Void) {
+    /// `interval` in seconds; `log` is the server's (the lines are warnings of event `connections`).
+    init(interval: Int, log: Logger) {
         self.interval = interval
-        self.write = write
+        self.log = log
     }
 
     /// Writes `message` unless a line of `topic` was written less than the interval before `now` (seconds on any
@@ -36,7 +37,7 @@ final class ThrottledLog: Sendable {
             topics[topic] = Topic(lastWritten: now)
             return heldBack == 0 ? message : "\(message) (and \(heldBack) more since the last report)"
         }
-        line.map(write)
+        line.map { log.warning($0, event: "connections") }
     }
 
     /// Seconds on the monotonic clock.

@@ -1,7 +1,6 @@
 extension RelyingPartyServer {
     /// The admin listener's table (`listen.admin`), one line per endpoint as `routes`; every route is behind an admin
-    /// key (`AdminAPI`) and none is in the public table. Another operator endpoint of that listener (`/metrics`) is one
-    /// more line here.
+    /// key (`AdminAPI`), but `/metrics` on a loopback listener (`openOnLoopback`), and none is in the public table.
     static let adminRoutes: [Route] = [
         Route("GET", "/admin/users", [.noStore], RelyingPartyServer.adminSearchUsers),
         Route("POST", "/admin/users", [.noStore], RelyingPartyServer.adminCreateUser),
@@ -15,5 +14,6 @@ extension RelyingPartyServer {
         Route("POST", "/admin/import", [.noStore], RelyingPartyServer.adminImport),
         Route("GET", "/admin/webhooks/deliveries", [.noStore], RelyingPartyServer.adminWebhookDeliveries),
         Route("POST", "/admin/webhooks/deliveries/{id}/retry", [.noStore], RelyingPartyServer.adminRetryWebhookDelivery),
+        Route("GET", "/metrics", [.noStore, .openOnLoopback], RelyingPartyServer.metrics),
     ]
 }

@@ -7,6 +7,7 @@ extension RelyingPartyServer {
     /// path pattern, never by the path itself (a passkey ID identifies a person's authenticator).
     static let routes: [Route] = [
         Route("GET", "/healthz", [.sessionIgnored, .answersFromMemory], RelyingPartyServer.health),
+        Route("GET", "/readyz", [.sessionIgnored, .noStore], RelyingPartyServer.readiness),
         Route("GET", "/openapi.json", [.sessionIgnored, .answersFromMemory], RelyingPartyServer.openAPIDocument),
         Route(
             "POST",
@@ -60,10 +61,12 @@ extension RelyingPartyServer {
         Route("POST", "/oauth/userinfo", [.noStore, .sessionIgnored], RelyingPartyServer.userInfo),
         Route("POST", "/auth/apple/nonce", [.rateLimitedPerAddress, .noStore, .allowsAccessToken], RelyingPartyServer.appleNonce),
         Route("POST", "/auth/apple", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.appleSignIn),
+        Route("GET", "/auth/apple/start", [.rateLimitedPerAddress, .noStore, .sessionIgnored], RelyingPartyServer.appleWebStart),
+        Route("POST", "/auth/apple/callback", [.rateLimitedPerAddress, .noStore, .sessionIgnored], RelyingPartyServer.appleWebCallback),
         Route("POST", "/auth/apple/notifications", [.rateLimitedPerAddress, .noStore, .sessionIgnored], RelyingPartyServer.appleNotification),
     ]
 
-    /// `GET /healthz`.
+    /// `GET /healthz`: liveness (the process answers); `/readyz` checks what serving needs.
     func health(_ request: HTTPRequest) -> HTTPResponse {
         JSONBody.ok(["status": "ok"])
     }
@@ -97,5 +100,15 @@ extension RelyingPartyServer {
     /// The path for the log: the route's pattern (`/me/passkeys/{id}`), never the path a client sent.
     static func route(of path: String, in table: [Route] = routes) -> String {
         table.first { $0.match(path) != nil }?.path ?? "(unrouted)"
+    }
+
+    /// The route label of a dispatched request, for the log and the metrics: the route's pattern, a well-known file's
+    /// path, or `(other)` (static files and unknown paths): a small fixed set, never a path a client chose.
+    static func label(_ dispatch: Dispatch, path: String) -> String {
+        switch dispatch {
+        case .route(let route, _): route.path
+        case .wrongMethod: route(of: path)
+        case .unrouted: WellKnownFiles.paths.contains(path) ? path : "(other)"
+        }
     }
 }

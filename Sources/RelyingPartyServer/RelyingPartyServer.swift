@@ -1,27 +1,35 @@
 import CryptoCore
 import Foundation
 import HTTPServer
+import Observability
 import Storage
+import Synchronization
 import WebAuthnCore
 
 /// The relying-party server: routes HTTP requests to the ceremony, account and well-known handlers. It is the
 /// only place that composes the verification core, storage and HTTP; handlers are testable without sockets.
 public final class RelyingPartyServer: HTTPHandler {
+    /// The configuration the server started with (`settings` holds what a reload changed since).
     let configuration: ServerConfiguration
     let store: any PasskeyStore
-    let relyingParty: RelyingParty
     let time: any TimeSource
     let random: any RandomSource
     let challenges: ChallengeService
     let sessions: SessionService
     let keys = CredentialKeyCache()
-    let wellKnown: WellKnownFiles
+    /// The associated-domain files, trust material and metadata in force (`reload` replaces them).
+    let settings: Mutex<ReloadableSettings>
     let staticFiles: StaticFiles?
-    /// The FIDO metadata BLOB of the configuration, verified at start-up.
-    let metadata: MetadataBLOB?
     /// The decoy allowCredentials of unknown usernames, stable and unguessable under the server secret.
     let decoys: DecoyCredentials
-    let log: @Sendable (String) -> Void
+    let log: Logger
+    /// The `X-Request-Id` of every answer.
+    let requestIDs: RequestIDs
+    /// What the server counts (nil when `metrics.enabled` is false).
+    let metrics: ServerMetrics?
+    /// The background fetch of the metadata BLOB: the client it fetches with (from `startMetadataRefresh` to
+    /// `stopMetadataRefresh`) and its worker while one runs (a reload that changes `attestation.metadata` replaces it).
+    let metadataRefresh = Mutex<MetadataRefresh>(MetadataRefresh())
     /// Ceremony and Apple requests per client address; failed sign-in verifications per credential; challenges held
     /// per address.
     let addressLimiter: RateLimiter
@@ -29,8 +37,11 @@ public final class RelyingPartyServer: HTTPHandler {
     let challengeLimiter: RateLimiter
     /// Sign in with Apple; nil without an `apple` block.
     let apple: AppleIntegration?
-    /// Webhook delivery (`webhooks`); its workers run from `startWebhooks` to `stopWebhooks`.
-    let webhooks: WebhookDispatcher
+    /// Webhook delivery (`webhooks`); its workers run from `startWebhooks` to `stopWebhooks`, and a reload with other
+    /// endpoints replaces it.
+    let webhooks: Mutex<WebhookDispatcher>
+    /// What delivers webhooks (nil when none can be).
+    let webhookSender: (any WebhookSender)?
     /// Access tokens, their keys and the JWKS.
     let tokens: AccessTokenService
     let cors: CORSPolicy
@@ -46,7 +57,8 @@ public final class RelyingPartyServer: HTTPHandler {
         enumerationSecret: [UInt8],
         appleSetup: AppleSetup? = nil,
         webhookClient: HTTPClient? = nil,
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        metrics: MetricsRegistry? = MetricsRegistry(),
+        log: Logger = .discarding
     ) throws(ConfigurationError) {
         try self.init(
             configuration: configuration,
@@ -56,6 +68,7 @@ public final class RelyingPartyServer: HTTPHandler {
             enumerationSecret: enumerationSecret,
             appleSetup: appleSetup,
             webhookSender: webhookClient,
+            metrics: metrics,
             log: log
         )
     }
@@ -69,7 +82,8 @@ public final class RelyingPartyServer: HTTPHandler {
         enumerationSecret: [UInt8],
         appleSetup: AppleSetup? = nil,
         webhookSender: (any WebhookSender)?,
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        metrics: MetricsRegistry? = MetricsRegistry(),
+        log: Logger = .discarding
     ) throws(ConfigurationError) {
         self.configuration = configuration
         self.store = store
@@ -81,13 +95,10 @@ public final class RelyingPartyServer: HTTPHandler {
             throw ConfigurationError(.invalidValue, key: "enumerationSecret", "no P-256 key could be made for decoy credentials")
         }
         self.log = log
-        relyingParty = RelyingParty(
-            id: configuration.relyingPartyID,
-            name: configuration.relyingPartyName,
-            origins: configuration.acceptedOrigins,
-            algorithms: configuration.algorithms,
-            time: time
-        )
+        requestIDs = RequestIDs(random: random)
+        self.metrics = metrics.map(ServerMetrics.init)
+        self.webhookSender = webhookSender
+        settings = Mutex(try ReloadableSettings(configuration, time: time))
         challenges = ChallengeService(
             store: store,
             random: random,
@@ -111,7 +122,6 @@ public final class RelyingPartyServer: HTTPHandler {
             lifetime: TimeInterval(configuration.sessionLifetimeSeconds),
             accessTokens: tokens
         )
-        wellKnown = try WellKnownFiles(configuration.associatedDomains, loadedAt: time.now)
         staticFiles = configuration.wwwDirectory.map(StaticFiles.init(root:))
         let limits = configuration.rateLimits
         addressLimiter = RateLimiter(rule: .init(perMinute: limits.perAddressPerMinute, burst: limits.perAddressBurst), capacity: limits.maximumKeys)
@@ -121,40 +131,82 @@ public final class RelyingPartyServer: HTTPHandler {
             rule: .init(perMinute: outstanding * 60 / Double(configuration.challengeLifetimeSeconds), burst: outstanding),
             capacity: limits.maximumKeys
         )
-        metadata = try configuration.attestation.verifiedMetadata(at: time.now)
         if let appleConfiguration = configuration.apple {
             guard let appleSetup else { throw ConfigurationError(.missingValue, key: "apple.privateKey", "was not loaded") }
             apple = try AppleIntegration(configuration: appleConfiguration, setup: appleSetup, store: store, time: time, log: log)
         } else {
             apple = nil
         }
-        webhooks = try WebhookDispatcher(
-            endpoints: configuration.webhooks,
-            store: store,
-            sender: webhookSender,
-            time: time,
-            random: random,
-            log: log
+        webhooks = Mutex(
+            try WebhookDispatcher(
+                endpoints: configuration.webhooks,
+                store: store,
+                sender: webhookSender,
+                time: time,
+                random: random,
+                log: log
+            )
         )
         // The signing keys: made on the first start, loaded on every start (the worker keeps them current). A store that
         // cannot be reached now is retried by the worker and by the first request that needs a key.
         tokens.updateKeys()
+        if let metrics { collectMetrics(into: metrics) }
     }
 
+    /// The relying party in force (its origins follow a reload of the associated domains).
+    var relyingParty: RelyingParty {
+        settings.withLock { $0.relyingParty }
+    }
+
+    /// Answers one request: dispatches it by the route table, then gives the answer its `X-Request-Id` (the request's
+    /// own when valid, else a new one) and writes its request line: `error` for a server fault (with its detail),
+    /// `info` for a refusal, `debug` for a success and for what a flood is made of (`not_found`, `method_not_allowed`,
+    /// `rate_limited`), each naming the route by its pattern, never by the path.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let started = ContinuousClock.now
+        let method = request.method == "HEAD" ? "GET" : request.method
+        let dispatch = Self.dispatch(method, request.path)
+        let route = Self.label(dispatch, path: request.path)
         var response: HTTPResponse
+        var code: String?
+        var detail: String?
         do {
-            response = try respond(to: request)
+            response = try respond(to: request, method: method, dispatch: dispatch)
             response.headers.add("X-Content-Type-Options", "nosniff")
         } catch {
-            if error.status >= 500 {
-                log("\(request.method) \(Self.route(of: request.path)): \(error.code)\(error.detail.map { " (\($0))" } ?? "")")
-            }
+            code = error.step ?? error.code.rawValue
+            detail = error.status >= 500 ? error.detail : nil
             response = error.response
+            if error.code == .storageUnavailable { metrics?.storeErrors.increment() }
         }
         // Every answer of a route, errors included, carries the CORS headers (a preflight has its own).
         if request.method != "OPTIONS", Self.isRouted(request.path) {
             for (name, value) in cors.headers(for: request) { response.headers.add(name, value) }
+        }
+        let requestID = requestIDs.id(offered: request.headers["x-request-id"])
+        response.headers.add("X-Request-Id", requestID)
+        if let metrics {
+            metrics.observe(method: method, route: route, status: response.status, code: code, seconds: Self.seconds(since: started))
+        }
+        let level: LogLevel =
+            switch response.status {
+            case 500...: .error
+            case 404, 405, 429, ..<400: .debug
+            default: .info
+            }
+        if log.isEnabled(level) {
+            log.write(
+                LogRecord(
+                    level: level,
+                    event: "request",
+                    message: "\(method) \(route)\(code.map { ": \($0)" } ?? "")\(detail.map { " (\($0))" } ?? "")",
+                    requestID: requestID,
+                    route: route,
+                    status: response.status,
+                    durationMilliseconds: Self.seconds(since: started) * 1000,
+                    code: code
+                )
+            )
         }
         return response
     }
@@ -170,9 +222,8 @@ public final class RelyingPartyServer: HTTPHandler {
     }
 
     /// Dispatches by the route table (`RelyingPartyServer+Routes.swift`), applying the route's flags.
-    private func respond(to request: HTTPRequest) throws(ServerError) -> HTTPResponse {
-        let method = request.method == "HEAD" ? "GET" : request.method
-        switch Self.dispatch(method, request.path) {
+    private func respond(to request: HTTPRequest, method: String, dispatch: Dispatch) throws(ServerError) -> HTTPResponse {
+        switch dispatch {
         case .route(let route, let parameters):
             if route.flags.contains(.rateLimitedPerAddress) { try limit(addressLimiter, key: clientAddress(request)) }
             // Stale credentials are refused here, for every route at once: only a request without any may act signed out;
@@ -185,7 +236,7 @@ public final class RelyingPartyServer: HTTPHandler {
             }
             var response = try route.handler(self, request, RouteContext(parameters: parameters, session: session))
             // A write may have appended events: their deliveries are due now.
-            if method != "GET" { webhooks.wake() }
+            if method != "GET" { wakeWebhooks() }
             if route.flags.contains(.noStore) { response.headers.add("Cache-Control", "no-store") }
             return response
         case .wrongMethod(let allowed) where method == "OPTIONS":
@@ -197,7 +248,7 @@ public final class RelyingPartyServer: HTTPHandler {
         case .unrouted:
             // The admin API is served on `listen.admin` only, never here (not even a static file under /admin).
             if request.path == "/admin" || request.path.hasPrefix("/admin/") { throw ServerError(.notFound) }
-            if method == "GET", let response = wellKnown.response(to: request) { return response }
+            if method == "GET", let response = settings.withLock({ $0.wellKnown }).response(to: request) { return response }
             if method == "GET", var response = staticFiles?.response(for: request.path) {
                 // A module script is fetched in CORS mode: an allowed origin's page may import `/passkeyd.js` from here.
                 for (name, value) in cors.headers(for: request) { response.headers.add(name, value) }
@@ -225,9 +276,19 @@ public final class RelyingPartyServer: HTTPHandler {
         (addressLimiter.count, accountLimiter.count, challengeLimiter.count)
     }
 
+    /// Seconds on the monotonic clock since `start`.
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = start.duration(to: .now).components
+        return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+    }
+
     /// Refuses with `429 rate_limited` and `Retry-After` when `key` has used up its bucket.
     func limit(_ limiter: RateLimiter, key: String) throws(ServerError) {
         guard let retryAfter = limiter.take(key, now: time.now) else { return }
+        if let metrics {
+            let rule = limiter === addressLimiter ? "address" : limiter === accountLimiter ? "account" : "challenges"
+            metrics.rateLimited.increment([rule])
+        }
         var error = ServerError(.rateLimited)
         error.headers = [("Retry-After", String(retryAfter))]
         throw error

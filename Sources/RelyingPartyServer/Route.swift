@@ -14,7 +14,7 @@ struct Route: Sendable {
         /// The answer carries `Cache-Control: no-store` (options, sessions, account data).
         static let noStore = Flags(rawValue: 1 << 1)
         /// The request's session credentials are not looked at: a stale cookie or bearer is not refused (Apple's
-        /// notifications, the session hand-off link a web view opens, `/healthz`, the public JWKS and discovery
+        /// notifications, the session hand-off link a web view opens, `/healthz`, `/readyz`, the public JWKS and discovery
         /// documents, and introspection, whose bearer is a backend key). Every other route resolves them first and
         /// refuses a stale one with `401 not_signed_in`.
         static let sessionIgnored = Flags(rawValue: 1 << 2)
@@ -30,6 +30,9 @@ struct Route: Sendable {
         /// runs on the event-loop thread. Every other route runs on the worker pool, so that its waits on the store or
         /// the network never hold up the loop's other connections.
         static let answersFromMemory = Flags(rawValue: 1 << 5)
+        /// On the admin listener: served without an admin key when `listen.admin` is a loopback address (`/metrics`,
+        /// for a Prometheus agent on the same machine); elsewhere it needs a key like every admin route.
+        static let openOnLoopback = Flags(rawValue: 1 << 6)
     }
 
     /// The handler, given the server, the request and its context.

@@ -50,6 +50,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case internalError = "internal_error"
             case storageUnavailable = "storage_unavailable"
             case appleUnavailable = "apple_unavailable"
+            case notReady = "not_ready"
             case adminUnauthorized = "admin_unauthorized"
             case userNotFound = "user_not_found"
             case invalidCursor = "invalid_cursor"
@@ -70,6 +71,9 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case invalidScope = "invalid_scope"
             case loginRequired = "login_required"
             case accessDenied = "access_denied"
+            case appleStateInvalid = "apple_state_invalid"
+            case appleSignInCancelled = "apple_sign_in_cancelled"
+            case invalidReturnPath = "invalid_return_path"
             case invalidToken = "invalid_token"
         }
 
@@ -147,6 +151,8 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         static let storageUnavailable = Code(.storageUnavailable)
         /// Apple's keys cannot be fetched; nothing is accepted without them; retry.
         static let appleUnavailable = Code(.appleUnavailable)
+        /// `GET /readyz`: a readiness check failed; `failing` names it.
+        static let notReady = Code(.notReady)
         /// An admin API call without a valid admin key (`Authorization: Bearer`); which of the two goes to the log.
         static let adminUnauthorized = Code(.adminUnauthorized)
         /// The admin API names an account that does not exist.
@@ -192,6 +198,12 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         static let loginRequired = Code(.loginRequired)
         /// The person cancelled the sign-in page (sent to the redirect URI).
         static let accessDenied = Code(.accessDenied)
+        /// `POST /auth/apple/callback`: the form's `state` is missing, unknown, used, expired or not this browser's.
+        static let appleStateInvalid = Code(.appleStateInvalid)
+        /// Apple's web flow came back with an `error` (the person cancelled at Apple).
+        static let appleSignInCancelled = Code(.appleSignInCancelled)
+        /// `GET /auth/apple/start`: a `return` or `cancel` that is not a path on this server.
+        static let invalidReturnPath = Code(.invalidReturnPath)
         /// `/oauth/userinfo` without a live access token of an OpenID client.
         static let invalidToken = Code(.invalidToken)
 
@@ -237,6 +249,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case .internalError: (500, "The server could not complete the request.")
             case .storageUnavailable: (503, "The server cannot reach its database; try again shortly.")
             case .appleUnavailable: (503, "Apple cannot be reached right now; try again shortly.")
+            case .notReady: (503, "The server is not ready to serve; failing names the check.")
             case .adminUnauthorized: (401, "The admin API needs an admin key: Authorization: Bearer <key>.")
             case .userNotFound: (404, "There is no account with that ID.")
             case .invalidCursor: (400, "The cursor is not one this server gave for this query.")
@@ -257,6 +270,9 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case .invalidScope: (400, "The scope must include openid and only scopes the client may ask for.")
             case .loginRequired: (400, "Nobody is signed in.")
             case .accessDenied: (400, "The person did not sign in.")
+            case .appleStateInvalid: (400, "This Sign in with Apple answer is not one this browser started, or it was already used; start again.")
+            case .appleSignInCancelled: (400, "Sign in with Apple was cancelled.")
+            case .invalidReturnPath: (400, "The return address must be a path on this server.")
             case .invalidToken: (401, "The access token is not valid.")
             }
         }

@@ -10,4 +10,7 @@ public enum CeremonyKind: String, Sendable {
     case merge
     /// A session hand-off code (`POST /session/handoff`), stored under a hash of the code.
     case sessionHandoff
+    /// The `state` of Apple's web flow (`GET /auth/apple/start`), stored under a hash of the state: its raw nonce, the
+    /// paths to return to and the hash of the browser's binding cookie.
+    case appleWebState
 }

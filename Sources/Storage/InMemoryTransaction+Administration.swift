@@ -3,12 +3,13 @@ import Foundation
 extension InMemoryTransaction {
     func users(namePrefix prefix: String, after: String?, limit: Int) throws(StorageError) -> [UserRecord] {
         try run { state in
+            let (prefix, after) = (UserRecord.nameKey(of: prefix), after.map(UserRecord.nameKey(of:)))
             let matching = state.users.values.filter { (user: UserRecord) -> Bool in
-                guard user.name.utf8.starts(with: prefix.utf8) else { return false }
+                guard user.nameKey.utf8.starts(with: prefix.utf8) else { return false }
                 guard let after else { return true }
-                return after.utf8.lexicographicallyPrecedes(user.name.utf8)
+                return after.utf8.lexicographicallyPrecedes(user.nameKey.utf8)
             }
-            let ordered = matching.sorted { (left: UserRecord, right: UserRecord) in left.name.utf8.lexicographicallyPrecedes(right.name.utf8) }
+            let ordered = matching.sorted { (left: UserRecord, right: UserRecord) in left.nameKey.utf8.lexicographicallyPrecedes(right.nameKey.utf8) }
             return Array(ordered.prefix(max(0, limit)))
         }
     }

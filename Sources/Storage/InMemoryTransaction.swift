@@ -29,7 +29,10 @@ final class InMemoryTransaction: StoreTransaction {
     }
 
     func user(name: String) throws(StorageError) -> UserRecord? {
-        try run { state in state.users.values.first { $0.name == name } }
+        try run { state in
+            let key = UserRecord.nameKey(of: name)
+            return state.users.values.first { $0.nameKey == key }
+        }
     }
 
     func users(verifiedEmail email: String) throws(StorageError) -> [UserRecord] {
@@ -53,7 +56,7 @@ final class InMemoryTransaction: StoreTransaction {
         try run { state throws(StorageError) in
             try user.validate()
             guard state.users[user.id] == nil else { throw StorageError(.duplicateKey, "a user with this ID already exists") }
-            guard !state.users.values.contains(where: { $0.name == user.name }) else {
+            guard !state.users.values.contains(where: { $0.nameKey == user.nameKey }) else {
                 throw StorageError(.usernameTaken, "the username is already taken")
             }
             guard !state.users.values.contains(where: { $0.appAccountToken == user.appAccountToken }) else {
@@ -67,7 +70,7 @@ final class InMemoryTransaction: StoreTransaction {
         try run { state throws(StorageError) in
             try user.validate()
             guard let stored = state.users[user.id] else { return false }
-            guard !state.users.values.contains(where: { $0.name == user.name && $0.id != user.id }) else {
+            guard !state.users.values.contains(where: { $0.nameKey == user.nameKey && $0.id != user.id }) else {
                 throw StorageError(.usernameTaken, "the username is already taken")
             }
             var updated = user

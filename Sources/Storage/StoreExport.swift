@@ -29,6 +29,9 @@ public struct StoreExport: Sendable, Equatable {
     public var webhookDeliveries: [WebhookDeliveryRecord] = []
     /// The access-token signing keys, sealed under the server secret (which `sharedSecrets` carries along).
     public var signingKeys: [SigningKeyRecord] = []
+    /// The OpenID provider's grants and their refresh-token families (authorization codes live 60 s and are not copied).
+    public var oauthGrants: [OAuthGrantRecord] = []
+    public var oauthRefreshTokens: [RefreshTokenRecord] = []
     /// The deployment's shared secrets by name (see `SharedSecretStore`). A SQLite node keeps them as files in its
     /// data folder, not in the store: the caller fills them in.
     public var sharedSecrets: [String: [UInt8]] = [:]

@@ -12,7 +12,7 @@ public protocol StoreTransaction {
     /// The user with this handle, or nil.
     func user(id: [UInt8]) throws(StorageError) -> UserRecord?
 
-    /// The user with exactly this username, or nil.
+    /// The user whose username has the key of `name` (`UserRecord.nameKey(of:)`), or nil.
     func user(name: String) throws(StorageError) -> UserRecord?
 
     /// The users whose `email` is `email`, compared ASCII case-insensitively, and verified (`emailVerified`),
@@ -21,14 +21,15 @@ public protocol StoreTransaction {
 
     /// Stores a new user.
     /// - Throws: `storage.duplicateKey` when a user with `user.id` or `user.appAccountToken` exists;
-    ///   `storage.usernameTaken` when another user has `user.name`; `storage.invalidRecord` when it breaks a bound
+    ///   `storage.usernameTaken` when another user's name has the key of `user.name`; `storage.invalidRecord` when it breaks a bound
     ///   (`UserRecord.validate`).
     func insertUser(_ user: UserRecord) throws(StorageError)
 
     /// Writes the name, display name (and whether it is a default), email and email verification of the user with
     /// `user.id`; its `appAccountToken` and `createdAt` never change.
     /// - Returns: false, changing nothing, when there is no such user.
-    /// - Throws: `storage.usernameTaken` when another user has `user.name`; `storage.invalidRecord` as `insertUser`.
+    /// - Throws: `storage.usernameTaken` when another user's name has the key of `user.name`; `storage.invalidRecord` as
+    ///   `insertUser`.
     func updateUser(_ user: UserRecord) throws(StorageError) -> Bool
 
     /// Deletes the user and every row of the account: its credentials, sessions, Apple identities (with their refresh
@@ -111,8 +112,9 @@ public protocol StoreTransaction {
 
     // MARK: users, for administration
 
-    /// At most `limit` users whose name starts with `prefix` (every user for ""), ordered by name byte-wise (UTF-8),
-    /// after the user named `after` when it is given: a cursor over the accounts, for the admin API's search and export.
+    /// At most `limit` users whose name key (`UserRecord.nameKey(of:)`) starts with the key of `prefix` (every user for
+    /// ""), ordered by name key byte-wise (UTF-8), after the user whose key is `after`'s when it is given: a cursor over
+    /// the accounts, for the admin API's search (case-insensitive) and export.
     func users(namePrefix prefix: String, after: String?, limit: Int) throws(StorageError) -> [UserRecord]
 
     /// At most `limit` users whose `email` is `email`, compared ASCII case-insensitively, verified or not, ordered by

@@ -1,10 +1,10 @@
-/// Accounts, read on the hot paths. Usernames are compared exactly (byte for byte); normalising them is the caller's
-/// job. Accounts are written by `CeremonyStore.completeRegistration` and, for everything else, in a transaction
+/// Accounts, read on the hot paths. Usernames are compared by their key (`UserRecord.nameKey(of:)`: NFKC, lowercased),
+/// which every driver stores beside the name with a unique index; validating and trimming them is the caller's job. Accounts are written by `CeremonyStore.completeRegistration` and, for everything else, in a transaction
 /// (`StoreTransaction.insertUser`, `deleteUser`).
 public protocol UserStore: Sendable {
     /// Returns the user with this handle, or nil when there is none.
     func user(id: [UInt8]) throws(StorageError) -> UserRecord?
 
-    /// Returns the user with exactly this username, or nil when there is none.
+    /// Returns the user whose username has the key of `name` (`Frank` finds `frank`), or nil when there is none.
     func user(name: String) throws(StorageError) -> UserRecord?
 }

@@ -21,6 +21,9 @@ final class PostgresConnectionPool: Sendable {
     private let waitTimeout: DispatchTimeInterval
     private let permits: DispatchSemaphore
     private let state = Mutex(State())
+    /// Calls that found every connection lent and waited, and those whose wait ran out (for the metrics).
+    private let waits = Atomic<Int>(0)
+    private let waitTimeouts = Atomic<Int>(0)
 
     init(connectionString: String, size: Int, waitTimeout: Duration) {
         self.connectionString = connectionString
@@ -30,14 +33,23 @@ final class PostgresConnectionPool: Sendable {
         permits = DispatchSemaphore(value: size)
     }
 
+    /// How many calls have waited for a connection, and how many of them gave up.
+    var waitCounts: (waits: Int, timeouts: Int) {
+        (waits.load(ordering: .relaxed), waitTimeouts.load(ordering: .relaxed))
+    }
+
     /// Lends one connection to `body` with `synchronous_commit` set as `durableCommits` says, connecting when no
     /// idle connection is left. An idle connection that already has that setting is preferred, which saves a `SET`.
     func withConnection<Result>(
         durableCommits: Bool = true,
         _ body: (PostgresConnection) throws(PostgresError) -> Result
     ) throws(StorageError) -> Result {
-        guard permits.wait(timeout: .now() + waitTimeout) == .success else {
-            throw StorageError(.unavailable, "all \(size) PostgreSQL connections stayed busy for as long as a call may wait")
+        if permits.wait(timeout: .now()) != .success {
+            waits.add(1, ordering: .relaxed)
+            guard permits.wait(timeout: .now() + waitTimeout) == .success else {
+                waitTimeouts.add(1, ordering: .relaxed)
+                throw StorageError(.unavailable, "all \(size) PostgreSQL connections stayed busy for as long as a call may wait")
+            }
         }
         defer { permits.signal() }
         let reused = state.withLock { state -> PostgresConnection?? in

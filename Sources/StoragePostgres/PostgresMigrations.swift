@@ -1,3 +1,4 @@
+import Foundation
 import Storage
 
 /// The schema history. Each step brings the schema from `version - 1` to `version`; the one row of
@@ -8,9 +9,12 @@ import Storage
 /// date), which round-trips `Date` exactly. Constraint names are spelled out: `PostgresError` maps them to the
 /// storage contract's codes.
 enum PostgresMigrations {
-    struct Step {
+    struct Step: Sendable {
         let version: Int
         let sql: String
+        /// What the step does after its SQL that SQL cannot (Unicode normalisation), in the migration's transaction,
+        /// given the migration's time.
+        var rewrite: (@Sendable (PostgresRecords, Date) throws(StorageError) -> Void)? = nil
     }
 
     static let steps: [Step] = [
@@ -322,6 +326,37 @@ enum PostgresMigrations {
                 CREATE INDEX oauth_refresh_tokens_by_grant ON oauth_refresh_tokens(grant_id);
                 """
         ),
+        // Usernames compared case-insensitively: each account's name key (`UserRecord.nameKey`, NFKC then lowercased),
+        // unique and byte-wise ordered (the "C" collation) for the admin search. Where two names have one key, the
+        // oldest account keeps its name and each later one gets a suffixed name (`-2`, `-3` …) and a `user.updated`
+        // event (`NameKeyMigration`), as SQLite's version 10 does.
+        Step(
+            version: 9,
+            sql: """
+                ALTER TABLE users ADD COLUMN name_key text COLLATE "C" NOT NULL DEFAULT '';
+                """,
+            rewrite: { records, now throws(StorageError) in
+                let accounts = try records.run { connection throws(PostgresError) in
+                    try connection.run("SELECT id, name, created_at FROM users", []) { row throws(PostgresError) in
+                        NameKeyMigration.Account(id: row.bytes(0), name: row.text(1), createdAt: try row.date(2))
+                    }
+                }
+                for row in NameKeyMigration(accounts: accounts).rows {
+                    try records.run { connection throws(PostgresError) in
+                        try connection.run(
+                            "UPDATE users SET name = $2, name_key = $3 WHERE id = $1",
+                            [.bytea(row.id), .text(row.name), .text(row.nameKey)]
+                        )
+                    }
+                    if row.renamed { try records.appendEvent(NameKeyMigration.renameEvent(userID: row.id, at: now)) }
+                }
+                try records.run { connection throws(PostgresError) in
+                    try connection.execute(
+                        "ALTER TABLE users ALTER COLUMN name_key DROP DEFAULT, ADD CONSTRAINT users_name_key_unique UNIQUE (name_key);"
+                    )
+                }
+            }
+        ),
     ]
 
     /// The schema version this build writes.
@@ -331,10 +366,10 @@ enum PostgresMigrations {
     private static let lockKey = 0x7061_7373_6b65_79
 
     /// Applies the missing steps in one transaction under an advisory lock, so that nodes starting together apply
-    /// each step once and none sees a half-migrated schema.
+    /// each step once and none sees a half-migrated schema; `now` is the time of the events a step writes.
     /// - Throws: `storage.unavailable` when the server can't be reached; `storage.migrationFailed` when the database
     ///   is newer than this build or a step fails.
-    static func migrate(_ pool: PostgresConnectionPool) throws(StorageError) {
+    static func migrate(_ pool: PostgresConnectionPool, now: Date) throws(StorageError) {
         // Connecting first keeps an unreachable server `storage.unavailable`, apart from a failed migration.
         try pool.withConnection { _ throws(PostgresError) in }
         let found: Int
@@ -350,6 +385,15 @@ enum PostgresMigrations {
                     guard current <= latestVersion else { return current }
                     for step in steps where current < step.version {
                         try connection.execute(step.sql)
+                        if let rewrite = step.rewrite {
+                            let records = PostgresRecords(connection: connection)
+                            defer { records.isOpen = false }
+                            do throws(StorageError) {
+                                try rewrite(records, now)
+                            } catch {
+                                throw PostgresError(.failed, error.reason)
+                            }
+                        }
                     }
                     if versions.isEmpty {
                         try connection.execute("INSERT INTO passkeyd_schema (version) VALUES (\(latestVersion))")

@@ -2,16 +2,16 @@ import Foundation
 import Storage
 
 extension PostgresRecords {
-    /// A range scan of `users_by_name_bytes` (the "C" collation: byte-wise), whatever the database's collation.
+    /// A range scan of `users_name_key_unique` (the column's "C" collation: byte-wise), whatever the database's.
     func users(namePrefix prefix: String, after: String?, limit: Int) throws(StorageError) -> [UserRecord] {
-        let range = NamePrefixRange(prefix: prefix)
+        let range = NamePrefixRange(prefix: UserRecord.nameKey(of: prefix))
+        let after = after.map(UserRecord.nameKey(of:))
         return try run { connection throws(PostgresError) in
             try connection.run(
                 """
                 SELECT \(Self.userColumns) FROM users
-                WHERE name COLLATE "C" >= $1 AND ($2::text IS NULL OR name COLLATE "C" < $2)
-                    AND ($3::text IS NULL OR name COLLATE "C" > $3)
-                ORDER BY name COLLATE "C" LIMIT $4
+                WHERE name_key >= $1 AND ($2::text IS NULL OR name_key < $2) AND ($3::text IS NULL OR name_key > $3)
+                ORDER BY name_key LIMIT $4
                 """,
                 [
                     .text(range.lower), .optional(range.upper, PostgresValue.text), .optional(after, PostgresValue.text),

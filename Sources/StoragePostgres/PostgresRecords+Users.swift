@@ -2,7 +2,8 @@ import Foundation
 import Storage
 
 extension PostgresRecords {
-    static let userColumns = "id, name, display_name, created_at, display_name_is_default, app_account_token, email, email_verified"
+    /// The last, `name_key` (`UserRecord.nameKey`), is written from the name and never read back.
+    static let userColumns = "id, name, display_name, created_at, display_name_is_default, app_account_token, email, email_verified, name_key"
 
     func user(id: [UInt8]) throws(StorageError) -> UserRecord? {
         try run { connection throws(PostgresError) in
@@ -12,7 +13,12 @@ extension PostgresRecords {
 
     func user(name: String) throws(StorageError) -> UserRecord? {
         try run { connection throws(PostgresError) in
-            try connection.run("SELECT \(Self.userColumns) FROM users WHERE name = $1", [.text(name)], row: Self.userRecord).first
+            try connection.run(
+                "SELECT \(Self.userColumns) FROM users WHERE name_key = $1",
+                [.text(UserRecord.nameKey(of: name))],
+                row: Self.userRecord
+            )
+            .first
         }
     }
 
@@ -43,10 +49,13 @@ extension PostgresRecords {
         try validate { () throws(StorageError) in try user.validate() }
         return try run { connection throws(PostgresError) in
             try connection.run(
-                "UPDATE users SET name = $2, display_name = $3, display_name_is_default = $4, email = $5, email_verified = $6 WHERE id = $1",
+                """
+                UPDATE users SET name = $2, display_name = $3, display_name_is_default = $4, email = $5, email_verified = $6, name_key = $7
+                WHERE id = $1
+                """,
                 [
                     .bytea(user.id), .text(user.name), .text(user.displayName), .boolean(user.displayNameIsDefault),
-                    .optional(user.email, PostgresValue.text), .boolean(user.emailVerified),
+                    .optional(user.email, PostgresValue.text), .boolean(user.emailVerified), .text(user.nameKey),
                 ]
             ) == 1
         }
@@ -64,7 +73,7 @@ extension PostgresRecords {
         [
             (.bytea(user.id), "bytea"), (.text(user.name), "text"), (.text(user.displayName), "text"), (.date(user.createdAt), "float8"),
             (.boolean(user.displayNameIsDefault), "boolean"), (.text(user.appAccountToken.uuidString.lowercased()), "text"),
-            (.optional(user.email, PostgresValue.text), "text"), (.boolean(user.emailVerified), "boolean"),
+            (.optional(user.email, PostgresValue.text), "text"), (.boolean(user.emailVerified), "boolean"), (.text(user.nameKey), "text"),
         ]
     }
 

@@ -18,6 +18,27 @@ extension PostgresStore: ImportableStore {
         for session in export.sessions {
             insert("sessions", PostgresRecords.sessionColumns, PostgresRecords.sessionValues(session))
         }
+        for grant in export.oauthGrants {
+            insert(
+                "oauth_grants",
+                PostgresRecords.grantColumns,
+                [
+                    (.bytea(grant.id), "bytea"), (.text(grant.clientID), "text"), (.bytea(grant.userID), "bytea"), (.bytea(grant.sessionID), "bytea"),
+                    (.text(grant.scope), "text"), (.date(grant.authenticatedAt), "float8"), (.text(grant.authenticationMethods), "text"),
+                    (.date(grant.createdAt), "float8"), (.date(grant.expiresAt), "float8"),
+                ]
+            )
+        }
+        for token in export.oauthRefreshTokens {
+            insert(
+                "oauth_refresh_tokens",
+                "token_hash, grant_id, created_at, used_at",
+                [
+                    (.bytea(token.tokenHash), "bytea"), (.bytea(token.grantID), "bytea"), (.date(token.createdAt), "float8"),
+                    (.optional(token.usedAt, PostgresValue.date), "float8"),
+                ]
+            )
+        }
         for identity in export.appleIdentities {
             insert("apple_identities", PostgresRecords.appleIdentityColumns, PostgresRecords.appleIdentityValues(identity))
         }

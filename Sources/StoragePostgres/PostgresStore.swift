@@ -39,8 +39,12 @@ public final class PostgresStore: PasskeyStore {
     ///   schema is newer than this build or a migration step fails.
     public init(connectionString: String, poolSize: Int, waitTimeout: Duration = .seconds(10)) throws(StorageError) {
         pool = PostgresConnectionPool(connectionString: connectionString, size: max(1, poolSize), waitTimeout: waitTimeout)
-        try PostgresMigrations.migrate(pool)
+        // The one clock of the store: the time of the events a migration writes.
+        try PostgresMigrations.migrate(pool, now: Date())
     }
+
+    /// How many calls have waited for a pooled connection (all were lent), and how many gave up after the wait timeout.
+    public var poolWaits: (waits: Int, timeouts: Int) { pool.waitCounts }
 
     /// Closes the pool's connections. Later calls throw `storage.unavailable`. Idempotent.
     public func close() {

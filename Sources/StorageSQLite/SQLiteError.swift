@@ -69,7 +69,9 @@ struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
         case .foreignKeyViolation:
             return StorageError(.notFound, "the user (or the grant) does not exist")
         case .uniqueViolation:
-            if constraint.hasSuffix("users.name") { return StorageError(.usernameTaken, "the username is already taken") }
+            if constraint.hasSuffix("users.name") || constraint.hasSuffix("users.name_key") {
+                return StorageError(.usernameTaken, "the username is already taken")
+            }
             if constraint.hasSuffix("credentials.id") { return StorageError(.credentialExists, "a credential with this ID already exists") }
             if constraint.hasSuffix("apple_identities.subject") {
                 return StorageError(.appleIdentityTaken, "the Apple identity is already linked to an account")

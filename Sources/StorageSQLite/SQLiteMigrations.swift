@@ -1,3 +1,4 @@
+import Foundation
 import Storage
 
 /// The schema history. Each step brings the schema from `version - 1` to `version`; `PRAGMA user_version`
@@ -6,9 +7,12 @@ import Storage
 /// Times are REAL seconds since 2001-01-01T00:00:00Z (Foundation's reference date), which round-trips
 /// `Date` exactly. Booleans are INTEGER 0/1. Transports are a JSON array of strings.
 enum SQLiteMigrations {
-    struct Step {
+    struct Step: Sendable {
         let version: Int
         let sql: String
+        /// What the step does after its SQL that SQL cannot (Unicode normalisation), in the migration's transaction,
+        /// given the migration's time.
+        var rewrite: (@Sendable (SQLiteRecords, Date) throws(StorageError) -> Void)? = nil
     }
 
     static let steps: [Step] = [
@@ -323,20 +327,56 @@ enum SQLiteMigrations {
                 CREATE INDEX oauth_refresh_tokens_by_grant ON oauth_refresh_tokens(grant_id);
                 """
         ),
+        // Usernames compared case-insensitively: each account's name key (`UserRecord.nameKey`, NFKC then lowercased),
+        // unique. Where two names have one key, the oldest account keeps its name and each later one gets a suffixed
+        // name (`-2`, `-3` …) and a `user.updated` event (`NameKeyMigration`).
+        Step(
+            version: 10,
+            sql: """
+                ALTER TABLE users ADD COLUMN name_key TEXT NOT NULL DEFAULT '';
+                """,
+            rewrite: { records, now throws(StorageError) in
+                let accounts = try records.run { connection throws(SQLiteError) in
+                    try connection.statement("SELECT id, name, created_at FROM users").run([]) { row throws(SQLiteError) in
+                        NameKeyMigration.Account(id: row.blob(0), name: row.text(1), createdAt: row.date(2))
+                    }
+                }
+                for row in NameKeyMigration(accounts: accounts).rows {
+                    try records.run { connection throws(SQLiteError) in
+                        try connection.statement("UPDATE users SET name = ?2, name_key = ?3 WHERE id = ?1")
+                            .run([.blob(row.id), .text(row.name), .text(row.nameKey)])
+                    }
+                    if row.renamed { try records.appendEvent(NameKeyMigration.renameEvent(userID: row.id, at: now)) }
+                }
+                try records.run { connection throws(SQLiteError) in
+                    try connection.execute("CREATE UNIQUE INDEX users_by_name_key ON users(name_key);")
+                }
+            }
+        ),
     ]
 
     /// The schema version this build writes.
     static var latestVersion: Int { steps.last?.version ?? 0 }
 
-    /// Applies the missing steps in one IMMEDIATE transaction, so concurrent openers apply them once.
+    /// Applies the missing steps in one IMMEDIATE transaction, so concurrent openers apply them once; `now` is the time
+    /// of the events a step writes.
     /// - Throws: `storage.migrationFailed` when the database is newer than this build or a step fails.
-    static func migrate(_ connection: SQLiteConnection) throws(StorageError) {
+    static func migrate(_ connection: SQLiteConnection, now: Date) throws(StorageError) {
         let found: Int
         do throws(SQLiteError) {
             found = try connection.immediateTransaction { () throws(SQLiteError) -> Int in
                 let current = try currentVersion(connection)
                 for step in steps where current < step.version && current <= latestVersion {
                     try connection.execute(step.sql)
+                    if let rewrite = step.rewrite {
+                        let records = SQLiteRecords(connection: connection)
+                        defer { records.isOpen = false }
+                        do throws(StorageError) {
+                            try rewrite(records, now)
+                        } catch {
+                            throw SQLiteError(.failed, error.reason)
+                        }
+                    }
                     try connection.execute("PRAGMA user_version = \(step.version)")
                 }
                 return current

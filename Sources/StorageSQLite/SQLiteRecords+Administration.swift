@@ -2,15 +2,16 @@ import Foundation
 import Storage
 
 extension SQLiteRecords {
-    /// A range scan of the username's unique index (BINARY collation: byte-wise).
+    /// A range scan of the name key's unique index (BINARY collation: byte-wise).
     func users(namePrefix prefix: String, after: String?, limit: Int) throws(StorageError) -> [UserRecord] {
-        let range = NamePrefixRange(prefix: prefix)
+        let range = NamePrefixRange(prefix: UserRecord.nameKey(of: prefix))
+        let after = after.map(UserRecord.nameKey(of:))
         return try run { connection throws(SQLiteError) in
             try connection.statement(
                 """
                 SELECT \(Self.userColumns) FROM users
-                WHERE name >= ?1 AND (?2 IS NULL OR name < ?2) AND (?3 IS NULL OR name > ?3)
-                ORDER BY name LIMIT ?4
+                WHERE name_key >= ?1 AND (?2 IS NULL OR name_key < ?2) AND (?3 IS NULL OR name_key > ?3)
+                ORDER BY name_key LIMIT ?4
                 """
             ).run(
                 [.text(range.lower), range.upper.map { .text($0) } ?? .null, after.map { .text($0) } ?? .null, .integer(Int64(max(0, limit)))],

@@ -67,20 +67,22 @@ extension SQLiteRecords {
 
     func oauthGrant(id: [UInt8]) throws(StorageError) -> OAuthGrantRecord? {
         try run { connection throws(SQLiteError) in
-            try connection.statement("SELECT \(Self.grantColumns) FROM oauth_grants WHERE id = ?1").run([.blob(id)]) { row throws(SQLiteError) in
-                OAuthGrantRecord(
-                    id: row.blob(0),
-                    clientID: row.text(1),
-                    userID: row.blob(2),
-                    sessionID: row.blob(3),
-                    scope: row.text(4),
-                    authenticatedAt: row.date(5),
-                    authenticationMethods: row.text(6),
-                    createdAt: row.date(7),
-                    expiresAt: row.date(8)
-                )
-            }.first
+            try connection.statement("SELECT \(Self.grantColumns) FROM oauth_grants WHERE id = ?1").run([.blob(id)], row: Self.grantRecord).first
         }
+    }
+
+    static func grantRecord(_ row: SQLiteRow) throws(SQLiteError) -> OAuthGrantRecord {
+        OAuthGrantRecord(
+            id: row.blob(0),
+            clientID: row.text(1),
+            userID: row.blob(2),
+            sessionID: row.blob(3),
+            scope: row.text(4),
+            authenticatedAt: row.date(5),
+            authenticationMethods: row.text(6),
+            createdAt: row.date(7),
+            expiresAt: row.date(8)
+        )
     }
 
     /// Its refresh tokens go with it (ON DELETE CASCADE).

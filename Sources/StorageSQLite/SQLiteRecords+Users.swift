@@ -2,7 +2,8 @@ import Foundation
 import Storage
 
 extension SQLiteRecords {
-    static let userColumns = "id, name, display_name, created_at, display_name_is_default, app_account_token, email, email_verified"
+    /// The last, `name_key` (`UserRecord.nameKey`), is written from the name and never read back.
+    static let userColumns = "id, name, display_name, created_at, display_name_is_default, app_account_token, email, email_verified, name_key"
 
     func user(id: [UInt8]) throws(StorageError) -> UserRecord? {
         try run { connection throws(SQLiteError) in
@@ -12,7 +13,8 @@ extension SQLiteRecords {
 
     func user(name: String) throws(StorageError) -> UserRecord? {
         try run { connection throws(SQLiteError) in
-            try connection.statement("SELECT \(Self.userColumns) FROM users WHERE name = ?1").run([.text(name)], row: Self.userRecord).first
+            try connection.statement("SELECT \(Self.userColumns) FROM users WHERE name_key = ?1")
+                .run([.text(UserRecord.nameKey(of: name))], row: Self.userRecord).first
         }
     }
 
@@ -28,7 +30,7 @@ extension SQLiteRecords {
     func insertUser(_ user: UserRecord) throws(StorageError) {
         try validate { () throws(StorageError) in try user.validate() }
         try run { connection throws(SQLiteError) in
-            try connection.statement("INSERT INTO users (\(Self.userColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)").run(Self.userValues(user))
+            try connection.statement("INSERT INTO users (\(Self.userColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)").run(Self.userValues(user))
         }
     }
 
@@ -36,7 +38,10 @@ extension SQLiteRecords {
         try validate { () throws(StorageError) in try user.validate() }
         return try run { connection throws(SQLiteError) in
             try connection.statement(
-                "UPDATE users SET name = ?2, display_name = ?3, display_name_is_default = ?5, email = ?7, email_verified = ?8 WHERE id = ?1"
+                """
+                UPDATE users SET name = ?2, display_name = ?3, display_name_is_default = ?5, email = ?7, email_verified = ?8, name_key = ?9
+                WHERE id = ?1
+                """
             ).run(Self.userValues(user)) == 1
         }
     }
@@ -48,11 +53,12 @@ extension SQLiteRecords {
         }
     }
 
-    /// The values of `userColumns`, as ?1 to ?8.
+    /// The values of `userColumns`, as ?1 to ?9.
     static func userValues(_ user: UserRecord) -> [SQLiteValue] {
         [
             .blob(user.id), .text(user.name), .text(user.displayName), .date(user.createdAt), .bool(user.displayNameIsDefault),
             .text(user.appAccountToken.uuidString.lowercased()), user.email.map { .text($0) } ?? .null, .bool(user.emailVerified),
+            .text(user.nameKey),
         ]
     }
 

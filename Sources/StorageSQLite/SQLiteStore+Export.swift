@@ -45,6 +45,11 @@ extension SQLiteStore: ExportableStore {
                 ).run([], row: SQLiteRecords.webhookDeliveryRecord)
                 export.signingKeys = try connection.statement("SELECT \(SQLiteRecords.signingKeyColumns) FROM signing_keys ORDER BY id")
                     .run([]) { row throws(SQLiteError) in SQLiteRecords.signingKeyRecord(row) }
+                export.oauthGrants = try connection.statement("SELECT \(SQLiteRecords.grantColumns) FROM oauth_grants ORDER BY id")
+                    .run([], row: SQLiteRecords.grantRecord)
+                export.oauthRefreshTokens = try connection.statement(
+                    "SELECT token_hash, grant_id, created_at, used_at FROM oauth_refresh_tokens ORDER BY grant_id, token_hash"
+                ).run([], row: SQLiteRecords.refreshTokenRecord)
                 return export
             }
         }

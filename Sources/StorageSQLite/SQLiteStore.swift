@@ -70,7 +70,8 @@ public final class SQLiteStore: PasskeyStore {
         if requireWAL, journalMode?.lowercased() != "wal" {
             throw StorageError(.unavailable, "the database refused the WAL journal mode")
         }
-        try SQLiteMigrations.migrate(connection)
+        // The one clock of the store: the time of the events a migration writes.
+        try SQLiteMigrations.migrate(connection, now: Date())
         self.connection = Mutex(connection)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Observability
 import RelyingPartyServer
 
 /// `passkeyd admin …`: the admin API's operations on the configured store, through the same `AdminService`, so they
@@ -102,7 +103,7 @@ struct AdminCommand {
             return 2
         }
         let json = line.isSet("--json")
-        let log: @Sendable (String) -> Void = { message in FileHandle.standardError.write(Data("passkeyd: \(message)\n".utf8)) }
+        let log = Logger { record in FileHandle.standardError.write(Data("passkeyd: \(record.message)\n".utf8)) }
         do {
             let outbound = try HTTPClient()
             defer { outbound.shutDown() }

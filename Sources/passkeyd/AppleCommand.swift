@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Observability
 import RelyingPartyServer
 
 /// `passkeyd apple transfer-out --recipient-team TEAMID [--config FILE] [--rate N]` and `passkeyd apple transfer-in
@@ -44,7 +45,7 @@ struct AppleCommand {
             FileHandle.standardError.write(Data("passkeyd apple: \(error)\n".utf8))
             return 2
         }
-        let log: @Sendable (String) -> Void = { message in FileHandle.standardError.write(Data("\npasskeyd: \(message)\n".utf8)) }
+        let log = Logger { record in FileHandle.standardError.write(Data("\npasskeyd: \(record.message)\n".utf8)) }
         let configuration: ServerConfiguration
         do {
             configuration = try configurationPath.map(ServerConfiguration.load(path:)) ?? ServerConfiguration.load(json: Data("{}".utf8))

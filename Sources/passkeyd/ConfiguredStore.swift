@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Observability
 import RelyingPartyServer
 import Storage
 import StoragePostgres
@@ -11,6 +12,8 @@ struct ConfiguredStore {
     let store: any PasskeyStore
     let secrets: SecretSource
     let close: () -> Void
+    /// PostgreSQL's pool waits (calls that waited for a connection, and those that gave up), nil on SQLite.
+    let poolWaits: (@Sendable () -> (waits: Int, timeouts: Int))?
 
     init(_ configuration: ServerConfiguration) throws {
         if let connectionString = configuration.postgresConnectionString {
@@ -19,15 +22,17 @@ struct ConfiguredStore {
                 poolSize: configuration.postgresPoolSize ?? configuration.defaultPoolSize
             )
             (store, secrets, close) = (postgres, .database(postgres), postgres.close)
+            poolWaits = { postgres.poolWaits }
         } else {
             let sqlite = try SQLiteStore(path: configuration.databasePath)
             (store, secrets, close) = (sqlite, .files(directory: configuration.dataDirectory), sqlite.close)
+            poolWaits = nil
         }
     }
 
     /// The `.p8` key named by `apple.privateKey`, the refresh token key from the secrets, and Apple reached through
     /// `client`.
-    func appleSetup(_ apple: AppleConfiguration, client: HTTPClient, log: @escaping @Sendable (String) -> Void) throws -> AppleSetup {
+    func appleSetup(_ apple: AppleConfiguration, client: HTTPClient, log: Logger) throws -> AppleSetup {
         guard let data = FileManager.default.contents(atPath: apple.privateKeyPath), let pem = String(data: data, encoding: .utf8) else {
             throw ConfigurationError(.unreadable, key: "apple.privateKey", "cannot read \(apple.privateKeyPath)")
         }

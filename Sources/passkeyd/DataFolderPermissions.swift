@@ -33,7 +33,7 @@ enum DataFolderPermissions {
             let mode = status.st_mode & 0o777
             guard mode & 0o077 != 0 else { continue }
             let wanted = path == folder ? "0700" : "0600"
-            warnings.append("warning: \(path) is open to group or others (mode 0\(String(mode, radix: 8))); chmod \(wanted) it")
+            warnings.append("\(path) is open to group or others (mode 0\(String(mode, radix: 8))); chmod \(wanted) it")
         }
         return warnings
     }

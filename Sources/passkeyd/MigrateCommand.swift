@@ -43,7 +43,8 @@ struct MigrateCommand {
                 """
                 copied \(export.users.count) users, \(export.credentials.count) passkeys, \(export.sessions.count) sessions, \
                 \(export.appleIdentities.count) Apple identities, \(export.appleNonces.count) Apple nonces, \
-                \(export.appleRevocations.count) queued revocations, \(export.signingKeys.count) signing keys and \
+                \(export.appleRevocations.count) queued revocations, \(export.signingKeys.count) signing keys, \
+                \(export.oauthGrants.count) OpenID grants with \(export.oauthRefreshTokens.count) refresh tokens and \
                 \(export.sharedSecrets.count) secrets \
                 (\(export.sharedSecrets.keys.sorted().joined(separator: ", "))) from \(sqlitePath)
                 """

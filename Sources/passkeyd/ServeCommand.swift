@@ -1,51 +1,50 @@
 import CryptoCore
 import Foundation
 import HTTPServer
+import Observability
 import RelyingPartyServer
 import Storage
 
-/// `passkeyd serve [--config FILE]`: runs in the foreground, logs to stderr, stops cleanly on SIGTERM/SIGINT.
+/// `passkeyd serve [--config FILE]`: runs in the foreground, logs to stderr, reloads on SIGHUP and stops gracefully on
+/// SIGTERM/SIGINT.
 struct ServeCommand {
     let arguments: [String]
+
+    /// Seconds a stop waits for requests in progress before it closes their connections.
+    static let drainSeconds = 10.0
 
     static let syntax = CommandLineSyntax(usage: "passkeyd serve [--config FILE]", options: ["--config"])
 
     func run() -> Int32 {
         let configuration: ServerConfiguration
+        let configurationPath: String?
         do {
             let line = try Self.syntax.parse(arguments)
+            configurationPath = try line.value("--config")
             do {
-                configuration = try line.value("--config").map(ServerConfiguration.load(path:)) ?? ServerConfiguration.load(json: Data("{}".utf8))
+                configuration = try configurationPath.map(ServerConfiguration.load(path:)) ?? ServerConfiguration.load(json: Data("{}".utf8))
             } catch {
                 return fail("invalid configuration: \(error)")
             }
         } catch {
             return fail("\(error)")
         }
-        let log: @Sendable (String) -> Void = { message in FileHandle.standardError.write(Data("passkeyd: \(message)\n".utf8)) }
-        for warning in configuration.associatedDomains.warnings { log("warning: \(warning)") }
+        let log = LogWriter(
+            format: configuration.logFormat ?? LogWriter.defaultFormat(),
+            node: configuration.nodeName ?? LogWriter.hostName,
+            now: { Date() }
+        ).logger(level: configuration.logLevel)
+        for warning in configuration.associatedDomains.warnings { log.warning(warning, event: "configuration") }
         do {
             try DataFolderPermissions.createFolder(configuration.dataDirectory)
         } catch {
             return fail("cannot create the data folder \(configuration.dataDirectory)")
         }
-        var tls: TLSServerContext?
-        if configuration.httpsAddress != nil {
-            let certificate = configuration.certificateFile ?? configuration.dataDirectory + "/tls-certificate.pem"
-            let privateKey = configuration.privateKeyFile ?? configuration.dataDirectory + "/tls-private-key.pem"
-            do {
-                if configuration.certificateFile == nil {
-                    try SelfSignedCertificate.ensure(
-                        certificateFile: certificate,
-                        privateKeyFile: privateKey,
-                        hostNames: [configuration.relyingPartyID, "127.0.0.1"],
-                        now: Date()
-                    )
-                }
-                tls = try TLSServerContext(certificateChainFile: certificate, privateKeyFile: privateKey)
-            } catch {
-                return fail("TLS: \(error)")
-            }
+        let tls: TLSServerContext?
+        do {
+            tls = try Self.tlsContext(configuration, dataDirectory: configuration.dataDirectory)
+        } catch {
+            return fail("TLS: \(error)")
         }
         // The one outbound HTTP(S) client of the process (Apple, webhooks), on its own thread.
         let outbound: HTTPClient
@@ -54,6 +53,8 @@ struct ServeCommand {
         } catch {
             return fail("cannot start the outbound HTTP client: \(error)")
         }
+        // The process's metrics, for /metrics (none when metrics.enabled is false).
+        let metrics = configuration.metricsEnabled ? MetricsRegistry() : nil
         let opened: ConfiguredStore
         let server: RelyingPartyServer
         do {
@@ -66,6 +67,7 @@ struct ServeCommand {
                 enumerationSecret: secret,
                 appleSetup: appleSetup,
                 webhookClient: outbound,
+                metrics: metrics,
                 log: log
             )
             try server.startWebhooks()
@@ -84,12 +86,16 @@ struct ServeCommand {
         } catch {
             return fail("cannot listen: \(error)")
         }
+        if let metrics { Self.collect(http: http, store: opened, into: metrics) }
         let database = configuration.postgresConnectionString == nil ? configuration.databasePath : nil
         let databaseFiles = database.map { [$0, $0 + "-wal", $0 + "-shm"] } ?? []
-        for warning in DataFolderPermissions.warnings(folder: configuration.dataDirectory, extraFiles: databaseFiles) { log(warning) }
+        for warning in DataFolderPermissions.warnings(folder: configuration.dataDirectory, extraFiles: databaseFiles) {
+            log.warning(warning, event: "configuration")
+        }
         http.start()
         adminHTTP?.start()
         server.startAppleWorker()
+        server.startMetadataRefresh(client: outbound)
         server.startKeyWorker()
         if let port = http.httpsPort {
             log("serving https://\(configuration.relyingPartyID):\(port)/ (relying party \(configuration.relyingPartyID))")
@@ -98,16 +104,91 @@ struct ServeCommand {
         if let adminHTTP, let port = adminHTTP.httpsPort ?? adminHTTP.httpPort {
             log("serving the admin API on \(adminHTTP.httpsPort == nil ? "http" : "https")://\(configuration.adminHost):\(port)/admin/")
         }
-        SignalWaiter.waitForTermination()
-        log("stopping")
-        adminHTTP?.stop()
-        http.stop()
+        let listeners = [http] + (adminHTTP.map { [$0] } ?? [])
+        SignalWaiter.waitForTermination {
+            Self.reload(configurationPath, running: configuration, server: server, listeners: listeners, log: log)
+        }
+        log("stopping: no new connections, requests in progress get \(Int(Self.drainSeconds)) s")
+        // Both listeners stop accepting at once and drain side by side.
+        DispatchQueue.concurrentPerform(iterations: listeners.count) { index in listeners[index].stop(drainingWithin: Self.drainSeconds) }
         server.stopAppleWorker()
+        server.stopMetadataRefresh()
         server.stopWebhooks()
         server.stopKeyWorker()
         outbound.shutDown()
         opened.close()
+        log("stopped")
         return 0
+    }
+
+    /// The listeners' and the PostgreSQL pool's metrics, read at each scrape.
+    private static func collect(http: HTTPServer, store: ConfiguredStore, into metrics: MetricsRegistry) {
+        metrics.collect("passkeyd_connections_open", "Client connections open now.") { [([], Double(http.statistics.openConnections))] }
+        metrics.collect(
+            "passkeyd_tls_handshakes_total",
+            "TLS handshakes of client connections, by outcome (ok, failed).",
+            type: .counter,
+            labels: ["outcome"]
+        ) {
+            let statistics = http.statistics
+            return [(["ok"], Double(statistics.tlsHandshakes)), (["failed"], Double(statistics.tlsHandshakeFailures))]
+        }
+        guard let poolWaits = store.poolWaits else { return }
+        metrics.collect(
+            "passkeyd_postgres_pool_waits_total",
+            "Store calls that found every PostgreSQL connection lent and waited (outcome=waited), and those that gave up (outcome=timeout).",
+            type: .counter,
+            labels: ["outcome"]
+        ) {
+            let counts = poolWaits()
+            return [(["waited"], Double(counts.waits)), (["timeout"], Double(counts.timeouts))]
+        }
+    }
+
+    /// The HTTPS listener's context: the configured certificate and key, or the self-signed pair in `dataDirectory`
+    /// (made when missing); nil without an HTTPS listener.
+    private static func tlsContext(_ configuration: ServerConfiguration, dataDirectory: String) throws -> TLSServerContext? {
+        guard configuration.httpsAddress != nil else { return nil }
+        let certificate = configuration.certificateFile ?? dataDirectory + "/tls-certificate.pem"
+        let privateKey = configuration.privateKeyFile ?? dataDirectory + "/tls-private-key.pem"
+        if configuration.certificateFile == nil {
+            try SelfSignedCertificate.ensure(
+                certificateFile: certificate,
+                privateKeyFile: privateKey,
+                hostNames: [configuration.relyingPartyID, "127.0.0.1"],
+                now: Date()
+            )
+        }
+        return try TLSServerContext(certificateChainFile: certificate, privateKeyFile: privateKey)
+    }
+
+    /// SIGHUP: reads the configuration file again and, when all of it loads (the TLS certificate and key included),
+    /// puts the certificate, the associated-domain files, the trust material and the webhooks in force; otherwise logs
+    /// why and keeps what runs. Settings that only a restart changes are named.
+    private static func reload(
+        _ path: String?,
+        running: ServerConfiguration,
+        server: RelyingPartyServer,
+        listeners: [HTTPServer],
+        log: Logger
+    ) {
+        do {
+            let replacement = try path.map(ServerConfiguration.load(path:)) ?? ServerConfiguration.load(json: Data("{}".utf8))
+            // The listener stays where it is: the certificate follows the new tls block, the self-signed pair stays in
+            // the running data folder.
+            var listening = replacement
+            listening.httpsAddress = running.httpsAddress
+            let tls = try tlsContext(listening, dataDirectory: running.dataDirectory)
+            let needRestart = try server.reload(replacement)
+            if let tls { listeners.forEach { $0.replaceTLSContext(tls) } }
+            for warning in replacement.associatedDomains.warnings { log.warning(warning, event: "configuration") }
+            log("reloaded \(path ?? "the embedded defaults")", event: "reload")
+            if !needRestart.isEmpty {
+                log.warning("changed settings that need a restart to take effect: \(needRestart.joined(separator: ", "))", event: "reload")
+            }
+        } catch {
+            log.error("reload refused, the running configuration stays in force: \(error)", event: "reload")
+        }
     }
 
     private func fail(_ message: String) -> Int32 {

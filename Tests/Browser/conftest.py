@@ -108,6 +108,8 @@ class Server:
                 "threads": 1,
             }
             config.update({k: v for k, v in self.settings.items() if k != "extraOrigins"})
+            # A setting may name the server's own URL (the OpenID provider's issuer), known only once the port is.
+            config = json.loads(json.dumps(config).replace("__SERVER_URL__", self.url))
             config_path = self.root / f"config-{self.port}.json"
             self.config_path = config_path
             config_path.write_text(json.dumps(config, indent=2))

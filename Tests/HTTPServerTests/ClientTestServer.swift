@@ -28,7 +28,7 @@ final class ClientTestServer: Sendable {
                 tls: tls,
                 threads: threads,
                 maximumConnections: 1_000,
-                log: { _ in }
+                log: .discarding
             ),
             handler: handler
         )

@@ -49,7 +49,7 @@ struct ConnectionBookkeepingTests {
 
     @Test func reportsAreOneLinePerTopicPerInterval() {
         let lines = Mutex<[String]>([])
-        let log = ThrottledLog(interval: 10) { line in lines.withLock { $0.append(line) } }
+        let log = ThrottledLog(interval: 10, log: .messages { line in lines.withLock { $0.append(line) } })
         for second in 0..<25 {
             for _ in 0..<1000 { log.note("accept", "accept failed", now: 100 + second) }
         }

@@ -343,21 +343,21 @@ import Testing
         let files = try makeCertificate()
         let tls = try TLSServerContext(certificateChainFile: files.certificate, privateKeyFile: files.key)
         #expect(throws: HTTPServerError.self) {
-            try HTTPServer(configuration: HTTPServerConfiguration(httpAddress: "not-an-address", log: { _ in }), handler: EchoHandler())
+            try HTTPServer(configuration: HTTPServerConfiguration(httpAddress: "not-an-address", log: .discarding), handler: EchoHandler())
         }
         do {
-            _ = try HTTPServer(configuration: HTTPServerConfiguration(httpAddress: "127.0.0.1:99999", log: { _ in }), handler: EchoHandler())
+            _ = try HTTPServer(configuration: HTTPServerConfiguration(httpAddress: "127.0.0.1:99999", log: .discarding), handler: EchoHandler())
             Issue.record("expected http.invalidAddress")
         } catch {
             #expect(error.code == .invalidAddress)
         }
         let first = try HTTPServer(
-            configuration: HTTPServerConfiguration(httpsAddress: "127.0.0.1:0", tls: tls, log: { _ in }),
+            configuration: HTTPServerConfiguration(httpsAddress: "127.0.0.1:0", tls: tls, log: .discarding),
             handler: EchoHandler()
         )
         do {
             _ = try HTTPServer(
-                configuration: HTTPServerConfiguration(httpsAddress: "127.0.0.1:\(first.httpsPort!)", tls: tls, log: { _ in }),
+                configuration: HTTPServerConfiguration(httpsAddress: "127.0.0.1:\(first.httpsPort!)", tls: tls, log: .discarding),
                 handler: EchoHandler()
             )
             Issue.record("expected http.bindFailed")
@@ -365,7 +365,7 @@ import Testing
             #expect(error.code == .bindFailed)
         }
         do {
-            _ = try HTTPServer(configuration: HTTPServerConfiguration(httpsAddress: "127.0.0.1:0", log: { _ in }), handler: EchoHandler())
+            _ = try HTTPServer(configuration: HTTPServerConfiguration(httpsAddress: "127.0.0.1:0", log: .discarding), handler: EchoHandler())
             Issue.record("expected http.invalidConfiguration")
         } catch {
             #expect(error.code == .invalidConfiguration)

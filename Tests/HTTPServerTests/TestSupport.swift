@@ -69,7 +69,7 @@ final class TestServer {
             writeTimeoutSeconds: 5,
             maximumConnections: maximumConnections,
             maximumConnectionsPerAddress: maximumConnectionsPerAddress,
-            log: { _ in }
+            log: .discarding
         )
         server = try HTTPServer(configuration: configuration, handler: handler)
         server.start()

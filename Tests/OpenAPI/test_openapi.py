@@ -12,15 +12,18 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html
 import http.server
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
 import tempfile
 import threading
 import time
+import urllib.parse
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -42,13 +45,11 @@ OIDC_SECRET = "openapi-client-secret"
 WEB_CLIENT, WEB_REDIRECT = "openapi-web", "https://app.example/callback"
 NATIVE_CLIENT, NATIVE_REDIRECT = "openapi-native", "http://127.0.0.1/callback"
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}
+# The keys of a path item that are operations (the others: servers, parameters, summary, description).
+HTTP_METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 # The admin key the configuration lists (by its SHA-256) for the admin listener.
 ADMIN_KEY = "openapi-admin-key"
 NDJSON = {"Content-Type": "application/x-ndjson"}
-
-
-# The operations of a path item (its other members, such as servers, are not).
-METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 
 
 def ndjson(value, **parameters) -> list:
@@ -117,6 +118,7 @@ class Server:
         apple = device.greeting["appleBaseURL"]
         configuration = {
             "relyingParty": {"id": RP_ID, "name": "Example", "origins": [f"https://{RP_ID}"]},
+            # The admin listener on loopback serves GET /metrics without a key (its admin routes need one).
             "listen": {"https": None, "http": f"127.0.0.1:{self.port}", "admin": f"127.0.0.1:{self.admin_port}"},
             "admin": {"keys": [{"name": "openapi", "keySHA256": hashlib.sha256(ADMIN_KEY.encode()).hexdigest()}]},
             "webhooks": [{"id": "gone", "url": receiver.url, "secret": "whsec_" + base64.b64encode(b"openapi-webhook-secret-32-bytes!").decode()}],
@@ -129,6 +131,7 @@ class Server:
                 {"id": NATIVE_CLIENT, "name": "OpenAPI native", "type": "public", "redirectURIs": [NATIVE_REDIRECT]},
             ]},
             "apple": {"teamID": "ABCDE12345", "bundleIDs": [device.greeting["bundleID"]], "keyID": "KEY1234567",
+                      "servicesIDs": ["com.example.passkeyd.web"], "authorizeURL": f"{apple}/auth/authorize",
                       "privateKey": str(folder / "AuthKey.p8"), "jwksURL": f"{apple}/auth/keys",
                       "tokenURL": f"{apple}/auth/token", "revokeURL": f"{apple}/auth/revoke"},
         }
@@ -166,11 +169,12 @@ class API:
         # The last answer (its headers: a redirect's Location).
         self.last = None
 
-    def call(self, method, path, body=None, token=None, status=200, validate_request=True, raw=None, headers=None, base=None):
+    def call(self, method, path, body=None, token=None, status=200, validate_request=True, raw=None, headers=None, admin=False):
+        """`admin`: to the admin listener (the document's path-level server of its operations)."""
         all_headers = dict(headers or {})
         if token:
             all_headers["Authorization"] = f"Bearer {token}"
-        url = (base or self.server.url) + path
+        url = (self.server.admin_url if admin else self.server.url) + path
         if raw is not None:
             answer = requests.request(method, url, data=raw, headers=all_headers, allow_redirects=False, timeout=10)
         else:
@@ -188,7 +192,7 @@ class API:
 
     def admin(self, method, path, body=None, key=ADMIN_KEY, **options):
         """A call to the admin listener with the admin key."""
-        return self.call(method, path, body, token=key, base=self.server.admin_url, **options)
+        return self.call(method, path, body, token=key, admin=True, **options)
 
 
 @pytest.fixture(scope="module")
@@ -243,6 +247,12 @@ def test_the_served_document_is_the_repository_s(world):
     served = api.call("GET", "/openapi.json")
     assert served == json.loads(DOCUMENT.read_text())
     api.call("GET", "/healthz")
+    assert api.call("GET", "/readyz")["status"] == "ready"
+    # /metrics is the admin listener's (loopback: no key), and not the public one's.
+    metrics = api.call("GET", "/metrics", admin=True)
+    assert api.last.headers["Content-Type"].startswith("text/plain; version=0.0.4")
+    assert "# TYPE passkeyd_request_duration_seconds histogram" in metrics
+    assert requests.get(api.server.url + "/metrics", timeout=10).status_code == 404
 
 
 def test_passkeys_and_the_account(world):
@@ -299,6 +309,22 @@ def test_sessions_and_recovery(world):
     assert restricted["restricted"] is True
     api.call("GET", "/me/passkeys", token=restricted["token"], status=403)
     api.call("POST", "/auth/recovery", {"username": "hedy", "code": codes[0]}, status=401)
+
+
+def test_apple_web_flow(world):
+    """GET /auth/apple/start and POST /auth/apple/callback: the stand-in's authorization page posts back its form."""
+    api, device = world
+    api.call("GET", "/auth/apple/start?return=%2F%2Fevil.example", status=400)
+    api.call("GET", "/auth/apple/start?return=%2Fme&cancel=%2F", status=302)
+    cookie = api.last.headers["Set-Cookie"].split(";")[0]
+    page = requests.get(api.last.headers["Location"], timeout=10).text
+    fields = dict(re.findall(r'name="([a-z_]+)" value="([^"]*)"', page.split("apple-cancel-form")[0]))
+    fields = {name: html.unescape(value) for name, value in fields.items()}
+    form = {"Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie}
+    api.call("POST", "/auth/apple/callback", raw=urllib.parse.urlencode(fields), headers=form)
+    assert "url=/me" in api.last.text
+    # The state was used: the same answer again is refused.
+    api.call("POST", "/auth/apple/callback", raw=urllib.parse.urlencode(fields), headers=form, status=400)
 
 
 def test_sign_in_with_apple_and_merging(world):
@@ -560,7 +586,9 @@ def test_every_operation_of_the_document_was_exercised(world):
     seen = {(method, path.split("?")[0]) for method, path, _ in api.validated}
     missing = []
     for template, operations in spec["paths"].items():
-        for method in METHODS.intersection(operations):
+        for method in operations:
+            if method not in HTTP_METHODS:  # a path item's servers
+                continue
             if template in ("/apple-app-site-association", "/.well-known/apple-app-site-association") and \
                     any(p == "/.well-known/apple-app-site-association" for _, p in seen):
                 continue

@@ -52,14 +52,17 @@ fact process_user "$(ps -o user= -p "$pid")"
 for field in CapEff CapPrm CapBnd CapAmb NoNewPrivs Seccomp; do fact "$field" "$(awk -v f="$field:" '$1 == f {print $2}' /proc/"$pid"/status)"; done
 fact toolchain "$(ls -A /opt/swift 2>/dev/null | wc -l)"
 fact open_files "$(awk '/^Max open files/ {print $4, $5}' /proc/"$pid"/limits)"
-fact cap_warnings "$(journalctl -u passkeyd.service --no-pager 2>/dev/null | grep -c 'warning: at most')"
+fact cap_warnings "$(journalctl -u passkeyd.service --no-pager 2>/dev/null | grep -c 'connections instead of')"
 fact state_directory "$(stat -c '%U %a' /var/lib/passkeyd)"
 fact database "$(stat -c '%U %a' /var/lib/passkeyd/passkeyd.sqlite)"
 dpkg --install /trial/passkeyd.deb >>/trial/dpkg.log 2>&1; fact upgraded $?
 fact health_after_upgrade "$(python3 /trial/get /healthz)"
 fact restarted_by_upgrade "$([ "$(main_pid)" != "$pid" ] && systemctl is-active passkeyd.service)"
+pid=$(main_pid)
 systemctl reload passkeyd.service; sleep 3
-fact after_reload "$(systemctl show --property=ActiveState --value passkeyd.service) $(systemctl show --property=Result --value passkeyd.service)"
+fact after_reload "$(systemctl is-active passkeyd.service) $([ "$(main_pid)" = "$pid" ] && echo same-process)"
+fact health_after_reload "$(python3 /trial/get /healthz)"
+fact reload_logged "$(journalctl -u passkeyd.service --no-pager 2>/dev/null | grep -c 'reloaded /etc/passkeyd/passkeyd.json')"
 systemctl start passkeyd.service; fact health_before_purge "$(python3 /trial/get /healthz)"
 dpkg --purge passkeyd >>/trial/dpkg.log 2>&1; fact purged $?
 fact processes_after_purge "$(ps -C passkeyd -o pid= | wc -l)"
@@ -238,8 +241,9 @@ class DebTests(unittest.TestCase):
         self.assertEqual((facts["state_directory"], facts["database"]), ("passkeyd 700", "passkeyd 600"), context)
         # An upgrade (here the same version again) restarts a running service with the new binary.
         self.assertEqual((facts["upgraded"], facts["health_after_upgrade"], facts["restarted_by_upgrade"]), ("0", '{"status":"ok"}', "active"), context)
-        # Today SIGHUP stops passkeyd, cleanly for systemd (no restart); the reload work of issue 19 changes this.
-        self.assertEqual(facts["after_reload"], "inactive success", context)
+        # systemctl reload sends SIGHUP: the same process reloads its configuration and keeps serving.
+        self.assertEqual(facts["after_reload"], "active same-process", context)
+        self.assertEqual((facts["health_after_reload"], facts["reload_logged"]), ('{"status":"ok"}', "1"), context)
         self.assertEqual((facts["health_before_purge"], facts["purged"], facts["processes_after_purge"]), ('{"status":"ok"}', "0", "0"), context)
         # The data folder stays, and with it the user that owns it; the unit, its enablement and the conffile go.
         self.assertEqual(facts["user_after_purge"], "passkeyd", context)

@@ -203,7 +203,7 @@ import WebAuthnCore
         let fixture = try TokenFixture(store: store)
         let (account, _) = try fixture.register("hal")
         let lines = AppleFixture.LogLines()
-        let other = try TokenFixture(store: store, secret: Array(repeating: 0x11, count: 32), log: { lines.append($0) })
+        let other = try TokenFixture(store: store, secret: Array(repeating: 0x11, count: 32), log: .messages { lines.append($0) })
         let reply = try other.mint(PasskeyClient.bearer(account.token))
         #expect(reply.status == 503, "\(reply.text)")
         #expect(lines.all.contains { $0.contains("cannot be opened: crypto.decryptionFailed") })

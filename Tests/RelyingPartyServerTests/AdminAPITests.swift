@@ -31,7 +31,7 @@ struct AdminAPITests {
             configuration: try TestServerFactory.configuration(Self.configuration),
             store: store,
             clock: clock,
-            log: { line in recorded.lines.withLock { $0.append(line) } }
+            log: .messages { line in recorded.lines.withLock { $0.append(line) } }
         )
         client = PasskeyClient(DirectTransport(handler: server))
         admin = PasskeyClient(DirectTransport(handler: AdminAPI(server: server)))
@@ -82,7 +82,10 @@ struct AdminAPITests {
         #expect(try store.user(id: account.userID) != nil)
         let publicPaths = Set(RelyingPartyServer.routes.map(\.path))
         #expect(publicPaths.allSatisfy { !$0.hasPrefix("/admin") })
-        #expect(RelyingPartyServer.adminRoutes.allSatisfy { $0.path.hasPrefix("/admin/") && !publicPaths.contains($0.path) })
+        #expect(
+            RelyingPartyServer.adminRoutes.allSatisfy { ($0.path.hasPrefix("/admin/") || $0.path == "/metrics") && !publicPaths.contains($0.path) }
+        )
+        #expect(try client.send("GET", "/metrics").status == 404, "the public listener does not serve the metrics")
         // And the admin listener serves nothing of the public API.
         #expect(try call("GET", "/me").status == 404)
         #expect(try call("POST", "/webauthn/registration/options", #"{"username":"x"}"#).status == 404)

@@ -196,6 +196,8 @@ struct AdminExportTests {
         // The target's username and passkey of another account: conflicts, with their lines, and nothing written.
         let taken = lines[1].replacingOccurrences(of: #""username":"alice""#, with: #""username":"bob""#)
         try refused([lines[0], taken, passkey].joined(separator: "\n"), 409, "username_taken", line: 2)
+        let variant = lines[1].replacingOccurrences(of: #""username":"alice""#, with: #""username":"BOB""#)
+        try refused([lines[0], variant, passkey].joined(separator: "\n"), 409, "username_taken", line: 2)
         let bobsPasskey = passkey.replacingOccurrences(
             of: #""id":"\#(lines[2].split(separator: "\"id\":\"")[1].split(separator: "\"")[0])""#,
             with: #""id":"\#(Base64URL.encode(bob.credential.id))""#

@@ -65,7 +65,7 @@ final class AppleFixture {
             enumerationSecret: Array(repeating: 0x5A, count: 32),
             appleSetup: setup,
             webhookClient: outbound,
-            log: { line in lines.append(line) }
+            log: .messages { line in lines.append(line) }
         )
         if overHTTPS {
             let folder = try TemporaryFolder()
@@ -77,7 +77,7 @@ final class AppleFixture {
                     httpsAddress: "127.0.0.1:0",
                     tls: try TLSServerContext(certificateChainFile: certificate, privateKeyFile: key),
                     threads: 2,
-                    log: { _ in }
+                    log: .discarding
                 ),
                 handler: server
             )
@@ -114,7 +114,7 @@ final class AppleFixture {
     /// The engine of `passkeyd apple transfer-out` / `transfer-in` on this fixture's store, stand-in and clock.
     func transfer() throws -> AppleTransfer {
         let lines = logLines
-        return try AppleTransfer(configuration: appleConfiguration, setup: setup, store: store, time: clock, log: { lines.append($0) })
+        return try AppleTransfer(configuration: appleConfiguration, setup: setup, store: store, time: clock, log: .messages { lines.append($0) })
     }
 
     /// What the server logged, in order.

@@ -131,7 +131,7 @@ struct CheckDomainCommandTests {
                 + #""relatedOrigins": [\#(origins.map { "\"\($0)\"" }.joined(separator: ","))]}"#
         )
         defer { _ = server.terminate() }
-        #expect(server.log.contains("passkeyd: warning: associatedDomains.relatedOrigins: 6 registrable-domain labels"))
+        #expect(server.log.contains("associatedDomains.relatedOrigins: 6 registrable-domain labels"))
         let association = try CurlTransport(port: server.port).send("GET", "/.well-known/apple-app-site-association", body: nil, headers: [])
         fixture.cdn.answer(DomainCheckFixture.cdnPath, with: .json(status: 200, association.body))
         // One CA file for both: the server's self-signed certificate and the test CA of the CDN stand-in.

@@ -19,7 +19,7 @@ struct ClientSafeMessageTests {
     init() throws {
         let lines = self.lines
         client = PasskeyClient(
-            DirectTransport(handler: try TestServerFactory.make(store: store, log: { line in lines.append(line) }))
+            DirectTransport(handler: try TestServerFactory.make(store: store, log: .messages { line in lines.append(line) }))
         )
     }
 
@@ -85,7 +85,7 @@ struct ClientSafeMessageTests {
         let store = try SQLiteStore(path: folder.path + "/passkeyd.sqlite")
         let lines = self.lines
         let client = PasskeyClient(
-            DirectTransport(handler: try TestServerFactory.make(store: store, log: { line in lines.append(line) }))
+            DirectTransport(handler: try TestServerFactory.make(store: store, log: .messages { line in lines.append(line) }))
         )
         let account = try client.register("carol")
         store.close()

@@ -1,4 +1,5 @@
 import Foundation
+import Observability
 import RelyingPartyServer
 import Testing
 import WebAuthnCore
@@ -74,8 +75,9 @@ struct ConfigurationTests {
         #expect(configuration.workerCount == 12)
         #expect(configuration.defaultPoolSize == 14)
         #expect(try load(#"{"threads": 3, "workers": 2}"#).defaultPoolSize == 4)
-        #expect(try load(#"{"workers": 6, "limits": {"maximumQueuedRequests": 10}}"#).httpServerConfiguration(tls: nil, log: { _ in }).workers == 6)
-        #expect(try load(#"{"limits": {"maximumQueuedRequests": 10}}"#).httpServerConfiguration(tls: nil, log: { _ in }).maximumQueuedRequests == 10)
+        let queued = try load(#"{"workers": 6, "limits": {"maximumQueuedRequests": 10}}"#).httpServerConfiguration(tls: nil, log: .discarding)
+        #expect(queued.workers == 6)
+        #expect(queued.maximumQueuedRequests == 10)
         #expect(throws: ConfigurationError.self) { try load(#"{"workers": 0}"#) }
         #expect(throws: ConfigurationError.self) { try load(#"{"limits": {"maximumQueuedRequests": 0}}"#) }
         #expect(try load(#"{"database": {"postgres": "postgresql://db/passkeyd", "poolSize": 12}}"#).postgresPoolSize == 12)
@@ -84,7 +86,7 @@ struct ConfigurationTests {
 
     /// Issue 15: the HTTP limits and Strict-Transport-Security, as the listener gets them.
     @Test func httpLimitsAndStrictTransportSecurity() throws {
-        let defaults = try load("{}").httpServerConfiguration(tls: nil, log: { _ in })
+        let defaults = try load("{}").httpServerConfiguration(tls: nil, log: .discarding)
         #expect(defaults.maximumBodySize == 65_536)
         #expect(defaults.maximumHeaderSize == 16_384)
         #expect(defaults.readTimeoutSeconds == 30)
@@ -100,7 +102,7 @@ struct ConfigurationTests {
              "tls": {"strictTransportSecurity": {"maxAgeSeconds": 63072000, "includeSubDomains": true}},
              "database": {"postgres": "host=db", "poolSize": 40}}
             """
-        ).httpServerConfiguration(tls: nil, log: { _ in })
+        ).httpServerConfiguration(tls: nil, log: .discarding)
         #expect(configured.maximumHeaderSize == 8192)
         #expect(configured.readTimeoutSeconds == 10)
         #expect(configured.writeTimeoutSeconds == 20)
@@ -112,9 +114,9 @@ struct ConfigurationTests {
         #expect(try load(#"{"tls": {"strictTransportSecurity": {"maxAgeSeconds": 0}}}"#).strictTransportSecurity == "max-age=0")
         // Behind a trusted proxy every connection comes from the proxy: the per-address cap is the global one, unless set.
         let proxied = try load(#"{"rateLimits": {"trustForwardedFor": true}, "limits": {"maximumConnections": 3000}}"#)
-        #expect(proxied.httpServerConfiguration(tls: nil, log: { _ in }).maximumConnectionsPerAddress == 3000)
+        #expect(proxied.httpServerConfiguration(tls: nil, log: .discarding).maximumConnectionsPerAddress == 3000)
         let proxiedCapped = try load(#"{"rateLimits": {"trustForwardedFor": true}, "limits": {"maximumConnectionsPerAddress": 900}}"#)
-        #expect(proxiedCapped.httpServerConfiguration(tls: nil, log: { _ in }).maximumConnectionsPerAddress == 900)
+        #expect(proxiedCapped.httpServerConfiguration(tls: nil, log: .discarding).maximumConnectionsPerAddress == 900)
     }
 
     static let invalid: [(json: String, key: String)] = [
@@ -210,7 +212,7 @@ struct ConfigurationTests {
             #"{"listen": {"admin": 8444}, "admin": {"keys": [{"name": "ops", "keySHA256": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}]}}"#
         )
         #expect(port.adminAddress == "127.0.0.1:8444" && port.adminKeys.map(\.name) == ["ops"])
-        let quiet: @Sendable (String) -> Void = { _ in }
+        let quiet = Logger.discarding
         let settings = try #require(port.adminHTTPServerConfiguration(tls: nil, log: quiet))
         #expect(settings.httpAddress == "127.0.0.1:8444" && settings.httpsAddress == nil && settings.threads == 1)
         #expect(try load("{}").adminHTTPServerConfiguration(tls: nil, log: quiet) == nil)

@@ -71,7 +71,7 @@ import Glibc
         let folder = try TemporaryFolder()
         let server = try ServeProcess(dataDirectory: folder.path + "/data", configurationPath: folder.path + "/passkeyd.json", openFileLimit: 256)
         defer { server.stopWithSIGKILL() }
-        #expect(server.log.contains("warning: at most 128 connections instead of 10000 (limits.maximumConnections)"), "\(server.log.prefix(2000))")
+        #expect(server.log.contains("at most 128 connections instead of 10000 (limits.maximumConnections)"), "\(server.log.prefix(2000))")
         var idle: [RawConnection] = []
         let cost = try Self.measure(server, seconds: 2) { idle = try Self.idleConnections(300, port: server.port) }
         let held = idle.filter { !$0.isClosedByServer(within: 0) }.count

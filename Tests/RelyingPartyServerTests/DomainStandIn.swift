@@ -21,7 +21,7 @@ final class DomainStandIn: HTTPHandler, @unchecked Sendable {
         self.fallback = fallback
         let tls = try TLSServerContext(certificateChainFile: certificate.chain, privateKeyFile: certificate.key)
         let server = try HTTPServer(
-            configuration: HTTPServerConfiguration(httpsAddress: "127.0.0.1:0", tls: tls, threads: 1, log: { _ in }),
+            configuration: HTTPServerConfiguration(httpsAddress: "127.0.0.1:0", tls: tls, threads: 1, log: .discarding),
             handler: self
         )
         server.start()

@@ -9,6 +9,8 @@ final class FailingStore: PasskeyStore {
     let inner: any PasskeyStore
     /// How many of the next account-row writes fail.
     let failures = Mutex(0)
+    /// How many schema versions `status` reports the database ahead of this build (another node migrated it).
+    let schemaAhead = Mutex(0)
 
     init(_ inner: any PasskeyStore) {
         self.inner = inner
@@ -28,6 +30,11 @@ final class FailingStore: PasskeyStore {
     }
 
     func user(id: [UInt8]) throws(StorageError) -> UserRecord? { try inner.user(id: id) }
+    func status(now: Date) throws(StorageError) -> StoreStatus {
+        var status = try inner.status(now: now)
+        status.schemaVersion += schemaAhead.withLock { $0 }
+        return status
+    }
     func user(name: String) throws(StorageError) -> UserRecord? { try inner.user(name: name) }
     func credential(id: [UInt8]) throws(StorageError) -> CredentialRecord? { try inner.credential(id: id) }
     func credentials(userID: [UInt8]) throws(StorageError) -> [CredentialRecord] { try inner.credentials(userID: userID) }

@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import Observability
 import RelyingPartyServer
 import Storage
 import TestSupport
@@ -27,7 +28,7 @@ final class LoopbackServer {
         limits: HTTPServerConfiguration = HTTPServerConfiguration(),
         configuration: ServerConfiguration? = nil,
         clock: ManualClock = ManualClock(Date()),
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        log: Logger = .discarding
     ) throws {
         folder = try TemporaryFolder()
         let certificate = folder.path + "/tls/certificate.pem"

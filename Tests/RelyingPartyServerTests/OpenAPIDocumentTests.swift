@@ -29,10 +29,9 @@ struct OpenAPIDocumentTests {
 
     @Test func everyRouteIsDescribedAndNothingElse() throws {
         let paths = try #require(try document()["paths"] as? [String: [String: Any]])
-        // A path item's other members (`servers`, `parameters`) are not operations.
-        let methods: Set<String> = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
+        // A path item's operations are its HTTP-method keys (`servers` and the like are not).
         let described = Set(
-            paths.flatMap { path, operations in operations.keys.filter(methods.contains).map { "\($0.uppercased()) \(path)" } }
+            paths.flatMap { path, item in item.keys.filter(Self.methods.contains).map { "\($0.uppercased()) \(path)" } }
         )
         let routed = Set((RelyingPartyServer.routes + RelyingPartyServer.adminRoutes).map { "\($0.method) \($0.path)" })
         let wellKnown: Set<String> = [
@@ -56,26 +55,37 @@ struct OpenAPIDocumentTests {
         #expect(documented == server.union(httpLayer))
     }
 
-    /// The admin listener's operations are the admin table's, each behind the admin key and on the admin listener's
-    /// server (the path's `servers`); no other operation takes the admin key or names another server.
+    /// The operations of a path item.
+    static let methods: Set<String> = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
+
+    /// The admin listener's operations (the admin table's) name that listener as their server (the path's `servers`) and
+    /// take the admin key: only it, but where the route is open on a loopback listener (`/metrics`: no key there, the
+    /// admin key elsewhere); no other operation takes the admin key or names another server.
     @Test func theAdminOperationsAreOnTheAdminListenerBehindTheAdminKey() throws {
         let document = try document()
         let paths = try #require(document["paths"] as? [String: [String: Any]])
         let components = try #require(document["components"] as? [String: Any])
         let schemes = try #require(components["securitySchemes"] as? [String: [String: Any]])
         #expect(schemes["adminKey"]?["type"] as? String == "http" && schemes["adminKey"]?["scheme"] as? String == "bearer")
-        let adminPaths = Set(RelyingPartyServer.adminRoutes.map(\.path))
+        let adminRoutes = Dictionary(grouping: RelyingPartyServer.adminRoutes, by: \.path)
+        #expect(adminRoutes.values.contains { $0.contains { $0.flags.contains(.openOnLoopback) } })
         for (path, item) in paths {
-            let isAdmin = adminPaths.contains(path)
+            let routes = adminRoutes[path]
             let servers = item["servers"] as? [[String: Any]]
-            #expect(isAdmin == (servers != nil), "\(path): only the admin paths name their server")
-            if isAdmin { #expect(servers?.count == 1 && (servers?.first?["url"] as? String)?.hasPrefix("http") == true, "\(path)") }
-            for (method, value) in item where method != "servers" && method != "parameters" {
+            #expect((routes != nil) == (servers != nil), "\(path): only the admin paths name their server")
+            if routes != nil {
+                #expect(servers?.count == 1, "\(path) names the admin listener as its server")
+                #expect((servers?.first?["description"] as? String)?.contains("listen.admin") == true, "\(path)")
+            }
+            for (method, value) in item where Self.methods.contains(method) {
                 let operation = try #require(value as? [String: Any], "\(method) \(path)")
                 let security = (operation["security"] as? [[String: Any]]) ?? (document["security"] as? [[String: Any]]) ?? []
-                let takesAdminKey = security.contains { $0["adminKey"] != nil }
-                #expect(takesAdminKey == isAdmin, "\(method.uppercased()) \(path)")
-                if isAdmin {
+                let route = routes?.first { $0.method == method.uppercased() }
+                #expect(security.contains { $0["adminKey"] != nil } == (route != nil), "\(method.uppercased()) \(path)")
+                guard let route else { continue }
+                if route.flags.contains(.openOnLoopback) {
+                    #expect(security.count == 2 && security.contains { $0.isEmpty }, "\(path): no key on loopback, the admin key elsewhere")
+                } else {
                     #expect(security.count == 1, "\(method.uppercased()) \(path): the admin key only")
                     let responses = try #require(operation["responses"] as? [String: Any])
                     #expect(responses["401"] as? [String: String] == ["$ref": "#/components/responses/AdminError401"], "\(method) \(path)")

@@ -1,6 +1,7 @@
 import CryptoCore
 import Foundation
 import HTTPServer
+import Observability
 import StorageSQLite
 import Synchronization
 import TestSupport
@@ -282,13 +283,17 @@ import WebAuthnCore
 
     // MARK: secrets in the log
 
-    /// A full flow, with failures that the server does log: no line names a session token, a challenge, the
-    /// username, the user handle or a credential ID.
+    /// A full flow, with failures that the server does log, at the debug level (every request line): no line, in the
+    /// text or the JSON form, names a session token, an access token (a forged one refused included), a challenge, the
+    /// username, the user handle or a credential ID; every JSON line parses.
     @Test func nothingSecretOrPersonalIsLogged() throws {
         let folder = try TemporaryFolder()
         let store = try SQLiteStore(path: folder.path + "/passkeyd.sqlite")
         let lines = Mutex([String]())
-        let server = try LoopbackServer(store: store, log: { line in lines.withLock { $0.append(line) } })
+        let json = LogWriter(format: .json, node: "node-a", now: { Date() })
+        let text = LogWriter(format: .text, node: "node-a", now: { Date() })
+        let log = Logger(level: .debug) { record in lines.withLock { $0 += [json.render(record), text.render(record)] } }
+        let server = try LoopbackServer(store: store, log: log)
         defer { server.stop() }
         let client = PasskeyClient(CurlTransport(port: server.port))
         var secrets: [String] = ["carol.secret-name"]
@@ -300,13 +305,20 @@ import WebAuthnCore
         let registered = try client.registrationVerify(response)
         #expect(registered.status == 200)
         let token = try #require(registered.object["token"] as? String)
-        secrets += [token, Base64URL.encode(credential.id)]
+        secrets += [token, Base64URL.encode(credential.id), try #require(registered.object["accessToken"] as? String)]
 
         let requestOptions = try client.requestOptions(username: "carol.secret-name")
         secrets.append(requestOptions.challenge)
         let signedIn = try client.authenticationVerify(try client.assertion(credential, answering: requestOptions, .init(signCount: 5)))
         #expect(signedIn.status == 200)
         secrets.append(try #require(signedIn.object["token"] as? String))
+        let accessToken = try #require(signedIn.object["accessToken"] as? String)
+        secrets.append(accessToken)
+        #expect(try client.send("GET", "/me", headers: PasskeyClient.bearer(accessToken)).status == 200)
+        // An access token whose signature does not verify is refused, and its refusal logged without it.
+        let forged = String(accessToken.dropLast(4)) + "AAAA"
+        secrets.append(forged)
+        #expect(try client.send("GET", "/me", headers: PasskeyClient.bearer(forged)).status == 401)
         let second = try client.addPasskey(token: token)
         secrets.append(Base64URL.encode(second.id))
         #expect(try client.send("GET", "/me", headers: PasskeyClient.bearer(token)).status == 200)
@@ -334,7 +346,13 @@ import WebAuthnCore
 
         let logged = lines.withLock { $0 }
         #expect(logged.contains { $0.contains("refused") })
+        #expect(logged.contains { $0.contains("access token refused") })
         #expect(logged.contains { $0.contains("storage_unavailable") })
+        let objects = logged.filter { $0.hasPrefix("{") }.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(objects.count * 2 == logged.count, "a JSON line does not parse")
+        #expect(
+            objects.contains { $0["event"] as? String == "request" && $0["route"] as? String == "/me/passkeys/{id}" && $0["status"] as? Int == 503 }
+        )
         for line in logged {
             for secret in secrets {
                 #expect(!line.contains(secret), "the log line \"\(line)\" contains a secret or personal value")

@@ -23,7 +23,8 @@ struct RouteTableTests {
     /// refuses stale ones before its handler); and an access token stands for its session only where the route reads
     /// the account without changing it or does not use the session at all (every other refuses a live one with 403).
     static let flags: [String: Route.Flags] = [
-        "GET /healthz": [.sessionIgnored, .answersFromMemory], "GET /openapi.json": [.sessionIgnored, .answersFromMemory],
+        "GET /healthz": [.sessionIgnored, .answersFromMemory], "GET /readyz": [.sessionIgnored, .noStore],
+        "GET /openapi.json": [.sessionIgnored, .answersFromMemory],
         "POST /webauthn/registration/options": [.rateLimitedPerAddress, .noStore, .recoverySessionAllowed],
         "POST /webauthn/registration/verify": [.rateLimitedPerAddress, .noStore, .recoverySessionAllowed, .allowsAccessToken],
         "POST /webauthn/authentication/options": [.rateLimitedPerAddress, .noStore, .allowsAccessToken],
@@ -36,6 +37,8 @@ struct RouteTableTests {
         "POST /auth/apple/nonce": [.rateLimitedPerAddress, .noStore, .allowsAccessToken],
         "POST /auth/apple": [.rateLimitedPerAddress, .noStore],
         "POST /auth/apple/notifications": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
+        "GET /auth/apple/start": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
+        "POST /auth/apple/callback": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
         "POST /me/merge": [.rateLimitedPerAddress, .noStore], "POST /me/link-suggestion/decline": [.noStore],
         "DELETE /me/apple/{id}": [.noStore], "POST /session/handoff": [.rateLimitedPerAddress, .noStore],
         "GET /session/handoff": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
@@ -51,9 +54,10 @@ struct RouteTableTests {
 
     /// Routes whose handler may run for a request with stale credentials; nothing else.
     static let sessionIgnoring: Set<String> = [
-        "GET /healthz", "GET /openapi.json", "POST /auth/apple/notifications", "GET /session/handoff", "POST /introspect",
+        "GET /healthz", "GET /readyz", "GET /openapi.json", "POST /auth/apple/notifications", "GET /session/handoff", "POST /introspect",
         "GET /.well-known/jwks.json", "GET /.well-known/openid-configuration", "GET /oauth/authorize", "GET /oauth/sign-in",
-        "POST /oauth/token", "POST /oauth/revoke", "GET /oauth/userinfo", "POST /oauth/userinfo",
+        "POST /oauth/token", "POST /oauth/revoke", "GET /oauth/userinfo", "POST /oauth/userinfo", "GET /auth/apple/start",
+        "POST /auth/apple/callback",
     ]
 
     /// Routes whose answers may be cached; every other route must be `no-store` (a new one is, unless listed here).

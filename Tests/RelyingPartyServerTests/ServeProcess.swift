@@ -10,6 +10,7 @@ final class ServeProcess {
     let process = Process()
     let port: Int
     let logPath: String
+    let configurationPath: String
 
     /// The built `passkeyd`: next to the test bundle, or in `.build/debug` of this repository.
     static func executable() throws -> String {
@@ -27,6 +28,7 @@ final class ServeProcess {
     /// `openFileLimit`, the server starts under `ulimit -n` of that many descriptors (soft and hard).
     init(dataDirectory: String, configurationPath: String, extraMembers: String? = nil, openFileLimit: Int? = nil) throws {
         port = try LoopbackPort.free()
+        self.configurationPath = configurationPath
         let configuration = """
             {"relyingParty": {"id": "example.com", "name": "Example", "origins": ["https://example.com"]},
              "listen": {"https": "127.0.0.1:\(port)"}, "dataDirectory": "\(dataDirectory)", "www": null, "threads": 2\(extraMembers.map { ", " + $0 } ?? "")}
@@ -76,6 +78,23 @@ final class ServeProcess {
     /// The descriptors the server holds open now.
     var openDescriptorCount: Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/fd").count) ?? 0
+    }
+
+    /// Waits up to `seconds` for `text` to appear in the log after its first `offset` bytes; whether it did.
+    func waitForLog(_ text: String, after offset: Int = 0, within seconds: TimeInterval = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if log.utf8.dropFirst(offset).count > 0, String(decoding: Array(log.utf8.dropFirst(offset)), as: UTF8.self).contains(text) {
+                return true
+            }
+            usleep(50_000)
+        }
+        return false
+    }
+
+    /// Sends `signal` to the server.
+    func send(signal: Int32) {
+        kill(process.processIdentifier, signal)
     }
 
     /// Sends SIGTERM and waits up to `seconds`; the exit status, or nil when it had to be killed.

@@ -94,6 +94,25 @@ struct StaticFileTests {
         #expect(try CurlTransport(port: server.port).send("GET", "/index.html", body: nil, headers: []).status == 200)
     }
 
+    /// Issue 22: the hosted sign-in page is served at /oauth/sign-in with the provider's page policy alone (no framing,
+    /// no script but passkeyd's own, no referrer), and its script and the web client module beside it.
+    @Test func theHostedSignInPageIsServedWithItsPolicy() throws {
+        let client = try client(www: Self.repositoryWWW)
+        let page = try client.send("GET", "/oauth/sign-in?client_id=web&state=x")
+        #expect(page.status == 200)
+        #expect(page.text.contains(#"src="/oauth/sign-in.js""#))
+        #expect(page.headers.values("content-security-policy").count == 1)
+        let policy = page.headers["Content-Security-Policy"] ?? ""
+        #expect(policy.contains("frame-ancestors 'none'") && policy.contains("script-src 'self'") && policy.contains("object-src 'none'"))
+        #expect(page.headers["X-Frame-Options"] == "DENY")
+        #expect(page.headers.values("referrer-policy") == ["no-referrer"])
+        #expect(page.headers["Cache-Control"] == "no-store")
+        let script = try client.send("GET", "/oauth/sign-in.js")
+        #expect(script.status == 200 && script.headers["Content-Type"] == "text/javascript; charset=utf-8")
+        #expect(script.text.contains(#"from "/passkeyd.js""#))
+        #expect(try client.send("GET", "/passkeyd.js").status == 200)
+    }
+
     /// Issue 15: a symbolic link inside `www` to a file outside it served `/etc/passwd`. A link is followed only when
     /// it resolves inside the (resolved) root; the file is opened from the root one component at a time without
     /// following links, so a link swapped in after the check is not followed either.

@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import Observability
 import RelyingPartyServer
 import Storage
 import TestSupport
@@ -18,7 +19,7 @@ enum TestServerFactory {
         store: any PasskeyStore = InMemoryStore(),
         clock: ManualClock = ManualClock(),
         enumerationSecret: [UInt8] = Array(repeating: 0x5A, count: 32),
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        log: Logger = .discarding
     ) throws -> RelyingPartyServer {
         try RelyingPartyServer(
             configuration: configuration ?? Self.configuration(),

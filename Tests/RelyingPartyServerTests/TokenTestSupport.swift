@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import Observability
 import RelyingPartyServer
 import Storage
 import TestSupport
@@ -24,7 +25,7 @@ struct TokenFixture {
         store: any PasskeyStore = InMemoryStore(),
         clock: ManualClock = ManualClock(),
         secret: [UInt8] = Array(repeating: 0x5A, count: 32),
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        log: Logger = .discarding
     ) throws {
         self.store = store
         self.clock = clock

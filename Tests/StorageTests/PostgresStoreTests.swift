@@ -31,6 +31,27 @@ struct PostgresStoreTests {
         }
     }
 
+    /// The metrics' pool waits: a call that finds every connection lent is counted, and so is one whose wait runs out.
+    @Test func poolWaitsAreCounted() throws {
+        let store = try PostgresStore(connectionString: try newDatabase(), poolSize: 1, waitTimeout: .seconds(2))
+        #expect(store.poolWaits == (0, 0))
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let holder = Thread {
+            _ = try? store.transaction { _ throws(StorageError) in
+                holding.signal()
+                release.wait()
+            }
+        }
+        holder.start()
+        holding.wait()
+        #expect(throws: StorageError.self) { try store.status(now: StoreSamples.now) }
+        #expect(store.poolWaits == (1, 1))
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { release.signal() }
+        _ = try store.status(now: StoreSamples.now)
+        #expect(store.poolWaits == (2, 1))
+    }
+
     @Test func oneNodeSeesWhatTheOtherWrote() throws {
         let database = try newDatabase()
         let first = try PostgresStore(connectionString: database, poolSize: 2)
@@ -299,6 +320,32 @@ struct PostgresStoreTests {
         try SigningKeyMigration.check(store)
     }
 
+    /// Step 9 (name keys) on a version-8 database whose names collide once case is ignored (`UsernameKeyMigration`): the
+    /// oldest keeps each name, the others are suffixed with an event, and the key is unique; as SQLite's step 10.
+    @Test func aVersionEightDatabaseSettlesCollidingNames() throws {
+        let cluster = try PostgresClusterScope.current()
+        let name = try cluster.createDatabase()
+        let hex = { (bytes: [UInt8]) in bytes.map { String(format: "%02x", $0) }.joined() }
+        let rows = UsernameKeyMigration.accounts.map { account in
+            "('\\x\(hex(StoreSamples.userID(account.number)))', '\(account.name)', '\(account.name)', \(account.createdAt), false, "
+                + "'\(UsernameKeyMigration.appAccountToken(account.number))', false)"
+        }
+        try cluster.psql(
+            PostgresMigrations.steps.prefix(8).map(\.sql).joined()
+                + """
+                CREATE TABLE passkeyd_schema (version integer NOT NULL);
+                INSERT INTO passkeyd_schema VALUES (8);
+                INSERT INTO users (id, name, display_name, created_at, display_name_is_default, app_account_token, email_verified)
+                    VALUES \(rows.joined(separator: ", "));
+                """,
+            database: name
+        )
+        let store = try PostgresStore(connectionString: cluster.connectionString(database: name), poolSize: 2)
+        defer { store.close() }
+        #expect(try cluster.psql("SELECT version FROM passkeyd_schema", database: name) == "\(PostgresMigrations.latestVersion)")
+        try UsernameKeyMigration.check(store)
+    }
+
     @Test func nodesStartingTogetherMigrateOnce() throws {
         let cluster = try PostgresClusterScope.current()
         let name = try cluster.createDatabase()
@@ -345,7 +392,7 @@ struct PostgresStoreTests {
     }
 
     @Test func aFullPoolMakesCallersWaitThenFail() throws {
-        let store = try PostgresStore(connectionString: try newDatabase(), poolSize: 1, waitTimeout: .milliseconds(300))
+        let store = try PostgresStore(connectionString: try newDatabase(), poolSize: 1, waitTimeout: .seconds(2))
         let held = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let holder = Thread {
@@ -462,7 +509,33 @@ struct PostgresStoreTests {
         }
         let signingKey = StoreSamples.signingKey(1, activatesAt: StoreSamples.now, retiresAt: StoreSamples.now.addingTimeInterval(60.5))
         try source.transaction { transaction throws(StorageError) in try transaction.insertSigningKey(signingKey) }
+        // The OpenID provider's grant and its refresh-token family (one used, one live) are carried; codes are not.
+        let grant = OAuthGrantRecord(
+            id: [UInt8](repeating: 0x6A, count: OAuthGrantRecord.idLength),
+            clientID: "web",
+            userID: StoreSamples.userID(1),
+            sessionID: StoreSamples.session(1, owner: 1).id,
+            scope: "openid email",
+            authenticatedAt: StoreSamples.now,
+            authenticationMethods: "hwk user",
+            createdAt: StoreSamples.now,
+            expiresAt: StoreSamples.now.addingTimeInterval(86_400)
+        )
+        let family = [
+            RefreshTokenRecord(
+                tokenHash: [UInt8](repeating: 0x71, count: 32),
+                grantID: grant.id,
+                createdAt: StoreSamples.now,
+                usedAt: StoreSamples.now
+            ),
+            RefreshTokenRecord(tokenHash: [UInt8](repeating: 0x72, count: 32), grantID: grant.id, createdAt: StoreSamples.now, usedAt: nil),
+        ]
+        try source.transaction { transaction throws(StorageError) in
+            try transaction.insertOAuthGrant(grant)
+            for token in family { try transaction.insertRefreshToken(token) }
+        }
         let export = try source.exportRecords()
+        #expect(export.oauthGrants == [grant] && export.oauthRefreshTokens == family)
         #expect(export.signingKeys == [signingKey])
         #expect(export.users.count == 2 && export.credentials.count == 2 && export.sessions.count == 2)
         #expect(export.enrollmentTokens == [link] && export.recoveryCodes.map(\.codeHash) == codes)
@@ -478,6 +551,12 @@ struct PostgresStoreTests {
         try target.importRecords(export)
         #expect(try target.transaction { transaction throws(StorageError) in try transaction.signingKeys() } == [signingKey])
         #expect(try target.user(id: StoreSamples.userID(1)) == StoreSamples.user(1))
+        let carried = try target.transaction { transaction throws(StorageError) -> (OAuthGrantRecord?, [RefreshTokenRecord]) in
+            var tokens: [RefreshTokenRecord] = []
+            for token in family { if let found = try transaction.refreshToken(hash: token.tokenHash) { tokens.append(found) } }
+            return (try transaction.oauthGrant(id: grant.id), tokens)
+        }
+        #expect(carried.0 == grant && carried.1 == family)
         #expect(try target.credentials(userID: StoreSamples.userID(1)) == [StoreSamples.credential(1, owner: 1), used])
         #expect(
             try target.session(tokenHash: StoreSamples.session(1, owner: 1).tokenHash, now: StoreSamples.now) == StoreSamples.session(1, owner: 1)
@@ -528,6 +607,22 @@ struct PostgresStoreTests {
             #expect(error.code == .notEmpty)
         }
         #expect(try target.credentials(userID: StoreSamples.userID(1)).count == 2)
+    }
+
+    /// `passkeyd migrate` carries each account's name key: the copy finds `Frank` as `FRANK` and refuses `frank`.
+    @Test func importCarriesTheNameKeys() throws {
+        let source = try SQLiteStore.inMemory()
+        try source.seedUser(StoreSamples.user(1, name: "Frank"), credential: StoreSamples.credential(1, owner: 1))
+        let cluster = try PostgresClusterScope.current()
+        let name = try cluster.createDatabase()
+        let target = try PostgresStore(connectionString: cluster.connectionString(database: name), poolSize: 1)
+        defer { target.close() }
+        try target.importRecords(try source.exportRecords())
+        #expect(try cluster.psql("SELECT name || ' ' || name_key FROM users", database: name) == "Frank frank")
+        #expect(try target.user(name: "FRANK")?.id == StoreSamples.userID(1))
+        #expect {
+            try target.seedUser(StoreSamples.user(2, name: "frank"), credential: StoreSamples.credential(2, owner: 2))
+        } throws: { ($0 as? StorageError)?.code == .usernameTaken }
     }
 
     @Test func aFailedImportLeavesNothingBehind() throws {

@@ -78,7 +78,7 @@ struct SQLiteStoreTests {
         }
         let connection = try SQLiteConnection(path: path)
         #expect(try SQLiteMigrations.currentVersion(connection) == SQLiteMigrations.latestVersion)
-        try SQLiteMigrations.migrate(connection)
+        try SQLiteMigrations.migrate(connection, now: StoreSamples.now)
         #expect(try SQLiteMigrations.currentVersion(connection) == SQLiteMigrations.latestVersion)
     }
 

@@ -42,7 +42,7 @@ public final class AppleStandIn: HTTPHandler, @unchecked Sendable {
     public private(set) var baseURL = ""
 
     public init() throws {
-        let server = try HTTPServer(configuration: HTTPServerConfiguration(httpAddress: "127.0.0.1:0", threads: 1, log: { _ in }), handler: self)
+        let server = try HTTPServer(configuration: HTTPServerConfiguration(httpAddress: "127.0.0.1:0", threads: 1, log: .discarding), handler: self)
         server.start()
         baseURL = "http://127.0.0.1:\(server.httpPort!)"
         self.server = server
@@ -143,9 +143,42 @@ public final class AppleStandIn: HTTPHandler, @unchecked Sendable {
             return .json(status: 200, Array(body.utf8))
         case ("POST", "/auth/revoke"):
             return HTTPResponse(status: 200)
+        case ("GET", "/auth/authorize"):
+            return authorizePage(Self.form(Array((request.query ?? "").utf8)))
         default:
             return .json(status: 404, Array("{}".utf8))
         }
+    }
+
+    /// Apple's authorization page of the web flow (`response_mode=form_post`): a "Continue" form that posts `state`,
+    /// `code`, `id_token` (for `client_id`, with `nonce` as given, a subject made from the nonce, or `login_hint` when
+    /// given) and `user` (the name and email Apple sends on a first authorization) to `redirect_uri`, and a "Cancel"
+    /// form that posts `error=user_cancelled_authorize` with the `state`, as Apple does when the person cancels.
+    private func authorizePage(_ query: [String: String]) -> HTTPResponse {
+        guard let clientID = query["client_id"], let redirect = query["redirect_uri"], let state = query["state"], let nonce = query["nonce"],
+            query["response_mode"] == "form_post", query["response_type"] == "code id_token",
+            redirect.hasPrefix("https://") || redirect.hasPrefix("http://")
+        else { return .json(status: 400, Array(#"{"error":"invalid_request"}"#.utf8)) }
+        let subject = query["login_hint"] ?? "001" + Hex.encode(DigestAlgorithm.sha256.hash(Array(nonce.utf8)).prefix(12)) + ".0001"
+        var claims = AppleTokenMinter.identityClaims(now: Date(), rawNonce: "", subject: subject, audience: clientID)
+        claims["nonce"] = nonce
+        guard let token = try? AppleTokenMinter.sign(claims) else { return .json(status: 500, Array("{}".utf8)) }
+        let user = #"{"name":{"firstName":"Ada","lastName":"Lovelace"},"email":"\#(AppleTokenMinter.email)"}"#
+        func field(_ name: String, _ value: String) -> String {
+            "<input type=\"hidden\" name=\"\(name)\" value=\"\(Self.escaped(value))\">"
+        }
+        let code = "c." + Base64URL.encode(SystemRandom().bytes(count: 16))
+        let html = """
+            <!doctype html><html lang="en"><meta charset="utf-8"><title>Apple stand-in</title>
+            <form id="apple-continue-form" method="post" action="\(Self.escaped(redirect))">\(field("state", state))\(field("code", code))\(field("id_token", token))\(field("user", user))<button id="apple-continue" type="submit">Continue</button></form>
+            <form id="apple-cancel-form" method="post" action="\(Self.escaped(redirect))">\(field("state", state))\(field("error", "user_cancelled_authorize"))<button id="apple-cancel" type="submit">Cancel</button></form>
+            </html>
+            """
+        return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "text/html; charset=utf-8")]), body: Array(html.utf8))
+    }
+
+    private static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "<", with: "&lt;")
     }
 
     private func migrationInfo(_ call: Call) -> HTTPResponse {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -35,13 +36,35 @@ public enum ChildProcess {
         process.standardError = errorOutput
         process.standardInput = inputPipe
         try launch(process)
-        // A child that exits before reading (e.g. a refused TLS handshake) closes the pipe: that is not an error here.
-        if let input { try? inputPipe.fileHandleForWriting.write(contentsOf: input) }
-        try inputPipe.fileHandleForWriting.close()
-        let errorData = errorOutput.fileHandleForReading.readDataToEndOfFile()
+        // Standard error is read on its own thread while standard output is read here, and the input is written on a
+        // third: a child that fills one pipe (more than 64 KiB of output) while the other is drained first would wait
+        // forever, and so would this. Plain threads, not Dispatch's global queue: these block on pipes, and tests that
+        // run many children at once (and use the global queue themselves) would use up its few threads, which
+        // libdispatch only adds to after a second's wait (the Apple stall test saw 1 s and 2 s answers).
+        let errorData = Mutex(Data())
+        let drained = DispatchSemaphore(value: 0)
+        let errorReader = errorOutput.fileHandleForReading
+        Thread.detachNewThread {
+            let data = errorReader.readDataToEndOfFile()
+            errorData.withLock { $0 = data }
+            drained.signal()
+        }
+        let writer = inputPipe.fileHandleForWriting
+        Thread.detachNewThread {
+            // A child that exits before reading (e.g. a refused TLS handshake) closes the pipe: that is not an error here.
+            if let input { try? writer.write(contentsOf: input) }
+            try? writer.close()
+            drained.signal()
+        }
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        drained.wait()
+        drained.wait()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, output: outputData, errorOutput: String(decoding: errorData, as: UTF8.self))
+        return Result(
+            status: process.terminationStatus,
+            output: outputData,
+            errorOutput: String(decoding: errorData.withLock { $0 }, as: UTF8.self)
+        )
     }
 
     /// Runs `executable` to completion with posix_spawn and waitpid, its output in a temporary file. For programs

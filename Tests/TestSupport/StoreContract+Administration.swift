@@ -6,7 +6,7 @@ import Synchronization
 /// recovery codes.
 extension StoreContract {
     static let administrationChecks: [StoreContractCheck] = [
-        StoreContractCheck(name: "users by name prefix: byte-wise order, cursor, limit", run: usersArePagedByNamePrefix),
+        StoreContractCheck(name: "users by name prefix: name keys, byte-wise order, cursor, limit", run: usersArePagedByNamePrefix),
         StoreContractCheck(name: "users by email: ASCII case-insensitive, verified or not, ordered, limited", run: usersAreFoundByEmail),
         StoreContractCheck(name: "enrollment links: stored, read, taken once, purged, deleted with the user", run: enrollmentTokensAreSingleUse),
         StoreContractCheck(name: "enrollment links: 16 threads taking one: one winner", run: concurrentEnrollmentTokenHasOneWinner),
@@ -16,8 +16,8 @@ extension StoreContract {
 
     public static func usersArePagedByNamePrefix(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
-        // Byte-wise: "Z" < "a" < "ab" < "abc" < "abd" < "ab\u{10FFFF}" < "ac" < "b" < "é" (0xC3 0xA9) < "😀".
-        let names = ["ac", "abd", "Z", "a", "ab", "abc", "é", "😀", "ab\u{10FFFF}", "b"]
+        // By name key, byte-wise: "a" < "ab" < "abc" < "abd" < "ab\u{10FFFF}" < "ac" < "b" < "z" < "é" (0xC3 0xA9) < "😀".
+        let names = ["ac", "abd", "Z", "a", "AB", "abc", "é", "😀", "ab\u{10FFFF}", "b"]
         for (index, name) in names.enumerated() {
             let number = UInt8(index + 1)
             try store.seedUser(StoreSamples.user(number, name: name), credential: StoreSamples.credential(number, owner: number))
@@ -26,13 +26,14 @@ extension StoreContract {
             try store.transaction { transaction throws(StorageError) in try transaction.users(namePrefix: prefix, after: after, limit: limit) }
                 .map(\.name)
         }
-        try expectEqual(try page(""), ["Z", "a", "ab", "abc", "abd", "ab\u{10FFFF}", "ac", "b", "é", "😀"], "every user, byte-wise")
-        try expectEqual(try page("ab"), ["ab", "abc", "abd", "ab\u{10FFFF}"], "prefix ab")
-        try expectEqual(try page("ab", after: "abc"), ["abd", "ab\u{10FFFF}"], "prefix ab after a cursor")
-        try expectEqual(try page("ab", limit: 2), ["ab", "abc"], "prefix ab, limit 2")
+        try expectEqual(try page(""), ["a", "AB", "abc", "abd", "ab\u{10FFFF}", "ac", "b", "Z", "é", "😀"], "every user, by name key")
+        try expectEqual(try page("ab"), ["AB", "abc", "abd", "ab\u{10FFFF}"], "prefix ab")
+        try expectEqual(try page("aB", after: "ABC"), ["abd", "ab\u{10FFFF}"], "prefix ab after a cursor, in any case")
+        try expectEqual(try page("ab", limit: 2), ["AB", "abc"], "prefix ab, limit 2")
         try expectEqual(try page("a", after: "ab", limit: 2), ["abc", "abd"], "cursor and limit")
-        try expectEqual(try page("A"), [], "prefixes compare exactly")
-        try expectEqual(try page("é"), ["é"], "a two-byte prefix")
+        try expectEqual(try page("Z"), ["Z"], "prefixes compare case-insensitively")
+        try expectEqual(try page("Ａ", limit: 1), ["a"], "and width-insensitively")
+        try expectEqual(try page("É"), ["é"], "a two-byte prefix")
         try expectEqual(try page("ab", after: "ab\u{10FFFF}"), [], "after the last one")
         try expectEqual(try page("", limit: 0), [], "limit 0")
         let all = try page("")

@@ -32,7 +32,7 @@ public enum StoreContract {
             StoreContractCheck(name: "purgeExpiredSessions counts", run: purgeExpiredSessionsCounts),
             StoreContractCheck(name: "16 threads taking one challenge: one winner", run: concurrentTakeHasOneWinner),
         ] + appleChecks + ceremonyChecks + transactionChecks + sessionChecks + eventChecks + webhookChecks + accountChecks
-        + administrationChecks + signingKeyChecks + openIDProviderChecks
+        + statusChecks + administrationChecks + signingKeyChecks + openIDProviderChecks + usernameChecks
 
     /// Registers a new account with `completeRegistration` and a session of its own (derived from the owner and the
     /// credential's number, so that no two calls of a check collide), without events.
@@ -62,12 +62,13 @@ public enum StoreContract {
         try expectEqual(try store.user(name: user.name), user, "user(name:)")
         try expectEqual(try store.credential(id: credential.id), credential, "credential(id:)")
         try expectEqual(try store.credentials(userID: user.id), [credential], "credentials(userID:)")
-        try expectEqual(try store.user(name: user.name.uppercased()), nil, "usernames compare exactly")
+        try expectEqual(try store.user(name: user.name.uppercased()), user, "usernames compare by their key")
+        try expectEqual(try store.user(name: user.name + "x"), nil, "another name")
         try expectEqual(
             try store.transaction { transaction throws(StorageError) in
                 [try transaction.user(id: user.id), try transaction.user(name: user.name), try transaction.user(name: user.name.uppercased())]
             },
-            [user, user, nil],
+            [user, user, user],
             "the transaction's reads"
         )
     }
@@ -110,7 +111,10 @@ public enum StoreContract {
         try expectEqual(try store.user(id: StoreSamples.userID(2)), nil, "refused user")
         try expectEqual(try store.credential(id: StoreSamples.credential(2, owner: 2).id), nil, "refused credential")
         try expectEqual(try store.user(name: "alice")?.id, StoreSamples.userID(1), "first owner keeps the name")
-        try register(store, StoreSamples.user(2, name: "Alice"), StoreSamples.credential(2, owner: 2))
+        try expectStorageError(.usernameTaken, "a case variant") { () throws(StorageError) in
+            try register(store, StoreSamples.user(2, name: "Alice"), StoreSamples.credential(2, owner: 2))
+        }
+        try register(store, StoreSamples.user(2, name: "Alicia"), StoreSamples.credential(2, owner: 2))
     }
 
     public static func registrationIsAtomicOnCredentialExists(_ makeStore: StoreFactory) throws {

@@ -4,7 +4,8 @@
 #      the same bytes with the same certificate and key (alternating rounds, same wrk parameters);
 #   2. passkeyd-loadgen: full sign-in ceremonies over HTTPS keep-alive, next to OpenSSL's raw ES256 verify rate.
 #   3. the same ceremonies on a server with two webhook endpoints (one answering, one unreachable) next to none;
-#   4. the same ceremonies with the data on disk (BENCH_TMPDIR) next to the data in /dev/shm, alternating rounds.
+#   4. the same ceremonies with metrics counted (the default) next to a server with "metrics": {"enabled": false};
+#   5. the same ceremonies with the data on disk (BENCH_TMPDIR) next to the data in /dev/shm, alternating rounds.
 # Everything listens on 127.0.0.1; both servers are stopped by pid on exit. Knobs (environment): ROUNDS,
 # WRK_ARGUMENTS, LOAD_CONNECTIONS, LOAD_SECONDS, BENCH_TMPDIR (parent of the data folder, e.g. /dev/shm),
 # PASSKEYD_BIN (a passkeyd binary to measure instead of building one, e.g. an older build for before/after).
@@ -147,26 +148,49 @@ passkeyd_pid="$passkeyd_pid $webhooks_pid"
 wait_for "https://127.0.0.1:$webhooks_port/healthz" "$work/passkeyd-webhooks.log"
 
 WEBHOOK_ROUNDS=${WEBHOOK_ROUNDS:-3}
+# alternate_rounds ROUNDS PORT_A PORT_B NAME_A NAME_B: ceremony rates of the two servers in alternating rounds, each
+# round's figures printed; their sums in first_total and second_total.
+alternate_rounds() {
+    first_total=0
+    second_total=0
+    for round in $(seq "$1"); do
+        local first_rate second_rate
+        first_rate=$(ceremony_rate "$2")
+        second_rate=$(ceremony_rate "$3")
+        echo "  round $round: $4 $first_rate/s, $5 $second_rate/s"
+        first_total=$(echo "$first_total + $first_rate" | bc -l)
+        second_total=$(echo "$second_total + $second_rate" | bc -l)
+    done
+}
 ceremony_rate() {
     ./.build/release/passkeyd-loadgen --port "$1" --connections "$LOAD_CONNECTIONS" --seconds "$LOAD_SECONDS" --warm-up 2 \
         | awk '/^login ceremonies:/ { sub("/s", "", $3); print $3 }'
 }
 echo "login with webhooks: $WEBHOOK_ROUNDS alternating rounds of $LOAD_SECONDS s, two endpoints (one answering 204, one refused) vs none"
-without_total=0
-with_total=0
-for round in $(seq "$WEBHOOK_ROUNDS"); do
-    without_rate=$(ceremony_rate "$passkeyd_port")
-    with_rate=$(ceremony_rate "$webhooks_port")
-    echo "  round $round: without webhooks $without_rate/s, with webhooks $with_rate/s"
-    without_total=$(echo "$without_total + $without_rate" | bc -l)
-    with_total=$(echo "$with_total + $with_rate" | bc -l)
-done
+alternate_rounds "$WEBHOOK_ROUNDS" "$webhooks_port" "$passkeyd_port" "with webhooks" "without webhooks"
 sleep 2
 refused=$(grep -c "http.clientConnectFailed" "$work/passkeyd-webhooks.log" || true)
 echo "  the unreachable endpoint's refused attempts logged: $refused; server errors: $(grep -c -i "internal_error" "$work/passkeyd-webhooks.log" || true)"
-printf 'RATIO login-with-webhooks-vs-without %.3f\n' "$(echo "$with_total / $without_total" | bc -l)"
+printf 'RATIO login-with-webhooks-vs-without %.3f\n' "$(echo "$first_total / $second_total" | bc -l)"
 
-# 4. Durable sign-ins with the data on disk next to the same binary and load with the data in memory (/dev/shm):
+# 4. Sign-in ceremonies with metrics (the first server, metrics on by default) next to a server that counts nothing,
+#    in alternating rounds; the webhook server and its receiver are stopped first so that they do not share the cores.
+stop_process "$webhooks_pid"
+kill -TERM "$nginx_pid"
+wait "$nginx_pid" 2>/dev/null || true
+nginx_pid=""
+unmetered_port=$(free_port)
+write_config "$unmetered_port" "$work/data-unmetered" "$work/passkeyd-unmetered.json" '"metrics": {"enabled": false}'
+"$PASSKEYD_BIN" serve --config "$work/passkeyd-unmetered.json" 2>"$work/passkeyd-unmetered.log" &
+unmetered_pid=$!
+passkeyd_pid="$passkeyd_pid $unmetered_pid"
+wait_for "https://127.0.0.1:$unmetered_port/healthz" "$work/passkeyd-unmetered.log"
+METRICS_ROUNDS=${METRICS_ROUNDS:-3}
+echo "login with metrics: $METRICS_ROUNDS alternating rounds of $LOAD_SECONDS s, metrics counted vs metrics.enabled false"
+alternate_rounds "$METRICS_ROUNDS" "$passkeyd_port" "$unmetered_port" "with metrics" "without"
+printf 'RATIO login-with-metrics-vs-without %.3f\n' "$(echo "$first_total / $second_total" | bc -l)"
+
+# 5. Durable sign-ins with the data on disk next to the same binary and load with the data in memory (/dev/shm):
 #    what the fsync per commit costs once ceremonies share commits (group commit) and wait off the event loops.
 if [ -d /dev/shm ]; then
     memory_work=$(mktemp -d /dev/shm/passkeyd-bench.XXXXXX)

@@ -38,8 +38,8 @@ export type ServerErrorCode =
   | "session_not_found" | "enrollment_link_invalid" | "enrollment_link_expired" | "recovery_code_invalid"
   | "recovery_session_restricted" | "insufficient_scope" | "invalid_backend_key" | "import_invalid" | "invalid_client"
   | "invalid_redirect_uri" | "invalid_grant" | "unsupported_grant_type" | "unsupported_response_type" | "invalid_scope"
-  | "login_required" | "access_denied" | "invalid_token" | "bad_request" | "request_too_large" | "expectation_failed"
-  | "http_error" | "server_busy";
+  | "login_required" | "access_denied" | "apple_state_invalid" | "apple_sign_in_cancelled" | "invalid_return_path"
+  | "invalid_token" | "not_ready" | "bad_request" | "request_too_large" | "expectation_failed" | "http_error" | "server_busy";
 
 /** Sentences for people, by code. */
 export declare const messages: Readonly<Record<string, string>>;

@@ -1,11 +1,13 @@
 import CryptoCore
 import Foundation
 import HTTPServer
+import Observability
 
 /// The handler of the admin listener (`listen.admin`): `RelyingPartyServer.adminRoutes` only, every request behind
 /// `Authorization: Bearer <admin key>` (`admin.keys`, compared by SHA-256 in constant time against every key), checked
-/// before the path is even looked at. Every call is logged with the key's name, the method, the route pattern and the
-/// status; never the key, the path itself or a body.
+/// before the path is even looked at, except `/metrics` when the listener is on a loopback address (a route flagged
+/// `openOnLoopback`). Every call is logged with the key's name, the method, the route pattern and the status (a
+/// scrape of `/metrics` at `debug`); never the key, the path itself or a body.
 public final class AdminAPI: HTTPHandler, Sendable {
     let server: RelyingPartyServer
 
@@ -18,8 +20,9 @@ public final class AdminAPI: HTTPHandler, Sendable {
         let route = RelyingPartyServer.route(of: request.path, in: RelyingPartyServer.adminRoutes)
         var response: HTTPResponse
         var keyName = "(refused)"
+        let isOpen = isOpenOnLoopback(method: method, path: request.path)
         do throws(ServerError) {
-            keyName = try authenticate(request).name
+            keyName = isOpen ? "(loopback)" : try authenticate(request).name
             response = try respond(to: request, method: method)
         } catch {
             if error.code == .adminUnauthorized { keyName = "(refused: \(error.detail ?? "no key"))" }
@@ -27,10 +30,23 @@ public final class AdminAPI: HTTPHandler, Sendable {
             server.log("admin \(keyName) \(method) \(route) \(error.status) \(error.code)\(detail)")
             response = error.response
         }
-        if response.status < 400 { server.log("admin \(keyName) \(method) \(route) \(response.status)") }
+        if response.status < 400 {
+            server.log.write(
+                LogRecord(level: isOpen ? .debug : .info, event: "admin", message: "admin \(keyName) \(method) \(route) \(response.status)")
+            )
+        }
         response.headers.add("X-Content-Type-Options", "nosniff")
         response.headers.add("Cache-Control", "no-store")
         return response
+    }
+
+    /// Whether the request is for a route served without a key on this listener: one flagged `openOnLoopback`, with
+    /// `listen.admin` on a loopback address.
+    private func isOpenOnLoopback(method: String, path: String) -> Bool {
+        guard let address = server.configuration.adminAddress, ServerConfiguration.isLoopback(address),
+            case .route(let route, _) = RelyingPartyServer.dispatch(method, path, in: RelyingPartyServer.adminRoutes)
+        else { return false }
+        return route.flags.contains(.openOnLoopback)
     }
 
     /// The admin key of the request, or `401 admin_unauthorized` (the detail, for the log, says which way it failed).
@@ -39,7 +55,7 @@ public final class AdminAPI: HTTPHandler, Sendable {
             throw ServerError(.adminUnauthorized, detail: "no key")
         }
         let presented = authorization.dropFirst(7).trimmingCharacters(in: .whitespaces)
-        guard presented.utf8.count <= 512, let key = BackendKey.matching(presented, in: server.configuration.adminKeys) else {
+        guard presented.utf8.count <= 512, let key = BackendKey.matching(presented, in: server.settings.withLock { $0.adminKeys }) else {
             throw ServerError(.adminUnauthorized, detail: "wrong key")
         }
         return key

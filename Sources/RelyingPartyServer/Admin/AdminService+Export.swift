@@ -6,7 +6,7 @@ extension AdminService {
     /// Users read per transaction by the export.
     static let exportPageSize = 200
 
-    /// Every account with its passkeys and Apple identities as NDJSON (`AdminExport`), in username order, read a page
+    /// Every account with its passkeys and Apple identities as NDJSON (`AdminExport`), in name-key order, read a page
     /// of accounts per transaction (not one snapshot: `passkeyd migrate` copies a stopped store whole).
     public func export() throws(ServerError) -> [UInt8] {
         let header = AdminExport.Header(
@@ -118,7 +118,7 @@ extension AdminService {
             default: throw mapped
             }
         }
-        server.webhooks.wake()
+        server.wakeWebhooks()
         return report
     }
 }

@@ -23,7 +23,8 @@ public struct AdminService: Sendable {
 
     /// Accounts matching `query`, oldest-match first: on the first page the exact matches of an email (ASCII
     /// case-insensitive), an Apple `sub` and a passkey's credential ID (base64url), then every account whose username
-    /// starts with `query` in byte-wise order (every account for ""), continued by `nextCursor`.
+    /// starts with `query` case-insensitively (`UserRecord.nameKey`), in the byte-wise order of the keys (every account
+    /// for ""), continued by `nextCursor`.
     public func searchUsers(query: String, cursor: String?, limit: Int?) throws(ServerError) -> AdminUserPage {
         let size = try Self.pageSize(limit)
         guard query.utf8.count <= Self.maximumQueryBytes else { throw ServerError(.invalidRequest, member: "query") }
@@ -94,7 +95,7 @@ public struct AdminService: Sendable {
             try transaction.insertUser(user)
             try transaction.appendEvent(AccountEvent.userCreated(userID: user.id, method: .admin).event(at: now))
         }
-        server.webhooks.wake()
+        server.wakeWebhooks()
         return UserJSON(user)
     }
 
@@ -140,7 +141,7 @@ public struct AdminService: Sendable {
             return user
         }
         guard let updated else { throw ServerError(.userNotFound) }
-        server.webhooks.wake()
+        server.wakeWebhooks()
         return UserJSON(updated)
     }
 
@@ -154,7 +155,7 @@ public struct AdminService: Sendable {
         }
         guard let deletion else { throw ServerError(.userNotFound) }
         server.finish(deletion)
-        server.webhooks.wake()
+        server.wakeWebhooks()
     }
 
     /// Ends every session of the account, each with `session.revoked` (`reason: admin`).
@@ -171,7 +172,7 @@ public struct AdminService: Sendable {
             return ended.count
         }
         guard let ended else { throw ServerError(.userNotFound) }
-        server.webhooks.wake()
+        server.wakeWebhooks()
         return ended
     }
 
@@ -190,7 +191,7 @@ public struct AdminService: Sendable {
         }
         if let outcome { throw ServerError(outcome) }
         server.keys.remove(credentialID)
-        server.webhooks.wake()
+        server.wakeWebhooks()
     }
 
     /// A single-use link that registers a passkey on the account (`POST /webauthn/registration/options
@@ -213,7 +214,7 @@ public struct AdminService: Sendable {
             return true
         }
         guard made else { throw ServerError(.userNotFound) }
-        server.webhooks.wake()
+        server.wakeWebhooks()
         return EnrollmentLinkJSON(url: server.configuration.enrollmentPageURL + "?token=" + token, expiresAt: link.expiresAt)
     }
 
@@ -242,7 +243,7 @@ public struct AdminService: Sendable {
         guard try transaction({ transaction throws(StorageError) in try transaction.retryWebhookDelivery(id: deliveryID, now: now) }) else {
             throw ServerError(.deliveryNotFound)
         }
-        server.webhooks.wake()
+        server.wakeWebhooks()
     }
 
     // MARK: plumbing

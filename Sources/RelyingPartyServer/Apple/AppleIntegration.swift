@@ -1,6 +1,7 @@
 import AppleSignIn
 import CryptoCore
 import Foundation
+import Observability
 import Storage
 import Synchronization
 
@@ -23,7 +24,7 @@ final class AppleIntegration: Sendable {
     private let time: any TimeSource
     private let privateKeyPEM: String
     private let sealing: AuthenticatedEncryption
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     private let exchanges = Mutex<[PendingCodeExchange]>([])
     let worker: PeriodicWorker
 
@@ -32,7 +33,7 @@ final class AppleIntegration: Sendable {
         setup: AppleSetup,
         store: any PasskeyStore,
         time: any TimeSource,
-        log: @escaping @Sendable (String) -> Void
+        log: Logger
     ) throws(ConfigurationError) {
         do throws(AppleSignInError) {
             _ = try ClientSecret(
@@ -84,7 +85,7 @@ final class AppleIntegration: Sendable {
         case .success(let claims):
             return claims
         case .failure(let error):
-            log("apple sign-in refused: \(error.code): \(error.reason)")
+            log("apple sign-in refused: \(error.code): \(error.reason)", event: "apple")
             throw ServerError(.invalidIdentityToken)
         }
     }
@@ -95,10 +96,10 @@ final class AppleIntegration: Sendable {
         case .success(let notification):
             return notification
         case .failure(let error) where error.code == .unsupportedEvent:
-            log("apple notification ignored: \(error.code)")
+            log("apple notification ignored: \(error.code)", event: "apple")
             return nil
         case .failure(let error):
-            log("apple notification refused: \(error.code): \(error.reason)")
+            log("apple notification refused: \(error.code): \(error.reason)", event: "apple")
             let malformed = error.code == .notificationMalformed || error.code == .appleTokenMalformed
             throw malformed ? ServerError(.invalidNotification) : ServerError(.unverifiedNotification)
         }
@@ -121,8 +122,8 @@ final class AppleIntegration: Sendable {
 
     // MARK: background work
 
-    /// Queues an authorization code for exchange by the worker.
-    func enqueueCodeExchange(code: String, subject: String, clientID: String) {
+    /// Queues an authorization code for exchange by the worker (with the flow's `redirectURI` for a web flow's code).
+    func enqueueCodeExchange(code: String, subject: String, clientID: String, redirectURI: String? = nil) {
         let now = time.now
         let queued = exchanges.withLock { pending in
             guard pending.count < Self.maximumPendingExchanges else { return false }
@@ -131,6 +132,7 @@ final class AppleIntegration: Sendable {
                     subject: subject,
                     clientID: clientID,
                     code: code,
+                    redirectURI: redirectURI,
                     expiresAt: now.addingTimeInterval(Self.codeLifetime),
                     notBefore: now
                 )
@@ -138,7 +140,7 @@ final class AppleIntegration: Sendable {
             return true
         }
         guard queued else {
-            log("apple code exchange dropped: too many codes waiting")
+            log.warning("apple code exchange dropped: too many codes waiting", event: "apple")
             return
         }
         worker.wake()
@@ -166,7 +168,7 @@ final class AppleIntegration: Sendable {
         do throws(StorageError) {
             revocations = try store.dueRevocations(now: now, limit: Self.revocationBatchSize)
         } catch {
-            log("apple revocations: \(error.code)")
+            log.warning("apple revocations: \(error.code)", event: "apple")
             return
         }
         for revocation in revocations { process(revocation, now: now) }
@@ -183,7 +185,7 @@ final class AppleIntegration: Sendable {
                 time: time
             ).token
         } catch {
-            log("apple client secret: \(error.code)")
+            log.warning("apple client secret: \(error.code)", event: "apple")
             return nil
         }
     }
@@ -198,25 +200,25 @@ final class AppleIntegration: Sendable {
 
     private func process(_ exchange: PendingCodeExchange, now: Date) {
         guard let secret = clientSecret(for: exchange.clientID) else { return }
-        let reply = service.exchangeCode(exchange.code, clientID: exchange.clientID, clientSecret: secret)
+        let reply = service.exchangeCode(exchange.code, clientID: exchange.clientID, clientSecret: secret, redirectURI: exchange.redirectURI)
         switch reply.status {
         case 200:
             guard let token = (try? JSONDecoder().decode(TokenReply.self, from: Data(reply.body)))?.refreshToken, !token.isEmpty else {
-                log("apple code exchange: the reply has no refresh_token")
+                log("apple code exchange: the reply has no refresh_token", event: "apple")
                 return
             }
             keep(refreshToken: token, exchange: exchange, now: now)
         case .some(let status) where status < 500:
-            log("apple code exchange refused: status \(status)")
+            log.warning("apple code exchange refused: status \(status)", event: "apple")
         default:
             var retry = exchange
             retry.attempts += 1
             retry.notBefore = now.addingTimeInterval(Self.backoff(attempts: retry.attempts, base: 5))
             guard retry.notBefore < exchange.expiresAt else {
-                log("apple code exchange dropped: Apple unreachable until the code expired")
+                log.warning("apple code exchange dropped: Apple unreachable until the code expired", event: "apple")
                 return
             }
-            log("apple code exchange failed (\(reply.status.map { "status \($0)" } ?? "unreachable")); retrying")
+            log.warning("apple code exchange failed (\(reply.status.map { "status \($0)" } ?? "unreachable")); retrying", event: "apple")
             exchanges.withLock { $0.append(retry) }
         }
     }
@@ -237,11 +239,11 @@ final class AppleIntegration: Sendable {
                 _ = try transaction.enqueueRevocation(token: sealed, clientID: exchange.clientID, notBefore: now)
             }
         } catch let error as CryptoError {
-            log("apple refresh token: \(error.code)")
+            log.warning("apple refresh token: \(error.code)", event: "apple")
         } catch let error as StorageError {
-            log("apple refresh token: \(error.code)")
+            log.warning("apple refresh token: \(error.code)", event: "apple")
         } catch {
-            log("apple refresh token: not stored")
+            log.warning("apple refresh token: not stored", event: "apple")
         }
     }
 
@@ -250,7 +252,7 @@ final class AppleIntegration: Sendable {
         do throws(CryptoError) {
             token = try sealing.open(revocation.encryptedToken, associatedData: Self.associatedData(revocation.clientID))
         } catch {
-            log("apple revocation dropped: \(error.code)")
+            log.warning("apple revocation dropped: \(error.code)", event: "apple")
             try? store.completeRevocation(id: revocation.id)
             return
         }
@@ -261,17 +263,17 @@ final class AppleIntegration: Sendable {
             if reply?.status == 200 {
                 try store.completeRevocation(id: revocation.id)
             } else if revocation.attempts + 1 >= Self.maximumRevocationAttempts {
-                log("apple revocation dropped after \(revocation.attempts + 1) attempts")
+                log.warning("apple revocation dropped after \(revocation.attempts + 1) attempts", event: "apple")
                 try store.completeRevocation(id: revocation.id)
             } else {
-                log("apple revocation failed (\(reply?.status.map { "status \($0)" } ?? "unreachable")); retrying")
+                log.warning("apple revocation failed (\(reply?.status.map { "status \($0)" } ?? "unreachable")); retrying", event: "apple")
                 try store.rescheduleRevocation(
                     id: revocation.id,
                     notBefore: now.addingTimeInterval(Self.backoff(attempts: revocation.attempts + 1, base: 60))
                 )
             }
         } catch {
-            log("apple revocation: \(error.code)")
+            log.warning("apple revocation: \(error.code)", event: "apple")
         }
     }
 

@@ -1,6 +1,7 @@
 import AppleSignIn
 import CryptoCore
 import Foundation
+import Observability
 import Synchronization
 
 /// Apple's JWKS, fetched in the background and cached until it expires (`Cache-Control: max-age`, else an hour).
@@ -32,14 +33,22 @@ final class AppleKeyCache: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Fetches of Apple's keys, and those that failed (for the metrics).
+    private let fetches = Atomic<Int>(0)
+    private let failures = Atomic<Int>(0)
     private let service: any AppleService
     private let time: any TimeSource
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
 
-    init(service: any AppleService, time: any TimeSource, log: @escaping @Sendable (String) -> Void) {
+    init(service: any AppleService, time: any TimeSource, log: Logger) {
         self.service = service
         self.time = time
         self.log = log
+    }
+
+    /// Key fetches so far, and those that failed.
+    var fetchCounts: (fetches: Int, failures: Int) {
+        (fetches.load(ordering: .relaxed), failures.load(ordering: .relaxed))
     }
 
     /// Unexpired keys; without them `503 apple_unavailable` at once, with a fetch started in the background.
@@ -86,6 +95,7 @@ final class AppleKeyCache: Sendable {
     }
 
     private func fetch() {
+        fetches.add(1, ordering: .relaxed)
         service.fetchKeys { [self] reply in finish(reply) }
     }
 
@@ -93,13 +103,13 @@ final class AppleKeyCache: Sendable {
         let now = time.now
         let keys: JSONWebKeySet?
         if reply.status != 200 {
-            log("apple keys: fetch failed (\(reply.status.map { "status \($0)" } ?? "unreachable"))")
+            log.warning("apple keys: fetch failed (\(reply.status.map { "status \($0)" } ?? "unreachable"))", event: "apple")
             keys = nil
         } else {
             do {
                 keys = try JSONWebKeySet(json: reply.body)
             } catch {
-                log("apple keys: fetch failed (\(error.code))")
+                log.warning("apple keys: fetch failed (\(error.code))", event: "apple")
                 keys = nil
             }
         }
@@ -108,6 +118,7 @@ final class AppleKeyCache: Sendable {
             state.fetching = false
             state.generation += 1
             guard let keys else {
+                failures.add(1, ordering: .relaxed)
                 state.lastFailure = now
                 return
             }

@@ -5,8 +5,9 @@ public protocol AppleService: Sendable {
     /// GET the JWKS document (`jwksURL`); `completion` runs once with the reply, on another thread (or at once when the
     /// request cannot be sent), and must return quickly.
     func fetchKeys(completion: @escaping @Sendable (AppleReply) -> Void)
-    /// POST an authorization code to `tokenURL` (grant_type authorization_code).
-    func exchangeCode(_ code: String, clientID: String, clientSecret: String) -> AppleReply
+    /// POST an authorization code to `tokenURL` (grant_type authorization_code), with the authorization's
+    /// `redirect_uri` when it came from the web flow (Apple requires it then).
+    func exchangeCode(_ code: String, clientID: String, clientSecret: String, redirectURI: String?) -> AppleReply
     /// POST a refresh token to `revokeURL` (token_type_hint refresh_token).
     func revokeToken(_ token: String, clientID: String, clientSecret: String) -> AppleReply
     /// POST to `tokenURL` for an access token of the user migration (grant_type client_credentials, scope

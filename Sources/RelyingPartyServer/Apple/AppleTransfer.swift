@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import Observability
 import Storage
 
 /// Apple's user migration for an app moving between developer teams (`passkeyd apple transfer-out`, `transfer-in`),
@@ -49,7 +50,7 @@ public final class AppleTransfer: Sendable {
     private let service: any AppleService
     private let store: any PasskeyStore
     private let time: any TimeSource
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
 
     /// - Throws: `ConfigurationError` when the `.p8` key or the refresh token key is unusable.
     public init(
@@ -57,7 +58,7 @@ public final class AppleTransfer: Sendable {
         setup: AppleSetup,
         store: any PasskeyStore,
         time: any TimeSource = SystemTime(),
-        log: @escaping @Sendable (String) -> Void
+        log: Logger
     ) throws(ConfigurationError) {
         integration = try AppleIntegration(configuration: configuration, setup: setup, store: store, time: time, log: log)
         service = setup.service
@@ -190,7 +191,7 @@ public final class AppleTransfer: Sendable {
     /// Stores what Apple answered for the identity; false (logged) when there is nothing to store or it cannot be.
     private func record(_ reply: AppleReply, for identity: AppleIdentityRecord, _ direction: Direction) -> Bool {
         guard reply.status == 200, let answer = try? JSONDecoder().decode(MigrationReply.self, from: Data(reply.body)) else {
-            log("apple transfer: an identity failed (\(reply.status.map { "status \($0)" } ?? "unreachable"))")
+            log.warning("apple transfer: an identity failed (\(reply.status.map { "status \($0)" } ?? "unreachable"))", event: "apple")
             return false
         }
         let now = time.now
@@ -226,7 +227,7 @@ public final class AppleTransfer: Sendable {
         } catch {
             outcome = "storage: \(error.code)"
         }
-        if let outcome { log("apple transfer: an identity failed (\(outcome))") }
+        if let outcome { log.warning("apple transfer: an identity failed (\(outcome))", event: "apple") }
         return outcome == nil
     }
 }

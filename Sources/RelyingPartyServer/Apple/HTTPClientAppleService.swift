@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Observability
 
 /// `AppleService` on the server's one outbound `HTTPClient` (libevent + OpenSSL, certificate verification always on,
 /// no redirects followed), with a short deadline and a reply-size limit. The key fetch uses the client's completion API
@@ -9,7 +10,7 @@ public final class HTTPClientAppleService: AppleService {
     private let configuration: AppleConfiguration
     private let client: HTTPClient
     private let timeoutSeconds: Double
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     /// Replies longer than this are treated as unusable.
     static let maximumReplyLength = 262_144
 
@@ -19,7 +20,7 @@ public final class HTTPClientAppleService: AppleService {
         configuration: AppleConfiguration,
         client: HTTPClient,
         timeoutSeconds: Double = 5,
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        log: Logger = .discarding
     ) {
         self.configuration = configuration
         self.client = client
@@ -41,12 +42,13 @@ public final class HTTPClientAppleService: AppleService {
         }
     }
 
-    public func exchangeCode(_ code: String, clientID: String, clientSecret: String) -> AppleReply {
+    public func exchangeCode(_ code: String, clientID: String, clientSecret: String, redirectURI: String?) -> AppleReply {
         send(
             "code exchange",
             Self.form(
                 configuration.tokenURL,
                 [("client_id", clientID), ("client_secret", clientSecret), ("code", code), ("grant_type", "authorization_code")]
+                    + (redirectURI.map { [("redirect_uri", $0)] } ?? [])
             )
         )
     }
@@ -109,7 +111,7 @@ public final class HTTPClientAppleService: AppleService {
         do throws(HTTPServerError) {
             return Self.appleReply(try client.sendAndWait(limited(request)))
         } catch {
-            log("apple \(purpose): no reply: \(error)")
+            log.warning("apple \(purpose): no reply: \(error)", event: "apple")
             return .unreachable
         }
     }

@@ -6,6 +6,9 @@ struct PendingCodeExchange: Sendable {
     let subject: String
     let clientID: String
     let code: String
+    /// The `redirect_uri` of the authorization, which Apple's token endpoint requires for a web flow's code; nil for
+    /// an app's code.
+    let redirectURI: String?
     /// After this the code is useless and the exchange is dropped.
     let expiresAt: Date
     var notBefore: Date

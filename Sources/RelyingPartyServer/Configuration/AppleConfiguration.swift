@@ -13,6 +13,8 @@ public struct AppleConfiguration: Sendable, Equatable {
     public var keyID: String
     /// The path of the `.p8` private key file.
     public var privateKeyPath: String
+    /// Apple's authorization endpoint, where the web flow (`GET /auth/apple/start`) sends the browser.
+    public var authorizeURL = URL(string: "https://appleid.apple.com/auth/authorize")!
     public var keysURL = URL(string: "https://appleid.apple.com/auth/keys")!
     public var tokenURL = URL(string: "https://appleid.apple.com/auth/token")!
     public var revokeURL = URL(string: "https://appleid.apple.com/auth/revoke")!
@@ -33,7 +35,10 @@ public struct AppleConfiguration: Sendable, Equatable {
     }
 
     init(_ reader: ConfigurationReader) throws(ConfigurationError) {
-        try reader.only(["teamID", "bundleIDs", "servicesIDs", "keyID", "privateKey", "jwksURL", "tokenURL", "revokeURL", "migrationURL", "issuers"])
+        try reader.only([
+            "teamID", "bundleIDs", "servicesIDs", "keyID", "privateKey", "authorizeURL", "jwksURL", "tokenURL", "revokeURL", "migrationURL",
+            "issuers",
+        ])
         teamID = try reader.requiredString("teamID")
         guard teamID.count == 10, teamID.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) }) else {
             throw ConfigurationError(.invalidValue, key: reader.key("teamID"), "must be the 10-character Team ID (upper-case letters and digits)")
@@ -45,6 +50,7 @@ public struct AppleConfiguration: Sendable, Equatable {
         guard !bundleIDs.isEmpty || !servicesIDs.isEmpty else {
             throw ConfigurationError(.missingValue, key: reader.key("bundleIDs"), "bundleIDs or servicesIDs must list at least one client ID")
         }
+        authorizeURL = try Self.url(reader, "authorizeURL") ?? authorizeURL
         keysURL = try Self.url(reader, "jwksURL") ?? keysURL
         tokenURL = try Self.url(reader, "tokenURL") ?? tokenURL
         revokeURL = try Self.url(reader, "revokeURL") ?? revokeURL

@@ -24,15 +24,14 @@ extension AttestationSettings {
         if let metadata = try reader.object("metadata") { try parseMetadata(metadata) }
     }
 
-    /// The `attestation.metadata` block: the downloaded BLOB (`file`), the roots it must chain to (`root`), and policy.
+    /// The `attestation.metadata` block: the BLOB passkeyd starts with (`file`), the roots it must chain to (`root`),
+    /// where fresher ones are fetched from (`url`, the FIDO Alliance's MDS3 by default, null for nowhere) and how often
+    /// (`refreshHours`), and policy.
     private mutating func parseMetadata(_ metadata: ConfigurationReader) throws(ConfigurationError) {
-        try metadata.only(["file", "url", "root", "refusedStatuses", "staleGraceDays"])
-        guard !metadata.has("url") else {
-            throw ConfigurationError(
-                .invalidValue,
-                key: "attestation.metadata.url",
-                "passkeyd does not download the BLOB; fetch https://mds3.fidoalliance.org/ daily with curl -o FILE and set attestation.metadata.file"
-            )
+        try metadata.only(["file", "url", "root", "refreshHours", "refusedStatuses", "staleGraceDays"])
+        if metadata.has("url") { metadataURL = try metadata.outboundURL("url") }
+        if let hours = try metadata.integer("refreshHours", in: 1...168) {
+            metadataRefreshSeconds = TimeInterval(hours) * 3600
         }
         guard let file = try metadata.string("file") else {
             throw ConfigurationError(

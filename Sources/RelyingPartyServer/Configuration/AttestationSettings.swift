@@ -11,6 +11,14 @@ public struct AttestationSettings: Sendable {
     public var sources = TrustMaterial.Sources()
     /// The trust material read from `sources` by `ServerConfiguration.load`; empty until then.
     public var material = TrustMaterial()
+    /// `metadata.url`: where `passkeyd serve` fetches fresher BLOBs in the background (nil: never); used only when
+    /// `metadata` is configured.
+    public var metadataURL: String? = AttestationSettings.fidoMetadataServiceURL
+    /// `metadata.refreshHours`: how often, in seconds.
+    public var metadataRefreshSeconds: TimeInterval = 86_400
+
+    /// The FIDO Alliance's Metadata Service (MDS3) BLOB.
+    public static let fidoMetadataServiceURL = "https://mds3.fidoalliance.org/"
 
     public init() {}
 

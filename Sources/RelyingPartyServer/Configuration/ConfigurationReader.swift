@@ -1,3 +1,4 @@
+import HTTPServer
 import WebAuthnCore
 
 /// Typed access to one object of the configuration, with errors naming the full key.
@@ -19,6 +20,18 @@ struct ConfigurationReader {
         for name in members.keys.sorted() where !allowed.contains(name) {
             throw ConfigurationError(.unknownKey, key: key(name), "is not a configuration key (known: \(allowed.sorted().joined(separator: ", ")))")
         }
+    }
+
+    /// A URL passkeyd fetches or posts to: https://, or http:// to a loopback address (the outbound client's own rule,
+    /// checked here so that a refused URL stops start-up with its key named).
+    func outboundURL(_ name: String) throws(ConfigurationError) -> String? {
+        guard let url = try string(name) else { return nil }
+        do throws(HTTPServerError) {
+            try HTTPClient.validate(url: url)
+        } catch {
+            throw ConfigurationError(.invalidValue, key: key(name), "must be an https:// URL (http:// only to a loopback address): \(error.reason)")
+        }
+        return url
     }
 
     func object(_ name: String) throws(ConfigurationError) -> ConfigurationReader? {

@@ -1,5 +1,6 @@
 import CryptoCore
 import HTTPServer
+import Observability
 import WebAuthnCore
 
 extension ServerConfiguration {
@@ -67,7 +68,7 @@ extension ServerConfiguration {
     /// The admin listener's settings: `listen.admin` with HTTPS (the server's certificate) when `listen.https` is set, plain
     /// HTTP otherwise; one event loop (an export or import never holds up the public loops), the request limits of
     /// `limits` but for bodies, which may be imports of up to `maximumAdminBodySize`.
-    public func adminHTTPServerConfiguration(tls: TLSServerContext?, log: @escaping @Sendable (String) -> Void) -> HTTPServerConfiguration? {
+    public func adminHTTPServerConfiguration(tls: TLSServerContext?, log: Logger) -> HTTPServerConfiguration? {
         guard let adminAddress else { return nil }
         var settings = httpServerConfiguration(tls: tls, log: log)
         settings.httpsAddress = tls == nil ? nil : adminAddress

@@ -1,5 +1,6 @@
 import CryptoCore
 import HTTPServer
+import Observability
 
 extension ServerConfiguration {
     /// Descriptors kept for everything but client connections: listening sockets, event loops, SQLite's files, the
@@ -14,7 +15,7 @@ extension ServerConfiguration {
     }
 
     /// The HTTP listener's settings: the `listen` addresses, `threads` and the `limits`, with `tls` for HTTPS.
-    public func httpServerConfiguration(tls: TLSServerContext?, log: @escaping @Sendable (String) -> Void) -> HTTPServerConfiguration {
+    public func httpServerConfiguration(tls: TLSServerContext?, log: Logger) -> HTTPServerConfiguration {
         HTTPServerConfiguration(
             httpsAddress: httpsAddress,
             httpAddress: httpAddress,

@@ -15,7 +15,8 @@ extension ServerConfiguration {
         let reader = try ConfigurationReader(root, path: "")
         try reader.only([
             "relyingParty", "listen", "tls", "dataDirectory", "database", "sessions", "challenges", "attestation",
-            "algorithms", "associatedDomains", "www", "threads", "workers", "limits", "rateLimits", "apple", "webhooks",
+            "algorithms", "associatedDomains", "www", "threads", "workers", "limits", "rateLimits", "apple", "webhooks", "log", "node",
+            "metrics",
             "admin", "recovery",
             "tokens", "backends", "cors", "oidc",
         ])
@@ -36,6 +37,12 @@ extension ServerConfiguration {
         if let block = try reader.object("rateLimits") { rateLimits = try RateLimits(block) }
         if let block = try reader.object("apple") { apple = try AppleConfiguration(block) }
         if let value = reader.value("webhooks"), value != .null { try parseWebhooks(value) }
+        if let block = try reader.object("log") { try parseLog(block) }
+        if let block = try reader.object("node") { try parseNode(block) }
+        if let block = try reader.object("metrics") {
+            try block.only(["enabled"])
+            metricsEnabled = try block.bool("enabled") ?? metricsEnabled
+        }
         if let block = try reader.object("admin") { try parseAdmin(block) }
         if let block = try reader.object("recovery") { try parseRecovery(block) }
         try checkAdministration()

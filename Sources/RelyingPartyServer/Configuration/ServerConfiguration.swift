@@ -1,4 +1,5 @@
 import Foundation
+import Observability
 import WebAuthnCore
 
 /// `passkeyd serve --config FILE`: the JSON configuration. Every key is optional; absent keys take the embedded
@@ -46,6 +47,13 @@ public struct ServerConfiguration: Sendable {
     public var apple: AppleConfiguration?
     /// `webhooks`: where account events are delivered (empty: nowhere).
     public var webhooks: [WebhookEndpoint] = []
+    /// `log.format`: nil takes text on a terminal and JSON otherwise; `log.level`.
+    public var logFormat: LogFormat?
+    public var logLevel = LogLevel.info
+    /// `node.name`: this node's name in log lines; nil takes the host name.
+    public var nodeName: String?
+    /// `metrics.enabled`: whether the server counts anything (for `/metrics`); on by default.
+    public var metricsEnabled = true
     /// `listen.admin`: the admin API's own listener; nil (off) unless configured.
     public var adminAddress: String?
     /// `admin.keys`: who may call the admin API, by the SHA-256 of their key.

@@ -34,16 +34,8 @@ public struct WebhookEndpoint: Sendable {
         try reader.only([
             "id", "url", "secret", "events", "caFile", "timeoutSeconds", "retryHorizonSeconds", "firstRetrySeconds", "maximumRetrySeconds",
         ])
-        url = try reader.requiredString("url")
-        do throws(HTTPServerError) {
-            try HTTPClient.validate(url: url)
-        } catch {
-            throw ConfigurationError(
-                .invalidValue,
-                key: reader.key("url"),
-                "must be an https:// URL (http:// only to a loopback address): \(error.reason)"
-            )
-        }
+        guard let url = try reader.outboundURL("url") else { throw ConfigurationError(.missingValue, key: reader.key("url"), "is required") }
+        self.url = url
         secret = try Self.secret(reader.requiredString("secret"), key: reader.key("secret"))
         if let id = try reader.string("id") {
             guard (try? WebhookSubscription(endpointID: id, eventTypes: nil).validate()) != nil else {

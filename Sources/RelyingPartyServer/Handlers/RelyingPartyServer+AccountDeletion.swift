@@ -59,7 +59,7 @@ extension RelyingPartyServer {
         if deletion.queuedRevocations > 0 {
             apple?.worker.wake()
         } else if deletion.appleIdentities > 0 {
-            log("account deleted: no Apple refresh token was held, so none is revoked (the app never sent an authorizationCode)")
+            log("account deleted: no Apple refresh token was held, so none is revoked (the app never sent an authorizationCode)", event: "apple")
         }
     }
 }

@@ -63,7 +63,7 @@ extension RelyingPartyServer {
         }
         switch outcome {
         case .replayed:
-            log("apple sign-in refused: the raw nonce or the identity token was already used")
+            log("apple sign-in refused: the raw nonce or the identity token was already used", event: "apple")
             throw ServerError(.invalidIdentityToken)
         case .taken(let otherUserID):
             guard let caller else { throw ServerError(.appleIdentityTaken) }
@@ -258,7 +258,7 @@ extension RelyingPartyServer {
         let key = ChallengeService.appleNonceKey(rawNonce)
         let now = time.now
         if try storage({ try store.takeChallenge(key, now: now) }) == .expired {
-            log("apple sign-in refused: the server-issued nonce expired")
+            log("apple sign-in refused: the server-issued nonce expired", event: "apple")
             throw ServerError(.invalidIdentityToken)
         }
         return AppleReplayGuard(
@@ -334,7 +334,7 @@ extension RelyingPartyServer {
             text = nil
         }
         guard let text else {
-            log("apple sign-in: fullName is neither name components nor a string; the name is not stored")
+            log("apple sign-in: fullName is neither name components nor a string; the name is not stored", event: "apple")
             return nil
         }
         let trimmed = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
@@ -342,7 +342,7 @@ extension RelyingPartyServer {
         do {
             return try Self.validName(trimmed, member: "fullName")
         } catch {
-            log("apple sign-in: fullName is not a usable name (\(trimmed.count) characters); the name is not stored")
+            log("apple sign-in: fullName is not a usable name (\(trimmed.count) characters); the name is not stored", event: "apple")
             return nil
         }
     }

@@ -53,7 +53,7 @@ extension RelyingPartyServer {
             }
         }
         if let deletion { finish(deletion) }
-        log("apple notification: \(event.typeName) (\(outcome.rawValue))")
+        log("apple notification: \(event.typeName) (\(outcome.rawValue))", event: "apple")
         return JSONBody.ok(["received": true])
     }
 

@@ -31,14 +31,13 @@ extension RelyingPartyServer {
         // No account has a longer name: refused before it is normalised or reaches the store or any table.
         if let given = body.username, given.utf8.count > Self.maximumLookupNameBytes { throw ServerError(.invalidUsername, member: "username") }
         if let given = body.username, case let name = Self.normalizedName(given), !name.isEmpty {
-            // Names are stored NFKC; one registered before that is found as it was written.
-            let asWritten = given.trimmingCharacters(in: .whitespacesAndNewlines)
-            if let user = try storage({ try store.user(name: name) ?? (asWritten == name ? nil : store.user(name: asWritten)) }) {
+            // Found by its key (`UserRecord.nameKey`): any case of the name, and one registered before names were NFKC.
+            if let user = try storage({ try store.user(name: name) }) {
                 userID = user.id
                 allowCredentials = try storage { try store.credentials(userID: user.id) }
                     .map { PublicKeyCredentialDescriptorJSON(id: $0.id, transports: Self.knownTransports($0.transports)) }
             } else {
-                allowCredentials = decoys.descriptors(for: name.lowercased())
+                allowCredentials = decoys.descriptors(for: UserRecord.nameKey(of: name))
                 // Bound to nobody, so that signing in with one's own passkey does not reveal that the name is free.
                 context = JSONBody.encode(AuthenticationContext(unknownUser: true, decoys: allowCredentials.map(\.id)))
             }
@@ -112,7 +111,7 @@ extension RelyingPartyServer {
         do {
             result = try AuthenticationCeremony(relyingParty: relyingParty).verify(credential, expecting: expectations)
         } catch {
-            log("authentication refused: \(error)")
+            log("authentication refused: \(error)", event: "ceremony")
             if error.code == .signCountNotIncreased {
                 try markPossibleClone(stored)
             }
@@ -172,12 +171,14 @@ extension RelyingPartyServer {
         } catch  where error.code == .signCountNotIncreased {
             // §7.2 step 23 failed at the write: a concurrent sign-in with this passkey, here or on another node,
             // stored a counter at least as high after this one was read. The same verdict as at verification.
-            log("authentication refused: \(error.code)")
+            log("authentication refused: \(error.code)", event: "ceremony")
             try markPossibleClone(stored)
             throw .possibleClone(step: error.code)
         } catch {
             throw .storage(error)
         }
+        if result.backupEligibilityChanged { metrics?.backupChanges.increment(["eligible"]) }
+        if result.backupState != stored.backupState { metrics?.backupChanges.increment(["state"]) }
         return try signedIn(user: user, credentialID: stored.id, issued: session.issued)
     }
 
@@ -185,6 +186,7 @@ extension RelyingPartyServer {
     /// flagged for its owner (with its `passkey.clone_warning` event). The stored counter is kept (a store never
     /// lowers it).
     func markPossibleClone(_ stored: CredentialRecord) throws(ServerError) {
+        metrics?.cloneWarnings.increment()
         let event = AccountEvent.passkeyCloneWarning(userID: stored.userID, credentialID: stored.id).event(at: time.now)
         try storage {
             try store.transaction { transaction throws(StorageError) in

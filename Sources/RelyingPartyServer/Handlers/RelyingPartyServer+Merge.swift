@@ -100,7 +100,7 @@ extension RelyingPartyServer {
             }
         }
         guard let (survivor, issued) = outcome else { throw ServerError(.mergeProofRejected) }
-        log("accounts merged")
+        log("accounts merged", event: "account")
         var answer = SignedInResponse(user: survivor, issued: issued)
         answer.previousUserId = Base64URL.encode(goneID)
         return try signedIn(answer, user: survivor, issued: issued, continuing: issued == nil ? caller.session : nil)

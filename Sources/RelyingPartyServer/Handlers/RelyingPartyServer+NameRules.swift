@@ -26,7 +26,8 @@ extension RelyingPartyServer {
         return normalized
     }
 
-    /// A name in the form it is stored and looked up in: NFKC, surrounding white space removed.
+    /// A name in the form it is stored and shown in: NFKC, surrounding white space removed. Usernames are compared in
+    /// their key (`UserRecord.nameKey`: this, lowercased), which every store looks them up by.
     static func normalizedName(_ value: String) -> String {
         value.precomposedStringWithCompatibilityMapping.trimmingCharacters(in: .whitespacesAndNewlines)
     }

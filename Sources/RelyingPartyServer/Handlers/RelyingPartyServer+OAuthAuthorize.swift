@@ -69,6 +69,12 @@ extension RelyingPartyServer {
     /// request) itself; nothing of it is written into the page.
     func signInPage(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
         guard var response = staticFiles?.response(for: "/oauth/sign-in.html") else { throw ServerError(.notFound) }
+        // The page's own policy replaces the static files' (two policies would both apply), and no-store their no-cache.
+        response.headers = HTTPHeaders(
+            response.headers.filter { !["content-security-policy", "referrer-policy", "cache-control"].contains($0.name.lowercased()) }.map {
+                ($0.name, $0.value)
+            }
+        )
         Self.addPageHeaders(to: &response)
         return response
     }

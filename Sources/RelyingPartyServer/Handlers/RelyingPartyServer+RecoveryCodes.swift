@@ -38,9 +38,11 @@ extension RelyingPartyServer {
     func recoverySignIn(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let body = try JSONBody.decode(RecoveryRequest.self, from: request)
         guard body.username.utf8.count <= 256, body.code.utf8.count <= 64 else { throw ServerError(.recoveryCodeInvalid) }
-        try limit(accountLimiter, key: "name:" + body.username.lowercased())
+        // Every spelling of a name (`Frank`, `frank`) is one account, and so one bucket.
+        let name = Self.normalizedName(body.username)
+        try limit(accountLimiter, key: "name:" + UserRecord.nameKey(of: name))
         let hash = Self.recoveryCodeHash(body.code)
-        guard let user = try storage({ try store.user(name: body.username) }) else { throw ServerError(.recoveryCodeInvalid) }
+        guard let user = try storage({ try store.user(name: name) }) else { throw ServerError(.recoveryCodeInvalid) }
         var session = sessions.prepare(for: user.id, method: .recoveryCode, userVerified: false, request: request)
         let expiresAt = time.now.addingTimeInterval(TimeInterval(configuration.recoverySessionLifetimeSeconds))
         session.record.expiresAt = expiresAt

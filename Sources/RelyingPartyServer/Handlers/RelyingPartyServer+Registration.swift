@@ -90,7 +90,7 @@ extension RelyingPartyServer {
             excludeCredentials: excluded.map { PublicKeyCredentialDescriptorJSON(id: $0.id, transports: Self.knownTransports($0.transports)) },
             residentKey: residentKey,
             userVerification: userVerification,
-            attestation: configuration.attestation.policy.conveyancePreference,
+            attestation: settings.withLock { $0.attestation.policy.conveyancePreference },
             hints: hints,
             timeoutMilliseconds: configuration.challengeLifetimeSeconds * 1000
         )
@@ -116,21 +116,22 @@ extension RelyingPartyServer {
         guard let context = try? JSONDecoder().decode(RegistrationContext.self, from: Data(record.context)),
             let userHandle = Base64URL.decode(context.userHandle)
         else { throw ServerError(.internalError, detail: "the stored registration state is unreadable") }
-        let attestation = configuration.attestation
+        let current = settings.withLock { $0 }
+        let attestation = current.attestation
         let expectations = RegistrationExpectations(
             challenge: record.challenge,
             userVerification: try UserVerificationRequirement(record.userVerification),
             allowedAlgorithms: configuration.algorithms,
             trustAnchors: attestation.trustAnchors,
             attestationPolicy: attestation.policy,
-            metadata: metadata,
+            metadata: current.metadata,
             authenticatorNames: attestation.authenticatorNames
         )
         let result: RegistrationResult
         do {
-            result = try RegistrationCeremony(relyingParty: relyingParty).verify(credential, expecting: expectations)
+            result = try RegistrationCeremony(relyingParty: current.relyingParty).verify(credential, expecting: expectations)
         } catch {
-            log("registration refused: \(error)")
+            log("registration refused: \(error)", event: "ceremony")
             throw .verification(error)
         }
         let now = time.now
@@ -158,6 +159,7 @@ extension RelyingPartyServer {
                 request: request
             )
             let user = try completeEnrollment(tokenHash: tokenHash, credential: stored, session: session.record, now: now)
+            metrics?.registered(format: result.attestation.format.rawValue, authenticator: result.authenticatorName)
             return try signedIn(user: user, credentialID: result.credentialID, issued: session.issued)
         }
         let user: UserRecord
@@ -198,6 +200,7 @@ extension RelyingPartyServer {
                 events: events.map { $0.event(at: now) }
             )
         }
+        metrics?.registered(format: result.attestation.format.rawValue, authenticator: result.authenticatorName)
         return try signedIn(user: user, credentialID: result.credentialID, issued: session.issued)
     }
 }

@@ -3,11 +3,16 @@ import Storage
 extension RelyingPartyServer {
     /// Makes the store's webhook subscriptions the configured endpoints and starts their delivery threads.
     public func startWebhooks() throws(StorageError) {
-        try webhooks.start()
+        try webhooks.withLock { $0 }.start()
+    }
+
+    /// Makes the delivery threads look for due deliveries now (after a write that appended events).
+    func wakeWebhooks() {
+        webhooks.withLock { $0 }.wake()
     }
 
     /// Stops the delivery threads, each after recording its attempts in flight (at most one attempt timeout).
     public func stopWebhooks() {
-        webhooks.stop()
+        webhooks.withLock { $0 }.stop()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Observability
 import Storage
 import Synchronization
 
@@ -14,13 +15,13 @@ final class ExpiredRecordPurge: Sendable {
 
     private let store: any ChallengeStore & SessionStore & AppleNonceStore & EventStore & TransactionalStore
     private let eventRetention: TimeInterval
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     private let lastPurge = Mutex(Date.distantPast)
 
     init(
         store: any ChallengeStore & SessionStore & AppleNonceStore & EventStore & TransactionalStore,
         eventRetention: TimeInterval = ExpiredRecordPurge.defaultEventRetention,
-        log: @escaping @Sendable (String) -> Void
+        log: Logger
     ) {
         self.store = store
         self.eventRetention = eventRetention
@@ -42,7 +43,7 @@ final class ExpiredRecordPurge: Sendable {
             _ = try store.transaction { transaction throws(StorageError) in try transaction.purgeExpiredEnrollmentTokens(now: now) }
             _ = try store.purgeEvents(occurredBefore: now.addingTimeInterval(-eventRetention))
         } catch {
-            log("purging expired records: \(error.code)")
+            log.warning("purging expired records: \(error.code)", event: "purge")
         }
     }
 }

@@ -3,19 +3,19 @@ import Foundation
 import Synchronization
 
 /// A background thread that runs `work` every `interval` seconds, or sooner when woken: the Apple work (code
-/// exchanges, revocations) and the signing-key rotation, never on a request's path. Started and stopped by its owner;
-/// `stop` waits until the thread has finished its current round.
+/// exchanges, revocations), the signing-key rotation and the metadata refresh, never on a request's path. Started and
+/// stopped by its owner; `stop` waits until the thread has finished its current round.
 final class PeriodicWorker: Sendable {
     private enum Phase { case idle, running, stopped }
 
     private let phase = Mutex(Phase.idle)
     private let wakeUp = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
+    private let name: String
     private let interval: TimeInterval
     private let work: @Sendable () -> Void
-    private let name: String
 
-    /// `name` names the thread (`passkeyd-apple`).
+    /// `name` is the thread's (`passkeyd-apple`); `work` runs first at `start`, then every `interval` seconds.
     init(name: String, interval: TimeInterval, work: @escaping @Sendable () -> Void) {
         self.name = name
         self.interval = interval

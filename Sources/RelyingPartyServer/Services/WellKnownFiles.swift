@@ -22,6 +22,8 @@ struct WellKnownFiles: Sendable {
     static let assetLinksPath = "/.well-known/assetlinks.json"
     static let relatedOriginsPath = "/.well-known/webauthn"
     static let passkeyEndpointsPath = "/.well-known/passkey-endpoints"
+    /// Every path served here.
+    static let paths: Set<String> = Set(appleAppSiteAssociationPaths + [assetLinksPath, relatedOriginsPath, passkeyEndpointsPath])
 
     init(_ domains: AssociatedDomains, loadedAt: Date) throws(ConfigurationError) {
         let second = Int(loadedAt.timeIntervalSince1970)

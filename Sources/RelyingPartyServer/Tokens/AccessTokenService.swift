@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import Observability
 import Storage
 
 /// Access tokens for one server: minting with the current key, verifying the deployment's own tokens (signature,
@@ -14,7 +15,7 @@ final class AccessTokenService: Sendable {
     let verifier: AccessTokenVerifier
     private let store: any PasskeyStore
     let time: any TimeSource
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     let worker: PeriodicWorker
 
     init(
@@ -23,7 +24,7 @@ final class AccessTokenService: Sendable {
         serverSecret: [UInt8],
         time: any TimeSource,
         random: any RandomSource,
-        log: @escaping @Sendable (String) -> Void
+        log: Logger
     ) throws(ConfigurationError) {
         let vault: SigningKeyVault
         do {
@@ -66,17 +67,17 @@ final class AccessTokenService: Sendable {
         let now = time.now
         do {
             let (change, keys) = try ring.schedule.update(store: store, now: now)
-            if let created = change.created { log("signing key \(created) created (\(settings.algorithm.rawValue))") }
-            for retired in change.retired { log("signing key \(retired) retired") }
-            for deleted in change.deleted { log("signing key \(deleted) deleted") }
+            if let created = change.created { log("signing key \(created) created (\(settings.algorithm.rawValue))", event: "signingKeys") }
+            for retired in change.retired { log("signing key \(retired) retired", event: "signingKeys") }
+            for deleted in change.deleted { log("signing key \(deleted) deleted", event: "signingKeys") }
             ring.load(keys, at: now)
             return true
         } catch let error as StorageError {
-            log("signing keys: \(error.code)")
+            log.error("signing keys: \(error.code)", event: "signingKeys")
         } catch let error as CryptoError {
-            log("signing keys: \(error.code)")
+            log.error("signing keys: \(error.code)", event: "signingKeys")
         } catch {
-            log("signing keys: \(error)")
+            log.error("signing keys: \(error)", event: "signingKeys")
         }
         return false
     }
@@ -115,11 +116,11 @@ final class AccessTokenService: Sendable {
             throw .storage(error)
         }
         guard let claims = verified.claims else {
-            if logging { log("access token refused: \(verified.failure ?? "")") }
+            if logging { log("access token refused: \(verified.failure ?? "")", event: "token") }
             return nil
         }
         guard let session, Base64URL.encode(session.userID) == claims.sub else {
-            if logging { log("access token refused: its session has ended") }
+            if logging { log("access token refused: its session has ended", event: "token") }
             return nil
         }
         return (session, claims)

@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import Observability
 import Storage
 import Synchronization
 
@@ -27,9 +28,9 @@ final class SigningKeyRing: Sendable {
 
     private let loaded = Mutex(Loaded())
     let schedule: SigningKeySchedule
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
 
-    init(schedule: SigningKeySchedule, log: @escaping @Sendable (String) -> Void) {
+    init(schedule: SigningKeySchedule, log: Logger) {
         self.schedule = schedule
         self.log = log
     }
@@ -47,7 +48,7 @@ final class SigningKeyRing: Sendable {
             do {
                 keys.append(Key(record: record, signing: try schedule.vault.open(record), jwk: try SigningKeyVault.jwk(of: record)))
             } catch {
-                log("signing key \(record.id) cannot be opened: \(error.code)")
+                log.error("signing key \(record.id) cannot be opened: \(error.code)", event: "signingKeys")
             }
         }
         loaded.withLock { $0 = Loaded(keys: keys, loadedAt: now) }
@@ -61,8 +62,13 @@ final class SigningKeyRing: Sendable {
     /// The key that signs at `now`: of the keys whose `activatesAt` has come and whose `retiresAt` has not, the one
     /// that activated last.
     func signingKey(at now: Date) -> JWSSigningKey? {
+        activeKey(at: now)?.signing
+    }
+
+    /// The key that signs at `now` with its record (its `createdAt` for the signing-key age metric).
+    func activeKey(at now: Date) -> Key? {
         loaded.withLock { loaded in
-            loaded.keys.last { $0.record.activatesAt <= now && ($0.record.retiresAt.map { now < $0 } ?? true) }?.signing
+            loaded.keys.last { $0.record.activatesAt <= now && ($0.record.retiresAt.map { now < $0 } ?? true) }
         }
     }
 

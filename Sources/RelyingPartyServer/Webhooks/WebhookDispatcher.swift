@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import Observability
 import Storage
 
 /// The webhooks of one node: at start-up it makes the store's subscriptions the configuration's endpoints (an endpoint
@@ -7,10 +8,10 @@ import Storage
 /// starts one `WebhookWorker` per endpoint.
 final class WebhookDispatcher: Sendable {
     let workers: [WebhookWorker]
-    private let endpoints: [WebhookEndpoint]
+    let endpoints: [WebhookEndpoint]
     private let store: any PasskeyStore
     private let time: any TimeSource
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
 
     init(
         endpoints: [WebhookEndpoint],
@@ -18,7 +19,7 @@ final class WebhookDispatcher: Sendable {
         sender: (any WebhookSender)?,
         time: any TimeSource,
         random: any RandomSource,
-        log: @escaping @Sendable (String) -> Void
+        log: Logger
     ) throws(ConfigurationError) {
         guard endpoints.isEmpty || sender != nil else { throw ConfigurationError(.missingValue, key: "webhooks", "need an outbound HTTP client") }
         self.endpoints = endpoints

@@ -2,6 +2,7 @@ import CryptoCore
 import Dispatch
 import Foundation
 import HTTPServer
+import Observability
 import Storage
 import Synchronization
 
@@ -35,7 +36,7 @@ final class WebhookWorker: Sendable {
     private let time: any TimeSource
     private let policy: WebhookRetryPolicy
     private let repairsChains: Bool
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     private let state = Mutex(State())
     private let signal = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
@@ -48,7 +49,7 @@ final class WebhookWorker: Sendable {
         time: any TimeSource,
         random: any RandomSource,
         repairsChains: Bool,
-        log: @escaping @Sendable (String) -> Void
+        log: Logger
     ) {
         self.endpoint = endpoint
         self.store = store
@@ -137,7 +138,7 @@ final class WebhookWorker: Sendable {
                 limit: limit
             )
         } catch {
-            log("webhook \(endpoint.id): claiming deliveries failed: \(error.code)")
+            log.warning("webhook \(endpoint.id): claiming deliveries failed: \(error.code)")
             return []
         }
     }
@@ -162,11 +163,11 @@ final class WebhookWorker: Sendable {
         for item in completed {
             switch item.outcome {
             case .retry(let next, let status, let error):
-                log(
+                log.warning(
                     "webhook \(endpoint.id): \(item.messageID) failed (\(status.map { "status \($0), " } ?? "")\(error)); next attempt \(WebhookMessage.timestamp(next))"
                 )
             case .dead(let status, let error):
-                log("webhook \(endpoint.id): \(item.messageID) is dead (\(status.map { "status \($0), " } ?? "")\(error))")
+                log.warning("webhook \(endpoint.id): \(item.messageID) is dead (\(status.map { "status \($0), " } ?? "")\(error))")
             case .delivered, .released:
                 break
             }
@@ -175,16 +176,16 @@ final class WebhookWorker: Sendable {
             try store.recordWebhookOutcomes(completed.map { ($0.deliveryID, $0.outcome) }, owner: owner, now: time.now)
         } catch {
             // The claims stay leased until they expire, then the deliveries are made again.
-            log("webhook \(endpoint.id): recording \(completed.count) outcomes failed: \(error.code)")
+            log.warning("webhook \(endpoint.id): recording \(completed.count) outcomes failed: \(error.code)")
         }
     }
 
     private func repair(since: Date, now: Date) {
         do throws(StorageError) {
             let repaired = try store.repairWebhookChains(queuedSince: since, now: now)
-            if repaired > 0 { log("webhooks: \(repaired) waiting deliveries had nothing to wait for; due now") }
+            if repaired > 0 { log.warning("webhooks: \(repaired) waiting deliveries had nothing to wait for; due now") }
         } catch {
-            log("webhooks: repairing chains failed: \(error.code)")
+            log.warning("webhooks: repairing chains failed: \(error.code)")
         }
     }
 }

@@ -64,7 +64,12 @@ public struct PasskeydError: Error, Sendable, Equatable, CustomStringConvertible
         case invalidScope = "invalid_scope"
         case loginRequired = "login_required"
         case accessDenied = "access_denied"
+        case appleStateInvalid = "apple_state_invalid"
+        case appleSignInCancelled = "apple_sign_in_cancelled"
+        case invalidReturnPath = "invalid_return_path"
         case invalidToken = "invalid_token"
+        // /readyz (503).
+        case notReady = "not_ready"
         // passkeyd's HTTP layer, before any handler.
         case badRequest = "bad_request"
         case requestTooLarge = "request_too_large"

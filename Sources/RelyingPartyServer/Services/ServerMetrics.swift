@@ -1,0 +1,113 @@
+import Foundation
+import Observability
+import Synchronization
+
+/// What the relying-party server counts as it serves, in the process's `MetricsRegistry`: the ceremony funnel, the
+/// registrations by attestation format and authenticator, backup-flag changes and clone warnings, request latency per
+/// route, rate-limit refusals, store errors and metadata refreshes. Every label value comes from a bounded set: route
+/// patterns, stable error codes, attestation formats, configured authenticator names (at most
+/// `maximumAuthenticatorNames`, then `other`).
+final class ServerMetrics: Sendable {
+    let registry: MetricsRegistry
+    /// `passkeyd_ceremonies_total{kind, stage, outcome, code}`.
+    let ceremonies: MetricFamily<Counter>
+    /// `passkeyd_registrations_total{format, authenticator}`.
+    let registrations: MetricFamily<Counter>
+    /// `passkeyd_passkey_backup_changes_total{flag}`: `eligible` (BE) or `state` (BS) changed at a sign-in.
+    let backupChanges: MetricFamily<Counter>
+    let cloneWarnings: MetricFamily<Counter>
+    /// `passkeyd_rate_limited_total{rule}`: `address`, `account`, `challenges`.
+    let rateLimited: MetricFamily<Counter>
+    let storeErrors: MetricFamily<Counter>
+    /// `passkeyd_metadata_refreshes_total{outcome}`: `refreshed`, `unchanged`, `failed`.
+    let metadataRefreshes: MetricFamily<Counter>
+    private let requestDurations: MetricFamily<Histogram>
+    /// The latency series of every route of the table and well-known file, made up front: a request's lookup takes no lock.
+    private let routeSeries: [String: Histogram]
+    private let authenticatorNames = Mutex<Set<String>>([])
+
+    /// The most distinct authenticator names given their own series.
+    static let maximumAuthenticatorNames = 100
+
+    /// The ceremony each route is a stage of, by `"METHOD /path"`.
+    static let ceremonyStages: [String: (kind: String, stage: String)] = [
+        "POST /webauthn/registration/options": ("registration", "options"),
+        "POST /webauthn/registration/verify": ("registration", "verify"),
+        "POST /webauthn/authentication/options": ("authentication", "options"),
+        "POST /webauthn/authentication/verify": ("authentication", "verify"),
+        "POST /auth/apple/nonce": ("apple", "options"),
+        "POST /auth/apple": ("apple", "verify"),
+    ]
+
+    init(registry: MetricsRegistry) {
+        self.registry = registry
+        ceremonies = registry.counter(
+            "passkeyd_ceremonies_total",
+            "Ceremony requests by kind (registration, authentication, apple), stage (options, verify), outcome (ok, failed) and the stable code of a failure.",
+            labels: ["kind", "stage", "outcome", "code"]
+        )
+        registrations = registry.counter(
+            "passkeyd_registrations_total",
+            "Passkeys registered, by attestation format and authenticator name (from the metadata or the name list; unknown otherwise).",
+            labels: ["format", "authenticator"]
+        )
+        backupChanges = registry.counter(
+            "passkeyd_passkey_backup_changes_total",
+            "Sign-ins whose backup eligibility (flag=eligible) or backup state (flag=state) differed from the stored one.",
+            labels: ["flag"]
+        )
+        cloneWarnings = registry.counter(
+            "passkeyd_clone_warnings_total",
+            "Sign-ins refused because the signature counter did not increase (the passkey is flagged)."
+        )
+        rateLimited = registry.counter("passkeyd_rate_limited_total", "Requests refused with 429, by rate-limit rule.", labels: ["rule"])
+        storeErrors = registry.counter("passkeyd_store_errors_total", "Requests answered 503 because the store failed or could not be reached.")
+        metadataRefreshes = registry.counter(
+            "passkeyd_metadata_refreshes_total",
+            "Background fetches of the FIDO metadata BLOB, by outcome (refreshed, unchanged, failed).",
+            labels: ["outcome"]
+        )
+        requestDurations = registry.histogram(
+            "passkeyd_request_duration_seconds",
+            "Time from the request's arrival at the handler to its answer, by method and route pattern.",
+            labels: ["method", "route"]
+        )
+        var series: [String: Histogram] = [:]
+        for route in RelyingPartyServer.routes {
+            series["\(route.method) \(route.path)"] = requestDurations.series([route.method, route.path])
+        }
+        for path in WellKnownFiles.paths.sorted() { series["GET \(path)"] = requestDurations.series(["GET", path]) }
+        series["GET (other)"] = requestDurations.series(["GET", "(other)"])
+        routeSeries = series
+    }
+
+    /// Records one answered request: its latency, and its ceremony stage when it is one.
+    func observe(method: String, route: String, status: Int, code: String?, seconds: Double) {
+        let key = method + " " + route
+        (routeSeries[key] ?? requestDurations.series([method, route])).observe(seconds)
+        guard let stage = Self.ceremonyStages[key] else { return }
+        let failed = status >= 400
+        ceremonies.increment([stage.kind, stage.stage, failed ? "failed" : "ok", failed ? code ?? "http_\(status)" : ""])
+    }
+
+    /// A passkey was registered.
+    func registered(format: String, authenticator: String?) {
+        let name = authenticator ?? "unknown"
+        let label = authenticatorNames.withLock { names in
+            if names.contains(name) { return name }
+            guard names.count < Self.maximumAuthenticatorNames else { return "other" }
+            names.insert(name)
+            return name
+        }
+        registrations.increment([format, label])
+    }
+
+    func record(_ outcome: RelyingPartyServer.MetadataRefreshOutcome) {
+        switch outcome {
+        case .refreshed: metadataRefreshes.increment(["refreshed"])
+        case .unchanged: metadataRefreshes.increment(["unchanged"])
+        case .failed: metadataRefreshes.increment(["failed"])
+        case .notConfigured: break
+        }
+    }
+}

@@ -1,0 +1,23 @@
+import Foundation
+import Storage
+
+extension PostgresStore {
+    public func status(now: Date) throws(StorageError) -> StoreStatus {
+        let counts = try withConnection { connection throws(PostgresError) in
+            try connection.run(
+                """
+                SELECT (SELECT max(version) FROM passkeyd_schema), (SELECT count(*) FROM challenges WHERE expires_at > $1),
+                    (SELECT count(*) FROM sessions WHERE expires_at > $1)
+                """,
+                [.date(now)]
+            ) { row throws(PostgresError) in (Int(try row.integer(0)), Int(try row.integer(1)), Int(try row.integer(2))) }.first
+        }
+        guard let counts else { throw StorageError(.unavailable, "the status query returned no row") }
+        return StoreStatus(
+            schemaVersion: counts.0,
+            latestSchemaVersion: PostgresMigrations.latestVersion,
+            outstandingChallenges: counts.1,
+            liveSessions: counts.2
+        )
+    }
+}

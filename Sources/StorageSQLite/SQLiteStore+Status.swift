@@ -1,0 +1,22 @@
+import Foundation
+import Storage
+
+extension SQLiteStore {
+    public func status(now: Date) throws(StorageError) -> StoreStatus {
+        let counts = try withConnection { connection throws(SQLiteError) in
+            try connection.statement(
+                """
+                SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM challenges WHERE expires_at > ?1),
+                    (SELECT count(*) FROM sessions WHERE expires_at > ?1)
+                """
+            ).run([.date(now)]) { row throws(SQLiteError) in (Int(row.integer(0)), Int(row.integer(1)), Int(row.integer(2))) }.first
+        }
+        guard let counts else { throw StorageError(.unavailable, "the status query returned no row") }
+        return StoreStatus(
+            schemaVersion: counts.0,
+            latestSchemaVersion: SQLiteMigrations.latestVersion,
+            outstandingChallenges: counts.1,
+            liveSessions: counts.2
+        )
+    }
+}
