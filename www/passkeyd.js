@@ -5,6 +5,7 @@
  *   await passkeyd.register({ username: "ada", displayName: "Ada Lovelace" });
  *   await passkeyd.signIn();                                // or signInWithAutofill(input)
  *   const passkeys = await passkeyd.listPasskeys();
+ *   const { accessToken } = await passkeyd.accessToken();   // a JWT for your own API
  *
  * Every failure is a PasskeydError with a stable `code` (passkeyd's own codes, such as "username_taken", and the
  * browser's, such as "cancelled") and a `message` for people. Types: passkeyd.d.ts. See README.md. */
@@ -491,6 +492,18 @@ export function createPasskeyd(settings) {
       const answer = await request("DELETE", "/me/passkeys/" + encodeURIComponent(id));
       await refreshSignals().catch(() => {});
       return answer;
+    },
+
+    /**
+     * POST /session/token: a fresh access token (an RFC 9068 JWT) for the app's own API, minted for this browser's
+     * session (its cookie); the API verifies it against passkeyd's `/.well-known/jwks.json` and reads `sub`. Each call
+     * mints a new one: call it again before `accessTokenExpiresAt`. Rejects with `not_signed_in` once the session is
+     * gone (signed out, revoked, deleted).
+     * @returns {Promise<{accessToken: string, accessTokenExpiresAt: string, tokenType: "Bearer"}>} send it as
+     *   `Authorization: Bearer <accessToken>`
+     */
+    accessToken() {
+      return request("POST", "/session/token");
     },
 
     /** POST /logout. */

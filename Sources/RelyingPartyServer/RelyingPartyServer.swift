@@ -249,7 +249,11 @@ public final class RelyingPartyServer: HTTPHandler {
             // The admin API is served on `listen.admin` only, never here (not even a static file under /admin).
             if request.path == "/admin" || request.path.hasPrefix("/admin/") { throw ServerError(.notFound) }
             if method == "GET", let response = settings.withLock({ $0.wellKnown }).response(to: request) { return response }
-            if method == "GET", let response = staticFiles?.response(for: request.path) { return response }
+            if method == "GET", var response = staticFiles?.response(for: request.path) {
+                // A module script is fetched in CORS mode: an allowed origin's page may import `/passkeyd.js` from here.
+                for (name, value) in cors.headers(for: request) { response.headers.add(name, value) }
+                return response
+            }
             throw ServerError(.notFound)
         }
     }

@@ -9,6 +9,7 @@ authenticators, no cookies and a screenshot folder `Tests/Browser/screenshots/<t
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import re
@@ -17,6 +18,7 @@ import signal
 import socket
 import ssl
 import subprocess
+import threading
 import time
 import urllib.request
 import uuid
@@ -153,6 +155,67 @@ class Server:
         except subprocess.TimeoutExpired:
             os.kill(process.pid, signal.SIGKILL)
             process.wait(timeout=5)
+
+
+class PageServer:
+    """A website of the app's on a loopback port of its own (another origin than passkeyd's): `files` maps each path
+    to its body (HTML, or JavaScript for a `.js` path), served over HTTPS with a throwaway self-signed certificate
+    (Chromium ignores certificate errors in this suite)."""
+
+    def __init__(self, folder: Path, files: dict[str, str]):
+        self.port = _free_port()
+        key, certificate = folder / "page.key", folder / "page.crt"
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                        "-days", "1", "-subj", f"/CN={RP_ID}", "-keyout", str(key), "-out", str(certificate)],
+                       check=True, capture_output=True)
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 - the standard library's name
+                path = self.path.split("?")[0]
+                if path not in files:
+                    self.send_error(404)
+                    return
+                body = files[path].encode()
+                self.send_response(200)
+                kind = "text/javascript" if path.endswith(".js") else "text/html"
+                self.send_header("Content-Type", f"{kind}; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(certificate, key)
+        self.httpd.socket = context.wrap_socket(self.httpd.socket, server_side=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"https://{RP_ID}:{self.port}"
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def page_servers(tmp_path):
+    """`page_servers(files)`: a new PageServer of those files, on its own origin; all are stopped after the test."""
+    started: list[PageServer] = []
+
+    def start(files: dict[str, str]) -> PageServer:
+        folder = tmp_path / f"site{len(started)}"
+        folder.mkdir()
+        started.append(PageServer(folder, files))
+        return started[-1]
+
+    yield start
+    for site in started:
+        site.stop()
 
 
 @pytest.fixture(scope="session")

@@ -3,16 +3,11 @@ through cross-origin fetches (CORS preflights answered by passkeyd), and gets an
 `POST /session/token` with the session cookie (`credentials: "include"`), which the app's API verifies with PyJWT
 against the served JWKS. A page on an origin that is not configured cannot read any answer."""
 
-import http.server
-import json
 import ssl
-import subprocess
-import threading
 
 import jwt
-import pytest
 
-from conftest import RP_ID, _free_port, platform_authenticator, unique
+from conftest import RP_ID, platform_authenticator, unique
 
 PAGE = """<!doctype html><meta charset="utf-8"><title>The app's other site</title>
 <script>
@@ -33,56 +28,6 @@ async function signUpAndGetToken(api, username) {
 </script>"""
 
 
-class _PageServer:
-    """One HTTPS page on a loopback port of its own, with a throwaway self-signed certificate (Chromium ignores
-    certificate errors in this suite)."""
-
-    def __init__(self, folder):
-        self.port = _free_port()
-        key, certificate = folder / "page.key", folder / "page.crt"
-        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                        "-days", "1", "-subj", f"/CN={RP_ID}", "-keyout", str(key), "-out", str(certificate)],
-                       check=True, capture_output=True)
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):  # noqa: N802 - the standard library's name
-                body = PAGE.encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(certificate, key)
-        self.httpd.socket = context.wrap_socket(self.httpd.socket, server_side=True)
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-
-    @property
-    def url(self) -> str:
-        return f"https://{RP_ID}:{self.port}"
-
-    def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-@pytest.fixture
-def page_servers(tmp_path):
-    folders = [tmp_path / "allowed", tmp_path / "other"]
-    for folder in folders:
-        folder.mkdir()
-    allowed, other = (_PageServer(folder) for folder in folders)
-    yield allowed, other
-    allowed.stop()
-    other.stop()
-
-
 def _jwks_client(server) -> jwt.PyJWKClient:
     context = ssl.create_default_context()
     context.check_hostname = False
@@ -91,7 +36,7 @@ def _jwks_client(server) -> jwt.PyJWKClient:
 
 
 def test_a_second_origin_signs_in_and_gets_an_access_token(page, servers, page_servers):
-    allowed, other = page_servers
+    allowed, other = page_servers({"/": PAGE}), page_servers({"/": PAGE})
     server = servers(extraOrigins=[allowed.url])
     page.add_authenticator(platform_authenticator())
     page.driver.get(allowed.url + "/")

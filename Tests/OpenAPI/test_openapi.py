@@ -1,7 +1,8 @@
 """Real requests and answers of `passkeyd serve` validated against its OpenAPI document with openapi-core, so the
 document (Sources/RelyingPartyServer/OpenAPI/openapi.json, served at GET /openapi.json) cannot drift from the code.
 
-One server on a free loopback port (plain HTTP, Sign in with Apple pointed at the Apple stand-in) and the test device
+One server on a free loopback port (plain HTTP, Sign in with Apple pointed at the Apple stand-in; an admin listener on
+another port with an admin key, a webhook endpoint whose receiver answers 410 Gone) and the test device
 (`passkeyd-test-device`: the software authenticator and the stand-in) play an app through every endpoint, successes
 and errors. Every answer is validated (status, headers, body: schemas forbid members they do not list, so a new
 member fails until the document has it); every request is validated too, except those sent without the credentials
@@ -12,6 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
+import http.server
 import json
 import os
 import re
@@ -19,6 +21,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.parse
 from pathlib import Path
@@ -26,7 +29,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 import requests
-from openapi_core import OpenAPI
+from openapi_core import Config, OpenAPI
 from openapi_core.contrib.requests import RequestsOpenAPIRequest, RequestsOpenAPIResponse
 
 REPO = Path(__file__).resolve().parents[2]
@@ -44,6 +47,15 @@ NATIVE_CLIENT, NATIVE_REDIRECT = "openapi-native", "http://127.0.0.1/callback"
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 # The keys of a path item that are operations (the others: servers, parameters, summary, description).
 HTTP_METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
+# The admin key the configuration lists (by its SHA-256) for the admin listener.
+ADMIN_KEY = "openapi-admin-key"
+NDJSON = {"Content-Type": "application/x-ndjson"}
+
+
+def ndjson(value, **parameters) -> list:
+    """application/x-ndjson (the admin export and import) as the list of its lines' objects, for the schemas."""
+    text = value.decode() if isinstance(value, bytes) else value
+    return [json.loads(line) for line in text.splitlines() if line]
 
 
 def free_port() -> int:
@@ -75,8 +87,32 @@ class Device:
         self.process.wait(timeout=10)
 
 
+class GoneReceiver:
+    """A webhook receiver on loopback that answers 410 Gone: each delivery to it is dead at once (for the admin API's
+    deliveries and retry)."""
+
+    def __init__(self):
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802 - the standard library's name
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                self.send_response(410)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/hooks"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
 class Server:
-    def __init__(self, folder: Path, device: Device):
+    def __init__(self, folder: Path, device: Device, receiver: GoneReceiver):
         self.port = free_port()
         self.admin_port = free_port()
         apple = device.greeting["appleBaseURL"]
@@ -84,7 +120,8 @@ class Server:
             "relyingParty": {"id": RP_ID, "name": "Example", "origins": [f"https://{RP_ID}"]},
             # The admin listener on loopback serves GET /metrics without a key (its admin routes need one).
             "listen": {"https": None, "http": f"127.0.0.1:{self.port}", "admin": f"127.0.0.1:{self.admin_port}"},
-            "admin": {"keys": [{"name": "openapi", "keySHA256": hashlib.sha256(b"openapi-admin-key").hexdigest()}]},
+            "admin": {"keys": [{"name": "openapi", "keySHA256": hashlib.sha256(ADMIN_KEY.encode()).hexdigest()}]},
+            "webhooks": [{"id": "gone", "url": receiver.url, "secret": "whsec_" + base64.b64encode(b"openapi-webhook-secret-32-bytes!").decode()}],
             "dataDirectory": str(folder / "data"), "www": None, "threads": 2,
             "rateLimits": {"perAddressPerMinute": 600, "perAddressBurst": 200},
             "backends": [{"name": "openapi", "keySHA256": hashlib.sha256(BACKEND_KEY.encode()).hexdigest()}],
@@ -153,17 +190,27 @@ class API:
             return None
         return answer.json() if answer.headers.get("Content-Type", "").startswith("application/json") else answer.text
 
+    def admin(self, method, path, body=None, key=ADMIN_KEY, **options):
+        """A call to the admin listener with the admin key."""
+        return self.call(method, path, body, token=key, admin=True, **options)
+
 
 @pytest.fixture(scope="module")
 def world():
     folder = Path(tempfile.mkdtemp(prefix="passkeyd-openapi-"))
     device = Device(folder / "AuthKey.p8")
-    server = Server(folder, device)
+    receiver = GoneReceiver()
+    server = Server(folder, device, receiver)
     spec = json.loads(DOCUMENT.read_text())
     spec["servers"] = [{"url": server.url}]
-    api = API(server, OpenAPI.from_dict(spec))
+    # The admin paths name the admin listener's server: this run's.
+    for item in spec["paths"].values():
+        if "servers" in item:
+            item["servers"] = [{"url": server.admin_url}]
+    api = API(server, OpenAPI.from_dict(spec, config=Config(extra_media_type_deserializers={"application/x-ndjson": ndjson})))
     yield api, device
     server.stop()
+    receiver.stop()
     device.stop()
 
 
@@ -425,6 +472,99 @@ def test_associated_domain_files_and_unknown_paths(world):
     for path in ("/.well-known/apple-app-site-association", "/.well-known/assetlinks.json", "/.well-known/webauthn",
                  "/.well-known/passkey-endpoints"):
         assert api.call("GET", path, status=404)["error"] == "not_configured"
+
+
+def test_the_admin_api(world):
+    """Every admin operation on the admin listener with the admin key: search and its cursors, an account's detail,
+    creating, changing and deleting accounts, revoking sessions, deleting a passkey, enrollment links, export and import
+    (passkeyd's NDJSON and Firebase's file), webhook deliveries and their retry; and the refusals."""
+    api, device = world
+    signed_up = register(api, device, "margaret")
+    user_id, credential = signed_up["user"]["id"], signed_up["credentialId"]
+    assert api.admin("GET", "/admin/users", key=None, status=401, validate_request=False)["error"] == "admin_unauthorized"
+    assert api.admin("GET", "/admin/users", key="not-an-admin-key", status=401)["error"] == "admin_unauthorized"
+    assert api.admin("GET", "/admin/users", key=BACKEND_KEY, status=401)["error"] == "admin_unauthorized"
+    # The public listener has no admin API, whatever the key.
+    assert requests.get(api.server.url + "/admin/users", headers={"Authorization": f"Bearer {ADMIN_KEY}"}, timeout=10).status_code == 404
+
+    # Search: a username prefix, a credential ID; pages and their cursors.
+    found = api.admin("GET", "/admin/users?query=marg")["users"]
+    assert [(m["user"]["id"], m["matchedBy"]) for m in found] == [(user_id, "username")]
+    assert api.admin("GET", f"/admin/users?query={credential}")["users"][0]["matchedBy"] == "credentialId"
+    first = api.admin("GET", "/admin/users?limit=1")
+    second = api.admin("GET", f"/admin/users?limit=1&cursor={first['nextCursor']}")
+    assert second["users"][0]["user"]["id"] != first["users"][0]["user"]["id"]
+    assert api.admin("GET", f"/admin/users?query=m&cursor={first['nextCursor']}", status=400)["error"] == "invalid_cursor"
+    assert api.admin("GET", "/admin/users?limit=0", status=400, validate_request=False)["member"] == "limit"
+
+    # One account with what it holds; an unknown one.
+    detail = api.admin("GET", f"/admin/users/{user_id}")
+    assert [p["id"] for p in detail["passkeys"]] == [credential] and len(detail["sessions"]) == 1
+    assert detail["recoveryCodesLeft"] == 0 and detail["appleIdentities"] == []
+    assert api.admin("GET", "/admin/users/AAAA", status=404)["error"] == "user_not_found"
+
+    # An invited account: created, changed, given an enrollment link.
+    invited = api.admin("POST", "/admin/users", {"username": "invitee", "email": "i@example.com", "emailVerified": True},
+                        status=201)["user"]
+    assert invited["email"] == "i@example.com" and invited["emailVerified"] is True
+    assert api.admin("POST", "/admin/users", {"username": "invitee"}, status=409)["error"] == "username_taken"
+    assert api.admin("POST", "/admin/users", {"displayName": "Nobody"}, status=400, validate_request=False)["error"] == "invalid_username"
+    api.admin("POST", "/admin/users", raw=b"username=x", headers={"Content-Type": "text/plain"}, status=415, validate_request=False)
+    changed = api.admin("PATCH", f"/admin/users/{invited['id']}", {"displayName": "Ivy", "email": ""})["user"]
+    assert changed["displayName"] == "Ivy" and "email" not in changed
+    assert api.admin("PATCH", f"/admin/users/{invited['id']}", {"email": "not an address"}, status=400)["member"] == "email"
+    assert api.admin("PATCH", "/admin/users/AAAA", {"displayName": "x"}, status=404)["error"] == "user_not_found"
+    link = api.admin("POST", f"/admin/users/{invited['id']}/enrollment-links", status=201)
+    assert "?token=" in link["url"]
+    api.admin("POST", "/admin/users/AAAA/enrollment-links", status=404)
+
+    # Sessions and passkeys.
+    assert api.admin("POST", f"/admin/users/{user_id}/sessions/revoke")["revoked"] == 1
+    api.call("GET", "/me", token=signed_up["token"], status=401)
+    api.admin("POST", "/admin/users/AAAA/sessions/revoke", status=404)
+    assert api.admin("DELETE", f"/admin/users/{user_id}/passkeys/{credential}") == {"deleted": True}
+    assert api.admin("DELETE", f"/admin/users/{user_id}/passkeys/{credential}", status=404)["error"] == "passkey_not_found"
+
+    # Export, and the same file imported again changes nothing; refusals name their line.
+    export = api.admin("GET", "/admin/export")
+    assert api.last.headers["Content-Disposition"] == 'attachment; filename="passkeyd-export.ndjson"'
+    header = json.loads(export.splitlines()[0])
+    assert header["type"] == "passkeyd.export" and header["relyingPartyId"] == RP_ID
+    report = api.admin("POST", "/admin/import", raw=export.encode(), headers=NDJSON)
+    assert report["users"]["created"] == 0 and report["users"]["unchanged"] == sum(json.loads(line)["type"] == "user" for line in export.splitlines())
+    refused = api.admin("POST", "/admin/import", raw=b'{"type": "nonsense"}\n', headers=NDJSON, status=400,
+                       validate_request=False)
+    assert refused["error"] == "import_invalid" and refused["line"] == 1
+    api.admin("POST", "/admin/import", raw=export.encode(), headers={"Content-Type": "application/json"}, status=415,
+              validate_request=False)
+    firebase = {"users": [
+        {"localId": "fb-apple", "email": "fb@example.com", "emailVerified": True,
+         "providerUserInfo": [{"providerId": "apple.com", "rawId": "001234.firebase.0001"}]},
+        {"localId": "fb-password", "email": "pw@example.com", "providerUserInfo": [{"providerId": "password", "rawId": "pw@example.com"}]},
+    ]}
+    imported = api.admin("POST", "/admin/import?format=firebase", firebase)
+    assert imported["users"]["created"] == 1 and imported["appleIdentities"]["created"] == 1
+    assert imported["skipped"] == {"count": 1, "providers": {"password": 1}, "disabled": 0}
+    api.admin("POST", "/admin/import?format=csv", raw=b"a,b", headers={"Content-Type": "text/csv"}, status=400, validate_request=False)
+
+    # Deleting an account.
+    assert api.admin("DELETE", f"/admin/users/{invited['id']}") == {"deleted": True}
+    api.admin("DELETE", f"/admin/users/{invited['id']}", status=404)
+
+    # Webhook deliveries: the receiver answers 410 Gone, so every delivery to it is dead; one is queued again.
+    deadline = time.monotonic() + 20
+    while not (dead := api.admin("GET", "/admin/webhooks/deliveries?status=dead&limit=1"))["deliveries"]:
+        assert time.monotonic() < deadline, "no delivery died"
+        time.sleep(0.2)
+    delivery = dead["deliveries"][0]
+    assert delivery["endpointId"] == "gone" and delivery["lastStatus"] == 410
+    everything = api.admin("GET", "/admin/webhooks/deliveries?limit=1")
+    assert api.admin("GET", f"/admin/webhooks/deliveries?status=dead&cursor={everything['nextCursor']}",
+                     status=400)["error"] == "invalid_cursor"
+    api.admin("GET", f"/admin/webhooks/deliveries?limit=1&cursor={everything['nextCursor']}")
+    assert api.admin("GET", "/admin/webhooks/deliveries?status=lost", status=400, validate_request=False)["member"] == "status"
+    assert api.admin("POST", f"/admin/webhooks/deliveries/{delivery['id']}/retry") == {"queued": True}
+    assert api.admin("POST", "/admin/webhooks/deliveries/999999999/retry", status=404)["error"] == "delivery_not_found"
 
 
 def test_rate_limited_answers_carry_retry_after(world):

@@ -106,4 +106,26 @@ import Testing
         // The relying party's own origin is no longer a CORS origin when the list is given.
         #expect(Self.preflight(server, "/me", origin: "https://example.com", method: "GET").headers["Access-Control-Allow-Origin"] == nil)
     }
+
+    /// The files of `www` carry the same headers, so that a page of an allowed origin can import the web module
+    /// (`import("https://auth.example.com/passkeyd.js")` fetches in CORS mode); another origin's import is refused.
+    @Test func anAllowedOriginMayImportTheWebModule() throws {
+        let json = """
+            {"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "www": "\(StaticFileTests.repositoryWWW)",
+             "cors": {"allowedOrigins": ["https://app.example.com"]}}
+            """
+        let server = try TestServerFactory.make(configuration: try TestServerFactory.configuration(json))
+        func module(origin: String) -> ServerReply {
+            ServerReply(server.handle(HTTPRequest(method: "GET", path: "/passkeyd.js", headers: HTTPHeaders([("Origin", origin)]))))
+        }
+        let allowed = module(origin: "https://app.example.com")
+        #expect(allowed.status == 200)
+        #expect(allowed.headers["Content-Type"] == "text/javascript; charset=utf-8")
+        #expect(allowed.headers["Access-Control-Allow-Origin"] == "https://app.example.com")
+        #expect(allowed.headers["Vary"] == "Origin")
+        let other = module(origin: "https://evil.example")
+        #expect(other.status == 200)
+        #expect(!other.headers.contains { $0.name.lowercased().hasPrefix("access-control-") })
+        #expect(other.headers["Vary"] == "Origin")
+    }
 }

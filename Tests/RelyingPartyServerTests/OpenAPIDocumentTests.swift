@@ -5,9 +5,9 @@ import Testing
 
 @testable import RelyingPartyServer
 
-/// `GET /openapi.json` serves the repository's document, and the document names exactly the route table's endpoints,
-/// the well-known files and the server's error codes: a route or a code added without it fails here. (Tests/OpenAPI
-/// validates real requests and answers against it.)
+/// `GET /openapi.json` serves the repository's document, and the document names exactly the route tables' endpoints
+/// (the public one and the admin listener's), the well-known files and the server's error codes: a route or a code
+/// added without it fails here. (Tests/OpenAPI validates real requests and answers against it.)
 struct OpenAPIDocumentTests {
     static let documentPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Sources/RelyingPartyServer/OpenAPI/openapi.json").path
@@ -30,14 +30,10 @@ struct OpenAPIDocumentTests {
     @Test func everyRouteIsDescribedAndNothingElse() throws {
         let paths = try #require(try document()["paths"] as? [String: [String: Any]])
         // A path item's operations are its HTTP-method keys (`servers` and the like are not).
-        let methods: Set<String> = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
         let described = Set(
-            paths.flatMap { path, item in item.keys.filter(methods.contains).map { "\($0.uppercased()) \(path)" } }
+            paths.flatMap { path, item in item.keys.filter(Self.methods.contains).map { "\($0.uppercased()) \(path)" } }
         )
-        // The admin listener's routes served without an admin key (`/metrics` on loopback) are described; the others
-        // wait for the admin-key scheme (README).
-        let openAdminRoutes = RelyingPartyServer.adminRoutes.filter { $0.flags.contains(.openOnLoopback) }
-        let routed = Set((RelyingPartyServer.routes + openAdminRoutes).map { "\($0.method) \($0.path)" })
+        let routed = Set((RelyingPartyServer.routes + RelyingPartyServer.adminRoutes).map { "\($0.method) \($0.path)" })
         let wellKnown: Set<String> = [
             "GET /.well-known/apple-app-site-association", "GET /apple-app-site-association", "GET /.well-known/assetlinks.json",
             "GET /.well-known/webauthn", "GET /.well-known/passkey-endpoints",
@@ -45,12 +41,6 @@ struct OpenAPIDocumentTests {
         #expect(routed.subtracting(described) == [], "routes the document does not describe")
         #expect(described.subtracting(routed).subtracting(wellKnown) == [], "operations that are not routes")
         #expect(wellKnown.isSubset(of: described))
-        #expect(!openAdminRoutes.isEmpty)
-        for route in openAdminRoutes {
-            let servers = paths[route.path]?["servers"] as? [[String: Any]]
-            #expect(servers?.count == 1, "\(route.path) names the admin listener as its server")
-            #expect((servers?.first?["description"] as? String)?.contains("listen.admin") == true)
-        }
     }
 
     @Test func theErrorCodesAreTheServers() throws {
@@ -63,5 +53,44 @@ struct OpenAPIDocumentTests {
         let server = Set(ServerError.Code.allCases.map(\.rawValue))
         let httpLayer: Set<String> = ["bad_request", "request_too_large", "expectation_failed", "http_error", "server_busy"]
         #expect(documented == server.union(httpLayer))
+    }
+
+    /// The operations of a path item.
+    static let methods: Set<String> = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
+
+    /// The admin listener's operations (the admin table's) name that listener as their server (the path's `servers`) and
+    /// take the admin key: only it, but where the route is open on a loopback listener (`/metrics`: no key there, the
+    /// admin key elsewhere); no other operation takes the admin key or names another server.
+    @Test func theAdminOperationsAreOnTheAdminListenerBehindTheAdminKey() throws {
+        let document = try document()
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        let components = try #require(document["components"] as? [String: Any])
+        let schemes = try #require(components["securitySchemes"] as? [String: [String: Any]])
+        #expect(schemes["adminKey"]?["type"] as? String == "http" && schemes["adminKey"]?["scheme"] as? String == "bearer")
+        let adminRoutes = Dictionary(grouping: RelyingPartyServer.adminRoutes, by: \.path)
+        #expect(adminRoutes.values.contains { $0.contains { $0.flags.contains(.openOnLoopback) } })
+        for (path, item) in paths {
+            let routes = adminRoutes[path]
+            let servers = item["servers"] as? [[String: Any]]
+            #expect((routes != nil) == (servers != nil), "\(path): only the admin paths name their server")
+            if routes != nil {
+                #expect(servers?.count == 1, "\(path) names the admin listener as its server")
+                #expect((servers?.first?["description"] as? String)?.contains("listen.admin") == true, "\(path)")
+            }
+            for (method, value) in item where Self.methods.contains(method) {
+                let operation = try #require(value as? [String: Any], "\(method) \(path)")
+                let security = (operation["security"] as? [[String: Any]]) ?? (document["security"] as? [[String: Any]]) ?? []
+                let route = routes?.first { $0.method == method.uppercased() }
+                #expect(security.contains { $0["adminKey"] != nil } == (route != nil), "\(method.uppercased()) \(path)")
+                guard let route else { continue }
+                if route.flags.contains(.openOnLoopback) {
+                    #expect(security.count == 2 && security.contains { $0.isEmpty }, "\(path): no key on loopback, the admin key elsewhere")
+                } else {
+                    #expect(security.count == 1, "\(method.uppercased()) \(path): the admin key only")
+                    let responses = try #require(operation["responses"] as? [String: Any])
+                    #expect(responses["401"] as? [String: String] == ["$ref": "#/components/responses/AdminError401"], "\(method) \(path)")
+                }
+            }
+        }
     }
 }

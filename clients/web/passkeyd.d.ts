@@ -100,7 +100,20 @@ export interface SignedIn {
   user: User;
   token: string;
   expiresAt: string;
+  /** An access token for the app's own API, for the session the answer starts (accessToken() mints more). */
+  accessToken?: string;
+  accessTokenExpiresAt?: string;
   account: Account;
+}
+
+/** POST /session/token: an access token (RFC 9068 JWT) for the app's own API; its backend verifies it against
+ * passkeyd's /.well-known/jwks.json. */
+export interface AccessToken {
+  accessToken: string;
+  /** ISO 8601; mint another before it. */
+  accessTokenExpiresAt: string;
+  /** Send it as `Authorization: Bearer <accessToken>`. */
+  tokenType: "Bearer";
 }
 
 export interface RegisterOptions {
@@ -139,6 +152,8 @@ export interface Passkeyd {
   listPasskeys(): Promise<Passkey[]>;
   renamePasskey(id: string, name: string): Promise<{ renamed: true }>;
   deletePasskey(id: string): Promise<{ deleted: true }>;
+  /** A fresh access token for this browser's session; rejects with not_signed_in once the session is gone. */
+  accessToken(): Promise<AccessToken>;
   signOut(): Promise<{ signedOut: true }>;
   deleteAccount(): Promise<{ deleted: true }>;
 }
