@@ -27,11 +27,23 @@ import Glibc
         try (0..<count).map { _ in try RawConnection(port: port, from: source) }
     }
 
-    /// `/healthz` over HTTPS from `source`, and how long it took.
+    /// `/healthz` over HTTPS from `source` as a new client, and how long it took until it was answered. A client whose
+    /// first connection lands while the flood's last connections are still being accepted may see that one closed to
+    /// keep the caps, as any client may: it tries again at once, up to three connections, all within the time measured.
     static func timedHealthCheck(port: Int, from source: String? = nil) -> (status: Int?, seconds: Double) {
         let started = Date()
-        let reply = try? CurlTransport(port: port, from: source).send("GET", "/healthz", body: nil, headers: [])
-        return (reply?.status, Date().timeIntervalSince(started))
+        var failures: [String] = []
+        for _ in 0..<3 {
+            do {
+                let reply = try CurlTransport(port: port, from: source).send("GET", "/healthz", body: nil, headers: [])
+                if !failures.isEmpty { print("/healthz answered after \(failures.count) closed connection(s): \(failures)") }
+                return (reply.status, Date().timeIntervalSince(started))
+            } catch {
+                failures.append("\(error)")
+            }
+        }
+        print("/healthz: no answer in three connections: \(failures)")
+        return (nil, Date().timeIntervalSince(started))
     }
 
     /// Raises this test process's soft descriptor limit to its hard one; the soft limit now.

@@ -24,18 +24,44 @@ public enum ChildProcess {
         public let errorOutput: String
     }
 
-    /// Runs `executable` to completion, feeding `input` on standard input.
+    /// Runs `executable` to completion, feeding `input` on standard input, with posix_spawn and three pipes.
+    ///
+    /// Not Foundation's `Process`: its `run()` crashed (a bad memmove, SIGSEGV) while the flood tests of the same test
+    /// process held thousands of descriptors. The pipes are made close-on-exec, so that no other child started at the
+    /// same time inherits one of their ends (its standard output would then never reach end of file), and the child
+    /// closes every descriptor above 2 when glibc offers `posix_spawn_file_actions_addclosefrom_np`.
     public static func run(_ executable: String, _ arguments: [String], input: Data? = nil) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        let errorOutput = Pipe()
-        let inputPipe = Pipe()
-        process.standardOutput = output
-        process.standardError = errorOutput
-        process.standardInput = inputPipe
-        try launch(process)
+        // The pipes are made and the child spawned under the launch lock, so that no child this process starts can
+        // inherit an end between `pipe` and its `FD_CLOEXEC`.
+        launching.lock()
+        var inputPipe: [Int32] = [-1, -1]
+        var outputPipe: [Int32] = [-1, -1]
+        var errorPipe: [Int32] = [-1, -1]
+        guard pipe(&inputPipe) == 0, pipe(&outputPipe) == 0, pipe(&errorPipe) == 0 else {
+            launching.unlock()
+            for descriptor in inputPipe + outputPipe + errorPipe where descriptor >= 0 { close(descriptor) }
+            throw CocoaError(.executableLoad, userInfo: [NSFilePathErrorKey: executable])
+        }
+        for descriptor in inputPipe + outputPipe + errorPipe { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, inputPipe[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
+        if let closeFrom = Self.closeFrom { _ = closeFrom(&actions, 3) }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        launching.unlock()
+        close(inputPipe[0])
+        close(outputPipe[1])
+        close(errorPipe[1])
+        let writer = FileHandle(fileDescriptor: inputPipe[1], closeOnDealloc: true)
+        let outputReader = FileHandle(fileDescriptor: outputPipe[0], closeOnDealloc: true)
+        let errorReader = FileHandle(fileDescriptor: errorPipe[0], closeOnDealloc: true)
+        guard spawned == 0 else { throw CocoaError(.executableLoad, userInfo: [NSFilePathErrorKey: executable]) }
         // Standard error is read on its own thread while standard output is read here, and the input is written on a
         // third: a child that fills one pipe (more than 64 KiB of output) while the other is drained first would wait
         // forever, and so would this. Plain threads, not Dispatch's global queue: these block on pipes, and tests that
@@ -43,29 +69,32 @@ public enum ChildProcess {
         // libdispatch only adds to after a second's wait (the Apple stall test saw 1 s and 2 s answers).
         let errorData = Mutex(Data())
         let drained = DispatchSemaphore(value: 0)
-        let errorReader = errorOutput.fileHandleForReading
         Thread.detachNewThread {
             let data = errorReader.readDataToEndOfFile()
             errorData.withLock { $0 = data }
             drained.signal()
         }
-        let writer = inputPipe.fileHandleForWriting
         Thread.detachNewThread {
             // A child that exits before reading (e.g. a refused TLS handshake) closes the pipe: that is not an error here.
             if let input { try? writer.write(contentsOf: input) }
             try? writer.close()
             drained.signal()
         }
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let outputData = outputReader.readDataToEndOfFile()
         drained.wait()
         drained.wait()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus,
-            output: outputData,
-            errorOutput: String(decoding: errorData.withLock { $0 }, as: UTF8.self)
-        )
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return Result(status: exitStatus, output: outputData, errorOutput: String(decoding: errorData.withLock { $0 }, as: UTF8.self))
     }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc module does not
+    /// declare; nil when the C library lacks it.
+    private static let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
 
     /// Runs `executable` to completion with posix_spawn and waitpid, its output in a temporary file. For programs
     /// that leave a daemon behind (`pg_ctl start`): Foundation's `waitUntilExit` was seen never to return for them.
