@@ -43,6 +43,11 @@ struct Route: Sendable {
     let flags: Flags
     let handler: Handler
     private let segments: [Substring]
+    /// The path up to its first parameter segment (all of it for a literal path): a request path that does not start
+    /// with it is not this route's, which is found without splitting it. Every request is dispatched against every
+    /// route, several times, and Foundation's `contains` for each was most of the CPU of a well-known file's answer.
+    private let literalPrefix: String
+    private let isLiteral: Bool
 
     /// A route to a handler that takes the request, e.g. `RelyingPartyServer.me`.
     init(
@@ -71,11 +76,15 @@ struct Route: Sendable {
         self.flags = flags
         self.handler = handler
         segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        let firstParameter = path.firstIndex(of: "{")
+        literalPrefix = String(path[..<(firstParameter ?? path.endIndex)])
+        isLiteral = firstParameter == nil
     }
 
     /// The parameter segments when `requestPath` is this route's path (none for a literal path), or nil.
     func match(_ requestPath: String) -> [String]? {
-        guard path.contains("{") else { return requestPath == path ? [] : nil }
+        guard !isLiteral else { return requestPath == path ? [] : nil }
+        guard requestPath.hasPrefix(literalPrefix) else { return nil }
         let requested = requestPath.split(separator: "/", omittingEmptySubsequences: false)
         guard requested.count == segments.count else { return nil }
         var parameters: [String] = []
