@@ -3,8 +3,9 @@ import HTTPServer
 /// One endpoint: its method and path, the flags the server applies around it, and its handler. A path is literal,
 /// or holds parameter segments (`{id}`, `{credentialId}`), each matching one non-empty path segment, given to the
 /// handler in order (`/me/passkeys/{id}`, `/admin/users/{id}/passkeys/{credentialId}`). The table of every public
-/// route is `RelyingPartyServer.routes`; the admin listener's is `RelyingPartyServer.adminRoutes`.
-struct Route: Sendable {
+/// route is `RelyingPartyServer.routes`; the admin listener's is `RelyingPartyServer.adminRoutes`. A class, so that
+/// dispatching a request against the table retains one reference per route instead of copying each one's members.
+final class Route: Sendable {
     /// What the server does around the handler, per route.
     struct Flags: OptionSet, Sendable {
         let rawValue: Int
@@ -50,7 +51,7 @@ struct Route: Sendable {
     private let isLiteral: Bool
 
     /// A route to a handler that takes the request, e.g. `RelyingPartyServer.me`.
-    init(
+    convenience init(
         _ method: String,
         _ path: String,
         _ flags: Flags,
@@ -61,7 +62,7 @@ struct Route: Sendable {
 
     /// A route to a handler that takes the request and its context (the session, the `{id}` segment), e.g.
     /// `RelyingPartyServer.deletePasskey`.
-    init(
+    convenience init(
         _ method: String,
         _ path: String,
         _ flags: Flags,
