@@ -131,6 +131,12 @@ import WebAuthnCore
         for index in 0..<2000 {
             idle.append(try RawConnection(port: index.isMultiple(of: 2) ? server.port : server.plainPort))
         }
+        // The client comes once the server holds them all (within 2 s, before the read timeout reaps any). A TLS
+        // handshake begun while the loops were still accepting the burst was sometimes reset (curl 35,
+        // SSL_ERROR_SYSCALL, about one run in five next to the flood test; never alone): an open question for the
+        // HTTP layer, recorded in the closing note, and not what this test is about.
+        let accepted = Date().addingTimeInterval(2)
+        while server.openConnectionCount < idle.count && Date() < accepted { usleep(10_000) }
         let account = try PasskeyClient(CurlTransport(port: server.port)).register("alice")
         #expect(!account.token.isEmpty)
         let deadline = Date().addingTimeInterval(6)
