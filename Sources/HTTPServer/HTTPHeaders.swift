@@ -13,6 +13,21 @@ public struct HTTPHeaders: Sendable, Sequence {
     }
 
     /// Every value of the field `name` (compared case-insensitively), in order.
+    /// The values of every cookie named `name` in the `Cookie` fields, in order (RFC 6265 §5.4: `name=value` pairs
+    /// separated by `;`). A request may carry a name more than once; the caller decides what that means.
+    public func cookies(named name: String) -> [String] {
+        var found: [String] = []
+        for header in values("cookie") {
+            for pair in header.split(separator: ";") {
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name {
+                    found.append(parts[1].trimmingCharacters(in: .whitespaces))
+                }
+            }
+        }
+        return found
+    }
+
     public func values(_ name: String) -> [String] {
         fields.filter { Self.namesMatch($0.name, name) }.map(\.value)
     }

@@ -170,15 +170,7 @@ extension RelyingPartyServer {
 
     /// The value of the cookie `name`, when the request carries exactly one.
     static func cookieValue(_ name: String, in request: HTTPRequest) -> String? {
-        var found: [String] = []
-        for header in request.headers.values("cookie") {
-            for pair in header.split(separator: ";") {
-                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name {
-                    found.append(parts[1].trimmingCharacters(in: .whitespaces))
-                }
-            }
-        }
+        let found = request.headers.cookies(named: name)
         return found.count == 1 && !found[0].isEmpty ? found[0] : nil
     }
 }

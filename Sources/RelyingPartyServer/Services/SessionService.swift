@@ -167,15 +167,7 @@ struct SessionService: Sendable {
     /// browser sends the most specific first, so "first wins" let a planted cookie choose the account), so that the
     /// request resolves to no session and is refused (the authorization endpoint takes "" as nobody signed in).
     private static func cookieToken(in request: HTTPRequest) -> String? {
-        var found: [String] = []
-        for header in request.headers.values("cookie") {
-            for pair in header.split(separator: ";") {
-                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == cookieName {
-                    found.append(parts[1].trimmingCharacters(in: .whitespaces))
-                }
-            }
-        }
+        let found = request.headers.cookies(named: cookieName)
         guard let first = found.first else { return nil }
         return found.count == 1 ? first : ""
     }
