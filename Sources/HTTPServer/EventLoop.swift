@@ -22,7 +22,7 @@ final class EventLoop: @unchecked Sendable {
     /// The workers' finished responses, written out on this loop's thread.
     let mailbox: LoopMailbox
     /// This loop's connections with no request in progress, oldest idle first, all of them and by client address.
-    private let idleConnections = IdleConnections(links: \.idleLinks)
+    private let idleConnections = IdleConnections(.all)
     private var idleConnectionsByAddress: [PeerAddress: IdleConnections] = [:]
     /// The `Date` header cache of this loop.
     let date = HTTPDate()
@@ -103,7 +103,7 @@ final class EventLoop: @unchecked Sendable {
         if let byAddress = idleConnectionsByAddress[address] {
             byAddress.append(connection)
         } else {
-            let byAddress = IdleConnections(links: \.addressIdleLinks)
+            let byAddress = IdleConnections(.address)
             byAddress.append(connection)
             idleConnectionsByAddress[address] = byAddress
         }

@@ -196,7 +196,11 @@ final class EventLoopListener {
             send(ErrorResponse.badRequest(refusal), to: request, isHead: isHead)
             return
         }
-        guard let connectionState, !handler.answersOnLoop(incoming) else {
+        if let response = handler.answerOnLoop(incoming) {
+            send(response, to: request, isHead: isHead)
+            return
+        }
+        guard let connectionState else {
             send(handler.handle(incoming), to: request, isHead: isHead)
             return
         }

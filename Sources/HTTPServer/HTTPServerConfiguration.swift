@@ -17,7 +17,7 @@ public struct HTTPServerConfiguration: Sendable {
     public var tls: TLSServerContext?
     /// The number of event loops, each on its own thread.
     public var threads: Int
-    /// The threads that run handlers whose work may wait (`HTTPHandler.answersOnLoop` false): the store, the network.
+    /// The threads that run handlers whose work may wait (`HTTPHandler.answerOnLoop` nil): the store, the network.
     public var workers: Int
     /// The most requests waiting for a worker; beyond it a request is answered `503 server_busy` with `Retry-After`.
     public var maximumQueuedRequests: Int

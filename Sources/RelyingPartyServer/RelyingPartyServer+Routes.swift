@@ -79,6 +79,11 @@ extension RelyingPartyServer {
         case wrongMethod(allowed: [String])
         /// The path is not in the table.
         case unrouted
+
+        /// Whether the path is a route's, whatever the method.
+        var isRouted: Bool {
+            if case .unrouted = self { false } else { true }
+        }
     }
 
     /// The route of `table` (the public routes by default) for `method` (HEAD already read as GET) and `path`.
@@ -90,11 +95,6 @@ extension RelyingPartyServer {
             allowed.append(route.method)
         }
         return allowed.isEmpty ? .unrouted : .wrongMethod(allowed: allowed)
-    }
-
-    /// Whether `path` is a route's (whatever the method).
-    static func isRouted(_ path: String) -> Bool {
-        routes.contains { $0.match(path) != nil }
     }
 
     /// The path for the log: the route's pattern (`/me/passkeys/{id}`), never the path a client sent.

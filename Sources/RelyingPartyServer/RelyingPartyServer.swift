@@ -163,9 +163,23 @@ public final class RelyingPartyServer: HTTPHandler {
     /// `info` for a refusal, `debug` for a success and for what a flood is made of (`not_found`, `method_not_allowed`,
     /// `rate_limited`), each naming the route by its pattern, never by the path.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
-        let started = ContinuousClock.now
+        let method = request.method == "HEAD" ? "GET" : request.method
+        return handle(request, method: method, dispatch: Self.dispatch(method, request.path))
+    }
+
+    /// The answer when `request` is answered from memory, on the event-loop thread: a route flagged
+    /// `.answersFromMemory`, a preflight or another method's `405`, and what the table does not route (the well-known
+    /// files, which are built at start-up, and the static files of `www`). Nil for everything else, which goes to the
+    /// worker pool.
+    public func answerOnLoop(_ request: HTTPRequest) -> HTTPResponse? {
         let method = request.method == "HEAD" ? "GET" : request.method
         let dispatch = Self.dispatch(method, request.path)
+        if case .route(let route, _) = dispatch, !route.flags.contains(.answersFromMemory) { return nil }
+        return handle(request, method: method, dispatch: dispatch)
+    }
+
+    private func handle(_ request: HTTPRequest, method: String, dispatch: Dispatch) -> HTTPResponse {
+        let started = ContinuousClock.now
         let route = Self.label(dispatch, path: request.path)
         var response: HTTPResponse
         var code: String?
@@ -180,7 +194,7 @@ public final class RelyingPartyServer: HTTPHandler {
             if error.code == .storageUnavailable { metrics?.storeErrors.increment() }
         }
         // Every answer of a route, errors included, carries the CORS headers (a preflight has its own).
-        if request.method != "OPTIONS", Self.isRouted(request.path) {
+        if request.method != "OPTIONS", dispatch.isRouted {
             for (name, value) in cors.headers(for: request) { response.headers.add(name, value) }
         }
         let requestID = requestIDs.id(offered: request.headers["x-request-id"])
@@ -209,16 +223,6 @@ public final class RelyingPartyServer: HTTPHandler {
             )
         }
         return response
-    }
-
-    /// Whether `request` is answered from memory, on the event-loop thread: a route flagged `.answersFromMemory`, a
-    /// preflight or another method's `405`, and what the table does not route (the well-known files, which are built
-    /// at start-up, and the static files of `www`). Everything else goes to the worker pool.
-    public func answersOnLoop(_ request: HTTPRequest) -> Bool {
-        switch Self.dispatch(request.method == "HEAD" ? "GET" : request.method, request.path) {
-        case .route(let route, _): route.flags.contains(.answersFromMemory)
-        case .wrongMethod, .unrouted: true
-        }
     }
 
     /// Dispatches by the route table (`RelyingPartyServer+Routes.swift`), applying the route's flags.

@@ -30,7 +30,7 @@ import Testing
             return .json(status: 200, Array(#"{"path":"\#(request.path)"}"#.utf8))
         }
 
-        func answersOnLoop(_ request: HTTPRequest) -> Bool { request.path == "/loop" }
+        func answerOnLoop(_ request: HTTPRequest) -> HTTPResponse? { request.path == "/loop" ? handle(request) : nil }
     }
 
     /// Runs curl on a thread of its own; `wait` gives its result.
@@ -81,7 +81,7 @@ import Testing
                 threads.withLock { $0[request.path] = EventLoop.current != nil }
                 return .json(status: 200, Array("{}".utf8))
             }
-            func answersOnLoop(_ request: HTTPRequest) -> Bool { request.path == "/loop" }
+            func answerOnLoop(_ request: HTTPRequest) -> HTTPResponse? { request.path == "/loop" ? handle(request) : nil }
         }
         let handler = LoopRecorder()
         let server = try TestServer(threads: 1, handler: handler)

@@ -84,15 +84,15 @@ struct RouteTableTests {
         for route in RelyingPartyServer.routes {
             let path = route.path.replacingOccurrences(of: "{id}", with: "AAAA")
             #expect(
-                server.answersOnLoop(HTTPRequest(method: route.method, path: path)) == onLoop.contains("\(route.method) \(route.path)"),
+                (server.answerOnLoop(HTTPRequest(method: route.method, path: path)) != nil) == onLoop.contains("\(route.method) \(route.path)"),
                 "\(route.method) \(route.path)"
             )
         }
-        #expect(server.answersOnLoop(HTTPRequest(method: "HEAD", path: "/healthz")))
-        #expect(server.answersOnLoop(HTTPRequest(method: "GET", path: "/.well-known/apple-app-site-association")))
-        #expect(server.answersOnLoop(HTTPRequest(method: "GET", path: "/index.html")))
-        #expect(server.answersOnLoop(HTTPRequest(method: "OPTIONS", path: "/me")))
-        #expect(!server.answersOnLoop(HTTPRequest(method: "POST", path: "/webauthn/authentication/verify")))
+        #expect(server.answerOnLoop(HTTPRequest(method: "HEAD", path: "/healthz")) != nil)
+        #expect(server.answerOnLoop(HTTPRequest(method: "GET", path: "/.well-known/apple-app-site-association")) != nil)
+        #expect(server.answerOnLoop(HTTPRequest(method: "GET", path: "/index.html")) != nil)
+        #expect(server.answerOnLoop(HTTPRequest(method: "OPTIONS", path: "/me")) != nil)
+        #expect(server.answerOnLoop(HTTPRequest(method: "POST", path: "/webauthn/authentication/verify")) == nil)
     }
 
     @Test func anIDSegmentMatchesOneNonEmptySegment() throws {

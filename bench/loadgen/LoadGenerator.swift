@@ -18,6 +18,8 @@ struct LoadGenerator {
     let connections: Int
     let warmUpSeconds: Double
     let seconds: Double
+    /// When given (one node only), the server whose CPU time per ceremony is measured during the load rounds.
+    var serverCPU: ServerCPUTime? = nil
     var rounds = 4
     var rawSecondsPerRound = 0.75
 
@@ -51,9 +53,12 @@ struct LoadGenerator {
         _ = try phase(clients, credential, seconds: warmUpSeconds)
         var rawRates: [Double] = []
         var samples: [Sample] = []
+        var serverCPUSeconds = 0.0
         for _ in 0..<rounds {
             rawRates.append(RawVerifyRate.measure(seconds: rawSecondsPerRound))
+            let cpuBefore = try serverCPU?.seconds() ?? 0
             samples += try phase(clients, credential, seconds: seconds / Double(rounds))
+            serverCPUSeconds += try (serverCPU?.seconds() ?? 0) - cpuBefore
         }
         let raw = rawRates.reduce(0, +) / Double(rawRates.count)
         let failures = samples.filter { !$0.succeeded }.count
@@ -82,6 +87,20 @@ struct LoadGenerator {
         )
         let label = ports.count == 1 ? "login-vs-raw-verify" : "login-\(ports.count)-nodes-vs-raw-verify"
         print(String(format: "RATIO %@ %.4f", label, rate / raw))
+        if serverCPU != nil {
+            // Every sample counts here, failed or not: the server spent its CPU on all of them.
+            let cpuPerCeremony = serverCPUSeconds / Double(samples.count)
+            print(
+                String(
+                    format: "server CPU per ceremony: %.3f ms (%.2f s over %d ceremonies), one raw ES256 verify: %.4f ms",
+                    cpuPerCeremony * 1e3,
+                    serverCPUSeconds,
+                    samples.count,
+                    1e3 / raw
+                )
+            )
+            print(String(format: "RATIO ceremony-cpu-efficiency %.4f", (1 / raw) / cpuPerCeremony))
+        }
         if failures > 0 { throw Failure(description: "\(failures) ceremonies failed") }
     }
 

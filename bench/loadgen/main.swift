@@ -1,7 +1,8 @@
 import Foundation
 
-// passkeyd-loadgen --port PORT[,PORT...] [--connections N] [--seconds S] [--warm-up S]: end-to-end sign-in ceremonies
-// against passkeyd on 127.0.0.1 whose relying party is example.com / https://example.com. With several ports (the
+// passkeyd-loadgen --port PORT[,PORT...] [--connections N] [--seconds S] [--warm-up S] [--server-pid PID]: end-to-end
+// sign-in ceremonies against passkeyd on 127.0.0.1 whose relying party is example.com / https://example.com; with
+// --server-pid (one port), also the server's CPU time per ceremony against one raw ES256 verify. With several ports (the
 // option repeated or a comma list), the nodes of one deployment sharing one database: connections are spread over
 // them round-robin, and each ceremony takes its options from one node and posts its verification to the next.
 // passkeyd-loadgen --mode soak --port PORT --server-pid PID [--connections N] [--seconds S] [--warm-up S]: a mixed
@@ -26,7 +27,7 @@ else {
     FileHandle.standardError.write(
         Data(
             """
-            usage: passkeyd-loadgen --port PORT[,PORT...] [--connections N] [--seconds S] [--warm-up S]
+            usage: passkeyd-loadgen --port PORT[,PORT...] [--connections N] [--seconds S] [--warm-up S] [--server-pid PID]
                    passkeyd-loadgen --mode soak --port PORT --server-pid PID [--connections N] [--seconds S] [--warm-up S]
             --port may be repeated; --ports is the same option.
 
@@ -47,12 +48,15 @@ do {
         )
         if try !soak.run() { exit(1) }
     } else {
-        let generator = LoadGenerator(
+        var generator = LoadGenerator(
             ports: ports,
             connections: connections,
             warmUpSeconds: options["warm-up"].flatMap(Double.init) ?? 2,
             seconds: options["seconds"].flatMap(Double.init) ?? 10
         )
+        if ports.count == 1, let serverProcessID = options["server-pid"].flatMap(Int32.init) {
+            generator.serverCPU = ServerCPUTime(processID: serverProcessID)
+        }
         try generator.run()
     }
 } catch {

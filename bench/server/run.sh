@@ -2,7 +2,8 @@
 # passkeyd server benchmarks, each against a reference measured in the same run:
 #   1. wrk on GET /.well-known/apple-app-site-association over HTTPS keep-alive, passkeyd next to nginx serving
 #      the same bytes with the same certificate and key (alternating rounds, same wrk parameters);
-#   2. passkeyd-loadgen: full sign-in ceremonies over HTTPS keep-alive, next to OpenSSL's raw ES256 verify rate.
+#   2. passkeyd-loadgen: full sign-in ceremonies over HTTPS keep-alive, next to OpenSSL's raw ES256 verify rate, and
+#      the server's CPU time per ceremony (from /proc) next to one raw ES256 verify (ceremony-cpu-efficiency);
 #   3. the same ceremonies on a server with two webhook endpoints (one answering, one unreachable) next to none;
 #   4. the same ceremonies with metrics counted (the default) next to a server with "metrics": {"enabled": false};
 #   5. the same ceremonies with the data on disk (BENCH_TMPDIR) next to the data in /dev/shm, alternating rounds.
@@ -106,7 +107,8 @@ kill -TERM "$nginx_pid"
 wait "$nginx_pid" 2>/dev/null || true
 nginx_pid=""
 
-./.build/release/passkeyd-loadgen --port "$passkeyd_port" --connections "$LOAD_CONNECTIONS" --seconds "$LOAD_SECONDS" --warm-up 2
+./.build/release/passkeyd-loadgen --port "$passkeyd_port" --connections "$LOAD_CONNECTIONS" --seconds "$LOAD_SECONDS" --warm-up 2 \
+    --server-pid "$passkeyd_pid"
 
 # 3. Sign-in ceremonies with two webhook endpoints configured, one receiving (nginx answering 204 over loopback http)
 #    and one unreachable (a closed port: every attempt refused, retried with backoff), next to the same server
