@@ -141,10 +141,11 @@ public final class HTTPServer: @unchecked Sendable {
         connections.current
     }
 
-    /// What the metrics report of the listeners: connections open now, TLS handshakes completed and failed so far.
-    public var statistics: (openConnections: Int, tlsHandshakes: Int, tlsHandshakeFailures: Int) {
+    /// What the metrics report of the listeners: connections open now, TLS handshakes completed and failed so far,
+    /// requests waiting for a worker now, and those refused `503 server_busy` so far because the queue was full.
+    public var statistics: (openConnections: Int, tlsHandshakes: Int, tlsHandshakeFailures: Int, queuedRequests: Int, busyRefusals: Int) {
         let handshakes = connections.handshakes
-        return (connections.current, handshakes.completed, handshakes.failed)
+        return (connections.current, handshakes.completed, handshakes.failed, workers.queuedCount, workers.refusedCount)
     }
 
     /// Runs the event loops, each on its own thread, and returns. Does nothing after `stop`.

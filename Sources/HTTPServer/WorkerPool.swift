@@ -18,6 +18,7 @@ final class WorkerPool: @unchecked Sendable {
     private var queue: [Job] = []
     private var head = 0
     private var isStopping = false
+    private var refusals = 0
     private var threads: [pthread_t] = []
     private let maximumQueued: Int
 
@@ -45,7 +46,11 @@ final class WorkerPool: @unchecked Sendable {
     func submit(_ job: @escaping Job) -> Bool {
         pthread_mutex_lock(&mutex)
         defer { pthread_mutex_unlock(&mutex) }
-        guard !isStopping, queue.count - head < maximumQueued else { return false }
+        guard !isStopping else { return false }
+        guard queue.count - head < maximumQueued else {
+            refusals += 1
+            return false
+        }
         queue.append(job)
         pthread_cond_signal(&condition)
         return true
@@ -56,6 +61,13 @@ final class WorkerPool: @unchecked Sendable {
         pthread_mutex_lock(&mutex)
         defer { pthread_mutex_unlock(&mutex) }
         return queue.count - head
+    }
+
+    /// The jobs refused so far because the queue was full (each answered `503 server_busy`).
+    var refusedCount: Int {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return refusals
     }
 
     /// Drops the jobs still queued (never started: nothing of them happened), waits for the running ones to end and

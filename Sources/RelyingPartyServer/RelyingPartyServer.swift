@@ -144,6 +144,7 @@ public final class RelyingPartyServer: HTTPHandler {
                 sender: webhookSender,
                 time: time,
                 random: random,
+                attempts: self.metrics?.webhookAttempts,
                 log: log
             )
         )

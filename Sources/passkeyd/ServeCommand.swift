@@ -133,6 +133,14 @@ struct ServeCommand {
             let statistics = http.statistics
             return [(["ok"], Double(statistics.tlsHandshakes)), (["failed"], Double(statistics.tlsHandshakeFailures))]
         }
+        metrics.collect("passkeyd_requests_queued", "Requests waiting for a worker thread now.") {
+            [([], Double(http.statistics.queuedRequests))]
+        }
+        metrics.collect(
+            "passkeyd_requests_busy_total",
+            "Requests answered 503 server_busy at once because the worker queue was full (limits.maximumQueuedRequests).",
+            type: .counter
+        ) { [([], Double(http.statistics.busyRefusals))] }
         guard let poolWaits = store.poolWaits else { return }
         metrics.collect(
             "passkeyd_postgres_pool_waits_total",

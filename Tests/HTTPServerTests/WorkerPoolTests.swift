@@ -109,6 +109,9 @@ import Testing
         #expect(answer.contains(#"{"error":"server_busy","message":"The server is busy; try again shortly."}"#))
         // Answered while the gate is still shut (it waits 10 s at most): the refusal never queued.
         #expect(elapsed < 5)
+        // The metrics' figures: one waiting, one refused.
+        #expect(server.server.statistics.queuedRequests == 1)
+        #expect(server.server.statistics.busyRefusals == 1)
         handler.open()
         #expect(running.wait()?.output == "200")
         #expect(queued.wait()?.output == "200")

@@ -4,6 +4,8 @@ import Storage
 import TestSupport
 import Testing
 
+@testable import RelyingPartyServer
+
 /// Issue 16: every account change reaches the app's backend as a Standard Webhooks delivery that the `standardwebhooks`
 /// PyPI library verifies unchanged (`Tests/Webhooks/receiver.py`): registration, sign-in, rename, deletion and each
 /// Apple notification, with their payloads, the event's stable ID and time, and the endpoints' `events` filters.
@@ -90,5 +92,38 @@ import Testing
         }
         let counts = try fixture.store.webhookDeliveryCounts()
         #expect(counts.allSatisfy { $0.status == .delivered }, "\(counts)")
+        // Each attempt is counted by endpoint and outcome: the filtered endpoint's two, delivered at the first.
+        #expect(try Self.attempts(fixture.server, endpoint: "deletions", outcome: "delivered", reaching: 2) == 2)
+        #expect(try Self.attempts(fixture.server, endpoint: "deletions", outcome: "failed", reaching: 0) == nil)
+    }
+
+    /// An endpoint answering 500: the failed attempt is counted as `failed` (to be retried), none as `delivered`. The
+    /// clock stands still, so the retry never comes due, and the user's later events wait behind the first (in order).
+    @Test func failedAttemptsAreCountedByEndpoint() throws {
+        let folder = try TemporaryFolder()
+        let receiver = try WebhookReceiver(folder: folder.path)
+        try receiver.start()
+        try receiver.answer(500)
+        let fixture = try AppleFixture(clock: ManualClock(Date()), webhooks: "[\(receiver.configurationMember(id: "down"))]")
+        try fixture.server.startWebhooks()
+        defer { fixture.server.stopWebhooks() }
+        _ = try fixture.client.register("bob")
+        #expect(try Self.attempts(fixture.server, endpoint: "down", outcome: "failed", reaching: 1) == 1)
+        #expect(receiver.deliveries().map(\.status) == [500], "one attempt, answered 500")
+        #expect(try Self.attempts(fixture.server, endpoint: "down", outcome: "delivered", reaching: 0) == nil)
+    }
+
+    /// `passkeyd_webhook_attempts_total` of `endpoint` and `outcome`, once it reaches `count` (within 10 s), or as it
+    /// stands then; nil when the series does not exist.
+    static func attempts(_ server: RelyingPartyServer, endpoint: String, outcome: String, reaching count: Double) throws -> Double? {
+        let deadline = Date().addingTimeInterval(count > 0 ? 10 : 0)
+        while true {
+            let value = try MetricsTests.scrape(server)["passkeyd_webhook_attempts"]?.value(
+                "passkeyd_webhook_attempts_total",
+                ["endpoint": endpoint, "outcome": outcome]
+            )
+            if (value ?? 0) >= count || Date() >= deadline { return value }
+            usleep(100_000)
+        }
     }
 }

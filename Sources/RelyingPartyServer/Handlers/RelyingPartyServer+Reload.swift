@@ -20,7 +20,15 @@ extension RelyingPartyServer {
         let dispatcher =
             current.endpoints.isEmpty && replacement.webhooks.isEmpty
             ? nil
-            : try WebhookDispatcher(endpoints: replacement.webhooks, store: store, sender: webhookSender, time: time, random: random, log: log)
+            : try WebhookDispatcher(
+                endpoints: replacement.webhooks,
+                store: store,
+                sender: webhookSender,
+                time: time,
+                random: random,
+                attempts: metrics?.webhookAttempts,
+                log: log
+            )
         let previous = settings.withLock { settings in
             defer { settings = reloaded }
             return settings.attestation

@@ -21,6 +21,8 @@ final class ServerMetrics: Sendable {
     let storeErrors: MetricFamily<Counter>
     /// `passkeyd_metadata_refreshes_total{outcome}`: `refreshed`, `unchanged`, `failed`.
     let metadataRefreshes: MetricFamily<Counter>
+    /// `passkeyd_webhook_attempts_total{endpoint, outcome}`: `delivered`, `failed` (to be retried), `dead` (given up).
+    let webhookAttempts: MetricFamily<Counter>
     private let requestDurations: MetricFamily<Histogram>
     /// The latency series of every route of the table and well-known file, made up front: a request's lookup takes no lock.
     private let routeSeries: [String: Histogram]
@@ -66,6 +68,11 @@ final class ServerMetrics: Sendable {
             "passkeyd_metadata_refreshes_total",
             "Background fetches of the FIDO metadata BLOB, by outcome (refreshed, unchanged, failed).",
             labels: ["outcome"]
+        )
+        webhookAttempts = registry.counter(
+            "passkeyd_webhook_attempts_total",
+            "Webhook delivery attempts by configured endpoint ID and outcome (delivered; failed, to be retried; dead, given up).",
+            labels: ["endpoint", "outcome"]
         )
         requestDurations = registry.histogram(
             "passkeyd_request_duration_seconds",

@@ -19,6 +19,7 @@ final class WebhookDispatcher: Sendable {
         sender: (any WebhookSender)?,
         time: any TimeSource,
         random: any RandomSource,
+        attempts: MetricFamily<Counter>? = nil,
         log: Logger
     ) throws(ConfigurationError) {
         guard endpoints.isEmpty || sender != nil else { throw ConfigurationError(.missingValue, key: "webhooks", "need an outbound HTTP client") }
@@ -29,7 +30,16 @@ final class WebhookDispatcher: Sendable {
         workers =
             sender.map { sender in
                 endpoints.enumerated().map { index, endpoint in
-                    WebhookWorker(endpoint: endpoint, store: store, sender: sender, time: time, random: random, repairsChains: index == 0, log: log)
+                    WebhookWorker(
+                        endpoint: endpoint,
+                        store: store,
+                        sender: sender,
+                        time: time,
+                        random: random,
+                        repairsChains: index == 0,
+                        attempts: attempts,
+                        log: log
+                    )
                 }
             } ?? []
     }

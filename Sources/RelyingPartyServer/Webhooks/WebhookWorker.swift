@@ -36,6 +36,8 @@ final class WebhookWorker: Sendable {
     private let time: any TimeSource
     private let policy: WebhookRetryPolicy
     private let repairsChains: Bool
+    /// `passkeyd_webhook_attempts_total`, when metrics are on.
+    private let attempts: MetricFamily<Counter>?
     private let log: Logger
     private let state = Mutex(State())
     private let signal = DispatchSemaphore(value: 0)
@@ -49,6 +51,7 @@ final class WebhookWorker: Sendable {
         time: any TimeSource,
         random: any RandomSource,
         repairsChains: Bool,
+        attempts: MetricFamily<Counter>? = nil,
         log: Logger
     ) {
         self.endpoint = endpoint
@@ -57,6 +60,7 @@ final class WebhookWorker: Sendable {
         self.time = time
         self.policy = WebhookRetryPolicy(endpoint: endpoint, random: random)
         self.repairsChains = repairsChains
+        self.attempts = attempts
         self.log = log
         owner = Hex.encode(random.bytes(count: 8)) + "/" + endpoint.id
     }
@@ -161,6 +165,12 @@ final class WebhookWorker: Sendable {
     private func record(_ completed: [(deliveryID: Int64, outcome: WebhookDeliveryOutcome, messageID: String)]) {
         guard !completed.isEmpty else { return }
         for item in completed {
+            switch item.outcome {
+            case .delivered: attempts?.increment([endpoint.id, "delivered"])
+            case .retry: attempts?.increment([endpoint.id, "failed"])
+            case .dead: attempts?.increment([endpoint.id, "dead"])
+            case .released: break
+            }
             switch item.outcome {
             case .retry(let next, let status, let error):
                 log.warning(
