@@ -8,10 +8,12 @@ final class SQLiteConnection {
     /// Whether commits wait for the disk (`synchronous=FULL`) rather than only for the OS (`NORMAL`).
     private(set) var hasDurableCommits = false
 
-    /// Opens (creating if needed) the database at `path`; ":memory:" opens a private in-memory database.
-    init(path: String) throws(SQLiteError) {
+    /// Opens (creating if needed) the database at `path`; ":memory:" opens a private in-memory database. A `readOnly`
+    /// connection opens an existing file and refuses every write (`SQLITE_READONLY`).
+    init(path: String, readOnly: Bool = false) throws(SQLiteError) {
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        let flags = access | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         let code = sqlite3_open_v2(path, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let error = SQLiteError.failure("open", resultCode: code, connection: nil)

@@ -3,11 +3,11 @@ import Storage
 
 extension SQLiteStore {
     public func session(tokenHash: [UInt8], now: Date) throws(StorageError) -> SessionRecord? {
-        try withRecords { records throws(StorageError) in try records.session(tokenHash: tokenHash, now: now) }
+        try reading { records throws(StorageError) in try records.session(tokenHash: tokenHash, now: now) }
     }
 
     public func session(id: [UInt8], now: Date) throws(StorageError) -> SessionRecord? {
-        try withRecords { records throws(StorageError) in try records.session(id: id, now: now) }
+        try reading { records throws(StorageError) in try records.session(id: id, now: now) }
     }
 
     public func recordSessionUse(tokenHash: [UInt8], at: Date) throws(StorageError) {

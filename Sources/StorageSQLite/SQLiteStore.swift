@@ -17,9 +17,11 @@ import Glibc
 /// client is answered. A sign-in thus costs one `fsync` instead of four (challenge issued, challenge taken, counter
 /// recorded, session created).
 ///
-/// Threading: one connection behind a `Mutex`. Calls from any number of threads are serialised, so each
-/// call sees the connection alone; at `synchronous=FULL` the fsync per commit, not the lock, bounds the
-/// rate, which is why the ceremonies' final writes share their commits (`SQLiteCommitGroup`). Several stores (or processes) may open the same file: SQLite's file locks plus a busy timeout
+/// Threading: one writer connection behind a `Mutex`. Writes and transactions from any number of threads are
+/// serialised, so each sees the connection alone; at `synchronous=FULL` the fsync per commit, not the lock, bounds the
+/// rate, which is why the ceremonies' final writes share their commits (`SQLiteCommitGroup`). The single reads of a
+/// database file (a user, a passkey, a session by ID or token) run on read-only connections (`SQLiteReaders`), which
+/// WAL lets read while the writer commits. Several stores (or processes) may open the same file: SQLite's file locks plus a busy timeout
 /// serialise their writes, and every read-then-write (the ceremonies, `transaction`) runs in a BEGIN IMMEDIATE
 /// transaction, which takes the database's write lock before its first read: transactions are serial.
 ///
@@ -27,6 +29,8 @@ import Glibc
 /// transactions all run those.
 public final class SQLiteStore: PasskeyStore {
     private let connection: Mutex<SQLiteConnection?>
+    /// The read connections of a database file (none for an in-memory one, which only its own connection sees).
+    private let readers: SQLiteReaders?
     /// The ceremonies' final writes, committed in groups (`SQLiteStore+Ceremonies`).
     let commitGroup = SQLiteCommitGroup()
 
@@ -73,11 +77,13 @@ public final class SQLiteStore: PasskeyStore {
         // The one clock of the store: the time of the events a migration writes.
         try SQLiteMigrations.migrate(connection, now: Date())
         self.connection = Mutex(connection)
+        readers = path == ":memory:" ? nil : SQLiteReaders(path: path)
     }
 
-    /// Closes the connection. Later calls throw `storage.unavailable`. Idempotent.
+    /// Closes the connections. Later calls throw `storage.unavailable`. Idempotent.
     public func close() {
         connection.withLock { $0 = nil }
+        readers?.close()
     }
 
     public func transaction<Result: Sendable>(_ body: (any StoreTransaction) throws(StorageError) -> Result) throws(StorageError) -> Result {
@@ -124,5 +130,14 @@ public final class SQLiteStore: PasskeyStore {
         try withRecords(deferringDurability: true) { records throws(StorageError) in try records.run(body) }
     }
 
-    private static let busyTimeoutMilliseconds: Int32 = 5_000
+    /// Runs one read outside the writer's lock (`SQLiteReaders`), or on the one connection of an in-memory database.
+    func reading<Result: Sendable>(_ body: (SQLiteRecords) throws(StorageError) -> Result) throws(StorageError) -> Result {
+        guard let readers else { return try withRecords(body) }
+        return try readers.read(body)
+    }
+
+    /// The read connections open now (tests).
+    package var readConnectionCount: Int { readers?.openCount ?? 0 }
+
+    static let busyTimeoutMilliseconds: Int32 = 5_000
 }
