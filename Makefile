@@ -12,7 +12,7 @@ BACKEND_VENV := .venv-backend
 # The PostgreSQL tests start throwaway clusters of Debian's server (initdb + pg_ctl) in temporary folders.
 TEST_PACKAGES := postgresql
 
-.PHONY: client-swift-test test-openapi openapi-deps webhook-deps backend-deps metrics-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
+.PHONY: client-swift-test test-openapi openapi-deps webhook-deps backend-deps metrics-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak bench-stall clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
 
 # Installs the Debian packages of $(1) that are missing; nothing at all when everything is there. Runs
 # `apt-get update` first when the package lists are missing, and again when an install fails on stale lists.
@@ -192,7 +192,12 @@ bench-soak: deps
 	$(call install_missing,curl)
 	bash bench/soak/run.sh
 
-bench: bench-core bench-server bench-nodes
+# Passkey sign-in p99 while Apple's key URL never answers and Apple sign-ins keep coming, next to the same load undisturbed.
+bench-stall: deps
+	$(call install_missing,curl openssl)
+	bash bench/stall/run.sh
+
+bench: bench-core bench-server bench-nodes bench-stall
 
 clean:
 	rm -rf .build

@@ -7,6 +7,9 @@ import Foundation
 // them round-robin, and each ceremony takes its options from one node and posts its verification to the next.
 // passkeyd-loadgen --mode soak --port PORT --server-pid PID [--connections N] [--seconds S] [--warm-up S]: a mixed
 // load (registrations, logins, AASA, bad requests) with error counts, p99 latency and the server's memory.
+// passkeyd-loadgen --mode apple-stream --port PORT --audience BUNDLE_ID [--connections N] [--seconds S] [--interval S]:
+// Sign in with Apple requests whose tokens name an unknown key, one every S seconds per connection (the stall
+// benchmark's disturbance), answers counted by status.
 var options: [String: String] = [:]
 var portTexts: [Substring] = []
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -21,14 +24,16 @@ while arguments.count >= 2, arguments[0].hasPrefix("--") {
 }
 let mode = options["mode"] ?? "ceremonies"
 let ports = portTexts.compactMap { Int($0) }.filter { (1...65_535).contains($0) }
-guard arguments.isEmpty, !ports.isEmpty, ports.count == portTexts.count, mode == "ceremonies" || mode == "soak",
-    mode == "ceremonies" || (ports.count == 1 && options["server-pid"].flatMap(Int32.init) != nil)
+guard arguments.isEmpty, !ports.isEmpty, ports.count == portTexts.count, ["ceremonies", "soak", "apple-stream"].contains(mode),
+    mode != "soak" || (ports.count == 1 && options["server-pid"].flatMap(Int32.init) != nil),
+    mode != "apple-stream" || (ports.count == 1 && options["audience"] != nil)
 else {
     FileHandle.standardError.write(
         Data(
             """
             usage: passkeyd-loadgen --port PORT[,PORT...] [--connections N] [--seconds S] [--warm-up S] [--server-pid PID]
                    passkeyd-loadgen --mode soak --port PORT --server-pid PID [--connections N] [--seconds S] [--warm-up S]
+                   passkeyd-loadgen --mode apple-stream --port PORT --audience BUNDLE_ID [--connections N] [--seconds S] [--interval S]
             --port may be repeated; --ports is the same option.
 
             """.utf8
@@ -47,6 +52,14 @@ do {
             seconds: options["seconds"].flatMap(Double.init) ?? 60
         )
         if try !soak.run() { exit(1) }
+    } else if mode == "apple-stream" {
+        try AppleStream(
+            port: ports[0],
+            connections: connections,
+            seconds: options["seconds"].flatMap(Double.init) ?? 10,
+            interval: options["interval"].flatMap(Double.init) ?? 0.1,
+            audience: options["audience"] ?? ""
+        ).run()
     } else {
         var generator = LoadGenerator(
             ports: ports,

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# passkeyd stall benchmark: passkey sign-in latency with one dependency made slow, against the same server and load
+# undisturbed, in alternating rounds of one run. The slow dependency is Apple's key endpoint: `apple.jwksURL` points
+# at a loopback socket that accepts connections and never answers, and while the passkey load runs, a steady stream
+# of `POST /auth/apple` requests (tokens naming an unknown key: the server can only answer them after fetching keys)
+# goes on more connections than the server has workers, so a server whose requests waited for the fetch (5 s
+# deadline) would fill its worker pool and queue every passkey request behind them.
+# Prints `RATIO stall-p99-undisturbed-vs-disturbed` (median undisturbed p99 ÷ median disturbed p99; goal ≥ 0.5).
+# Everything listens on 127.0.0.1; the server and the silent listener are stopped by pid on exit. Knobs (environment):
+# STALL_ROUNDS (default 3), LOAD_CONNECTIONS (8), LOAD_SECONDS (8), APPLE_CONNECTIONS (32), APPLE_INTERVAL (seconds
+# between one connection's Apple requests, 0.1), BENCH_TMPDIR (parent of the data folder), PASSKEYD_BIN.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. bench/lib.sh
+
+STALL_ROUNDS=${STALL_ROUNDS:-3}
+LOAD_CONNECTIONS=${LOAD_CONNECTIONS:-8}
+LOAD_SECONDS=${LOAD_SECONDS:-8}
+APPLE_CONNECTIONS=${APPLE_CONNECTIONS:-32}
+APPLE_INTERVAL=${APPLE_INTERVAL:-0.1}
+
+build_release
+
+work=$(mktemp -d "${BENCH_TMPDIR:-/tmp}/passkeyd-stall.XXXXXX")
+passkeyd_pid=""
+silent_pid=""
+stream_pid=""
+stop() {
+    for pid in $stream_pid $passkeyd_pid $silent_pid; do stop_process "$pid"; done
+    rm -rf "$work"
+}
+trap stop EXIT
+
+# Apple's key endpoint, made slow: accepts every connection, reads nothing, answers nothing, holds it open.
+python3 -c '
+import socket, sys
+listener = socket.socket()
+listener.bind(("127.0.0.1", 0))
+listener.listen(1024)
+with open(sys.argv[1] + ".partial", "w") as port_file:
+    port_file.write(str(listener.getsockname()[1]))
+import os
+os.rename(sys.argv[1] + ".partial", sys.argv[1])
+held = []
+while True:
+    held.append(listener.accept()[0])
+' "$work/silent-port" &
+silent_pid=$!
+for _ in $(seq 100); do [ -s "$work/silent-port" ] && break; sleep 0.1; done
+silent_port=$(cat "$work/silent-port")
+
+# passkeyd with Sign in with Apple configured against the silent endpoint (a throwaway .p8 signs client secrets).
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/AuthKey.p8" 2>/dev/null
+audience=com.example.app
+port=$(free_port)
+write_config "$port" "$work/data" "$work/passkeyd.json" \
+    "\"apple\": {\"teamID\": \"ABCDE12345\", \"bundleIDs\": [\"$audience\"], \"keyID\": \"KEY1234567\", \"privateKey\": \"$work/AuthKey.p8\", \"jwksURL\": \"http://127.0.0.1:$silent_port/auth/keys\"}"
+"$PASSKEYD_BIN" serve --config "$work/passkeyd.json" 2>"$work/passkeyd.log" &
+passkeyd_pid=$!
+wait_for "https://127.0.0.1:$port/healthz" "$work/passkeyd.log"
+
+# ceremony_line: the passkey load's rate, p99 (ms) and failures (non-200 answers, 503 server_busy included).
+ceremony_line() {
+    { ./.build/release/passkeyd-loadgen --port "$port" --connections "$LOAD_CONNECTIONS" --seconds "$LOAD_SECONDS" --warm-up 2 || true; } \
+        | awk '/^login ceremonies:/ { sub("/s", "", $3); sub(",", "", $14); print $3, $14, $17 }'
+}
+# The Apple stream outlasts the passkey run it disturbs: the run's registration, 2 s warm-up and 3 s of raw verify
+# rounds, and its LOAD_SECONDS.
+stream_seconds=$((LOAD_SECONDS + 7))
+median() { sort -n | awk '{ values[NR] = $1 } END { print (NR % 2) ? values[(NR + 1) / 2] : (values[NR / 2] + values[NR / 2 + 1]) / 2 }'; }
+
+echo "stall: $STALL_ROUNDS alternating rounds of $LOAD_SECONDS s, $LOAD_CONNECTIONS passkey connections, undisturbed vs" \
+    "Apple's key URL silent with $APPLE_CONNECTIONS connections sending POST /auth/apple every $APPLE_INTERVAL s each" \
+    "(server: 2 threads, default workers, 5 s Apple deadline)"
+undisturbed_p99s=()
+disturbed_p99s=()
+failures=0
+for round in $(seq "$STALL_ROUNDS"); do
+    read -r quiet_rate quiet_p99 quiet_failures < <(ceremony_line) || { echo "no undisturbed passkey ceremony succeeded" >&2; exit 1; }
+    ./.build/release/passkeyd-loadgen --mode apple-stream --port "$port" --audience "$audience" --connections "$APPLE_CONNECTIONS" \
+        --seconds "$stream_seconds" --interval "$APPLE_INTERVAL" >"$work/stream-$round.txt" 2>&1 &
+    stream_pid=$!
+    sleep 0.5
+    read -r busy_rate busy_p99 busy_failures < <(ceremony_line) || { echo "no passkey ceremony succeeded while Apple was silent" >&2; exit 1; }
+    wait "$stream_pid" || { cat "$work/stream-$round.txt" >&2; exit 1; }
+    stream_pid=""
+    echo "  round $round: undisturbed $quiet_rate/s p99 $quiet_p99 ms (failures $quiet_failures)," \
+        "disturbed $busy_rate/s p99 $busy_p99 ms (failures $busy_failures)"
+    echo "    $(cat "$work/stream-$round.txt")"
+    undisturbed_p99s+=("$quiet_p99")
+    disturbed_p99s+=("$busy_p99")
+    failures=$((failures + quiet_failures + busy_failures))
+done
+undisturbed_p99=$(printf '%s\n' "${undisturbed_p99s[@]}" | median)
+disturbed_p99=$(printf '%s\n' "${disturbed_p99s[@]}" | median)
+echo "  median p99: undisturbed $undisturbed_p99 ms, disturbed $disturbed_p99 ms; failed passkey ceremonies: $failures;" \
+    "key fetches that timed out: $(grep -c "apple keys: fetch failed" "$work/passkeyd.log" || true);" \
+    "server_busy logged: $(grep -c server_busy "$work/passkeyd.log" || true)"
+printf 'RATIO stall-p99-undisturbed-vs-disturbed %.3f\n' "$(echo "$undisturbed_p99 / $disturbed_p99" | bc -l)"
