@@ -8,7 +8,8 @@ import Synchronization
 /// key ID no key set holds and carries random signature bytes, so the server can only answer it after fetching
 /// Apple's keys. The stall benchmark points the server's `apple.jwksURL` at a socket that never answers and runs this
 /// next to the passkey load: with more connections than the server has workers, a server whose requests waited for
-/// the fetch would fill its worker pool. Reports the answers by status and their latency.
+/// the fetch would fill its worker pool. Runs until `seconds` pass or SIGTERM, and reports the answers by status, their
+/// latency, and the requests still unanswered.
 struct AppleStream {
     let port: Int
     let connections: Int
@@ -21,54 +22,77 @@ struct AppleStream {
         let description: String
     }
 
+    /// What the connections' threads have seen so far, shared with the thread that reports.
+    struct Tally {
+        var statuses: [Int: Int] = [:]
+        var milliseconds: [Double] = []
+        /// Requests sent and not answered yet.
+        var inFlight = 0
+        var stopped = false
+        var firstError: String?
+    }
+
+    /// Sends until `seconds` have passed or a SIGTERM arrives, then reports at once: a request still waiting for its
+    /// answer is counted as unanswered (a stalled server would keep it for the fetch's whole deadline), not waited for.
     func run() throws {
         let clients = try (0..<connections).map { _ in try LoopbackHTTPClient(port: port) }
-        let statuses = Mutex([Int: Int]())
-        let latencies = Mutex([Double]())
-        let errors = Mutex([String]())
-        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
-        let group = DispatchGroup()
+        let tally = Mutex(Tally())
+        let stop = DispatchSemaphore(value: 0)
+        signal(SIGTERM, SIG_IGN)
+        let termination = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global())
+        termination.setEventHandler { stop.signal() }
+        termination.resume()
+        let started = DispatchTime.now()
         for (index, client) in clients.enumerated() {
-            group.enter()
             Thread { [self] in
-                defer { group.leave() }
-                var counts: [Int: Int] = [:]
-                var mine: [Double] = []
                 // Spread the connections' sends over one interval instead of sending them in waves.
                 Thread.sleep(forTimeInterval: interval * Double(index) / Double(connections))
                 do {
-                    while DispatchTime.now().uptimeNanoseconds < deadline {
+                    while tally.withLock({ tally in
+                        if !tally.stopped { tally.inFlight += 1 }
+                        return !tally.stopped
+                    }) {
                         let start = DispatchTime.now().uptimeNanoseconds
                         let reply = try client.post("/auth/apple", json: try Self.body(audience: audience))
                         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-                        counts[reply.status, default: 0] += 1
-                        mine.append(elapsed * 1000)
+                        tally.withLock { tally in
+                            tally.inFlight -= 1
+                            guard !tally.stopped else { return }
+                            tally.statuses[reply.status, default: 0] += 1
+                            tally.milliseconds.append(elapsed * 1000)
+                        }
                         if elapsed < interval { Thread.sleep(forTimeInterval: interval - elapsed) }
                     }
                 } catch {
-                    errors.withLock { $0.append("\(error)") }
+                    tally.withLock { tally in
+                        tally.inFlight -= 1
+                        tally.firstError = tally.firstError ?? "\(error)"
+                    }
                 }
-                statuses.withLock { all in all.merge(counts, uniquingKeysWith: +) }
-                latencies.withLock { $0 += mine }
             }.start()
         }
-        group.wait()
-        if let error = errors.withLock({ $0.first }) { throw Failure(description: "an Apple connection failed: \(error)") }
-        let sorted = latencies.withLock { $0 }.sorted()
-        guard !sorted.isEmpty else { throw Failure(description: "no Apple sign-in was answered") }
-        let answers = statuses.withLock { $0 }.sorted { $0.key < $1.key }.map { "\($0.value)×\($0.key)" }.joined(separator: " ")
+        _ = stop.wait(timeout: started + seconds)
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        let seen = tally.withLock { tally in
+            tally.stopped = true
+            return tally
+        }
+        if let error = seen.firstError { throw Failure(description: "an Apple connection failed: \(error)") }
+        let sorted = seen.milliseconds.sorted()
+        let answers = seen.statuses.sorted { $0.key < $1.key }.map { "\($0.value)×\($0.key)" }.joined(separator: " ")
         print(
             String(
                 format: "apple sign-ins: %d answered (%.0f/s) over %d connections, one every %.3f s each, statuses %@, "
-                    + "p50 %.2f ms, p99 %.2f ms, slowest %.2f ms",
+                    + "p50 %.2f ms, p99 %.2f ms, slowest %.2f ms, unanswered at the end %d",
                 sorted.count,
-                Double(sorted.count) / seconds,
+                Double(sorted.count) / elapsed,
                 connections,
                 interval,
-                answers,
-                Self.percentile(sorted, 0.50),
-                Self.percentile(sorted, 0.99),
-                sorted[sorted.count - 1]
+                answers.isEmpty ? "none" : answers,
+                sorted.isEmpty ? 0 : Self.percentile(sorted, 0.50),
+                sorted.isEmpty ? 0 : Self.percentile(sorted, 0.99),
+                sorted.last ?? 0,
+                seen.inFlight
             )
         )
     }
