@@ -8,7 +8,7 @@
 # Prints `RATIO stall-p99-undisturbed-vs-disturbed` (median undisturbed p99 ÷ median disturbed p99; goal ≥ 0.5).
 # Everything listens on 127.0.0.1; the server and the silent listener are stopped by pid on exit. Knobs (environment):
 # STALL_ROUNDS (default 3), LOAD_CONNECTIONS (8), LOAD_SECONDS (8), APPLE_CONNECTIONS (32), APPLE_INTERVAL (seconds
-# between one connection's Apple requests, 0.1), BENCH_TMPDIR (parent of the data folder), PASSKEYD_BIN.
+# between one connection's Apple requests, 0.1), APPLE_KEYS (never, or served-once: see the listener), BENCH_TMPDIR (parent of the data folder), PASSKEYD_BIN.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . bench/lib.sh
@@ -31,20 +31,36 @@ stop() {
 }
 trap stop EXIT
 
-# Apple's key endpoint, made slow: accepts every connection, reads nothing, answers nothing, holds it open.
+# Apple's key endpoint, made slow: accepts every connection, reads nothing, answers nothing, holds it open. With
+# APPLE_KEYS=served-once it first answers one fetch with a key set (one RSA key), so the server holds keys that the
+# tokens' kid is not among, and each unknown kid sends it back to the silent endpoint (at most once a minute).
+jwks=""
+if [ "${APPLE_KEYS:-never}" = served-once ]; then
+    openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$work/apple-rsa.pem" 2>/dev/null
+    modulus=$(openssl rsa -in "$work/apple-rsa.pem" -noout -modulus | cut -d= -f2)
+    jwks=$(python3 -c 'import base64, sys; n = base64.urlsafe_b64encode(bytes.fromhex(sys.argv[1])).rstrip(b"=").decode()
+print("{\"keys\":[{\"kty\":\"RSA\",\"kid\":\"stall-benchmark-served\",\"use\":\"sig\",\"alg\":\"RS256\",\"n\":\"%s\",\"e\":\"AQAB\"}]}" % n)' "$modulus")
+fi
 python3 -c '
-import socket, sys
+import os, socket, sys
 listener = socket.socket()
 listener.bind(("127.0.0.1", 0))
 listener.listen(1024)
 with open(sys.argv[1] + ".partial", "w") as port_file:
     port_file.write(str(listener.getsockname()[1]))
-import os
 os.rename(sys.argv[1] + ".partial", sys.argv[1])
+keys = sys.argv[2].encode()
 held = []
 while True:
-    held.append(listener.accept()[0])
-' "$work/silent-port" &
+    connection = listener.accept()[0]
+    if keys:
+        connection.recv(65536)
+        connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nCache-Control: max-age=3600\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(keys), keys))
+        connection.close()
+        keys = b""
+    else:
+        held.append(connection)
+' "$work/silent-port" "$jwks" &
 silent_pid=$!
 for _ in $(seq 100); do [ -s "$work/silent-port" ] && break; sleep 0.1; done
 silent_port=$(cat "$work/silent-port")
@@ -68,7 +84,7 @@ median() { sort -n | awk '{ values[NR] = $1 } END { print (NR % 2) ? values[(NR 
 
 echo "stall: $STALL_ROUNDS alternating rounds of $LOAD_SECONDS s, $LOAD_CONNECTIONS passkey connections, undisturbed vs" \
     "Apple's key URL silent with $APPLE_CONNECTIONS connections sending POST /auth/apple every $APPLE_INTERVAL s each" \
-    "(server: 2 threads, default workers, 5 s Apple deadline)"
+    "(server: 2 threads, default workers, 5 s Apple deadline; APPLE_KEYS=${APPLE_KEYS:-never})"
 undisturbed_p99s=()
 disturbed_p99s=()
 failures=0
