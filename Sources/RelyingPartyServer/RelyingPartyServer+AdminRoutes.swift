@@ -1,6 +1,9 @@
 extension RelyingPartyServer {
     /// The admin listener's table (`listen.admin`), one line per endpoint as `routes`; every route is behind an admin
     /// key (`AdminAPI`), but `/metrics` on a loopback listener (`openOnLoopback`), and none is in the public table.
+    /// The admin routes, indexed.
+    static let adminRouteTable = RouteTable(adminRoutes)
+
     static let adminRoutes: [Route] = [
         Route("GET", "/admin/users", [.noStore], RelyingPartyServer.adminSearchUsers),
         Route("POST", "/admin/users", [.noStore], RelyingPartyServer.adminCreateUser),

@@ -86,20 +86,17 @@ extension RelyingPartyServer {
         }
     }
 
+    /// The public routes, indexed.
+    static let routeTable = RouteTable(routes)
+
     /// The route of `table` (the public routes by default) for `method` (HEAD already read as GET) and `path`.
-    static func dispatch(_ method: String, _ path: String, in table: [Route] = routes) -> Dispatch {
-        var allowed: [String] = []
-        for route in table {
-            guard let parameters = route.match(path) else { continue }
-            if route.method == method { return .route(route, parameters: parameters) }
-            allowed.append(route.method)
-        }
-        return allowed.isEmpty ? .unrouted : .wrongMethod(allowed: allowed)
+    static func dispatch(_ method: String, _ path: String, in table: RouteTable = routeTable) -> Dispatch {
+        table.dispatch(method, path)
     }
 
     /// The path for the log: the route's pattern (`/me/passkeys/{id}`), never the path a client sent.
-    static func route(of path: String, in table: [Route] = routes) -> String {
-        table.first { $0.match(path) != nil }?.path ?? "(unrouted)"
+    static func route(of path: String, in table: RouteTable = routeTable) -> String {
+        table.pattern(of: path) ?? "(unrouted)"
     }
 
     /// The route label of a dispatched request, for the log and the metrics: the route's pattern, a well-known file's

@@ -45,10 +45,11 @@ final class Route: Sendable {
     let handler: Handler
     private let segments: [Substring]
     /// The path up to its first parameter segment (all of it for a literal path): a request path that does not start
-    /// with it is not this route's, which is found without splitting it. Every request is dispatched against every
-    /// route, several times, and Foundation's `contains` for each was most of the CPU of a well-known file's answer.
+    /// with it is not this route's, which is found without splitting it (Foundation's `contains` there was once most of
+    /// the CPU of a well-known file's answer).
     private let literalPrefix: String
-    private let isLiteral: Bool
+    /// Whether the path has no parameter segment (`RouteTable` finds such a route by its path).
+    let isLiteral: Bool
 
     /// A route to a handler that takes the request, e.g. `RelyingPartyServer.me`.
     convenience init(

@@ -95,6 +95,45 @@ struct RouteTableTests {
         #expect(server.answerOnLoop(HTTPRequest(method: "POST", path: "/webauthn/authentication/verify")) == nil)
     }
 
+    /// The indexed table answers as a scan of every route in order would, for every route's path (with its
+    /// parameters filled in) under every method, and for paths no route has.
+    @Test func theIndexedTableDispatchesAsAScanOfEveryRoute() {
+        for table in [RelyingPartyServer.routeTable, RelyingPartyServer.adminRouteTable] {
+            let methods = Set(table.routes.map(\.method)).union(["OPTIONS", "PUT"])
+            let paths =
+                table.routes.map { $0.path.replacingOccurrences(of: "{id}", with: "AAAA").replacingOccurrences(of: "{credentialId}", with: "BBBB") }
+                + ["/", "/nothing", "/me/", "/me/passkeys/", "/admin/users/", "/.well-known/apple-app-site-association"]
+            for path in paths {
+                for method in methods {
+                    #expect(
+                        Self.describe(table.dispatch(method, path)) == Self.describe(Self.scan(table.routes, method, path)),
+                        "\(method) \(path)"
+                    )
+                }
+                #expect(table.pattern(of: path) == table.routes.first { $0.match(path) != nil }?.path, "\(path)")
+            }
+        }
+    }
+
+    /// The reference: every route in table order.
+    private static func scan(_ routes: [Route], _ method: String, _ path: String) -> RelyingPartyServer.Dispatch {
+        var allowed: [String] = []
+        for route in routes {
+            guard let parameters = route.match(path) else { continue }
+            if route.method == method { return .route(route, parameters: parameters) }
+            allowed.append(route.method)
+        }
+        return allowed.isEmpty ? .unrouted : .wrongMethod(allowed: allowed)
+    }
+
+    private static func describe(_ dispatch: RelyingPartyServer.Dispatch) -> String {
+        switch dispatch {
+        case .route(let route, let parameters): "route \(route.method) \(route.path) \(parameters)"
+        case .wrongMethod(let allowed): "wrong method \(allowed)"
+        case .unrouted: "unrouted"
+        }
+    }
+
     @Test func anIDSegmentMatchesOneNonEmptySegment() throws {
         let route = try #require(RelyingPartyServer.routes.first { $0.path == "/me/passkeys/{id}" })
         #expect(route.match("/me/passkeys/AbC-_9") == ["AbC-_9"])

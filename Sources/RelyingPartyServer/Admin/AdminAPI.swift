@@ -17,7 +17,7 @@ public final class AdminAPI: HTTPHandler, Sendable {
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         let method = request.method == "HEAD" ? "GET" : request.method
-        let route = RelyingPartyServer.route(of: request.path, in: RelyingPartyServer.adminRoutes)
+        let route = RelyingPartyServer.route(of: request.path, in: RelyingPartyServer.adminRouteTable)
         var response: HTTPResponse
         var keyName = "(refused)"
         let isOpen = isOpenOnLoopback(method: method, path: request.path)
@@ -44,7 +44,7 @@ public final class AdminAPI: HTTPHandler, Sendable {
     /// `listen.admin` on a loopback address.
     private func isOpenOnLoopback(method: String, path: String) -> Bool {
         guard let address = server.configuration.adminAddress, ServerConfiguration.isLoopback(address),
-            case .route(let route, _) = RelyingPartyServer.dispatch(method, path, in: RelyingPartyServer.adminRoutes)
+            case .route(let route, _) = RelyingPartyServer.dispatch(method, path, in: RelyingPartyServer.adminRouteTable)
         else { return false }
         return route.flags.contains(.openOnLoopback)
     }
@@ -62,7 +62,7 @@ public final class AdminAPI: HTTPHandler, Sendable {
     }
 
     private func respond(to request: HTTPRequest, method: String) throws(ServerError) -> HTTPResponse {
-        switch RelyingPartyServer.dispatch(method, request.path, in: RelyingPartyServer.adminRoutes) {
+        switch RelyingPartyServer.dispatch(method, request.path, in: RelyingPartyServer.adminRouteTable) {
         case .route(let route, let parameters):
             return try route.handler(server, request, RouteContext(parameters: parameters, session: nil))
         case .wrongMethod(let allowed):
