@@ -20,7 +20,7 @@ struct ServeCommand {
         let configurationPath: String?
         do {
             let line = try Self.syntax.parse(arguments)
-            configurationPath = try line.value("--config")
+            configurationPath = line.value("--config")
             do {
                 configuration = try configurationPath.map(ServerConfiguration.load(path:)) ?? ServerConfiguration.load(json: Data("{}".utf8))
             } catch {
