@@ -158,6 +158,30 @@ struct MetricsTests {
     }
 }
 
+/// What `passkeyd serve` adds to `/metrics` from its listeners (wired in `ServeCommand`): connections open, TLS
+/// handshakes, the worker queue and its `503 server_busy` refusals, scraped from a running process.
+@Suite(.serialized) struct ServeMetricsTests {
+    @Test func theListenersFiguresAreScrapedFromARunningServer() throws {
+        let folder = try TemporaryFolder()
+        let server = try ServeProcess(
+            dataDirectory: folder.path + "/data",
+            configurationPath: folder.path + "/passkeyd.json",
+            adminListener: true
+        )
+        defer { _ = server.terminate() }
+        let connection = try KeepAliveConnection(port: server.port)
+        #expect(try connection.get("/healthz").status == 200)
+        let reply = try CurlTransport(port: try #require(server.adminPort)).send("GET", "/metrics", body: nil, headers: [])
+        #expect(reply.status == 200)
+        let families = try PrometheusParser.parse(reply.text)
+        #expect((families["passkeyd_connections_open"]?.value("passkeyd_connections_open") ?? 0) >= 1)
+        #expect((families["passkeyd_tls_handshakes"]?.value("passkeyd_tls_handshakes_total", ["outcome": "ok"]) ?? 0) >= 1)
+        #expect(families["passkeyd_requests_queued"]?.value("passkeyd_requests_queued") == 0)
+        #expect(families["passkeyd_requests_busy"]?.value("passkeyd_requests_busy_total") == 0)
+        #expect(families["passkeyd_requests_busy"]?.type == "counter")
+    }
+}
+
 /// `/metrics` on the admin listener: without a key on a loopback `listen.admin`, with one otherwise.
 struct AdminMetricsTests {
     static func configuration(adminAddress: String) -> String {

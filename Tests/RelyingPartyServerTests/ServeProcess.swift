@@ -9,6 +9,8 @@ import Glibc
 final class ServeProcess {
     let process = Process()
     let port: Int
+    /// The admin listener's port, when started with one.
+    let adminPort: Int?
     let logPath: String
     let configurationPath: String
 
@@ -25,13 +27,25 @@ final class ServeProcess {
 
     /// Writes a configuration for `dataDirectory` on a free port and starts the server; returns once /healthz answers.
     /// `extraMembers` are added to the configuration object as they are (e.g. `"rateLimits": {...}`). With
-    /// `openFileLimit`, the server starts under `ulimit -n` of that many descriptors (soft and hard).
-    init(dataDirectory: String, configurationPath: String, extraMembers: String? = nil, openFileLimit: Int? = nil) throws {
+    /// `openFileLimit`, the server starts under `ulimit -n` of that many descriptors (soft and hard). With
+    /// `adminListener`, it also listens for the admin API on a free loopback port (`adminPort`), where `/metrics` needs
+    /// no key.
+    init(
+        dataDirectory: String,
+        configurationPath: String,
+        extraMembers: String? = nil,
+        openFileLimit: Int? = nil,
+        adminListener: Bool = false
+    ) throws {
         port = try LoopbackPort.free()
+        adminPort = adminListener ? try LoopbackPort.free() : nil
         self.configurationPath = configurationPath
+        let admin = adminPort.map {
+            #", "admin": "127.0.0.1:\#($0)"}, "admin": {"keys": [{"name": "ops", "keySHA256": "\#(String(repeating: "a", count: 64))"}]}"#
+        }
         let configuration = """
             {"relyingParty": {"id": "example.com", "name": "Example", "origins": ["https://example.com"]},
-             "listen": {"https": "127.0.0.1:\(port)"}, "dataDirectory": "\(dataDirectory)", "www": null, "threads": 2\(extraMembers.map { ", " + $0 } ?? "")}
+             "listen": {"https": "127.0.0.1:\(port)"\(admin ?? "}"), "dataDirectory": "\(dataDirectory)", "www": null, "threads": 2\(extraMembers.map { ", " + $0 } ?? "")}
             """
         try Data(configuration.utf8).write(to: URL(fileURLWithPath: configurationPath))
         logPath = dataDirectory + "-serve-\(port).log"
