@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore"]),
         .testTarget(name: "WebAuthnCoreTests", dependencies: ["WebAuthnCore", "WebAuthnVectors", "TestSupport", "CBOR", "CryptoCore"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "StorageSQLite", "StoragePostgres", "TestSupport"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "StorageSQLite", "StoragePostgres", "TestSupport", "CryptoCore"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CryptoCore", "TestSupport", "Observability"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
         .testTarget(name: "AppleSignInTests", dependencies: ["AppleSignIn", "CryptoCore", "TestSupport"]),

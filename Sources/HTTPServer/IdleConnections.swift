@@ -23,8 +23,8 @@ final class IdleConnections {
     /// Appends `connection` as the newest idle one; nothing when it is in the list already.
     func append(_ connection: ConnectionState) {
         guard !links(of: connection).isMember else { return }
-        setLinks(of: connection, to: IdleLinks(isMember: true, older: newest, newer: nil))
-        if let newest { setNewer(of: newest, to: connection) } else { oldest = connection }
+        update(connection) { $0 = IdleLinks(isMember: true, older: newest, newer: nil) }
+        if let newest { update(newest) { $0.newer = connection } } else { oldest = connection }
         newest = connection
         count += 1
     }
@@ -33,16 +33,16 @@ final class IdleConnections {
     func remove(_ connection: ConnectionState) {
         let entry = links(of: connection)
         guard entry.isMember else { return }
-        if let older = entry.older { setNewer(of: older, to: entry.newer) } else { oldest = entry.newer }
-        if let newer = entry.newer { setOlder(of: newer, to: entry.older) } else { newest = entry.older }
-        setLinks(of: connection, to: IdleLinks())
+        if let older = entry.older { update(older) { $0.newer = entry.newer } } else { oldest = entry.newer }
+        if let newer = entry.newer { update(newer) { $0.older = entry.older } } else { newest = entry.older }
+        update(connection) { $0 = IdleLinks() }
         count -= 1
     }
 
     /// The connection idle the longest, if any.
     var first: ConnectionState? { oldest }
 
-    // Stored properties reached through a switch: a key path here was as costly as the list itself.
+    // The stored property reached through a switch: a key path here was as costly as the list itself.
     private func links(of connection: ConnectionState) -> IdleLinks {
         switch membership {
         case .all: connection.idleLinks
@@ -50,24 +50,10 @@ final class IdleConnections {
         }
     }
 
-    private func setLinks(of connection: ConnectionState, to links: IdleLinks) {
+    private func update(_ connection: ConnectionState, _ change: (inout IdleLinks) -> Void) {
         switch membership {
-        case .all: connection.idleLinks = links
-        case .address: connection.addressIdleLinks = links
-        }
-    }
-
-    private func setNewer(of connection: ConnectionState, to newer: ConnectionState?) {
-        switch membership {
-        case .all: connection.idleLinks.newer = newer
-        case .address: connection.addressIdleLinks.newer = newer
-        }
-    }
-
-    private func setOlder(of connection: ConnectionState, to older: ConnectionState?) {
-        switch membership {
-        case .all: connection.idleLinks.older = older
-        case .address: connection.addressIdleLinks.older = older
+        case .all: change(&connection.idleLinks)
+        case .address: change(&connection.addressIdleLinks)
         }
     }
 }

@@ -1,3 +1,4 @@
+import CryptoCore
 import Dispatch
 import Foundation
 import Storage
@@ -271,17 +272,16 @@ struct PostgresStoreTests {
     @Test func aVersionFourDatabaseGainsTheAccountLifecycle() throws {
         let cluster = try PostgresClusterScope.current()
         let name = try cluster.createDatabase()
-        let hex = { (bytes: [UInt8]) in bytes.map { String(format: "%02x", $0) }.joined() }
         try cluster.psql(
             PostgresMigrations.steps.prefix(4).map(\.sql).joined()
                 + """
                 CREATE TABLE passkeyd_schema (version integer NOT NULL);
                 INSERT INTO passkeyd_schema VALUES (4);
-                INSERT INTO users VALUES ('\\x\(hex(StoreSamples.userID(1)))', 'alice', 'Alice', 0);
-                INSERT INTO users VALUES ('\\x\(hex(StoreSamples.userID(2)))', 'bob', 'Bob', 0);
-                INSERT INTO apple_identities VALUES ('001.a', '\\x\(hex(StoreSamples.userID(1)))', 'a@privaterelay.appleid.com', true, true,
+                INSERT INTO users VALUES ('\\x\(Hex.encode(StoreSamples.userID(1)))', 'alice', 'Alice', 0);
+                INSERT INTO users VALUES ('\\x\(Hex.encode(StoreSamples.userID(2)))', 'bob', 'Bob', 0);
+                INSERT INTO apple_identities VALUES ('001.a', '\\x\(Hex.encode(StoreSamples.userID(1)))', 'a@privaterelay.appleid.com', true, true,
                     false, 2, '002.transfer', '\\x0102', 'com.example.app', 5);
-                INSERT INTO credentials VALUES ('\\x0102', '\\x\(hex(StoreSamples.userID(2)))', '\\x00', -7, 0, '[]', '\\x00', false, false,
+                INSERT INTO credentials VALUES ('\\x0102', '\\x\(Hex.encode(StoreSamples.userID(2)))', '\\x00', -7, 0, '[]', '\\x00', false, false,
                     'none', '', 'Key', 0, NULL, false, false);
                 """,
             database: name
@@ -300,17 +300,16 @@ struct PostgresStoreTests {
     @Test func aVersionSixDatabaseGainsTheSigningKeys() throws {
         let cluster = try PostgresClusterScope.current()
         let name = try cluster.createDatabase()
-        let hex = { (bytes: [UInt8]) in bytes.map { String(format: "%02x", $0) }.joined() }
         try cluster.psql(
             PostgresMigrations.steps.prefix(6).map(\.sql).joined()
                 + """
                 CREATE TABLE passkeyd_schema (version integer NOT NULL);
                 INSERT INTO passkeyd_schema VALUES (6);
                 INSERT INTO users (id, name, display_name, created_at, display_name_is_default, app_account_token, email_verified)
-                    VALUES ('\\x\(hex(StoreSamples.userID(1)))', 'alice', 'Alice', 0, false, '0b0e7a5c-0c4a-4f43-9d55-8d3c4a0f1e2b', false);
+                    VALUES ('\\x\(Hex.encode(StoreSamples.userID(1)))', 'alice', 'Alice', 0, false, '0b0e7a5c-0c4a-4f43-9d55-8d3c4a0f1e2b', false);
                 INSERT INTO sessions (token_hash, user_id, created_at, expires_at, id, method, user_verified, authenticated_at)
-                    VALUES ('\\x01', '\\x\(hex(StoreSamples.userID(1)))', 0, \(SigningKeyMigration.sessionExpiresAt.timeIntervalSinceReferenceDate),
-                    '\\x\(hex(SigningKeyMigration.sessionID))', 'passkey', true, 0);
+                    VALUES ('\\x01', '\\x\(Hex.encode(StoreSamples.userID(1)))', 0, \(SigningKeyMigration.sessionExpiresAt.timeIntervalSinceReferenceDate),
+                    '\\x\(Hex.encode(SigningKeyMigration.sessionID))', 'passkey', true, 0);
                 """,
             database: name
         )
@@ -325,9 +324,8 @@ struct PostgresStoreTests {
     @Test func aVersionEightDatabaseSettlesCollidingNames() throws {
         let cluster = try PostgresClusterScope.current()
         let name = try cluster.createDatabase()
-        let hex = { (bytes: [UInt8]) in bytes.map { String(format: "%02x", $0) }.joined() }
         let rows = UsernameKeyMigration.accounts.map { account in
-            "('\\x\(hex(StoreSamples.userID(account.number)))', '\(account.name)', '\(account.name)', \(account.createdAt), false, "
+            "('\\x\(Hex.encode(StoreSamples.userID(account.number)))', '\(account.name)', '\(account.name)', \(account.createdAt), false, "
                 + "'\(UsernameKeyMigration.appAccountToken(account.number))', false)"
         }
         try cluster.psql(
