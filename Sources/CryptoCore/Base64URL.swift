@@ -19,34 +19,53 @@ public enum Base64URL {
 
     /// The unpadded base64url text of `bytes` as ASCII bytes.
     private static func encoded(_ bytes: [UInt8]) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: (bytes.count * 4 + 2) / 3) { buffer, initialized in
-            alphabet.withUnsafeBufferPointer { alphabet in
-                bytes.withUnsafeBufferPointer { input in
-                    var index = 0
-                    var written = 0
-                    while index + 3 <= input.count {
-                        let value = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-                        buffer[written] = alphabet[Int(value >> 18 & 63)]
-                        buffer[written + 1] = alphabet[Int(value >> 12 & 63)]
-                        buffer[written + 2] = alphabet[Int(value >> 6 & 63)]
-                        buffer[written + 3] = alphabet[Int(value & 63)]
-                        index += 3
-                        written += 4
-                    }
-                    let remaining = input.count - index
-                    if remaining > 0 {
-                        let value = UInt32(input[index]) << 16 | (remaining == 2 ? UInt32(input[index + 1]) << 8 : 0)
-                        buffer[written] = alphabet[Int(value >> 18 & 63)]
-                        buffer[written + 1] = alphabet[Int(value >> 12 & 63)]
-                        written += 2
-                        if remaining == 2 {
-                            buffer[written] = alphabet[Int(value >> 6 & 63)]
-                            written += 1
-                        }
-                    }
-                    initialized = written
+        [UInt8](unsafeUninitializedCapacity: encodedLength(bytes.count)) { buffer, initialized in
+            initialized = bytes.withUnsafeBufferPointer { encode($0, into: buffer) }
+        }
+    }
+
+    /// Whether `text` is exactly the unpadded base64url text of `bytes`, compared in constant time (lengths are not
+    /// secret), with the expected text built on the stack.
+    public static func isEncoding(of bytes: [UInt8], _ text: String) -> Bool {
+        var text = text
+        let length = encodedLength(bytes.count)
+        return text.withUTF8 { given in
+            guard given.count == length else { return false }
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(length, 1)) { buffer in
+                let written = bytes.withUnsafeBufferPointer { encode($0, into: buffer) }
+                return ConstantTime.equals(UnsafeBufferPointer(rebasing: buffer[..<written]), given)
+            }
+        }
+    }
+
+    private static func encodedLength(_ count: Int) -> Int { (count * 4 + 2) / 3 }
+
+    /// Writes the text of `input` to `buffer` (at least `encodedLength(input.count)` long); returns its length.
+    private static func encode(_ input: UnsafeBufferPointer<UInt8>, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        alphabet.withUnsafeBufferPointer { alphabet in
+            var index = 0
+            var written = 0
+            while index + 3 <= input.count {
+                let value = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+                buffer[written] = alphabet[Int(value >> 18 & 63)]
+                buffer[written + 1] = alphabet[Int(value >> 12 & 63)]
+                buffer[written + 2] = alphabet[Int(value >> 6 & 63)]
+                buffer[written + 3] = alphabet[Int(value & 63)]
+                index += 3
+                written += 4
+            }
+            let remaining = input.count - index
+            if remaining > 0 {
+                let value = UInt32(input[index]) << 16 | (remaining == 2 ? UInt32(input[index + 1]) << 8 : 0)
+                buffer[written] = alphabet[Int(value >> 18 & 63)]
+                buffer[written + 1] = alphabet[Int(value >> 12 & 63)]
+                written += 2
+                if remaining == 2 {
+                    buffer[written] = alphabet[Int(value >> 6 & 63)]
+                    written += 1
                 }
             }
+            return written
         }
     }
 

@@ -11,14 +11,17 @@ public enum ConstantTime {
         }
     }
 
+    /// True when both buffers hold the same bytes.
+    public static func equals(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {
+        left.count == right.count && (left.isEmpty || CRYPTO_memcmp(left.baseAddress, right.baseAddress, left.count) == 0)
+    }
+
     /// True when both texts have the same UTF-8 bytes, compared in constant time without copying them.
     public static func equals(_ left: String, _ right: String) -> Bool {
         var left = left
         var right = right
         return left.withUTF8 { l in
-            right.withUTF8 { r in
-                l.count == r.count && (l.isEmpty || CRYPTO_memcmp(l.baseAddress, r.baseAddress, l.count) == 0)
-            }
+            right.withUTF8 { r in equals(l, r) }
         }
     }
 }

@@ -36,25 +36,31 @@ public enum DigestAlgorithm: String, Sendable, CaseIterable {
 
     /// The digest of `first || second`, without building the concatenation.
     public func hash(_ first: [UInt8], _ second: [UInt8]) -> [UInt8] {
-        if self == .sha256 {
-            return [UInt8](unsafeUninitializedCapacity: 32) { output, count in
-                first.withUnsafeBufferPointer { a in
-                    second.withUnsafeBufferPointer { b in pk_sha256_two(a.baseAddress, a.count, b.baseAddress, b.count, output.baseAddress) }
+        [UInt8](unsafeUninitializedCapacity: outputLength) { output, count in
+            hash(first, second, into: output)
+            count = outputLength
+        }
+    }
+
+    /// Writes the digest of `first || second` to `output`, which holds exactly `outputLength` bytes.
+    func hash(_ first: [UInt8], _ second: [UInt8], into output: UnsafeMutableBufferPointer<UInt8>) {
+        precondition(output.count == outputLength, "a \(rawValue) digest needs \(outputLength) bytes")
+        first.withUnsafeBufferPointer { a in
+            second.withUnsafeBufferPointer { b in
+                if self == .sha256 {
+                    pk_sha256_two(a.baseAddress, a.count, b.baseAddress, b.count, output.baseAddress)
+                    return
                 }
-                count = 32
+                let context = EVP_MD_CTX_new()
+                defer { EVP_MD_CTX_free(context) }
+                let status = context != nil
+                    && EVP_DigestInit_ex(context, messageDigest, nil) == 1
+                    && EVP_DigestUpdate(context, a.baseAddress, a.count) == 1
+                    && EVP_DigestUpdate(context, b.baseAddress, b.count) == 1
+                    && EVP_DigestFinal_ex(context, output.baseAddress, nil) == 1
+                precondition(status, "EVP_Digest failed for \(rawValue)")
             }
         }
-        guard let context = EVP_MD_CTX_new() else { return hash(first + second) }
-        defer { EVP_MD_CTX_free(context) }
-        var output = [UInt8](repeating: 0, count: outputLength)
-        let status = output.withUnsafeMutableBufferPointer { out in
-            EVP_DigestInit_ex(context, messageDigest, nil) == 1
-                && EVP_DigestUpdate(context, first, first.count) == 1
-                && EVP_DigestUpdate(context, second, second.count) == 1
-                && EVP_DigestFinal_ex(context, out.baseAddress, nil) == 1
-        }
-        precondition(status, "EVP_Digest failed for \(rawValue)")
-        return output
     }
 
     private func hash(_ input: UnsafeRawBufferPointer) -> [UInt8] {

@@ -170,13 +170,25 @@ public final class PublicKey: @unchecked Sendable {
 
     /// Verifies `signature` over an already computed digest of the message with `algorithm`'s hash.
     public func verify(signature: [UInt8], digest: [UInt8], algorithm: SignatureAlgorithm) -> Bool {
-        guard algorithm.keyType == type, let hash = algorithm.digest, digest.count == hash.outputLength,
+        digest.withUnsafeBufferPointer { verify(signature: signature, digestBytes: $0, algorithm: algorithm) }
+    }
+
+    /// Verifies `signature` over `first || second` (a WebAuthn assertion's authenticator data and client data
+    /// hash), hashing into a stack buffer: no joined message and no digest array.
+    public func verify(signature: [UInt8], over first: [UInt8], _ second: [UInt8], algorithm: SignatureAlgorithm) -> Bool {
+        guard let hash = algorithm.digest else { return verify(signature: signature, message: first + second, algorithm: algorithm) }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: hash.outputLength) { digest in
+            hash.hash(first, second, into: digest)
+            return verify(signature: signature, digestBytes: UnsafeBufferPointer(digest), algorithm: algorithm)
+        }
+    }
+
+    private func verify(signature: [UInt8], digestBytes: UnsafeBufferPointer<UInt8>, algorithm: SignatureAlgorithm) -> Bool {
+        guard algorithm.keyType == type, let hash = algorithm.digest, digestBytes.count == hash.outputLength,
             let context = contexts.take(algorithm) ?? makeVerificationContext(algorithm)
         else { return false }
         let status = signature.withUnsafeBufferPointer { signatureBytes in
-            digest.withUnsafeBufferPointer { digestBytes in
-                EVP_PKEY_verify(context, signatureBytes.baseAddress, signatureBytes.count, digestBytes.baseAddress, digestBytes.count)
-            }
+            EVP_PKEY_verify(context, signatureBytes.baseAddress, signatureBytes.count, digestBytes.baseAddress, digestBytes.count)
         }
         if status != 1 { ERR_clear_error() }
         contexts.give(context, for: algorithm)

@@ -33,3 +33,24 @@ struct Base64URLTests {
         #expect(Base64URL.decodeLenient("Zm9v\nYmFy") == Array("foobar".utf8))
     }
 }
+
+@Suite("Comparing a text with the encoding of bytes")
+struct Base64URLEncodingComparisonTests {
+    @Test func matchesExactlyTheEncodingOfTheBytes() {
+        for length in [0, 1, 2, 3, 31, 32, 33, 64] {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            let text = Base64URL.encode(bytes)
+            #expect(Base64URL.isEncoding(of: bytes, text))
+            #expect(!Base64URL.isEncoding(of: bytes, text + "A"))
+            if !text.isEmpty {
+                #expect(!Base64URL.isEncoding(of: bytes, String(text.dropLast())))
+                // The same length with one character changed, and padding, are both refused.
+                #expect(!Base64URL.isEncoding(of: bytes, String(text.dropLast()) + (text.last == "A" ? "B" : "A")))
+                #expect(!Base64URL.isEncoding(of: bytes, text + "=="))
+            }
+        }
+        // The standard alphabet is not base64url: 0xFB 0xFF is "-_8", never "+/8".
+        #expect(Base64URL.isEncoding(of: [0xFB, 0xFF], "-_8"))
+        #expect(!Base64URL.isEncoding(of: [0xFB, 0xFF], "+/8"))
+    }
+}

@@ -220,7 +220,7 @@ struct AdminAPITests {
     }
 
     @Test func deadWebhookDeliveriesAreListedAndRetried() throws {
-        try store.transaction { transaction throws(StorageError) in
+        _ = try store.transaction { transaction throws(StorageError) in
             try transaction.configureWebhookSubscriptions(
                 [WebhookSubscription(endpointID: "ep", eventTypes: nil)],
                 removalReason: "webhook.endpointRemoved",

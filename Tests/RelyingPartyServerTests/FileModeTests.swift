@@ -57,7 +57,7 @@ import Glibc
         reader.standardError = FileHandle.nullDevice
         try ChildProcess.launch(reader)
         try body()
-        FileManager.default.createFile(atPath: path + ".stop", contents: nil)
+        _ = FileManager.default.createFile(atPath: path + ".stop", contents: nil)
         reader.waitUntilExit()
         try? FileManager.default.removeItem(atPath: path + ".stop")
         return Int(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))

@@ -1,6 +1,5 @@
 import CryptoCore
 import Foundation
-import TestSupport
 
 /// Signs identity tokens and notifications the way Apple does (RS256 compact JWS), with any header and claims.
 public enum AppleTokenMinter {

@@ -127,8 +127,6 @@ public struct COSEKey: Sendable {
     /// Verifies a signature over `first || second` (authenticator data and client data hash) without joining them
     /// first when the scheme hashes before signing.
     public func verify(signature: [UInt8], over first: [UInt8], _ second: [UInt8]) -> Bool {
-        let scheme = algorithm.signatureAlgorithm(for: publicKey)
-        guard let digest = scheme.digest else { return verify(signature: signature, message: first + second) }
-        return publicKey.verify(signature: signature, digest: digest.hash(first, second), algorithm: scheme)
+        publicKey.verify(signature: signature, over: first, second, algorithm: algorithm.signatureAlgorithm(for: publicKey))
     }
 }

@@ -11,7 +11,7 @@ struct ClientDataVerifier {
             throw WebAuthnError(.typeMismatch, "client data type is not one the ceremony expects")
         }
         // §7.1 step 8 / §7.2 step 11: verify that C.challenge equals the base64url encoding of the options' challenge.
-        guard ConstantTime.equals(clientData.challenge, Base64URL.encode(challenge)) else {
+        guard Base64URL.isEncoding(of: challenge, clientData.challenge) else {
             throw WebAuthnError(.challengeMismatch, "client data challenge is not the challenge issued for this ceremony")
         }
         // §7.1 step 9 / §7.2 step 12: verify that C.origin is an origin expected by the RP (§13.4.9).

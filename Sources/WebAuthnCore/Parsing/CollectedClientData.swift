@@ -12,7 +12,7 @@ public struct CollectedClientData: Sendable {
         // §7.1 step 5 / §7.2 step 8: UTF-8 decode (which removes a leading byte order mark), strictly.
         var body = bytes[...]
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
-        guard String(validating: body, as: UTF8.self) != nil else {
+        guard (try? UTF8Span(validating: body.span)) != nil else {
             throw WebAuthnError(.invalidUTF8, "clientDataJSON is not valid UTF-8")
         }
         // §7.1 step 6 / §7.2 step 9: parse JSON.

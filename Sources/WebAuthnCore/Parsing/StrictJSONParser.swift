@@ -17,7 +17,7 @@ public struct StrictJSONParser {
     /// `maximumDepth` deep): the check the server runs on every request body before it decodes it, so that a body
     /// that parsers could read differently (first or last duplicate wins) is refused instead.
     public static func isStrict(_ bytes: [UInt8]) -> Bool {
-        guard String(validating: bytes, as: UTF8.self) != nil else { return false }
+        guard (try? UTF8Span(validating: bytes.span)) != nil else { return false }
         return (try? parse(bytes[...])) != nil
     }
 
