@@ -1,5 +1,5 @@
-/// Writes one flat JSON object (RFC 8259) member by member into bytes: the JOSE headers and JWT claims passkeyd
-/// signs. Foundation's `JSONEncoder` costs several microseconds for a dozen members, a sizeable part of an ES256
+/// Writes one JSON object (RFC 8259) member by member into bytes: the JOSE headers and JWT claims passkeyd signs, and
+/// the bodies of the sign-in ceremonies' answers (objects nest through `add(_:object:)` and `add(_:objects:_:)`). Foundation's `JSONEncoder` costs several microseconds for a dozen members, a sizeable part of an ES256
 /// signature; this writes the same text in a fraction of that. Members are written in the order given; the caller
 /// never gives a name twice. Strings are escaped as RFC 8259 §7 requires (quote, backslash, control characters).
 public struct JSONObjectWriter: Sendable {
@@ -62,6 +62,31 @@ public struct JSONObjectWriter: Sendable {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
             writeString(value)
         }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// A member whose value is an object, written by `body` into this writer (nested at any depth).
+    public mutating func add(_ name: StaticString, object body: (inout JSONObjectWriter) -> Void) {
+        writeName(name)
+        bytes.append(UInt8(ascii: "{"))
+        isEmpty = true
+        body(&self)
+        isEmpty = false
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// A member whose value is an array of objects, each written by `body`.
+    public mutating func add<Element>(_ name: StaticString, objects elements: [Element], _ body: (inout JSONObjectWriter, Element) -> Void) {
+        writeName(name)
+        bytes.append(UInt8(ascii: "["))
+        for (index, element) in elements.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(UInt8(ascii: "{"))
+            isEmpty = true
+            body(&self, element)
+            bytes.append(UInt8(ascii: "}"))
+        }
+        isEmpty = false
         bytes.append(UInt8(ascii: "]"))
     }
 

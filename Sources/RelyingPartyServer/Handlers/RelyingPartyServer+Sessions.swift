@@ -6,7 +6,7 @@ import Storage
 extension RelyingPartyServer {
     /// Every sign-in answer (registration and authentication verify, `POST /auth/apple`, `POST /me/merge`): the user,
     /// the new session's token when one was started, and what the endpoint adds. Absent members are left out.
-    struct SignedInResponse: Encodable {
+    struct SignedInResponse: DirectJSONBody {
         /// The passkey ceremonies' `true`.
         var verified: Bool?
         /// The passkey that signed in (passkey ceremonies).
@@ -34,6 +34,21 @@ extension RelyingPartyServer {
             self.user = UserJSON(user)
             token = issued?.token
             expiresAt = issued?.expiresAt
+        }
+
+        func write(to object: inout JSONObjectWriter) {
+            if let accessToken { object.add("accessToken", accessToken) }
+            if let accessTokenExpiresAt { object.add("accessTokenExpiresAt", RFC3339Timestamp.seconds(accessTokenExpiresAt)) }
+            if let appleUserID { object.add("appleUserID", appleUserID) }
+            if let credentialId { object.add("credentialId", credentialId) }
+            if let expiresAt { object.add("expiresAt", RFC3339Timestamp.seconds(expiresAt)) }
+            if let isNewAccount { object.add("isNewAccount", isNewAccount) }
+            if let linkSuggestion { object.add("linkSuggestion", linkSuggestion) }
+            if let previousUserId { object.add("previousUserId", previousUserId) }
+            if let restricted { object.add("restricted", restricted) }
+            if let token { object.add("token", token) }
+            object.add("user") { user.write(to: &$0) }
+            if let verified { object.add("verified", verified) }
         }
     }
 

@@ -26,4 +26,15 @@ public struct UserJSON: Encodable, Equatable, Sendable {
         appAccountToken = user.appAccountToken.uuidString.lowercased()
         name = user.name
     }
+
+    /// The members as `JSONBody`'s encoder writes them (sorted, nil left out), into an object of the caller's.
+    func write(to object: inout JSONObjectWriter) {
+        object.add("appAccountToken", appAccountToken)
+        object.add("displayName", displayName)
+        if let email { object.add("email", email) }
+        if let emailVerified { object.add("emailVerified", emailVerified) }
+        object.add("id", id)
+        object.add("name", name)
+        object.add("username", username)
+    }
 }
