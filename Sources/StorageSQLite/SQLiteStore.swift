@@ -1,5 +1,6 @@
 import Foundation
 import Storage
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -16,7 +17,7 @@ import Glibc
 /// client is answered. A sign-in thus costs one `fsync` instead of four (challenge issued, challenge taken, counter
 /// recorded, session created).
 ///
-/// Threading: one writer connection behind a lock (`SQLiteWriterLock`). Writes and transactions from any number of threads are
+/// Threading: one writer connection behind a `Mutex`. Writes and transactions from any number of threads are
 /// serialised, so each sees the connection alone; at `synchronous=FULL` the fsync per commit, not the lock, bounds the
 /// rate, which is why the ceremonies' final writes share their commits (`SQLiteCommitGroup`). The single reads of a
 /// database file (a user, a passkey, a session by ID or token) run on read-only connections (`SQLiteReaders`), which
@@ -27,7 +28,7 @@ import Glibc
 /// Each record-level operation's SQL is in `SQLiteRecords` (one file per record type); single calls, ceremonies and
 /// transactions all run those.
 public final class SQLiteStore: PasskeyStore {
-    private let writer: SQLiteWriterLock
+    private let connection: Mutex<SQLiteConnection?>
     /// The read connections of a database file (none for an in-memory one, which only its own connection sees).
     private let readers: SQLiteReaders?
     /// The ceremonies' final writes, committed in groups (`SQLiteStore+Ceremonies`).
@@ -75,13 +76,13 @@ public final class SQLiteStore: PasskeyStore {
         }
         // The one clock of the store: the time of the events a migration writes.
         try SQLiteMigrations.migrate(connection, now: Date())
-        writer = SQLiteWriterLock(connection)
+        self.connection = Mutex(connection)
         readers = path == ":memory:" ? nil : SQLiteReaders(path: path)
     }
 
     /// Closes the connections. Later calls throw `storage.unavailable`. Idempotent.
     public func close() {
-        writer.close()
+        connection.withLock { $0 = nil }
         readers?.close()
     }
 
@@ -98,7 +99,7 @@ public final class SQLiteStore: PasskeyStore {
         deferringDurability: Bool = false,
         _ body: (SQLiteRecords) throws(StorageError) -> Result
     ) throws(StorageError) -> Result {
-        try writer.withConnection { connection throws(StorageError) -> Result in
+        try connection.withLock { connection throws(StorageError) -> Result in
             guard let connection else { throw StorageError(.unavailable, "the store is closed") }
             do throws(SQLiteError) {
                 try connection.setDurableCommits(!deferringDurability)
