@@ -18,15 +18,21 @@ enum JSONBody {
     static func decode<Value: Decodable>(_ type: Value.Type, from request: HTTPRequest) throws(ServerError) -> Value {
         let contentType = request.headers["content-type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
         guard contentType == "application/json" else { throw ServerError(.unsupportedMediaType) }
-        guard StrictJSONParser.isStrict(request.body) else { throw ServerError(.invalidJSON, detail: "not strict JSON") }
+        guard let tree = StrictJSONParser.strictValue(request.body) else { throw ServerError(.invalidJSON, detail: "not strict JSON") }
         do {
-            return try JSONDecoder().decode(type, from: Data(request.body))
-        } catch let DecodingError.keyNotFound(key, context) {
-            throw ServerError(.invalidRequest, member: member(context.codingPath + [key]))
-        } catch let DecodingError.typeMismatch(_, context) {
-            throw ServerError(.invalidRequest, member: member(context.codingPath))
+            return try JSONValueDecoder.decode(type, from: tree)
         } catch {
-            throw ServerError(.invalidJSON)
+            throw refusal(error)
+        }
+    }
+
+    /// The answer to a body of the wrong shape: the member a decoder found missing or of another type, else
+    /// `invalid_json` (a `null` where a value must be, a number that does not fit).
+    static func refusal(_ error: any Error) -> ServerError {
+        switch error {
+        case DecodingError.keyNotFound(let key, let context): ServerError(.invalidRequest, member: member(context.codingPath + [key]))
+        case DecodingError.typeMismatch(_, let context): ServerError(.invalidRequest, member: member(context.codingPath))
+        default: ServerError(.invalidJSON)
         }
     }
 

@@ -17,8 +17,13 @@ public struct StrictJSONParser {
     /// `maximumDepth` deep): the check the server runs on every request body before it decodes it, so that a body
     /// that parsers could read differently (first or last duplicate wins) is refused instead.
     public static func isStrict(_ bytes: [UInt8]) -> Bool {
-        guard (try? UTF8Span(validating: bytes.span)) != nil else { return false }
-        return (try? parse(bytes[...])) != nil
+        strictValue(bytes) != nil
+    }
+
+    /// The value of `bytes` when they pass `isStrict`'s check, else nil: the tree a request body is decoded from.
+    public static func strictValue(_ bytes: [UInt8]) -> JSONValue? {
+        guard (try? UTF8Span(validating: bytes.span)) != nil else { return nil }
+        return try? parse(bytes[...])
     }
 
     static func parse(_ bytes: ArraySlice<UInt8>) throws(Failure) -> JSONValue {

@@ -1,0 +1,101 @@
+import Foundation
+@testable import RelyingPartyServer
+import Testing
+import WebAuthnCore
+
+/// The request bodies through the tree decoder (`JSONValueDecoder`, what `JSONBody.decode` uses) and through
+/// Foundation's `JSONDecoder` (what it used before): the same value, or the same refusal (code and member), for every
+/// request type the server decodes and for bodies of every wrong shape.
+@Suite struct JSONValueDecoderTests {
+    /// A body's outcome: the decoded value as `dump` writes it, or the refusal `JSONBody` answers with.
+    static func outcomes<Value: Decodable>(_ type: Value.Type, _ body: String) throws -> (tree: String, foundation: String) {
+        let tree = try #require(StrictJSONParser.strictValue(Array(body.utf8)), "not strict JSON: \(body)")
+        func describe(_ decode: () throws -> Value) -> String {
+            do {
+                var text = ""
+                dump(try decode(), to: &text)
+                return text
+            } catch {
+                let refusal = JSONBody.refusal(error)
+                return "refused \(refusal.code) \(refusal.member ?? "-")"
+            }
+        }
+        return (
+            describe { try JSONValueDecoder.decode(type, from: tree) },
+            describe { try JSONDecoder().decode(type, from: Data(body.utf8)) }
+        )
+    }
+
+    static let assertion = #"{"id":"AAAA","rawId":"AAAA","type":"public-key","response":{"clientDataJSON":"e30","authenticatorData":"AA","signature":"AA","userHandle":"BB"},"authenticatorAttachment":"platform","clientExtensionResults":{}}"#
+
+    static let assertions = [
+        assertion,
+        #"{"id":"AAAA","rawId":"AAAA","type":"public-key","response":{"clientDataJSON":"e30","authenticatorData":"AA","signature":"AA"}}"#,
+        #"{"id":"AAAA","rawId":"AAAA","type":"public-key","response":{"clientDataJSON":"e30","authenticatorData":"AA","signature":"AA","userHandle":null},"clientExtensionResults":{"credProps":{"rk":true}},"extra":[1,2,{"x":null}]}"#,
+        // Missing members, at the top and nested.
+        #"{"rawId":"AAAA","type":"public-key","response":{"clientDataJSON":"e30","authenticatorData":"AA","signature":"AA"}}"#,
+        #"{"id":"AAAA","rawId":"AAAA","type":"public-key","response":{"clientDataJSON":"e30","signature":"AA"}}"#,
+        #"{"id":"AAAA","rawId":"AAAA","type":"public-key"}"#,
+        // Values of another type, and null where a value must be.
+        #"{"id":7,"rawId":"AAAA","type":"public-key","response":{"clientDataJSON":"e30","authenticatorData":"AA","signature":"AA"}}"#,
+        #"{"id":"AAAA","rawId":"AAAA","type":"public-key","response":{"clientDataJSON":true,"authenticatorData":"AA","signature":"AA"}}"#,
+        #"{"id":"AAAA","rawId":"AAAA","type":"public-key","response":"nope"}"#,
+        #"{"id":"AAAA","rawId":"AAAA","type":"public-key","response":[]}"#,
+        #"{"id":null,"rawId":"AAAA","type":"public-key","response":{"clientDataJSON":"e30","authenticatorData":"AA","signature":"AA"}}"#,
+        #"{"id":"AAAA","rawId":"AAAA","type":"public-key","response":{"clientDataJSON":"e30","authenticatorData":"AA","signature":"AA"},"clientExtensionResults":{"credProps":{"rk":1}}}"#,
+        #"{"id":"AAAA","rawId":"AAAA","type":"public-key","response":{"clientDataJSON":"e30","authenticatorData":"AA","signature":"AA"},"clientExtensionResults":[]}"#,
+        #"[]"#, #""text""#, #"null"#, #"3"#,
+    ]
+
+    @Test(arguments: assertions)
+    func eachAssertionBody(_ body: String) throws {
+        let (tree, foundation) = try Self.outcomes(AuthenticationResponseJSON.self, body)
+        #expect(tree == foundation)
+    }
+
+    @Test func theOtherRequestTypes() throws {
+        let bodies = [
+            #"{}"#, #"{"username":"ada"}"#, #"{"username":"ada","userVerification":"required"}"#, #"{"username":null}"#,
+            #"{"username":3}"#, #"{"username":["ada"]}"#, #"{"displayName":"Ada","hints":["client-device","hybrid"]}"#,
+            #"{"hints":["a",2]}"#, #"{"hints":"a"}"#, #"{"hints":[null]}"#, #"{"hints":null}"#, #"{"residentKey":false}"#,
+            #"{"identityToken":"x","rawNonce":"n"}"#, #"{"identityToken":"x","rawNonce":"n","fullName":{"givenName":"Ada","x":[1,true,null]}}"#,
+            #"{"identityToken":"x"}"#, #"{"identityToken":"x","rawNonce":"n","fullName":"Ada"}"#, #"{"identityToken":"x","rawNonce":"n","fullName":null}"#,
+            #"{"proof":{"mergeToken":"t"}}"#, #"{"proof":{"passkey":\#(Self.assertion)},"keep":"other"}"#, #"{"proof":{},"keep":"neither"}"#,
+            #"{"proof":{"apple":{"identityToken":"x"}}}"#, #"{"proof":7}"#, #"{"keep":"current"}"#,
+            #"{"username":"ada","code":"abcd-efgh"}"#, #"{"code":"abcd-efgh"}"#, #"{"name":"Laptop"}"#, #"{"name":""}"#, #"{"token":"t"}"#,
+            #"{"email":"a@example.com","emailVerified":true}"#, #"{"emailVerified":"yes"}"#, #"{"email":null,"displayName":"é 日本"}"#,
+        ]
+        for body in bodies {
+            for outcome in [
+                try Self.outcomes(RelyingPartyServer.AuthenticationOptionsRequest.self, body),
+                try Self.outcomes(RelyingPartyServer.RegistrationOptionsRequest.self, body),
+                try Self.outcomes(RelyingPartyServer.AppleSignInRequest.self, body),
+                try Self.outcomes(RelyingPartyServer.MergeRequest.self, body),
+                try Self.outcomes(RelyingPartyServer.RecoveryRequest.self, body),
+                try Self.outcomes(RelyingPartyServer.RenameRequest.self, body),
+                try Self.outcomes(RelyingPartyServer.IntrospectionRequest.self, body),
+                try Self.outcomes(AdminUserChange.self, body),
+            ] {
+                #expect(outcome.tree == outcome.foundation, "\(body)")
+            }
+        }
+    }
+
+    @Test func scalarsAndNumbers() throws {
+        for body in ["[1,2,3]", "[1.5]", "[-0]", "[1e3]", "[9007199254740991]", "[-9007199254740991]", "[1e400]", "[3e38]", "[1e39]", "[256]", "[-1]", "[true]", "[null]", #"["1"]"#, "[]", "{}"] {
+            for outcome in [try Self.outcomes([Int].self, body), try Self.outcomes([Double].self, body), try Self.outcomes([UInt8].self, body),
+                            try Self.outcomes([Bool].self, body), try Self.outcomes([String?].self, body), try Self.outcomes([Float].self, body),
+                            try Self.outcomes([JSONValue].self, body)] {
+                #expect(outcome.tree == outcome.foundation, "\(body)")
+            }
+        }
+    }
+
+    /// The one deliberate difference: an integer past 2^53, which the tree's `Double` may hold inexactly, is refused
+    /// where `JSONDecoder` reads it exactly. No request member is such an integer.
+    @Test func anIntegerPastTheDoublesPrecisionIsRefused() throws {
+        let outcome = try Self.outcomes([Int].self, "[9007199254740993]")
+        #expect(outcome.tree == "refused invalid_json -")
+        #expect(outcome.foundation.contains("9007199254740993"))
+    }
+}
