@@ -88,6 +88,35 @@ extension CredentialRecord {
 
     /// Transports read back from `transportsJSON()`, or nil when the text is not a JSON array of strings.
     public static func transports(json: some Collection<UInt8>) -> [String]? {
-        try? JSONDecoder().decode([String].self, from: Data(json))
+        plainTransports(Array(json)) ?? (try? JSONDecoder().decode([String].self, from: Data(json)))
+    }
+
+    /// The text `transportsJSON()` writes, `["hybrid","internal"]`, read without a decoder (it runs for every passkey
+    /// a sign-in reads): an array of strings of ASCII letters, digits and `-`, no space. Nil for any other text, which
+    /// the decoder then reads.
+    static func plainTransports(_ bytes: [UInt8]) -> [String]? {
+        guard bytes.count >= 2, bytes.first == UInt8(ascii: "["), bytes.last == UInt8(ascii: "]") else { return nil }
+        var transports: [String] = []
+        var index = 1
+        while index < bytes.count - 1 {
+            guard bytes[index] == UInt8(ascii: "\"") else { return nil }
+            let start = index + 1
+            var end = start
+            while end < bytes.count - 1, bytes[end] != UInt8(ascii: "\"") {
+                let byte = bytes[end]
+                let plain = (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                    || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
+                guard plain else { return nil }
+                end += 1
+            }
+            guard end < bytes.count - 1 else { return nil }
+            transports.append(String(decoding: bytes[start..<end], as: UTF8.self))
+            index = end + 1
+            if index < bytes.count - 1 {
+                guard bytes[index] == UInt8(ascii: ","), index + 1 < bytes.count - 1 else { return nil }
+                index += 1
+            }
+        }
+        return transports
     }
 }

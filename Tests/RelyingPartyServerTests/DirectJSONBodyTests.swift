@@ -80,6 +80,18 @@ import WebAuthnCore
         }
     }
 
+    @Test func eventPayloadsAreTheEncodersBytes() {
+        var payloads = AccountEvent.Kind.allCases.flatMap { WebhookReadmeTests.samples($0) }.map(\.payload)
+        var full = AccountEvent.Payload(userId: "AQID")
+        (full.credentialId, full.sessionId, full.appleUserId, full.method) = ("CQ", "AgI", "001.apple", "passkey")
+        (full.reason, full.backupEligible, full.previousUserId, full.previousAppleUserId) = ("logout", false, "BAU", "000.old")
+        (full.changes, full.remaining) = (["displayName", "email"], 3)
+        payloads.append(full)
+        for payload in payloads {
+            #expect(String(decoding: JSONBody.encode(payload), as: UTF8.self) == String(decoding: Self.foundation(payload), as: UTF8.self))
+        }
+    }
+
     @Test func timestampsAreTheEncodersSeconds() {
         for seconds in [0, 0.999, -0.001, -1, 1_700_000_000.5, 4_102_444_799.9999, 951_782_400] as [Double] {
             let date = Date(timeIntervalSince1970: seconds)

@@ -173,7 +173,7 @@ enum AccountEvent: Equatable {
     }
 
     /// The payload's members; absent ones are left out of the JSON.
-    struct Payload: Encodable, Equatable {
+    struct Payload: DirectJSONBody, Equatable {
         var userId: String
         var credentialId: String?
         var sessionId: String?
@@ -228,14 +228,26 @@ enum AccountEvent: Equatable {
 
     /// The outbox row for the change, which happened at `occurredAt`.
     func event(at occurredAt: Date) -> NewEvent {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(payload)).map(Array.init) ?? []
-        return NewEvent(type: type, userID: userID, occurredAt: occurredAt, data: data)
+        NewEvent(type: type, userID: userID, occurredAt: occurredAt, data: JSONBody.encode(payload))
     }
 }
 
 extension AccountEvent.Payload {
+    /// The members in the sorted order of `JSONBody`'s encoder, nil left out (every sign-in writes one).
+    func write(to object: inout JSONObjectWriter) {
+        if let appleUserId { object.add("appleUserId", appleUserId) }
+        if let backupEligible { object.add("backupEligible", backupEligible) }
+        if let changes { object.add("changes", changes) }
+        if let credentialId { object.add("credentialId", credentialId) }
+        if let method { object.add("method", method) }
+        if let previousAppleUserId { object.add("previousAppleUserId", previousAppleUserId) }
+        if let previousUserId { object.add("previousUserId", previousUserId) }
+        if let reason { object.add("reason", reason) }
+        if let remaining { object.add("remaining", Int64(remaining)) }
+        if let sessionId { object.add("sessionId", sessionId) }
+        object.add("userId", userId)
+    }
+
     /// A session's public ID, method, and the passkey or Apple identity that signed it in.
     fileprivate mutating func describe(_ session: SessionRecord) {
         sessionId = Base64URL.encode(session.id)
