@@ -16,14 +16,24 @@ enum JSONBody {
     /// in one object, which Foundation would read first-wins and another parser last-wins; invalid UTF-8; deeper than
     /// the strict parser's limit) or not the expected shape.
     static func decode<Value: Decodable>(_ type: Value.Type, from request: HTTPRequest) throws(ServerError) -> Value {
-        let contentType = request.headers["content-type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
-        guard contentType == "application/json" else { throw ServerError(.unsupportedMediaType) }
+        guard let contentType = request.headers["content-type"], isJSON(mediaType: contentType) else { throw ServerError(.unsupportedMediaType) }
         guard let tree = StrictJSONParser.strictValue(request.body) else { throw ServerError(.invalidJSON, detail: "not strict JSON") }
         do {
             return try JSONValueDecoder.decode(type, from: tree)
         } catch {
             throw refusal(error)
         }
+    }
+
+    /// Whether a Content-Type names `application/json` (any case, parameters such as `charset` after a `;`, spaces or
+    /// tabs around the type).
+    static func isJSON(mediaType: String) -> Bool {
+        let type = mediaType.utf8.prefix { $0 != UInt8(ascii: ";") }
+        let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == 0x09 }
+        let trimmed = type.drop(while: isSpace).reversed().drop(while: isSpace)
+        let expected = "application/json".utf8.reversed()
+        let lowercased = { (byte: UInt8) in byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte }
+        return trimmed.count == expected.count && zip(trimmed, expected).allSatisfy { lowercased($0) == $1 }
     }
 
     /// The answer to a body of the wrong shape: the member a decoder found missing or of another type, else

@@ -83,7 +83,10 @@ private struct TreeDecoder: Decoder {
             let number = try number(Float.self, value, path)
             guard Float(number).isFinite else { throw corrupted(number, type, path) }
             return Float(number) as! Value
-        case let integerType as any FixedWidthInteger.Type:
+        case is Int.Type, is Int8.Type, is Int16.Type, is Int32.Type, is Int64.Type, is UInt.Type, is UInt8.Type, is UInt16.Type,
+            is UInt32.Type, is UInt64.Type:
+            // Compared as metatypes first: the conformance cast alone would cost a lookup for every struct decoded.
+            let integerType = type as! any FixedWidthInteger.Type
             return try integer(integerType, value, path) as! Value
         default:
             return try TreeDecoder(value: value, codingPath: path).decodeValue(type)

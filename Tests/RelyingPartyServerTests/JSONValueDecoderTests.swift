@@ -99,3 +99,16 @@ import WebAuthnCore
         #expect(outcome.foundation.contains("9007199254740993"))
     }
 }
+
+@Suite struct JSONMediaTypeTests {
+    @Test(arguments: ["application/json", "Application/JSON", "application/json; charset=utf-8", " application/json ", "\tapplication/json;", "APPLICATION/JSON;x=y;z"])
+    func acceptsJSON(_ value: String) {
+        #expect(JSONBody.isJSON(mediaType: value))
+    }
+
+    @Test(arguments: ["", ";", "application/jsonx", "text/json", "application/json-patch+json", "application/ json", "application\u{0F}json",
+                      "xapplication/json", "application/jso", "application/json\u{00A0}", "multipart/form-data; boundary=application/json"])
+    func refusesAnythingElse(_ value: String) {
+        #expect(!JSONBody.isJSON(mediaType: value))
+    }
+}
