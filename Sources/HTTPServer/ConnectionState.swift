@@ -49,6 +49,10 @@ final class ConnectionState {
     private var address: PeerAddress?
     /// Whether this TLS connection's handshake outcome has been counted (plain connections have none to count).
     private var isHandshakeCounted: Bool
+    /// Whether the deadline was armed for the answer being queued: evhttp adds an answer to the output line by line,
+    /// and arming it once (at the first line) instead of at every line saves an `event_add` per header. Cleared when
+    /// request bytes arrive and when the output is written out, so that each answer arms it again.
+    private var isAnswerDeadlineArmed = false
     /// The request being handled on the worker pool, if any (evhttp handles one request of a connection at a time).
     private var pending: PendingRequest?
     /// Its places in the loop's lists of idle connections, all and of its address (maintained there).
@@ -244,6 +248,7 @@ final class ConnectionState {
     /// Called after every change to the input buffer, before evhttp parses what was added.
     private func inputChanged(_ buffer: OpaquePointer, added: Int) {
         guard added > 0 else { return }
+        isAnswerDeadlineArmed = false
         if !isHandshakeCounted {
             // Decrypted bytes arrive only once the handshake is done.
             isHandshakeCounted = true
@@ -263,10 +268,12 @@ final class ConnectionState {
             evbuffer_get_length(bufferevent_get_input(bufferEvent)) == 0
         {
             // The answer is written out and nothing of a next request has arrived: idle until a byte does.
+            isAnswerDeadlineArmed = false
             listener.loop.becameIdle(self, address: address)
         }
-        if added > 0 {
+        if added > 0, !isAnswerDeadlineArmed {
             // An answer is being queued: the next request has the write and the read timeouts to arrive.
+            isAnswerDeadlineArmed = true
             armDeadline(seconds: listener.configuration.writeTimeoutSeconds + listener.configuration.readTimeoutSeconds)
         }
         guard added > 0, !isRewriting, !listener.loop.isSendingOwnResponse else { return }

@@ -230,16 +230,16 @@ final class EventLoopListener {
         let allowsBody = HTTPResponse.statusAllowsBody(status)
         let headers = evhttp_request_get_output_headers(request)
         for (name, value) in response.headers where !HTTPHeaders.namesMatch(name, "Content-Length") {
-            _ = evhttp_add_header(headers, name, value)
+            Self.add(name, value, to: headers)
         }
         if allowsBody {
-            _ = evhttp_add_header(headers, "Content-Length", String(response.body.count))
+            Self.add("Content-Length", String(response.body.count), to: headers)
         }
         if !response.headers.contains("date") {
-            _ = evhttp_add_header(headers, "Date", loop.date.now())
+            Self.add("Date", loop.date.now(), to: headers)
         }
         if let strictTransportSecurity, !response.headers.contains("strict-transport-security") {
-            _ = evhttp_add_header(headers, "Strict-Transport-Security", strictTransportSecurity)
+            Self.add("Strict-Transport-Security", strictTransportSecurity, to: headers)
         }
         if allowsBody && !isHead && !response.body.isEmpty {
             evbuffer_add(evhttp_request_get_output_buffer(request), response.body, response.body.count)
@@ -256,6 +256,12 @@ final class EventLoopListener {
             Self.coalesce(bufferevent_get_output(bufferEvent))
             bufferevent_decref(bufferEvent)
         }
+    }
+
+    /// `evhttp_add_header` with the texts' own bytes (`withCString`): a String passed to a C parameter as it is gets
+    /// copied into a new C-string array first, two allocations per header.
+    private static func add(_ name: String, _ value: String, to headers: UnsafeMutablePointer<evkeyvalq>?) {
+        _ = name.withCString { name in value.withCString { value in evhttp_add_header(headers, name, value) } }
     }
 
     /// The largest response made contiguous before a TLS connection writes it: one TLS record's payload.
