@@ -17,6 +17,15 @@ struct RequestFramingTests {
         }
     }
 
+    /// RFC 9110 §5.6.2's tchar, byte by byte over ASCII.
+    @Test func everyASCIIByteIsATokenCharacterExactlyWhenTheRFCSaysSo() {
+        let symbols = Set("!#$%&'*+-.^_`|~".utf8)
+        for byte in UInt8(0)...127 {
+            let isAlphanumeric = (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+            #expect(RequestFraming.isToken(String(decoding: [byte], as: UTF8.self)) == (isAlphanumeric || symbols.contains(byte)), "\(byte)")
+        }
+    }
+
     @Test func wellFramedRequestsPass() {
         #expect(RequestFraming.refusal(Self.request([("Host", "x")])) == nil)
         #expect(RequestFraming.refusal(Self.request([("Host", "x"), ("Content-Length", "0")], isGetOrHead: true)) == nil)
