@@ -49,16 +49,18 @@ public struct AuthenticationCeremony: Sendable {
         let signature = try ResponseField.decode(credential.response.signature, member: "signature")
 
         // §7.2 steps 8–14: client data (UTF-8, JSON, type, challenge, origin, crossOrigin, topOrigin).
-        _ = try ClientDataVerifier(relyingParty: relyingParty)
-            .verify(clientDataBytes, types: expectations.clientDataTypes, challenge: expectations.challenge)
+        _ = try ClientDataVerifier.verify(
+            clientDataBytes, types: expectations.clientDataTypes, challenge: expectations.challenge, relyingParty: relyingParty
+        )
 
         let authenticatorData = try AuthenticatorData(bytes: authenticatorDataBytes)
         guard authenticatorData.attestedCredentialData == nil else {
             throw WebAuthnError(.unexpectedCredential, "assertion authenticator data must not carry attested credential data")
         }
         // §7.2 steps 15–18: rpIdHash, UP, UV when required, BS only with BE.
-        try AuthenticatorDataVerifier(relyingParty: relyingParty)
-            .verify(authenticatorData, requiresUserPresence: true, userVerification: expectations.userVerification)
+        try AuthenticatorDataVerifier.verify(
+            authenticatorData, requiresUserPresence: true, userVerification: expectations.userVerification, relyingParty: relyingParty
+        )
         // §7.2 step 19: compare BE with the stored value; passkeyd's policy records a change as a risk signal instead of refusing.
         let backupEligibilityChanged = expectations.credential.backupEligible.map { $0 != authenticatorData.flags.contains(.backupEligible) } ?? false
 

@@ -1,14 +1,14 @@
 import CryptoCore
 
 /// The authenticator-data steps shared by registration (§7.1 steps 14–17) and authentication (§7.2 steps 15–18).
-struct AuthenticatorDataVerifier {
-    let relyingParty: RelyingParty
-
+/// Static, with the relying party borrowed: a verifier value holding it would copy (retain and release) each of its members.
+enum AuthenticatorDataVerifier {
     /// `requiresUserPresence` is false only for a conditional create (§7.1 step 15); an assertion always requires it.
-    func verify(
+    static func verify(
         _ authenticatorData: AuthenticatorData,
         requiresUserPresence: Bool,
-        userVerification: UserVerificationRequirement
+        userVerification: UserVerificationRequirement,
+        relyingParty: RelyingParty
     ) throws(WebAuthnError) {
         // §7.1 step 14 / §7.2 step 15: verify that the rpIdHash in authData is the SHA-256 hash of the RP ID expected by the RP.
         guard relyingParty.acceptedIDHashes.contains(where: { ConstantTime.equals($0, authenticatorData.rpIDHash) }) else {
