@@ -53,7 +53,8 @@ public enum DigestAlgorithm: String, Sendable, CaseIterable {
                 }
                 let context = EVP_MD_CTX_new()
                 defer { EVP_MD_CTX_free(context) }
-                let status = context != nil
+                let status =
+                    context != nil
                     && EVP_DigestInit_ex(context, messageDigest, nil) == 1
                     && EVP_DigestUpdate(context, a.baseAddress, a.count) == 1
                     && EVP_DigestUpdate(context, b.baseAddress, b.count) == 1

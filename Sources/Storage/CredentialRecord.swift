@@ -104,7 +104,8 @@ extension CredentialRecord {
             var end = start
             while end < bytes.count - 1, bytes[end] != UInt8(ascii: "\"") {
                 let byte = bytes[end]
-                let plain = (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                let plain =
+                    (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
                     || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
                 guard plain else { return nil }
                 end += 1

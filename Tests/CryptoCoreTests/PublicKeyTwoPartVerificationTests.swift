@@ -20,7 +20,9 @@ import Testing
                 let signature = try privateKey.sign(first + second, algorithm: algorithm)
                 #expect(publicKey.verify(signature: signature, over: first, second, algorithm: algorithm), "\(algorithm)")
                 // The same bytes split elsewhere are the same message.
-                #expect(publicKey.verify(signature: signature, over: Array(first.prefix(5)), Array(first.dropFirst(5)) + second, algorithm: algorithm))
+                #expect(
+                    publicKey.verify(signature: signature, over: Array(first.prefix(5)), Array(first.dropFirst(5)) + second, algorithm: algorithm)
+                )
                 var changed = second
                 changed[31] ^= 1
                 #expect(!publicKey.verify(signature: signature, over: first, changed, algorithm: algorithm), "\(algorithm)")

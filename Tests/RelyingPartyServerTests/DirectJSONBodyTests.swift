@@ -1,9 +1,10 @@
 import CryptoCore
 import Foundation
-@testable import RelyingPartyServer
 import Storage
 import Testing
 import WebAuthnCore
+
+@testable import RelyingPartyServer
 
 /// The bodies that write themselves (`DirectJSONBody`) against Foundation's encoder with `JSONBody`'s settings: the
 /// same bytes for ordinary text, and the same JSON (member for member) for text that needs escapes, which the two may
@@ -18,8 +19,12 @@ import WebAuthnCore
 
     static func user(name: String = "ada", displayName: String = "Ada Lovelace", email: String? = nil) -> UserRecord {
         UserRecord(
-            id: Array(repeating: 7, count: 32), name: name, displayName: displayName,
-            appAccountToken: UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")!, email: email, emailVerified: email != nil,
+            id: Array(repeating: 7, count: 32),
+            name: name,
+            displayName: displayName,
+            appAccountToken: UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")!,
+            email: email,
+            emailVerified: email != nil,
             createdAt: Date(timeIntervalSince1970: 1_700_000_000)
         )
     }

@@ -1,7 +1,8 @@
 import Foundation
-@testable import RelyingPartyServer
 import Testing
 import WebAuthnCore
+
+@testable import RelyingPartyServer
 
 /// The request bodies through the tree decoder (`JSONValueDecoder`, what `JSONBody.decode` uses) and through
 /// Foundation's `JSONDecoder` (what it used before): the same value, or the same refusal (code and member), for every
@@ -26,7 +27,8 @@ import WebAuthnCore
         )
     }
 
-    static let assertion = #"{"id":"AAAA","rawId":"AAAA","type":"public-key","response":{"clientDataJSON":"e30","authenticatorData":"AA","signature":"AA","userHandle":"BB"},"authenticatorAttachment":"platform","clientExtensionResults":{}}"#
+    static let assertion =
+        #"{"id":"AAAA","rawId":"AAAA","type":"public-key","response":{"clientDataJSON":"e30","authenticatorData":"AA","signature":"AA","userHandle":"BB"},"authenticatorAttachment":"platform","clientExtensionResults":{}}"#
 
     static let assertions = [
         assertion,
@@ -59,7 +61,8 @@ import WebAuthnCore
             #"{"username":3}"#, #"{"username":["ada"]}"#, #"{"displayName":"Ada","hints":["client-device","hybrid"]}"#,
             #"{"hints":["a",2]}"#, #"{"hints":"a"}"#, #"{"hints":[null]}"#, #"{"hints":null}"#, #"{"residentKey":false}"#,
             #"{"identityToken":"x","rawNonce":"n"}"#, #"{"identityToken":"x","rawNonce":"n","fullName":{"givenName":"Ada","x":[1,true,null]}}"#,
-            #"{"identityToken":"x"}"#, #"{"identityToken":"x","rawNonce":"n","fullName":"Ada"}"#, #"{"identityToken":"x","rawNonce":"n","fullName":null}"#,
+            #"{"identityToken":"x"}"#, #"{"identityToken":"x","rawNonce":"n","fullName":"Ada"}"#,
+            #"{"identityToken":"x","rawNonce":"n","fullName":null}"#,
             #"{"proof":{"mergeToken":"t"}}"#, #"{"proof":{"passkey":\#(Self.assertion)},"keep":"other"}"#, #"{"proof":{},"keep":"neither"}"#,
             #"{"proof":{"apple":{"identityToken":"x"}}}"#, #"{"proof":7}"#, #"{"keep":"current"}"#,
             #"{"username":"ada","code":"abcd-efgh"}"#, #"{"code":"abcd-efgh"}"#, #"{"name":"Laptop"}"#, #"{"name":""}"#, #"{"token":"t"}"#,
@@ -82,10 +85,15 @@ import WebAuthnCore
     }
 
     @Test func scalarsAndNumbers() throws {
-        for body in ["[1,2,3]", "[1.5]", "[-0]", "[1e3]", "[9007199254740991]", "[-9007199254740991]", "[1e400]", "[3e38]", "[1e39]", "[256]", "[-1]", "[true]", "[null]", #"["1"]"#, "[]", "{}"] {
-            for outcome in [try Self.outcomes([Int].self, body), try Self.outcomes([Double].self, body), try Self.outcomes([UInt8].self, body),
-                            try Self.outcomes([Bool].self, body), try Self.outcomes([String?].self, body), try Self.outcomes([Float].self, body),
-                            try Self.outcomes([JSONValue].self, body)] {
+        for body in [
+            "[1,2,3]", "[1.5]", "[-0]", "[1e3]", "[9007199254740991]", "[-9007199254740991]", "[1e400]", "[3e38]", "[1e39]", "[256]", "[-1]",
+            "[true]", "[null]", #"["1"]"#, "[]", "{}",
+        ] {
+            for outcome in [
+                try Self.outcomes([Int].self, body), try Self.outcomes([Double].self, body), try Self.outcomes([UInt8].self, body),
+                try Self.outcomes([Bool].self, body), try Self.outcomes([String?].self, body), try Self.outcomes([Float].self, body),
+                try Self.outcomes([JSONValue].self, body),
+            ] {
                 #expect(outcome.tree == outcome.foundation, "\(body)")
             }
         }
@@ -101,13 +109,18 @@ import WebAuthnCore
 }
 
 @Suite struct JSONMediaTypeTests {
-    @Test(arguments: ["application/json", "Application/JSON", "application/json; charset=utf-8", " application/json ", "\tapplication/json;", "APPLICATION/JSON;x=y;z"])
+    @Test(arguments: [
+        "application/json", "Application/JSON", "application/json; charset=utf-8", " application/json ", "\tapplication/json;",
+        "APPLICATION/JSON;x=y;z",
+    ])
     func acceptsJSON(_ value: String) {
         #expect(JSONBody.isJSON(mediaType: value))
     }
 
-    @Test(arguments: ["", ";", "application/jsonx", "text/json", "application/json-patch+json", "application/ json", "application\u{0F}json",
-                      "xapplication/json", "application/jso", "application/json\u{00A0}", "multipart/form-data; boundary=application/json"])
+    @Test(arguments: [
+        "", ";", "application/jsonx", "text/json", "application/json-patch+json", "application/ json", "application\u{0F}json",
+        "xapplication/json", "application/jso", "application/json\u{00A0}", "multipart/form-data; boundary=application/json",
+    ])
     func refusesAnythingElse(_ value: String) {
         #expect(!JSONBody.isJSON(mediaType: value))
     }

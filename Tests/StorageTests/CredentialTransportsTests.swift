@@ -1,6 +1,7 @@
 import Foundation
-@testable import Storage
 import Testing
+
+@testable import Storage
 
 /// The stored transports read back: the plain text `transportsJSON()` writes without a decoder, anything else through
 /// `JSONDecoder`, and both give what the decoder gives.

@@ -50,7 +50,10 @@ public struct AuthenticationCeremony: Sendable {
 
         // §7.2 steps 8–14: client data (UTF-8, JSON, type, challenge, origin, crossOrigin, topOrigin).
         _ = try ClientDataVerifier.verify(
-            clientDataBytes, types: expectations.clientDataTypes, challenge: expectations.challenge, relyingParty: relyingParty
+            clientDataBytes,
+            types: expectations.clientDataTypes,
+            challenge: expectations.challenge,
+            relyingParty: relyingParty
         )
 
         let authenticatorData = try AuthenticatorData(bytes: authenticatorDataBytes)
@@ -59,7 +62,10 @@ public struct AuthenticationCeremony: Sendable {
         }
         // §7.2 steps 15–18: rpIdHash, UP, UV when required, BS only with BE.
         try AuthenticatorDataVerifier.verify(
-            authenticatorData, requiresUserPresence: true, userVerification: expectations.userVerification, relyingParty: relyingParty
+            authenticatorData,
+            requiresUserPresence: true,
+            userVerification: expectations.userVerification,
+            relyingParty: relyingParty
         )
         // §7.2 step 19: compare BE with the stored value; passkeyd's policy records a change as a risk signal instead of refusing.
         let backupEligibilityChanged = expectations.credential.backupEligible.map { $0 != authenticatorData.flags.contains(.backupEligible) } ?? false

@@ -3,7 +3,8 @@ import CryptoCore
 /// The client-data steps shared by registration (§7.1 steps 5–11) and authentication (§7.2 steps 8–14).
 /// Static, with the relying party borrowed: a verifier value holding it would copy (retain and release) each of its members.
 enum ClientDataVerifier {
-    static func verify(_ bytes: [UInt8], types: [String], challenge: [UInt8], relyingParty: RelyingParty) throws(WebAuthnError) -> CollectedClientData {
+    static func verify(_ bytes: [UInt8], types: [String], challenge: [UInt8], relyingParty: RelyingParty) throws(WebAuthnError) -> CollectedClientData
+    {
         let clientData = try CollectedClientData(bytes: bytes)
         // §7.1 step 7 / §7.2 step 10: verify that the value of C.type is webauthn.create (webauthn.get).
         guard types.contains(clientData.type) else {

@@ -20,7 +20,10 @@ public struct RegistrationCeremony: Sendable {
 
         // §7.1 steps 5–11: client data (UTF-8, JSON, type, challenge, origin, crossOrigin, topOrigin).
         _ = try ClientDataVerifier.verify(
-            clientDataBytes, types: expectations.clientDataTypes, challenge: expectations.challenge, relyingParty: relyingParty
+            clientDataBytes,
+            types: expectations.clientDataTypes,
+            challenge: expectations.challenge,
+            relyingParty: relyingParty
         )
 
         // §7.1 step 12: let hash be the result of computing a hash over response.clientDataJSON using SHA-256.
@@ -38,7 +41,9 @@ public struct RegistrationCeremony: Sendable {
 
         // §7.1 steps 14–17: rpIdHash, UP (unless a conditional create), UV when required, BS only with BE.
         try AuthenticatorDataVerifier.verify(
-            authenticatorData, requiresUserPresence: expectations.requiresUserPresence, userVerification: expectations.userVerification,
+            authenticatorData,
+            requiresUserPresence: expectations.requiresUserPresence,
+            userVerification: expectations.userVerification,
             relyingParty: relyingParty
         )
         // §7.1 step 20: verify that the credential public key's alg is one of the pubKeyCredParams that were offered.
