@@ -13,9 +13,7 @@ import WebAuthnCore
         let tree = try #require(StrictJSONParser.strictValue(Array(body.utf8)), "not strict JSON: \(body)")
         func describe(_ decode: () throws -> Value) -> String {
             do {
-                var text = ""
-                dump(try decode(), to: &text)
-                return text
+                return canonical(try decode())
             } catch {
                 let refusal = JSONBody.refusal(error)
                 return "refused \(refusal.code) \(refusal.member ?? "-")"
@@ -25,6 +23,21 @@ import WebAuthnCore
             describe { try JSONValueDecoder.decode(type, from: tree) },
             describe { try JSONDecoder().decode(type, from: Data(body.utf8)) }
         )
+    }
+
+    /// A value's text with its members in order and every object's members sorted (a dictionary's order differs from
+    /// one instance to the next, so `dump` of two equal values may differ).
+    static func canonical(_ value: Any) -> String {
+        if let json = value as? JSONValue {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            return (try? encoder.encode(json)).map { "JSONValue " + String(decoding: $0, as: UTF8.self) } ?? String(reflecting: json)
+        }
+        let mirror = Mirror(reflecting: value)
+        if mirror.children.isEmpty { return String(reflecting: value) }
+        var members = mirror.children.map { ($0.label ?? "") + ": " + canonical($0.value) }
+        if mirror.displayStyle == .dictionary || mirror.displayStyle == .set { members.sort() }
+        return "\(mirror.subjectType)(" + members.joined(separator: ", ") + ")"
     }
 
     static let assertion =
