@@ -53,7 +53,7 @@ public struct LogWriter: Sendable {
 
     /// The line for `record` (without its newline).
     public func render(_ record: LogRecord) -> String {
-        let time = Self.timestamp(now())
+        let time = RFC3339Timestamp.milliseconds(now())
         switch format {
         case .text:
             var line = "\(time) \(record.level.name) \(record.event): \(record.message)"
@@ -76,18 +76,6 @@ public struct LogWriter: Sendable {
             if let code = record.code { members.append("\"code\":\(JSONText.quoted(code))") }
             return "{" + members.joined(separator: ",") + "}"
         }
-    }
-
-    /// RFC 3339 in UTC with milliseconds: `2026-12-01T12:00:00.123Z`.
-    static func timestamp(_ date: Date) -> String {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-        let milliseconds = Int((date.timeIntervalSince1970 - Double(seconds)) * 1000)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let millisecondText = milliseconds < 10 ? "00\(milliseconds)" : milliseconds < 100 ? "0\(milliseconds)" : "\(milliseconds)"
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):"
-            + "\(two(parts.tm_sec)).\(millisecondText)Z"
     }
 
     /// A duration with at most three decimals (microseconds).

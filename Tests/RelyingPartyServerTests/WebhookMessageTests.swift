@@ -1,4 +1,5 @@
 import Foundation
+import Observability
 import Testing
 
 @testable import RelyingPartyServer
@@ -19,7 +20,7 @@ struct WebhookMessageTests {
     ])
     func aTimestampIsTheFormattersRounding(_ seconds: Double) {
         let date = Date(timeIntervalSince1970: seconds)
-        #expect(WebhookMessage.timestamp(date) == Self.reference(date), "\(seconds)")
+        #expect(RFC3339Timestamp.milliseconds(date) == Self.reference(date), "\(seconds)")
     }
 
     @Test func manyTimesFormatAsTheFormatterDoes() {
@@ -31,7 +32,7 @@ struct WebhookMessageTests {
             let milliseconds = Double(state >> 22 % 4_102_444_800_000)
             let seconds = index % 2 == 0 ? milliseconds / 1000 : Double(state >> 11) / Double(1 << 53) * 4_102_444_800
             let date = Date(timeIntervalSince1970: seconds)
-            if WebhookMessage.timestamp(date) != Self.reference(date) { mismatches.append("\(seconds)") }
+            if RFC3339Timestamp.milliseconds(date) != Self.reference(date) { mismatches.append("\(seconds)") }
         }
         #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
     }

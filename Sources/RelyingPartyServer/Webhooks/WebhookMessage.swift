@@ -1,6 +1,7 @@
 import CryptoCore
 import Foundation
 import HTTPServer
+import Observability
 import Storage
 
 /// One delivery attempt as Standard Webhooks has it: the JSON body `{"type", "timestamp", "data"}` (the same on every
@@ -13,16 +14,13 @@ struct WebhookMessage: Equatable {
     init(_ event: EventRecord) {
         id = Self.messageID(event.id)
         // The payload is the outbox's JSON object, stored by the server (`AccountEvent`); the envelope is built around it.
-        let envelope = #"{"type":"\#(event.type)","timestamp":"\#(Self.timestamp(event.occurredAt))","data":"#
+        let envelope = #"{"type":"\#(event.type)","timestamp":"\#(RFC3339Timestamp.milliseconds(event.occurredAt))","data":"#
         body = Array(envelope.utf8) + (event.data.isEmpty ? Array("{}".utf8) : event.data) + [UInt8(ascii: "}")]
     }
 
     /// `evt_` and the event's ID: unique in the deployment, the same on every retry and from every node, and free of the
     /// `.` that would make the signed content ambiguous.
     static func messageID(_ eventID: Int64) -> String { "evt_\(eventID)" }
-
-    /// RFC 3339 in UTC with milliseconds, such as `2026-12-01T10:15:30.123Z` (`RFC3339Timestamp`).
-    static func timestamp(_ date: Date) -> String { RFC3339Timestamp.milliseconds(date) }
 
     /// The `webhook-signature` value for an attempt at `unixSeconds`.
     func signature(secret: [UInt8], unixSeconds: Int64) -> String {

@@ -174,7 +174,7 @@ final class WebhookWorker: Sendable {
             switch item.outcome {
             case .retry(let next, let status, let error):
                 log.warning(
-                    "webhook \(endpoint.id): \(item.messageID) failed (\(status.map { "status \($0), " } ?? "")\(error)); next attempt \(WebhookMessage.timestamp(next))"
+                    "webhook \(endpoint.id): \(item.messageID) failed (\(status.map { "status \($0), " } ?? "")\(error)); next attempt \(RFC3339Timestamp.milliseconds(next))"
                 )
             case .dead(let status, let error):
                 log.warning("webhook \(endpoint.id): \(item.messageID) is dead (\(status.map { "status \($0), " } ?? "")\(error))")

@@ -5,17 +5,17 @@ import Glibc
 #endif
 
 /// RFC 3339 times in UTC, from `gmtime_r` instead of a Foundation formatter (an `ISO8601DateFormatter` costs 74 µs to
-/// make; a formatted call costs several microseconds): the whole seconds of the JSON bodies, as `JSONEncoder`'s
-/// `.iso8601` writes them (`2026-12-01T10:15:30Z`, the time truncated to its second), and the milliseconds of the
-/// webhook bodies (`2026-12-01T10:15:30.123Z`, rounded to the millisecond).
-enum RFC3339Timestamp {
+/// make): the whole seconds of the server's JSON bodies, as `JSONEncoder`'s `.iso8601` writes them
+/// (`2026-12-01T10:15:30Z`, the time truncated to its second), and the milliseconds of log lines and webhook bodies
+/// (`2026-12-01T10:15:30.123Z`, rounded to the millisecond).
+public enum RFC3339Timestamp {
     /// The time truncated to the whole second, as `JSONEncoder.DateEncodingStrategy.iso8601` writes it.
-    static func seconds(_ date: Date) -> String {
+    public static func seconds(_ date: Date) -> String {
         text(wholeSeconds: Int64(date.timeIntervalSince1970.rounded(.down)), millisecond: nil)
     }
 
     /// The time rounded to the millisecond.
-    static func milliseconds(_ date: Date) -> String {
+    public static func milliseconds(_ date: Date) -> String {
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
         let (seconds, remainder) = milliseconds.quotientAndRemainder(dividingBy: 1000)
         return text(wholeSeconds: remainder < 0 ? seconds - 1 : seconds, millisecond: remainder < 0 ? remainder + 1000 : remainder)
