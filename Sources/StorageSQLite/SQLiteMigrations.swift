@@ -353,6 +353,30 @@ enum SQLiteMigrations {
                 }
             }
         ),
+        // Challenges are written and deleted once per ceremony, so each b-tree they are in costs every ceremony: the
+        // table becomes WITHOUT ROWID (its rows live in the primary key's b-tree, not in a rowid table beside it), and
+        // the user index holds only the challenges that have a user (a discoverable sign-in's has none; the cascade
+        // from users still finds the rest through it). Four b-trees per sign-in challenge become two. The table is
+        // rebuilt under its own name, so that its schema text stays as written; outstanding challenges are kept.
+        Step(
+            version: 11,
+            sql: """
+                ALTER TABLE challenges RENAME TO challenges_v10;
+                CREATE TABLE challenges (
+                    challenge BLOB PRIMARY KEY NOT NULL,
+                    ceremony TEXT NOT NULL,
+                    user_id BLOB REFERENCES users(id) ON DELETE CASCADE,
+                    user_verification TEXT NOT NULL,
+                    context BLOB NOT NULL,
+                    expires_at REAL NOT NULL
+                ) WITHOUT ROWID;
+                INSERT INTO challenges (challenge, ceremony, user_id, user_verification, context, expires_at)
+                SELECT challenge, ceremony, user_id, user_verification, context, expires_at FROM challenges_v10;
+                DROP TABLE challenges_v10;
+                CREATE INDEX challenges_by_user ON challenges(user_id) WHERE user_id IS NOT NULL;
+                CREATE INDEX challenges_by_expiry ON challenges(expires_at);
+                """
+        ),
     ]
 
     /// The schema version this build writes.

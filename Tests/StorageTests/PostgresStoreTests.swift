@@ -344,6 +344,47 @@ struct PostgresStoreTests {
         try UsernameKeyMigration.check(store)
     }
 
+    /// Step 10 (the challenges' user index holds only the challenges that have a user) on a version-9 database: its
+    /// outstanding challenges stay, and a lookup by user, as the cascade from a deleted account makes, can use the
+    /// index; as SQLite's step 11.
+    @Test func aVersionNineDatabaseKeepsItsChallenges() throws {
+        let cluster = try PostgresClusterScope.current()
+        let name = try cluster.createDatabase()
+        let withUser = StoreSamples.challenge(1, userID: StoreSamples.userID(1))
+        let withoutUser = StoreSamples.challenge(2)
+        let rows = [withUser, withoutUser].map { challenge in
+            "('\\x\(Hex.encode(challenge.challenge))', '\(challenge.ceremony.rawValue)', "
+                + (challenge.userID.map { "'\\x\(Hex.encode($0))'" } ?? "NULL")
+                + ", '\(challenge.userVerification)', '\\x\(Hex.encode(challenge.context))', \(challenge.expiresAt.timeIntervalSinceReferenceDate))"
+        }
+        try cluster.psql(
+            PostgresMigrations.steps.prefix(9).map(\.sql).joined()
+                + """
+                ALTER TABLE users ALTER COLUMN name_key DROP DEFAULT, ADD CONSTRAINT users_name_key_unique UNIQUE (name_key);
+                CREATE TABLE passkeyd_schema (version integer NOT NULL);
+                INSERT INTO passkeyd_schema VALUES (9);
+                INSERT INTO users (id, name, display_name, created_at, display_name_is_default, app_account_token, email_verified, name_key)
+                    VALUES ('\\x\(Hex.encode(StoreSamples.userID(1)))', 'ann', 'Ann', 0, false, '\(StoreSamples.appAccountToken(1).uuidString.lowercased())', false, 'ann');
+                INSERT INTO challenges (challenge, ceremony, user_id, user_verification, context, expires_at) VALUES \(rows.joined(separator: ", "));
+                """,
+            database: name
+        )
+        let store = try PostgresStore(connectionString: cluster.connectionString(database: name), poolSize: 2)
+        defer { store.close() }
+        #expect(try cluster.psql("SELECT version FROM passkeyd_schema", database: name) == "\(PostgresMigrations.latestVersion)")
+        #expect(
+            try cluster.psql("SELECT indexdef FROM pg_indexes WHERE indexname = 'challenges_by_user'", database: name)
+                .hasSuffix("WHERE (user_id IS NOT NULL)")
+        )
+        let plan = try cluster.psql(
+            "SET enable_seqscan = off; EXPLAIN DELETE FROM challenges WHERE user_id = '\\x\(Hex.encode(StoreSamples.userID(1)))'",
+            database: name
+        )
+        #expect(plan.contains("challenges_by_user"), "plan: \(plan)")
+        #expect(try store.takeChallenge(withUser.challenge, now: StoreSamples.now) == .valid(withUser))
+        #expect(try store.takeChallenge(withoutUser.challenge, now: StoreSamples.now) == .valid(withoutUser))
+    }
+
     @Test func nodesStartingTogetherMigrateOnce() throws {
         let cluster = try PostgresClusterScope.current()
         let name = try cluster.createDatabase()
