@@ -193,15 +193,15 @@ final class EventLoopListener {
             path: incoming.path
         )
         if let refusal = sentNUL ? "The request contains a NUL byte." : RequestFraming.refusal(framing) {
-            send(ErrorResponse.badRequest(refusal), to: request, isHead: isHead)
+            send(ErrorResponse.badRequest(refusal), to: request, isHead: isHead, connection: connectionState)
             return
         }
         if let response = handler.answerOnLoop(incoming) {
-            send(response, to: request, isHead: isHead)
+            send(response, to: request, isHead: isHead, connection: connectionState)
             return
         }
         guard let connectionState else {
-            send(handler.handle(incoming), to: request, isHead: isHead)
+            send(handler.handle(incoming), to: request, isHead: isHead, connection: nil)
             return
         }
         let pending = PendingRequest(request: request, isHead: isHead, listener: self, connection: connectionState)
@@ -212,7 +212,7 @@ final class EventLoopListener {
             mailbox.post { pending.listener.finish(pending, with: response) }
         }
         guard queued else {
-            send(ErrorResponse.busy(), to: request, isHead: isHead)
+            send(ErrorResponse.busy(), to: request, isHead: isHead, connection: connectionState)
             return
         }
         connectionState.awaitResponse(pending)
@@ -222,10 +222,11 @@ final class EventLoopListener {
     func finish(_ pending: PendingRequest, with response: HTTPResponse) {
         guard !pending.isCancelled else { return }
         pending.connection.responseArrived()
-        send(response, to: pending.request, isHead: pending.isHead)
+        send(response, to: pending.request, isHead: pending.isHead, connection: pending.connection)
     }
 
-    private func send(_ response: HTTPResponse, to request: UnsafeMutablePointer<evhttp_request>, isHead: Bool) {
+    /// Writes `response` for `request` through evhttp; `connection` is the request's connection when it is known.
+    private func send(_ response: HTTPResponse, to request: UnsafeMutablePointer<evhttp_request>, isHead: Bool, connection: ConnectionState?) {
         let status = (100...999).contains(response.status) ? response.status : 500
         let allowsBody = HTTPResponse.statusAllowsBody(status)
         let headers = evhttp_request_get_output_headers(request)
@@ -250,7 +251,11 @@ final class EventLoopListener {
         let bufferEvent = tls == nil ? nil : evhttp_request_get_connection(request).flatMap(evhttp_connection_get_bufferevent)
         bufferEvent.map { bufferevent_incref($0) }
         loop.isSendingOwnResponse = true
-        evhttp_send_reply(request, Int32(status), HTTPResponse.reasonPhrase(for: status), nil)
+        if let connection {
+            connection.queueingOwnAnswer { evhttp_send_reply(request, Int32(status), HTTPResponse.reasonPhrase(for: status), nil) }
+        } else {
+            evhttp_send_reply(request, Int32(status), HTTPResponse.reasonPhrase(for: status), nil)
+        }
         loop.isSendingOwnResponse = false
         if let bufferEvent {
             Self.coalesce(bufferevent_get_output(bufferEvent))

@@ -215,6 +215,41 @@ import WebAuthnCore
         #expect(try PasskeyClient(CurlTransport(port: server.port)).register("alice").token.isEmpty == false)
     }
 
+    /// After an answer, the next request on the same keep-alive connection has the write and the read timeouts to
+    /// arrive in full (the deadline is armed once per answer, as the answer is queued): one trickled byte every 0.4 s
+    /// is cut off within about 2 s of the answer, and several answers in a row on one connection each re-arm it.
+    @Test func tricklingTheNextRequestAfterAnAnswerIsDisconnected() throws {
+        let server = try LoopbackServer(plainListener: true, limits: HTTPServerConfiguration(readTimeoutSeconds: 1, writeTimeoutSeconds: 1))
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.plainPort)
+        var answered = Date()
+        for _ in 0..<3 {
+            #expect(connection.send("GET /healthz HTTP/1.1\r\nHost: example.com\r\n\r\n"))
+            let answer = String(decoding: connection.receive(within: 2, until: "\"status\":\"ok\"}"), as: UTF8.self)
+            answered = Date()
+            #expect(answer.hasPrefix("HTTP/1.1 200 "), "answer: \(answer)")
+            // Well within the deadline: the next request comes 0.8 s after this answer (three answers take longer
+            // than one deadline, so each must have re-armed it).
+            Thread.sleep(forTimeInterval: 0.8)
+        }
+        var sent = 0
+        var closed = false
+        for byte in Array("GET /healthz HTTP/1.1\r\nHost: example.com\r\n\r\n".utf8) {
+            guard connection.send([byte]) else {
+                closed = true
+                break
+            }
+            sent += 1
+            if connection.isClosedByServer(within: 0.4) {
+                closed = true
+                break
+            }
+        }
+        let elapsed = Date().timeIntervalSince(answered)
+        #expect(closed, "still open after \(sent) bytes in \(elapsed) s")
+        #expect(elapsed >= 1.5 && elapsed < 3.5, "closed \(elapsed) s after the last answer")
+    }
+
     // MARK: malformed HTTP
 
     static let malformedRequests: [String: [UInt8]] = [
