@@ -8,6 +8,28 @@ extension PostgresRecords {
         backup_eligibility_changed, user_handle
         """
 
+    func credentialWithOwner(id: [UInt8]) throws(StorageError) -> (credential: CredentialRecord, owner: UserRecord)? {
+        try run { connection throws(PostgresError) in
+            try connection.run(
+                """
+                SELECT \(Self.qualified(Self.credentialColumns, "credentials")), \(Self.qualified(Self.userColumns, "users"))
+                FROM credentials JOIN users ON users.id = credentials.user_id WHERE credentials.id = $1
+                """,
+                [.bytea(id)]
+            ) { row throws(PostgresError) in
+                (try Self.credentialRecord(row), try Self.userRecord(row.columns(from: Self.credentialColumnCount)))
+            }.first
+        }
+    }
+
+    /// How many columns `credentialColumns` names.
+    static let credentialColumnCount = Int32(credentialColumns.split(separator: ",").count)
+
+    /// `columns` (a list "a, b, …") each prefixed with `table`, for a join of tables with column names in common.
+    static func qualified(_ columns: String, _ table: String) -> String {
+        columns.split(separator: ",").map { "\(table).\($0.trimmingCharacters(in: .whitespacesAndNewlines))" }.joined(separator: ", ")
+    }
+
     func credential(id: [UInt8]) throws(StorageError) -> CredentialRecord? {
         try run { connection throws(PostgresError) in
             try connection.run("SELECT \(Self.credentialColumns) FROM credentials WHERE id = $1", [.bytea(id)], row: Self.credentialRecord).first

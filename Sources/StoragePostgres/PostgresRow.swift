@@ -6,14 +6,21 @@ import Foundation
 struct PostgresRow {
     let result: OpaquePointer
     let index: Int32
+    /// The result column that is column 0 of this row: a row of a join holds one record's columns after another's.
+    var firstColumn: Int32 = 0
+
+    /// The same row from result column `first` on, for the record whose columns start there.
+    func columns(from first: Int32) -> PostgresRow {
+        PostgresRow(result: result, index: index, firstColumn: firstColumn + first)
+    }
 
     func isNull(_ column: Int32) -> Bool {
-        PQgetisnull(result, index, column) == 1
+        PQgetisnull(result, index, firstColumn + column) == 1
     }
 
     func bytes(_ column: Int32) -> [UInt8] {
-        let count = Int(PQgetlength(result, index, column))
-        guard count > 0, let value = PQgetvalue(result, index, column) else { return [] }
+        let count = Int(PQgetlength(result, index, firstColumn + column))
+        guard count > 0, let value = PQgetvalue(result, index, firstColumn + column) else { return [] }
         return Array(UnsafeRawBufferPointer(start: value, count: count))
     }
 

@@ -13,6 +13,14 @@ extension SQLiteStore {
         try reading { records throws(StorageError) in try records.credential(id: id) }
     }
 
+    /// Two statements on one reader connection: in process, a statement costs no round trip.
+    public func credentialWithOwner(id: [UInt8]) throws(StorageError) -> (credential: CredentialRecord, owner: UserRecord)? {
+        try reading { records throws(StorageError) in
+            guard let credential = try records.credential(id: id), let owner = try records.user(id: credential.userID) else { return nil }
+            return (credential, owner)
+        }
+    }
+
     public func credentials(userID: [UInt8]) throws(StorageError) -> [CredentialRecord] {
         try reading { records throws(StorageError) in try records.credentials(userID: userID) }
     }

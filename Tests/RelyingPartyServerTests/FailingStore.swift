@@ -37,6 +37,9 @@ final class FailingStore: PasskeyStore {
     }
     func user(name: String) throws(StorageError) -> UserRecord? { try inner.user(name: name) }
     func credential(id: [UInt8]) throws(StorageError) -> CredentialRecord? { try inner.credential(id: id) }
+    func credentialWithOwner(id: [UInt8]) throws(StorageError) -> (credential: CredentialRecord, owner: UserRecord)? {
+        try inner.credentialWithOwner(id: id)
+    }
     func credentials(userID: [UInt8]) throws(StorageError) -> [CredentialRecord] { try inner.credentials(userID: userID) }
     func insertChallenge(_ challenge: ChallengeRecord) throws(StorageError) { try inner.insertChallenge(challenge) }
     func takeChallenge(_ challenge: [UInt8], now: Date) throws(StorageError) -> ChallengeLookup { try inner.takeChallenge(challenge, now: now) }

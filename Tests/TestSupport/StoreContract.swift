@@ -18,6 +18,7 @@ public enum StoreContract {
             StoreContractCheck(name: "credential IDs are unique across users", run: credentialIDsAreUnique),
             StoreContractCheck(name: "insertCredential requires the user", run: insertCredentialRequiresUser),
             StoreContractCheck(name: "credentials are ordered by createdAt then id", run: credentialsAreOrdered),
+            StoreContractCheck(name: "credentialWithOwner reads a credential with its owner", run: credentialIsReadWithItsOwner),
             StoreContractCheck(name: "recordAuthentication updates and ORs warnings", run: recordAuthenticationORsWarnings),
             StoreContractCheck(name: "renameCredential only renames the owner's credential", run: renameChecksOwner),
             StoreContractCheck(name: "deleteCredentialUnlessLast refuses the last credential", run: deleteCredentialKeepsLast),
@@ -210,6 +211,32 @@ public enum StoreContract {
             try store.seedCredential(credential)
         }
         try expectEqual(try store.credentials(userID: StoreSamples.userID(1)), [first, tieLow, tieHigh, latest], "order")
+    }
+
+    /// Each owner with its own credential, every column of both (the owner's optional ones set); nil for a credential
+    /// nobody has, and once its account is deleted.
+    public static func credentialIsReadWithItsOwner(_ makeStore: StoreFactory) throws {
+        let store = try makeStore()
+        var ann = StoreSamples.user(1)
+        ann.email = "ann@example.com"
+        ann.emailVerified = true
+        let bob = StoreSamples.user(2)
+        let annsKey = StoreSamples.credential(1, owner: 1)
+        var bobsKey = StoreSamples.credential(2, owner: 2)
+        bobsKey.lastUsedAt = StoreSamples.now.addingTimeInterval(-5.25)
+        bobsKey.signCount = 9
+        try store.seedUser(ann, credential: annsKey)
+        try store.seedUser(bob, credential: bobsKey)
+        let annsRead = try store.credentialWithOwner(id: annsKey.id)
+        try expectEqual(annsRead?.credential, annsKey, "Ann's credential")
+        try expectEqual(annsRead?.owner, try store.user(id: ann.id), "Ann")
+        try expectEqual(annsRead?.owner.email, "ann@example.com", "Ann's email")
+        let bobsRead = try store.credentialWithOwner(id: bobsKey.id)
+        try expectEqual(bobsRead?.credential, bobsKey, "Bob's credential")
+        try expectEqual(bobsRead?.owner, try store.user(id: bob.id), "Bob")
+        try expectEqual(try store.credentialWithOwner(id: StoreSamples.credential(3, owner: 1).id) == nil, true, "unknown credential")
+        _ = try store.transaction { transaction throws(StorageError) in try transaction.deleteUser(id: bob.id) }
+        try expectEqual(try store.credentialWithOwner(id: bobsKey.id) == nil, true, "deleted account")
     }
 
     public static func recordAuthenticationORsWarnings(_ makeStore: StoreFactory) throws {
