@@ -13,7 +13,8 @@ struct SQLiteChallengeTableMigrationTests {
     /// A version-10 database at `path` holding one account and the two challenges, one of them the account's.
     private func versionTenDatabase(_ path: String) throws {
         let connection = try SQLiteConnection(path: path)
-        try connection.execute(SQLiteMigrations.steps.prefix(10).map(\.sql).joined()
+        try connection.execute(
+            SQLiteMigrations.steps.prefix(10).map(\.sql).joined()
                 + "CREATE UNIQUE INDEX users_by_name_key ON users(name_key); PRAGMA user_version = 10;"
         )
         try connection.statement(
