@@ -10,17 +10,17 @@ extension PostgresRecords {
 
     func credentialWithOwner(id: [UInt8]) throws(StorageError) -> (credential: CredentialRecord, owner: UserRecord)? {
         try run { connection throws(PostgresError) in
-            try connection.run(
-                """
-                SELECT \(Self.qualified(Self.credentialColumns, "credentials")), \(Self.qualified(Self.userColumns, "users"))
-                FROM credentials JOIN users ON users.id = credentials.user_id WHERE credentials.id = $1
-                """,
-                [.bytea(id)]
-            ) { row throws(PostgresError) in
+            try connection.run(Self.credentialWithOwnerQuery, [.bytea(id)]) { row throws(PostgresError) in
                 (try Self.credentialRecord(row), try Self.userRecord(row.columns(from: Self.credentialColumnCount)))
             }.first
         }
     }
+
+    /// The credential's columns, then its owner's: built once, as every sign-in runs it.
+    private static let credentialWithOwnerQuery = """
+        SELECT \(qualified(credentialColumns, "credentials")), \(qualified(userColumns, "users"))
+        FROM credentials JOIN users ON users.id = credentials.user_id WHERE credentials.id = $1
+        """
 
     /// How many columns `credentialColumns` names.
     static let credentialColumnCount = Int32(credentialColumns.split(separator: ",").count)
