@@ -27,6 +27,8 @@ final class EventLoop: @unchecked Sendable {
     /// The `Date` header cache of this loop.
     let date = HTTPDate()
     /// True while a listener writes a handler's response, so that output is not mistaken for a libevent error page.
+    /// The watch of a connection the listener knows is off then anyway (`ConnectionState.queueingOwnAnswer`); this
+    /// covers one it does not know.
     var isSendingOwnResponse = false
     private var listeners: [EventLoopListener] = []
     private var thread: pthread_t?

@@ -196,19 +196,7 @@ import WebAuthnCore
         for (port, bytes) in [(server.plainPort, request), (server.port, handshake)] {
             let slow = try RawConnection(port: port)
             let started = Date()
-            var sent = 0
-            var closed = false
-            for byte in bytes.prefix(20) {
-                guard slow.send([byte]) else {
-                    closed = true
-                    break
-                }
-                sent += 1
-                if slow.isClosedByServer(within: 0.4) {
-                    closed = true
-                    break
-                }
-            }
+            let (closed, sent) = Self.trickle(bytes.prefix(20), on: slow)
             #expect(closed, "port \(port): still open after \(sent) bytes in \(Date().timeIntervalSince(started)) s")
             #expect(Date().timeIntervalSince(started) < 3)
         }
@@ -232,22 +220,22 @@ import WebAuthnCore
             // than one deadline, so each must have re-armed it).
             Thread.sleep(forTimeInterval: 0.8)
         }
-        var sent = 0
-        var closed = false
-        for byte in Array("GET /healthz HTTP/1.1\r\nHost: example.com\r\n\r\n".utf8) {
-            guard connection.send([byte]) else {
-                closed = true
-                break
-            }
-            sent += 1
-            if connection.isClosedByServer(within: 0.4) {
-                closed = true
-                break
-            }
-        }
+        let (closed, sent) = Self.trickle(Array("GET /healthz HTTP/1.1\r\nHost: example.com\r\n\r\n".utf8), on: connection)
         let elapsed = Date().timeIntervalSince(answered)
         #expect(closed, "still open after \(sent) bytes in \(elapsed) s")
         #expect(elapsed >= 1.5 && elapsed < 3.5, "closed \(elapsed) s after the last answer")
+    }
+
+    /// Sends `bytes` one at a time, waiting up to 0.4 s after each for the server to close; whether it closed, and how
+    /// many bytes went out before.
+    private static func trickle(_ bytes: some Sequence<UInt8>, on connection: RawConnection) -> (closed: Bool, sent: Int) {
+        var sent = 0
+        for byte in bytes {
+            guard connection.send([byte]) else { return (true, sent) }
+            sent += 1
+            if connection.isClosedByServer(within: 0.4) { return (true, sent) }
+        }
+        return (false, sent)
     }
 
     // MARK: malformed HTTP

@@ -30,6 +30,13 @@ struct SQLiteChallengeTableMigrationTests {
         }
     }
 
+    /// The version-10 database opened (and so migrated) by this build.
+    private func migratedStore(in directory: TemporaryDirectory) throws -> SQLiteStore {
+        let path = directory.newDatabasePath()
+        try versionTenDatabase(path)
+        return try SQLiteStore(path: path)
+    }
+
     private func schema(_ store: SQLiteStore, _ name: String) throws -> String? {
         try store.withConnection { connection throws(SQLiteError) in
             try connection.statement("SELECT sql FROM sqlite_master WHERE name = ?1").run([.text(name)]) { row throws(SQLiteError) in
@@ -43,9 +50,7 @@ struct SQLiteChallengeTableMigrationTests {
     @Test func aVersionTenDatabaseKeepsItsChallenges() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.newDatabasePath()
-        try versionTenDatabase(path)
-        let store = try SQLiteStore(path: path)
+        let store = try migratedStore(in: directory)
         defer { store.close() }
         #expect(
             try store.withConnection { connection throws(SQLiteError) in try SQLiteMigrations.currentVersion(connection) }
@@ -65,9 +70,7 @@ struct SQLiteChallengeTableMigrationTests {
     @Test func theUserIndexServesTheCascade() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.newDatabasePath()
-        try versionTenDatabase(path)
-        let store = try SQLiteStore(path: path)
+        let store = try migratedStore(in: directory)
         defer { store.close() }
         let plan = try store.withConnection { connection throws(SQLiteError) in
             try connection.statement("EXPLAIN QUERY PLAN DELETE FROM challenges WHERE user_id = ?1").run([.blob(StoreSamples.userID(1))]) {
