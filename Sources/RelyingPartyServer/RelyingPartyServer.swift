@@ -99,8 +99,15 @@ public final class RelyingPartyServer: HTTPHandler {
         self.metrics = metrics.map(ServerMetrics.init)
         self.webhookSender = webhookSender
         settings = Mutex(try ReloadableSettings(configuration, time: time))
+        let seal: ChallengeSeal
+        do {
+            seal = try ChallengeSeal(serverSecret: enumerationSecret)
+        } catch {
+            throw ConfigurationError(.invalidValue, key: "enumerationSecret", "no key could be derived for sealed challenges")
+        }
         challenges = ChallengeService(
             store: store,
+            seal: seal,
             random: random,
             time: time,
             lifetime: TimeInterval(configuration.challengeLifetimeSeconds),

@@ -361,6 +361,8 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         case .credentialExists: ServerError(.credentialExists)
         case .appleIdentityTaken: ServerError(.appleIdentityTaken)
         case .notFound: ServerError(.notFound)
+        // A sealed challenge another request spent first, here or on another node.
+        case .challengeSpent: ServerError(.challengeUnknown)
         default: ServerError(.storageUnavailable, detail: error.description)
         }
     }

@@ -13,4 +13,7 @@ public enum CeremonyKind: String, Sendable {
     /// The `state` of Apple's web flow (`GET /auth/apple/start`), stored under a hash of the state: its raw nonce, the
     /// paths to return to and the hash of the browser's binding cookie.
     case appleWebState
+    /// A sealed sign-in challenge that was used (`ChallengeSeal` in the server), stored under its bytes until some
+    /// time after it expired: while it is stored, the challenge is refused. Never taken.
+    case spentAuthentication
 }

@@ -22,11 +22,21 @@ public protocol CeremonyStore: Sendable {
     /// `update.signCount` must be greater than the stored counter. Two sign-ins with one credential verified at once,
     /// on one node or on two, thus cannot both pass with the lower counter stored last.
     ///
-    /// - Throws: `storage.notFound` when no credential has this ID or it does not belong to `session.userID`;
+    /// With `spending`, a sealed challenge's use is stored first, as `ChallengeStore.insertChallenge` stores a
+    /// challenge: of any number of concurrent callers spending the same bytes, on any nodes, at most one succeeds.
+    ///
+    /// - Throws: `storage.challengeSpent` when a challenge with the bytes of `spending` is already stored;
+    ///   `storage.notFound` when no credential has this ID or it does not belong to `session.userID`;
     ///   `storage.signCountNotIncreased` when the counter check fails against the stored counter;
     ///   `storage.duplicateKey` when a session with the same token hash or ID is already stored;
-    ///   `storage.invalidRecord` for a session or event out of bounds. Nothing changes then.
-    func completeAuthentication(_ update: AuthenticationUpdate, session: SessionRecord, events: [NewEvent]) throws(StorageError)
+    ///   `storage.invalidRecord` for a session or event out of bounds. Nothing changes then, with one exception: after
+    ///   `notFound` and `signCountNotIncreased`, `spending` is stored (a failed ceremony uses its challenge too).
+    func completeAuthentication(
+        _ update: AuthenticationUpdate,
+        session: SessionRecord,
+        events: [NewEvent],
+        spending: ChallengeRecord?
+    ) throws(StorageError)
 
     /// After a successful registration, atomically: stores the new account with `credential` as its first credential
     /// when `newUser` is given, or adds `credential` to its existing user when it is nil, stores `session` and appends
@@ -42,6 +52,11 @@ public protocol CeremonyStore: Sendable {
 }
 
 extension CeremonyStore {
+    /// `completeAuthentication` for a ceremony whose challenge was stored and taken already: nothing to spend.
+    public func completeAuthentication(_ update: AuthenticationUpdate, session: SessionRecord, events: [NewEvent]) throws(StorageError) {
+        try completeAuthentication(update, session: session, events: events, spending: nil)
+    }
+
     /// The rules of `completeRegistration` that need no stored data: the credential belongs to the new user when
     /// there is one, the session to the credential's user, and the session and events are within bounds. For drivers
     /// to check before they write.

@@ -3,6 +3,7 @@ public enum CounterUpdate: Sendable {
     case recorded
     case credentialMissing
     case counterNotIncreased
+    case challengeSpent
 
     /// Throws the contract's error unless the assertion was recorded.
     public func check() throws(StorageError) {
@@ -10,6 +11,7 @@ public enum CounterUpdate: Sendable {
         case .recorded: return
         case .credentialMissing: throw StorageError(.notFound, "the session's user has no credential with this ID")
         case .counterNotIncreased: throw StorageError(.signCountNotIncreased, "the signature counter did not increase past the stored one")
+        case .challengeSpent: throw StorageError(.challengeSpent, "the challenge was used before")
         }
     }
 }

@@ -7,7 +7,7 @@ extension InMemoryStore {
             StoreStatus(
                 schemaVersion: 1,
                 latestSchemaVersion: 1,
-                outstandingChallenges: state.challenges.values.count { now < $0.expiresAt },
+                outstandingChallenges: state.challenges.values.count { now < $0.expiresAt && $0.ceremony != .spentAuthentication },
                 liveSessions: state.sessions.values.count { now < $0.expiresAt }
             )
         }

@@ -40,6 +40,11 @@ public final class InMemoryStore: PasskeyStore {
     public init() {}
 
     public func transaction<Result: Sendable>(_ body: (any StoreTransaction) throws(StorageError) -> Result) throws(StorageError) -> Result {
+        try inMemoryTransaction(body)
+    }
+
+    /// `transaction` with the driver's own transaction type, whose state a fast path may change directly.
+    func inMemoryTransaction<Result: Sendable>(_ body: (InMemoryTransaction) throws(StorageError) -> Result) throws(StorageError) -> Result {
         try state.withLock { state throws(StorageError) -> Result in
             let transaction = InMemoryTransaction(state: state)
             defer { transaction.isOpen = false }

@@ -14,6 +14,7 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
             case signCountNotIncreased = "storage.signCountNotIncreased"
             case notEmpty = "storage.notEmpty"
             case invalidRecord = "storage.invalidRecord"
+            case challengeSpent = "storage.challengeSpent"
         }
 
         private let base: Base
@@ -40,6 +41,8 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         public static let notEmpty = Code(.notEmpty)
         /// A record breaks a bound of the contract (an event's type or payload size, a session's user agent or ID).
         public static let invalidRecord = Code(.invalidRecord)
+        /// The challenge a ceremony spends is stored already: it was used before.
+        public static let challengeSpent = Code(.challengeSpent)
 
         public var rawValue: String { base.rawValue }
         public var description: String { rawValue }

@@ -6,7 +6,8 @@ public struct StoreStatus: Sendable, Equatable {
     /// The schema version the database is at, and the latest this build knows (equal once migrated).
     public var schemaVersion: Int
     public var latestSchemaVersion: Int
-    /// Challenges issued and not yet used or expired at the time asked.
+    /// Stored challenges issued and not yet used or expired at the time asked. A spent sealed challenge
+    /// (`CeremonyKind.spentAuthentication`) is not one, and a sealed one is stored only once it is spent.
     public var outstandingChallenges: Int
     /// Sessions not yet expired at the time asked.
     public var liveSessions: Int

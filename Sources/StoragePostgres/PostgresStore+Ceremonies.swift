@@ -4,9 +4,32 @@ import Storage
 /// Each ceremony's final writes are one statement (data-modifying CTEs), events included: atomic without BEGIN and
 /// COMMIT, and one round trip to the database.
 extension PostgresStore {
-    public func completeAuthentication(_ update: AuthenticationUpdate, session: SessionRecord, events: [NewEvent]) throws(StorageError) {
+    public func completeAuthentication(
+        _ update: AuthenticationUpdate,
+        session: SessionRecord,
+        events: [NewEvent],
+        spending: ChallengeRecord?
+    ) throws(StorageError) {
         try Self.checkBounds(session: session, events: events)
         var parameters = PostgresParameters()
+        // The spent challenge first: of concurrent statements inserting the same bytes, on any nodes, one inserts
+        // them and the others wait for its commit and insert nothing. Nothing else is written without it.
+        var spent = ""
+        var spentCondition = ""
+        if let spending {
+            let values = [
+                parameters.bind(.bytea(spending.challenge), as: "bytea"), parameters.bind(.text(spending.ceremony.rawValue), as: "text"),
+                parameters.bind(.text(spending.userVerification), as: "text"), parameters.bind(.bytea(spending.context), as: "bytea"),
+                parameters.bind(.date(spending.expiresAt), as: "float8"),
+            ]
+            spent = """
+                spent AS (
+                    INSERT INTO challenges (challenge, ceremony, user_verification, context, expires_at)
+                    VALUES (\(values.joined(separator: ", "))) ON CONFLICT (challenge) DO NOTHING RETURNING 1
+                ),
+                """
+            spentCondition = " AND EXISTS (SELECT 1 FROM spent)"
+        }
         let credentialID = parameters.bind(.bytea(update.credentialID), as: "bytea")
         let userID = parameters.bind(.bytea(session.userID), as: "bytea")
         let signCount = parameters.bind(.bigint(Int64(update.signCount)), as: "int8")
@@ -20,11 +43,11 @@ extension PostgresStore {
         // lock orders concurrent sign-ins on any nodes); the session is inserted only when the row was updated, and
         // the events only when the session was; a duplicate token fails all of them.
         var sql = """
-            WITH recorded AS (
+            WITH \(spent) recorded AS (
                 UPDATE credentials SET sign_count = \(signCount), backup_eligible = \(backupEligible), backup_state = \(backupState),
                     last_used_at = \(usedAt), clone_warning = (clone_warning OR \(cloneWarning)),
                     backup_eligibility_changed = (backup_eligibility_changed OR \(backupEligibilityChanged))
-                WHERE id = \(credentialID) AND user_id = \(userID) AND (sign_count < \(signCount) OR (\(signCount) = 0 AND sign_count = 0))
+                WHERE id = \(credentialID) AND user_id = \(userID) AND (sign_count < \(signCount) OR (\(signCount) = 0 AND sign_count = 0))\(spentCondition)
                 RETURNING user_id
             ), started AS (
                 INSERT INTO sessions (\(PostgresRecords.sessionColumns)) SELECT \(sessionValues) FROM recorded RETURNING user_id
@@ -33,10 +56,11 @@ extension PostgresStore {
         if !events.isEmpty {
             sql += ", " + PostgresRecords.appendingEvents(events, lockingUser: session.userID, after: "started", parameters: &parameters)
         }
-        sql += " SELECT count(*) FROM started"
+        sql += spending == nil ? " SELECT count(*), 1 FROM started" : " SELECT (SELECT count(*) FROM started), (SELECT count(*) FROM spent)"
         let outcome = try withConnection { connection throws(PostgresError) -> CounterUpdate in
-            let started = try connection.run(sql, parameters.values) { row throws(PostgresError) in try row.integer(0) }
-            guard started.first == 0 else { return .recorded }
+            let counts = try connection.run(sql, parameters.values) { row throws(PostgresError) in (try row.integer(0), try row.integer(1)) }
+            guard counts.first?.1 == 1 else { return .challengeSpent }
+            guard counts.first?.0 == 0 else { return .recorded }
             let found = try connection.run(
                 "SELECT 1 FROM credentials WHERE id = $1 AND user_id = $2",
                 [.bytea(update.credentialID), .bytea(session.userID)]

@@ -6,7 +6,7 @@ extension PostgresStore {
         let counts = try withConnection { connection throws(PostgresError) in
             try connection.run(
                 """
-                SELECT (SELECT max(version) FROM passkeyd_schema), (SELECT count(*) FROM challenges WHERE expires_at > $1),
+                SELECT (SELECT max(version) FROM passkeyd_schema), (SELECT count(*) FROM challenges WHERE expires_at > $1 AND ceremony <> 'spentAuthentication'),
                     (SELECT count(*) FROM sessions WHERE expires_at > $1)
                 """,
                 [.date(now)]

@@ -5,13 +5,31 @@ import Storage
 /// that finish meanwhile (`SQLiteCommitGroup`): one transaction and one `fsync` for all of them, each in its own
 /// savepoint, so that one refused write (a counter that went back, a passkey registered twice) fails alone.
 extension SQLiteStore {
-    public func completeAuthentication(_ update: AuthenticationUpdate, session: SessionRecord, events: [NewEvent]) throws(StorageError) {
+    public func completeAuthentication(
+        _ update: AuthenticationUpdate,
+        session: SessionRecord,
+        events: [NewEvent],
+        spending: ChallengeRecord?
+    ) throws(StorageError) {
         try Self.checkBounds(session: session, events: events)
+        // A refused counter or a missing credential releases its savepoint with the spent challenge alone in it: the
+        // outcome is thrown once the batch is committed.
+        let outcome = SignInOutcome()
         try groupCommit { records throws(StorageError) in
-            try records.recordSignIn(update, userID: session.userID).check()
+            if let spending, try !records.insertChallengeUnlessStored(spending) {
+                throw StorageError(.challengeSpent, "the challenge was used before")
+            }
+            outcome.counter = try records.recordSignIn(update, userID: session.userID)
+            guard outcome.counter == .recorded else { return }
             try records.insertSession(session)
             try records.appendEvents(events)
         }
+        try outcome.counter.check()
+    }
+
+    /// What a sign-in's write found, read by the caller after the batch that ran the write was committed.
+    private final class SignInOutcome {
+        var counter = CounterUpdate.recorded
     }
 
     public func completeRegistration(

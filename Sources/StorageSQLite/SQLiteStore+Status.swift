@@ -6,7 +6,7 @@ extension SQLiteStore {
         let counts = try withConnection { connection throws(SQLiteError) in
             try connection.statement(
                 """
-                SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM challenges WHERE expires_at > ?1),
+                SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM challenges WHERE expires_at > ?1 AND ceremony <> 'spentAuthentication'),
                     (SELECT count(*) FROM sessions WHERE expires_at > ?1)
                 """
             ).run([.date(now)]) { row throws(SQLiteError) in (Int(row.integer(0)), Int(row.integer(1)), Int(row.integer(2))) }.first

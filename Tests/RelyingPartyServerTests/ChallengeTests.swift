@@ -27,16 +27,19 @@ struct ChallengeTests {
         expectChallengeError(try client.registrationVerify(response), "challenge_unknown")
     }
 
-    @Test func authenticationResponseCannotBeReplayed() throws {
+    /// Without a username the challenge is sealed (`SealedChallengeTests`), with one it is stored: both are used once.
+    @Test(arguments: [nil, "alice"] as [String?])
+    func authenticationResponseCannotBeReplayed(username: String?) throws {
         let account = try client.register("alice")
-        let response = try client.assertion(account.credential, answering: try client.requestOptions())
+        let response = try client.assertion(account.credential, answering: try client.requestOptions(username: username))
         #expect(try client.authenticationVerify(response).status == 200)
         expectChallengeError(try client.authenticationVerify(response), "challenge_unknown")
     }
 
-    @Test func aFailedVerificationStillUsesUpTheChallenge() throws {
+    @Test(arguments: [nil, "alice"] as [String?])
+    func aFailedVerificationStillUsesUpTheChallenge(username: String?) throws {
         let account = try client.register("alice")
-        let options = try client.requestOptions()
+        let options = try client.requestOptions(username: username)
         var broken = AssertionOptions(signCount: 0)
         broken.mutation.signature = { $0[$0.count - 1] ^= 1 }
         let refused = try client.authenticationVerify(try client.assertion(account.credential, answering: options, broken))
@@ -54,12 +57,13 @@ struct ChallengeTests {
         expectChallengeError(try client.registrationVerify(response), "challenge_unknown")
     }
 
-    @Test func authenticationChallengeExpiresAtItsLifetimeNotBefore() throws {
+    @Test(arguments: [nil, "alice"] as [String?])
+    func authenticationChallengeExpiresAtItsLifetimeNotBefore(username: String?) throws {
         let account = try client.register("alice")
-        let early = try client.requestOptions()
+        let early = try client.requestOptions(username: username)
         clock.advance(by: 299)
         #expect(try client.authenticationVerify(try client.assertion(account.credential, answering: early)).status == 200)
-        let late = try client.requestOptions()
+        let late = try client.requestOptions(username: username)
         clock.advance(by: 301)
         expectChallengeError(try client.authenticationVerify(try client.assertion(account.credential, answering: late)), "challenge_expired")
     }
@@ -96,7 +100,10 @@ struct ChallengeTests {
 
     @Test func clientGeneratedChallengesAreUnknown() throws {
         let account = try client.register("alice")
-        for challenge in [SystemRandom().bytes(count: 32), [UInt8](repeating: 0, count: 32), SystemRandom().bytes(count: 16), []] {
+        let lengths = [
+            SystemRandom().bytes(count: 32), [UInt8](repeating: 0, count: 32), SystemRandom().bytes(count: 48), SystemRandom().bytes(count: 16), [],
+        ]
+        for challenge in lengths {
             let assertion = try client.authenticator.authenticate(account.credential, challenge: challenge, options: AssertionOptions(signCount: 0))
             expectChallengeError(try client.authenticationVerify(assertion), "challenge_unknown")
             let credential = try SoftwareCredential.generate(.es256)

@@ -48,8 +48,13 @@ final class FailingStore: PasskeyStore {
     func session(id: [UInt8], now: Date) throws(StorageError) -> SessionRecord? { try inner.session(id: id, now: now) }
     func recordSessionUse(tokenHash: [UInt8], at: Date) throws(StorageError) { try inner.recordSessionUse(tokenHash: tokenHash, at: at) }
     func purgeExpiredSessions(now: Date) throws(StorageError) -> Int { try inner.purgeExpiredSessions(now: now) }
-    func completeAuthentication(_ update: AuthenticationUpdate, session: SessionRecord, events: [NewEvent]) throws(StorageError) {
-        try inner.completeAuthentication(update, session: session, events: events)
+    func completeAuthentication(
+        _ update: AuthenticationUpdate,
+        session: SessionRecord,
+        events: [NewEvent],
+        spending: ChallengeRecord?
+    ) throws(StorageError) {
+        try inner.completeAuthentication(update, session: session, events: events, spending: spending)
     }
     func completeRegistration(newUser: UserRecord?, credential: CredentialRecord, session: SessionRecord, events: [NewEvent]) throws(StorageError) {
         try inner.completeRegistration(newUser: newUser, credential: credential, session: session, events: events)

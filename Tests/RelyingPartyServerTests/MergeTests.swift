@@ -131,6 +131,18 @@ struct MergeTests {
         #expect(try fixture.store.user(id: alice.userID) != nil)
     }
 
+    /// A passkey proof answers a sealed challenge, spent when the proof is verified: even a merge that stopped at its
+    /// conflict uses it up.
+    @Test func aPasskeyProofIsUsedOnce() throws {
+        let fixture = try AppleFixture()
+        let accounts = try Self.accounts(fixture)
+        let proof = try fixture.passkeyProof(accounts.otherPasskey)
+        #expect(try fixture.merge(proof, keep: nil, token: accounts.current.token).errorCode == "merge_conflict")
+        let again = try fixture.merge(proof, keep: "current", token: accounts.current.token)
+        #expect(again.status == 400 && again.errorCode == "challenge_unknown", "\(again.text)")
+        #expect(try fixture.store.user(id: accounts.otherID) != nil)
+    }
+
     @Test func refusals() throws {
         let fixture = try AppleFixture()
         let accounts = try Self.accounts(fixture)

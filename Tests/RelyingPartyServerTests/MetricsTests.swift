@@ -89,7 +89,8 @@ struct MetricsTests {
         )
         let server = try TestServerFactory.make(configuration: configuration, store: store)
         let client = PasskeyClient(DirectTransport(handler: server))
-        let statuses = try (0..<4).map { _ in try client.authenticationOptions(username: nil).status }
+        // Named sign-ins: their challenges are stored (a discoverable one's is sealed, and stored once used).
+        let statuses = try (0..<4).map { _ in try client.authenticationOptions(username: "nobody").status }
         #expect(statuses == [200, 200, 429, 429])
         var families = try Self.scrape(server)
         #expect(families["passkeyd_rate_limited"]?.value("passkeyd_rate_limited_total", ["rule": "address"]) == 2)

@@ -32,7 +32,7 @@ public enum StoreContract {
             StoreContractCheck(name: "insertSession checks user and duplicates", run: insertSessionChecksKeys),
             StoreContractCheck(name: "purgeExpiredSessions counts", run: purgeExpiredSessionsCounts),
             StoreContractCheck(name: "16 threads taking one challenge: one winner", run: concurrentTakeHasOneWinner),
-        ] + appleChecks + ceremonyChecks + transactionChecks + sessionChecks + eventChecks + webhookChecks + accountChecks
+        ] + appleChecks + ceremonyChecks + spentChallengeChecks + transactionChecks + sessionChecks + eventChecks + webhookChecks + accountChecks
         + statusChecks + administrationChecks + signingKeyChecks + openIDProviderChecks + usernameChecks
 
     /// Registers a new account with `completeRegistration` and a session of its own (derived from the owner and the

@@ -43,7 +43,11 @@ extension RelyingPartyServer {
             }
         }
         try limit(challengeLimiter, key: clientAddress(request))
-        let challenge = try challenges.issue(.authentication, userID: userID, userVerification: userVerification.rawValue, context: context)
+        // A discoverable sign-in's challenge is sealed: nothing to store until it is used (`ChallengeSeal`).
+        let challenge =
+            userID == nil && context.isEmpty
+            ? challenges.issueSealed(userVerification: userVerification.rawValue)
+            : try challenges.issue(.authentication, userID: userID, userVerification: userVerification.rawValue, context: context)
         return JSONBody.ok(
             relyingParty.requestOptions(
                 challenge: challenge,
@@ -59,6 +63,9 @@ extension RelyingPartyServer {
         let stored: CredentialRecord
         let result: AuthenticationResult
         let user: UserRecord
+        /// The record that spends the assertion's sealed challenge, for the ceremony's final commit to store; nil when
+        /// the challenge was taken or spent already.
+        let unspent: ChallengeRecord?
 
         /// The counter and flags to store for it at `now`.
         func update(at now: Date) -> AuthenticationUpdate {
@@ -76,17 +83,35 @@ extension RelyingPartyServer {
     /// Takes the assertion's challenge and runs §7.2 on it against the stored passkey: what a sign-in and a merge proof
     /// share. A counter that did not increase flags the passkey before the refusal.
     ///
+    /// A sealed challenge is spent at once, or with `deferringSpend` left to the caller's final commit
+    /// (`VerifiedAssertion.unspent`). A refusal spends it before anything else, so that a replayed assertion is
+    /// refused as `challenge_unknown` and never flags its passkey.
+    ///
     /// Verified before any limit is consulted, so that no limit ever stops a valid assertion; a failed one counts
     /// against the credential it names (`429 rate_limited` past `perAccountBurst`). An assertion naming a credential
     /// this server does not have (a decoy, a deleted passkey, junk) runs the same steps against a key nobody holds and
     /// fails as a real passkey's junk assertion does: the same code, step and message.
-    func verifyAssertion(_ credential: AuthenticationResponseJSON) throws(ServerError) -> VerifiedAssertion {
-        let record = try challenges.consume(try Self.challengeText(credential.response.clientDataJSON), for: .authentication)
-        guard let rawID = Base64URL.decode(credential.rawId) else { throw ServerError(.credentialUnknown) }
+    func verifyAssertion(_ credential: AuthenticationResponseJSON, deferringSpend: Bool) throws(ServerError) -> VerifiedAssertion {
+        let opened = try challenges.open(try Self.challengeText(credential.response.clientDataJSON))
+        let record = opened.record
+        var unspent = opened.unspent
+        if !deferringSpend, let spent = unspent {
+            try challenges.spend(spent)
+            unspent = nil
+        }
+        /// Spends a sealed challenge not spent yet: the first thing a refusal does.
+        func spendBeforeRefusing() throws(ServerError) {
+            if let spent = unspent { try challenges.spend(spent) }
+        }
+        guard let rawID = Base64URL.decode(credential.rawId) else {
+            try spendBeforeRefusing()
+            throw ServerError(.credentialUnknown)
+        }
         let failureKey = "credential:" + Base64URL.encode(DigestAlgorithm.sha256.hash(rawID))
         // The owner is read with the credential: on PostgreSQL one round trip instead of two.
         guard let found = try storage({ try store.credentialWithOwner(id: rawID) }) else {
             let error = failedUnknownCredential(credential, rawID: rawID, record: record)
+            try spendBeforeRefusing()
             try limit(accountLimiter, key: failureKey)
             throw error
         }
@@ -113,6 +138,7 @@ extension RelyingPartyServer {
         do {
             result = try AuthenticationCeremony(relyingParty: relyingParty).verify(credential, expecting: expectations)
         } catch {
+            try spendBeforeRefusing()
             log("authentication refused: \(error)", event: "ceremony")
             if error.code == .signCountNotIncreased {
                 try markPossibleClone(stored)
@@ -120,7 +146,7 @@ extension RelyingPartyServer {
             try limit(accountLimiter, key: failureKey)
             throw .verification(error)
         }
-        return VerifiedAssertion(stored: stored, result: result, user: user)
+        return VerifiedAssertion(stored: stored, result: result, user: user, unspent: unspent)
     }
 
     /// The refusal of an assertion naming a credential this server does not have: §7.2 run against a key whose private
@@ -155,10 +181,10 @@ extension RelyingPartyServer {
     /// `POST /webauthn/authentication/verify`: verifies the assertion, updates the counter and flags, starts a session.
     func authenticationVerify(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
         let credential = try JSONBody.decode(AuthenticationResponseJSON.self, from: request)
-        let assertion = try verifyAssertion(credential)
+        let assertion = try verifyAssertion(credential, deferringSpend: true)
         let (stored, result, user) = (assertion.stored, assertion.result, assertion.user)
-        // The counter, flags, session and events in one transaction: one durable commit, which also makes the
-        // challenge taken above durable (see `CeremonyStore`).
+        // The counter, flags, session and events in one transaction: one durable commit, which also spends a sealed
+        // challenge, or makes the stored challenge taken above durable (see `CeremonyStore`).
         let now = time.now
         let session = sessions.prepare(for: user.id, method: .passkey, credentialID: stored.id, userVerified: result.userVerified, request: request)
         var events = [AccountEvent.sessionCreated(session.record)]
@@ -166,7 +192,12 @@ extension RelyingPartyServer {
             events.append(.passkeyBackupEligibilityChanged(userID: user.id, credentialID: stored.id, backupEligible: result.backupEligible))
         }
         do {
-            try store.completeAuthentication(assertion.update(at: now), session: session.record, events: events.map { $0.event(at: now) })
+            try store.completeAuthentication(
+                assertion.update(at: now),
+                session: session.record,
+                events: events.map { $0.event(at: now) },
+                spending: assertion.unspent
+            )
         } catch  where error.code == .signCountNotIncreased {
             // §7.2 step 23 failed at the write: a concurrent sign-in with this passkey, here or on another node,
             // stored a counter at least as high after this one was read. The same verdict as at verification.

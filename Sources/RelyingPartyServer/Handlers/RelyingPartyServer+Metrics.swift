@@ -26,7 +26,10 @@ extension RelyingPartyServer {
     /// by endpoint and status), the metadata BLOB's age and `nextUpdate`, the signing key's age, Apple's key fetches.
     /// A store that does not answer leaves its series out of that scrape and counts a store error.
     func collectMetrics(into registry: MetricsRegistry) {
-        registry.collect("passkeyd_challenges_outstanding", "Challenges issued and neither used nor expired (all nodes of the store).") {
+        registry.collect(
+            "passkeyd_challenges_outstanding",
+            "Stored challenges issued and neither used nor expired (all nodes of the store); a discoverable sign-in's sealed challenge is not stored."
+        ) {
             [weak self] in
             guard let self, let status = self.storeStatus() else { return [] }
             return [([], Double(status.outstandingChallenges))]
