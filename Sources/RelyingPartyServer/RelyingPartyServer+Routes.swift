@@ -25,7 +25,8 @@ extension RelyingPartyServer {
             "POST",
             "/webauthn/authentication/options",
             [.rateLimitedPerAddress, .noStore, .allowsAccessToken],
-            RelyingPartyServer.authenticationOptions
+            RelyingPartyServer.authenticationOptions,
+            answersFromMemoryWhen: RelyingPartyServer.isDiscoverableOptionsRequest
         ),
         Route(
             "POST",

@@ -176,13 +176,13 @@ public final class RelyingPartyServer: HTTPHandler {
     }
 
     /// The answer when `request` is answered from memory, on the event-loop thread: a route flagged
-    /// `.answersFromMemory`, a preflight or another method's `405`, and what the table does not route (the well-known
+    /// `.answersFromMemory` (or a request its `answersFromMemoryWhen` accepts), a preflight or another method's `405`, and what the table does not route (the well-known
     /// files, which are built at start-up, and the static files of `www`). Nil for everything else, which goes to the
     /// worker pool.
     public func answerOnLoop(_ request: HTTPRequest) -> HTTPResponse? {
         let method = request.method == "HEAD" ? "GET" : request.method
         let dispatch = Self.dispatch(method, request.path)
-        if case .route(let route, _) = dispatch, !route.flags.contains(.answersFromMemory) { return nil }
+        if case .route(let route, _) = dispatch, !route.answersFromMemory(request) { return nil }
         return handle(request, method: method, dispatch: dispatch)
     }
 

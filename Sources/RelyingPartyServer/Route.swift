@@ -43,6 +43,9 @@ final class Route: Sendable {
     let path: String
     let flags: Flags
     let handler: Handler
+    /// Which of the route's requests are answered from memory on the event-loop thread although the route is not
+    /// `.answersFromMemory`: those that need neither the store nor the network (a discoverable sign-in's options).
+    let answersFromMemoryWhen: (@Sendable (HTTPRequest) -> Bool)?
     private let segments: [Substring]
     /// The path up to its first parameter segment (all of it for a literal path): a request path that does not start
     /// with it is not this route's, which is found without splitting it (Foundation's `contains` there was once most of
@@ -56,9 +59,16 @@ final class Route: Sendable {
         _ method: String,
         _ path: String,
         _ flags: Flags,
-        _ handler: @escaping @Sendable (RelyingPartyServer) -> (HTTPRequest) throws(ServerError) -> HTTPResponse
+        _ handler: @escaping @Sendable (RelyingPartyServer) -> (HTTPRequest) throws(ServerError) -> HTTPResponse,
+        answersFromMemoryWhen: (@Sendable (HTTPRequest) -> Bool)? = nil
     ) {
-        self.init(method, path, flags, handler: { server, request, _ throws(ServerError) in try handler(server)(request) })
+        self.init(
+            method,
+            path,
+            flags,
+            handler: { server, request, _ throws(ServerError) in try handler(server)(request) },
+            answersFromMemoryWhen: answersFromMemoryWhen
+        )
     }
 
     /// A route to a handler that takes the request and its context (the session, the `{id}` segment), e.g.
@@ -72,15 +82,27 @@ final class Route: Sendable {
         self.init(method, path, flags, handler: { server, request, context throws(ServerError) in try handler(server)(request, context) })
     }
 
-    private init(_ method: String, _ path: String, _ flags: Flags, handler: @escaping Handler) {
+    private init(
+        _ method: String,
+        _ path: String,
+        _ flags: Flags,
+        handler: @escaping Handler,
+        answersFromMemoryWhen: (@Sendable (HTTPRequest) -> Bool)? = nil
+    ) {
         self.method = method
         self.path = path
         self.flags = flags
         self.handler = handler
+        self.answersFromMemoryWhen = answersFromMemoryWhen
         segments = path.split(separator: "/", omittingEmptySubsequences: false)
         let firstParameter = path.firstIndex(of: "{")
         literalPrefix = String(path[..<(firstParameter ?? path.endIndex)])
         isLiteral = firstParameter == nil
+    }
+
+    /// Whether `request` is answered from memory, on the event-loop thread.
+    func answersFromMemory(_ request: HTTPRequest) -> Bool {
+        flags.contains(.answersFromMemory) || answersFromMemoryWhen?(request) == true
     }
 
     /// The parameter segments when `requestPath` is this route's path (none for a literal path), or nil.

@@ -95,6 +95,28 @@ struct RouteTableTests {
         #expect(server.answerOnLoop(HTTPRequest(method: "POST", path: "/webauthn/authentication/verify")) == nil)
     }
 
+    /// A discoverable sign-in's options are a sealed challenge, made from memory: answered on the loop. A username (whose
+    /// account is looked up), a session credential (which is resolved) or a body that is not JSON goes to the pool.
+    @Test func discoverableOptionsWithoutCredentialsRunOnTheLoop() throws {
+        let server = try TestServerFactory.make()
+        func options(_ body: String, _ headers: [(String, String)] = []) -> HTTPRequest {
+            HTTPRequest(
+                method: "POST",
+                path: "/webauthn/authentication/options",
+                headers: HTTPHeaders([("Content-Type", "application/json")] + headers),
+                body: Array(body.utf8)
+            )
+        }
+        let onLoop = try #require(server.answerOnLoop(options("{}")))
+        #expect(onLoop.status == 200)
+        #expect(server.answerOnLoop(options(#"{"userVerification": "required"}"#))?.status == 200)
+        #expect(server.answerOnLoop(options(#"{"username": "alice"}"#)) == nil)
+        #expect(server.answerOnLoop(options("{}", [("Authorization", "Bearer abc")])) == nil)
+        #expect(server.answerOnLoop(options("{}", [("Cookie", "__Host-passkeyd_session=abc")])) == nil)
+        #expect(server.answerOnLoop(options("{")) == nil)
+        #expect(server.answerOnLoop(HTTPRequest(method: "POST", path: "/webauthn/authentication/options")) == nil)
+    }
+
     /// The indexed table answers as a scan of every route in order would, for every route's path (with its
     /// parameters filled in) under every method, and for paths no route has.
     @Test func theIndexedTableDispatchesAsAScanOfEveryRoute() {

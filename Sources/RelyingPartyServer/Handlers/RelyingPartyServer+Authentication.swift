@@ -18,6 +18,15 @@ extension RelyingPartyServer {
         var decoys: [String]?
     }
 
+    /// Whether `request` asks for a discoverable sign-in's options without any session credentials: its answer is a
+    /// sealed challenge, made from memory, so it is answered on the event-loop thread. Anything else (a username, a
+    /// cookie or bearer to resolve, a body that is not JSON) goes to the worker pool as every store route does.
+    @Sendable static func isDiscoverableOptionsRequest(_ request: HTTPRequest) -> Bool {
+        guard !SessionService.carriesCredentials(request) else { return false }
+        guard let body = try? JSONBody.decode(AuthenticationOptionsRequest.self, from: request) else { return false }
+        return body.username == nil
+    }
+
     /// `POST /webauthn/authentication/options`: discoverable (autofill) sign-in without a username; with one, the
     /// user's credentials. An unknown username gets the same shape with stable decoy credentials (no enumeration).
     /// Limited per client address only (the route's flag, and the challenges an address holds): a limit per

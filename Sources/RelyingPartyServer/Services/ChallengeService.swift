@@ -67,13 +67,12 @@ final class ChallengeService: Sendable {
         return challenge
     }
 
-    /// A new sealed challenge for a discoverable sign-in: nothing is stored.
+    /// A new sealed challenge for a discoverable sign-in: nothing is stored, and no store is asked (it is answered on
+    /// the event-loop thread).
     func issueSealed(userVerification: String) -> [UInt8] {
-        let now = time.now
-        purge.purgeIfDue(now: now)
-        return seal.seal(
+        seal.seal(
             userVerification: userVerification,
-            expiresAt: now.addingTimeInterval(lifetime),
+            expiresAt: time.now.addingTimeInterval(lifetime),
             random: random.bytes(count: ChallengeSeal.randomLength)
         )
     }
@@ -92,7 +91,10 @@ final class ChallengeService: Sendable {
             return OpenedChallenge(record: try take(challenge, for: .authentication), unspent: nil)
         }
         guard let sealed = seal.open(challenge) else { throw ServerError(.challengeUnknown) }
-        guard time.now < sealed.expiresAt else { throw ServerError(.challengeExpired) }
+        let now = time.now
+        // A sealed challenge is issued on the loop, which never waits on the store: its verification runs the purge.
+        purge.purgeIfDue(now: now)
+        guard now < sealed.expiresAt else { throw ServerError(.challengeExpired) }
         let record = ChallengeRecord(
             challenge: challenge,
             ceremony: .authentication,
