@@ -74,6 +74,10 @@ final class SQLiteConnection {
         }
     }
 
+    /// The rowid of the row the last successful INSERT on this connection added: cheaper than `RETURNING`, whose rows
+    /// SQLite gathers in an ephemeral table it opens and closes for every statement.
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
     /// Whether a transaction is open (SQLite is outside autocommit mode).
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 

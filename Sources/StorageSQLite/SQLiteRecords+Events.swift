@@ -9,13 +9,13 @@ extension SQLiteRecords {
     @discardableResult
     func appendEvent(_ event: NewEvent) throws(StorageError) -> Int64 {
         try validate { () throws(StorageError) in try event.validate() }
-        let ids = try run { connection throws(SQLiteError) in
-            try connection.statement("INSERT INTO events (type, user_id, occurred_at, data) VALUES (?1, ?2, ?3, ?4) RETURNING id")
-                .run([.text(event.type), event.userID.map { .blob($0) } ?? .null, .date(event.occurredAt), .blob(event.data)]) {
-                    row throws(SQLiteError) in row.integer(0)
-                }
+        // The id is the rowid (INTEGER PRIMARY KEY), read after the insert instead of with RETURNING.
+        let id = try run { connection throws(SQLiteError) -> Int64? in
+            let inserted = try connection.statement("INSERT INTO events (type, user_id, occurred_at, data) VALUES (?1, ?2, ?3, ?4)")
+                .run([.text(event.type), event.userID.map { .blob($0) } ?? .null, .date(event.occurredAt), .blob(event.data)])
+            return inserted == 1 ? connection.lastInsertedRowID : nil
         }
-        guard let id = ids.first else { throw StorageError(.unavailable, "the event was not appended") }
+        guard let id else { throw StorageError(.unavailable, "the event was not appended") }
         try queueWebhookDeliveries(eventID: id, event)
         return id
     }
