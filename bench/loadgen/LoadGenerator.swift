@@ -3,7 +3,8 @@ import Foundation
 import Synchronization
 import WebAuthnCore
 
-/// Registers one discoverable credential, then runs full sign-in ceremonies (options → sign → verify) on
+/// Registers `passkeys` discoverable credentials (one by default, each of its own account; worker `i` signs in with
+/// passkey `i mod passkeys`), then runs full sign-in ceremonies (options → sign → verify) on
 /// `connections` keep-alive HTTPS connections, and reports ceremonies/s and latency next to OpenSSL's raw
 /// ES256 verify rate on one core. The two are measured in alternating rounds (raw, load, raw, load, ...) so
 /// that a change in machine load affects both alike.
@@ -18,6 +19,8 @@ struct LoadGenerator {
     let connections: Int
     let warmUpSeconds: Double
     let seconds: Double
+    /// How many passkeys the workers sign in with: with one, every ceremony updates the same credential row.
+    var passkeys = 1
     /// When given (one node only), the server whose CPU time per ceremony is measured during the load rounds.
     var serverCPU: ServerCPUTime? = nil
     var rounds = 4
@@ -46,10 +49,11 @@ struct LoadGenerator {
     }
 
     func run() throws {
-        let credential = try register()
+        let credentials = try (0..<passkeys).map { _ in try register() }
         let clients = try (0..<connections).map { index in
             try CeremonyClients(optionsPort: ports[index % ports.count], verificationPort: ports[(index + 1) % ports.count])
         }
+        let credential = { (index: Int) in credentials[index % credentials.count] }
         _ = try phase(clients, credential, seconds: warmUpSeconds)
         var rawRates: [Double] = []
         var samples: [Sample] = []
@@ -65,7 +69,9 @@ struct LoadGenerator {
         let latencies = samples.filter(\.succeeded).map { Double($0.nanoseconds) / 1e6 }.sorted()
         guard !latencies.isEmpty else { throw Failure(description: "no ceremony succeeded (\(failures) failed)") }
         let rate = Double(latencies.count) / seconds
-        let spread = ports.count == 1 ? "" : " spread over \(ports.count) nodes (options and verification on different nodes)"
+        let spread =
+            (ports.count == 1 ? "" : " spread over \(ports.count) nodes (options and verification on different nodes)")
+            + (passkeys == 1 ? "" : " with \(passkeys) passkeys")
         print(
             String(
                 format: "login ceremonies: %.0f/s over %d connections%@ for %.0f s, p50 %.2f ms, p99 %.2f ms, failures %d",
@@ -136,12 +142,13 @@ struct LoadGenerator {
     }
 
     /// Every worker runs ceremonies on its own thread for `seconds`; the ceremonies that ended in time.
-    private func phase(_ clients: [CeremonyClients], _ credential: LoadgenCredential, seconds: Double) throws -> [Sample] {
+    private func phase(_ clients: [CeremonyClients], _ credential: (Int) -> LoadgenCredential, seconds: Double) throws -> [Sample] {
         let all = Mutex([Sample]())
         let errors = Mutex([String]())
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
         let group = DispatchGroup()
-        for client in clients {
+        for (index, client) in clients.enumerated() {
+            let credential = credential(index)
             group.enter()
             Thread {
                 defer { group.leave() }

@@ -1,7 +1,7 @@
 import Foundation
 
-// passkeyd-loadgen --port PORT[,PORT...] [--connections N] [--seconds S] [--warm-up S] [--server-pid PID]: end-to-end
-// sign-in ceremonies against passkeyd on 127.0.0.1 whose relying party is example.com / https://example.com; with
+// passkeyd-loadgen --port PORT[,PORT...] [--connections N] [--seconds S] [--warm-up S] [--server-pid PID] [--passkeys N]:
+// end-to-end sign-in ceremonies (with N passkeys of N accounts, worker i signing in with passkey i mod N; one by default) against passkeyd on 127.0.0.1 whose relying party is example.com / https://example.com; with
 // --server-pid (one port), also the server's CPU time per ceremony against one raw ES256 verify. With several ports (the
 // option repeated or a comma list), the nodes of one deployment sharing one database: connections are spread over
 // them round-robin, and each ceremony takes its options from one node and posts its verification to the next.
@@ -31,7 +31,7 @@ else {
     FileHandle.standardError.write(
         Data(
             """
-            usage: passkeyd-loadgen --port PORT[,PORT...] [--connections N] [--seconds S] [--warm-up S] [--server-pid PID]
+            usage: passkeyd-loadgen --port PORT[,PORT...] [--connections N] [--seconds S] [--warm-up S] [--server-pid PID] [--passkeys N]
                    passkeyd-loadgen --mode soak --port PORT --server-pid PID [--connections N] [--seconds S] [--warm-up S]
                    passkeyd-loadgen --mode apple-stream --port PORT --audience BUNDLE_ID [--connections N] [--seconds S] [--interval S]
             --port may be repeated; --ports is the same option.
@@ -67,6 +67,7 @@ do {
             warmUpSeconds: options["warm-up"].flatMap(Double.init) ?? 2,
             seconds: options["seconds"].flatMap(Double.init) ?? 10
         )
+        generator.passkeys = max(1, min(1024, options["passkeys"].flatMap(Int.init) ?? 1))
         if ports.count == 1, let serverProcessID = options["server-pid"].flatMap(Int32.init) {
             generator.serverCPU = ServerCPUTime(processID: serverProcessID)
         }

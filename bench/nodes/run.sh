@@ -8,7 +8,9 @@
 # `RATIO two-nodes-postgres-vs-one-node-sqlite <ceremonies/s on the two PostgreSQL nodes ÷ on the SQLite node>`.
 # Everything listens on 127.0.0.1; on exit the nodes are stopped by pid, PostgreSQL with `pg_ctl -m fast stop`, and
 # the temporary folder is removed. Knobs (environment): ROUNDS (default 2), LOAD_CONNECTIONS (8), LOAD_SECONDS (8),
-# BENCH_TMPDIR (parent of the temporary folder, which holds both databases), PASSKEYD_BIN (a passkeyd to measure).
+# BENCH_TMPDIR (parent of the temporary folder, which holds both databases), PASSKEYD_BIN (a passkeyd to measure),
+# LOAD_PASSKEYS (1: every ceremony signs in with the same passkey, so every final write updates one credential row;
+# with N, the connections sign in with N passkeys of N accounts).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . bench/lib.sh
@@ -16,6 +18,7 @@ cd "$(dirname "$0")/../.."
 ROUNDS=${ROUNDS:-2}
 LOAD_CONNECTIONS=${LOAD_CONNECTIONS:-8}
 LOAD_SECONDS=${LOAD_SECONDS:-8}
+LOAD_PASSKEYS=${LOAD_PASSKEYS:-1}
 
 # PostgreSQL's server programs: `pg_config --bindir`, else the newest /usr/lib/postgresql/*/bin.
 postgres_bin=$(pg_config --bindir 2>/dev/null || true)
@@ -77,7 +80,7 @@ postgres_ports=$postgres_ports,$node_port
 # On failure, the end of each node's log too (a refused verification names its step there).
 load() {
     local output status=0
-    output=$(./.build/release/passkeyd-loadgen --ports "$2" --connections "$LOAD_CONNECTIONS" --seconds "$LOAD_SECONDS" --warm-up 2) || status=$?
+    output=$(./.build/release/passkeyd-loadgen --ports "$2" --connections "$LOAD_CONNECTIONS" --seconds "$LOAD_SECONDS" --warm-up 2 --passkeys "$LOAD_PASSKEYS") || status=$?
     sed 's/^/    /' <<<"$output"
     if [ "$status" != 0 ]; then tail -n 5 "$work"/*-node*.log >&2; exit "$status"; fi
     sed -n 's|^login ceremonies: \([0-9.]*\)/s.* p50 \([0-9.]*\) ms, p99 \([0-9.]*\) ms.*|'"$1"' \1 \2 \3|p' <<<"$output" >>"$work/results"
