@@ -3,20 +3,25 @@ import Foundation
 import Storage
 
 extension SQLiteRecords {
+    /// Stores one challenge (`challengeValues`).
+    static let challengeInsert = """
+        INSERT INTO challenges (challenge, ceremony, user_id, user_verification, context, expires_at)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+        """
+
+    /// The parameters of `challengeInsert`.
+    static func challengeValues(_ challenge: ChallengeRecord) -> [SQLiteValue] {
+        [
+            .blob(challenge.challenge), .text(challenge.ceremony.rawValue), challenge.userID.map { .blob($0) } ?? .null,
+            .text(challenge.userVerification), .blob(challenge.context), .date(challenge.expiresAt),
+        ]
+    }
+
     /// Stores `challenge` unless a challenge with its bytes is stored: false then, and nothing changes. How a sign-in's
     /// final write spends its sealed challenge (`CeremonyStore.completeAuthentication`).
     func insertChallengeUnlessStored(_ challenge: ChallengeRecord) throws(StorageError) -> Bool {
         try run { connection throws(SQLiteError) in
-            try connection.statement(
-                """
-                INSERT INTO challenges (challenge, ceremony, user_id, user_verification, context, expires_at)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (challenge) DO NOTHING
-                """
-            ).run([
-                .blob(challenge.challenge), .text(challenge.ceremony.rawValue),
-                challenge.userID.map { .blob($0) } ?? .null, .text(challenge.userVerification),
-                .blob(challenge.context), .date(challenge.expiresAt),
-            ]) == 1
+            try connection.statement(Self.challengeInsert + " ON CONFLICT (challenge) DO NOTHING").run(Self.challengeValues(challenge)) == 1
         }
     }
 }

@@ -5,16 +5,7 @@ import Storage
 extension SQLiteStore {
     public func insertChallenge(_ challenge: ChallengeRecord) throws(StorageError) {
         try withConnectionDeferringDurability { connection throws(SQLiteError) in
-            try connection.statement(
-                """
-                INSERT INTO challenges (challenge, ceremony, user_id, user_verification, context, expires_at)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                """
-            ).run([
-                .blob(challenge.challenge), .text(challenge.ceremony.rawValue),
-                challenge.userID.map { .blob($0) } ?? .null, .text(challenge.userVerification),
-                .blob(challenge.context), .date(challenge.expiresAt),
-            ])
+            try connection.statement(SQLiteRecords.challengeInsert).run(SQLiteRecords.challengeValues(challenge))
         }
     }
 

@@ -7,8 +7,12 @@ import Testing
 /// A sealed challenge opens under the key that sealed it, with what it was sealed with, and under no other key or
 /// after any change.
 struct ChallengeSealTests {
-    let seal = try! ChallengeSeal(serverSecret: Array(repeating: 0x5A, count: 32))
+    let seal: ChallengeSeal
     let expiry = Date(timeIntervalSince1970: 1_780_000_300.123)
+
+    init() throws {
+        seal = try ChallengeSeal(serverSecret: Array(repeating: 0x5A, count: 32))
+    }
 
     func sealed(_ userVerification: String = "preferred") -> [UInt8] {
         seal.seal(userVerification: userVerification, expiresAt: expiry, random: SystemRandom().bytes(count: ChallengeSeal.randomLength))

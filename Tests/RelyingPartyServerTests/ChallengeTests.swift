@@ -14,7 +14,8 @@ struct ChallengeTests {
         client = PasskeyClient(DirectTransport(handler: try TestServerFactory.make(clock: clock)))
     }
 
-    private func expectChallengeError(_ reply: ServerReply, _ code: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    /// A refusal of the challenge: `400` with `code`, and no session.
+    static func expectChallengeError(_ reply: ServerReply, _ code: String, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(reply.status == 400, sourceLocation: sourceLocation)
         #expect(reply.errorCode == code, "\(reply.text)", sourceLocation: sourceLocation)
         #expect(reply.object["token"] == nil, sourceLocation: sourceLocation)
@@ -24,7 +25,7 @@ struct ChallengeTests {
         let options = try client.registrationOptions(username: "alice").decode(PublicKeyCredentialCreationOptionsJSON.self)
         let (_, response) = try client.answer(options)
         #expect(try client.registrationVerify(response).status == 200)
-        expectChallengeError(try client.registrationVerify(response), "challenge_unknown")
+        Self.expectChallengeError(try client.registrationVerify(response), "challenge_unknown")
     }
 
     /// Without a username the challenge is sealed (`SealedChallengeTests`), with one it is stored: both are used once.
@@ -33,7 +34,7 @@ struct ChallengeTests {
         let account = try client.register("alice")
         let response = try client.assertion(account.credential, answering: try client.requestOptions(username: username))
         #expect(try client.authenticationVerify(response).status == 200)
-        expectChallengeError(try client.authenticationVerify(response), "challenge_unknown")
+        Self.expectChallengeError(try client.authenticationVerify(response), "challenge_unknown")
     }
 
     @Test(arguments: [nil, "alice"] as [String?])
@@ -45,16 +46,16 @@ struct ChallengeTests {
         let refused = try client.authenticationVerify(try client.assertion(account.credential, answering: options, broken))
         #expect(refused.status == 400)
         #expect(refused.errorCode == "verification_failed")
-        expectChallengeError(try client.authenticationVerify(try client.assertion(account.credential, answering: options)), "challenge_unknown")
+        Self.expectChallengeError(try client.authenticationVerify(try client.assertion(account.credential, answering: options)), "challenge_unknown")
     }
 
     @Test func registrationChallengeExpires() throws {
         let options = try client.registrationOptions(username: "alice").decode(PublicKeyCredentialCreationOptionsJSON.self)
         let (_, response) = try client.answer(options)
         clock.advance(by: 300)
-        expectChallengeError(try client.registrationVerify(response), "challenge_expired")
+        Self.expectChallengeError(try client.registrationVerify(response), "challenge_expired")
         // The expired challenge is gone: a second attempt is unknown, not expired.
-        expectChallengeError(try client.registrationVerify(response), "challenge_unknown")
+        Self.expectChallengeError(try client.registrationVerify(response), "challenge_unknown")
     }
 
     @Test(arguments: [nil, "alice"] as [String?])
@@ -65,7 +66,7 @@ struct ChallengeTests {
         #expect(try client.authenticationVerify(try client.assertion(account.credential, answering: early)).status == 200)
         let late = try client.requestOptions(username: username)
         clock.advance(by: 301)
-        expectChallengeError(try client.authenticationVerify(try client.assertion(account.credential, answering: late)), "challenge_expired")
+        Self.expectChallengeError(try client.authenticationVerify(try client.assertion(account.credential, answering: late)), "challenge_expired")
     }
 
     @Test func configuredChallengeLifetimeIsUsed() throws {
@@ -77,7 +78,7 @@ struct ChallengeTests {
         #expect(options.timeout == 10_000)
         let (_, response) = try client.answer(options)
         clock.advance(by: 11)
-        expectChallengeError(try client.registrationVerify(response), "challenge_expired")
+        Self.expectChallengeError(try client.registrationVerify(response), "challenge_expired")
     }
 
     @Test func registrationChallengeIsRefusedForAuthentication() throws {
@@ -88,14 +89,14 @@ struct ChallengeTests {
             challenge: try PasskeyClient.bytes(registration.challenge),
             options: AssertionOptions(signCount: 0)
         )
-        expectChallengeError(try client.authenticationVerify(assertion), "challenge_unknown")
+        Self.expectChallengeError(try client.authenticationVerify(assertion), "challenge_unknown")
     }
 
     @Test func authenticationChallengeIsRefusedForRegistration() throws {
         let options = try client.requestOptions()
         let credential = try SoftwareCredential.generate(.es256)
         let response = try client.authenticator.register(credential, challenge: try PasskeyClient.bytes(options.challenge))
-        expectChallengeError(try client.registrationVerify(response), "challenge_unknown")
+        Self.expectChallengeError(try client.registrationVerify(response), "challenge_unknown")
     }
 
     @Test func clientGeneratedChallengesAreUnknown() throws {
@@ -105,9 +106,9 @@ struct ChallengeTests {
         ]
         for challenge in lengths {
             let assertion = try client.authenticator.authenticate(account.credential, challenge: challenge, options: AssertionOptions(signCount: 0))
-            expectChallengeError(try client.authenticationVerify(assertion), "challenge_unknown")
+            Self.expectChallengeError(try client.authenticationVerify(assertion), "challenge_unknown")
             let credential = try SoftwareCredential.generate(.es256)
-            expectChallengeError(
+            Self.expectChallengeError(
                 try client.registrationVerify(try client.authenticator.register(credential, challenge: challenge)),
                 "challenge_unknown"
             )
@@ -119,7 +120,7 @@ struct ChallengeTests {
         let optionsReply = try client.registrationOptions(username: nil, headers: PasskeyClient.bearer(account.token))
         let (credential, response) = try client.answer(try optionsReply.decode(PublicKeyCredentialCreationOptionsJSON.self))
         #expect(try client.send("DELETE", "/me", headers: PasskeyClient.bearer(account.token)).status == 200)
-        expectChallengeError(try client.registrationVerify(response), "challenge_unknown")
+        Self.expectChallengeError(try client.registrationVerify(response), "challenge_unknown")
         #expect(try client.signIn(credential).errorCode == "verification_failed")
     }
 

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Storage
 import Synchronization
@@ -127,32 +126,20 @@ extension StoreContract {
         try store.seedUser(StoreSamples.user(1), credential: credential)
         let credentialID = credential.id
         let spent = spentChallenge(7)
-        let winners = Mutex<[UInt8]>([])
-        let failures = Mutex<[StorageError]>([])
-        let start = DispatchSemaphore(value: 0)
-        let finished = DispatchGroup()
+        let winners = Mutex<[Int]>([])
         let sessions = (UInt8(100)..<116).map { StoreSamples.session($0, owner: 1) }
-        for (index, session) in sessions.enumerated() {
-            finished.enter()
-            Thread {
-                start.wait()
-                do throws(StorageError) {
-                    try signIn(store, credentialID, signCount: 0, session: session, spending: spent)
-                    winners.withLock { $0.append(UInt8(index)) }
-                } catch  where error.code == .challengeSpent {
-                    // Another thread spent it first.
-                } catch {
-                    failures.withLock { $0.append(error) }
-                }
-                finished.leave()
-            }.start()
+        let failures = concurrently(threads: sessions.count, rounds: 1) { index, _ throws(StorageError) in
+            do throws(StorageError) {
+                try signIn(store, credentialID, signCount: 0, session: sessions[index], spending: spent)
+                winners.withLock { $0.append(index) }
+            } catch  where error.code == .challengeSpent {
+                // Another thread spent it first.
+            }
         }
-        for _ in sessions { start.signal() }
-        finished.wait()
-        try expectEqual(failures.withLock { $0 }, [], "errors")
+        try expectEqual(failures, [], "errors")
         let won = winners.withLock { $0 }
         try expectEqual(won.count, 1, "sign-ins with one challenge")
         let stored = try sessions.filter { session in try store.session(tokenHash: session.tokenHash, now: StoreSamples.now) != nil }
-        try expectEqual(stored.map(\.id), won.map { sessions[Int($0)].id }, "the winner's session alone")
+        try expectEqual(stored.map(\.id), won.map { sessions[$0].id }, "the winner's session alone")
     }
 }
