@@ -78,8 +78,11 @@ import Testing
             let payload = try JSONSerialization.jsonObject(with: Data(event.data)) as? NSDictionary
             #expect(payload == delivery.data as NSDictionary)
         }
-        let created = everything.first { $0.type == "user.created" }
-        #expect(created?.data["method"] as? String == "passkey")
+        // The users' deliveries interleave, so each user's creation is found by its user.
+        for (user, method) in [(aliceID, "passkey"), (appleUser, "apple")] {
+            let created = everything.first { $0.type == "user.created" && $0.data["userId"] as? String == user }
+            #expect(created?.data["method"] as? String == method, "the creation of \(user)")
+        }
         #expect(everything.first { $0.type == "passkey.renamed" }?.data["credentialId"] as? String == credentialID)
         #expect(
             Set(everything.filter { $0.type == "user.deleted" }.compactMap { $0.data["reason"] as? String }) == ["self", "apple_account_deleted"]
