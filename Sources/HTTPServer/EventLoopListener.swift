@@ -17,6 +17,8 @@ final class EventLoopListener {
     private let tls: TLSContextSlot?
     private let handler: any HTTPHandler
     private var http: OpaquePointer?
+    /// The buffer a whole response is handed to evhttp in (`sendWhole`); empty between responses.
+    private var wholeResponse: OpaquePointer?
     /// The evconnlistener evhttp accepts with (freed with the evhttp).
     private(set) var acceptingListener: OpaquePointer?
     /// Turns accepting back on after a pause for a failed `accept`.
@@ -53,6 +55,7 @@ final class EventLoopListener {
             throw HTTPServerError(.eventLoopFailed, "evhttp_new failed")
         }
         self.http = http
+        wholeResponse = evbuffer_new()
         evhttp_set_allowed_methods(http, Self.allowedMethods)
         evhttp_set_max_body_size(http, configuration.maximumBodySize)
         evhttp_set_max_headers_size(http, configuration.maximumHeaderSize)
@@ -130,6 +133,10 @@ final class EventLoopListener {
         if let resumeTimer {
             event_free(resumeTimer)
             self.resumeTimer = nil
+        }
+        if let wholeResponse {
+            evbuffer_free(wholeResponse)
+            self.wholeResponse = nil
         }
         guard let http else { return }
         self.http = nil
@@ -229,6 +236,10 @@ final class EventLoopListener {
     private func send(_ response: HTTPResponse, to request: UnsafeMutablePointer<evhttp_request>, isHead: Bool, connection: ConnectionState?) {
         let status = (100...999).contains(response.status) ? response.status : 500
         let allowsBody = HTTPResponse.statusAllowsBody(status)
+        if allowsBody && !isHead && Self.keepsConnectionAsIs(request, response), let wholeResponse {
+            sendWhole(response, status: status, to: request, through: wholeResponse, connection: connection)
+            return
+        }
         let headers = evhttp_request_get_output_headers(request)
         for (name, value) in response.headers where !HTTPHeaders.namesMatch(name, "Content-Length") {
             Self.add(name, value, to: headers)
@@ -257,6 +268,55 @@ final class EventLoopListener {
             evhttp_send_reply(request, Int32(status), HTTPResponse.reasonPhrase(for: status), nil)
         }
         loop.isSendingOwnResponse = false
+        if let bufferEvent {
+            Self.coalesce(bufferevent_get_output(bufferEvent))
+            bufferevent_decref(bufferEvent)
+        }
+    }
+
+    /// Whether evhttp adds nothing to `response` and keeps the connection open after it: an HTTP/1.1 request (1.1 or
+    /// above, answered as 1.1) that is not a proxy request (an absolute URI) and names no `Connection` option but
+    /// `keep-alive`, and a response without `Connection`. evhttp answers the rest itself (`Connection: close`, a 1.0
+    /// client's `keep-alive`), so they take the header list.
+    private static func keepsConnectionAsIs(_ request: UnsafeMutablePointer<evhttp_request>, _ response: HTTPResponse) -> Bool {
+        guard request.pointee.major == 1, request.pointee.minor >= 1, request.pointee.flags & EVHTTP_PROXY_REQUEST == 0 else {
+            return false
+        }
+        if let option = evhttp_find_header(evhttp_request_get_input_headers(request), "Connection"), strcasecmp(option, "keep-alive") != 0 {
+            return false
+        }
+        return !response.headers.contains("connection")
+    }
+
+    /// Writes `response` whole (`ResponseSerializer`) as the only chunk of a reply that is not chunked: evhttp moves
+    /// `buffer`'s bytes to the connection, writes them and then finishes the request as it does after
+    /// `evhttp_send_reply` (the next request of the connection is read, or the connection closed).
+    private func sendWhole(
+        _ response: HTTPResponse,
+        status: Int,
+        to request: UnsafeMutablePointer<evhttp_request>,
+        through buffer: OpaquePointer,
+        connection: ConnectionState?
+    ) {
+        let bytes = ResponseSerializer.bytes(
+            status: status,
+            headers: response.headers,
+            body: response.body,
+            date: loop.date.now(),
+            strictTransportSecurity: strictTransportSecurity
+        )
+        evbuffer_add(buffer, bytes, bytes.count)
+        let bufferEvent = tls == nil ? nil : evhttp_request_get_connection(request).flatMap(evhttp_connection_get_bufferevent)
+        bufferEvent.map { bufferevent_incref($0) }
+        loop.isSendingOwnResponse = true
+        let queue = {
+            evhttp_send_reply_chunk(request, buffer)
+            evhttp_send_reply_end(request)
+        }
+        if let connection { connection.queueingOwnAnswer(queue) } else { queue() }
+        loop.isSendingOwnResponse = false
+        // Left behind if evhttp took nothing (its connection gone).
+        _ = evbuffer_drain(buffer, evbuffer_get_length(buffer))
         if let bufferEvent {
             Self.coalesce(bufferevent_get_output(bufferEvent))
             bufferevent_decref(bufferEvent)

@@ -1,0 +1,119 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import HTTPServer
+
+/// Answers that keep their connection as it is are written whole by passkeyd (`ResponseSerializer`) and handed to
+/// evhttp as one chunk; the rest (`Connection: close`, HTTP/1.0, a proxy request, HEAD, 204/304) go through evhttp's
+/// header list. Both kinds must frame alike: the status line, the fields, `Content-Length`, `Date`, the connection
+/// kept or closed.
+@Suite(.serialized) struct WholeResponseTests {
+    @Test func theBytesAreTheStatusLineTheFieldsAndTheBody() {
+        let bytes = ResponseSerializer.bytes(
+            status: 201,
+            headers: HTTPHeaders([("Content-Type", "application/json"), ("content-length", "999"), ("X-A", "1")]),
+            body: Array("{}".utf8),
+            date: "Wed, 02 Dec 2026 05:00:00 GMT",
+            strictTransportSecurity: "max-age=31536000"
+        )
+        #expect(
+            String(decoding: bytes, as: UTF8.self)
+                == "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nX-A: 1\r\nContent-Length: 2\r\n"
+                + "Date: Wed, 02 Dec 2026 05:00:00 GMT\r\nStrict-Transport-Security: max-age=31536000\r\n\r\n{}"
+        )
+    }
+
+    @Test func aHandlersOwnDateAndStrictTransportSecurityAreNotRepeated() {
+        let bytes = ResponseSerializer.bytes(
+            status: 200,
+            headers: HTTPHeaders([("date", "Thu, 01 Jan 2026 00:00:00 GMT"), ("strict-transport-security", "max-age=1")]),
+            body: [],
+            date: "Wed, 02 Dec 2026 05:00:00 GMT",
+            strictTransportSecurity: "max-age=31536000"
+        )
+        #expect(
+            String(decoding: bytes, as: UTF8.self)
+                == "HTTP/1.1 200 OK\r\ndate: Thu, 01 Jan 2026 00:00:00 GMT\r\nstrict-transport-security: max-age=1\r\nContent-Length: 0\r\n\r\n"
+        )
+    }
+
+    /// A field whose name or value holds CR, LF or NUL would start a field or a body of the client's choosing: it is
+    /// dropped whole, and the fields around it stay.
+    @Test(arguments: [
+        ("X-Injected", "a\r\nSet-Cookie: session=attacker"), ("X-Injected", "a\nb"), ("X-Injected", "a\rb"), ("X-Injected", "a\u{0}b"),
+        ("X-In\r\njected", "a"), ("X-In\u{0}jected", "a"),
+    ])
+    func fieldsWithLineBreaksOrNULAreDropped(name: String, value: String) {
+        let bytes = ResponseSerializer.bytes(
+            status: 200,
+            headers: HTTPHeaders([("X-Before", "1"), (name, value), ("X-After", "2")]),
+            body: [],
+            date: "D",
+            strictTransportSecurity: "max-age=1\r\nX-Evil: 1"
+        )
+        #expect(String(decoding: bytes, as: UTF8.self) == "HTTP/1.1 200 OK\r\nX-Before: 1\r\nX-After: 2\r\nContent-Length: 0\r\nDate: D\r\n\r\n")
+    }
+
+    /// Over the wire: each way of asking to keep or close the connection, pipelined twice on one connection.
+    @Test(arguments: [
+        // HTTP/1.1 keep-alive, without and with the option: written whole, the connection stays.
+        ("GET /a HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 200 OK\r\n", nil as String?, false),
+        ("GET /a HTTP/1.1\r\nHost: x\r\nConnection: Keep-Alive\r\n\r\n", "HTTP/1.1 200 OK\r\n", nil, false),
+        // The rest through evhttp's list: it adds the Connection field and closes after the first answer.
+        ("GET /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "HTTP/1.1 200 OK\r\n", "Connection: close\r\n", true),
+        ("GET /a HTTP/1.0\r\n\r\n", "HTTP/1.0 200 OK\r\n", nil, true),
+        ("GET /a HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", "HTTP/1.0 200 OK\r\n", "Connection: keep-alive\r\n", false),
+        ("GET http://x/a HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 200 OK\r\n", nil, true),
+    ] as [(String, String, String?, Bool)])
+    func theConnectionIsKeptOrClosedAsAsked(request: String, statusLine: String, connectionField: String?, closes: Bool) throws {
+        let server = try TestServer(handler: RecordingHandler())
+        let connection = try RawConnection(port: server.server.httpPort!)
+        #expect(connection.send(request + request))
+        let (bytes, closed) = connection.receiveUntilClosed(within: closes ? 3 : 0.5)
+        let text = String(decoding: bytes, as: UTF8.self)
+        let answers = text.components(separatedBy: statusLine).count - 1
+        #expect(answers == (closes ? 1 : 2), "\(request): \(text)")
+        #expect(closed == closes, "\(request): \(text)")
+        #expect(text.hasSuffix(#"{"ok":true}"#), "\(request): \(text)")
+        #expect(text.contains("Content-Length: 11\r\n") && text.contains("Date: "), "\(request): \(text)")
+        if let connectionField {
+            #expect(text.contains(connectionField), "\(request): \(text)")
+        } else {
+            #expect(!text.lowercased().contains("connection:"), "\(request): \(text)")
+        }
+    }
+
+    /// A handler's own `Connection: close` closes the connection after its answer.
+    @Test func aHandlersConnectionCloseIsHonoured() throws {
+        let server = try TestServer(handler: FixedHandler(headers: [("Connection", "close")]))
+        let connection = try RawConnection(port: server.server.httpPort!)
+        #expect(connection.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n"))
+        let (bytes, closed) = connection.receiveUntilClosed(within: 3)
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(closed)
+        #expect(text.components(separatedBy: "HTTP/1.1 200 OK\r\n").count == 2, "one answer: \(text)")
+    }
+
+    /// Over HTTPS, what a handler put in a field with a line break never reaches the client, the rest of the answer does.
+    @Test func anInjectedFieldNeverReachesTheClient() throws {
+        let server = try TestServer(handler: FixedHandler(headers: [("X-Injected", "a\r\nSet-Cookie: session=attacker"), ("X-Kept", "1")]))
+        let result = try curl(["-sk", "-i", "\(server.httpsURL)/a"])
+        #expect(result.output.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(result.output)")
+        #expect(result.output.contains("X-Kept: 1\r\n"))
+        #expect(result.output.contains("Strict-Transport-Security: "), "HTTPS answers carry HSTS")
+        #expect(!result.output.contains("Set-Cookie") && !result.output.contains("X-Injected"), "\(result.output)")
+        #expect(result.output.hasSuffix(#"{"ok":true}"#))
+    }
+}
+
+/// Answers every request with `{"ok":true}` and the given fields.
+private struct FixedHandler: HTTPHandler {
+    let headers: [(String, String)]
+
+    func handle(_ request: HTTPRequest) -> HTTPResponse {
+        var response = HTTPResponse.json(status: 200, Array(#"{"ok":true}"#.utf8))
+        for (name, value) in headers { response.headers.add(name, value) }
+        return response
+    }
+}
