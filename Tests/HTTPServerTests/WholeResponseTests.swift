@@ -56,16 +56,18 @@ import Testing
     }
 
     /// Over the wire: each way of asking to keep or close the connection, pipelined twice on one connection.
-    @Test(arguments: [
-        // HTTP/1.1 keep-alive, without and with the option: written whole, the connection stays.
-        ("GET /a HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 200 OK\r\n", nil as String?, false),
-        ("GET /a HTTP/1.1\r\nHost: x\r\nConnection: Keep-Alive\r\n\r\n", "HTTP/1.1 200 OK\r\n", nil, false),
-        // The rest through evhttp's list: it adds the Connection field and closes after the first answer.
-        ("GET /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "HTTP/1.1 200 OK\r\n", "Connection: close\r\n", true),
-        ("GET /a HTTP/1.0\r\n\r\n", "HTTP/1.0 200 OK\r\n", nil, true),
-        ("GET /a HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", "HTTP/1.0 200 OK\r\n", "Connection: keep-alive\r\n", false),
-        ("GET http://x/a HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 200 OK\r\n", nil, true),
-    ] as [(String, String, String?, Bool)])
+    @Test(
+        arguments: [
+            // HTTP/1.1 keep-alive, without and with the option: written whole, the connection stays.
+            ("GET /a HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 200 OK\r\n", nil as String?, false),
+            ("GET /a HTTP/1.1\r\nHost: x\r\nConnection: Keep-Alive\r\n\r\n", "HTTP/1.1 200 OK\r\n", nil, false),
+            // The rest through evhttp's list, which adds the Connection field they call for and closes where they ask it to.
+            ("GET /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "HTTP/1.1 200 OK\r\n", "Connection: close\r\n", true),
+            ("GET /a HTTP/1.0\r\n\r\n", "HTTP/1.0 200 OK\r\n", nil, true),
+            ("GET /a HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", "HTTP/1.0 200 OK\r\n", "Connection: keep-alive\r\n", false),
+            ("GET http://x/a HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 200 OK\r\n", nil, true),
+        ] as [(String, String, String?, Bool)]
+    )
     func theConnectionIsKeptOrClosedAsAsked(request: String, statusLine: String, connectionField: String?, closes: Bool) throws {
         let server = try TestServer(handler: RecordingHandler())
         let connection = try RawConnection(port: server.server.httpPort!)
