@@ -363,6 +363,8 @@ final class EventLoopListener {
         guard let uri = evhttp_request_get_evhttp_uri(request), let raw = evhttp_uri_get_path(uri), raw.pointee != 0 else {
             return "/"
         }
+        // Without a "%" there is nothing to decode (with decode_plus 0, evhttp_uridecode changes "%XX" only).
+        if strchr(raw, Int32(UInt8(ascii: "%"))) == nil { return String(cString: raw) }
         var length = 0
         guard let decoded = evhttp_uridecode(raw, 0, &length) else { return String(cString: raw) }
         defer { free(decoded) }
