@@ -16,6 +16,7 @@ struct ServeCommand {
     static let syntax = CommandLineSyntax(usage: "passkeyd serve [--config FILE]", options: ["--config"])
 
     func run() -> Int32 {
+        AllocatorTuning.apply(environment: ProcessInfo.processInfo.environment)
         let configuration: ServerConfiguration
         let configurationPath: String?
         do {
