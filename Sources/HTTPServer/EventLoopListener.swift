@@ -241,7 +241,8 @@ final class EventLoopListener {
             return
         }
         let headers = evhttp_request_get_output_headers(request)
-        for (name, value) in response.headers where !HTTPHeaders.namesMatch(name, "Content-Length") {
+        for (name, value) in response.headers
+        where !HTTPHeaders.namesMatch(name, "Content-Length") && ResponseSerializer.isFieldText(name) && ResponseSerializer.isFieldText(value) {
             Self.add(name, value, to: headers)
         }
         if allowsBody {

@@ -3,7 +3,7 @@ public struct HTTPResponse: Sendable {
     /// The status code, e.g. 200.
     public var status: Int
     /// Header fields; a `Content-Length` given here is replaced by the real body length,
-    /// and a field whose value contains CR or LF is dropped.
+    /// and a field whose name or value contains CR, LF or NUL is dropped.
     public var headers: HTTPHeaders
     /// The body (not sent for HEAD requests, 204 and 304).
     public var body: [UInt8]

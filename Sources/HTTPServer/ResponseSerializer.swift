@@ -53,6 +53,13 @@ enum ResponseSerializer {
         return true
     }
 
+    /// Whether `text` can stand in a header line: no CR or LF (not even as an obsolete line folding, which evhttp
+    /// would let through) and no NUL (which would cut the C string evhttp is handed).
+    static func isFieldText(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { utf8 in !utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 } }
+    }
+
     /// Appends `text`'s UTF-8; false if it holds CR, LF or NUL.
     @discardableResult
     private static func append(_ text: String, to bytes: inout [UInt8]) -> Bool {
