@@ -13,7 +13,7 @@ enum ResponseSerializer {
         append(String(status), to: &bytes)
         bytes.append(UInt8(ascii: " "))
         append(HTTPResponse.reasonPhrase(for: status), to: &bytes)
-        bytes.append(contentsOf: lineEnd)
+        endLine(&bytes)
         var hasDate = false
         var hasStrictTransportSecurity = false
         for (name, value) in headers {
@@ -27,47 +27,47 @@ enum ResponseSerializer {
         if let strictTransportSecurity, !hasStrictTransportSecurity {
             field("Strict-Transport-Security", strictTransportSecurity, to: &bytes)
         }
-        bytes.append(contentsOf: lineEnd)
+        endLine(&bytes)
         bytes.append(contentsOf: body)
         return bytes
     }
-
-    private static let lineEnd: [UInt8] = [0x0D, 0x0A]
 
     /// Appends the line `name: value`, or nothing (and false) if either holds CR, LF (which would start a field or a
     /// body of the client's choosing) or NUL.
     @discardableResult
     private static func field(_ name: String, _ value: String, to bytes: inout [UInt8]) -> Bool {
-        let lineStart = bytes.count
-        guard append(name, to: &bytes) else {
-            bytes.removeSubrange(lineStart...)
-            return false
-        }
+        guard isFieldText(name), isFieldText(value) else { return false }
+        append(name, to: &bytes)
         bytes.append(UInt8(ascii: ":"))
         bytes.append(UInt8(ascii: " "))
-        guard append(value, to: &bytes) else {
-            bytes.removeSubrange(lineStart...)
-            return false
-        }
-        bytes.append(contentsOf: lineEnd)
+        append(value, to: &bytes)
+        endLine(&bytes)
         return true
+    }
+
+    private static func endLine(_ bytes: inout [UInt8]) {
+        bytes.append(0x0D)
+        bytes.append(0x0A)
     }
 
     /// Whether `text` can stand in a header line: no CR or LF (not even as an obsolete line folding, which evhttp
     /// would let through) and no NUL (which would cut the C string evhttp is handed).
     static func isFieldText(_ text: String) -> Bool {
         var text = text
-        return text.withUTF8 { utf8 in !utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 } }
-    }
-
-    /// Appends `text`'s UTF-8; false if it holds CR, LF or NUL.
-    @discardableResult
-    private static func append(_ text: String, to bytes: inout [UInt8]) -> Bool {
-        var text = text
         return text.withUTF8 { utf8 in
-            bytes.append(contentsOf: utf8)
-            for byte in utf8 where byte == 0x0D || byte == 0x0A || byte == 0 { return false }
+            guard let base = utf8.baseAddress else { return true }
+            var index = 0
+            while index < utf8.count {
+                let byte = base[index]
+                if byte <= 0x0D && (byte == 0x0D || byte == 0x0A || byte == 0) { return false }
+                index += 1
+            }
             return true
         }
+    }
+
+    private static func append(_ text: String, to bytes: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 }

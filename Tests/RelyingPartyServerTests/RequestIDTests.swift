@@ -1,3 +1,4 @@
+import CryptoCore
 import Foundation
 import HTTPServer
 import Observability
@@ -40,6 +41,18 @@ struct RequestIDTests {
         for _ in 0..<5 { seen.insert(try #require(Self.get(server, "/healthz").headers["x-request-id"])) }
         #expect(seen.count == invalid.count + 5)
         #expect(RequestIDs.isValid(String(repeating: "a", count: 128)))
+    }
+
+    /// A new ID is the process's random prefix, "-" and a counter in base 36.
+    @Test func aNewIDIsThePrefixAndTheCounterInBase36() {
+        struct ZeroRandom: RandomSource {
+            func bytes(count: Int) -> [UInt8] { [UInt8](repeating: 0, count: count) }
+        }
+        let ids = RequestIDs(random: ZeroRandom())
+        let made = (1...1297).map { _ in ids.id(offered: nil) }
+        #expect(made.allSatisfy { $0.hasPrefix("AAAAAAAAAAAA-") && RequestIDs.isValid($0) })
+        #expect(made.map { String($0.dropFirst(13)) } == (1...1297).map { String($0, radix: 36) })
+        #expect(made[35] == "AAAAAAAAAAAA-10" && made[1295] == "AAAAAAAAAAAA-100")
     }
 
     @Test func aPasskeyIDInThePathNeverBecomesTheRoute() throws {

@@ -8,18 +8,41 @@ final class RequestIDs: Sendable {
     /// The longest `X-Request-Id` taken.
     static let maximumLength = 128
 
-    private let prefix: String
+    /// The prefix's characters, then "-".
+    private let prefix: [UInt8]
     private let counter = Atomic<UInt64>(0)
 
+    /// The most base-36 digits of a `UInt64`.
+    private static let maximumDigits = 13
+    private static let digits = Array("0123456789abcdefghijklmnopqrstuvwxyz".utf8)
+
     init(random: any RandomSource) {
-        prefix = Base64URL.encode(random.bytes(count: 9))
+        prefix = Array(Base64URL.encode(random.bytes(count: 9)).utf8) + [UInt8(ascii: "-")]
     }
 
-    /// The request's ID: `offered` when valid, else a new one.
+    /// The request's ID: `offered` when valid, else a new one: the prefix, "-" and the counter in base 36, written in
+    /// place (one string, no intermediate ones: this runs for every request).
     func id(offered: String?) -> String {
         if let offered, Self.isValid(offered) { return offered }
-        let number = counter.add(1, ordering: .relaxed).newValue
-        return prefix + "-" + String(number, radix: 36)
+        var number = counter.add(1, ordering: .relaxed).newValue
+        return String(unsafeUninitializedCapacity: prefix.count + Self.maximumDigits) { buffer in
+            var count = prefix.count
+            _ = buffer.initialize(from: prefix)
+            var digitCount = 0
+            var remaining = number
+            repeat {
+                digitCount += 1
+                remaining /= 36
+            } while remaining > 0
+            count += digitCount
+            var index = count
+            repeat {
+                index -= 1
+                buffer[index] = Self.digits[Int(number % 36)]
+                number /= 36
+            } while number > 0
+            return count
+        }
     }
 
     static func isValid(_ text: String) -> Bool {
