@@ -15,10 +15,7 @@ extension SQLiteStore {
 
     /// Two statements on one reader connection: in process, a statement costs no round trip.
     public func credentialWithOwner(id: [UInt8]) throws(StorageError) -> (credential: CredentialRecord, owner: UserRecord)? {
-        try reading { records throws(StorageError) in
-            guard let credential = try records.credential(id: id), let owner = try records.user(id: credential.userID) else { return nil }
-            return (credential, owner)
-        }
+        try reading { records throws(StorageError) in try records.credentialWithOwner(id: id) }
     }
 
     public func credentials(userID: [UInt8]) throws(StorageError) -> [CredentialRecord] {
