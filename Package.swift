@@ -14,7 +14,6 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLibEvent", pkgConfig: "libevent_openssl", providers: [.apt(["libevent-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        .systemLibrary(name: "CMalloc"),
 
         // Pure layers.
         .target(name: "CBOR", dependencies: ["CLibCBOR"]),
@@ -43,7 +42,7 @@ let package = Package(
             name: "passkeyd",
             dependencies: [
                 "RelyingPartyServer", "StorageSQLite", "StoragePostgres", "Storage", "WebAuthnCore", "WebAuthnVectors", "HTTPServer", "CryptoCore",
-                "AppleSignIn", "Observability", "CMalloc",
+                "AppleSignIn", "Observability",
             ]
         ),
 

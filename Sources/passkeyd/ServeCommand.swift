@@ -16,7 +16,6 @@ struct ServeCommand {
     static let syntax = CommandLineSyntax(usage: "passkeyd serve [--config FILE]", options: ["--config"])
 
     func run() -> Int32 {
-        AllocatorTuning.apply(environment: ProcessInfo.processInfo.environment)
         let configuration: ServerConfiguration
         let configurationPath: String?
         do {
