@@ -260,14 +260,19 @@ final class EventLoopListener {
         // RFC 9112 §2.3: answer HTTP/1.1 (HTTP/1.0 to a 1.0 request), never the version text the client wrote.
         request.pointee.minor = request.pointee.major == 1 && request.pointee.minor == 0 ? 0 : 1
         request.pointee.major = 1
+        queueOwnAnswer(to: request, connection: connection) {
+            evhttp_send_reply(request, Int32(status), HTTPResponse.reasonPhrase(for: status), nil)
+        }
+    }
+
+    /// Runs `queue`, which hands one of passkeyd's answers to evhttp, with the connection's output watch off, then makes
+    /// a TLS connection's small answer one chunk (`coalesce`). The bufferevent is held meanwhile: evhttp may free the
+    /// connection inside `queue`.
+    private func queueOwnAnswer(to request: UnsafeMutablePointer<evhttp_request>, connection: ConnectionState?, _ queue: () -> Void) {
         let bufferEvent = tls == nil ? nil : evhttp_request_get_connection(request).flatMap(evhttp_connection_get_bufferevent)
         bufferEvent.map { bufferevent_incref($0) }
         loop.isSendingOwnResponse = true
-        if let connection {
-            connection.queueingOwnAnswer { evhttp_send_reply(request, Int32(status), HTTPResponse.reasonPhrase(for: status), nil) }
-        } else {
-            evhttp_send_reply(request, Int32(status), HTTPResponse.reasonPhrase(for: status), nil)
-        }
+        if let connection { connection.queueingOwnAnswer(queue) } else { queue() }
         loop.isSendingOwnResponse = false
         if let bufferEvent {
             Self.coalesce(bufferevent_get_output(bufferEvent))
@@ -307,21 +312,12 @@ final class EventLoopListener {
             strictTransportSecurity: strictTransportSecurity
         )
         evbuffer_add(buffer, bytes, bytes.count)
-        let bufferEvent = tls == nil ? nil : evhttp_request_get_connection(request).flatMap(evhttp_connection_get_bufferevent)
-        bufferEvent.map { bufferevent_incref($0) }
-        loop.isSendingOwnResponse = true
-        let queue = {
+        queueOwnAnswer(to: request, connection: connection) {
             evhttp_send_reply_chunk(request, buffer)
             evhttp_send_reply_end(request)
         }
-        if let connection { connection.queueingOwnAnswer(queue) } else { queue() }
-        loop.isSendingOwnResponse = false
         // Left behind if evhttp took nothing (its connection gone).
         _ = evbuffer_drain(buffer, evbuffer_get_length(buffer))
-        if let bufferEvent {
-            Self.coalesce(bufferevent_get_output(bufferEvent))
-            bufferevent_decref(bufferEvent)
-        }
     }
 
     /// `evhttp_add_header` with the texts' own bytes (`withCString`): a String passed to a C parameter as it is gets

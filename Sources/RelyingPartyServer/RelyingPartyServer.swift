@@ -176,8 +176,9 @@ public final class RelyingPartyServer: HTTPHandler {
     }
 
     /// The answer when `request` is answered from memory, on the event-loop thread: a route flagged
-    /// `.answersFromMemory` (or a request its `answersFromMemoryWhen` accepts), a preflight or another method's `405`, and what the table does not route (the well-known
-    /// files, which are built at start-up, and the static files of `www`). Nil for everything else, which goes to the
+    /// `.answersFromMemory` (or a request its `answersFromMemoryWhen` accepts), a preflight or another method's `405`,
+    /// and what the table does not route (the well-known files, which are built at start-up, and the static files of
+    /// `www`). Nil for everything else, which goes to the
     /// worker pool.
     public func answerOnLoop(_ request: HTTPRequest) -> HTTPResponse? {
         let method = request.method == "HEAD" ? "GET" : request.method

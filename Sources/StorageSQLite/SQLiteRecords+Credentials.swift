@@ -17,7 +17,7 @@ extension SQLiteRecords {
     }
 
     /// The number of `credentialColumns`, where a join's next record begins.
-    static let credentialColumnCount: Int32 = 17
+    static let credentialColumnCount = Int32(credentialColumns.split(separator: ",").count)
 
     /// A sign-in's passkey and its account in one statement (one read transaction instead of two, and one snapshot).
     static let credentialWithOwnerQuery = """

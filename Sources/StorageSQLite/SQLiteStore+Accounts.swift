@@ -13,7 +13,7 @@ extension SQLiteStore {
         try reading { records throws(StorageError) in try records.credential(id: id) }
     }
 
-    /// Two statements on one reader connection: in process, a statement costs no round trip.
+    /// One joined statement on a reader connection (`SQLiteRecords.credentialWithOwner`).
     public func credentialWithOwner(id: [UInt8]) throws(StorageError) -> (credential: CredentialRecord, owner: UserRecord)? {
         try reading { records throws(StorageError) in try records.credentialWithOwner(id: id) }
     }

@@ -4,9 +4,9 @@ import Storage
 import Synchronization
 
 /// Removes what has expired: challenges, sessions, remembered Apple nonces, enrollment links, and events older than the
-/// retention. Runs
-/// at most once a minute, on the request that stores a challenge or verifies a sealed one when one is due (one request a minute pays for a few
-/// indexed deletes; no other request waits for it). A failed purge is retried a minute later.
+/// retention. Runs at most once a minute, on the request that stores a challenge or verifies a sealed one when one is
+/// due (one request a minute pays for a few indexed deletes; no other request waits for it). A failed purge is retried
+/// a minute later.
 final class ExpiredRecordPurge: Sendable {
     /// How long events stay in the outbox by default.
     static let defaultEventRetention: TimeInterval = 7 * 86_400

@@ -26,21 +26,15 @@ final class RequestIDs: Sendable {
         if let offered, Self.isValid(offered) { return offered }
         var number = counter.add(1, ordering: .relaxed).newValue
         return String(unsafeUninitializedCapacity: prefix.count + Self.maximumDigits) { buffer in
-            var count = prefix.count
             _ = buffer.initialize(from: prefix)
-            var digitCount = 0
-            var remaining = number
+            // The digits least significant first, then turned around.
+            var count = prefix.count
             repeat {
-                digitCount += 1
-                remaining /= 36
-            } while remaining > 0
-            count += digitCount
-            var index = count
-            repeat {
-                index -= 1
-                buffer[index] = Self.digits[Int(number % 36)]
+                buffer[count] = Self.digits[Int(number % 36)]
+                count += 1
                 number /= 36
             } while number > 0
+            buffer[prefix.count..<count].reverse()
             return count
         }
     }

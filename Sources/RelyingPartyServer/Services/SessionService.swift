@@ -152,13 +152,14 @@ struct SessionService: Sendable {
         return token
     }
 
-    /// The session token a request carries: a bearer, else the session cookie. An empty one, or more than one
-    /// session cookie, counts as a credential that does not resolve (`401 not_signed_in`), never as none. Another `Authorization` scheme (a proxy's Basic) is not a credential here.
     /// Whether `request` carries a session credential to resolve: a bearer or a session cookie.
     static func carriesCredentials(_ request: HTTPRequest) -> Bool {
         token(in: request) != nil
     }
 
+    /// The session token a request carries: a bearer, else the session cookie. An empty one, or more than one
+    /// session cookie, counts as a credential that does not resolve (`401 not_signed_in`), never as none. Another
+    /// `Authorization` scheme (a proxy's Basic) is not a credential here.
     private static func token(in request: HTTPRequest) -> (String, Credential)? {
         if let authorization = request.headers["authorization"],
             authorization.lowercased() == "bearer" || authorization.lowercased().hasPrefix("bearer ")
