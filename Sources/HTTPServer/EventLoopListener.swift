@@ -304,14 +304,30 @@ final class EventLoopListener {
         through buffer: OpaquePointer,
         connection: ConnectionState?
     ) {
-        let bytes = ResponseSerializer.bytes(
+        let date = loop.date.now()
+        let strictTransportSecurity = strictTransportSecurity
+        let capacity = ResponseSerializer.capacity(
             status: status,
             headers: response.headers,
             body: response.body,
-            date: loop.date.now(),
+            date: date,
             strictTransportSecurity: strictTransportSecurity
         )
-        evbuffer_add(buffer, bytes, bytes.count)
+        // The answer is written straight into the buffer's own memory (one extent of at least `capacity`).
+        var extent = iovec()  // libevent's evbuffer_iovec
+        guard evbuffer_reserve_space(buffer, capacity, &extent, 1) == 1, let space = extent.iov_base else {
+            queueOwnAnswer(to: request, connection: connection) { evhttp_send_error(request, 500, nil) }
+            return
+        }
+        extent.iov_len = ResponseSerializer.write(
+            status: status,
+            headers: response.headers,
+            body: response.body,
+            date: date,
+            strictTransportSecurity: strictTransportSecurity,
+            into: UnsafeMutableBufferPointer(start: space.assumingMemoryBound(to: UInt8.self), count: capacity)
+        )
+        evbuffer_commit_space(buffer, &extent, 1)
         queueOwnAnswer(to: request, connection: connection) {
             evhttp_send_reply_chunk(request, buffer)
             evhttp_send_reply_end(request)

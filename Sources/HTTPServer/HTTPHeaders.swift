@@ -2,9 +2,15 @@
 public struct HTTPHeaders: Sendable, Sequence {
     private var fields: [(name: String, value: String)]
 
+    /// Room for this many fields is made at once: a response gathers about that many from its handler and the server
+    /// (each growth of the list would be a new allocation and a copy).
+    private static let expectedCount = 8
+
     /// Creates headers from name/value pairs, keeping their order.
     public init(_ pairs: [(String, String)] = []) {
-        fields = pairs.map { (name: $0.0, value: $0.1) }
+        fields = []
+        fields.reserveCapacity(Swift.max(pairs.count, Self.expectedCount))
+        for (name, value) in pairs { fields.append((name: name, value: value)) }
     }
 
     /// The first value of the field `name` (compared case-insensitively), or nil.

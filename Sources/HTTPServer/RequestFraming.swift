@@ -1,3 +1,5 @@
+import Glibc
+
 /// Checks what libevent parsed of a request against the framing rules of RFC 9110 and RFC 9112 before any handler
 /// sees it. libevent is lenient where a proxy in front of passkeyd may not be (it keeps `Content-Length :` as a header
 /// of its own, takes the first of two `Content-Length` fields, ignores a `Transfer-Encoding` it does not know, reads
@@ -55,7 +57,9 @@ enum RequestFraming {
             }
         }
         // RFC 3986 §7.3: a percent-encoded NUL in the path would cut the name that reaches the file system or a log.
-        if request.path.utf8.contains(0) { return "The request path contains a NUL byte." }
+        var path = request.path
+        let hasNUL = path.withUTF8 { bytes in bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false }
+        if hasNUL { return "The request path contains a NUL byte." }
         return nil
     }
 

@@ -28,12 +28,23 @@ enum JSONBody {
     /// Whether a Content-Type names `application/json` (any case, parameters such as `charset` after a `;`, spaces or
     /// tabs around the type).
     static func isJSON(mediaType: String) -> Bool {
-        let type = mediaType.utf8.prefix { $0 != UInt8(ascii: ";") }
-        let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == 0x09 }
-        let trimmed = type.drop(while: isSpace).reversed().drop(while: isSpace)
-        let expected = "application/json".utf8.reversed()
-        let lowercased = { (byte: UInt8) in byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte }
-        return trimmed.count == expected.count && zip(trimmed, expected).allSatisfy { lowercased($0) == $1 }
+        var mediaType = mediaType
+        return mediaType.withUTF8 { bytes in
+            let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == 0x09 }
+            var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
+            var start = 0
+            while start < end, isSpace(bytes[start]) { start += 1 }
+            while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+            let expected: StaticString = "application/json"
+            guard end - start == expected.utf8CodeUnitCount else { return false }
+            // ASCII letters compared without case; `expected` is lowercase.
+            for offset in 0..<expected.utf8CodeUnitCount {
+                let byte = bytes[start + offset]
+                let lowercased = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+                guard lowercased == expected.utf8Start[offset] else { return false }
+            }
+            return true
+        }
     }
 
     /// The answer to a body of the wrong shape: the member a decoder found missing or of another type, else

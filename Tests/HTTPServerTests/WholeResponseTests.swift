@@ -55,6 +55,53 @@ import Testing
         #expect(String(decoding: bytes, as: UTF8.self) == "HTTP/1.1 200 OK\r\nX-Before: 1\r\nX-After: 2\r\nContent-Length: 0\r\nDate: D\r\n\r\n")
     }
 
+    /// The check reads eight bytes at a time, then the rest one by one: CR, LF and NUL are found at every position of
+    /// texts from 1 to 40 bytes long, and the other bytes below 0x0E (a tab among them), which share a word test with
+    /// them, are let through.
+    @Test func lineBreaksAndNULAreFoundAtEveryPosition() {
+        for length in 1...40 {
+            for position in 0..<length {
+                for forbidden: UInt8 in [0x0D, 0x0A, 0x00] {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                    bytes[position] = forbidden
+                    #expect(!bytes.withUnsafeBufferPointer(ResponseSerializer.isFieldText), "\(length) \(position) \(forbidden)")
+                }
+                for allowed: UInt8 in [0x01, 0x09, 0x0B, 0x0C, 0x0E, 0x7F, 0x80, 0xFF] {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                    bytes[position] = allowed
+                    #expect(bytes.withUnsafeBufferPointer(ResponseSerializer.isFieldText), "\(length) \(position) \(allowed)")
+                }
+            }
+        }
+        #expect(ResponseSerializer.isFieldText(""))
+    }
+
+    /// The response is written into memory sized beforehand: the count covers the longest status, reason, length,
+    /// and fields of any size, including the dropped ones, with nothing left unwritten.
+    @Test(arguments: [0, 1, 15, 16, 300, 70_000])
+    func theCountedCapacityHoldsTheResponse(size: Int) {
+        let value = String(repeating: "v", count: size)
+        let headers = HTTPHeaders([("X-\(size)", value), ("X-Dropped", value + "\r\n"), ("Date", value)])
+        let body = [UInt8](repeating: 0x41, count: size)
+        for status in [100, 200, 404, 599, 999] {
+            let capacity = ResponseSerializer.capacity(
+                status: status,
+                headers: headers,
+                body: body,
+                date: "D",
+                strictTransportSecurity: value
+            )
+            let bytes = ResponseSerializer.bytes(status: status, headers: headers, body: body, date: "D", strictTransportSecurity: value)
+            #expect(bytes.count <= capacity)
+            let text = String(decoding: bytes, as: UTF8.self)
+            #expect(text.hasPrefix("HTTP/1.1 \(status) "))
+            #expect(text.contains("\r\nContent-Length: \(size)\r\n"))
+            #expect(text.contains("\r\nStrict-Transport-Security: \(value)\r\n\r\n"))
+            #expect(!text.contains("X-Dropped"))
+            #expect(bytes.suffix(size) == body[...])
+        }
+    }
+
     /// Over the wire: each way of asking to keep or close the connection, pipelined twice on one connection.
     @Test(
         arguments: [

@@ -25,20 +25,32 @@ final class ServerMetrics: Sendable {
     let webhookAttempts: MetricFamily<Counter>
     private let requestDurations: MetricFamily<Histogram>
     /// The latency series of every route of the table and well-known file, made up front: a request's lookup takes no lock.
-    private let routeSeries: [String: Histogram]
+    private let routeSeries: [RouteKey: Histogram]
     private let authenticatorNames = Mutex<Set<String>>([])
 
     /// The most distinct authenticator names given their own series.
     static let maximumAuthenticatorNames = 100
 
-    /// The ceremony each route is a stage of, by `"METHOD /path"`.
-    static let ceremonyStages: [String: (kind: String, stage: String)] = [
-        "POST /webauthn/registration/options": ("registration", "options"),
-        "POST /webauthn/registration/verify": ("registration", "verify"),
-        "POST /webauthn/authentication/options": ("authentication", "options"),
-        "POST /webauthn/authentication/verify": ("authentication", "verify"),
-        "POST /auth/apple/nonce": ("apple", "options"),
-        "POST /auth/apple": ("apple", "verify"),
+    /// A method and a route pattern, the key of a route's series: two strings hashed in turn, not joined into a new
+    /// one per request.
+    struct RouteKey: Hashable {
+        let method: String
+        let route: String
+
+        init(_ method: String, _ route: String) {
+            self.method = method
+            self.route = route
+        }
+    }
+
+    /// The ceremony each route is a stage of.
+    static let ceremonyStages: [RouteKey: (kind: String, stage: String)] = [
+        RouteKey("POST", "/webauthn/registration/options"): ("registration", "options"),
+        RouteKey("POST", "/webauthn/registration/verify"): ("registration", "verify"),
+        RouteKey("POST", "/webauthn/authentication/options"): ("authentication", "options"),
+        RouteKey("POST", "/webauthn/authentication/verify"): ("authentication", "verify"),
+        RouteKey("POST", "/auth/apple/nonce"): ("apple", "options"),
+        RouteKey("POST", "/auth/apple"): ("apple", "verify"),
     ]
 
     init(registry: MetricsRegistry) {
@@ -79,18 +91,18 @@ final class ServerMetrics: Sendable {
             "Time from the request's arrival at the handler to its answer, by method and route pattern.",
             labels: ["method", "route"]
         )
-        var series: [String: Histogram] = [:]
+        var series: [RouteKey: Histogram] = [:]
         for route in RelyingPartyServer.routes {
-            series["\(route.method) \(route.path)"] = requestDurations.series([route.method, route.path])
+            series[RouteKey(route.method, route.path)] = requestDurations.series([route.method, route.path])
         }
-        for path in WellKnownFiles.paths.sorted() { series["GET \(path)"] = requestDurations.series(["GET", path]) }
-        series["GET (other)"] = requestDurations.series(["GET", "(other)"])
+        for path in WellKnownFiles.paths.sorted() { series[RouteKey("GET", path)] = requestDurations.series(["GET", path]) }
+        series[RouteKey("GET", "(other)")] = requestDurations.series(["GET", "(other)"])
         routeSeries = series
     }
 
     /// Records one answered request: its latency, and its ceremony stage when it is one.
     func observe(method: String, route: String, status: Int, code: String?, seconds: Double) {
-        let key = method + " " + route
+        let key = RouteKey(method, route)
         (routeSeries[key] ?? requestDurations.series([method, route])).observe(seconds)
         guard let stage = Self.ceremonyStages[key] else { return }
         let failed = status >= 400
