@@ -81,6 +81,16 @@ struct MetricsTests {
         }
     }
 
+    /// A request's ceremony stage is found with its route's latency series, in one lookup: every stage must name a
+    /// route of the table, or its requests would go uncounted.
+    @Test func everyCeremonyStageIsARouteOfTheTable() {
+        let routes = Set(RelyingPartyServer.routes.map { ServerMetrics.RouteKey($0.method, $0.path) })
+        #expect(ServerMetrics.ceremonyStages.count == 6)
+        for key in ServerMetrics.ceremonyStages.keys {
+            #expect(routes.contains(key), "\(key.method) \(key.route)")
+        }
+    }
+
     @Test func rateLimitRefusalsAreCountedByRuleAndStoreFailuresAsStoreErrors() throws {
         let folder = try TemporaryFolder()
         let store = try SQLiteStore(path: folder.path + "/passkeyd.sqlite")

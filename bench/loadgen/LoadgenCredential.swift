@@ -58,6 +58,23 @@ struct LoadgenCredential: Sendable {
         )
     }
 
+    /// `assertion(challenge:)` as the JSON text `JSONEncoder` writes for it (members in another order), written
+    /// directly.
+    func assertionBody(challenge: String) throws -> [UInt8] {
+        let assertion = try assertion(challenge: challenge)
+        var object = JSONObjectWriter(capacity: 768)
+        object.add("id", assertion.id)
+        object.add("rawId", assertion.rawId)
+        object.add("type", assertion.type)
+        object.add("response") { response in
+            response.add("clientDataJSON", assertion.response.clientDataJSON)
+            response.add("authenticatorData", assertion.response.authenticatorData)
+            response.add("signature", assertion.response.signature)
+            if let userHandle = assertion.response.userHandle { response.add("userHandle", userHandle) }
+        }
+        return object.finished()
+    }
+
     func assertion(challenge: String) throws -> AuthenticationResponseJSON {
         let clientData = Self.clientData("webauthn.get", challenge)
         let authenticatorData = relyingPartyIDHash + [0x05, 0, 0, 0, 0]  // UP, UV; counter 0 (0 after 0 is allowed)

@@ -38,32 +38,71 @@ final class LoopbackHTTPClient: @unchecked Sendable {
         return try readReply()
     }
 
+    /// The reply at the front of `pending`, read by its Content-Length. The head is searched and read as bytes
+    /// (Foundation's generic `firstRange` and `split` here were two thirds of this client's CPU per ceremony).
     private func readReply() throws -> Reply {
-        var headerRange = pending.firstRange(of: Self.headerEnd)
-        while headerRange == nil {
+        var headEnd = Self.headEnd(in: pending)
+        while headEnd == nil {
             try fill()
-            headerRange = pending.firstRange(of: Self.headerEnd)
+            headEnd = Self.headEnd(in: pending)
         }
-        guard let headerRange else { throw ProtocolFailure(description: "no header section") }
-        let head = String(decoding: pending[..<headerRange.lowerBound], as: UTF8.self)
-        let lines = head.split(separator: "\r\n")
-        guard let statusLine = lines.first, statusLine.hasPrefix("HTTP/1.1 "),
-            let status = Int(statusLine.dropFirst(9).prefix(3))
-        else {
-            throw ProtocolFailure(description: "bad status line")
+        guard let headEnd else { throw ProtocolFailure(description: "no header section") }
+        let (status, length) = try pending.withUnsafeBufferPointer { head throws(ProtocolFailure) in
+            try Self.statusAndLength(UnsafeBufferPointer(rebasing: head[..<headEnd]))
         }
-        var length = 0
-        for line in lines.dropFirst() {
-            let parts = line.split(separator: ":", maxSplits: 1)
-            if parts.count == 2, parts[0].lowercased() == "content-length" {
-                length = Int(parts[1].trimmingCharacters(in: .whitespaces)) ?? 0
-            }
-        }
-        let bodyStart = headerRange.upperBound
+        let bodyStart = headEnd + 4
         while pending.count < bodyStart + length { try fill() }
         let body = Array(pending[bodyStart..<(bodyStart + length)])
         pending.removeFirst(bodyStart + length)
         return Reply(status: status, body: body)
+    }
+
+    /// The offset of the blank line's `\r\n\r\n` in `bytes`, or nil.
+    private static func headEnd(in bytes: [UInt8]) -> Int? {
+        bytes.withUnsafeBufferPointer { bytes in
+            var index = 0
+            while index + 4 <= bytes.count {
+                if bytes[index] == 0x0D, bytes[index + 1] == 0x0A, bytes[index + 2] == 0x0D, bytes[index + 3] == 0x0A { return index }
+                index += 1
+            }
+            return nil
+        }
+    }
+
+    /// The status code of an `HTTP/1.1` status line and the `Content-Length` (any case; 0 without one) of `head`.
+    private static func statusAndLength(_ head: UnsafeBufferPointer<UInt8>) throws(ProtocolFailure) -> (Int, Int) {
+        let prefix = Array("HTTP/1.1 ".utf8)
+        guard head.count >= 12, head.prefix(9).elementsEqual(prefix), let status = decimal(head[9..<12]) else {
+            throw ProtocolFailure(description: "bad status line")
+        }
+        let name = Array("\r\ncontent-length:".utf8)
+        var index = 12
+        while index + name.count <= head.count {
+            let matches = (0..<name.count).allSatisfy { offset in
+                let byte = head[index + offset]
+                return (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) == name[offset]
+            }
+            if matches {
+                var start = index + name.count
+                while start < head.count, head[start] == UInt8(ascii: " ") { start += 1 }
+                var end = start
+                while end < head.count, head[end] != 0x0D { end += 1 }
+                guard let length = decimal(head[start..<end]) else { throw ProtocolFailure(description: "bad Content-Length") }
+                return (status, length)
+            }
+            index += 1
+        }
+        return (status, 0)
+    }
+
+    private static func decimal(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
+        guard !digits.isEmpty, digits.count <= 9 else { return nil }
+        var value = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return value
     }
 
     private func fill() throws {

@@ -24,8 +24,9 @@ final class ServerMetrics: Sendable {
     /// `passkeyd_webhook_attempts_total{endpoint, outcome}`: `delivered`, `failed` (to be retried), `dead` (given up).
     let webhookAttempts: MetricFamily<Counter>
     private let requestDurations: MetricFamily<Histogram>
-    /// The latency series of every route of the table and well-known file, made up front: a request's lookup takes no lock.
-    private let routeSeries: [RouteKey: Histogram]
+    /// The latency series of every route of the table and well-known file, and the ceremony stage a route is, made up
+    /// front: a request's one lookup takes no lock.
+    private let routeSeries: [RouteKey: (durations: Histogram, stage: (kind: String, stage: String)?)]
     private let authenticatorNames = Mutex<Set<String>>([])
 
     /// The most distinct authenticator names given their own series.
@@ -91,20 +92,21 @@ final class ServerMetrics: Sendable {
             "Time from the request's arrival at the handler to its answer, by method and route pattern.",
             labels: ["method", "route"]
         )
-        var series: [RouteKey: Histogram] = [:]
+        var series: [RouteKey: (durations: Histogram, stage: (kind: String, stage: String)?)] = [:]
         for route in RelyingPartyServer.routes {
-            series[RouteKey(route.method, route.path)] = requestDurations.series([route.method, route.path])
+            let key = RouteKey(route.method, route.path)
+            series[key] = (requestDurations.series([route.method, route.path]), Self.ceremonyStages[key])
         }
-        for path in WellKnownFiles.paths.sorted() { series[RouteKey("GET", path)] = requestDurations.series(["GET", path]) }
-        series[RouteKey("GET", "(other)")] = requestDurations.series(["GET", "(other)"])
+        for path in WellKnownFiles.paths.sorted() { series[RouteKey("GET", path)] = (requestDurations.series(["GET", path]), nil) }
+        series[RouteKey("GET", "(other)")] = (requestDurations.series(["GET", "(other)"]), nil)
         routeSeries = series
     }
 
     /// Records one answered request: its latency, and its ceremony stage when it is one.
     func observe(method: String, route: String, status: Int, code: String?, seconds: Double) {
-        let key = RouteKey(method, route)
-        (routeSeries[key] ?? requestDurations.series([method, route])).observe(seconds)
-        guard let stage = Self.ceremonyStages[key] else { return }
+        let known = routeSeries[RouteKey(method, route)]
+        (known?.durations ?? requestDurations.series([method, route])).observe(seconds)
+        guard let stage = known?.stage else { return }
         let failed = status >= 400
         ceremonies.increment([stage.kind, stage.stage, failed ? "failed" : "ok", failed ? code ?? "http_\(status)" : ""])
     }
