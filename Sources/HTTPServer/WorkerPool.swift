@@ -45,13 +45,15 @@ final class WorkerPool: @unchecked Sendable {
     /// Queues `job`; false (and nothing queued) when the queue is full or the pool is stopping.
     func submit(_ job: @escaping Job) -> Bool {
         pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        guard !isStopping else { return false }
-        guard queue.count - head < maximumQueued else {
-            refusals += 1
+        guard !isStopping, queue.count - head < maximumQueued else {
+            if !isStopping { refusals += 1 }
+            pthread_mutex_unlock(&mutex)
             return false
         }
         queue.append(job)
+        pthread_mutex_unlock(&mutex)
+        // Signalled once the mutex is free, so that the worker it wakes does not block on it at once (a second wait
+        // and a second context switch).
         pthread_cond_signal(&condition)
         return true
     }

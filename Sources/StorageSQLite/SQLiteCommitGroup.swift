@@ -47,6 +47,7 @@ final class SQLiteCommitGroup: @unchecked Sendable {
         let entry = Entry(write)
         pthread_mutex_lock(&mutex)
         waiting.append(entry)
+        var committedOwnWrite = false
         while !entry.isDone {
             guard !isCommitting else {
                 pthread_cond_wait(&condition, &mutex)
@@ -65,9 +66,17 @@ final class SQLiteCommitGroup: @unchecked Sendable {
             sizes.append(batch.count)
             if sizes.count > 1024 { sizes.removeFirst(sizes.count - 1024) }
             isCommitting = false
-            pthread_cond_broadcast(&condition)
+            if entry.isDone {
+                committedOwnWrite = true
+            } else {
+                // This thread's write waits for the next batch: the writers of this one are woken now.
+                pthread_cond_broadcast(&condition)
+            }
         }
         pthread_mutex_unlock(&mutex)
+        // The batch's writers are woken once the mutex is free, so that none of them blocks on it at once. Each checks
+        // its entry under the mutex, and one that arrives meanwhile finds no commit running and leads the next.
+        if committedOwnWrite { pthread_cond_broadcast(&condition) }
         if let error = entry.error { throw error }
     }
 

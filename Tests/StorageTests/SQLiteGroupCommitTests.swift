@@ -129,4 +129,32 @@ struct SQLiteGroupCommitTests {
         #expect(sizes.reduce(0, +) == 200)
         #expect(sizes.contains { $0 > 1 }, "no commit held more than one sign-in: \(sizes.prefix(40))")
     }
+
+    /// More writers than one batch holds, each waiting while a slow commit runs: every write is committed once, no
+    /// batch holds more than `maximumBatch`, and no writer is left waiting, whether its write was in the batch that
+    /// its own thread committed (the writers are woken after the mutex is free) or in a later one (a thread whose
+    /// write waits for the next batch wakes the writers of the one it committed before it goes on).
+    @Test func moreWritersThanABatchHoldAreEachCommittedOnce() {
+        let group = SQLiteCommitGroup()
+        let writers = SQLiteCommitGroup.maximumBatch * 2 + 8
+        let committed = Mutex(0)
+        let dispatch = DispatchGroup()
+        for _ in 0..<writers {
+            dispatch.enter()
+            Thread.detachNewThread {
+                defer { dispatch.leave() }
+                try? group.commit({ _ throws(StorageError) in }) { writes in
+                    Thread.sleep(forTimeInterval: 0.02)
+                    committed.withLock { $0 += writes.count }
+                    return [StorageError?](repeating: nil, count: writes.count)
+                }
+            }
+        }
+        #expect(dispatch.wait(timeout: .now() + 30) == .success, "a writer was left waiting")
+        #expect(committed.withLock { $0 } == writers)
+        let sizes = group.batchSizes
+        #expect(sizes.reduce(0, +) == writers)
+        #expect(sizes.allSatisfy { $0 <= SQLiteCommitGroup.maximumBatch })
+        #expect(sizes.contains { $0 > 1 })
+    }
 }
