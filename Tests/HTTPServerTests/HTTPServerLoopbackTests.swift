@@ -316,13 +316,7 @@ import Testing
         let server = try TestServer()
         let urls = (0..<200).map { server.httpsURL + "/load/\($0)" }
         let clients = try (0..<4).map { _ in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-            process.arguments = ["-s", "-k", "--max-time", "10", "-o", "/dev/null"] + urls
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try ChildProcess.launch(process)
-            return process
+            try SpawnedProcess("/usr/bin/curl", ["-s", "-k", "--max-time", "10", "-o", "/dev/null"] + urls)
         }
         usleep(300_000)
         server.server.stop()

@@ -84,22 +84,20 @@ import WebAuthnCore
         let bodyFile = folder.path + "/assertion.json"
         try JSONEncoder().encode(try client.assertion(account.credential, answering: try client.requestOptions()))
             .write(to: URL(fileURLWithPath: bodyFile))
-        var processes: [(Process, Pipe)] = []
+        var processes: [SpawnedProcess] = []
         for _ in 0..<Self.contenders {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-            process.arguments = [
-                "-sk", "-i", "--max-time", "20", "-H", "Content-Type: application/json", "--data-binary", "@" + bodyFile,
-                "https://127.0.0.1:\(server.port)/webauthn/authentication/verify",
-            ]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try ChildProcess.launch(process)
-            processes.append((process, output))
+            let process = try SpawnedProcess(
+                "/usr/bin/curl",
+                [
+                    "-sk", "-i", "--max-time", "20", "-H", "Content-Type: application/json", "--data-binary", "@" + bodyFile,
+                    "https://127.0.0.1:\(server.port)/webauthn/authentication/verify",
+                ],
+                standardOutput: .pipe
+            )
+            processes.append(process)
         }
-        let replies = processes.map { process, output -> ServerReply? in
-            let data = output.fileHandleForReading.readDataToEndOfFile()
+        let replies = processes.map { process -> ServerReply? in
+            let data = process.standardOutput?.readDataToEndOfFile() ?? Data()
             process.waitUntilExit()
             return try? CurlTransport.parse(Array(data))
         }

@@ -45,22 +45,21 @@ import Glibc
             try body()
             return nil
         }
-        let reader = Process()
-        reader.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        reader.arguments = [
-            "--reuid=65534", "--regid=65534", "--clear-groups", "/bin/bash", "-c",
-            "n=0; for i in $(seq 1 200000); do if head -c 32 \"$0\" >/dev/null 2>&1; then n=$((n+1)); fi; [ -e \"$0.stop\" ] && break; done; echo $n",
-            path,
-        ]
-        let output = Pipe()
-        reader.standardOutput = output
-        reader.standardError = FileHandle.nullDevice
-        try ChildProcess.launch(reader)
+        let reader = try SpawnedProcess(
+            "/usr/bin/setpriv",
+            [
+                "--reuid=65534", "--regid=65534", "--clear-groups", "/bin/bash", "-c",
+                "n=0; for i in $(seq 1 200000); do if head -c 32 \"$0\" >/dev/null 2>&1; then n=$((n+1)); fi; [ -e \"$0.stop\" ] && break; done; echo $n",
+                path,
+            ],
+            standardOutput: .pipe
+        )
         try body()
         _ = FileManager.default.createFile(atPath: path + ".stop", contents: nil)
+        let output = reader.standardOutput?.readDataToEndOfFile() ?? Data()
         reader.waitUntilExit()
         try? FileManager.default.removeItem(atPath: path + ".stop")
-        return Int(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        return Int(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     static func mode(_ path: String) -> mode_t {

@@ -8,7 +8,7 @@ import Testing
 /// (`trustForwardedFor`, so that every request can come from a new address), its RSS read from `/proc`.
 @Suite(.serialized) struct MemoryFloodTests {
     /// The server's resident set, in MiB (`VmRSS` of `/proc/<pid>/status`).
-    static func residentMegabytes(_ process: Process) -> Double {
+    static func residentMegabytes(_ process: SpawnedProcess) -> Double {
         let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
         let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
         return (Double(line.split(separator: " ").dropFirst().first ?? "") ?? 0) / 1024

@@ -7,7 +7,7 @@ import Glibc
 
 /// `passkeyd serve` as a real child process on a free loopback port, its standard error kept in a file.
 final class ServeProcess {
-    let process = Process()
+    let process: SpawnedProcess
     let port: Int
     /// The admin listener's port, when started with one.
     let adminPort: Int?
@@ -52,17 +52,14 @@ final class ServeProcess {
         guard FileManager.default.createFile(atPath: logPath, contents: nil) else { throw TransportFailure("cannot create \(logPath)") }
         if let openFileLimit {
             // bash execs passkeyd in its own process, so the process identifier is the server's.
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments = [
-                "-c", "ulimit -n \(openFileLimit) && exec \"$0\" \"$@\"", try Self.executable(), "serve", "--config", configurationPath,
-            ]
+            process = try SpawnedProcess(
+                "/bin/bash",
+                ["-c", "ulimit -n \(openFileLimit) && exec \"$0\" \"$@\"", try Self.executable(), "serve", "--config", configurationPath],
+                standardError: .file(logPath)
+            )
         } else {
-            process.executableURL = URL(fileURLWithPath: try Self.executable())
-            process.arguments = ["serve", "--config", configurationPath]
+            process = try SpawnedProcess(try Self.executable(), ["serve", "--config", configurationPath], standardError: .file(logPath))
         }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        try ChildProcess.launch(process)
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline {
             guard process.isRunning else { throw TransportFailure("passkeyd exited early: \(log)") }

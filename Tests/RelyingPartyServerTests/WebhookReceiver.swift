@@ -27,7 +27,7 @@ final class WebhookReceiver {
     let port: Int
     let logPath: String
     let statusPath: String
-    private var process: Process?
+    private var process: SpawnedProcess?
 
     init(folder: String, port: Int? = nil) throws {
         self.port = try port ?? LoopbackPort.free()
@@ -64,11 +64,10 @@ final class WebhookReceiver {
     func start() throws {
         let ready = logPath + ".ready"
         try? FileManager.default.removeItem(atPath: ready)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try Self.python())
-        process.arguments = [Self.script(), "--port", String(port), "--secret", Self.secret, "--log", logPath, "--status", statusPath]
-        process.standardOutput = FileHandle.nullDevice
-        try ChildProcess.launch(process)
+        let process = try SpawnedProcess(
+            try Self.python(),
+            [Self.script(), "--port", String(port), "--secret", Self.secret, "--log", logPath, "--status", statusPath]
+        )
         self.process = process
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline {

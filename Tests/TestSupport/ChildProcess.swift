@@ -7,15 +7,23 @@ import Glibc
 
 /// Runs programs (curl, openssl, passkeyd) for the loopback and restart tests.
 public enum ChildProcess {
-    /// swift-corelibs-foundation's `Process.run()` is not safe to call from several threads at once (a parallel
-    /// test run crashed inside it with a bad memcpy), so every test starts its children through this lock.
+    /// Children are spawned one at a time across the test run: a pipe made for one child must get its close-on-exec
+    /// flag before any other child is spawned, or that child inherits an end. No test uses Foundation's `Process`
+    /// (see `SpawnedProcess`).
     private static let launching = NSLock()
 
-    /// Starts `process`, one launch at a time across the test run.
-    public static func launch(_ process: Process) throws {
+    /// `posix_spawn` of `executable` with `actions` and every descriptor above 2 closed in the child (when glibc
+    /// offers `posix_spawn_file_actions_addclosefrom_np`), under the launch lock; `posix_spawn`'s result.
+    static func spawn(
+        _ pid: inout pid_t,
+        _ executable: String,
+        _ actions: inout posix_spawn_file_actions_t,
+        _ argv: [UnsafeMutablePointer<CChar>?]
+    ) -> Int32 {
         launching.lock()
         defer { launching.unlock() }
-        try process.run()
+        if let closeFrom = Self.closeFrom { _ = closeFrom(&actions, 3) }
+        return posix_spawn(&pid, executable, &actions, nil, argv, environ)
     }
 
     public struct Result: Sendable {
