@@ -45,17 +45,17 @@ final class WorkerPool: @unchecked Sendable {
     /// Queues `job`; false (and nothing queued) when the queue is full or the pool is stopping.
     func submit(_ job: @escaping Job) -> Bool {
         pthread_mutex_lock(&mutex)
-        guard !isStopping, queue.count - head < maximumQueued else {
-            if !isStopping { refusals += 1 }
-            pthread_mutex_unlock(&mutex)
-            return false
+        let queued = !isStopping && queue.count - head < maximumQueued
+        if queued {
+            queue.append(job)
+        } else if !isStopping {
+            refusals += 1
         }
-        queue.append(job)
         pthread_mutex_unlock(&mutex)
         // Signalled once the mutex is free, so that the worker it wakes does not block on it at once (a second wait
         // and a second context switch).
-        pthread_cond_signal(&condition)
-        return true
+        if queued { pthread_cond_signal(&condition) }
+        return queued
     }
 
     /// The jobs waiting for a thread now.

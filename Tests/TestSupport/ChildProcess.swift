@@ -12,18 +12,28 @@ public enum ChildProcess {
     /// (see `SpawnedProcess`).
     private static let launching = NSLock()
 
+    /// Runs `body`, which makes a child's pipes and spawns it (`spawnWhileLaunching`), with no other launch meanwhile.
+    static func whileLaunching<Value>(_ body: () throws -> Value) rethrows -> Value {
+        launching.lock()
+        defer { launching.unlock() }
+        return try body()
+    }
+
     /// `posix_spawn` of `executable` with `actions` and every descriptor above 2 closed in the child (when glibc
-    /// offers `posix_spawn_file_actions_addclosefrom_np`), under the launch lock; `posix_spawn`'s result.
-    static func spawn(
+    /// offers `posix_spawn_file_actions_addclosefrom_np`); `posix_spawn`'s result. Called inside `whileLaunching`.
+    static func spawnWhileLaunching(
         _ pid: inout pid_t,
         _ executable: String,
         _ actions: inout posix_spawn_file_actions_t,
         _ argv: [UnsafeMutablePointer<CChar>?]
     ) -> Int32 {
-        launching.lock()
-        defer { launching.unlock() }
         if let closeFrom = Self.closeFrom { _ = closeFrom(&actions, 3) }
         return posix_spawn(&pid, executable, &actions, nil, argv, environ)
+    }
+
+    /// A shell's exit status from `waitpid`'s: the exit code, or 128 plus the signal that ended the child.
+    static func exitStatus(_ status: Int32) -> Int32 {
+        (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     }
 
     public struct Result: Sendable {
@@ -57,11 +67,10 @@ public enum ChildProcess {
         posix_spawn_file_actions_adddup2(&actions, inputPipe[0], 0)
         posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
-        if let closeFrom = Self.closeFrom { _ = closeFrom(&actions, 3) }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        let spawned = spawnWhileLaunching(&pid, executable, &actions, argv)
         launching.unlock()
         close(inputPipe[0])
         close(outputPipe[1])
@@ -93,8 +102,7 @@ public enum ChildProcess {
         drained.wait()
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return Result(status: exitStatus, output: outputData, errorOutput: String(decoding: errorData.withLock { $0 }, as: UTF8.self))
+        return Result(status: exitStatus(status), output: outputData, errorOutput: String(decoding: errorData.withLock { $0 }, as: UTF8.self))
     }
 
     /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc module does not
@@ -118,12 +126,11 @@ public enum ChildProcess {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        let spawned = whileLaunching { spawnWhileLaunching(&pid, executable, &actions, argv) }
         guard spawned == 0 else { throw CocoaError(.executableLoad, userInfo: [NSFilePathErrorKey: executable]) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
         let output = FileManager.default.contents(atPath: outputPath) ?? Data()
-        let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return Result(status: exitStatus, output: output, errorOutput: String(decoding: output, as: UTF8.self))
+        return Result(status: exitStatus(status), output: output, errorOutput: String(decoding: output, as: UTF8.self))
     }
 }

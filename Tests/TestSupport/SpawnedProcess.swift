@@ -5,7 +5,8 @@ import Glibc
 #endif
 
 /// A child that a test keeps running (`passkeyd serve`, the webhook receiver, curl clients side by side), started
-/// with `posix_spawn` under `ChildProcess`'s launch lock, every descriptor above 2 closed in the child.
+/// with `posix_spawn` as `ChildProcess` starts its children: one launch at a time, every descriptor above 2 closed in
+/// the child.
 ///
 /// Not Foundation's `Process`: to close the parent's descriptors in the child, its `run()` lists `/proc/self/fd` and
 /// copies each entry's whole 256-byte name out of the directory buffer, past the end of the last entry. A parallel
@@ -39,29 +40,32 @@ public final class SpawnedProcess: @unchecked Sendable {
     )
         throws
     {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        var outputPipe: [Int32] = [-1, -1]
-        for (descriptor, target) in [(Int32(1), output), (Int32(2), standardError)] {
-            switch target {
-            case .null:
-                posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", O_WRONLY, 0)
-            case .file(let path):
-                posix_spawn_file_actions_addopen(&actions, descriptor, path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-            case .pipe:
-                precondition(descriptor == 1, "only standard output is read through a pipe")
-                guard pipe(&outputPipe) == 0 else { throw CocoaError(.executableLoad, userInfo: [NSFilePathErrorKey: executable]) }
-                _ = fcntl(outputPipe[0], F_SETFD, FD_CLOEXEC)
-                _ = fcntl(outputPipe[1], F_SETFD, FD_CLOEXEC)
-                posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
-            }
-        }
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = ChildProcess.spawn(&pid, executable, &actions, argv)
+        // The pipe is made and its ends marked close-on-exec with no other launch meanwhile (see `ChildProcess`).
+        let (spawned, outputPipe) = try ChildProcess.whileLaunching { () throws -> (Int32, [Int32]) in
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            var outputPipe: [Int32] = [-1, -1]
+            for (descriptor, target) in [(Int32(1), output), (Int32(2), standardError)] {
+                switch target {
+                case .null:
+                    posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", O_WRONLY, 0)
+                case .file(let path):
+                    posix_spawn_file_actions_addopen(&actions, descriptor, path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+                case .pipe:
+                    precondition(descriptor == 1, "only standard output is read through a pipe")
+                    guard pipe(&outputPipe) == 0 else { throw CocoaError(.executableLoad, userInfo: [NSFilePathErrorKey: executable]) }
+                    _ = fcntl(outputPipe[0], F_SETFD, FD_CLOEXEC)
+                    _ = fcntl(outputPipe[1], F_SETFD, FD_CLOEXEC)
+                    posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
+                }
+            }
+            let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+            defer { argv.forEach { free($0) } }
+            return (ChildProcess.spawnWhileLaunching(&pid, executable, &actions, argv), outputPipe)
+        }
         if outputPipe[1] >= 0 { close(outputPipe[1]) }
         guard spawned == 0 else {
             if outputPipe[0] >= 0 { close(outputPipe[0]) }
@@ -97,7 +101,6 @@ public final class SpawnedProcess: @unchecked Sendable {
         waitUntilExit()
         lock.lock()
         defer { lock.unlock() }
-        let raw = status ?? 0
-        return (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+        return ChildProcess.exitStatus(status ?? 0)
     }
 }
