@@ -16,6 +16,8 @@ struct ServeCommand {
     static let syntax = CommandLineSyntax(usage: "passkeyd serve [--config FILE]", options: ["--config"])
 
     func run() -> Int32 {
+        // Before any thread starts, so that none of them takes a stop or reload signal (see `SignalWaiter`).
+        SignalWaiter.blockSignals()
         let configuration: ServerConfiguration
         let configurationPath: String?
         do {

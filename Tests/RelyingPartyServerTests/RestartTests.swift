@@ -4,8 +4,48 @@ import TestSupport
 import Testing
 import WebAuthnCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `passkeyd serve` as a real process: clean stop on SIGTERM, state kept across a restart, configuration errors.
 @Suite(.serialized) struct RestartTests {
+    /// A SIGTERM sent the moment the server logs that it serves stops it. The signals used to be ignored until a
+    /// Dispatch source for them was registered, after the listeners had started: a SIGTERM in that window was lost and
+    /// the server ran on (the Swift client's tests hung in CI waiting for it to exit). The log is watched every
+    /// millisecond, so the signal lands right after the last start-up line.
+    @Test func aStopRightAfterStartUpIsNotLost() throws {
+        let folder = try TemporaryFolder()
+        let configuration = folder.path + "/passkeyd.json"
+        let logPath = folder.path + "/serve.log"
+        for round in 1...10 {
+            let port = try LoopbackPort.free()
+            try Data(
+                """
+                {"relyingParty": {"id": "example.com", "name": "Example", "origins": ["https://example.com"]},
+                 "listen": {"https": "127.0.0.1:\(port)"}, "dataDirectory": "\(folder.path)/data", "www": null, "threads": 2}
+                """.utf8
+            ).write(to: URL(fileURLWithPath: configuration))
+            try? FileManager.default.removeItem(atPath: logPath)
+            let server = try SpawnedProcess(try ServeProcess.executable(), ["serve", "--config", configuration], standardError: .file(logPath))
+            defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
+            let started = Date()
+            while server.isRunning, Date().timeIntervalSince(started) < 15,
+                !((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "").contains("serving https://")
+            {
+                usleep(1_000)
+            }
+            kill(server.processIdentifier, SIGTERM)
+            let sent = Date()
+            while server.isRunning, Date().timeIntervalSince(sent) < 10 { usleep(20_000) }
+            guard !server.isRunning else {
+                Issue.record("round \(round): SIGTERM was lost")
+                return
+            }
+            #expect(server.terminationStatus == 0, "round \(round)")
+        }
+    }
+
     @Test func accountsSurviveARestartAndTheCertificateIsKept() throws {
         let folder = try TemporaryFolder()
         let data = folder.path + "/data"
