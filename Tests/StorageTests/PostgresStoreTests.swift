@@ -183,6 +183,54 @@ struct PostgresStoreTests {
         }
     }
 
+    /// The chain race of two nodes (issue 20's flaky two-node delivery): a node records a user's delivery as delivered
+    /// while another node's transaction appends the user's next event. The appender still sees the head pending, so its
+    /// delivery waits; the recorder's statement ran before the append was visible, so it made nothing due. Nothing
+    /// waits on the follower's behalf, and no claim takes it until a chain repair that reaches back to its queue time.
+    @Test func aFollowerAppendedWhileItsHeadEndedWaitsForARepair() throws {
+        let database = try newDatabase()
+        let nodes = [try PostgresStore(connectionString: database, poolSize: 2), try PostgresStore(connectionString: database, poolSize: 2)]
+        _ = try nodes[0].transaction { transaction throws(StorageError) in
+            try transaction.configureWebhookSubscriptions(
+                [WebhookSubscription(endpointID: "ep", eventTypes: nil)],
+                removalReason: "webhook.endpointRemoved",
+                now: StoreSamples.now
+            )
+        }
+        try nodes[0].seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
+        let at = { (offset: TimeInterval) in StoreSamples.now.addingTimeInterval(offset) }
+        func claim(_ offset: TimeInterval) throws -> [Int64] {
+            try nodes[0].claimWebhookDeliveries(endpointID: "ep", owner: "worker", now: at(offset), leaseUntil: at(offset + 30), limit: 10)
+                .map(\.event.id)
+        }
+        _ = try nodes[0].transaction { transaction throws(StorageError) in try transaction.appendEvent(StoreSamples.event(1, owner: 1)) }
+        let head = try nodes[0].claimWebhookDeliveries(endpointID: "ep", owner: "worker", now: at(100), leaseUntil: at(130), limit: 10)
+        try #require(head.count == 1)
+        // Node 0 records the head delivered; its statement runs, then node 1 appends and commits, then node 0 commits.
+        let appended = try nodes[0].withConnection { connection throws(PostgresError) -> Result<Int64, StorageError> in
+            try connection.transaction { () throws(PostgresError) -> Result<Int64, StorageError> in
+                let records = PostgresRecords(connection: connection)
+                defer { records.isOpen = false }
+                do throws(StorageError) {
+                    try records.recordWebhookOutcome(deliveryID: head[0].delivery.id, .delivered(status: 200), owner: "worker", now: at(101))
+                    return .success(
+                        try nodes[1].transaction { transaction throws(StorageError) in try transaction.appendEvent(StoreSamples.event(2, owner: 1)) }
+                    )
+                } catch {
+                    return .failure(error)
+                }
+            }
+        }
+        let follower = try appended.get()
+        let waiting = try nodes[0].webhookDeliveries(status: .pending, after: 0, limit: 10)
+        #expect(waiting.map(\.eventID) == [follower])
+        #expect(waiting.first?.nextAttemptAt == nil, "the follower waits, for a head that is no longer pending")
+        #expect(try claim(102) == [], "no claim takes it")
+        #expect(try nodes[1].repairWebhookChains(queuedSince: at(2.5), now: at(103)) == 0, "a repair that does not reach back to it")
+        #expect(try nodes[1].repairWebhookChains(queuedSince: at(2), now: at(103)) == 1, "one that does makes it due")
+        #expect(try claim(104) == [follower])
+    }
+
     @Test func eachCeremonyIsOneStatementWithItsEvents() throws {
         let store = try PostgresStore(connectionString: try newDatabase(), poolSize: 1)
         let events = [StoreSamples.event(1, owner: 1, type: "user.created"), StoreSamples.event(2, owner: 1, type: "session.created")]

@@ -10,15 +10,13 @@ import Synchronization
 /// keeps up to `concurrency` attempts in flight on the outbound client (different users' chains in parallel, one user's
 /// in order), records their outcomes in batches, and claims again: when an outcome came in, when the server wrote
 /// something (`wake`, coalesced: at most one claim per `minimumClaimInterval`), and every `pollInterval` (retries that
-/// came due, events written by other nodes). Never on a request path: a slow or dead receiver only keeps this thread
+/// came due, events written by other nodes). The first worker of a node also repairs chains left waiting for nothing
+/// (`WebhookChainRepairSchedule`). Never on a request path: a slow or dead receiver only keeps this thread
 /// waiting for its replies.
 final class WebhookWorker: Sendable {
     static let concurrency = 8
     static let pollInterval: TimeInterval = 1
     static let minimumClaimInterval: TimeInterval = 0.01
-    /// How often the first worker repairs chains (`WebhookDeliveryStore.repairWebhookChains`), and how far back.
-    static let repairInterval: TimeInterval = 60
-    static let repairWindow: TimeInterval = 600
 
     private struct State {
         var stopping = false
@@ -102,7 +100,7 @@ final class WebhookWorker: Sendable {
 
     private func run() {
         var lastClaim = Date.distantPast
-        var lastRepair = Date.distantPast
+        var repairs = WebhookChainRepairSchedule()
         while true {
             let (completed, stopping, woken, inFlight) = state.withLock { state in
                 defer {
@@ -115,10 +113,7 @@ final class WebhookWorker: Sendable {
             if stopping && inFlight == 0 { return }
             var more = false
             let now = time.now
-            if repairsChains, !stopping, now.timeIntervalSince(lastRepair) >= Self.repairInterval {
-                lastRepair = now
-                repair(since: now.addingTimeInterval(-Self.repairWindow), now: now)
-            }
+            if repairsChains, !stopping, let queuedSince = repairs.repairDue(at: now) { repair(since: queuedSince, now: now) }
             let free = Self.concurrency - inFlight
             if !stopping, free > 0, woken || !completed.isEmpty || now.timeIntervalSince(lastClaim) >= Self.pollInterval {
                 let sinceLast = now.timeIntervalSince(lastClaim)
@@ -193,7 +188,7 @@ final class WebhookWorker: Sendable {
     private func repair(since: Date, now: Date) {
         do throws(StorageError) {
             let repaired = try store.repairWebhookChains(queuedSince: since, now: now)
-            if repaired > 0 { log.warning("webhooks: \(repaired) waiting deliveries had nothing to wait for; due now") }
+            if repaired > 0 { log("webhooks: \(repaired) waiting deliveries had nothing to wait for (a head ended on another node); due now") }
         } catch {
             log.warning("webhooks: repairing chains failed: \(error.code)")
         }
