@@ -63,6 +63,22 @@ static inline int pk_sk_X509_EXTENSION_num(const STACK_OF(X509_EXTENSION) *s) { 
 static inline X509 *pk_sk_X509_value(const STACK_OF(X509) *s, int i) { return sk_X509_value(s, i); }
 static inline void pk_sk_X509_pop_free(STACK_OF(X509) *s) { sk_X509_pop_free(s, X509_free); }
 
+/* An HMAC context under `key` with the digest named `digest` (MessageAuthenticationKey), ready for updates; NULL
+   when OpenSSL refuses. The OSSL_PARAM array is built here, where its constructors are plain C. */
+static inline EVP_MAC_CTX *pk_hmac_context(const unsigned char *key, size_t key_length, const char *digest) {
+    EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
+    if (mac == NULL) return NULL;
+    EVP_MAC_CTX *context = EVP_MAC_CTX_new(mac);
+    EVP_MAC_free(mac);
+    if (context == NULL) return NULL;
+    OSSL_PARAM parameters[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)digest, 0), OSSL_PARAM_construct_end()};
+    if (EVP_MAC_init(context, key, key_length, parameters) != 1) {
+        EVP_MAC_CTX_free(context);
+        return NULL;
+    }
+    return context;
+}
+
 /* SHA-256 of a || b through OpenSSL's SHA256 functions, without the per-call EVP context allocation: this runs
    twice in every assertion verification. The functions are deprecated in OpenSSL 3.0 in favour of EVP, but they
    remain the same implementation. */

@@ -16,11 +16,13 @@ struct ChallengeSeal: Sendable {
     private static let version: UInt8 = 1
     private static let userVerifications = ["required", "preferred", "discouraged"]
 
-    private let key: [UInt8]
+    private let key: MessageAuthenticationKey
 
     /// Derives its key from the server secret, which every node of a deployment holds alike (`server_secrets`).
     init(serverSecret: [UInt8]) throws(CryptoError) {
-        key = try KeyDerivation.hkdfSHA256(secret: serverSecret, info: Array("passkeyd sealed sign-in challenge v1".utf8), length: 32)
+        key = MessageAuthenticationKey(
+            key: try KeyDerivation.hkdfSHA256(secret: serverSecret, info: Array("passkeyd sealed sign-in challenge v1".utf8), length: 32)
+        )
     }
 
     /// A challenge for `userVerification` that expires at `expiresAt`, made unique by `random` (22 bytes).
@@ -49,6 +51,6 @@ struct ChallengeSeal: Sendable {
     }
 
     private func authenticator(_ body: [UInt8]) -> [UInt8] {
-        Array(MessageAuthentication.hmac(key: key, message: body).prefix(Self.authenticatorLength))
+        Array(key.authenticate(body).prefix(Self.authenticatorLength))
     }
 }

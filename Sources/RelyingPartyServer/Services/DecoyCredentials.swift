@@ -32,12 +32,12 @@ struct DecoyCredentials: Sendable {
     /// How many passkeys an account has, by share of accounts (1 to 4).
     static let countWeights = [58, 27, 10, 5]
 
-    private let secret: [UInt8]
+    private let secret: MessageAuthenticationKey
     /// A P-256 key made at start-up whose private half is dropped at once: no assertion verifies with it.
     let key: COSEKey
 
     init(secret: [UInt8]) throws {
-        self.secret = secret
+        self.secret = MessageAuthenticationKey(key: secret)
         let (x, y) = try PrivateKey.generateEC(.p256).publicKey().ecCoordinates()
         // COSE_Key {1: 2 (EC2), 3: -7 (ES256), -1: 1 (P-256), -2: x, -3: y}, as an authenticator encodes it.
         key = try COSEKey(bytes: [0xA5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21, 0x58, 0x20] + x + [0x22, 0x58, 0x20] + y)
@@ -66,7 +66,7 @@ struct DecoyCredentials: Sendable {
     private func derive(_ label: String) -> [UInt8] { derive(Array(label.utf8)) }
 
     private func derive(_ message: [UInt8]) -> [UInt8] {
-        MessageAuthentication.hmac(key: secret, message: message)
+        secret.authenticate(message)
     }
 
     /// An index into `weights` chosen by two bytes (0…65535 spread over the total weight).

@@ -25,7 +25,7 @@ struct WebhookMessage: Equatable {
     /// The `webhook-signature` value for an attempt at `unixSeconds`.
     func signature(secret: [UInt8], unixSeconds: Int64) -> String {
         let signed = Array("\(id).\(unixSeconds).".utf8) + body
-        return "v1," + Data(MessageAuthentication.hmac(.sha256, key: secret, message: signed)).base64EncodedString()
+        return "v1," + Data(MessageAuthenticationKey(.sha256, key: secret).authenticate(signed)).base64EncodedString()
     }
 
     /// The POST of an attempt made at `now` to `endpoint`.
