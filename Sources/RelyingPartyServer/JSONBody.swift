@@ -16,13 +16,29 @@ enum JSONBody {
     /// in one object, which Foundation would read first-wins and another parser last-wins; invalid UTF-8; deeper than
     /// the strict parser's limit) or not the expected shape.
     static func decode<Value: Decodable>(_ type: Value.Type, from request: HTTPRequest) throws(ServerError) -> Value {
-        guard let contentType = request.headers["content-type"], isJSON(mediaType: contentType) else { throw ServerError(.unsupportedMediaType) }
-        guard let tree = StrictJSONParser.strictValue(request.body) else { throw ServerError(.invalidJSON, detail: "not strict JSON") }
+        let tree = try tree(of: request)
         do {
             return try JSONValueDecoder.decode(type, from: tree)
         } catch {
             throw refusal(error)
         }
+    }
+
+    /// A body that reads itself from the tree (`DirectJSONDecodable`): the same outcome as `decode`'s for any
+    /// `Decodable`, without the `Decoder` protocol.
+    static func decode<Value: DirectJSONDecodable>(_ type: Value.Type, from request: HTTPRequest) throws(ServerError) -> Value {
+        let tree = try tree(of: request)
+        do {
+            return try Value(tree: tree)
+        } catch {
+            throw refusal(error)
+        }
+    }
+
+    private static func tree(of request: HTTPRequest) throws(ServerError) -> JSONValue {
+        guard let contentType = request.headers["content-type"], isJSON(mediaType: contentType) else { throw ServerError(.unsupportedMediaType) }
+        guard let tree = StrictJSONParser.strictValue(request.body) else { throw ServerError(.invalidJSON, detail: "not strict JSON") }
+        return tree
     }
 
     /// Whether a Content-Type names `application/json` (any case, parameters such as `charset` after a `;`, spaces or

@@ -62,11 +62,61 @@ import WebAuthnCore
         #"[]"#, #""text""#, #"null"#, #"3"#,
     ]
 
-    @Test(arguments: assertions)
+    /// The sign-in body through the tree decoder, Foundation's decoder and its own reading of the tree
+    /// (`DirectJSONDecodable`): one outcome.
+    @Test(arguments: assertions + directAssertions)
     func eachAssertionBody(_ body: String) throws {
         let (tree, foundation) = try Self.outcomes(AuthenticationResponseJSON.self, body)
         #expect(tree == foundation)
+        let parsed = try #require(StrictJSONParser.strictValue(Array(body.utf8)))
+        let direct: String
+        do {
+            direct = Self.canonical(try AuthenticationResponseJSON(tree: parsed))
+        } catch {
+            let refusal = JSONBody.refusal(error)
+            direct = "refused \(refusal.code) \(refusal.member ?? "-")"
+        }
+        #expect(direct == foundation)
     }
+
+    /// Every member of the sign-in body missing, `null`, and of each other type, one at a time, then the first of two
+    /// faults (which one a decoder reports depends on its order).
+    static let directAssertions: [String] = {
+        let members: [(path: [String], value: String)] = [
+            (["id"], #""AAAA""#), (["rawId"], #""AAAA""#), (["type"], #""public-key""#), (["response", "clientDataJSON"], #""e30""#),
+            (["response", "authenticatorData"], #""AA""#), (["response", "signature"], #""AA""#), (["response", "userHandle"], #""BB""#),
+            (["authenticatorAttachment"], #""platform""#), (["clientExtensionResults", "credProps", "rk"], "true"),
+        ]
+        let replacements: [String?] = [nil, "null", "7", "true", #""text""#, "[]", "{}", #"{"rk":true}"#]
+        func body(_ changes: [[String]: String?]) -> String {
+            func object(_ prefix: [String]) -> String {
+                var parts: [String] = []
+                var seen: Set<String> = []
+                for member in members where member.path.starts(with: prefix) && member.path.count > prefix.count {
+                    let name = member.path[prefix.count]
+                    guard seen.insert(name).inserted else { continue }
+                    let path = prefix + [name]
+                    if let change = changes[path] {
+                        if let value = change { parts.append("\"\(name)\":\(value)") }
+                        continue
+                    }
+                    parts.append("\"\(name)\":" + (path == member.path ? member.value : object(path)))
+                }
+                return "{" + parts.joined(separator: ",") + "}"
+            }
+            return object([])
+        }
+        var paths = members.map(\.path)
+        paths += [["response"], ["clientExtensionResults"], ["clientExtensionResults", "credProps"]]
+        var bodies = paths.flatMap { path in replacements.map { body([path: $0]) } }
+        bodies += [
+            body([["id"]: "1", ["rawId"]: nil]), body([["type"]: "null", ["response"]: nil]),
+            body([["rawId"]: nil, ["response", "signature"]: "1"]), body([["response", "authenticatorData"]: "null", ["type"]: nil]),
+            body([["response", "userHandle"]: "1", ["authenticatorAttachment"]: "1"]),
+            body([["clientExtensionResults", "credProps", "rk"]: #""yes""#, ["authenticatorAttachment"]: "[]"]),
+        ]
+        return bodies
+    }()
 
     @Test func theOtherRequestTypes() throws {
         let bodies = [

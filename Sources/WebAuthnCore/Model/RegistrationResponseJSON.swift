@@ -45,6 +45,10 @@ public struct AuthenticatorAttestationResponseJSON: Codable, Sendable {
 public struct ClientExtensionResults: Codable, Sendable {
     public struct CredentialProperties: Codable, Sendable {
         public var rk: Bool?
+
+        public init(rk: Bool? = nil) {
+            self.rk = rk
+        }
     }
 
     public var credProps: CredentialProperties?
