@@ -10,8 +10,15 @@ extension SQLiteRecords {
     /// A delivery of the event to every endpoint subscribed to its type: due at once when no delivery of the same user
     /// to that endpoint is pending, waiting (next_attempt_at NULL) behind it otherwise. One writer at a time: the check
     /// sees every committed delivery.
+    ///
+    /// The insert runs only when an endpoint takes the event's type: it opens a cursor on the deliveries and each of
+    /// their indexes even when it inserts nothing (2.2 % of the server's samples under sign-ins with no webhooks), and the
+    /// look-up in the few subscriptions is much cheaper.
     func queueWebhookDeliveries(eventID: Int64, _ event: NewEvent) throws(StorageError) {
         try run { connection throws(SQLiteError) in
+            let subscribed = try connection.statement("SELECT 1 FROM webhook_subscriptions WHERE event_type IN (?1, '*') LIMIT 1")
+                .run([.text(event.type)]) { _ throws(SQLiteError) in true }
+            guard !subscribed.isEmpty else { return }
             try connection.statement(
                 """
                 INSERT INTO webhook_deliveries (
