@@ -64,8 +64,12 @@ static inline X509 *pk_sk_X509_value(const STACK_OF(X509) *s, int i) { return sk
 static inline void pk_sk_X509_pop_free(STACK_OF(X509) *s) { sk_X509_pop_free(s, X509_free); }
 
 /* An HMAC context under `key` with the digest named `digest` (MessageAuthenticationKey), ready for updates; NULL
-   when OpenSSL refuses. The OSSL_PARAM array is built here, where its constructors are plain C. */
+   when OpenSSL refuses. The OSSL_PARAM array is built here, where its constructors are plain C. An empty key (a NULL
+   pointer from an empty Swift array) is passed as a zero-length key: EVP_MAC_init reads a NULL key as "keep the
+   key", which a new context does not have. */
 static inline EVP_MAC_CTX *pk_hmac_context(const unsigned char *key, size_t key_length, const char *digest) {
+    static const unsigned char empty_key = 0;
+    if (key == NULL) key = &empty_key;
     EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
     if (mac == NULL) return NULL;
     EVP_MAC_CTX *context = EVP_MAC_CTX_new(mac);

@@ -29,6 +29,8 @@ struct MessageAuthenticationKeyTests {
                 == "164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea2505549758bf75c05a994a6d034f65f8f0e6fdcaeab1a34d4a6b4b636e070a38bce737"
         )
         #expect(MessageAuthenticationKey(key: [1]).authenticate([2]) != MessageAuthenticationKey(key: [1]).authenticate([3]))
+        // An empty key and an empty message (RFC 2104 allows both; Python's hmac gives this value).
+        #expect(Hex.encode(MessageAuthenticationKey(key: []).authenticate([])) == "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad")
     }
 
     /// Threads sharing one key get right answers: each call has a context of its own.
