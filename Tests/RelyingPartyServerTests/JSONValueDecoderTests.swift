@@ -11,18 +11,20 @@ import WebAuthnCore
     /// A body's outcome: the decoded value as `dump` writes it, or the refusal `JSONBody` answers with.
     static func outcomes<Value: Decodable>(_ type: Value.Type, _ body: String) throws -> (tree: String, foundation: String) {
         let tree = try #require(StrictJSONParser.strictValue(Array(body.utf8)), "not strict JSON: \(body)")
-        func describe(_ decode: () throws -> Value) -> String {
-            do {
-                return canonical(try decode())
-            } catch {
-                let refusal = JSONBody.refusal(error)
-                return "refused \(refusal.code) \(refusal.member ?? "-")"
-            }
-        }
         return (
             describe { try JSONValueDecoder.decode(type, from: tree) },
             describe { try JSONDecoder().decode(type, from: Data(body.utf8)) }
         )
+    }
+
+    /// A decoder's outcome: the decoded value's text, or the refusal `JSONBody` answers with.
+    static func describe<Value>(_ decode: () throws -> Value) -> String {
+        do {
+            return canonical(try decode())
+        } catch {
+            let refusal = JSONBody.refusal(error)
+            return "refused \(refusal.code) \(refusal.member ?? "-")"
+        }
     }
 
     /// A value's text with its members in order and every object's members sorted (a dictionary's order differs from
@@ -69,13 +71,7 @@ import WebAuthnCore
         let (tree, foundation) = try Self.outcomes(AuthenticationResponseJSON.self, body)
         #expect(tree == foundation)
         let parsed = try #require(StrictJSONParser.strictValue(Array(body.utf8)))
-        let direct: String
-        do {
-            direct = Self.canonical(try AuthenticationResponseJSON(tree: parsed))
-        } catch {
-            let refusal = JSONBody.refusal(error)
-            direct = "refused \(refusal.code) \(refusal.member ?? "-")"
-        }
+        let direct = Self.describe { try AuthenticationResponseJSON(tree: parsed) }
         #expect(direct == foundation)
     }
 

@@ -22,20 +22,21 @@ struct WebhookMessage: Equatable {
     /// `.` that would make the signed content ambiguous.
     static func messageID(_ eventID: Int64) -> String { "evt_\(eventID)" }
 
-    /// The `webhook-signature` value for an attempt at `unixSeconds`.
-    func signature(secret: [UInt8], unixSeconds: Int64) -> String {
+    /// The `webhook-signature` value for an attempt at `unixSeconds`, under the endpoint's secret (`signingKey`).
+    func signature(signingKey: MessageAuthenticationKey, unixSeconds: Int64) -> String {
         let signed = Array("\(id).\(unixSeconds).".utf8) + body
-        return "v1," + Data(MessageAuthenticationKey(.sha256, key: secret).authenticate(signed)).base64EncodedString()
+        return "v1," + Data(signingKey.authenticate(signed)).base64EncodedString()
     }
 
-    /// The POST of an attempt made at `now` to `endpoint`.
-    func request(to endpoint: WebhookEndpoint, now: Date) -> HTTPClientRequest {
+    /// The POST of an attempt made at `now` to `endpoint`, signed with `signingKey` (the endpoint's secret, keyed once
+    /// by its worker).
+    func request(to endpoint: WebhookEndpoint, signingKey: MessageAuthenticationKey, now: Date) -> HTTPClientRequest {
         let unixSeconds = Int64(now.timeIntervalSince1970.rounded(.down))
         var headers = HTTPHeaders()
         headers.add("Content-Type", "application/json")
         headers.add("webhook-id", id)
         headers.add("webhook-timestamp", String(unixSeconds))
-        headers.add("webhook-signature", signature(secret: endpoint.secret, unixSeconds: unixSeconds))
+        headers.add("webhook-signature", signature(signingKey: signingKey, unixSeconds: unixSeconds))
         let timeout = Double(endpoint.timeoutSeconds)
         return HTTPClientRequest(
             method: .post,

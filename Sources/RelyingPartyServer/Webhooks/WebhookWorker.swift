@@ -29,6 +29,8 @@ final class WebhookWorker: Sendable {
     /// The lease owner of this worker's claims: random per start, so that a restarted node never records an outcome
     /// for a claim of its previous life.
     let owner: String
+    /// The endpoint's secret, keyed once for every attempt's signature.
+    private let signingKey: MessageAuthenticationKey
     private let store: any WebhookDeliveryStore
     private let sender: any WebhookSender
     private let time: any TimeSource
@@ -53,6 +55,7 @@ final class WebhookWorker: Sendable {
         log: Logger
     ) {
         self.endpoint = endpoint
+        signingKey = MessageAuthenticationKey(key: endpoint.secret)
         self.store = store
         self.sender = sender
         self.time = time
@@ -147,7 +150,7 @@ final class WebhookWorker: Sendable {
         let now = time.now
         state.withLock { $0.inFlight += 1 }
         let delivery = claimed.delivery
-        sender.send(message.request(to: endpoint, now: now)) { [self] result in
+        sender.send(message.request(to: endpoint, signingKey: signingKey, now: now)) { [self] result in
             let outcome = policy.outcome(of: result, attempts: delivery.attempts, queuedAt: delivery.queuedAt, now: time.now)
             state.withLock { state in
                 state.inFlight -= 1
