@@ -1,5 +1,6 @@
 import CLibEvent
 import CryptoCore
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -30,6 +31,9 @@ final class EventLoop: @unchecked Sendable {
     /// The watch of a connection the listener knows is off then anyway (`ConnectionState.queueingOwnAnswer`); this
     /// covers one it does not know.
     var isSendingOwnResponse = false
+    /// Answers whose write began in the loop turn that queued them (`pk_bufferevent_write_now`), instead of after the
+    /// next poll: what the tests read to see that the shim still finds libevent's write event.
+    let answersWrittenAtOnce = Atomic<Int>(0)
     private var listeners: [EventLoopListener] = []
     private var thread: pthread_t?
     /// While draining: the timer that closes connections as they finish their requests.

@@ -266,16 +266,21 @@ final class EventLoopListener {
     }
 
     /// Runs `queue`, which hands one of passkeyd's answers to evhttp, with the connection's output watch off, then makes
-    /// a TLS connection's small answer one chunk (`coalesce`). The bufferevent is held meanwhile: evhttp may free the
-    /// connection inside `queue`.
+    /// a TLS connection's small answer one chunk (`coalesce`) and starts writing it in this loop turn. The bufferevent
+    /// is held meanwhile: evhttp may free the connection inside `queue`.
     private func queueOwnAnswer(to request: UnsafeMutablePointer<evhttp_request>, connection: ConnectionState?, _ queue: () -> Void) {
-        let bufferEvent = tls == nil ? nil : evhttp_request_get_connection(request).flatMap(evhttp_connection_get_bufferevent)
+        let bufferEvent = evhttp_request_get_connection(request).flatMap(evhttp_connection_get_bufferevent)
         bufferEvent.map { bufferevent_incref($0) }
         loop.isSendingOwnResponse = true
         if let connection { connection.queueingOwnAnswer(queue) } else { queue() }
         loop.isSendingOwnResponse = false
         if let bufferEvent {
-            Self.coalesce(bufferevent_get_output(bufferEvent))
+            let output = bufferevent_get_output(bufferEvent)
+            if tls != nil { Self.coalesce(output) }
+            // The write starts now instead of after the next poll finds the socket writable (`pk_bufferevent_write_now`).
+            if let output, evbuffer_get_length(output) > 0, pk_bufferevent_write_now(bufferEvent) == 1 {
+                loop.answersWrittenAtOnce.add(1, ordering: .relaxed)
+            }
             bufferevent_decref(bufferEvent)
         }
     }

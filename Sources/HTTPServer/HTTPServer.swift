@@ -141,6 +141,11 @@ public final class HTTPServer: @unchecked Sendable {
         connections.current
     }
 
+    /// Answers whose write began in the loop turn that queued them, across all loops.
+    var answersWrittenAtOnce: Int {
+        loops.reduce(0) { $0 + $1.answersWrittenAtOnce.load(ordering: .relaxed) }
+    }
+
     /// What the metrics report of the listeners: connections open now, TLS handshakes completed and failed so far,
     /// requests waiting for a worker now, and those refused `503 server_busy` so far because the queue was full.
     public var statistics: (openConnections: Int, tlsHandshakes: Int, tlsHandshakeFailures: Int, queuedRequests: Int, busyRefusals: Int) {

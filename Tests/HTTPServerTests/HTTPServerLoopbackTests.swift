@@ -50,6 +50,21 @@ import Testing
         #expect(result.output == "1\n0\n")
     }
 
+    /// Each answer is written in the loop turn that queued it (`pk_bufferevent_write_now`), not after a poll for
+    /// writability: the shim finds libevent's write event for every answer, over TLS and plain HTTP, kept alive.
+    @Test(arguments: [true, false])
+    func everyAnswerIsWrittenInTheTurnThatQueuedIt(secure: Bool) throws {
+        let server = try TestServer()
+        let base = secure ? server.httpsURL : server.httpURL
+        let urls = ["/one", "/two", "/" + String(repeating: "x", count: 1500)].map { base + $0 }
+        let result = try curl(["-w", "%{num_connects}\n"] + urls)
+        #expect(result.status == 0)
+        #expect(result.output.contains(#""path":"\/one""#) && result.output.contains(#""path":"\/two""#))
+        // One connection for the three (curl's count of new connections follows each body).
+        #expect(result.output.components(separatedBy: "}1\n").count == 2 && result.output.components(separatedBy: "}0\n").count == 3)
+        #expect(server.server.answersWrittenAtOnce == 3)
+    }
+
     @Test func plainListenerServesHTTP() throws {
         let server = try TestServer()
         let result = try curl([server.httpURL + "/plain"])
