@@ -352,8 +352,8 @@ final class EventLoopListener {
 
     /// Makes a small response one contiguous chunk. A TLS bufferevent calls `SSL_write` once per chunk of its output
     /// buffer, and evhttp leaves the status line and headers in one chunk and the body in another: two TLS records
-    /// and two `write` calls per response (and two segments for the client to take in) instead of one. The write
-    /// itself happens later, when the loop finds the socket writable, so the copy made here is all it takes.
+    /// and two `write` calls per response (and two segments for the client to take in) instead of one. It runs
+    /// before the write starts (`queueOwnAnswer`), so the copy made here is all it takes.
     private static func coalesce(_ output: OpaquePointer?) {
         guard let output else { return }
         let length = evbuffer_get_length(output)
