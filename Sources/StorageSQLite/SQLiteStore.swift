@@ -33,6 +33,9 @@ public final class SQLiteStore: PasskeyStore {
     private let readers: SQLiteReaders?
     /// The ceremonies' final writes, committed in groups (`SQLiteStore+Ceremonies`).
     let commitGroup = SQLiteCommitGroup()
+    /// How many batches ran again with each write in a savepoint because one of their writes was refused
+    /// (`commitBatch`).
+    let batchesRunInSavepoints = Atomic<Int>(0)
 
     /// Opens the database file at `path`, creating its parent folder (0700) and the file (0600, so that SQLite gives
     /// its `-wal` and `-shm` files the same mode) when missing, and migrates it to the latest schema.

@@ -7,7 +7,8 @@ import Testing
 @testable import StorageSQLite
 
 /// Issue 20: the ceremonies' final writes share their commits. A refused write in a batch fails alone, the others are
-/// durable; concurrent ceremonies form batches; a failed commit fails the whole batch.
+/// durable; concurrent ceremonies form batches; a failed commit fails the whole batch. A batch runs without savepoints
+/// first, and again with one per write only when one of its writes is refused.
 @Suite("SQLite group commit")
 struct SQLiteGroupCommitTests {
     /// A session of `owner` with an ID and token hash of its own (`number` up to 65,535).
@@ -42,6 +43,65 @@ struct SQLiteGroupCommitTests {
         #expect(try store.session(id: Self.session(1, owner: 1).id, now: StoreSamples.now) != nil)
         #expect(try store.session(id: Self.session(2, owner: 1).id, now: StoreSamples.now) == nil, "rolled back to its savepoint")
         #expect(try store.session(id: Self.session(3, owner: 1).id, now: StoreSamples.now) != nil)
+        #expect(store.batchesRunInSavepoints.load(ordering: .relaxed) == 1)
+    }
+
+    /// Run together, the same batch is rolled back whole when its middle write is refused: nothing of it is applied,
+    /// not even the writes before the refused one, and the store is left as it was for the savepoint pass.
+    @Test func aRefusedWriteRollsBackTheBatchRunTogether() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try SQLiteStore(path: directory.newDatabasePath())
+        defer { store.close() }
+        try store.seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
+        let refusal = StorageError(.invalidRecord, "refused by the test")
+        guard case .refused = store.commitTogether([Self.insertSession(1), Self.insertSession(2, thenThrow: refusal), Self.insertSession(3)]) else {
+            Issue.record("the batch was not refused")
+            return
+        }
+        for number in 1...3 {
+            #expect(try store.session(id: Self.session(number, owner: 1).id, now: StoreSamples.now) == nil, "session \(number)")
+        }
+        guard case .committed = store.commitTogether([Self.insertSession(1), Self.insertSession(3)]) else {
+            Issue.record("a batch without refusals was not committed")
+            return
+        }
+        #expect(try store.session(id: Self.session(3, owner: 1).id, now: StoreSamples.now) != nil)
+    }
+
+    /// A sign-in whose challenge was spent before writes nothing and is refused once its batch is committed, without
+    /// running its batch again in savepoints; the next sign-in, with a challenge of its own, is stored.
+    @Test func aSpentChallengeIsRefusedWithoutASavepointPass() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try SQLiteStore(path: directory.newDatabasePath())
+        defer { store.close() }
+        var credential = StoreSamples.credential(1, owner: 1)
+        credential.signCount = 0
+        try store.seedUser(StoreSamples.user(1), credential: credential)
+        func signIn(_ round: Int, spending challenge: ChallengeRecord) throws(StorageError) {
+            let update = AuthenticationUpdate(
+                credentialID: credential.id,
+                signCount: UInt32(round),
+                backupEligible: true,
+                backupState: false,
+                usedAt: StoreSamples.now,
+                backupEligibilityChanged: false
+            )
+            try store.completeAuthentication(update, session: Self.session(round, owner: 1), events: [], spending: challenge)
+        }
+        try signIn(1, spending: StoreSamples.challenge(1))
+        do {
+            try signIn(2, spending: StoreSamples.challenge(1))
+            Issue.record("a spent challenge was accepted")
+        } catch {
+            #expect(error.code == .challengeSpent)
+        }
+        try signIn(3, spending: StoreSamples.challenge(2))
+        #expect(try store.session(id: Self.session(2, owner: 1).id, now: StoreSamples.now) == nil)
+        #expect(try store.session(id: Self.session(3, owner: 1).id, now: StoreSamples.now) != nil)
+        #expect(try store.credential(id: credential.id)?.signCount == 3)
+        #expect(store.batchesRunInSavepoints.load(ordering: .relaxed) == 0)
     }
 
     /// A write whose statement fails (a session ID that exists) fails alone too, and the batch commits the rest.
@@ -128,6 +188,7 @@ struct SQLiteGroupCommitTests {
         let sizes = store.commitGroup.batchSizes
         #expect(sizes.reduce(0, +) == 200)
         #expect(sizes.contains { $0 > 1 }, "no commit held more than one sign-in: \(sizes.prefix(40))")
+        #expect(store.batchesRunInSavepoints.load(ordering: .relaxed) == 0, "a batch without refusals ran in savepoints")
     }
 
     /// More writers than one batch holds, each waiting while a slow commit runs: every write is committed once, no
