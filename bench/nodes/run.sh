@@ -9,8 +9,12 @@
 # Everything listens on 127.0.0.1; on exit the nodes are stopped by pid, PostgreSQL with `pg_ctl -m fast stop`, and
 # the temporary folder is removed. Knobs (environment): ROUNDS (default 2), LOAD_CONNECTIONS (8), LOAD_SECONDS (8),
 # BENCH_TMPDIR (parent of the temporary folder, which holds both databases), PASSKEYD_BIN (a passkeyd to measure),
-# LOAD_PASSKEYS (1: every ceremony signs in with the same passkey, so every final write updates one credential row;
-# with N, the connections sign in with N passkeys of N accounts).
+# LOAD_PASSKEYS (default LOAD_CONNECTIONS: each connection signs in with a passkey of its own account, as different
+# people do; with 1, every ceremony signs in with the same passkey, so every final write updates one credential row
+# and, on PostgreSQL, waits for the row lock of the one before it until that one's commit is flushed).
+# Each round also prints the server CPU per ceremony (user + system time from /proc: the SQLite node; the two
+# PostgreSQL nodes and PostgreSQL's processes apart) and, for PostgreSQL, the commits and WAL flushes per ceremony
+# (pg_stat_database, pg_stat_wal): where the two-node figure's time goes on a machine whose cores they all share.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . bench/lib.sh
@@ -18,7 +22,7 @@ cd "$(dirname "$0")/../.."
 ROUNDS=${ROUNDS:-2}
 LOAD_CONNECTIONS=${LOAD_CONNECTIONS:-8}
 LOAD_SECONDS=${LOAD_SECONDS:-8}
-LOAD_PASSKEYS=${LOAD_PASSKEYS:-1}
+LOAD_PASSKEYS=${LOAD_PASSKEYS:-$LOAD_CONNECTIONS}
 
 # PostgreSQL's server programs: `pg_config --bindir`, else the newest /usr/lib/postgresql/*/bin.
 postgres_bin=$(pg_config --bindir 2>/dev/null || true)
@@ -71,18 +75,60 @@ start_node() {
 }
 start_node sqlite-node
 sqlite_port=$node_port
+sqlite_pid=$!
 start_node postgres-node-1 "$database"
 postgres_ports=$node_port
+postgres_node_pids=$!
 start_node postgres-node-2 "$database"
 postgres_ports=$postgres_ports,$node_port
+postgres_node_pids="$postgres_node_pids $!"
 
-# load SETUP PORTS: one loadgen run, its output indented; appends "SETUP ceremonies/s p50 p99" to the results.
-# On failure, the end of each node's log too (a refused verification names its step there).
+# cpu_ticks PID...: user + system clock ticks of the processes, with those of their waited-for children (the
+# postmaster's exited backends).
+cpu_ticks() {
+    local pid total=0 fields
+    for pid in "$@"; do
+        read -r -a fields <"/proc/$pid/stat" || continue
+        total=$((total + fields[13] + fields[14] + fields[15] + fields[16]))
+    done
+    echo "$total"
+}
+tick_milliseconds=$(echo "1000 / $(getconf CLK_TCK)" | bc -l)
+# PostgreSQL's processes now: the postmaster and its children (backends, WAL writer, checkpointer, …).
+postgres_pids() {
+    local postmaster
+    postmaster=$(head -n 1 "$cluster/data/postmaster.pid")
+    echo "$postmaster" $(pgrep -P "$postmaster")
+}
+postgres_counters() {
+    "$postgres_bin/psql" -h 127.0.0.1 -p "$postgres_port" -U passkeyd -d passkeyd -At -F ' ' \
+        -c "SELECT (SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()), wal_sync FROM pg_stat_wal"
+}
+
+# load SETUP PORTS PIDS: one loadgen run, its output indented, then the CPU per ceremony of the nodes PIDS (and for
+# PostgreSQL of its processes, with commits and WAL flushes per ceremony); appends "SETUP ceremonies/s p50 p99" to
+# the results. The warm-up is run and measured apart. On failure, the end of each node's log too (a refused
+# verification names its step there).
 load() {
-    local output status=0
-    output=$(./.build/release/passkeyd-loadgen --ports "$2" --connections "$LOAD_CONNECTIONS" --seconds "$LOAD_SECONDS" --warm-up 2 --passkeys "$LOAD_PASSKEYS") || status=$?
+    local output status=0 nodes_before postgres_before counters_before ceremonies line
+    ./.build/release/passkeyd-loadgen --ports "$2" --connections "$LOAD_CONNECTIONS" --seconds 2 --warm-up 0 --passkeys "$LOAD_PASSKEYS" >/dev/null \
+        || { tail -n 5 "$work"/*-node*.log >&2; exit 1; }
+    nodes_before=$(cpu_ticks $3)
+    if [ "$1" = two-nodes-postgres ]; then postgres_before=$(cpu_ticks $(postgres_pids)); counters_before=$(postgres_counters); fi
+    output=$(./.build/release/passkeyd-loadgen --ports "$2" --connections "$LOAD_CONNECTIONS" --seconds "$LOAD_SECONDS" --warm-up 0 --passkeys "$LOAD_PASSKEYS") || status=$?
     sed 's/^/    /' <<<"$output"
     if [ "$status" != 0 ]; then tail -n 5 "$work"/*-node*.log >&2; exit "$status"; fi
+    ceremonies=$(sed -n 's|^login ceremonies: \([0-9.]*\)/s.*|\1|p' <<<"$output")
+    ceremonies=$(echo "$ceremonies * $LOAD_SECONDS" | bc -l)
+    line=$(printf 'server CPU per ceremony: nodes %.3f ms' "$(echo "($(cpu_ticks $3) - $nodes_before) * $tick_milliseconds / $ceremonies" | bc -l)")
+    if [ "$1" = two-nodes-postgres ]; then
+        read -r commits_before syncs_before <<<"$counters_before"
+        read -r commits_after syncs_after <<<"$(postgres_counters)"
+        line=$(printf '%s, PostgreSQL %.3f ms; per ceremony %.2f commits, %.2f WAL flushes' "$line" \
+            "$(echo "($(cpu_ticks $(postgres_pids)) - $postgres_before) * $tick_milliseconds / $ceremonies" | bc -l)" \
+            "$(echo "($commits_after - $commits_before) / $ceremonies" | bc -l)" "$(echo "($syncs_after - $syncs_before) / $ceremonies" | bc -l)")
+    fi
+    echo "    $line"
     sed -n 's|^login ceremonies: \([0-9.]*\)/s.* p50 \([0-9.]*\) ms, p99 \([0-9.]*\) ms.*|'"$1"' \1 \2 \3|p' <<<"$output" >>"$work/results"
 }
 
@@ -90,9 +136,9 @@ echo "login ceremonies: $ROUNDS alternating rounds of $LOAD_SECONDS s on $LOAD_C
     "one node on SQLite (port $sqlite_port), two nodes on PostgreSQL (ports $postgres_ports; the database on $postgres_port)"
 for round in $(seq "$ROUNDS"); do
     echo "  round $round, one node on SQLite:"
-    load one-node-sqlite "$sqlite_port"
+    load one-node-sqlite "$sqlite_port" "$sqlite_pid"
     echo "  round $round, two nodes on PostgreSQL:"
-    load two-nodes-postgres "$postgres_ports"
+    load two-nodes-postgres "$postgres_ports" "$postgres_node_pids"
 done
 awk -v rounds="$ROUNDS" '
     { rate[$1] += $2; p50[$1] += $3; p99[$1] += $4; runs[$1]++ }
