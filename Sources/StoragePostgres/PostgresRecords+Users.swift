@@ -72,13 +72,13 @@ extension PostgresRecords {
     static func userValues(_ user: UserRecord) -> [(PostgresValue, String)] {
         [
             (.bytea(user.id), "bytea"), (.text(user.name), "text"), (.text(user.displayName), "text"), (.date(user.createdAt), "float8"),
-            (.boolean(user.displayNameIsDefault), "boolean"), (.text(user.appAccountToken.uuidString.lowercased()), "text"),
+            (.boolean(user.displayNameIsDefault), "boolean"), (.text(user.appAccountToken.lowercaseText), "text"),
             (.optional(user.email, PostgresValue.text), "text"), (.boolean(user.emailVerified), "boolean"), (.text(user.nameKey), "text"),
         ]
     }
 
     static func userRecord(_ row: PostgresRow) throws(PostgresError) -> UserRecord {
-        guard let token = UUID(uuidString: row.text(5)) else { throw PostgresError(.decodingFailed, "a user's app account token is not a UUID") }
+        guard let token = UUID(canonicalText: row.text(5)) else { throw PostgresError(.decodingFailed, "a user's app account token is not a UUID") }
         return UserRecord(
             id: row.bytes(0),
             name: row.text(1),

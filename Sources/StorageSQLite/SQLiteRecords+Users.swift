@@ -57,13 +57,13 @@ extension SQLiteRecords {
     static func userValues(_ user: UserRecord) -> [SQLiteValue] {
         [
             .blob(user.id), .text(user.name), .text(user.displayName), .date(user.createdAt), .bool(user.displayNameIsDefault),
-            .text(user.appAccountToken.uuidString.lowercased()), user.email.map { .text($0) } ?? .null, .bool(user.emailVerified),
+            .text(user.appAccountToken.lowercaseText), user.email.map { .text($0) } ?? .null, .bool(user.emailVerified),
             .text(user.nameKey),
         ]
     }
 
     static func userRecord(_ row: SQLiteRow) throws(SQLiteError) -> UserRecord {
-        guard let token = UUID(uuidString: row.text(5)) else { throw SQLiteError(.corrupt, "a user's app account token is not a UUID") }
+        guard let token = UUID(canonicalText: row.text(5)) else { throw SQLiteError(.corrupt, "a user's app account token is not a UUID") }
         return UserRecord(
             id: row.blob(0),
             name: row.text(1),

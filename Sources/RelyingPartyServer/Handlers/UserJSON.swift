@@ -23,7 +23,7 @@ public struct UserJSON: Encodable, Equatable, Sendable {
         displayName = user.displayName
         email = user.email
         emailVerified = user.email == nil ? nil : user.emailVerified
-        appAccountToken = user.appAccountToken.uuidString.lowercased()
+        appAccountToken = user.appAccountToken.lowercaseText
         name = user.name
     }
 
