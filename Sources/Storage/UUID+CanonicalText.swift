@@ -2,7 +2,7 @@ import Foundation
 
 /// A UUID's canonical text (`8-4-4-4-12` hex digits), as the stores keep an account's `appAccountToken` and the API
 /// shows it, read and written here instead of through Foundation's `uuid_parse` and `uuid_unparse` (`sscanf` and
-/// `snprintf`, 1.4 % of a sign-in's server CPU: every sign-in reads its account and answers with its token).
+/// `snprintf`, 1.0 % of a sign-in's server CPU in a profile: every sign-in reads its account and answers with its token).
 extension UUID {
     private static let lowercaseDigits = Array("0123456789abcdef".utf8)
 

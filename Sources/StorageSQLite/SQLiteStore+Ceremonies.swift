@@ -83,65 +83,56 @@ extension SQLiteStore {
         case refused
     }
 
-    /// `writes` in one transaction, without savepoints.
+    /// `writes` in one transaction (`SQLiteRecords.immediateTransaction`), without savepoints.
     func commitTogether(_ writes: [SQLiteCommitGroup.Write]) -> TogetherOutcome {
+        var isRefused = false
         do throws(StorageError) {
-            return try withRecords { records throws(StorageError) -> TogetherOutcome in
-                try records.run { connection throws(SQLiteError) in try connection.statement("BEGIN IMMEDIATE").run([]) }
-                let connection = records.connection
-                for write in writes {
-                    let own = SQLiteRecords(connection: connection)
-                    defer { own.isOpen = false }
-                    do throws(StorageError) {
-                        try write(own)
-                        if let failure = own.failure { throw failure }
-                    } catch {
-                        if connection.isInTransaction { _ = try? connection.statement("ROLLBACK").run([]) }
-                        return .refused
+            try withRecords { records throws(StorageError) in
+                try records.immediateTransaction { () throws(StorageError) in
+                    for write in writes {
+                        let own = SQLiteRecords(connection: records.connection)
+                        defer { own.isOpen = false }
+                        do throws(StorageError) {
+                            try write(own)
+                            if let failure = own.failure { throw failure }
+                        } catch {
+                            isRefused = true
+                            throw error
+                        }
                     }
                 }
-                do throws(StorageError) {
-                    try records.run { connection throws(SQLiteError) in try connection.statement("COMMIT").run([]) }
-                } catch {
-                    if connection.isInTransaction { _ = try? connection.statement("ROLLBACK").run([]) }
-                    throw error
-                }
-                return .committed
             }
+            return .committed
         } catch {
-            return .failed(error)
+            return isRefused ? .refused : .failed(error)
         }
     }
 
-    /// `writes` in one transaction, each in a savepoint: a write that throws (or whose statements failed) is rolled
-    /// back to its savepoint and gets its error; the others commit. When the transaction cannot begin or commit, or
-    /// SQLite ended it (a full disk), every write that had not failed gets that error.
+    /// `writes` in one transaction (`SQLiteRecords.immediateTransaction`), each in a savepoint: a write that throws (or
+    /// whose statements failed) is rolled back to its savepoint and gets its error; the others commit. When the
+    /// transaction cannot begin or commit, or SQLite ended it (a full disk), every write that had not failed gets that
+    /// error.
     func commitEachInSavepoint(_ writes: [SQLiteCommitGroup.Write]) -> [StorageError?] {
         var errors = [StorageError?](repeating: nil, count: writes.count)
         do throws(StorageError) {
             try withRecords { records throws(StorageError) in
-                try records.run { connection throws(SQLiteError) in try connection.statement("BEGIN IMMEDIATE").run([]) }
-                let connection = records.connection
-                for (index, write) in writes.enumerated() {
-                    let own = SQLiteRecords(connection: connection)
-                    defer { own.isOpen = false }
-                    do throws(StorageError) {
-                        try own.run { connection throws(SQLiteError) in try connection.statement("SAVEPOINT ceremony").run([]) }
-                        try write(own)
-                        if let failure = own.failure { throw failure }
-                        try own.run { connection throws(SQLiteError) in try connection.statement("RELEASE ceremony").run([]) }
-                    } catch {
-                        errors[index] = error
-                        guard connection.isInTransaction else { throw error }
-                        _ = try? connection.statement("ROLLBACK TO ceremony").run([])
-                        _ = try? connection.statement("RELEASE ceremony").run([])
+                try records.immediateTransaction { () throws(StorageError) in
+                    let connection = records.connection
+                    for (index, write) in writes.enumerated() {
+                        let own = SQLiteRecords(connection: connection)
+                        defer { own.isOpen = false }
+                        do throws(StorageError) {
+                            try own.run { connection throws(SQLiteError) in try connection.statement("SAVEPOINT ceremony").run([]) }
+                            try write(own)
+                            if let failure = own.failure { throw failure }
+                            try own.run { connection throws(SQLiteError) in try connection.statement("RELEASE ceremony").run([]) }
+                        } catch {
+                            errors[index] = error
+                            guard connection.isInTransaction else { throw error }
+                            _ = try? connection.statement("ROLLBACK TO ceremony").run([])
+                            _ = try? connection.statement("RELEASE ceremony").run([])
+                        }
                     }
-                }
-                do throws(StorageError) {
-                    try records.run { connection throws(SQLiteError) in try connection.statement("COMMIT").run([]) }
-                } catch {
-                    if connection.isInTransaction { _ = try? connection.statement("ROLLBACK").run([]) }
-                    throw error
                 }
             }
         } catch {
