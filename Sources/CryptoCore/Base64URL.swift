@@ -19,8 +19,8 @@ public enum Base64URL {
 
     /// The unpadded base64url text of `bytes` as ASCII bytes.
     private static func encoded(_ bytes: [UInt8]) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: encodedLength(bytes.count)) { buffer, initialized in
-            initialized = bytes.withUnsafeBufferPointer { encode($0, into: buffer) }
+        ByteArrayBuilder.build(capacity: encodedLength(bytes.count)) { buffer in
+            bytes.withUnsafeBufferPointer { encode($0, into: buffer) }
         }
     }
 
@@ -84,11 +84,9 @@ public enum Base64URL {
     private static func decode(utf8 characters: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         let count = characters.count
         guard count % 4 != 1 else { return nil }
-        let outputCount = count * 3 / 4
         let table = reverse
         return table.withUnsafeBufferPointer { table -> [UInt8]? in
-            var valid = true
-            let output = [UInt8](unsafeUninitializedCapacity: outputCount) { buffer, initialized in
+            ByteArrayBuilder.build(capacity: count * 3 / 4) { buffer -> Int? in
                 var input = 0
                 var written = 0
                 while input + 4 <= count {
@@ -96,10 +94,7 @@ public enum Base64URL {
                     let b = table[Int(characters[input + 1])]
                     let c = table[Int(characters[input + 2])]
                     let d = table[Int(characters[input + 3])]
-                    if (a | b | c | d) & 0xC0 != 0 {
-                        valid = false
-                        break
-                    }
+                    guard (a | b | c | d) & 0xC0 == 0 else { return nil }
                     let value = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
                     buffer[written] = UInt8(truncatingIfNeeded: value >> 16)
                     buffer[written + 1] = UInt8(truncatingIfNeeded: value >> 8)
@@ -108,30 +103,25 @@ public enum Base64URL {
                     input += 4
                 }
                 let remaining = count - input
-                if valid, remaining >= 2 {
-                    let a = table[Int(characters[input])]
-                    let b = table[Int(characters[input + 1])]
-                    let c = remaining == 3 ? table[Int(characters[input + 2])] : 0
-                    if (a | b | c) & 0xC0 != 0 {
-                        valid = false
-                    } else {
-                        let value = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6
-                        buffer[written] = UInt8(truncatingIfNeeded: value >> 16)
-                        written += 1
-                        if remaining == 3 {
-                            buffer[written] = UInt8(truncatingIfNeeded: value >> 8)
-                            written += 1
-                            // Two leftover bits must be zero.
-                            if value & 0xFF != 0 { valid = false }
-                        } else if value & 0xFFFF != 0 {
-                            // Four leftover bits must be zero.
-                            valid = false
-                        }
-                    }
+                guard remaining >= 2 else { return written }
+                let a = table[Int(characters[input])]
+                let b = table[Int(characters[input + 1])]
+                let c = remaining == 3 ? table[Int(characters[input + 2])] : 0
+                guard (a | b | c) & 0xC0 == 0 else { return nil }
+                let value = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6
+                buffer[written] = UInt8(truncatingIfNeeded: value >> 16)
+                written += 1
+                if remaining == 3 {
+                    buffer[written] = UInt8(truncatingIfNeeded: value >> 8)
+                    written += 1
+                    // Two leftover bits must be zero.
+                    guard value & 0xFF == 0 else { return nil }
+                } else {
+                    // Four leftover bits must be zero.
+                    guard value & 0xFFFF == 0 else { return nil }
                 }
-                initialized = valid ? written : 0
+                return written
             }
-            return valid ? output : nil
         }
     }
 

@@ -36,9 +36,9 @@ public enum DigestAlgorithm: String, Sendable, CaseIterable {
 
     /// The digest of `first || second`, without building the concatenation.
     public func hash(_ first: [UInt8], _ second: [UInt8]) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: outputLength) { output, count in
+        ByteArrayBuilder.build(capacity: outputLength) { output in
             hash(first, second, into: output)
-            count = outputLength
+            return outputLength
         }
     }
 
@@ -66,9 +66,9 @@ public enum DigestAlgorithm: String, Sendable, CaseIterable {
 
     private func hash(_ input: UnsafeRawBufferPointer) -> [UInt8] {
         if self == .sha256 {
-            return [UInt8](unsafeUninitializedCapacity: 32) { output, count in
+            return ByteArrayBuilder.build(capacity: 32) { output in
                 pk_sha256_two(input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count, nil, 0, output.baseAddress)
-                count = 32
+                return 32
             }
         }
         var output = [UInt8](repeating: 0, count: outputLength)

@@ -16,6 +16,18 @@ struct Base64URLTests {
         }
     }
 
+    /// Outputs up to 1,024 bytes are built on the stack and copied, longer ones in the array itself: both sides of
+    /// the limit decode, and refuse a bad character at the end, alike.
+    @Test(arguments: [767, 768, 769, 1023, 1024, 1025, 1026, 4000])
+    func decodesAndRefusesAlikeOnBothSidesOfTheStackLimit(length: Int) {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let text = Base64URL.encode(bytes)
+        #expect(Base64URL.decode(text) == bytes)
+        #expect(Base64URL.decode(String(text.dropLast()) + "=") == nil)
+        #expect(Base64URL.decode("*" + String(text.dropFirst())) == nil)
+    }
+
     @Test(arguments: ["A", "AAAAA", "AA==", "AB", "AAB", "A+8", "A/8", "AA AA", "AA\nA", "é", "AAA=", "Zg=="])
     func refusesNonCanonicalOrForeignText(_ text: String) {
         #expect(Base64URL.decode(text) == nil)

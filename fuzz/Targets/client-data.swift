@@ -1,5 +1,6 @@
-// Target `client-data`: CollectedClientData(bytes:) (BOM removal, UTF-8 check, the strict JSON parser, member types)
-// and the general StrictJSONParser.parse on the same bytes.
+// Target `client-data`: CollectedClientData(bytes:) (BOM removal, UTF-8 check, the strict JSON parser, member types),
+// the general StrictJSONParser.parse on the same bytes, and the agreement of PlainClientDataReader with the general
+// parser: whatever the plain reader accepts, the general one accepts with the same members.
 @testable import WebAuthnCore
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -8,9 +9,13 @@ public func test(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if let clientData = try? CollectedClientData(bytes: input) {
         _ = clientData.type.utf8.count + clientData.challenge.utf8.count + clientData.origin.utf8.count
     }
-    // StrictJSONParser expects valid UTF-8 (CollectedClientData checks before calling it).
+    // StrictJSONParser and PlainClientDataReader expect valid UTF-8 (CollectedClientData checks before calling them).
     if String(validating: input, as: UTF8.self) != nil {
         _ = try? StrictJSONParser.parse(input[...])
+        if let plain = PlainClientDataReader.members(of: input[...]) {
+            let general = (try? StrictJSONParser.parseObjectMembers(input[...])).map(CollectedClientData.Members.init(list:))
+            precondition(general == plain, "PlainClientDataReader accepted what the general parser reads otherwise")
+        }
     }
     return 0
 }

@@ -17,35 +17,57 @@ public struct CollectedClientData: Sendable {
         }
         // §7.1 step 6 / §7.2 step 9: parse JSON.
         let members: Members
-        do {
-            members = Members(list: try StrictJSONParser.parseObjectMembers(body))
-        } catch {
-            throw WebAuthnError(.invalidJSON, "clientDataJSON is not a strict JSON object (or repeats a member)")
+        if let plain = PlainClientDataReader.members(of: body) {
+            members = plain
+        } else {
+            do {
+                members = Members(list: try StrictJSONParser.parseObjectMembers(body))
+            } catch {
+                throw WebAuthnError(.invalidJSON, "clientDataJSON is not a strict JSON object (or repeats a member)")
+            }
         }
-        type = try Self.string(members, "type", missing: .missingType)
-        challenge = try Self.string(members, "challenge", missing: .missingChallenge)
-        origin = try Self.string(members, "origin", missing: .missingOrigin)
-        switch members["crossOrigin"] {
+        type = try Self.string(members.type, "type", missing: .missingType)
+        challenge = try Self.string(members.challenge, "challenge", missing: .missingChallenge)
+        origin = try Self.string(members.origin, "origin", missing: .missingOrigin)
+        switch members.crossOrigin {
         case nil, .null?: crossOrigin = false
         case .bool(let value)?: crossOrigin = value
         default: throw WebAuthnError(.invalidMember, "clientDataJSON member crossOrigin is not a boolean")
         }
-        switch members["topOrigin"] {
+        switch members.topOrigin {
         case nil, .null?: topOrigin = nil
         case .string(let value)?: topOrigin = value
         default: throw WebAuthnError(.invalidMember, "clientDataJSON member topOrigin is not a string")
         }
     }
 
-    /// The top-level members in order; lookups scan the few of them.
-    private struct Members {
-        let list: [StrictJSONParser.JSONMember]
+    /// The top-level members the steps read (nil: absent), from `PlainClientDataReader` or the general parser.
+    struct Members: Equatable {
+        var type: JSONValue?
+        var challenge: JSONValue?
+        var origin: JSONValue?
+        var crossOrigin: JSONValue?
+        var topOrigin: JSONValue?
 
-        subscript(name: String) -> JSONValue? { list.first { $0.name == name }?.value }
+        init() {}
+
+        /// The members the general parser read, in order (no name twice).
+        init(list: [StrictJSONParser.JSONMember]) {
+            for member in list {
+                switch member.name {
+                case "type": type = member.value
+                case "challenge": challenge = member.value
+                case "origin": origin = member.value
+                case "crossOrigin": crossOrigin = member.value
+                case "topOrigin": topOrigin = member.value
+                default: continue
+                }
+            }
+        }
     }
 
-    private static func string(_ members: Members, _ name: String, missing code: WebAuthnError.Code) throws(WebAuthnError) -> String {
-        guard let value = members[name] else { throw WebAuthnError(code, "clientDataJSON has no \(name)") }
+    private static func string(_ value: JSONValue?, _ name: String, missing code: WebAuthnError.Code) throws(WebAuthnError) -> String {
+        guard let value else { throw WebAuthnError(code, "clientDataJSON has no \(name)") }
         guard let text = value.stringValue else { throw WebAuthnError(.invalidMember, "clientDataJSON member \(name) is not a string") }
         return text
     }
