@@ -69,7 +69,7 @@ do {
         )
         generator.passkeys = max(1, min(1024, options["passkeys"].flatMap(Int.init) ?? 1))
         if ports.count == 1, let serverProcessID = options["server-pid"].flatMap(Int32.init) {
-            generator.serverCPU = ServerCPUTime(processID: serverProcessID)
+            generator.serverCPU = ProcessCPUTime(processID: serverProcessID)
         }
         try generator.run()
     }

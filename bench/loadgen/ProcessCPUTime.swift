@@ -1,8 +1,9 @@
 import Foundation
 
-/// The CPU time (user + system) a server process has used so far, read from `/proc/<pid>/stat` (fields 14 and 15,
-/// in clock ticks): the loadgen's measure of what one ceremony costs the server, whatever its threads do.
-struct ServerCPUTime {
+/// The CPU time (user + system) a process has used so far, read from `/proc/<pid>/stat` (fields 14 and 15, in clock
+/// ticks): the loadgen's measure of what one ceremony costs the server, whatever its threads do, and the load
+/// generator itself.
+struct ProcessCPUTime {
     let processID: Int32
 
     struct Failure: Error, CustomStringConvertible {
