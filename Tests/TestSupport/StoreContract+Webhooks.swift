@@ -32,7 +32,7 @@ extension StoreContract {
     }
 
     static func subscribe(_ store: any PasskeyStore, _ subscriptions: [WebhookSubscription]) throws(StorageError) {
-        try store.transaction { transaction throws(StorageError) in
+        _ = try store.transaction { transaction throws(StorageError) in
             try transaction.configureWebhookSubscriptions(subscriptions, removalReason: "webhook.endpointRemoved", now: StoreSamples.now)
         }
     }
