@@ -90,28 +90,25 @@ public enum Base64URL {
     private static func decode(utf8 characters: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         let count = characters.count
         guard count % 4 != 1 else { return nil }
-        let table = reverse
         let shifted = shiftedReverse
-        return table.withUnsafeBufferPointer { table -> [UInt8]? in
-            shifted.withUnsafeBufferPointer { shifted -> [UInt8]? in
-                ByteArrayBuilder.build(capacity: count * 3 / 4) { buffer -> Int? in
-                    var input = 0
-                    var written = 0
-                    var foreign: UInt32 = 0
-                    while input + 4 <= count {
-                        let value =
-                            shifted[Int(characters[input])] | shifted[256 + Int(characters[input + 1])]
-                            | shifted[512 + Int(characters[input + 2])] | shifted[768 + Int(characters[input + 3])]
-                        foreign |= value
-                        buffer[written] = UInt8(truncatingIfNeeded: value >> 16)
-                        buffer[written + 1] = UInt8(truncatingIfNeeded: value >> 8)
-                        buffer[written + 2] = UInt8(truncatingIfNeeded: value)
-                        written += 3
-                        input += 4
-                    }
-                    guard foreign & 0x8000_0000 == 0 else { return nil }
-                    return tail(characters, from: input, table: table, into: buffer, at: written)
+        return shifted.withUnsafeBufferPointer { shifted -> [UInt8]? in
+            ByteArrayBuilder.build(capacity: count * 3 / 4) { buffer -> Int? in
+                var input = 0
+                var written = 0
+                var foreign: UInt32 = 0
+                while input + 4 <= count {
+                    let value =
+                        shifted[Int(characters[input])] | shifted[256 + Int(characters[input + 1])]
+                        | shifted[512 + Int(characters[input + 2])] | shifted[768 + Int(characters[input + 3])]
+                    foreign |= value
+                    buffer[written] = UInt8(truncatingIfNeeded: value >> 16)
+                    buffer[written + 1] = UInt8(truncatingIfNeeded: value >> 8)
+                    buffer[written + 2] = UInt8(truncatingIfNeeded: value)
+                    written += 3
+                    input += 4
                 }
+                guard foreign & 0x8000_0000 == 0 else { return nil }
+                return tail(characters, from: input, into: buffer, at: written)
             }
         }
     }
@@ -121,16 +118,15 @@ public enum Base64URL {
     private static func tail(
         _ characters: UnsafeBufferPointer<UInt8>,
         from input: Int,
-        table: UnsafeBufferPointer<UInt8>,
         into buffer: UnsafeMutableBufferPointer<UInt8>,
         at written: Int
     ) -> Int? {
         var written = written
         let remaining = characters.count - input
         guard remaining >= 2 else { return written }
-        let a = table[Int(characters[input])]
-        let b = table[Int(characters[input + 1])]
-        let c = remaining == 3 ? table[Int(characters[input + 2])] : 0
+        let a = reverse[Int(characters[input])]
+        let b = reverse[Int(characters[input + 1])]
+        let c = remaining == 3 ? reverse[Int(characters[input + 2])] : 0
         guard (a | b | c) & 0xC0 == 0 else { return nil }
         let value = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6
         buffer[written] = UInt8(truncatingIfNeeded: value >> 16)

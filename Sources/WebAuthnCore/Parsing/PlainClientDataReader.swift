@@ -15,73 +15,59 @@ enum PlainClientDataReader {
     static func members(of body: ArraySlice<UInt8>) -> CollectedClientData.Members? {
         body.withUnsafeBufferPointer { bytes in
             withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: maximumMembers) { names in
-                var cursor = Cursor(bytes: bytes)
-                return cursor.object(names: names)
+                var cursor = StrictJSONParser.Cursor(bytes: bytes)
+                return cursor.plainObject(names: names)
             }
         }
     }
 
     /// The members the steps read, by the name they are spelt with.
-    private enum Member {
+    fileprivate enum Member {
         case type, challenge, origin, crossOrigin, topOrigin
 
         /// The member whose name `bytes[name]` spells, if the steps read it.
-        init?(spelling name: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) {
-            func spells(_ known: StaticString) -> Bool {
-                guard name.count == known.utf8CodeUnitCount else { return false }
-                for offset in 0..<name.count where bytes[name.lowerBound + offset] != known.utf8Start[offset] { return false }
-                return true
-            }
-            if spells("type") {
+        init?(spelling name: Range<Int>, in cursor: StrictJSONParser.Cursor) {
+            if cursor.spells(name, "type") {
                 self = .type
-            } else if spells("challenge") {
+            } else if cursor.spells(name, "challenge") {
                 self = .challenge
-            } else if spells("origin") {
+            } else if cursor.spells(name, "origin") {
                 self = .origin
-            } else if spells("crossOrigin") {
+            } else if cursor.spells(name, "crossOrigin") {
                 self = .crossOrigin
-            } else if spells("topOrigin") {
+            } else if cursor.spells(name, "topOrigin") {
                 self = .topOrigin
             } else {
                 return nil
             }
         }
     }
+}
 
-    private struct Cursor {
-        let bytes: UnsafeBufferPointer<UInt8>
-        var position = 0
-
-        var current: UInt8? { position < bytes.count ? bytes[position] : nil }
-
-        mutating func skipWhitespace() {
-            while let byte = current, byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D { position += 1 }
-        }
-
-        mutating func object(names: UnsafeMutableBufferPointer<Range<Int>>) -> CollectedClientData.Members? {
-            var members = CollectedClientData.Members()
-            var count = 0
-            skipWhitespace()
-            guard current == UInt8(ascii: "{") else { return nil }
-            position += 1
-            skipWhitespace()
-            if current == UInt8(ascii: "}") {
-                position += 1
-                return end() ? members : nil
-            }
+extension StrictJSONParser.Cursor {
+    /// The plain-shape object from the cursor to the end of the text (whitespace around it), its member names' ranges
+    /// kept in `names` to find a repeated one; nil when the text is of any other shape.
+    fileprivate mutating func plainObject(names: UnsafeMutableBufferPointer<Range<Int>>) -> CollectedClientData.Members? {
+        var members = CollectedClientData.Members()
+        var count = 0
+        skipWhitespace()
+        guard current == UInt8(ascii: "{") else { return nil }
+        position += 1
+        skipWhitespace()
+        if current != UInt8(ascii: "}") {
             while true {
                 skipWhitespace()
-                guard count < names.count, current == UInt8(ascii: "\""), let name = nameText() else { return nil }
-                for earlier in names[..<count] where same(earlier, name) { return nil }
+                guard count < names.count, current == UInt8(ascii: "\""), let name = unescapedText(asciiOnly: true) else { return nil }
+                for earlier in names[..<count] where spells(name, UnsafeBufferPointer(rebasing: bytes[earlier])) { return nil }
                 names[count] = name
                 count += 1
                 skipWhitespace()
                 guard current == UInt8(ascii: ":") else { return nil }
                 position += 1
                 skipWhitespace()
-                let member = Member(spelling: name, in: bytes)
+                let member = PlainClientDataReader.Member(spelling: name, in: self)
                 // A member the steps do not read is checked, not kept (Chrome's long `other_keys_can_be_added_here`).
-                guard let value = value(kept: member != nil) else { return nil }
+                guard let value = plainValue(kept: member != nil) else { return nil }
                 switch member {
                 case .type?: members.type = value
                 case .challenge?: members.challenge = value
@@ -91,66 +77,51 @@ enum PlainClientDataReader {
                 case nil: break
                 }
                 skipWhitespace()
-                switch current {
-                case UInt8(ascii: ","): position += 1
-                case UInt8(ascii: "}"):
-                    position += 1
-                    return end() ? members : nil
-                default: return nil
-                }
+                guard current == UInt8(ascii: ",") else { break }
+                position += 1
             }
+            guard current == UInt8(ascii: "}") else { return nil }
         }
+        position += 1
+        skipWhitespace()
+        return position == bytes.count ? members : nil
+    }
 
-        /// Whether only whitespace follows.
-        mutating func end() -> Bool {
-            skipWhitespace()
-            return position == bytes.count
-        }
-
-        /// A member name's characters (after the opening quote is checked): printable ASCII, no escape.
-        mutating func nameText() -> Range<Int>? {
+    /// A string's characters (the cursor on its opening quote) when it has no escape and no control character, and,
+    /// with `asciiOnly`, only ASCII; the cursor then stands after its closing quote.
+    private mutating func unescapedText(asciiOnly: Bool) -> Range<Int>? {
+        position += 1
+        let start = position
+        while let byte = current, byte >= 0x20, !asciiOnly || byte < 0x80, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
             position += 1
-            let start = position
-            while let byte = current, byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
-                position += 1
-            }
-            guard current == UInt8(ascii: "\"") else { return nil }
-            position += 1
-            return start..<position - 1
         }
+        guard current == UInt8(ascii: "\"") else { return nil }
+        position += 1
+        return start..<position - 1
+    }
 
-        /// A string without escapes, a boolean or null; nil for anything else. A string not `kept` is checked and
-        /// answered as `.null`, without building its text.
-        mutating func value(kept: Bool) -> JSONValue? {
-            switch current {
-            case UInt8(ascii: "\""):
-                position += 1
-                let start = position
-                while let byte = current, byte >= 0x20, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") { position += 1 }
-                guard current == UInt8(ascii: "\"") else { return nil }
-                position += 1
-                guard kept else { return .null }
-                return .string(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position - 1]), as: UTF8.self))
-            case UInt8(ascii: "t"): return literal("true") ? .bool(true) : nil
-            case UInt8(ascii: "f"): return literal("false") ? .bool(false) : nil
-            case UInt8(ascii: "n"): return literal("null") ? .null : nil
-            default: return nil
-            }
+    /// A string without escapes, a boolean or null; nil for anything else. A string not `kept` is checked and
+    /// answered as `.null`, without building its text.
+    private mutating func plainValue(kept: Bool) -> JSONValue? {
+        switch current {
+        case UInt8(ascii: "\""):
+            guard let text = unescapedText(asciiOnly: false) else { return nil }
+            return kept ? .string(String(decoding: UnsafeBufferPointer(rebasing: bytes[text]), as: UTF8.self)) : .null
+        case UInt8(ascii: "t"): return (try? expect("true")) != nil ? .bool(true) : nil
+        case UInt8(ascii: "f"): return (try? expect("false")) != nil ? .bool(false) : nil
+        case UInt8(ascii: "n"): return (try? expect("null")) != nil ? .null : nil
+        default: return nil
         }
+    }
 
-        mutating func literal(_ text: StaticString) -> Bool {
-            let length = text.utf8CodeUnitCount
-            guard position + length <= bytes.count else { return false }
-            for offset in 0..<length where bytes[position + offset] != text.utf8Start[offset] { return false }
-            position += length
-            return true
-        }
+    /// Whether the text's `range` holds exactly the bytes of `other`.
+    fileprivate func spells(_ range: Range<Int>, _ other: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard range.count == other.count else { return false }
+        for offset in 0..<other.count where bytes[range.lowerBound + offset] != other[offset] { return false }
+        return true
+    }
 
-        func same(_ first: Range<Int>, _ second: Range<Int>) -> Bool {
-            guard first.count == second.count else { return false }
-            for offset in 0..<first.count where bytes[first.lowerBound + offset] != bytes[second.lowerBound + offset] { return false }
-            return true
-        }
-
+    fileprivate func spells(_ range: Range<Int>, _ known: StaticString) -> Bool {
+        spells(range, UnsafeBufferPointer(start: known.utf8Start, count: known.utf8CodeUnitCount))
     }
 }

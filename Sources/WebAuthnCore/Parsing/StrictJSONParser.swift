@@ -51,7 +51,8 @@ public struct StrictJSONParser {
         }
     }
 
-    private struct Cursor {
+    /// A position in the text, and the lexical pieces both readers share (`PlainClientDataReader` extends it).
+    struct Cursor {
         let bytes: UnsafeBufferPointer<UInt8>
         var position = 0
 
