@@ -25,6 +25,9 @@ struct LoadGenerator {
     var serverCPU: ProcessCPUTime? = nil
     var rounds = 4
     var rawSecondsPerRound = 0.75
+    /// When given, the first registration's and one sign-in's replies are written there before the load
+    /// (`Recorder`), for a stand-in server that answers with the same bytes (the benchmark's CPU floor).
+    var recordingDirectory: String? = nil
 
     struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -49,11 +52,17 @@ struct LoadGenerator {
     }
 
     func run() throws {
-        let credentials = try (0..<passkeys).map { _ in try register() }
+        let recorder = recordingDirectory.map(Recorder.init)
+        let credentials = try (0..<passkeys).map { index in try register(recorder: index == 0 ? recorder : nil) }
         let clients = try (0..<connections).map { index in
             try CeremonyClients(optionsPort: ports[index % ports.count], verificationPort: ports[(index + 1) % ports.count])
         }
         let credential = { (index: Int) in credentials[index % credentials.count] }
+        if let recorder {
+            let recording = try CeremonyClients(optionsPort: ports[0], verificationPort: ports[0])
+            recording.options.keepsHeads = true
+            guard try Self.ceremony(recording, credentials[0], recorder: recorder) else { throw Failure(description: "the recorded sign-in failed") }
+        }
         _ = try phase(clients, credential, seconds: warmUpSeconds)
         var rawRates: [Double] = []
         var samples: [Sample] = []
@@ -62,8 +71,10 @@ struct LoadGenerator {
         // raw-verify rounds fall outside): what the load costs the cores it shares with the server.
         let ownCPU = ProcessCPUTime(processID: getpid())
         var ownCPUSeconds = 0.0
+        var signRates: [Double] = []
         for _ in 0..<rounds {
             rawRates.append(RawVerifyRate.measure(seconds: rawSecondsPerRound))
+            if serverCPU != nil { signRates.append(RawSignRate.measure(seconds: rawSecondsPerRound / 3)) }
             let cpuBefore = try serverCPU?.seconds() ?? 0
             let ownBefore = try ownCPU.seconds()
             samples += try phase(clients, credential, seconds: seconds / Double(rounds))
@@ -112,6 +123,8 @@ struct LoadGenerator {
                 )
             )
             print(String(format: "RATIO ceremony-cpu-efficiency %.4f", (1 / raw) / cpuPerCeremony))
+            let sign = signRates.reduce(0, +) / Double(signRates.count)
+            print(String(format: "openssl raw ES256 sign on one core: %.0f/s, one signature: %.4f ms", sign, 1e3 / sign))
         }
         print(
             String(
@@ -128,11 +141,13 @@ struct LoadGenerator {
         sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
     }
 
-    private func register() throws -> LoadgenCredential {
+    private func register(recorder: Recorder?) throws -> LoadgenCredential {
         let client = try LoopbackHTTPClient(port: ports[0])
+        client.keepsHeads = recorder != nil
         let name = "loadgen-" + Base64URL.encode(SystemRandom().bytes(count: 6))
         let optionsReply = try client.post("/webauthn/registration/options", json: Array(#"{"username":"\#(name)"}"#.utf8))
         guard optionsReply.status == 200 else { throw Failure(description: "registration options: \(optionsReply.status)") }
+        try recorder?.record("registration-options", optionsReply)
         let options = try JSONDecoder().decode(PublicKeyCredentialCreationOptionsJSON.self, from: Data(optionsReply.body))
         guard let userHandle = Base64URL.decode(options.user.id) else { throw Failure(description: "bad user handle") }
         let credential = try LoadgenCredential(userHandle: userHandle)
@@ -143,13 +158,15 @@ struct LoadGenerator {
         guard verify.status == 200 else {
             throw Failure(description: "registration verify: \(verify.status) \(String(decoding: verify.body, as: UTF8.self))")
         }
+        try recorder?.record("registration-verify", verify)
         return credential
     }
 
     /// One ceremony on `clients`: discoverable options from one node, sign, verify on the other.
-    private static func ceremony(_ clients: CeremonyClients, _ credential: LoadgenCredential) throws -> Bool {
+    private static func ceremony(_ clients: CeremonyClients, _ credential: LoadgenCredential, recorder: Recorder? = nil) throws -> Bool {
         let optionsReply = try clients.options.post("/webauthn/authentication/options", json: Array("{}".utf8))
         guard optionsReply.status == 200 else { return false }
+        try recorder?.record("authentication-options", optionsReply)
         // The challenge read and the assertion written without Foundation's coders: this client shares the machine's
         // two cores with the server it measures, so its own CPU per ceremony is kept small.
         guard case .object(let options)? = StrictJSONParser.strictValue(optionsReply.body), case .string(let challenge)? = options["challenge"]
@@ -157,7 +174,9 @@ struct LoadGenerator {
             throw Failure(description: "authentication options without a challenge")
         }
         let body = try credential.assertionBody(challenge: challenge)
-        return try clients.verification.post("/webauthn/authentication/verify", json: body).status == 200
+        let verify = try clients.verification.post("/webauthn/authentication/verify", json: body)
+        try recorder?.record("authentication-verify", verify)
+        return verify.status == 200
     }
 
     /// Every worker runs ceremonies on its own thread for `seconds`; the ceremonies that ended in time.

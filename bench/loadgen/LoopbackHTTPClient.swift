@@ -7,6 +7,8 @@ import HTTPServer
 final class LoopbackHTTPClient: @unchecked Sendable {
     struct Reply {
         let status: Int
+        /// The status line and header fields, without the blank line; empty unless the client `keepsHeads`.
+        let head: [UInt8]
         let body: [UInt8]
     }
 
@@ -15,6 +17,8 @@ final class LoopbackHTTPClient: @unchecked Sendable {
     }
 
     private let connection: TLSClientConnection
+    /// Whether replies carry their head (`Reply.head`): for recording a server's answers, not for the load.
+    var keepsHeads = false
     private var pending: [UInt8] = []
     private var chunk = [UInt8](repeating: 0, count: 16_384)
     private static let headerEnd: [UInt8] = Array("\r\n\r\n".utf8)
@@ -52,9 +56,10 @@ final class LoopbackHTTPClient: @unchecked Sendable {
         }
         let bodyStart = headEnd + 4
         while pending.count < bodyStart + length { try fill() }
+        let head = keepsHeads ? Array(pending[..<headEnd]) : []
         let body = Array(pending[bodyStart..<(bodyStart + length)])
         pending.removeFirst(bodyStart + length)
-        return Reply(status: status, body: body)
+        return Reply(status: status, head: head, body: body)
     }
 
     /// The offset of the blank line's `\r\n\r\n` in `bytes`, or nil.

@@ -15,6 +15,8 @@
 # Each round also prints the server CPU per ceremony (user + system time from /proc: the SQLite node; the two
 # PostgreSQL nodes and PostgreSQL's processes apart) and, for PostgreSQL, the commits and WAL flushes per ceremony
 # (pg_stat_database, pg_stat_wal): where the two-node figure's time goes on a machine whose cores they all share.
+# At the end, PostgreSQL's own floor on the same cluster: pgbench's simple-update transaction, its CPU per transaction
+# next to the PostgreSQL CPU per ceremony of the two-node rounds.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . bench/lib.sh
@@ -124,8 +126,9 @@ load() {
     if [ "$1" = two-nodes-postgres ]; then
         read -r commits_before syncs_before <<<"$counters_before"
         read -r commits_after syncs_after <<<"$(postgres_counters)"
-        line=$(printf '%s, PostgreSQL %.3f ms; per ceremony %.2f commits, %.2f WAL flushes' "$line" \
-            "$(echo "($(cpu_ticks $(postgres_pids)) - $postgres_before) * $tick_milliseconds / $ceremonies" | bc -l)" \
+        postgres_milliseconds=$(echo "($(cpu_ticks $(postgres_pids)) - $postgres_before) * $tick_milliseconds / $ceremonies" | bc -l)
+        echo "$postgres_milliseconds" >>"$work/postgres-cpu"
+        line=$(printf '%s, PostgreSQL %.3f ms; per ceremony %.2f commits, %.2f WAL flushes' "$line" "$postgres_milliseconds" \
             "$(echo "($commits_after - $commits_before) / $ceremonies" | bc -l)" "$(echo "($syncs_after - $syncs_before) / $ceremonies" | bc -l)")
     fi
     echo "    $line"
@@ -152,4 +155,21 @@ awk -v rounds="$ROUNDS" '
         printf "RATIO two-nodes-postgres-vs-one-node-sqlite %.3f\n", rate["two-nodes-postgres"] / rate["one-node-sqlite"]
     }' "$work/results"
 for pid in $passkeyd_pids; do kill -0 "$pid" 2>/dev/null || { echo "a passkeyd node (pid $pid) is no longer running" >&2; exit 1; }; done
+
+# PostgreSQL's own floor on this machine: pgbench's simple-update transaction (-N: one UPDATE, one SELECT, one INSERT
+# and the commit, prepared statements, 8 clients) on the same cluster, with the nodes idle. One such transaction is
+# less than the ceremony's final write (a spent challenge, the credential's counter, a session and an event), so its
+# CPU is less than any ceremony can cost PostgreSQL.
+"$postgres_bin/createdb" -h 127.0.0.1 -p "$postgres_port" -U passkeyd pgbench
+"$postgres_bin/pgbench" -h 127.0.0.1 -p "$postgres_port" -U passkeyd -i -s 8 -q pgbench >"$work/pgbench-init.log" 2>&1 \
+    || { cat "$work/pgbench-init.log" >&2; exit 1; }
+postgres_before=$(cpu_ticks $(postgres_pids))
+"$postgres_bin/pgbench" -h 127.0.0.1 -p "$postgres_port" -U passkeyd -M prepared -N -c "$LOAD_CONNECTIONS" -j 2 -T "$LOAD_SECONDS" pgbench \
+    >"$work/pgbench.log" 2>&1 || { cat "$work/pgbench.log" >&2; exit 1; }
+transactions=$(sed -n 's|^number of transactions actually processed: \([0-9]*\).*|\1|p' "$work/pgbench.log")
+floor=$(echo "($(cpu_ticks $(postgres_pids)) - $postgres_before) * $tick_milliseconds / $transactions" | bc -l)
+measured=$(awk '{ total += $1 } END { print total / NR }' "$work/postgres-cpu")
+printf 'PostgreSQL floor: pgbench simple-update %.0f transactions/s, PostgreSQL CPU %.3f ms per transaction; ' \
+    "$(echo "$transactions / $LOAD_SECONDS" | bc -l)" "$floor"
+printf 'the two-node rounds used %.3f ms of PostgreSQL CPU per ceremony (%.2f times that)\n' "$measured" "$(echo "$measured / $floor" | bc -l)"
 echo "server errors logged: $(cat "$work"/*-node*.log | grep -c -e storage_unavailable -e internal_error || true)"

@@ -4,6 +4,8 @@
 #      the same bytes with the same certificate and key (alternating rounds, same wrk parameters);
 #   2. passkeyd-loadgen: full sign-in ceremonies over HTTPS keep-alive, next to OpenSSL's raw ES256 verify rate, and
 #      the server's CPU time per ceremony (from /proc) next to one raw ES256 verify (ceremony-cpu-efficiency);
+#      then nginx answering the same requests with passkeyd's recorded replies: the ceremony's CPU floor (those HTTPS
+#      exchanges, one raw ES256 verify and one raw ES256 signature) next to passkeyd's CPU per ceremony;
 #   3. the same ceremonies on a server with two webhook endpoints (one answering, one unreachable) next to none;
 #   4. the same ceremonies with metrics counted (the default) next to a server with "metrics": {"enabled": false};
 #   5. the same ceremonies with the data on disk (BENCH_TMPDIR) next to the data in /dev/shm, alternating rounds.
@@ -115,8 +117,46 @@ kill -TERM "$nginx_pid"
 wait "$nginx_pid" 2>/dev/null || true
 nginx_pid=""
 
+mkdir -p "$work/replies"
 ./.build/release/passkeyd-loadgen --port "$passkeyd_port" --connections "$LOAD_CONNECTIONS" --seconds "$LOAD_SECONDS" --warm-up 2 \
-    --server-pid "$passkeyd_pid"
+    --server-pid "$passkeyd_pid" --record-replies "$work/replies" | tee "$work/load.txt"
+
+# 2b. The ceremony's CPU floor: nginx, one process, answering the same four requests with the replies passkeyd gave
+#     (recorded by the run above: same status, header fields and body), under the same load; its CPU per ceremony is
+#     what the two HTTPS exchanges cost without any work behind them. With one raw ES256 verify (the assertion) and
+#     one raw ES256 signature (the access token), measured in the same run, it is the least a server that answers
+#     these requests can spend: what ceremony-cpu-efficiency could reach if the store, the JSON, the sessions and the
+#     threads cost nothing.
+floor_port=$(free_port)
+mkdir -p "$work/floor"
+cp "$work/data/tls-certificate.pem" "$work/data/tls-private-key.pem" "$work/floor/"
+python3 bench/server/floor_nginx.py "$work/replies" "$work/floor" "$floor_port" >"$work/floor/nginx.conf"
+if [ "$(id -u)" = 0 ]; then
+    chown -R nobody:nogroup "$work/floor"
+    setpriv --reuid=nobody --regid=nogroup --clear-groups nginx -p "$work/floor/" -c "$work/floor/nginx.conf" -e "$work/floor/error.log" &
+else
+    nginx -p "$work/floor/" -c "$work/floor/nginx.conf" -e "$work/floor/error.log" &
+fi
+nginx_pid=$!
+wait_for "https://127.0.0.1:$floor_port/webauthn/authentication/options" "$work/floor/error.log"
+for route in registration-options registration-verify authentication-options authentication-verify; do
+    cmp -s <(curl -sk -X POST -d '{}' "https://127.0.0.1:$floor_port/webauthn/${route/-//}") "$work/replies/$route.body" \
+        || { echo "the floor server's $route answer differs from passkeyd's" >&2; exit 1; }
+done
+echo "ceremony CPU floor: nginx (one process) answering the same requests with passkeyd's recorded replies"
+./.build/release/passkeyd-loadgen --port "$floor_port" --connections "$LOAD_CONNECTIONS" --seconds "$LOAD_SECONDS" --warm-up 2 \
+    --server-pid "$nginx_pid" | tee "$work/floor.txt" | sed 's/^RATIO /  nginx /; s/^\([^ ]\)/  \1/'
+stop_process "$nginx_pid"
+nginx_pid=""
+passkeyd_cpu=$(awk '/^server CPU per ceremony:/ { print $5 }' "$work/load.txt")
+floor_https=$(awk '/^server CPU per ceremony:/ { print $5 }' "$work/floor.txt")
+raw_verify=$(awk '/^server CPU per ceremony:/ { print $(NF - 1) }' "$work/floor.txt")
+raw_sign=$(awk '/^openssl raw ES256 sign/ { print $(NF - 1) }' "$work/floor.txt")
+floor=$(echo "$floor_https + $raw_verify + $raw_sign" | bc -l)
+printf 'ceremony CPU floor: %.3f ms (the HTTPS exchanges %.3f ms, one raw ES256 verify %.4f ms, one raw ES256 signature %.4f ms); passkeyd %.3f ms\n' \
+    "$floor" "$floor_https" "$raw_verify" "$raw_sign" "$passkeyd_cpu"
+printf 'RATIO ceremony-cpu-efficiency-ceiling %.3f\n' "$(echo "$raw_verify / $floor" | bc -l)"
+printf 'RATIO ceremony-cpu-floor-vs-passkeyd %.3f\n' "$(echo "$floor / $passkeyd_cpu" | bc -l)"
 
 # 3. Sign-in ceremonies with two webhook endpoints configured, one receiving (nginx answering 204 over loopback http)
 #    and one unreachable (a closed port: every attempt refused, retried with backoff), next to the same server
