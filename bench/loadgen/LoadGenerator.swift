@@ -28,6 +28,9 @@ struct LoadGenerator {
     /// When given, the first registration's and one sign-in's replies are written there before the load
     /// (`Recorder`), for a stand-in server that answers with the same bytes (the benchmark's CPU floor).
     var recordingDirectory: String? = nil
+    /// When given, the ceremonies per second all connections together start at most (each connection paces its own
+    /// share): a server measured at the rate another one reached, so that both wait and wake alike between requests.
+    var pacedRate: Double? = nil
 
     struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -183,7 +186,10 @@ struct LoadGenerator {
     private func phase(_ clients: [CeremonyClients], _ credential: (Int) -> LoadgenCredential, seconds: Double) throws -> [Sample] {
         let all = Mutex([Sample]())
         let errors = Mutex([String]())
-        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+        let begin = DispatchTime.now().uptimeNanoseconds
+        let deadline = begin + UInt64(seconds * 1e9)
+        // Each connection's own interval between ceremony starts, and its first start (the connections spread over it).
+        let interval = pacedRate.map { UInt64(Double(clients.count) / $0 * 1e9) }
         let group = DispatchGroup()
         for (index, client) in clients.enumerated() {
             let credential = credential(index)
@@ -191,8 +197,14 @@ struct LoadGenerator {
             Thread {
                 defer { group.leave() }
                 var samples: [Sample] = []
+                var next = begin + (interval ?? 0) * UInt64(index) / UInt64(clients.count)
                 do {
                     while DispatchTime.now().uptimeNanoseconds < deadline {
+                        if let interval {
+                            let now = DispatchTime.now().uptimeNanoseconds
+                            if next > now { usleep(useconds_t((next - now) / 1000)) }
+                            next += interval
+                        }
                         let start = DispatchTime.now().uptimeNanoseconds
                         let succeeded = try Self.ceremony(client, credential)
                         let end = DispatchTime.now().uptimeNanoseconds

@@ -1,12 +1,13 @@
 import Foundation
 
 // passkeyd-loadgen --port PORT[,PORT...] [--connections N] [--seconds S] [--warm-up S] [--server-pid PID] [--passkeys N]
-// [--record-replies DIR]:
+// [--record-replies DIR] [--rate R]:
 // end-to-end sign-in ceremonies (with N passkeys of N accounts, worker i signing in with passkey i mod N; one by default) against passkeyd on 127.0.0.1 whose relying party is example.com / https://example.com; with
 // --server-pid (one port), also the server's CPU time per ceremony against one raw ES256 verify. With several ports (the
 // option repeated or a comma list), the nodes of one deployment sharing one database: connections are spread over
 // them round-robin, and each ceremony takes its options from one node and posts its verification to the next. With
-// --record-replies, the replies of the first registration and of one sign-in are written to DIR first (`Recorder`).
+// --record-replies, the replies of the first registration and of one sign-in are written to DIR first (`Recorder`);
+// with --rate, the connections together start at most R ceremonies a second.
 // passkeyd-loadgen --mode soak --port PORT --server-pid PID [--connections N] [--seconds S] [--warm-up S]: a mixed
 // load (registrations, logins, AASA, bad requests) with error counts, p99 latency and the server's memory.
 // passkeyd-loadgen --mode apple-stream --port PORT --audience BUNDLE_ID [--connections N] [--seconds S] [--interval S]:
@@ -34,7 +35,7 @@ else {
         Data(
             """
             usage: passkeyd-loadgen --port PORT[,PORT...] [--connections N] [--seconds S] [--warm-up S] [--server-pid PID] [--passkeys N]
-                                    [--record-replies DIR]
+                                    [--record-replies DIR] [--rate R]
                    passkeyd-loadgen --mode soak --port PORT --server-pid PID [--connections N] [--seconds S] [--warm-up S]
                    passkeyd-loadgen --mode apple-stream --port PORT --audience BUNDLE_ID [--connections N] [--seconds S] [--interval S]
             --port may be repeated; --ports is the same option.
@@ -72,6 +73,7 @@ do {
         )
         generator.passkeys = max(1, min(1024, options["passkeys"].flatMap(Int.init) ?? 1))
         generator.recordingDirectory = options["record-replies"]
+        generator.pacedRate = options["rate"].flatMap(Double.init).flatMap { $0 > 0 ? $0 : nil }
         if ports.count == 1, let serverProcessID = options["server-pid"].flatMap(Int32.init) {
             generator.serverCPU = ProcessCPUTime(processID: serverProcessID)
         }
