@@ -164,7 +164,7 @@ for pid in $passkeyd_pids; do kill -0 "$pid" 2>/dev/null || { echo "a passkeyd n
 "$postgres_bin/pgbench" -h 127.0.0.1 -p "$postgres_port" -U passkeyd -i -s 8 -q pgbench >"$work/pgbench-init.log" 2>&1 \
     || { cat "$work/pgbench-init.log" >&2; exit 1; }
 postgres_before=$(cpu_ticks $(postgres_pids))
-"$postgres_bin/pgbench" -h 127.0.0.1 -p "$postgres_port" -U passkeyd -M prepared -N -c "$LOAD_CONNECTIONS" -j 2 -T "$LOAD_SECONDS" pgbench \
+"$postgres_bin/pgbench" -h 127.0.0.1 -p "$postgres_port" -U passkeyd -M prepared -N -c "$LOAD_CONNECTIONS" -j "$((LOAD_CONNECTIONS < 2 ? 1 : 2))" -T "$LOAD_SECONDS" pgbench \
     >"$work/pgbench.log" 2>&1 || { cat "$work/pgbench.log" >&2; exit 1; }
 transactions=$(sed -n 's|^number of transactions actually processed: \([0-9]*\).*|\1|p' "$work/pgbench.log")
 floor=$(echo "($(cpu_ticks $(postgres_pids)) - $postgres_before) * $tick_milliseconds / $transactions" | bc -l)
