@@ -157,9 +157,9 @@ awk -v rounds="$ROUNDS" '
 for pid in $passkeyd_pids; do kill -0 "$pid" 2>/dev/null || { echo "a passkeyd node (pid $pid) is no longer running" >&2; exit 1; }; done
 
 # PostgreSQL's own floor on this machine: pgbench's simple-update transaction (-N: one UPDATE, one SELECT, one INSERT
-# and the commit, prepared statements, 8 clients) on the same cluster, with the nodes idle. One such transaction is
-# less than the ceremony's final write (a spent challenge, the credential's counter, a session and an event), so its
-# CPU is less than any ceremony can cost PostgreSQL.
+# and the commit, prepared statements, LOAD_CONNECTIONS clients) on the same cluster, with the nodes idle. One such
+# transaction does less than the ceremony's final write (a spent challenge, the credential's counter, a session and an
+# event), so its CPU is a floor for what a ceremony costs PostgreSQL.
 "$postgres_bin/createdb" -h 127.0.0.1 -p "$postgres_port" -U passkeyd pgbench
 "$postgres_bin/pgbench" -h 127.0.0.1 -p "$postgres_port" -U passkeyd -i -s 8 -q pgbench >"$work/pgbench-init.log" 2>&1 \
     || { cat "$work/pgbench-init.log" >&2; exit 1; }
