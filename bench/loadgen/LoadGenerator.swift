@@ -64,6 +64,7 @@ struct LoadGenerator {
         if let recorder {
             let recording = try CeremonyClients(optionsPort: ports[0], verificationPort: ports[0])
             recording.options.keepsHeads = true
+            recording.verification.keepsHeads = true
             guard try Self.ceremony(recording, credentials[0], recorder: recorder) else { throw Failure(description: "the recorded sign-in failed") }
         }
         _ = try phase(clients, credential, seconds: warmUpSeconds)

@@ -31,7 +31,22 @@ stop() {
     rm -rf "$work"
 }
 trap stop EXIT
+# The nginx servers run as nobody when this runs as root: the temporary folder must let them through.
+if [ "$(id -u)" = 0 ]; then chmod 711 "$work"; fi
 
+# start_nginx FOLDER [COMMAND...]: nginx in the foreground of a background job with FOLDER/nginx.conf, its log in
+# FOLDER, through COMMAND when given (e.g. `nice -n 10`); as root as nobody, the folder then theirs. Sets nginx_pid.
+start_nginx() {
+    local folder=$1
+    shift
+    if [ "$(id -u)" = 0 ]; then
+        chown -R nobody:nogroup "$folder"
+        "$@" setpriv --reuid=nobody --regid=nogroup --clear-groups nginx -p "$folder/" -c "$folder/nginx.conf" -e "$folder/error.log" &
+    else
+        "$@" nginx -p "$folder/" -c "$folder/nginx.conf" -e "$folder/error.log" &
+    fi
+    nginx_pid=$!
+}
 
 # passkeyd, release build, with an associatedDomains block; rate limits lifted: every request comes from 127.0.0.1
 # and every sign-in from one account.
@@ -75,14 +90,7 @@ http {
     }
 }
 CONF
-if [ "$(id -u)" = 0 ]; then
-    chmod 711 "$work"
-    chown -R nobody:nogroup "$work/nginx"
-    setpriv --reuid=nobody --regid=nogroup --clear-groups nginx -p "$work/nginx/" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" &
-else
-    nginx -p "$work/nginx/" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" &
-fi
-nginx_pid=$!
+start_nginx "$work/nginx"
 wait_for "https://127.0.0.1:$nginx_port$aasa_path"
 cmp -s <(curl -sk "https://127.0.0.1:$passkeyd_port$aasa_path") <(curl -sk "https://127.0.0.1:$nginx_port$aasa_path") \
     || { echo "passkeyd and nginx serve different bytes" >&2; exit 1; }
@@ -123,21 +131,15 @@ mkdir -p "$work/replies"
 
 # 2b. The ceremony's CPU floor: nginx, one process, answering the same four requests with the replies passkeyd gave
 #     (recorded by the run above: same status, header fields and body), under the same load paced to passkeyd's rate;
-#     its CPU per ceremony is what the two HTTPS exchanges cost without any work behind them. With one raw ES256 verify (the assertion) and
-#     one raw ES256 signature (the access token), measured in the same run, it is the least a server that answers
-#     these requests can spend: what ceremony-cpu-efficiency could reach if the store, the JSON, the sessions and the
-#     threads cost nothing.
+#     its CPU per ceremony is what the two HTTPS exchanges cost without any work behind them. With one raw ES256
+#     verify (the assertion) and one raw ES256 signature (the access token), measured in the same run, it is the least
+#     a server that answers these requests can spend: what ceremony-cpu-efficiency could reach if the store, the
+#     JSON, the sessions and the threads cost nothing.
 floor_port=$(free_port)
 mkdir -p "$work/floor"
 cp "$work/data/tls-certificate.pem" "$work/data/tls-private-key.pem" "$work/floor/"
 python3 bench/server/floor_nginx.py "$work/replies" "$work/floor" "$floor_port" >"$work/floor/nginx.conf"
-if [ "$(id -u)" = 0 ]; then
-    chown -R nobody:nogroup "$work/floor"
-    setpriv --reuid=nobody --regid=nogroup --clear-groups nginx -p "$work/floor/" -c "$work/floor/nginx.conf" -e "$work/floor/error.log" &
-else
-    nginx -p "$work/floor/" -c "$work/floor/nginx.conf" -e "$work/floor/error.log" &
-fi
-nginx_pid=$!
+start_nginx "$work/floor"
 wait_for "https://127.0.0.1:$floor_port/webauthn/authentication/options" "$work/floor/error.log"
 for route in registration-options registration-verify authentication-options authentication-verify; do
     cmp -s <(curl -sk -X POST -d '{}' "https://127.0.0.1:$floor_port/webauthn/${route/-//}") "$work/replies/$route.body" \
@@ -184,13 +186,7 @@ http {
     server { listen 127.0.0.1:$receiver_port; location / { return 204; } }
 }
 CONF
-if [ "$(id -u)" = 0 ]; then
-    chown -R nobody:nogroup "$work/receiver"
-    nice -n 10 setpriv --reuid=nobody --regid=nogroup --clear-groups nginx -p "$work/receiver/" -c "$work/receiver/nginx.conf" -e "$work/receiver/error.log" &
-else
-    nice -n 10 nginx -p "$work/receiver/" -c "$work/receiver/nginx.conf" -e "$work/receiver/error.log" &
-fi
-nginx_pid=$!
+start_nginx "$work/receiver" nice -n 10
 secret="whsec_$(openssl rand -base64 32)"
 webhooks_port=$(free_port)
 write_config "$webhooks_port" "$work/data-webhooks" "$work/passkeyd-webhooks.json" \
