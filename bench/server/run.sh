@@ -264,6 +264,8 @@ if [ -d /dev/shm ]; then
     for round in $(seq "$DISK_ROUNDS"); do
         read -r disk_rate disk_round_p99 _ < <(ceremony_line "$passkeyd_port")
         read -r memory_rate memory_round_p99 memory_ratio < <(ceremony_line "$memory_port")
+        # A load generator that failed printed nothing to read: no figure is made up from a missing one.
+        [ -n "$disk_rate" ] && [ -n "$memory_ratio" ] || { echo "login disk vs memory: round $round failed" >&2; exit 1; }
         echo "  round $round: disk $disk_rate/s (p99 $disk_round_p99 ms), memory $memory_rate/s (p99 $memory_round_p99 ms, login-vs-raw-verify $memory_ratio)"
         disk_total=$(echo "$disk_total + $disk_rate" | bc -l)
         memory_total=$(echo "$memory_total + $memory_rate" | bc -l)
