@@ -31,7 +31,8 @@ final class AppleFixture {
     /// `webhooks`: the configuration's `webhooks` list (JSON), delivered through the fixture's outbound client. With
     /// `overHTTPS`, `client` sends every request over real HTTPS (curl to the server's TLS listener on 127.0.0.1);
     /// otherwise straight to the handler. With `prefetchKeys`, Apple's keys are fetched (and waited for) before the
-    /// fixture is returned, as the Apple worker's first round does in `passkeyd serve`.
+    /// fixture is returned, as the Apple worker's first round does in `passkeyd serve`. `serverSecret` and
+    /// `refreshTokenKey` are the node's two secrets (a store written earlier needs the ones it was written with).
     init(
         store: any PasskeyStore = InMemoryStore(),
         standIn: AppleStandIn? = nil,
@@ -40,7 +41,9 @@ final class AppleFixture {
         webhooks: String? = nil,
         extraConfiguration: String = "",
         overHTTPS: Bool = false,
-        prefetchKeys: Bool = true
+        prefetchKeys: Bool = true,
+        serverSecret: [UInt8] = Array(repeating: 0x5A, count: 32),
+        refreshTokenKey: [UInt8] = SystemRandom().bytes(count: 32)
     ) throws {
         self.clock = clock
         let standIn = try standIn ?? AppleStandIn()
@@ -54,7 +57,7 @@ final class AppleFixture {
         setup = AppleSetup(
             service: HTTPClientAppleService(configuration: configuration.apple!, client: outbound, timeoutSeconds: 3),
             privateKeyPEM: try AppleTestKeys.shared.p8.pem(),
-            refreshTokenKey: SystemRandom().bytes(count: 32)
+            refreshTokenKey: refreshTokenKey
         )
         let lines = logLines
         server = try RelyingPartyServer(
@@ -62,7 +65,7 @@ final class AppleFixture {
             store: store,
             time: clock,
             random: SystemRandom(),
-            enumerationSecret: Array(repeating: 0x5A, count: 32),
+            enumerationSecret: serverSecret,
             appleSetup: setup,
             webhookClient: outbound,
             log: .messages { line in lines.append(line) }

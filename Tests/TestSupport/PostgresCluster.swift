@@ -68,6 +68,26 @@ public final class PostgresCluster: Sendable {
         return String(decoding: result.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// `database` as a plain SQL script (`pg_dump`, without owners or privileges, so that it loads into any cluster).
+    public func dump(database: String) throws -> String {
+        let result = try ChildProcess.run(
+            binaries + "/pg_dump",
+            ["--no-owner", "--no-privileges", "--no-comments", "-h", "127.0.0.1", "-p", String(port), "-U", user, "-d", database]
+        )
+        try Self.check(result, "pg_dump")
+        return String(decoding: result.output, as: UTF8.self)
+    }
+
+    /// Runs a whole SQL script (such as a `dump`) in `database` with psql, stopping at the first error.
+    public func load(script: String, database: String) throws {
+        let result = try ChildProcess.run(
+            binaries + "/psql",
+            ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", String(port), "-U", user, "-d", database, "-f", "-"],
+            input: Data(script.utf8)
+        )
+        try Self.check(result, "psql")
+    }
+
     /// Starts the server and waits until it accepts connections.
     public func start() throws {
         let options = "-c listen_addresses=127.0.0.1 -p \(port) -c unix_socket_directories='' -c max_connections=200"

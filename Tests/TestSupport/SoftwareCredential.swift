@@ -13,6 +13,19 @@ public struct SoftwareCredential: Sendable {
     public let id: [UInt8]
     public let userHandle: [UInt8]
 
+    /// A credential made earlier, from its parts (its public key is derived from `privateKey`).
+    public init(algorithm: COSEAlgorithm, privateKey: PrivateKey, id: [UInt8], userHandle: [UInt8]) throws {
+        self.init(algorithm: algorithm, privateKey: privateKey, publicKey: try privateKey.publicKey(), id: id, userHandle: userHandle)
+    }
+
+    private init(algorithm: COSEAlgorithm, privateKey: PrivateKey, publicKey: PublicKey, id: [UInt8], userHandle: [UInt8]) {
+        self.algorithm = algorithm
+        self.privateKey = privateKey
+        self.publicKey = publicKey
+        self.id = id
+        self.userHandle = userHandle
+    }
+
     /// A new credential with a random ID of `idLength` bytes, owned by `userHandle` (random 32 bytes when nil).
     public static func generate(_ algorithm: COSEAlgorithm, idLength: Int = 32, userHandle: [UInt8]? = nil) throws -> SoftwareCredential {
         let privateKey: PrivateKey
