@@ -105,19 +105,10 @@ struct AdminCommand {
         let json = line.isSet("--json")
         let log = Logger { record in FileHandle.standardError.write(Data("passkeyd: \(record.message)\n".utf8)) }
         do {
-            let outbound = try HTTPClient()
-            defer { outbound.shutDown() }
-            let opened = try ConfiguredStore(configuration)
-            defer { opened.close() }
-            let server = try RelyingPartyServer(
-                configuration: configuration,
-                store: opened.store,
-                enumerationSecret: try opened.secrets.secret(named: SecretSource.serverSecret),
-                appleSetup: try configuration.apple.map { apple in try opened.appleSetup(apple, client: outbound, log: log) },
-                log: log
-            )
+            let deployment = try Deployment(configuration, metrics: nil, log: log)
+            defer { deployment.close() }
             do throws(ServerError) {
-                let answer = try operation.run(AdminService(server: server), line, input)
+                let answer = try operation.run(AdminService(server: deployment.server), line, input)
                 if words == "export", let output = line.value("--output") {
                     guard
                         FileManager.default.createFile(

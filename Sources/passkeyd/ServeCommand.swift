@@ -48,36 +48,20 @@ struct ServeCommand {
         } catch {
             return fail("TLS: \(error)")
         }
-        // The one outbound HTTP(S) client of the process (Apple, webhooks), on its own thread.
-        let outbound: HTTPClient
-        do {
-            outbound = try HTTPClient()
-        } catch {
-            return fail("cannot start the outbound HTTP client: \(error)")
-        }
         // The process's metrics, for /metrics (none when metrics.enabled is false).
         let metrics = configuration.metricsEnabled ? MetricsRegistry() : nil
-        let opened: ConfiguredStore
-        let server: RelyingPartyServer
+        let deployment: Deployment
         do {
-            opened = try ConfiguredStore(configuration)
-            let secret = try opened.secrets.secret(named: SecretSource.serverSecret)
-            let appleSetup = try configuration.apple.map { apple in try opened.appleSetup(apple, client: outbound, log: log) }
-            server = try RelyingPartyServer(
-                configuration: configuration,
-                store: opened.store,
-                enumerationSecret: secret,
-                appleSetup: appleSetup,
-                webhookClient: outbound,
-                metrics: metrics,
-                log: log
-            )
-            try server.startWebhooks()
+            deployment = try Deployment(configuration, metrics: metrics, log: log)
+            try deployment.server.startWebhooks()
         } catch let error as ConfigurationError {
             return fail("invalid configuration: \(error)")
+        } catch let error as HTTPServerError {
+            return fail("cannot start the outbound HTTP client: \(error)")
         } catch {
             return fail("cannot start: \(error)")
         }
+        let (server, opened, outbound) = (deployment.server, deployment.opened, deployment.outbound)
         let http: HTTPServer
         let adminHTTP: HTTPServer?
         do {
@@ -117,8 +101,7 @@ struct ServeCommand {
         server.stopMetadataRefresh()
         server.stopWebhooks()
         server.stopKeyWorker()
-        outbound.shutDown()
-        opened.close()
+        deployment.close()
         log("stopped")
         return 0
     }

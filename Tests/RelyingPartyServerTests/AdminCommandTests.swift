@@ -137,4 +137,23 @@ struct AdminCommandTests {
         #expect(try ChildProcess.run(executable, ["keys", "admin-key"]).status == 2)
         #expect(try ChildProcess.run(executable, ["keys", "admin-key", "bad name!"]).status == 2)
     }
+
+    /// Issue 36: the admin commands are built by the same composition root as `serve`, so every configuration that
+    /// `serve` accepts works for them, one with webhooks and an OpenID provider included (they exited 2, "webhooks: need
+    /// an outbound HTTP client"). Nothing is sent from the command: it starts no worker.
+    @Test func theAdminCommandsWorkWithEveryConfiguration() throws {
+        let folder = try TemporaryFolder()
+        let configurationPath = folder.path + "/passkeyd.json"
+        let configuration = """
+            {"relyingParty": {"id": "example.com", "origins": ["https://example.com"]}, "dataDirectory": "\(folder.path)/data",
+             "webhooks": [{"url": "http://127.0.0.1:9/hooks", "secret": "\(WebhookReceiver.secret)"}],
+             "oidc": {"clients": [{"id": "ios", "name": "iOS app", "type": "public", "redirectURIs": ["com.example.app:/callback"]}]}}
+            """
+        try Data(configuration.utf8).write(to: URL(fileURLWithPath: configurationPath))
+        let executable = try ServeProcess.executable()
+        let created = try ChildProcess.run(executable, ["admin", "users", "create", "--username", "wendy", "--json", "--config", configurationPath])
+        #expect(created.status == 0, "\(created.errorOutput)")
+        let listed = try ChildProcess.run(executable, ["admin", "webhooks", "list", "--json", "--config", configurationPath])
+        #expect(listed.status == 0 && Self.json(listed)["deliveries"] is [Any], "\(listed.errorOutput)")
+    }
 }

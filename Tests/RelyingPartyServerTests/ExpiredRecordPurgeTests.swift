@@ -1,11 +1,13 @@
 import CryptoCore
 import Foundation
-import Storage
 import TestSupport
 import Testing
 
-/// Expired sessions, challenges and remembered Apple nonces, and events past their 7-day retention, are removed at
-/// most once a minute, when a challenge is stored (here: the options of an unknown username) or a sealed one verified.
+@testable import Storage
+
+/// Expired sessions, challenges, remembered Apple nonces, the OpenID provider's codes and grants, and events past their
+/// 7-day retention, are removed at most once a minute, when a challenge is stored (here: the options of an unknown
+/// username) or a sealed one verified; every purge operation of the store is one that the server runs.
 struct ExpiredRecordPurgeTests {
     let clock = ManualClock()
     let store = InMemoryStore()
@@ -75,5 +77,59 @@ struct ExpiredRecordPurgeTests {
         #expect(try client.send("GET", "/me", headers: PasskeyClient.bearer(account.token)).status == 200)
         let unchanged = try #require(try store.session(tokenHash: session.tokenHash, now: clock.now))
         #expect(unchanged.lastUsedAt == session.lastUsedAt, "written at most every 5 minutes")
+    }
+
+    /// An authorization code that was never exchanged goes a minute after it expired; a grant (with its refresh tokens)
+    /// when its lifetime is over.
+    @Test func expiredAuthorizationCodesAndGrantsArePurged() throws {
+        let fixture = try TokenFixture(OpenIDProviderTests.configuration, store: store, clock: clock)
+        let account = try fixture.client.register("olivia")
+        let cookie = [("Cookie", "__Host-passkeyd_session=\(account.token)")]
+        func code() throws -> String {
+            let reply = try fixture.client.send("GET", "/oauth/authorize?" + OpenIDProviderTests.authorizeQuery(), headers: cookie)
+            return try #require(OpenIDProviderTests.parameters(reply)["code"], "\(reply.status) \(reply.text)")
+        }
+        _ = try code()
+        let form = OpenIDProviderTests.query([
+            ("grant_type", "authorization_code"), ("code", try code()), ("redirect_uri", "com.example.app:/callback"),
+            ("code_verifier", OpenIDProviderTests.verifier), ("client_id", "ios"),
+        ])
+        let exchanged = try fixture.client.send(
+            "POST",
+            "/oauth/token",
+            json: Array(form.utf8),
+            headers: [("Content-Type", "application/x-www-form-urlencoded")]
+        )
+        #expect(exchanged.status == 200, "\(exchanged.text)")
+        let held = { store.state.withLock { ($0.authorizationCodes.count, $0.oauthGrants.count, $0.refreshTokens.count) } }
+        #expect(held().1 == 1 && held().2 == 1 && held().0 >= 1)
+        clock.advance(by: 61)
+        _ = try fixture.client.requestOptions(username: "nobody")
+        #expect(held() == (0, 1, 1), "the expired codes are gone, the grant stays")
+        clock.advance(by: 2_592_000)
+        _ = try fixture.client.requestOptions(username: "nobody")
+        #expect(held() == (0, 0, 0), "the expired grant is gone with its refresh token")
+    }
+
+    /// Every `purge…` operation that a store protocol declares is called by the server, so that no kind of expired
+    /// record is kept for ever because nothing asks for its deletion (the OpenID provider's were, until issue 36).
+    @Test func everyPurgeOperationOfTheStoreIsScheduled() throws {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        func sources(_ folder: String) throws -> [String] {
+            let root = repository.appendingPathComponent(folder)
+            let enumerator = try #require(FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil))
+            return try enumerator.compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" }.map { try String(contentsOf: $0, encoding: .utf8) }
+        }
+        // The requirements of the store protocols: `func purge…(` inside a `protocol` declaration's files (the drivers'
+        // implementations live in other files and modules).
+        let declared = Set(
+            try sources("Sources/Storage").filter { $0.contains("public protocol ") }.flatMap { text in
+                text.matches(of: /\n\s+func (purge[A-Za-z]+)\(/).map { String($0.output.1) }
+            }
+        )
+        #expect(declared.count >= 6, "found \(declared.sorted())")
+        let server = try sources("Sources/RelyingPartyServer").joined(separator: "\n")
+        let uncalled = declared.filter { !server.contains(".\($0)(") }
+        #expect(uncalled.isEmpty, "declared by the store but never called by the server: \(uncalled.sorted())")
     }
 }

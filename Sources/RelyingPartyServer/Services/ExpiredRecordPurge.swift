@@ -3,8 +3,8 @@ import Observability
 import Storage
 import Synchronization
 
-/// Removes what has expired: challenges, sessions, remembered Apple nonces, enrollment links, and events older than the
-/// retention. Runs at most once a minute, on the request that stores a challenge or verifies a sealed one when one is
+/// Removes what has expired: challenges, sessions, remembered Apple nonces, enrollment links, the OpenID provider's
+/// authorization codes and grants (with their refresh tokens), and events older than the retention. Runs at most once a minute, on the request that stores a challenge or verifies a sealed one when one is
 /// due (one request a minute pays for a few indexed deletes; no other request waits for it). A failed purge is retried
 /// a minute later.
 final class ExpiredRecordPurge: Sendable {
@@ -41,6 +41,7 @@ final class ExpiredRecordPurge: Sendable {
             _ = try store.purgeExpiredSessions(now: now)
             _ = try store.purgeExpiredNonces(now: now)
             _ = try store.transaction { transaction throws(StorageError) in try transaction.purgeExpiredEnrollmentTokens(now: now) }
+            _ = try store.transaction { transaction throws(StorageError) in try transaction.purgeExpiredOAuthRecords(now: now) }
             _ = try store.purgeEvents(occurredBefore: now.addingTimeInterval(-eventRetention))
         } catch {
             log.warning("purging expired records: \(error.code)", event: "purge")

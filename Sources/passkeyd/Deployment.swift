@@ -1,0 +1,48 @@
+import Foundation
+import HTTPServer
+import Observability
+import RelyingPartyServer
+
+/// The composition root: what `serve` and every command that acts on a deployment build from one configuration, the
+/// same way — the process's one outbound HTTP(S) client, the store the configuration names with its secrets, and the
+/// server with every configured feature (Apple, webhooks, tokens …). A command that does not serve requests starts no
+/// worker, so nothing is sent from it, but it can use every configuration that `serve` accepts.
+final class Deployment {
+    let outbound: HTTPClient
+    let opened: ConfiguredStore
+    let server: RelyingPartyServer
+
+    /// Throws `ConfigurationError` for a configuration the server refuses, anything else for what cannot be opened.
+    init(_ configuration: ServerConfiguration, metrics: MetricsRegistry?, log: Logger) throws {
+        outbound = try HTTPClient()
+        do {
+            opened = try ConfiguredStore(configuration)
+        } catch {
+            outbound.shutDown()
+            throw error
+        }
+        do {
+            let outbound = outbound
+            let opened = opened
+            server = try RelyingPartyServer(
+                configuration: configuration,
+                store: opened.store,
+                enumerationSecret: try opened.secrets.secret(named: SecretSource.serverSecret),
+                appleSetup: try configuration.apple.map { apple in try opened.appleSetup(apple, client: outbound, log: log) },
+                webhookClient: outbound,
+                metrics: metrics,
+                log: log
+            )
+        } catch {
+            opened.close()
+            outbound.shutDown()
+            throw error
+        }
+    }
+
+    /// Closes the store and stops the outbound client; after the server's workers have stopped.
+    func close() {
+        outbound.shutDown()
+        opened.close()
+    }
+}
