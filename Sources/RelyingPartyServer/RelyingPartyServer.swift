@@ -18,7 +18,11 @@ public final class RelyingPartyServer: HTTPHandler {
     let sessions: SessionService
     let keys = CredentialKeyCache()
     /// The associated-domain files, trust material and metadata in force (`reload` replaces them).
-    let settings: Mutex<ReloadableSettings>
+    let settings: SettingsInForce
+    /// The signed-in account of a request.
+    let accounts: SignedInAccounts
+    /// The features, each holding what it uses; the route table names them.
+    let controllers: Controllers
     let staticFiles: StaticFiles?
     /// The decoy allowCredentials of unknown usernames, stable and unguessable under the server secret.
     let decoys: DecoyCredentials
@@ -98,7 +102,8 @@ public final class RelyingPartyServer: HTTPHandler {
         requestIDs = RequestIDs(random: random)
         self.metrics = metrics.map(ServerMetrics.init)
         self.webhookSender = webhookSender
-        settings = Mutex(try ReloadableSettings(configuration, time: time))
+        settings = SettingsInForce(try ReloadableSettings(configuration, time: time))
+        accounts = SignedInAccounts(store: store, settings: settings)
         let seal: ChallengeSeal
         do {
             seal = try ChallengeSeal(serverSecret: enumerationSecret)
@@ -157,13 +162,21 @@ public final class RelyingPartyServer: HTTPHandler {
         )
         // The signing keys: made on the first start, loaded on every start (the worker keeps them current). A store that
         // cannot be reached now is retried by the worker and by the first request that needs a key.
+        controllers = Controllers(
+            configuration: configuration,
+            store: store,
+            time: time,
+            sessions: sessions,
+            challenges: challenges,
+            accounts: accounts
+        )
         tokens.updateKeys()
         if let metrics { collectMetrics(into: metrics) }
     }
 
     /// The relying party in force (its origins follow a reload of the associated domains).
     var relyingParty: RelyingParty {
-        settings.withLock { $0.relyingParty }
+        settings.relyingParty
     }
 
     /// Answers one request: dispatches it by the route table, then gives the answer its `X-Request-Id` (the request's

@@ -82,6 +82,25 @@ final class Route: Sendable {
         self.init(method, path, flags, handler: { server, request, context throws(ServerError) in try handler(server)(request, context) })
     }
 
+    /// A route to a feature controller's handler, named by the controller's key path in `Controllers` and its method,
+    /// e.g. `\.sessions, SessionsController.list`.
+    convenience init<Controller: Sendable>(
+        _ method: String,
+        _ path: String,
+        _ flags: Flags,
+        _ controller: KeyPath<Controllers, Controller> & Sendable,
+        _ handler: @escaping @Sendable (Controller) -> (HTTPRequest, RouteContext) throws(ServerError) -> HTTPResponse,
+        answersFromMemoryWhen: (@Sendable (HTTPRequest) -> Bool)? = nil
+    ) {
+        self.init(
+            method,
+            path,
+            flags,
+            handler: { server, request, context throws(ServerError) in try handler(server.controllers[keyPath: controller])(request, context) },
+            answersFromMemoryWhen: answersFromMemoryWhen
+        )
+    }
+
     private init(
         _ method: String,
         _ path: String,

@@ -228,7 +228,7 @@ public struct AdminService: Sendable {
             return wanted
         }
         let after = try cursor.map { (cursor: String) throws(ServerError) -> Int64 in try AdminCursor.deliveryID(cursor, status: status) } ?? 0
-        let found = try server.storage { try server.store.webhookDeliveries(status: wanted, after: after, limit: size + 1) }
+        let found = try storage { try server.store.webhookDeliveries(status: wanted, after: after, limit: size + 1) }
         let next = found.count > size ? found[size - 1].id : nil
         return AdminDeliveryPage(
             deliveries: found.prefix(size).map(AdminDeliveryPage.Delivery.init),
@@ -250,7 +250,7 @@ public struct AdminService: Sendable {
 
     /// The body in one store transaction, its error mapped at the edge.
     func transaction<Result: Sendable>(_ body: (any StoreTransaction) throws(StorageError) -> Result) throws(ServerError) -> Result {
-        try server.storage { try server.store.transaction(body) }
+        try storage { try server.store.transaction(body) }
     }
 
     static func pageSize(_ limit: Int?) throws(ServerError) -> Int {

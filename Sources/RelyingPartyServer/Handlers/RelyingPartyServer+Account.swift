@@ -158,21 +158,6 @@ extension RelyingPartyServer {
         }
     }
 
-    /// `POST /logout`: ends this session.
-    func logout(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
-        let (_, signedIn) = try signedInUser(request, context, writing: true)
-        let now = time.now
-        try storage {
-            try store.transaction { transaction throws(StorageError) in
-                guard let ended = try transaction.deleteSession(tokenHash: signedIn.session.tokenHash) else { return }
-                try transaction.appendEvent(AccountEvent.sessionRevoked(ended, reason: .logout).event(at: now))
-            }
-        }
-        var response = JSONBody.ok(["signedOut": true])
-        response.headers.add("Set-Cookie", SessionService.clearingCookie)
-        return response
-    }
-
     /// `DELETE /me`: deletes every row of the account.
     func deleteAccount(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let (user, _) = try signedInUser(request, context, writing: true)

@@ -7,13 +7,13 @@ extension RelyingPartyServer {
 
     /// `GET /admin/users?query=&cursor=&limit=`.
     func adminSearchUsers(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
-        let limit = try Self.queryValue("limit", in: request.query).map { (text: String) throws(ServerError) -> Int in
+        let limit = try request.queryValue("limit").map { (text: String) throws(ServerError) -> Int in
             guard let limit = Int(text) else { throw ServerError(.invalidRequest, member: "limit") }
             return limit
         }
         let page = try admin.searchUsers(
-            query: Self.queryValue("query", in: request.query) ?? "",
-            cursor: Self.queryValue("cursor", in: request.query),
+            query: request.queryValue("query") ?? "",
+            cursor: request.queryValue("cursor"),
             limit: limit
         )
         return JSONBody.ok(page)
@@ -73,7 +73,7 @@ extension RelyingPartyServer {
     /// file as `application/json`.
     func adminImport(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
         let contentType = request.headers["content-type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
-        switch Self.queryValue("format", in: request.query) {
+        switch request.queryValue("format") {
         case nil:
             guard contentType == "application/x-ndjson" else { throw ServerError(.unsupportedMediaType) }
             return JSONBody.ok(try admin.importExport(request.body))
@@ -87,13 +87,13 @@ extension RelyingPartyServer {
 
     /// `GET /admin/webhooks/deliveries?status=&cursor=&limit=`.
     func adminWebhookDeliveries(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
-        let limit = try Self.queryValue("limit", in: request.query).map { (text: String) throws(ServerError) -> Int in
+        let limit = try request.queryValue("limit").map { (text: String) throws(ServerError) -> Int in
             guard let limit = Int(text) else { throw ServerError(.invalidRequest, member: "limit") }
             return limit
         }
         let page = try admin.webhookDeliveries(
-            status: Self.queryValue("status", in: request.query),
-            cursor: Self.queryValue("cursor", in: request.query),
+            status: request.queryValue("status"),
+            cursor: request.queryValue("cursor"),
             limit: limit
         )
         return JSONBody.ok(page)

@@ -79,18 +79,7 @@ extension RelyingPartyServer {
         return try signedIn(answer, user: user, issued: issued)
     }
 
-    /// Cookie-authenticated writes must come from one of the relying party's origins (CSRF defence in depth), and no
-    /// write is made with an access token (which is for the app's API, not for managing the account).
-    func requireSameOrigin(_ request: HTTPRequest, credential: SessionService.Credential) throws(ServerError) {
-        guard credential != .accessToken else { throw ServerError(.insufficientScope) }
-        guard credential == .cookie else { return }
-        guard let origin = request.headers["origin"], relyingParty.origins.contains(origin) else {
-            throw ServerError(.crossOriginWrite)
-        }
-    }
-
-    /// The signed-in user of a request the route table resolved, or `401 not_signed_in`. Cookie-authenticated writes
-    /// also pass the Origin check.
+    /// The signed-in user of a request the route table resolved, or `401 not_signed_in` (`SignedInAccounts.user`).
     func signedInUser(
         _ request: HTTPRequest,
         _ context: RouteContext,
@@ -98,9 +87,6 @@ extension RelyingPartyServer {
     ) throws(ServerError) -> (
         user: UserRecord, signedIn: SessionService.SignedIn
     ) {
-        guard let signedIn = context.session else { throw ServerError(.notSignedIn) }
-        if writing { try requireSameOrigin(request, credential: signedIn.credential) }
-        guard let user = try storage({ try store.user(id: signedIn.session.userID) }) else { throw ServerError(.notSignedIn) }
-        return (user, signedIn)
+        try accounts.user(request, context, writing: writing)
     }
 }

@@ -1,0 +1,28 @@
+import CryptoCore
+import Storage
+
+/// The server's features, each a controller that holds only what it uses, built once from the configuration and the
+/// shared services by the server's initializer (the composition root of a request's work). The route table names a
+/// controller by its key path here.
+struct Controllers: Sendable {
+    let sessions: SessionsController
+
+    init(
+        configuration: ServerConfiguration,
+        store: any PasskeyStore,
+        time: any TimeSource,
+        sessions: SessionService,
+        challenges: ChallengeService,
+        accounts: SignedInAccounts
+    ) {
+        self.sessions = SessionsController(
+            store: store,
+            time: time,
+            sessions: sessions,
+            challenges: challenges,
+            accounts: accounts,
+            handoffOrigin: configuration.handoffOrigin,
+            handoffRedirect: configuration.handoffRedirect
+        )
+    }
+}
