@@ -75,4 +75,30 @@ extension SQLiteRecords {
             createdAt: row.date(3)
         )
     }
+
+    /// A range scan of the name key's unique index (BINARY collation: byte-wise).
+    func users(namePrefix prefix: String, after: String?, limit: Int) throws(StorageError) -> [UserRecord] {
+        let range = NamePrefixRange(prefix: UserRecord.nameKey(of: prefix))
+        let after = after.map(UserRecord.nameKey(of:))
+        return try run { connection throws(SQLiteError) in
+            try connection.statement(
+                """
+                SELECT \(Self.userColumns) FROM users
+                WHERE name_key >= ?1 AND (?2 IS NULL OR name_key < ?2) AND (?3 IS NULL OR name_key > ?3)
+                ORDER BY name_key LIMIT ?4
+                """
+            ).run(
+                [.text(range.lower), range.upper.map { .text($0) } ?? .null, after.map { .text($0) } ?? .null, .integer(Int64(max(0, limit)))],
+                row: Self.userRecord
+            )
+        }
+    }
+
+    /// Through `users_by_email` (lower(email)).
+    func users(email: String, limit: Int) throws(StorageError) -> [UserRecord] {
+        try run { connection throws(SQLiteError) in
+            try connection.statement("SELECT \(Self.userColumns) FROM users WHERE lower(email) = lower(?1) ORDER BY created_at, id LIMIT ?2")
+                .run([.text(email), .integer(Int64(max(0, limit)))], row: Self.userRecord)
+        }
+    }
 }

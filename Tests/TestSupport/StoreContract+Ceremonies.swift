@@ -16,6 +16,9 @@ extension StoreContract {
         StoreContractCheck(name: "completeRegistration stores a new account with its session", run: completeRegistrationCreatesAccount),
         StoreContractCheck(name: "completeRegistration adds a credential with its session", run: completeRegistrationAddsCredential),
         StoreContractCheck(name: "completeRegistration changes nothing when it fails", run: completeRegistrationIsAtomic),
+        StoreContractCheck(name: "completeRegistration stores the user and its credential", run: registrationStoresEverything),
+        StoreContractCheck(name: "completeRegistration is atomic on credentialExists", run: registrationIsAtomicOnCredentialExists),
+        StoreContractCheck(name: "completeRegistration refuses a foreign first credential", run: registrationRequiresOwnCredential),
     ]
 
     public static func completeAuthenticationStoresBoth(_ makeStore: StoreFactory) throws {
@@ -305,5 +308,56 @@ extension StoreContract {
             StoreSamples.userID(1),
             "original session kept"
         )
+    }
+
+    public static func registrationStoresEverything(_ makeStore: StoreFactory) throws {
+        let store = try makeStore()
+        let user = StoreSamples.user(1)
+        var credential = StoreSamples.credential(1, owner: 1)
+        credential.transports = []
+        credential.attestationSummary = ""
+        try register(store, user, credential)
+        try expectEqual(try store.user(id: user.id), user, "user(id:)")
+        try expectEqual(try store.user(name: user.name), user, "user(name:)")
+        try expectEqual(try store.credential(id: credential.id), credential, "credential(id:)")
+        try expectEqual(try store.credentials(userID: user.id), [credential], "credentials(userID:)")
+        try expectEqual(try store.user(name: user.name.uppercased()), user, "usernames compare by their key")
+        try expectEqual(try store.user(name: user.name + "x"), nil, "another name")
+        try expectEqual(
+            try store.transaction { transaction throws(StorageError) in
+                [try transaction.user(id: user.id), try transaction.user(name: user.name), try transaction.user(name: user.name.uppercased())]
+            },
+            [user, user, user],
+            "the transaction's reads"
+        )
+    }
+
+    public static func registrationIsAtomicOnCredentialExists(_ makeStore: StoreFactory) throws {
+        let store = try makeStore()
+        try register(store, StoreSamples.user(1), StoreSamples.credential(1, owner: 1))
+        var reused = StoreSamples.credential(1, owner: 2)
+        reused.name = "stolen"
+        try expectStorageError(.credentialExists, "reused credential ID") { () throws(StorageError) in
+            try register(store, StoreSamples.user(2), reused)
+        }
+        try expectEqual(try store.user(id: StoreSamples.userID(2)), nil, "user left behind by id")
+        try expectEqual(try store.user(name: StoreSamples.user(2).name), nil, "user left behind by name")
+        try expectEqual(try store.credential(id: reused.id), StoreSamples.credential(1, owner: 1), "original credential")
+        try register(store, StoreSamples.user(2), StoreSamples.credential(2, owner: 2))
+    }
+
+    public static func registrationRequiresOwnCredential(_ makeStore: StoreFactory) throws {
+        let store = try makeStore()
+        try register(store, StoreSamples.user(1), StoreSamples.credential(1, owner: 1))
+        try expectStorageError(.notFound, "credential of another user") { () throws(StorageError) in
+            try store.completeRegistration(
+                newUser: StoreSamples.user(2),
+                credential: StoreSamples.credential(2, owner: 1),
+                session: StoreSamples.session(2, owner: 1),
+                events: []
+            )
+        }
+        try expectEqual(try store.user(id: StoreSamples.userID(2)), nil, "refused user")
+        try expectEqual(try store.credentials(userID: StoreSamples.userID(1)).count, 1, "credentials of user 1")
     }
 }

@@ -10,6 +10,11 @@ extension StoreContract {
         StoreContractCheck(name: "a user's sessions are deleted all but one", run: sessionsAreDeletedButOne),
         StoreContractCheck(name: "sessions are deleted by passkey and by Apple identity", run: sessionsAreDeletedBySignInMethod),
         StoreContractCheck(name: "recordSessionUse sets lastUsedAt", run: sessionUseIsRecorded),
+        StoreContractCheck(name: "sessions are found until they expire", run: sessionsExpire),
+        StoreContractCheck(name: "sessions are deleted one or all", run: sessionsAreDeleted),
+        StoreContractCheck(name: "insertSession checks user and duplicates", run: insertSessionChecksKeys),
+        StoreContractCheck(name: "purgeExpiredSessions counts", run: purgeExpiredSessionsCounts),
+        StoreContractCheck(name: "a session is found by its public ID until it expires", run: sessionIsFoundByID),
     ]
 
     public static func sessionsKeepEveryField(_ makeStore: StoreFactory) throws {
@@ -173,5 +178,98 @@ extension StoreContract {
         expected.lastUsedAt = usedAt
         try expectEqual(try store.session(tokenHash: session.tokenHash, now: StoreSamples.now), expected, "lastUsedAt")
         try store.recordSessionUse(tokenHash: [0x77], at: usedAt)
+    }
+
+    public static func sessionsExpire(_ makeStore: StoreFactory) throws {
+        let store = try makeStore()
+        try store.seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
+        let session = StoreSamples.session(1, owner: 1)
+        try store.seedSession(session)
+        try expectEqual(try store.session(tokenHash: session.tokenHash, now: StoreSamples.now), session, "live")
+        try expectEqual(
+            try store.session(tokenHash: session.tokenHash, now: session.expiresAt.addingTimeInterval(-0.001)),
+            session,
+            "just before expiry"
+        )
+        try expectEqual(try store.session(tokenHash: session.tokenHash, now: session.expiresAt), nil, "at expiry")
+        try expectEqual(try store.session(tokenHash: session.tokenHash, now: session.expiresAt.addingTimeInterval(1)), nil, "after")
+        try expectEqual(try store.session(tokenHash: [0x55], now: StoreSamples.now), nil, "unknown")
+    }
+
+    public static func sessionsAreDeleted(_ makeStore: StoreFactory) throws {
+        let store = try makeStore()
+        try store.seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
+        try store.seedUser(StoreSamples.user(2), credential: StoreSamples.credential(2, owner: 2))
+        let sessions = [
+            StoreSamples.session(1, owner: 1), StoreSamples.session(2, owner: 1),
+            StoreSamples.session(3, owner: 1), StoreSamples.session(4, owner: 2),
+        ]
+        for session in sessions {
+            try store.seedSession(session)
+        }
+        let now = StoreSamples.now
+        _ = try store.transaction { transaction throws(StorageError) in try transaction.deleteSession(tokenHash: sessions[0].tokenHash) }
+        _ = try store.transaction { transaction throws(StorageError) in try transaction.deleteSession(tokenHash: sessions[0].tokenHash) }
+        try expectEqual(try store.session(tokenHash: sessions[0].tokenHash, now: now), nil, "deleted")
+        try expectEqual(try store.session(tokenHash: sessions[1].tokenHash, now: now), sessions[1], "kept")
+        _ = try store.transaction { transaction throws(StorageError) in try transaction.deleteSessions(userID: StoreSamples.userID(1), except: nil) }
+        try expectEqual(try store.session(tokenHash: sessions[1].tokenHash, now: now), nil, "all of user 1")
+        try expectEqual(try store.session(tokenHash: sessions[2].tokenHash, now: now), nil, "all of user 1")
+        try expectEqual(try store.session(tokenHash: sessions[3].tokenHash, now: now), sessions[3], "user 2")
+        try expectEqual(try store.user(id: StoreSamples.userID(1)), StoreSamples.user(1), "the user stays")
+    }
+
+    public static func insertSessionChecksKeys(_ makeStore: StoreFactory) throws {
+        let store = try makeStore()
+        try expectStorageError(.notFound, "unknown user") { () throws(StorageError) in
+            try store.seedSession(StoreSamples.session(1, owner: 1))
+        }
+        try store.seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
+        try store.seedUser(StoreSamples.user(2), credential: StoreSamples.credential(2, owner: 2))
+        try store.seedSession(StoreSamples.session(1, owner: 1))
+        try expectStorageError(.duplicateKey, "same token hash") { () throws(StorageError) in
+            try store.seedSession(StoreSamples.session(1, owner: 2))
+        }
+        try expectEqual(
+            try store.session(tokenHash: StoreSamples.session(1, owner: 1).tokenHash, now: StoreSamples.now)?.userID,
+            StoreSamples.userID(1),
+            "original kept"
+        )
+    }
+
+    public static func purgeExpiredSessionsCounts(_ makeStore: StoreFactory) throws {
+        let store = try makeStore()
+        try store.seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
+        let now = StoreSamples.now
+        for number: UInt8 in 1...4 {
+            try store.seedSession(StoreSamples.session(number, owner: 1, expiresAt: now.addingTimeInterval(-Double(number - 1))))
+        }
+        try store.seedSession(StoreSamples.session(5, owner: 1, expiresAt: now.addingTimeInterval(10)))
+        try expectEqual(try store.purgeExpiredSessions(now: now), 4, "purged")
+        try expectEqual(try store.purgeExpiredSessions(now: now), 0, "purged again")
+        try expectEqual(
+            try store.session(tokenHash: StoreSamples.session(5, owner: 1).tokenHash, now: now)?.expiresAt,
+            now.addingTimeInterval(10),
+            "live one"
+        )
+    }
+
+    public static func sessionIsFoundByID(_ makeStore: StoreFactory) throws {
+        let store = try makeStore()
+        try store.seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
+        let session = StoreSamples.session(1, owner: 1)
+        let other = StoreSamples.session(2, owner: 1)
+        try store.seedSession(session)
+        try store.seedSession(other)
+        try expectEqual(try store.session(id: session.id, now: StoreSamples.now), session, "by ID")
+        try expectEqual(try store.session(id: other.id, now: StoreSamples.now), other, "the other by ID")
+        try expectEqual(try store.session(id: session.id, now: session.expiresAt.addingTimeInterval(-0.001)), session, "just before expiry")
+        try expectEqual(try store.session(id: session.id, now: session.expiresAt), nil, "at expiry")
+        try expectEqual(try store.session(id: session.tokenHash, now: StoreSamples.now), nil, "a token hash is not an ID")
+        try expectEqual(try store.session(id: [UInt8](repeating: 7, count: 16), now: StoreSamples.now), nil, "unknown")
+        _ = try store.transaction { transaction throws(StorageError) in try transaction.deleteSession(tokenHash: session.tokenHash) }
+        try expectEqual(try store.session(id: session.id, now: StoreSamples.now), nil, "after logout")
+        _ = try store.transaction { transaction throws(StorageError) in try transaction.deleteUser(id: StoreSamples.userID(1)) }
+        try expectEqual(try store.session(id: other.id, now: StoreSamples.now), nil, "after the account is deleted")
     }
 }

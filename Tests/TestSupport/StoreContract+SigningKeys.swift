@@ -1,14 +1,12 @@
 import Foundation
 import Storage
 
-/// The clauses of the store contract for signing keys, and for finding a session by its public ID (how an access
-/// token's `sid` is checked).
+/// The clauses of the store contract for signing keys.
 extension StoreContract {
     static let signingKeyChecks: [StoreContractCheck] = [
         StoreContractCheck(name: "signing keys keep every field and are listed in order", run: signingKeysKeepEveryField),
         StoreContractCheck(name: "signing key IDs are unique and fields bounded", run: signingKeyIDsAreUnique),
         StoreContractCheck(name: "signing keys are retired and deleted by ID", run: signingKeysAreRetiredAndDeleted),
-        StoreContractCheck(name: "a session is found by its public ID until it expires", run: sessionIsFoundByID),
     ]
 
     public static func signingKeysKeepEveryField(_ makeStore: StoreFactory) throws {
@@ -107,22 +105,4 @@ extension StoreContract {
         )
     }
 
-    public static func sessionIsFoundByID(_ makeStore: StoreFactory) throws {
-        let store = try makeStore()
-        try store.seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
-        let session = StoreSamples.session(1, owner: 1)
-        let other = StoreSamples.session(2, owner: 1)
-        try store.seedSession(session)
-        try store.seedSession(other)
-        try expectEqual(try store.session(id: session.id, now: StoreSamples.now), session, "by ID")
-        try expectEqual(try store.session(id: other.id, now: StoreSamples.now), other, "the other by ID")
-        try expectEqual(try store.session(id: session.id, now: session.expiresAt.addingTimeInterval(-0.001)), session, "just before expiry")
-        try expectEqual(try store.session(id: session.id, now: session.expiresAt), nil, "at expiry")
-        try expectEqual(try store.session(id: session.tokenHash, now: StoreSamples.now), nil, "a token hash is not an ID")
-        try expectEqual(try store.session(id: [UInt8](repeating: 7, count: 16), now: StoreSamples.now), nil, "unknown")
-        _ = try store.transaction { transaction throws(StorageError) in try transaction.deleteSession(tokenHash: session.tokenHash) }
-        try expectEqual(try store.session(id: session.id, now: StoreSamples.now), nil, "after logout")
-        _ = try store.transaction { transaction throws(StorageError) in try transaction.deleteUser(id: StoreSamples.userID(1)) }
-        try expectEqual(try store.session(id: other.id, now: StoreSamples.now), nil, "after the account is deleted")
-    }
 }

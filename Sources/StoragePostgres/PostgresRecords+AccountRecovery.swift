@@ -2,40 +2,6 @@ import Foundation
 import Storage
 
 extension PostgresRecords {
-    /// A range scan of `users_name_key_unique` (the column's "C" collation: byte-wise), whatever the database's.
-    func users(namePrefix prefix: String, after: String?, limit: Int) throws(StorageError) -> [UserRecord] {
-        let range = NamePrefixRange(prefix: UserRecord.nameKey(of: prefix))
-        let after = after.map(UserRecord.nameKey(of:))
-        return try run { connection throws(PostgresError) in
-            try connection.run(
-                """
-                SELECT \(Self.userColumns) FROM users
-                WHERE name_key >= $1 AND ($2::text IS NULL OR name_key < $2) AND ($3::text IS NULL OR name_key > $3)
-                ORDER BY name_key LIMIT $4
-                """,
-                [
-                    .text(range.lower), .optional(range.upper, PostgresValue.text), .optional(after, PostgresValue.text),
-                    .bigint(Int64(max(0, limit))),
-                ],
-                row: Self.userRecord
-            )
-        }
-    }
-
-    /// Through `users_by_email` (lower(email COLLATE "C")).
-    func users(email: String, limit: Int) throws(StorageError) -> [UserRecord] {
-        try run { connection throws(PostgresError) in
-            try connection.run(
-                """
-                SELECT \(Self.userColumns) FROM users WHERE lower(email COLLATE "C") = lower($1 COLLATE "C")
-                ORDER BY created_at, id LIMIT $2
-                """,
-                [.text(email), .bigint(Int64(max(0, limit)))],
-                row: Self.userRecord
-            )
-        }
-    }
-
     static let enrollmentTokenColumns = "token_hash, user_id, created_at, expires_at"
 
     func insertEnrollmentToken(_ token: EnrollmentTokenRecord) throws(StorageError) {

@@ -1,30 +1,6 @@
 import Foundation
 
 extension InMemoryTransaction {
-    func users(namePrefix prefix: String, after: String?, limit: Int) throws(StorageError) -> [UserRecord] {
-        try run { state in
-            let (prefix, after) = (UserRecord.nameKey(of: prefix), after.map(UserRecord.nameKey(of:)))
-            let matching = state.users.values.filter { (user: UserRecord) -> Bool in
-                guard user.nameKey.utf8.starts(with: prefix.utf8) else { return false }
-                guard let after else { return true }
-                return after.utf8.lexicographicallyPrecedes(user.nameKey.utf8)
-            }
-            let ordered = matching.sorted { (left: UserRecord, right: UserRecord) in left.nameKey.utf8.lexicographicallyPrecedes(right.nameKey.utf8) }
-            return Array(ordered.prefix(max(0, limit)))
-        }
-    }
-
-    func users(email: String, limit: Int) throws(StorageError) -> [UserRecord] {
-        try run { state in
-            let wanted = Self.asciiLowercased(email)
-            let matching = state.users.values.filter { $0.email.map(Self.asciiLowercased) == wanted }.sorted { left, right in
-                if left.createdAt != right.createdAt { return left.createdAt < right.createdAt }
-                return left.id.lexicographicallyPrecedes(right.id)
-            }
-            return Array(matching.prefix(max(0, limit)))
-        }
-    }
-
     func insertEnrollmentToken(_ token: EnrollmentTokenRecord) throws(StorageError) {
         try run { state throws(StorageError) in
             guard state.enrollmentTokens[token.tokenHash] == nil else {

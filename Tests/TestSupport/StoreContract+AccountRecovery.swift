@@ -2,77 +2,15 @@ import Foundation
 import Storage
 import Synchronization
 
-/// The clauses of the store contract for administration and recovery: the username cursor, enrollment links and
+/// The clauses of the store contract for the ways back into an account that lost every passkey: enrollment links and
 /// recovery codes.
 extension StoreContract {
-    static let administrationChecks: [StoreContractCheck] = [
-        StoreContractCheck(name: "users by name prefix: name keys, byte-wise order, cursor, limit", run: usersArePagedByNamePrefix),
-        StoreContractCheck(name: "users by email: ASCII case-insensitive, verified or not, ordered, limited", run: usersAreFoundByEmail),
+    static let accountRecoveryChecks: [StoreContractCheck] = [
         StoreContractCheck(name: "enrollment links: stored, read, taken once, purged, deleted with the user", run: enrollmentTokensAreSingleUse),
         StoreContractCheck(name: "enrollment links: 16 threads taking one: one winner", run: concurrentEnrollmentTokenHasOneWinner),
         StoreContractCheck(name: "recovery codes: a new set replaces the old, each used once", run: recoveryCodesAreReplacedAndUsedOnce),
         StoreContractCheck(name: "recovery codes: 16 threads using one: one winner", run: concurrentRecoveryCodeHasOneWinner),
     ]
-
-    public static func usersArePagedByNamePrefix(_ makeStore: StoreFactory) throws {
-        let store = try makeStore()
-        // By name key, byte-wise: "a" < "ab" < "abc" < "abd" < "ab\u{10FFFF}" < "ac" < "b" < "z" < "é" (0xC3 0xA9) < "😀".
-        let names = ["ac", "abd", "Z", "a", "AB", "abc", "é", "😀", "ab\u{10FFFF}", "b"]
-        for (index, name) in names.enumerated() {
-            let number = UInt8(index + 1)
-            try store.seedUser(StoreSamples.user(number, name: name), credential: StoreSamples.credential(number, owner: number))
-        }
-        func page(_ prefix: String, after: String? = nil, limit: Int = 100) throws(StorageError) -> [String] {
-            try store.transaction { transaction throws(StorageError) in try transaction.users(namePrefix: prefix, after: after, limit: limit) }
-                .map(\.name)
-        }
-        try expectEqual(try page(""), ["a", "AB", "abc", "abd", "ab\u{10FFFF}", "ac", "b", "Z", "é", "😀"], "every user, by name key")
-        try expectEqual(try page("ab"), ["AB", "abc", "abd", "ab\u{10FFFF}"], "prefix ab")
-        try expectEqual(try page("aB", after: "ABC"), ["abd", "ab\u{10FFFF}"], "prefix ab after a cursor, in any case")
-        try expectEqual(try page("ab", limit: 2), ["AB", "abc"], "prefix ab, limit 2")
-        try expectEqual(try page("a", after: "ab", limit: 2), ["abc", "abd"], "cursor and limit")
-        try expectEqual(try page("Z"), ["Z"], "prefixes compare case-insensitively")
-        try expectEqual(try page("Ａ", limit: 1), ["a"], "and width-insensitively")
-        try expectEqual(try page("É"), ["é"], "a two-byte prefix")
-        try expectEqual(try page("ab", after: "ab\u{10FFFF}"), [], "after the last one")
-        try expectEqual(try page("", limit: 0), [], "limit 0")
-        let all = try page("")
-        var walked: [String] = []
-        var cursor: String?
-        repeat {
-            let next = try page("", after: cursor, limit: 3)
-            walked += next
-            cursor = next.last
-            if next.count < 3 { break }
-        } while true
-        try expectEqual(walked, all, "pages of 3 walk every user once")
-        try expectEqual(
-            try store.transaction { transaction throws(StorageError) in try transaction.users(namePrefix: "ac", after: nil, limit: 5) },
-            [StoreSamples.user(1, name: "ac")],
-            "whole records"
-        )
-    }
-
-    public static func usersAreFoundByEmail(_ makeStore: StoreFactory) throws {
-        let store = try makeStore()
-        let emails: [(String?, Bool)] = [("Ann@Example.com", false), ("ann@example.com", true), ("ÄNN@example.com", true), (nil, false)]
-        for (index, (email, verified)) in emails.enumerated() {
-            let number = UInt8(index + 1)
-            var user = StoreSamples.user(number)
-            user.email = email
-            user.emailVerified = verified
-            user.createdAt = StoreSamples.now.addingTimeInterval(Double(index))
-            try store.seedUser(user, credential: StoreSamples.credential(number, owner: number))
-        }
-        func found(_ email: String, limit: Int = 10) throws(StorageError) -> [[UInt8]] {
-            try store.transaction { transaction throws(StorageError) in try transaction.users(email: email, limit: limit) }.map(\.id)
-        }
-        try expectEqual(try found("ANN@example.COM"), [StoreSamples.userID(1), StoreSamples.userID(2)], "ASCII case-insensitive, verified or not")
-        try expectEqual(try found("änn@example.com"), [], "non-ASCII letters compare exactly")
-        try expectEqual(try found("ÄNN@EXAMPLE.COM"), [StoreSamples.userID(3)], "the ASCII part still folds")
-        try expectEqual(try found("ann@example.com", limit: 1), [StoreSamples.userID(1)], "limit, oldest first")
-        try expectEqual(try found(""), [], "no email matches nothing")
-    }
 
     public static func enrollmentTokensAreSingleUse(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
