@@ -3,11 +3,11 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBIAN_PACKAGES := libssl-dev libcbor-dev libsqlite3-dev libevent-dev libpq-dev pkg-config
 SWIFT ?= swift
-# The browser suite (Tests/Browser): Debian's Chromium and chromedriver, selenium + pytest in a venv.
+# The browser suite (Tests/Python/browser): Debian's Chromium and chromedriver, selenium + pytest in a venv.
 BROWSER_PACKAGES := chromium chromium-driver python3-venv
 BROWSER_VENV := .venv-browser
 PYTHON ?= /usr/bin/python3
-# The test backend that verifies access tokens with PyJWT (Tests/Backend), in its own venv.
+# The test backend that verifies access tokens with PyJWT (Tests/Python/backend), in its own venv.
 BACKEND_VENV := .venv-backend
 # The PostgreSQL tests start throwaway clusters of Debian's server (initdb + pg_ctl) in temporary folders.
 TEST_PACKAGES := postgresql
@@ -82,42 +82,42 @@ test-openapi: deps openapi-deps
 	$(SWIFT) build --product passkeyd
 	$(SWIFT) build --product passkeyd-test-device
 	PASSKEYD_BINARY=$(abspath .build/debug/passkeyd) PASSKEYD_TEST_DEVICE=$(abspath .build/debug/passkeyd-test-device) \
-	  $(OPENAPI_VENV)/bin/python -m pytest -q -p no:cacheprovider Tests/OpenAPI
+	  $(OPENAPI_VENV)/bin/python -m pytest -q -p no:cacheprovider Tests/Python/openapi
 
 openapi-deps:
 	$(call install_missing,python3-venv)
-	$(call python_venv,$(OPENAPI_VENV),Tests/OpenAPI/requirements.txt)
+	$(call python_venv,$(OPENAPI_VENV),Tests/Python/openapi/requirements.txt)
 
-# The webhook tests' receiver (Tests/Webhooks/receiver.py) verifies every delivery with the standardwebhooks package
+# The webhook tests' receiver (Tests/Python/webhooks/receiver.py) verifies every delivery with the standardwebhooks package
 # from PyPI, in its own venv.
 WEBHOOK_VENV := .venv-webhooks
 webhook-deps:
 	$(call install_missing,python3-venv)
-	$(call python_venv,$(WEBHOOK_VENV),Tests/Webhooks/requirements.txt)
+	$(call python_venv,$(WEBHOOK_VENV),Tests/Python/webhooks/requirements.txt)
 
-# The metrics tests read /metrics with prometheus-client's parser (Tests/Metrics/parse.py), in its own venv.
+# The metrics tests read /metrics with prometheus-client's parser (Tests/Python/metrics/parse.py), in its own venv.
 METRICS_VENV := .venv-metrics
 metrics-deps:
 	$(call install_missing,python3-venv)
-	$(call python_venv,$(METRICS_VENV),Tests/Metrics/requirements.txt)
+	$(call python_venv,$(METRICS_VENV),Tests/Python/metrics/requirements.txt)
 
 # python3-venv when missing; the venv of the PyJWT test backend when missing or when its requirements changed.
 backend-deps:
 	$(call install_missing,python3-venv)
-	$(call python_venv,$(BACKEND_VENV),Tests/Backend/requirements.txt)
+	$(call python_venv,$(BACKEND_VENV),Tests/Python/backend/requirements.txt)
 
 # Real-browser tests: headless Chromium with virtual authenticators drives the demo page against a
 # `passkeyd serve` started by the suite (and the OpenID provider's sign-in page, with Authlib as the client app and
-# passkeyd-test-device's Apple stand-in). Screenshots go to Tests/Browser/screenshots/ (git-ignored).
+# passkeyd-test-device's Apple stand-in). Screenshots go to Tests/Python/browser/screenshots/ (git-ignored).
 test-browser: deps browser-deps
 	$(SWIFT) build --product passkeyd
 	$(SWIFT) build --product passkeyd-test-device
-	PASSKEYD_TEST_DEVICE=$(abspath .build/debug/passkeyd-test-device) $(BROWSER_VENV)/bin/pytest -q Tests/Browser
+	PASSKEYD_TEST_DEVICE=$(abspath .build/debug/passkeyd-test-device) $(BROWSER_VENV)/bin/pytest -q Tests/Python/browser
 
 # Chromium, chromedriver and python3-venv when missing; the venv when missing or when requirements.txt changed.
 browser-deps:
 	$(call install_missing,$(BROWSER_PACKAGES))
-	$(call python_venv,$(BROWSER_VENV),Tests/Browser/requirements.txt)
+	$(call python_venv,$(BROWSER_VENV),Tests/Python/browser/requirements.txt)
 
 # Installing (README "Installing"): a release binary with the Swift runtime linked in, so that it runs with
 # Debian's C libraries only. It has its own build folder, so switching between it and `make release` rebuilds neither.
@@ -169,7 +169,7 @@ deb: static
 # The static binary without the toolchain, make install, the unit (systemd-analyze verify) and the package, each
 # in temporary folders and private mount namespaces (as root: unshare, mount).
 test-packaging: packaging-deps static
-	PASSKEYD_BINARY=$(abspath $(STATIC_BINARY)) MAKE="$(MAKE)" SWIFT="$(SWIFT)" $(PYTHON) -m unittest discover -s Tests/Packaging -v
+	PASSKEYD_BINARY=$(abspath $(STATIC_BINARY)) MAKE="$(MAKE)" SWIFT="$(SWIFT)" $(PYTHON) -m unittest discover -s Tests/Python/packaging -v
 
 packaging-deps:
 	$(call install_missing,$(PACKAGING_PACKAGES))

@@ -7,7 +7,7 @@ import Testing
 
 /// `GET /openapi.json` serves the repository's document, and the document names exactly the route tables' endpoints
 /// (the public one and the admin listener's), the well-known files and the server's error codes: a route or a code
-/// added without it fails here. (Tests/OpenAPI validates real requests and answers against it.)
+/// added without it fails here. (Tests/Python/openapi validates real requests and answers against it.)
 struct OpenAPIDocumentTests {
     static let documentPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Sources/RelyingPartyServer/OpenAPI/openapi.json").path

@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
 
-/// `/metrics` read by prometheus-client's own parser (Tests/Metrics/parse.py in `.venv-metrics`, made by
+/// `/metrics` read by prometheus-client's own parser (Tests/Python/metrics/parse.py in `.venv-metrics`, made by
 /// `make metrics-deps`): what a scraper's client library makes of the text.
 enum PrometheusParser {
     /// One family as the parser read it.
@@ -21,7 +21,7 @@ enum PrometheusParser {
         guard FileManager.default.isExecutableFile(atPath: python) else {
             throw TransportFailure("the metrics parser's venv is missing: run make metrics-deps")
         }
-        let result = try ChildProcess.run(python, [repository + "/Tests/Metrics/parse.py"], input: Data(text.utf8))
+        let result = try ChildProcess.run(python, [repository + "/Tests/Python/metrics/parse.py"], input: Data(text.utf8))
         guard result.status == 0 else { throw TransportFailure("prometheus-client refused the exposition: \(result.errorOutput)") }
         guard let object = try JSONSerialization.jsonObject(with: result.output) as? [String: [String: Any]] else {
             throw TransportFailure("the parser printed no object")

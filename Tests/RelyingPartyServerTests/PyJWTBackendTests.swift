@@ -5,7 +5,7 @@ import Storage
 import TestSupport
 import Testing
 
-/// An app's own API verifying passkeyd's access tokens with PyJWT against the served JWKS (`Tests/Backend`), exactly
+/// An app's own API verifying passkeyd's access tokens with PyJWT against the served JWKS (`Tests/Python/backend`), exactly
 /// as the README tells it to: valid, expired, wrong audience, wrong issuer, signed by a retired key still published,
 /// signed by a key removed after its tokens expired, and forged `alg` (none, HS256 keyed with the public key). The
 /// server runs in process behind the real HTTPS listener, its clock set back to mint tokens in the past.
@@ -18,7 +18,8 @@ import Testing
         return python
     }
 
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().path + "/Backend/verify_tokens.py"
+    static let script =
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().path + "/Python/backend/verify_tokens.py"
 
     /// The backend's verdict on each token, against the JWKS `server` serves now.
     static func verdicts(

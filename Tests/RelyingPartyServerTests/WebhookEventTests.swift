@@ -7,7 +7,7 @@ import Testing
 @testable import RelyingPartyServer
 
 /// Issue 16: every account change reaches the app's backend as a Standard Webhooks delivery that the `standardwebhooks`
-/// PyPI library verifies unchanged (`Tests/Webhooks/receiver.py`): registration, sign-in, rename, deletion and each
+/// PyPI library verifies unchanged (`Tests/Python/webhooks/receiver.py`): registration, sign-in, rename, deletion and each
 /// Apple notification, with their payloads, the event's stable ID and time, and the endpoints' `events` filters.
 @Suite(.serialized) struct WebhookEventTests {
     @Test func everyAccountChangeIsDeliveredSignedAndInOrder() throws {

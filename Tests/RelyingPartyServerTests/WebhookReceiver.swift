@@ -5,7 +5,7 @@ import TestSupport
 import Glibc
 #endif
 
-/// `Tests/Webhooks/receiver.py` as a child process: a receiver that verifies every delivery with the `standardwebhooks`
+/// `Tests/Python/webhooks/receiver.py` as a child process: a receiver that verifies every delivery with the `standardwebhooks`
 /// PyPI package (in `.venv-webhooks`, made by `make webhook-deps`), logs what it accepted and answers the status of
 /// its status file (default 204).
 final class WebhookReceiver {
@@ -57,7 +57,7 @@ final class WebhookReceiver {
     }
 
     static func script() -> String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().path + "/Webhooks/receiver.py"
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().path + "/Python/webhooks/receiver.py"
     }
 
     /// Starts the receiver (again) and waits until it listens.

@@ -1,7 +1,7 @@
 """clients/web/passkeyd.js used outside the demo: a small page of the app's on another origin (another loopback port)
 imports the module from passkeyd's own origin (`import("https://passkeyd/passkeyd.js")`, a CORS fetch) and, with
 `createPasskeyd({baseURL})`, registers, gets access tokens with `accessToken()` (checked by the PyJWT test backend of
-Tests/Backend against the served JWKS), signs out (after which `accessToken()` is `not_signed_in`) and signs in again.
+Tests/Python/backend against the served JWKS), signs out (after which `accessToken()` is `not_signed_in`) and signs in again.
 passkeyd's `cors.allowedOrigins` lists that origin; a page of an origin it does not list (though a relying-party
 origin) can neither import the module from passkeyd nor, with its own copy, get any answer: `network`."""
 
@@ -45,10 +45,10 @@ def run(page, function: str, *arguments):
 
 
 def verify_with_the_backend(server, tokens: dict) -> dict:
-    """Tests/Backend/verify_tokens.py (PyJWT, as the app's API verifies), with this suite's Python (it has PyJWT)."""
+    """Tests/Python/backend/verify_tokens.py (PyJWT, as the app's API verifies), with this suite's Python (it has PyJWT)."""
     request = {"jwks_url": f"https://127.0.0.1:{server.port}/.well-known/jwks.json", "issuer": f"https://{RP_ID}",
                "audience": RP_ID, "tokens": tokens}
-    answer = subprocess.run([sys.executable, str(REPO / "Tests" / "Backend" / "verify_tokens.py")], input=json.dumps(request),
+    answer = subprocess.run([sys.executable, str(REPO / "Tests" / "Python" / "backend" / "verify_tokens.py")], input=json.dumps(request),
                             capture_output=True, text=True, check=True, timeout=60)
     return json.loads(answer.stdout)
 

@@ -8,7 +8,7 @@ import re
 import subprocess
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 # `make test-packaging` passes the binary it built; a run by hand may pass another (e.g. a dynamically linked one).
 BINARY = Path(os.environ.get("PASSKEYD_BINARY", REPO / ".build/static/release/passkeyd")).resolve()
 

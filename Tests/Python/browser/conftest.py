@@ -4,7 +4,7 @@
 configuration (e.g. one algorithm only) gets its own `passkeyd serve` on a free loopback port, started on first
 use and stopped by its own pid at the end of the session. Chromium (Debian's, through Debian's chromedriver, so
 Selenium Manager never downloads anything) is started once and shared; every test gets fresh virtual
-authenticators, no cookies and a screenshot folder `Tests/Browser/screenshots/<test>/`.
+authenticators, no cookies and a screenshot folder `Tests/Python/browser/screenshots/<test>/`.
 """
 
 from __future__ import annotations
@@ -32,11 +32,11 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 BINARY = Path(os.environ.get("PASSKEYD_BINARY", REPO / ".build" / "debug" / "passkeyd"))
 CHROMIUM = os.environ.get("CHROMIUM_BINARY", "/usr/lib/chromium/chromium")
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
-SCREENSHOTS = REPO / "Tests" / "Browser" / "screenshots"
+SCREENSHOTS = REPO / "Tests" / "Python" / "browser" / "screenshots"
 RP_ID = "example.test"
 ALL_ALGORITHMS = ("ES256", "EdDSA", "RS256")
 WAIT_SECONDS = 15
