@@ -36,9 +36,7 @@ public final class RelyingPartyServer: HTTPHandler {
     let metadataRefresh = Mutex<MetadataRefresh>(MetadataRefresh())
     /// Ceremony and Apple requests per client address; failed sign-in verifications per credential; challenges held
     /// per address.
-    let addressLimiter: RateLimiter
-    let accountLimiter: RateLimiter
-    let challengeLimiter: RateLimiter
+    let limits: RequestLimits
     /// Sign in with Apple; nil without an `apple` block.
     let apple: AppleIntegration?
     /// Webhook delivery (`webhooks`); its workers run from `startWebhooks` to `stopWebhooks`, and a reload with other
@@ -135,14 +133,7 @@ public final class RelyingPartyServer: HTTPHandler {
             accessTokens: tokens
         )
         staticFiles = configuration.wwwDirectory.map(StaticFiles.init(root:))
-        let limits = configuration.rateLimits
-        addressLimiter = RateLimiter(rule: .init(perMinute: limits.perAddressPerMinute, burst: limits.perAddressBurst), capacity: limits.maximumKeys)
-        accountLimiter = RateLimiter(rule: .init(perMinute: limits.perAccountPerMinute, burst: limits.perAccountBurst), capacity: limits.maximumKeys)
-        let outstanding = Double(limits.outstandingChallengesPerAddress)
-        challengeLimiter = RateLimiter(
-            rule: .init(perMinute: outstanding * 60 / Double(configuration.challengeLifetimeSeconds), burst: outstanding),
-            capacity: limits.maximumKeys
-        )
+        limits = RequestLimits(configuration, time: time, refusals: self.metrics?.rateLimited)
         if let appleConfiguration = configuration.apple {
             guard let appleSetup else { throw ConfigurationError(.missingValue, key: "apple.privateKey", "was not loaded") }
             apple = try AppleIntegration(configuration: appleConfiguration, setup: appleSetup, store: store, time: time, log: log)
@@ -251,7 +242,7 @@ public final class RelyingPartyServer: HTTPHandler {
     private func respond(to request: HTTPRequest, method: String, dispatch: Dispatch) throws(ServerError) -> HTTPResponse {
         switch dispatch {
         case .route(let route, let parameters):
-            if route.flags.contains(.rateLimitedPerAddress) { try limit(addressLimiter, key: clientAddress(request)) }
+            if route.flags.contains(.rateLimitedPerAddress) { try limits.take(.address, key: clientAddress(request)) }
             // Stale credentials are refused here, for every route at once: only a request without any may act signed out;
             // an access token only where the route allows one (`403 insufficient_scope` elsewhere).
             let session =
@@ -284,39 +275,19 @@ public final class RelyingPartyServer: HTTPHandler {
         }
     }
 
-    /// The client a request is limited as: the peer, or (behind a trusted proxy) the last entry of the last
-    /// `X-Forwarded-For` field (a proxy may add its own field after the client's) when it is an IP address; an IPv6
-    /// client by its /64 (one host may use any address of it), so that the key is bounded and a host has one.
+    /// The client a request is limited as (`RequestLimits.clientAddress`).
     func clientAddress(_ request: HTTPRequest) -> String {
-        if configuration.rateLimits.trustForwardedFor, let forwarded = request.headers.values("x-forwarded-for").last,
-            let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces),
-            let address = PeerAddress(literal: last)
-        {
-            return address.description
-        }
-        return PeerAddress(literal: request.remoteAddress)?.description ?? String(request.remoteAddress.prefix(64))
+        limits.clientAddress(request)
     }
 
     /// How many keys each limiter holds (tests check the capacity).
     package var rateLimiterSizes: (addresses: Int, failures: Int, challenges: Int) {
-        (addressLimiter.count, accountLimiter.count, challengeLimiter.count)
+        (limits.address.count, limits.account.count, limits.challenges.count)
     }
 
     /// Seconds on the monotonic clock since `start`.
     static func seconds(since start: ContinuousClock.Instant) -> Double {
         let elapsed = start.duration(to: .now).components
         return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
-    }
-
-    /// Refuses with `429 rate_limited` and `Retry-After` when `key` has used up its bucket.
-    func limit(_ limiter: RateLimiter, key: String) throws(ServerError) {
-        guard let retryAfter = limiter.take(key, now: time.now) else { return }
-        if let metrics {
-            let rule = limiter === addressLimiter ? "address" : limiter === accountLimiter ? "account" : "challenges"
-            metrics.rateLimited.increment([rule])
-        }
-        var error = ServerError(.rateLimited)
-        error.headers = [("Retry-After", String(retryAfter))]
-        throw error
     }
 }

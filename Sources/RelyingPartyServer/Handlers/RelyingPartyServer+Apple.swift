@@ -35,7 +35,7 @@ extension RelyingPartyServer {
     /// `POST /auth/apple/nonce`: a single-use raw nonce; the app passes its SHA-256 (hex) to Apple.
     func appleNonce(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
         _ = try configuredApple()
-        try limit(challengeLimiter, key: clientAddress(request))
+        try limits.take(.challenges, key: clientAddress(request))
         let issued = try challenges.issueAppleNonce()
         return JSONBody.ok(AppleNonceResponse(nonce: issued.rawNonce, expiresAt: issued.expiresAt))
     }

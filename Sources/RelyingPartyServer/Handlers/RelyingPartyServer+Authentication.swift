@@ -51,7 +51,7 @@ extension RelyingPartyServer {
                 context = JSONBody.encode(AuthenticationContext(unknownUser: true, decoys: allowCredentials.map(\.id)))
             }
         }
-        try limit(challengeLimiter, key: clientAddress(request))
+        try limits.take(.challenges, key: clientAddress(request))
         // A discoverable sign-in's challenge is sealed: nothing to store until it is used (`ChallengeSeal`).
         let challenge =
             userID == nil && context.isEmpty
@@ -121,7 +121,7 @@ extension RelyingPartyServer {
         guard let found = try storage({ try store.credentialWithOwner(id: rawID) }) else {
             let error = failedUnknownCredential(credential, rawID: rawID, record: record)
             try spendBeforeRefusing()
-            try limit(accountLimiter, key: failureKey)
+            try limits.take(.account, key: failureKey)
             throw error
         }
         let (stored, user) = found
@@ -152,7 +152,7 @@ extension RelyingPartyServer {
             if error.code == .signCountNotIncreased {
                 try markPossibleClone(stored)
             }
-            try limit(accountLimiter, key: failureKey)
+            try limits.take(.account, key: failureKey)
             throw .verification(error)
         }
         return VerifiedAssertion(stored: stored, result: result, user: user, unspent: unspent)

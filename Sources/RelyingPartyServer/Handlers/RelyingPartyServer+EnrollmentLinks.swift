@@ -29,7 +29,7 @@ extension RelyingPartyServer {
         }
         guard let (link, user) = found, let user else { throw ServerError(.enrollmentLinkInvalid) }
         guard now < link.expiresAt else { throw ServerError(.enrollmentLinkExpired) }
-        try limit(accountLimiter, key: "user:" + Base64URL.encode(user.id))
+        try limits.take(.account, key: "user:" + Base64URL.encode(user.id))
         return (user, hash)
     }
 

@@ -40,7 +40,7 @@ extension RelyingPartyServer {
         guard body.username.utf8.count <= 256, body.code.utf8.count <= 64 else { throw ServerError(.recoveryCodeInvalid) }
         // Every spelling of a name (`Frank`, `frank`) is one account, and so one bucket.
         let name = Self.normalizedName(body.username)
-        try limit(accountLimiter, key: "name:" + UserRecord.nameKey(of: name))
+        try limits.take(.account, key: "name:" + UserRecord.nameKey(of: name))
         let hash = Self.recoveryCodeHash(body.code)
         guard let user = try storage({ try store.user(name: name) }) else { throw ServerError(.recoveryCodeInvalid) }
         var session = sessions.prepare(for: user.id, method: .recoveryCode, userVerified: false, request: request)

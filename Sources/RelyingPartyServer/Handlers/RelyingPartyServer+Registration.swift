@@ -77,7 +77,7 @@ extension RelyingPartyServer {
         }
         // An existing account's passkeys are its excluded credentials: one cap for the signed-in and the enrollment path.
         guard excluded.count < configuration.maximumPasskeysPerAccount else { throw ServerError(.passkeyLimitReached) }
-        try limit(challengeLimiter, key: clientAddress(request))
+        try limits.take(.challenges, key: clientAddress(request))
         let challenge = try challenges.issue(
             .registration,
             userID: registration.newAccount ? nil : Base64URL.decode(registration.userHandle),
