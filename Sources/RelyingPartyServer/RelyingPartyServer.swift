@@ -19,8 +19,9 @@ public final class RelyingPartyServer: HTTPHandler {
     let keys = CredentialKeyCache()
     /// The associated-domain files, trust material and metadata in force (`reload` replaces them).
     let settings: SettingsInForce
-    /// The signed-in account of a request.
+    /// The signed-in account of a request, and the answer of a sign-in.
     let accounts: SignedInAccounts
+    let signInAnswers: SignInAnswers
     /// The features, each holding what it uses; the route table names them.
     let controllers: Controllers
     let staticFiles: StaticFiles?
@@ -132,6 +133,7 @@ public final class RelyingPartyServer: HTTPHandler {
             lifetime: TimeInterval(configuration.sessionLifetimeSeconds),
             accessTokens: tokens
         )
+        signInAnswers = SignInAnswers(sessions: sessions, tokens: tokens)
         staticFiles = configuration.wwwDirectory.map(StaticFiles.init(root:))
         limits = RequestLimits(configuration, time: time, refusals: self.metrics?.rateLimited)
         if let appleConfiguration = configuration.apple {

@@ -30,8 +30,8 @@ import WebAuthnCore
         )
     }
 
-    static func answers() -> [RelyingPartyServer.SignedInResponse] {
-        var full = RelyingPartyServer.SignedInResponse(user: user(email: "ada@example.com"), issued: nil)
+    static func answers() -> [SignedInResponse] {
+        var full = SignedInResponse(user: user(email: "ada@example.com"), issued: nil)
         full.verified = true
         full.credentialId = Base64URL.encode(Array(repeating: 9, count: 16))
         full.token = "s3ss10n-t0k3n_abc"
@@ -43,10 +43,10 @@ import WebAuthnCore
         full.linkSuggestion = "matching_email"
         full.previousUserId = "AAAA"
         full.restricted = true
-        var partial = RelyingPartyServer.SignedInResponse(user: user(), issued: nil)
+        var partial = SignedInResponse(user: user(), issued: nil)
         partial.verified = true
         partial.expiresAt = Date(timeIntervalSince1970: -0.25)
-        return [full, partial, RelyingPartyServer.SignedInResponse(user: user(), issued: nil)]
+        return [full, partial, SignedInResponse(user: user(), issued: nil)]
     }
 
     @Test func signedInBodiesAreTheEncodersBytes() throws {
@@ -58,7 +58,7 @@ import WebAuthnCore
 
     @Test func textThatNeedsEscapesReadsTheSame() throws {
         for name in ["quote\"back\\slash/", "line\nfeed\ttab\r", "bell\u{7}del\u{7F}\u{8}\u{C}", "é 日本 \u{2028} 😀", ""] {
-            var answer = RelyingPartyServer.SignedInResponse(user: Self.user(name: name, displayName: name, email: name), issued: nil)
+            var answer = SignedInResponse(user: Self.user(name: name, displayName: name, email: name), issued: nil)
             answer.token = name
             let direct = JSONBody.encode(answer)
             #expect(try Self.parsed(direct) == Self.parsed(Self.foundation(answer)))
