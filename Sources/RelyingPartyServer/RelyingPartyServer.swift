@@ -161,6 +161,7 @@ public final class RelyingPartyServer: HTTPHandler {
             time: time,
             sessions: sessions,
             challenges: challenges,
+            tokens: tokens,
             accounts: accounts
         )
         tokens.updateKeys()

@@ -135,7 +135,7 @@ import WebAuthnCore
                 try Self.outcomes(RelyingPartyServer.MergeRequest.self, body),
                 try Self.outcomes(RelyingPartyServer.RecoveryRequest.self, body),
                 try Self.outcomes(RelyingPartyServer.RenameRequest.self, body),
-                try Self.outcomes(RelyingPartyServer.IntrospectionRequest.self, body),
+                try Self.outcomes(AccessTokenController.IntrospectionRequest.self, body),
                 try Self.outcomes(AdminUserChange.self, body),
             ] {
                 #expect(outcome.tree == outcome.foundation, "\(body)")

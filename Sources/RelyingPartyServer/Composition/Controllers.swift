@@ -6,6 +6,7 @@ import Storage
 /// controller by its key path here.
 struct Controllers: Sendable {
     let sessions: SessionsController
+    let accessTokens: AccessTokenController
 
     init(
         configuration: ServerConfiguration,
@@ -13,6 +14,7 @@ struct Controllers: Sendable {
         time: any TimeSource,
         sessions: SessionService,
         challenges: ChallengeService,
+        tokens: AccessTokenService,
         accounts: SignedInAccounts
     ) {
         self.sessions = SessionsController(
@@ -23,6 +25,14 @@ struct Controllers: Sendable {
             accounts: accounts,
             handoffOrigin: configuration.handoffOrigin,
             handoffRedirect: configuration.handoffRedirect
+        )
+        accessTokens = AccessTokenController(
+            store: store,
+            time: time,
+            tokens: tokens,
+            accounts: accounts,
+            backends: configuration.backends,
+            relyingPartyID: configuration.relyingPartyID
         )
     }
 }

@@ -1,0 +1,18 @@
+extension RelyingPartyServer {
+    /// Starts the signing-key worker: every `SigningKeyRing.refreshInterval` it runs the rotation schedule and loads
+    /// the keys (other nodes' too).
+    public func startKeyWorker() {
+        tokens.worker.start()
+    }
+
+    /// Stops the signing-key worker and waits for its current round.
+    public func stopKeyWorker() {
+        tokens.worker.stop()
+    }
+
+    /// Runs one round of the signing-key worker on the calling thread (tests drive the schedule this way).
+    @discardableResult
+    package func processDueKeyWork() -> Bool {
+        tokens.updateKeys()
+    }
+}
