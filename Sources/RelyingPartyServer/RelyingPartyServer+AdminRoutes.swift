@@ -17,6 +17,6 @@ extension RelyingPartyServer {
         Route("POST", "/admin/import", [.noStore], RelyingPartyServer.adminImport),
         Route("GET", "/admin/webhooks/deliveries", [.noStore], RelyingPartyServer.adminWebhookDeliveries),
         Route("POST", "/admin/webhooks/deliveries/{id}/retry", [.noStore], RelyingPartyServer.adminRetryWebhookDelivery),
-        Route("GET", "/metrics", [.noStore, .openOnLoopback], RelyingPartyServer.metrics),
+        Route("GET", "/metrics", [.noStore, .openOnLoopback], \.operations, OperationsController.metrics),
     ]
 }

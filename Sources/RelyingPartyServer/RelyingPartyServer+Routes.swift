@@ -6,9 +6,9 @@ extension RelyingPartyServer {
     /// `Allow`); any other path is a well-known file, a static file or `404 not_found`. The log names a route by its
     /// path pattern, never by the path itself (a passkey ID identifies a person's authenticator).
     static let routes: [Route] = [
-        Route("GET", "/healthz", [.sessionIgnored, .answersFromMemory], RelyingPartyServer.health),
-        Route("GET", "/readyz", [.sessionIgnored, .noStore], RelyingPartyServer.readiness),
-        Route("GET", "/openapi.json", [.sessionIgnored, .answersFromMemory], RelyingPartyServer.openAPIDocument),
+        Route("GET", "/healthz", [.sessionIgnored, .answersFromMemory], \.operations, OperationsController.health),
+        Route("GET", "/readyz", [.sessionIgnored, .noStore], \.operations, OperationsController.readiness),
+        Route("GET", "/openapi.json", [.sessionIgnored, .answersFromMemory], \.operations, OperationsController.openAPIDocument),
         Route(
             "POST",
             "/webauthn/registration/options",
@@ -53,7 +53,7 @@ extension RelyingPartyServer {
         Route("GET", "/session/handoff", [.rateLimitedPerAddress, .noStore, .sessionIgnored], \.sessions, SessionsController.completeHandoff),
         Route("POST", "/introspect", [.noStore, .sessionIgnored], \.accessTokens, AccessTokenController.introspect),
         Route("GET", "/.well-known/jwks.json", [.sessionIgnored], \.accessTokens, AccessTokenController.jwks),
-        Route("GET", "/.well-known/openid-configuration", [.sessionIgnored, .answersFromMemory], \.accessTokens, AccessTokenController.openIDConfiguration),
+        Route("GET", "/.well-known/openid-configuration", [.sessionIgnored, .answersFromMemory], \.accessTokens, AccessTokenController.discovery),
         Route("GET", "/oauth/authorize", [.rateLimitedPerAddress, .noStore, .sessionIgnored], RelyingPartyServer.authorize),
         Route("GET", "/oauth/sign-in", [.noStore, .sessionIgnored], RelyingPartyServer.signInPage),
         Route("POST", "/oauth/token", [.rateLimitedPerAddress, .noStore, .sessionIgnored], RelyingPartyServer.token),
@@ -66,11 +66,6 @@ extension RelyingPartyServer {
         Route("POST", "/auth/apple/callback", [.rateLimitedPerAddress, .noStore, .sessionIgnored], RelyingPartyServer.appleWebCallback),
         Route("POST", "/auth/apple/notifications", [.rateLimitedPerAddress, .noStore, .sessionIgnored], RelyingPartyServer.appleNotification),
     ]
-
-    /// `GET /healthz`: liveness (the process answers); `/readyz` checks what serving needs.
-    func health(_ request: HTTPRequest) -> HTTPResponse {
-        JSONBody.ok(["status": "ok"])
-    }
 
     /// What a table says about a request.
     enum Dispatch {

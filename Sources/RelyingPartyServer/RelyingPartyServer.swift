@@ -162,7 +162,9 @@ public final class RelyingPartyServer: HTTPHandler {
             sessions: sessions,
             challenges: challenges,
             tokens: tokens,
-            accounts: accounts
+            accounts: accounts,
+            settings: settings,
+            metrics: self.metrics
         )
         tokens.updateKeys()
         if let metrics { collectMetrics(into: metrics) }

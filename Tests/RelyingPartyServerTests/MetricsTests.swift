@@ -17,7 +17,7 @@ struct MetricsTests {
     static func scrape(_ server: RelyingPartyServer) throws -> [String: PrometheusParser.Family] {
         let response = server.metricsResponse()
         #expect(response.status == 200)
-        #expect(response.headers["content-type"] == RelyingPartyServer.metricsContentType)
+        #expect(response.headers["content-type"] == OperationsController.metricsContentType)
         return try PrometheusParser.parse(String(decoding: response.body, as: UTF8.self))
     }
 

@@ -7,6 +7,7 @@ import Storage
 struct Controllers: Sendable {
     let sessions: SessionsController
     let accessTokens: AccessTokenController
+    let operations: OperationsController
 
     init(
         configuration: ServerConfiguration,
@@ -15,7 +16,9 @@ struct Controllers: Sendable {
         sessions: SessionService,
         challenges: ChallengeService,
         tokens: AccessTokenService,
-        accounts: SignedInAccounts
+        accounts: SignedInAccounts,
+        settings: SettingsInForce,
+        metrics: ServerMetrics?
     ) {
         self.sessions = SessionsController(
             store: store,
@@ -34,5 +37,6 @@ struct Controllers: Sendable {
             backends: configuration.backends,
             relyingPartyID: configuration.relyingPartyID
         )
+        operations = OperationsController(store: store, time: time, tokens: tokens, settings: settings, metrics: metrics)
     }
 }

@@ -72,7 +72,7 @@ struct AccessTokenController: Sendable {
 
     /// `GET /.well-known/openid-configuration` (OpenID Connect Discovery 1.0 §3, RFC 8414 §2): what JWT middleware
     /// reads (`issuer`, `jwks_uri`), the introspection endpoint, and the OpenID provider's endpoints and capabilities.
-    func openIDConfiguration(_ request: HTTPRequest, _ context: RouteContext) -> HTTPResponse {
+    func discovery(_ request: HTTPRequest, _ context: RouteContext) -> HTTPResponse {
         let issuer = tokens.issuer
         var response = JSONBody.ok(
             DiscoveryDocument(

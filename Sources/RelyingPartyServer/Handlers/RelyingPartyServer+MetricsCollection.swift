@@ -4,22 +4,9 @@ import Observability
 import Storage
 
 extension RelyingPartyServer {
-    /// The Prometheus text exposition format's content type.
-    static let metricsContentType = "text/plain; version=0.0.4; charset=utf-8"
-
-    /// `GET /metrics`: every metric of the process's registry, in the Prometheus text format (`404 not_found` when
-    /// `metrics.enabled` is false). For the admin listener, which serves it.
+    /// `GET /metrics` as the admin listener answers it (`OperationsController.metrics`).
     public func metricsResponse() -> HTTPResponse {
-        guard let metrics else { return ServerError(.notFound).response }
-        var response = HTTPResponse(status: 200, body: Array(metrics.registry.render().utf8))
-        response.headers.add("Content-Type", Self.metricsContentType)
-        response.headers.add("Cache-Control", "no-store")
-        return response
-    }
-
-    /// `GET /metrics` on the admin listener.
-    func metrics(_ request: HTTPRequest) -> HTTPResponse {
-        metricsResponse()
+        controllers.operations.metricsResponse()
     }
 
     /// The values read at each scrape: what the store holds (challenges outstanding, live sessions, webhook deliveries

@@ -1,9 +1,43 @@
+import CryptoCore
 import Foundation
 import HTTPServer
+import Observability
 import Storage
 import WebAuthnCore
 
-extension RelyingPartyServer {
+/// What operators and their tools read: liveness (`/healthz`), readiness (`/readyz`), the OpenAPI document, and the
+/// metrics (on the admin listener).
+struct OperationsController: Sendable {
+    let store: any PasskeyStore
+    let time: any TimeSource
+    let tokens: AccessTokenService
+    let settings: SettingsInForce
+    /// The process's metrics; nil when `metrics.enabled` is false.
+    let metrics: ServerMetrics?
+
+    /// `GET /healthz`: liveness (the process answers); `/readyz` checks what serving needs.
+    func health(_ request: HTTPRequest, _ context: RouteContext) -> HTTPResponse {
+        JSONBody.ok(["status": "ok"])
+    }
+
+    /// The Prometheus text exposition format's content type.
+    static let metricsContentType = "text/plain; version=0.0.4; charset=utf-8"
+
+    /// `GET /metrics` on the admin listener: every metric of the process's registry, in the Prometheus text format
+    /// (`404 not_found` when `metrics.enabled` is false).
+    func metrics(_ request: HTTPRequest, _ context: RouteContext) -> HTTPResponse {
+        metricsResponse()
+    }
+
+    /// The metrics' answer, whoever asks (the route, or the server's `metricsResponse`).
+    func metricsResponse() -> HTTPResponse {
+        guard let metrics else { return ServerError(.notFound).response }
+        var response = HTTPResponse(status: 200, body: Array(metrics.registry.render().utf8))
+        response.headers.add("Content-Type", Self.metricsContentType)
+        response.headers.add("Cache-Control", "no-store")
+        return response
+    }
+
     /// One readiness check's outcome: "ok", or why not (never a secret: a storage code, a configuration key).
     typealias ReadinessChecks = [(name: String, state: String)]
 
@@ -11,7 +45,7 @@ extension RelyingPartyServer {
     /// key is loaded and active, and the configured trust material is loaded and usable (the metadata BLOB within its
     /// `nextUpdate` plus grace); otherwise
     /// `503 not_ready` with the first failing check in `failing` and every check's state in `checks`.
-    func readiness(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
+    func readiness(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let checks = readinessChecks()
         let states = JSONValue.object(Dictionary(uniqueKeysWithValues: checks.map { ($0.name, JSONValue.string($0.state)) }))
         guard let failing = checks.first(where: { $0.state != "ok" }) else {
@@ -56,5 +90,13 @@ extension RelyingPartyServer {
             }
         }
         return checks
+    }
+
+    /// `GET /openapi.json`: the OpenAPI 3.1 document of every JSON endpoint (`OpenAPI/openapi.json`, compiled into the
+    /// binary). `Tests/Python/openapi` validates real requests and answers against it.
+    func openAPIDocument(_ request: HTTPRequest, _ context: RouteContext) -> HTTPResponse {
+        var response = HTTPResponse.json(status: 200, PackageResources.openapi_json)
+        response.headers.add("Cache-Control", "public, max-age=3600")
+        return response
     }
 }
