@@ -45,6 +45,8 @@ public final class RelyingPartyServer: HTTPHandler {
     let webhooks: Mutex<WebhookDispatcher>
     /// What delivers webhooks (nil when none can be).
     let webhookSender: (any WebhookSender)?
+    /// Every change of an account that spans several records.
+    let accountService: AccountService
     /// Access tokens, their keys and the JWKS.
     let tokens: AccessTokenService
     let cors: CORSPolicy
@@ -142,6 +144,15 @@ public final class RelyingPartyServer: HTTPHandler {
         } else {
             apple = nil
         }
+        accountService = AccountService(
+            store: store,
+            time: time,
+            random: random,
+            keys: keys,
+            apple: apple,
+            enrollmentLinkLifetime: TimeInterval(configuration.enrollmentLinkLifetimeSeconds),
+            log: log
+        )
         webhooks = Mutex(
             try WebhookDispatcher(
                 endpoints: configuration.webhooks,
@@ -163,6 +174,7 @@ public final class RelyingPartyServer: HTTPHandler {
             challenges: challenges,
             tokens: tokens,
             accounts: accounts,
+            accountService: accountService,
             settings: settings,
             metrics: self.metrics
         )

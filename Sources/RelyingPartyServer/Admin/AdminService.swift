@@ -64,8 +64,8 @@ public struct AdminService: Sendable {
             return AdminUserDetail(
                 user: UserJSON(user),
                 createdAt: user.createdAt,
-                passkeys: try transaction.credentials(userID: userID).map(RelyingPartyServer.PasskeyJSON.init),
-                appleIdentities: try transaction.appleIdentities(userID: userID).map(RelyingPartyServer.AccountJSON.AppleIdentityJSON.init),
+                passkeys: try transaction.credentials(userID: userID).map(PasskeyJSON.init),
+                appleIdentities: try transaction.appleIdentities(userID: userID).map(AccountJSON.AppleIdentityJSON.init),
                 sessions: try transaction.sessions(userID: userID, now: now).map { SessionJSON($0, current: nil) },
                 recoveryCodesLeft: try transaction.recoveryCodeCount(userID: userID)
             )
@@ -91,10 +91,7 @@ public struct AdminService: Sendable {
             emailVerified: email != nil && change.emailVerified == true,
             createdAt: now
         )
-        try transaction { transaction throws(StorageError) in
-            try transaction.insertUser(user)
-            try transaction.appendEvent(AccountEvent.userCreated(userID: user.id, method: .admin).event(at: now))
-        }
+        try server.accountService.create(user, method: .admin)
         server.wakeWebhooks()
         return UserJSON(user)
     }
@@ -110,9 +107,7 @@ public struct AdminService: Sendable {
             try RelyingPartyServer.validName(name, member: "displayName")
         }
         let email = try Self.validEmail(change.email)
-        let now = server.time.now
-        let updated = try transaction { transaction throws(StorageError) -> UserRecord? in
-            guard var user = try transaction.user(id: userID) else { return nil }
+        let updated = try server.accountService.update(userID: userID) { user in
             var changes: [String] = []
             if let username, username != user.name {
                 user.name = username
@@ -135,10 +130,7 @@ public struct AdminService: Sendable {
                 user.emailVerified = verified
                 changes.append("emailVerified")
             }
-            guard !changes.isEmpty else { return user }
-            _ = try transaction.updateUser(user)
-            try transaction.appendEvent(AccountEvent.userUpdated(userID: userID, changes: changes).event(at: now))
-            return user
+            return changes
         }
         guard let updated else { throw ServerError(.userNotFound) }
         server.wakeWebhooks()
@@ -149,12 +141,7 @@ public struct AdminService: Sendable {
     /// `reason: admin`.
     public func deleteUser(id: String) throws(ServerError) {
         let userID = try Self.userID(id)
-        let now = server.time.now
-        let deletion = try transaction { transaction throws(StorageError) in
-            try server.deleteAccount(userID: userID, reason: .admin, in: transaction, now: now)
-        }
-        guard let deletion else { throw ServerError(.userNotFound) }
-        server.finish(deletion)
+        guard try server.accountService.delete(userID: userID, reason: .admin) else { throw ServerError(.userNotFound) }
         server.wakeWebhooks()
     }
 
@@ -162,15 +149,7 @@ public struct AdminService: Sendable {
     /// - Returns: how many live sessions ended.
     public func revokeSessions(userID id: String) throws(ServerError) -> Int {
         let userID = try Self.userID(id)
-        let now = server.time.now
-        let ended = try transaction { transaction throws(StorageError) -> Int? in
-            guard try transaction.user(id: userID) != nil else { return nil }
-            let ended = try transaction.deleteSessions(userID: userID, except: nil).filter { now < $0.expiresAt }
-            for session in ended {
-                try transaction.appendEvent(AccountEvent.sessionRevoked(session, reason: .admin).event(at: now))
-            }
-            return ended.count
-        }
+        let ended = try server.accountService.revokeSessions(userID: userID, reason: .admin)
         guard let ended else { throw ServerError(.userNotFound) }
         server.wakeWebhooks()
         return ended
@@ -181,17 +160,11 @@ public struct AdminService: Sendable {
     public func deletePasskey(userID id: String, credentialID encoded: String) throws(ServerError) {
         let userID = try Self.userID(id)
         guard let credentialID = Base64URL.decode(encoded), !credentialID.isEmpty else { throw ServerError(.passkeyNotFound) }
-        let now = server.time.now
-        let outcome = try transaction { transaction throws(StorageError) -> ServerError.Code? in
-            guard try transaction.user(id: userID) != nil else { return .userNotFound }
-            guard try transaction.deleteCredential(id: credentialID, userID: userID) else { return .passkeyNotFound }
-            try transaction.appendEvent(AccountEvent.passkeyDeleted(userID: userID, credentialID: credentialID).event(at: now))
-            try server.endSessions(ofPasskey: credentialID, userID: userID, keeping: nil, in: transaction, now: now)
-            return nil
+        switch try server.accountService.deletePasskey(credentialID, userID: userID, keeping: nil, allowingLast: true) {
+        case .deleted: server.wakeWebhooks()
+        case .accountNotFound: throw ServerError(.userNotFound)
+        case .passkeyNotFound, .lastWayIn: throw ServerError(.passkeyNotFound)
         }
-        if let outcome { throw ServerError(outcome) }
-        server.keys.remove(credentialID)
-        server.wakeWebhooks()
     }
 
     /// A single-use link that registers a passkey on the account (`POST /webauthn/registration/options
@@ -199,23 +172,9 @@ public struct AdminService: Sendable {
     /// an invited account. Only the token's SHA-256 is stored; `enrollment_link.created`.
     public func createEnrollmentLink(userID id: String) throws(ServerError) -> EnrollmentLinkJSON {
         let userID = try Self.userID(id)
-        let token = Base64URL.encode(server.random.bytes(count: 32))
-        let now = server.time.now
-        let link = EnrollmentTokenRecord(
-            tokenHash: RelyingPartyServer.enrollmentTokenHash(token),
-            userID: userID,
-            createdAt: now,
-            expiresAt: now.addingTimeInterval(TimeInterval(server.configuration.enrollmentLinkLifetimeSeconds))
-        )
-        let made = try transaction { transaction throws(StorageError) -> Bool in
-            guard try transaction.user(id: userID) != nil else { return false }
-            try transaction.insertEnrollmentToken(link)
-            try transaction.appendEvent(AccountEvent.enrollmentLinkCreated(userID: userID).event(at: now))
-            return true
-        }
-        guard made else { throw ServerError(.userNotFound) }
+        guard let link = try server.accountService.createEnrollmentLink(userID: userID) else { throw ServerError(.userNotFound) }
         server.wakeWebhooks()
-        return EnrollmentLinkJSON(url: server.configuration.enrollmentPageURL + "?token=" + token, expiresAt: link.expiresAt)
+        return EnrollmentLinkJSON(url: server.configuration.enrollmentPageURL + "?token=" + link.token, expiresAt: link.expiresAt)
     }
 
     // MARK: webhooks

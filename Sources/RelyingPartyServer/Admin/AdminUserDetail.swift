@@ -4,8 +4,8 @@ import Foundation
 public struct AdminUserDetail: Encodable, Sendable {
     public let user: UserJSON
     public let createdAt: Date
-    public let passkeys: [RelyingPartyServer.PasskeyJSON]
-    public let appleIdentities: [RelyingPartyServer.AccountJSON.AppleIdentityJSON]
+    public let passkeys: [PasskeyJSON]
+    public let appleIdentities: [AccountJSON.AppleIdentityJSON]
     /// The live sessions, oldest first.
     public let sessions: [SessionJSON]
     /// How many unused recovery codes the account has.

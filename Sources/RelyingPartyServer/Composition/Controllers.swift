@@ -8,6 +8,7 @@ struct Controllers: Sendable {
     let sessions: SessionsController
     let accessTokens: AccessTokenController
     let operations: OperationsController
+    let account: AccountController
 
     init(
         configuration: ServerConfiguration,
@@ -17,6 +18,7 @@ struct Controllers: Sendable {
         challenges: ChallengeService,
         tokens: AccessTokenService,
         accounts: SignedInAccounts,
+        accountService: AccountService,
         settings: SettingsInForce,
         metrics: ServerMetrics?
     ) {
@@ -38,5 +40,6 @@ struct Controllers: Sendable {
             relyingPartyID: configuration.relyingPartyID
         )
         operations = OperationsController(store: store, time: time, tokens: tokens, settings: settings, metrics: metrics)
+        account = AccountController(store: store, accounts: accounts, service: accountService, relyingPartyID: configuration.relyingPartyID)
     }
 }

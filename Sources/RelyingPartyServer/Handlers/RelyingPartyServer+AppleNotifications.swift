@@ -35,7 +35,7 @@ extension RelyingPartyServer {
         let until = max(notification.expiresAt, now).addingTimeInterval(apple.verifier.leewaySeconds)
         let event = notification.event
         let (outcome, deletion) = try storage {
-            try store.transaction { transaction throws(StorageError) -> (NotificationOutcome, AccountDeletion?) in
+            try store.transaction { transaction throws(StorageError) -> (NotificationOutcome, AccountService.Deletion?) in
                 guard try transaction.rememberNonce(key, until: until, now: now) else { return (.replayed, nil) }
                 let identity = try transaction.appleIdentity(subject: event.subject)
                 var newest = try transaction.appleNotificationWatermark(subject: event.subject, now: now)
@@ -63,7 +63,7 @@ extension RelyingPartyServer {
         to identity: AppleIdentityRecord,
         in transaction: any StoreTransaction,
         now: Date
-    ) throws(StorageError) -> (NotificationOutcome, AccountDeletion?) {
+    ) throws(StorageError) -> (NotificationOutcome, AccountService.Deletion?) {
         var events: [AccountEvent] = []
         var updated = identity
         switch event {

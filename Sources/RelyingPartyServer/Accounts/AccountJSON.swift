@@ -1,0 +1,33 @@
+import Foundation
+import Storage
+
+/// `GET /me`: the user, the RP ID, the passkeys and every way to sign in.
+public struct AccountJSON: Encodable {
+    struct SignInMethods: Encodable {
+        let passkeys: Int
+        let apple: [AppleIdentityJSON]
+    }
+
+    public struct AppleIdentityJSON: Encodable, Sendable {
+        public let appleUserID: String
+        public let email: String?
+        public let isPrivateEmail: Bool
+        public let emailDisabled: Bool
+        public let consentRevoked: Bool
+        public let linkedAt: Date
+
+        init(_ identity: AppleIdentityRecord) {
+            appleUserID = identity.subject
+            email = identity.email
+            isPrivateEmail = identity.isPrivateEmail
+            emailDisabled = identity.emailDisabled
+            consentRevoked = identity.consentRevoked
+            linkedAt = identity.createdAt
+        }
+    }
+
+    let user: UserJSON
+    let rpId: String
+    let passkeys: [PasskeyJSON]
+    let signInMethods: SignInMethods
+}

@@ -1,0 +1,228 @@
+import CryptoCore
+import Foundation
+import Observability
+import Storage
+
+/// Every change of an account that spans several records, written once, each in one store transaction with the events
+/// that describe it, and used by every entry point alike: the HTTP handlers (`/me`), the admin API and
+/// `passkeyd admin` (through `AdminService`), and Sign in with Apple's notifications. Handlers translate HTTP to these
+/// calls and their results to answers.
+struct AccountService: Sendable {
+    let store: any PasskeyStore
+    let time: any TimeSource
+    let random: any RandomSource
+    /// The verified public keys of passkeys, dropped when a passkey goes.
+    let keys: CredentialKeyCache
+    /// Sign in with Apple, whose revocation worker is woken when a deletion queued refresh tokens; nil without it.
+    let apple: AppleIntegration?
+    /// `recovery.enrollmentLinkLifetimeSeconds`.
+    let enrollmentLinkLifetime: TimeInterval
+    let log: Logger
+
+    // MARK: creating and changing
+
+    /// A new account with no way in yet (an invitation, followed by an enrollment link): `user.created` with `method`.
+    func create(_ user: UserRecord, method: AccountEvent.CreationMethod) throws(ServerError) {
+        let now = time.now
+        try storage {
+            try store.transaction { transaction throws(StorageError) in
+                try transaction.insertUser(user)
+                try transaction.appendEvent(AccountEvent.userCreated(userID: user.id, method: method).event(at: now))
+            }
+        }
+    }
+
+    /// Applies `change` to the account and appends `user.updated` naming the members `change` says it changed; nothing
+    /// (no event) when it changed none.
+    /// - Returns: the account as it is now, or nil when there is none.
+    func update(userID: [UInt8], _ change: (inout UserRecord) -> [String]) throws(ServerError) -> UserRecord? {
+        let now = time.now
+        return try storage {
+            try store.transaction { transaction throws(StorageError) -> UserRecord? in
+                guard var user = try transaction.user(id: userID) else { return nil }
+                let changes = change(&user)
+                guard !changes.isEmpty else { return user }
+                _ = try transaction.updateUser(user)
+                try transaction.appendEvent(AccountEvent.userUpdated(userID: userID, changes: changes).event(at: now))
+                return user
+            }
+        }
+    }
+
+    // MARK: passkeys
+
+    /// How deleting a passkey ended.
+    enum PasskeyDeletion {
+        case deleted
+        case accountNotFound
+        case passkeyNotFound
+        /// The passkey is the account's only way in (a linked Apple ID is one), and `allowingLast` was false.
+        case lastWayIn
+    }
+
+    /// Deletes one passkey of the account (`passkey.deleted`) and ends the other sessions it signed in (but
+    /// `keptSession`), each with `session.revoked`. With `allowingLast` false, the account's only way in stays.
+    func deletePasskey(
+        _ credentialID: [UInt8],
+        userID: [UInt8],
+        keeping keptSession: [UInt8]?,
+        allowingLast: Bool
+    ) throws(ServerError) -> PasskeyDeletion {
+        let now = time.now
+        let outcome = try storage {
+            try store.transaction { transaction throws(StorageError) -> PasskeyDeletion in
+                if allowingLast {
+                    guard try transaction.user(id: userID) != nil else { return .accountNotFound }
+                    guard try transaction.deleteCredential(id: credentialID, userID: userID) else { return .passkeyNotFound }
+                } else {
+                    switch try transaction.deleteCredentialUnlessLast(id: credentialID, userID: userID) {
+                    case .deleted: break
+                    case .notFound: return .passkeyNotFound
+                    case .lastCredential: return .lastWayIn
+                    }
+                }
+                try transaction.appendEvent(AccountEvent.passkeyDeleted(userID: userID, credentialID: credentialID).event(at: now))
+                try endSessions(ofPasskey: credentialID, userID: userID, keeping: keptSession, in: transaction, now: now)
+                return .deleted
+            }
+        }
+        if outcome == .deleted { keys.remove(credentialID) }
+        return outcome
+    }
+
+    /// Renames one passkey of the account (`passkey.renamed`); whether the account has it.
+    func renamePasskey(_ credentialID: [UInt8], userID: [UInt8], name: String) throws(ServerError) -> Bool {
+        let now = time.now
+        return try storage {
+            try store.transaction { transaction throws(StorageError) in
+                guard try transaction.renameCredential(id: credentialID, userID: userID, name: name) else { return false }
+                try transaction.appendEvent(AccountEvent.passkeyRenamed(userID: userID, credentialID: credentialID).event(at: now))
+                return true
+            }
+        }
+    }
+
+    /// Ends the account's sessions that the passkey signed in, but `keptID`, each with its `session.revoked`.
+    func endSessions(
+        ofPasskey credentialID: [UInt8],
+        userID: [UInt8],
+        keeping keptID: [UInt8]?,
+        in transaction: any StoreTransaction,
+        now: Date
+    ) throws(StorageError) {
+        for session in try transaction.sessions(userID: userID, now: now) where session.credentialID == credentialID && session.id != keptID {
+            guard let ended = try transaction.deleteSession(id: session.id, userID: userID) else { continue }
+            try transaction.appendEvent(AccountEvent.sessionRevoked(ended, reason: .passkeyDeleted).event(at: now))
+        }
+    }
+
+    // MARK: sessions
+
+    /// Ends every session of the account, each live one with `session.revoked` (`reason`).
+    /// - Returns: how many live sessions ended, or nil when there is no such account.
+    func revokeSessions(userID: [UInt8], reason: AccountEvent.RevocationReason) throws(ServerError) -> Int? {
+        let now = time.now
+        return try storage {
+            try store.transaction { transaction throws(StorageError) -> Int? in
+                guard try transaction.user(id: userID) != nil else { return nil }
+                let ended = try transaction.deleteSessions(userID: userID, except: nil).filter { now < $0.expiresAt }
+                for session in ended {
+                    try transaction.appendEvent(AccountEvent.sessionRevoked(session, reason: reason).event(at: now))
+                }
+                return ended.count
+            }
+        }
+    }
+
+    // MARK: enrollment links
+
+    /// A single-use enrollment link's token for the account (only its SHA-256 is stored; `enrollment_link.created`),
+    /// valid for `enrollmentLinkLifetime`.
+    /// - Returns: the token and when it expires, or nil when there is no such account.
+    func createEnrollmentLink(userID: [UInt8]) throws(ServerError) -> (token: String, expiresAt: Date)? {
+        let token = Base64URL.encode(random.bytes(count: 32))
+        let now = time.now
+        let link = EnrollmentTokenRecord(
+            tokenHash: RelyingPartyServer.enrollmentTokenHash(token),
+            userID: userID,
+            createdAt: now,
+            expiresAt: now.addingTimeInterval(enrollmentLinkLifetime)
+        )
+        let made = try storage {
+            try store.transaction { transaction throws(StorageError) -> Bool in
+                guard try transaction.user(id: userID) != nil else { return false }
+                try transaction.insertEnrollmentToken(link)
+                try transaction.appendEvent(AccountEvent.enrollmentLinkCreated(userID: userID).event(at: now))
+                return true
+            }
+        }
+        return made ? (token, link.expiresAt) : nil
+    }
+
+    // MARK: deleting
+
+    /// What deleting an account left to do after its transaction committed.
+    struct Deletion {
+        /// The deleted passkeys, whose cached keys are dropped.
+        let credentialIDs: [[UInt8]]
+        /// How many Apple refresh tokens were queued for revocation.
+        let queuedRevocations: Int
+        /// How many Apple identities the account had.
+        let appleIdentities: Int
+    }
+
+    /// Deletes an account, the one way every path does it (`DELETE /me`, the admin API and CLI, Apple's
+    /// `account-delete` of its last way in): in one transaction, then `finish`.
+    /// - Returns: whether there was such an account.
+    @discardableResult
+    func delete(userID: [UInt8], reason: AccountEvent.DeletionReason) throws(ServerError) -> Bool {
+        let now = time.now
+        let deletion = try storage {
+            try store.transaction { transaction throws(StorageError) in try delete(userID: userID, reason: reason, in: transaction, now: now) }
+        }
+        guard let deletion else { return false }
+        finish(deletion)
+        return true
+    }
+
+    /// The rows of an account deletion, in the caller's transaction: queues the revocation of every Apple refresh token
+    /// the account holds, one per identity and client ID (App Store guideline 5.1.1(v)), deletes the account with all
+    /// its rows and appends `user.deleted`. Nil, changing nothing, when the account is already gone.
+    func delete(
+        userID: [UInt8],
+        reason: AccountEvent.DeletionReason,
+        in transaction: any StoreTransaction,
+        now: Date
+    ) throws(StorageError) -> Deletion? {
+        let credentials = try transaction.credentials(userID: userID)
+        let identities = try transaction.appleIdentities(userID: userID)
+        var queued = 0
+        for identity in identities {
+            queued += try queueRevocations(of: identity.subject, in: transaction, now: now)
+        }
+        guard try transaction.deleteUser(id: userID) else { return nil }
+        try transaction.appendEvent(AccountEvent.userDeleted(userID: userID, reason: reason).event(at: now))
+        return Deletion(credentialIDs: credentials.map(\.id), queuedRevocations: queued, appleIdentities: identities.count)
+    }
+
+    /// Deletes the Apple identity's refresh tokens and queues each for revocation.
+    /// - Returns: how many were queued.
+    func queueRevocations(of subject: String, in transaction: any StoreTransaction, now: Date) throws(StorageError) -> Int {
+        let tokens = try transaction.deleteAppleRefreshTokens(subject: subject)
+        for token in tokens {
+            _ = try transaction.enqueueRevocation(token: token.encryptedToken, clientID: token.clientID, notBefore: now)
+        }
+        return tokens.count
+    }
+
+    /// After the commit: drops the passkeys' cached keys, wakes the revocation worker, and says when an account with
+    /// Sign in with Apple held no refresh token to revoke (the app never sent an `authorizationCode`).
+    func finish(_ deletion: Deletion) {
+        deletion.credentialIDs.forEach { keys.remove($0) }
+        if deletion.queuedRevocations > 0 {
+            apple?.worker.wake()
+        } else if deletion.appleIdentities > 0 {
+            log("account deleted: no Apple refresh token was held, so none is revoked (the app never sent an authorizationCode)", event: "apple")
+        }
+    }
+}
