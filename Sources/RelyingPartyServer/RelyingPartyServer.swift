@@ -170,12 +170,14 @@ public final class RelyingPartyServer: HTTPHandler {
             configuration: configuration,
             store: store,
             time: time,
+            random: random,
             sessions: sessions,
             challenges: challenges,
             tokens: tokens,
             accounts: accounts,
             accountService: accountService,
             settings: settings,
+            limits: limits,
             metrics: self.metrics
         )
         tokens.updateKeys()

@@ -133,7 +133,7 @@ import WebAuthnCore
                 try Self.outcomes(RelyingPartyServer.RegistrationOptionsRequest.self, body),
                 try Self.outcomes(RelyingPartyServer.AppleSignInRequest.self, body),
                 try Self.outcomes(RelyingPartyServer.MergeRequest.self, body),
-                try Self.outcomes(RelyingPartyServer.RecoveryRequest.self, body),
+                try Self.outcomes(RecoveryController.RecoveryRequest.self, body),
                 try Self.outcomes(AccountController.RenameRequest.self, body),
                 try Self.outcomes(AccessTokenController.IntrospectionRequest.self, body),
                 try Self.outcomes(AdminUserChange.self, body),

@@ -134,6 +134,36 @@ struct AccountService: Sendable {
         }
     }
 
+    // MARK: recovery codes
+
+    /// Replaces the account's recovery codes with `hashes` (the old set is gone): `recovery_codes.created`.
+    func replaceRecoveryCodes(userID: [UInt8], hashes: [[UInt8]]) throws(ServerError) {
+        let now = time.now
+        try storage {
+            try store.transaction { transaction throws(StorageError) in
+                try transaction.replaceRecoveryCodes(userID: userID, hashes: hashes, createdAt: now)
+                try transaction.appendEvent(AccountEvent.recoveryCodesCreated(userID: userID).event(at: now))
+            }
+        }
+    }
+
+    /// Uses one recovery code of the account (atomically: of two calls with the same code, on any nodes, one wins) and
+    /// stores `session`: `recovery_code.used` (with the codes left) and `session.created`.
+    /// - Returns: whether the code was the account's and unused; nothing is written when it was not.
+    func recover(userID: [UInt8], codeHash: [UInt8], session: SessionRecord) throws(ServerError) -> Bool {
+        let now = time.now
+        return try storage {
+            try store.transaction { transaction throws(StorageError) -> Bool in
+                guard try transaction.deleteRecoveryCode(userID: userID, hash: codeHash) else { return false }
+                try transaction.insertSession(session)
+                let remaining = try transaction.recoveryCodeCount(userID: userID)
+                try transaction.appendEvent(AccountEvent.recoveryCodeUsed(userID: userID, remaining: remaining).event(at: now))
+                try transaction.appendEvent(AccountEvent.sessionCreated(session).event(at: now))
+                return true
+            }
+        }
+    }
+
     // MARK: enrollment links
 
     /// A single-use enrollment link's token for the account (only its SHA-256 is stored; `enrollment_link.created`),

@@ -1,4 +1,5 @@
 import CryptoCore
+import Foundation
 import Storage
 
 /// The server's features, each a controller that holds only what it uses, built once from the configuration and the
@@ -9,17 +10,20 @@ struct Controllers: Sendable {
     let accessTokens: AccessTokenController
     let operations: OperationsController
     let account: AccountController
+    let recovery: RecoveryController
 
     init(
         configuration: ServerConfiguration,
         store: any PasskeyStore,
         time: any TimeSource,
+        random: any RandomSource,
         sessions: SessionService,
         challenges: ChallengeService,
         tokens: AccessTokenService,
         accounts: SignedInAccounts,
         accountService: AccountService,
         settings: SettingsInForce,
+        limits: RequestLimits,
         metrics: ServerMetrics?
     ) {
         self.sessions = SessionsController(
@@ -41,5 +45,15 @@ struct Controllers: Sendable {
         )
         operations = OperationsController(store: store, time: time, tokens: tokens, settings: settings, metrics: metrics)
         account = AccountController(store: store, accounts: accounts, service: accountService, relyingPartyID: configuration.relyingPartyID)
+        recovery = RecoveryController(
+            store: store,
+            time: time,
+            random: random,
+            sessions: sessions,
+            accounts: accounts,
+            service: accountService,
+            limits: limits,
+            sessionLifetime: TimeInterval(configuration.recoverySessionLifetimeSeconds)
+        )
     }
 }
