@@ -13,26 +13,30 @@ extension RelyingPartyServer {
             "POST",
             "/webauthn/registration/options",
             [.rateLimitedPerAddress, .noStore, .recoverySessionAllowed],
-            RelyingPartyServer.registrationOptions
+            \.registration,
+            RegistrationController.options
         ),
         Route(
             "POST",
             "/webauthn/registration/verify",
             [.rateLimitedPerAddress, .noStore, .recoverySessionAllowed, .allowsAccessToken],
-            RelyingPartyServer.registrationVerify
+            \.registration,
+            RegistrationController.verify
         ),
         Route(
             "POST",
             "/webauthn/authentication/options",
             [.rateLimitedPerAddress, .noStore, .allowsAccessToken],
-            RelyingPartyServer.authenticationOptions,
-            answersFromMemoryWhen: RelyingPartyServer.isDiscoverableOptionsRequest
+            \.authentication,
+            AuthenticationController.options,
+            answersFromMemoryWhen: AuthenticationController.isDiscoverableOptionsRequest
         ),
         Route(
             "POST",
             "/webauthn/authentication/verify",
             [.rateLimitedPerAddress, .noStore, .allowsAccessToken],
-            RelyingPartyServer.authenticationVerify
+            \.authentication,
+            AuthenticationController.verify
         ),
         Route("GET", "/me", [.noStore, .recoverySessionAllowed, .allowsAccessToken], \.account, AccountController.me),
         Route("DELETE", "/me", [.noStore], \.account, AccountController.deleteAccount),

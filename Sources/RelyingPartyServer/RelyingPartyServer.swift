@@ -45,6 +45,8 @@ public final class RelyingPartyServer: HTTPHandler {
     let webhooks: Mutex<WebhookDispatcher>
     /// What delivers webhooks (nil when none can be).
     let webhookSender: (any WebhookSender)?
+    /// §7.2 on an assertion: sign-in's and a merge's passkey proof.
+    let assertions: AssertionVerifier
     /// Every change of an account that spans several records.
     let accountService: AccountService
     /// Access tokens, their keys and the JWKS.
@@ -144,6 +146,17 @@ public final class RelyingPartyServer: HTTPHandler {
         } else {
             apple = nil
         }
+        assertions = AssertionVerifier(
+            store: store,
+            time: time,
+            challenges: challenges,
+            keys: keys,
+            decoys: decoys,
+            settings: settings,
+            limits: limits,
+            metrics: self.metrics,
+            log: log
+        )
         accountService = AccountService(
             store: store,
             time: time,
@@ -178,7 +191,11 @@ public final class RelyingPartyServer: HTTPHandler {
             accountService: accountService,
             settings: settings,
             limits: limits,
-            metrics: self.metrics
+            answers: signInAnswers,
+            assertions: assertions,
+            decoys: decoys,
+            metrics: self.metrics,
+            log: log
         )
         tokens.updateKeys()
         if let metrics { collectMetrics(into: metrics) }

@@ -129,8 +129,8 @@ import WebAuthnCore
         ]
         for body in bodies {
             for outcome in [
-                try Self.outcomes(RelyingPartyServer.AuthenticationOptionsRequest.self, body),
-                try Self.outcomes(RelyingPartyServer.RegistrationOptionsRequest.self, body),
+                try Self.outcomes(AuthenticationController.AuthenticationOptionsRequest.self, body),
+                try Self.outcomes(RegistrationController.RegistrationOptionsRequest.self, body),
                 try Self.outcomes(RelyingPartyServer.AppleSignInRequest.self, body),
                 try Self.outcomes(RelyingPartyServer.MergeRequest.self, body),
                 try Self.outcomes(RecoveryController.RecoveryRequest.self, body),

@@ -189,6 +189,49 @@ struct AccountService: Sendable {
         return made ? (token, link.expiresAt) : nil
     }
 
+    /// What ends a registration through an enrollment link: `completeEnrollment`.
+    /// What ends a registration through an enrollment link, in ONE store transaction: takes the link (of two verifies
+    /// with one link, on any nodes, one gets it), adds the passkey to the link's account, stores the session and appends
+    /// `passkey.registered`, `enrollment_link.used` and `session.created`. Nothing is written when it is refused.
+    /// - Throws: `400 enrollment_link_invalid` when the link was used meanwhile, belongs to another account or its
+    ///   account was deleted; `400 enrollment_link_expired` (the expired link is then deleted); what the store throws
+    ///   (`409 credential_exists`).
+    func completeEnrollment(
+        tokenHash: [UInt8],
+        credential: CredentialRecord,
+        session: SessionRecord,
+        maximumPasskeys: Int
+    ) throws(ServerError) -> UserRecord {
+        let now = time.now
+        enum Outcome {
+            case enrolled(UserRecord)
+            case refused(ServerError.Code)
+        }
+        let outcome = try storage {
+            try store.transaction { transaction throws(StorageError) -> Outcome in
+                guard let link = try transaction.deleteEnrollmentToken(hash: tokenHash), link.userID == credential.userID,
+                    let user = try transaction.user(id: link.userID)
+                else { return .refused(.enrollmentLinkInvalid) }
+                guard now < link.expiresAt else { return .refused(.enrollmentLinkExpired) }
+                // Checked again here, as the signed-in path does: passkeys may have been added since the options.
+                guard try transaction.credentials(userID: user.id).count < maximumPasskeys else {
+                    return .refused(.passkeyLimitReached)
+                }
+                let events: [AccountEvent] = [
+                    .passkeyRegistered(userID: user.id, credentialID: credential.id),
+                    .enrollmentLinkUsed(userID: user.id, credentialID: credential.id),
+                    .sessionCreated(session),
+                ]
+                try transaction.insertRegistration(newUser: nil, credential: credential, session: session, events: events.map { $0.event(at: now) })
+                return .enrolled(user)
+            }
+        }
+        switch outcome {
+        case .enrolled(let user): return user
+        case .refused(let code): throw ServerError(code)
+        }
+    }
+
     // MARK: deleting
 
     /// What deleting an account left to do after its transaction committed.

@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import Observability
 import Storage
 
 /// The server's features, each a controller that holds only what it uses, built once from the configuration and the
@@ -11,6 +12,8 @@ struct Controllers: Sendable {
     let operations: OperationsController
     let account: AccountController
     let recovery: RecoveryController
+    let registration: RegistrationController
+    let authentication: AuthenticationController
 
     init(
         configuration: ServerConfiguration,
@@ -24,7 +27,11 @@ struct Controllers: Sendable {
         accountService: AccountService,
         settings: SettingsInForce,
         limits: RequestLimits,
-        metrics: ServerMetrics?
+        answers: SignInAnswers,
+        assertions: AssertionVerifier,
+        decoys: DecoyCredentials,
+        metrics: ServerMetrics?,
+        log: Logger
     ) {
         self.sessions = SessionsController(
             store: store,
@@ -54,6 +61,38 @@ struct Controllers: Sendable {
             service: accountService,
             limits: limits,
             sessionLifetime: TimeInterval(configuration.recoverySessionLifetimeSeconds)
+        )
+        let challengeTimeout = configuration.challengeLifetimeSeconds * 1000
+        registration = RegistrationController(
+            store: store,
+            time: time,
+            random: random,
+            challenges: challenges,
+            sessions: sessions,
+            settings: settings,
+            accounts: accounts,
+            service: accountService,
+            limits: limits,
+            answers: answers,
+            metrics: metrics,
+            log: log,
+            algorithms: configuration.algorithms,
+            maximumPasskeysPerAccount: configuration.maximumPasskeysPerAccount,
+            challengeTimeoutMilliseconds: challengeTimeout
+        )
+        authentication = AuthenticationController(
+            store: store,
+            time: time,
+            challenges: challenges,
+            sessions: sessions,
+            decoys: decoys,
+            settings: settings,
+            limits: limits,
+            assertions: assertions,
+            answers: answers,
+            metrics: metrics,
+            log: log,
+            challengeTimeoutMilliseconds: challengeTimeout
         )
     }
 }

@@ -168,7 +168,7 @@ extension RelyingPartyServer {
             guard let identity else { throw ServerError(.mergeProofRejected) }
             return MergeProof(otherUserID: identity.userID, acceptance: .apple(replay))
         case (nil, nil, let passkey?):
-            let assertion = try verifyAssertion(passkey, deferringSpend: false)
+            let assertion = try assertions.verify(passkey, deferringSpend: false)
             return MergeProof(otherUserID: assertion.user.id, acceptance: .passkey(assertion.update(at: time.now), owner: assertion.user.id))
         default:
             throw ServerError(.invalidRequest, member: "proof")

@@ -1,14 +1,22 @@
 import CryptoCore
 import Foundation
-import HTTPServer
+import Observability
 import Storage
 import WebAuthnCore
 
-extension RelyingPartyServer {
-    struct AuthenticationOptionsRequest: Decodable {
-        var username: String?
-        var userVerification: String?
-    }
+/// WebAuthn §7.2 on an assertion against the stored passkey: what a sign-in and a merge's passkey proof share. Takes
+/// the assertion's challenge, runs the ceremony, flags a passkey whose counter did not increase, and counts failures
+/// against the credential they name.
+struct AssertionVerifier: Sendable {
+    let store: any PasskeyStore
+    let time: any TimeSource
+    let challenges: ChallengeService
+    let keys: CredentialKeyCache
+    let decoys: DecoyCredentials
+    let settings: SettingsInForce
+    let limits: RequestLimits
+    let metrics: ServerMetrics?
+    let log: Logger
 
     /// What the server keeps with an authentication challenge issued for a username that names no account.
     struct AuthenticationContext: Codable {
@@ -16,55 +24,6 @@ extension RelyingPartyServer {
         var unknownUser: Bool
         /// The decoy credential IDs listed (base64url): an assertion naming one fails as a real passkey's would.
         var decoys: [String]?
-    }
-
-    /// Whether `request` asks for a discoverable sign-in's options without any session credentials: its answer is a
-    /// sealed challenge, made from memory, so it is answered on the event-loop thread. Anything else (a username, a
-    /// cookie or bearer to resolve, a body that is not JSON) goes to the worker pool as every store route does.
-    @Sendable static func isDiscoverableOptionsRequest(_ request: HTTPRequest) -> Bool {
-        guard !SessionService.carriesCredentials(request) else { return false }
-        guard let body = try? JSONBody.decode(AuthenticationOptionsRequest.self, from: request) else { return false }
-        return body.username == nil
-    }
-
-    /// `POST /webauthn/authentication/options`: discoverable (autofill) sign-in without a username; with one, the
-    /// user's credentials. An unknown username gets the same shape with stable decoy credentials (no enumeration).
-    /// Limited per client address only (the route's flag, and the challenges an address holds): a limit per
-    /// username would let anyone lock its owner out.
-    func authenticationOptions(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
-        let body = try JSONBody.decode(AuthenticationOptionsRequest.self, from: request)
-        let userVerification = try UserVerificationRequirement(body.userVerification ?? "preferred")
-        var allowCredentials: [PublicKeyCredentialDescriptorJSON] = []
-        var userID: [UInt8]?
-        var context: [UInt8] = []
-        // No account has a longer name: refused before it is normalised or reaches the store or any table.
-        if let given = body.username, given.utf8.count > Self.maximumLookupNameBytes { throw ServerError(.invalidUsername, member: "username") }
-        if let given = body.username, case let name = Self.normalizedName(given), !name.isEmpty {
-            // Found by its key (`UserRecord.nameKey`): any case of the name, and one registered before names were NFKC.
-            if let user = try storage({ try store.user(name: name) }) {
-                userID = user.id
-                allowCredentials = try storage { try store.credentials(userID: user.id) }
-                    .map { PublicKeyCredentialDescriptorJSON(id: $0.id, transports: Self.knownTransports($0.transports)) }
-            } else {
-                allowCredentials = decoys.descriptors(for: UserRecord.nameKey(of: name))
-                // Bound to nobody, so that signing in with one's own passkey does not reveal that the name is free.
-                context = JSONBody.encode(AuthenticationContext(unknownUser: true, decoys: allowCredentials.map(\.id)))
-            }
-        }
-        try limits.take(.challenges, key: clientAddress(request))
-        // A discoverable sign-in's challenge is sealed: nothing to store until it is used (`ChallengeSeal`).
-        let challenge =
-            userID == nil && context.isEmpty
-            ? challenges.issueSealed(userVerification: userVerification.rawValue)
-            : try challenges.issue(.authentication, userID: userID, userVerification: userVerification.rawValue, context: context)
-        return JSONBody.ok(
-            relyingParty.requestOptions(
-                challenge: challenge,
-                allowCredentials: allowCredentials,
-                userVerification: userVerification,
-                timeoutMilliseconds: configuration.challengeLifetimeSeconds * 1000
-            )
-        )
     }
 
     /// A verified assertion: the passkey as stored, what the ceremony found, and its owner.
@@ -100,8 +59,8 @@ extension RelyingPartyServer {
     /// against the credential it names (`429 rate_limited` past `perAccountBurst`). An assertion naming a credential
     /// this server does not have (a decoy, a deleted passkey, junk) runs the same steps against a key nobody holds and
     /// fails as a real passkey's junk assertion does: the same code, step and message.
-    func verifyAssertion(_ credential: AuthenticationResponseJSON, deferringSpend: Bool) throws(ServerError) -> VerifiedAssertion {
-        let opened = try challenges.open(try Self.challengeText(credential.response.clientDataJSON))
+    func verify(_ credential: AuthenticationResponseJSON, deferringSpend: Bool) throws(ServerError) -> VerifiedAssertion {
+        let opened = try challenges.open(try RelyingPartyServer.challengeText(credential.response.clientDataJSON))
         let record = opened.record
         var unspent = opened.unspent
         if !deferringSpend, let spent = unspent {
@@ -145,7 +104,7 @@ extension RelyingPartyServer {
         )
         let result: AuthenticationResult
         do {
-            result = try AuthenticationCeremony(relyingParty: relyingParty).verify(credential, expecting: expectations)
+            result = try AuthenticationCeremony(relyingParty: settings.relyingParty).verify(credential, expecting: expectations)
         } catch {
             try spendBeforeRefusing()
             log("authentication refused: \(error)", event: "ceremony")
@@ -177,7 +136,7 @@ extension RelyingPartyServer {
                 userVerification: try UserVerificationRequirement(record.userVerification),
                 identifiedUserHandle: record.userID ?? (context?.unknownUser == true ? decoys.nobodysUserHandle : nil)
             )
-            _ = try AuthenticationCeremony(relyingParty: relyingParty).verify(credential, expecting: expectations)
+            _ = try AuthenticationCeremony(relyingParty: settings.relyingParty).verify(credential, expecting: expectations)
         } catch let error as WebAuthnError {
             log("authentication refused: \(error)")
             return .verification(error)
@@ -185,40 +144,6 @@ extension RelyingPartyServer {
             return error as? ServerError ?? ServerError(.verificationFailed)
         }
         return .verification(WebAuthnError(.assertionInvalidSignature, "no credential with this ID is registered"))
-    }
-
-    /// `POST /webauthn/authentication/verify`: verifies the assertion, updates the counter and flags, starts a session.
-    func authenticationVerify(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
-        let credential = try JSONBody.decode(AuthenticationResponseJSON.self, from: request)
-        let assertion = try verifyAssertion(credential, deferringSpend: true)
-        let (stored, result, user) = (assertion.stored, assertion.result, assertion.user)
-        // The counter, flags, session and events in one transaction: one durable commit, which also spends a sealed
-        // challenge, or makes the stored challenge taken above durable (see `CeremonyStore`).
-        let now = time.now
-        let session = sessions.prepare(for: user.id, method: .passkey, credentialID: stored.id, userVerified: result.userVerified, request: request)
-        var events = [AccountEvent.sessionCreated(session.record)]
-        if result.backupEligibilityChanged {
-            events.append(.passkeyBackupEligibilityChanged(userID: user.id, credentialID: stored.id, backupEligible: result.backupEligible))
-        }
-        do {
-            try store.completeAuthentication(
-                assertion.update(at: now),
-                session: session.record,
-                events: events.map { $0.event(at: now) },
-                spending: assertion.unspent
-            )
-        } catch  where error.code == .signCountNotIncreased {
-            // §7.2 step 23 failed at the write: a concurrent sign-in with this passkey, here or on another node,
-            // stored a counter at least as high after this one was read. The same verdict as at verification.
-            log("authentication refused: \(error.code)", event: "ceremony")
-            try markPossibleClone(stored)
-            throw .possibleClone(step: error.code)
-        } catch {
-            throw .storage(error)
-        }
-        if result.backupEligibilityChanged { metrics?.backupChanges.increment(["eligible"]) }
-        if result.backupState != stored.backupState { metrics?.backupChanges.increment(["state"]) }
-        return try signedIn(user: user, credentialID: stored.id, issued: session.issued)
     }
 
     /// A counter that did not increase may mean a cloned authenticator: the sign-in is refused, and the passkey is

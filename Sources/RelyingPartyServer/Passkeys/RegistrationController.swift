@@ -1,10 +1,30 @@
 import CryptoCore
 import Foundation
 import HTTPServer
+import Observability
 import Storage
 import WebAuthnCore
 
-extension RelyingPartyServer {
+/// Passkey registration: the creation options (a new account, a passkey for the signed-in account, or one through an
+/// enrollment link) and the verification that stores the passkey and starts a session.
+struct RegistrationController: Sendable {
+    let store: any PasskeyStore
+    let time: any TimeSource
+    let random: any RandomSource
+    let challenges: ChallengeService
+    let sessions: SessionService
+    let settings: SettingsInForce
+    let accounts: SignedInAccounts
+    let service: AccountService
+    let limits: RequestLimits
+    let answers: SignInAnswers
+    let metrics: ServerMetrics?
+    let log: Logger
+    /// `algorithms`, `limits.maximumPasskeysPerAccount`, and the options' `timeout` (the challenge's lifetime).
+    let algorithms: [COSEAlgorithm]
+    let maximumPasskeysPerAccount: Int
+    let challengeTimeoutMilliseconds: Int
+
     struct RegistrationOptionsRequest: Decodable {
         var username: String?
         var displayName: String?
@@ -30,7 +50,7 @@ extension RelyingPartyServer {
 
     /// `POST /webauthn/registration/options`: a new account (username), with an enrollment link's `enrollmentToken` a
     /// passkey for the link's account, or, with a session, a passkey for the signed-in account.
-    func registrationOptions(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+    func options(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let body = try JSONBody.decode(RegistrationOptionsRequest.self, from: request)
         let residentKey = body.residentKey ?? "required"
         guard ["required", "preferred", "discouraged"].contains(residentKey) else {
@@ -54,7 +74,7 @@ extension RelyingPartyServer {
             )
             excluded = try storage { try store.credentials(userID: user.id) }
         } else if context.session != nil {
-            let (user, _) = try signedInUser(request, context, writing: true)
+            let (user, _) = try accounts.user(request, context, writing: true)
             registration = RegistrationContext(
                 userHandle: Base64URL.encode(user.id),
                 username: user.name,
@@ -63,8 +83,8 @@ extension RelyingPartyServer {
             )
             excluded = try storage { try store.credentials(userID: user.id) }
         } else {
-            let username = try Self.validName(body.username, member: "username")
-            let displayName = try Self.validName(body.displayName ?? username, member: "displayName")
+            let username = try RelyingPartyServer.validName(body.username, member: "username")
+            let displayName = try RelyingPartyServer.validName(body.displayName ?? username, member: "displayName")
             guard try storage({ try store.user(name: username) }) == nil else { throw ServerError(.usernameTaken) }
             registration = RegistrationContext(
                 userHandle: Base64URL.encode(random.bytes(count: 32)),
@@ -76,52 +96,42 @@ extension RelyingPartyServer {
             excluded = []
         }
         // An existing account's passkeys are its excluded credentials: one cap for the signed-in and the enrollment path.
-        guard excluded.count < configuration.maximumPasskeysPerAccount else { throw ServerError(.passkeyLimitReached) }
-        try limits.take(.challenges, key: clientAddress(request))
+        guard excluded.count < maximumPasskeysPerAccount else { throw ServerError(.passkeyLimitReached) }
+        try limits.take(.challenges, key: limits.clientAddress(request))
         let challenge = try challenges.issue(
             .registration,
             userID: registration.newAccount ? nil : Base64URL.decode(registration.userHandle),
             userVerification: userVerification.rawValue,
             context: JSONBody.encode(registration)
         )
-        let options = relyingParty.creationOptions(
+        let options = settings.relyingParty.creationOptions(
             challenge: challenge,
             user: .init(id: registration.userHandle, name: registration.username, displayName: registration.displayName),
-            excludeCredentials: excluded.map { PublicKeyCredentialDescriptorJSON(id: $0.id, transports: Self.knownTransports($0.transports)) },
+            excludeCredentials: excluded.map {
+                PublicKeyCredentialDescriptorJSON(id: $0.id, transports: RelyingPartyServer.knownTransports($0.transports))
+            },
             residentKey: residentKey,
             userVerification: userVerification,
             attestation: settings.withLock { $0.attestation.policy.conveyancePreference },
             hints: hints,
-            timeoutMilliseconds: configuration.challengeLifetimeSeconds * 1000
+            timeoutMilliseconds: challengeTimeoutMilliseconds
         )
         return JSONBody.ok(options)
     }
 
-    /// The transports WebAuthn L3 defines (§5.8.4 AuthenticatorTransport), each once, in the order given, at most 8:
-    /// what a client reports is stored and shown, so nothing else is kept (3,003 entries and HTML were accepted).
-    static func knownTransports(_ transports: [String]) -> [String] {
-        var kept: [String] = []
-        for transport in transports where Self.transportValues.contains(transport) && !kept.contains(transport) && kept.count < 8 {
-            kept.append(transport)
-        }
-        return kept
-    }
-
-    static let transportValues: Set<String> = ["usb", "nfc", "ble", "smart-card", "hybrid", "internal"]
-
     /// `POST /webauthn/registration/verify`: verifies the new credential, stores it (and the account) and starts a session.
-    func registrationVerify(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
+    func verify(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let credential = try JSONBody.decode(RegistrationResponseJSON.self, from: request)
-        let record = try challenges.consume(try Self.challengeText(credential.response.clientDataJSON), for: .registration)
-        guard let context = try? JSONDecoder().decode(RegistrationContext.self, from: Data(record.context)),
-            let userHandle = Base64URL.decode(context.userHandle)
+        let record = try challenges.consume(try RelyingPartyServer.challengeText(credential.response.clientDataJSON), for: .registration)
+        guard let registration = try? JSONDecoder().decode(RegistrationContext.self, from: Data(record.context)),
+            let userHandle = Base64URL.decode(registration.userHandle)
         else { throw ServerError(.internalError, detail: "the stored registration state is unreadable") }
         let current = settings.withLock { $0 }
         let attestation = current.attestation
         let expectations = RegistrationExpectations(
             challenge: record.challenge,
             userVerification: try UserVerificationRequirement(record.userVerification),
-            allowedAlgorithms: configuration.algorithms,
+            allowedAlgorithms: algorithms,
             trustAnchors: attestation.trustAnchors,
             attestationPolicy: attestation.policy,
             metadata: current.metadata,
@@ -141,16 +151,16 @@ extension RelyingPartyServer {
             publicKey: result.publicKey.encoded,
             algorithm: result.publicKey.algorithm.rawValue,
             signCount: result.signCount,
-            transports: Self.knownTransports(result.transports),
+            transports: RelyingPartyServer.knownTransports(result.transports),
             aaguid: result.aaguid,
             backupEligible: result.backupEligible,
             backupState: result.backupState,
             attestationFormat: result.attestation.format.rawValue,
-            attestationSummary: Self.summary(result),
+            attestationSummary: RelyingPartyServer.summary(result),
             name: result.authenticatorName ?? "Passkey",
             createdAt: now
         )
-        if let tokenHash = context.enrollmentTokenHash.flatMap(Base64URL.decode) {
+        if let tokenHash = registration.enrollmentTokenHash.flatMap(Base64URL.decode) {
             let session = sessions.prepare(
                 for: userHandle,
                 method: .passkey,
@@ -158,24 +168,29 @@ extension RelyingPartyServer {
                 userVerified: result.userVerified,
                 request: request
             )
-            let user = try completeEnrollment(tokenHash: tokenHash, credential: stored, session: session.record, now: now)
+            let user = try service.completeEnrollment(
+                tokenHash: tokenHash,
+                credential: stored,
+                session: session.record,
+                maximumPasskeys: maximumPasskeysPerAccount
+            )
             metrics?.registered(format: result.attestation.format.rawValue, authenticator: result.authenticatorName)
-            return try signedIn(user: user, credentialID: result.credentialID, issued: session.issued)
+            return try answers.passkey(user: user, credentialID: result.credentialID, issued: session.issued)
         }
         let user: UserRecord
-        if context.newAccount {
+        if registration.newAccount {
             user = UserRecord(
                 id: userHandle,
-                name: context.username,
-                displayName: context.displayName,
-                displayNameIsDefault: context.displayNameIsDefault ?? false,
+                name: registration.username,
+                displayName: registration.displayName,
+                displayNameIsDefault: registration.displayNameIsDefault ?? false,
                 appAccountToken: random.uuid(),
                 createdAt: now
             )
         } else {
             guard let existing = try storage({ try store.user(id: userHandle) }) else { throw ServerError(.notSignedIn) }
             // Checked again here: passkeys may have been added since the options were issued.
-            guard try storage({ try store.credentials(userID: existing.id) }).count < configuration.maximumPasskeysPerAccount else {
+            guard try storage({ try store.credentials(userID: existing.id) }).count < maximumPasskeysPerAccount else {
                 throw ServerError(.passkeyLimitReached)
             }
             user = existing
@@ -188,19 +203,43 @@ extension RelyingPartyServer {
             request: request
         )
         let events =
-            (context.newAccount ? [AccountEvent.userCreated(userID: user.id, method: .passkey)] : [])
+            (registration.newAccount ? [AccountEvent.userCreated(userID: user.id, method: .passkey)] : [])
             + [.passkeyRegistered(userID: user.id, credentialID: result.credentialID), .sessionCreated(session.record)]
         // The account or credential, the session and their events in one transaction: one durable commit (see
         // `CeremonyStore`).
         try storage {
             try store.completeRegistration(
-                newUser: context.newAccount ? user : nil,
+                newUser: registration.newAccount ? user : nil,
                 credential: stored,
                 session: session.record,
                 events: events.map { $0.event(at: now) }
             )
         }
         metrics?.registered(format: result.attestation.format.rawValue, authenticator: result.authenticatorName)
-        return try signedIn(user: user, credentialID: result.credentialID, issued: session.issued)
+        return try answers.passkey(user: user, credentialID: result.credentialID, issued: session.issued)
+    }
+
+    /// The longest enrollment token looked up (the server makes 43 characters).
+    static let maximumEnrollmentTokenBytes = 128
+
+    /// The account an enrollment link (`POST /webauthn/registration/options {"enrollmentToken"}`) registers a passkey
+    /// on, and the link's token hash, which the registration context carries to verify. The link is only read here; verify
+    /// takes it. Rate-limited per account like sign-in (and per address by the route).
+    /// - Throws: `400 enrollment_link_invalid` for a token that is unknown, used, or whose account was deleted (its
+    ///   links went with it); `400 enrollment_link_expired`; `429 rate_limited`.
+    func enrollmentAccount(token: String) throws(ServerError) -> (user: UserRecord, tokenHash: [UInt8]) {
+        guard !token.isEmpty, token.utf8.count <= Self.maximumEnrollmentTokenBytes else { throw ServerError(.enrollmentLinkInvalid) }
+        let hash = RelyingPartyServer.enrollmentTokenHash(token)
+        let now = time.now
+        let found = try storage {
+            try store.transaction { transaction throws(StorageError) -> (EnrollmentTokenRecord, UserRecord?)? in
+                guard let link = try transaction.enrollmentToken(hash: hash) else { return nil }
+                return (link, try transaction.user(id: link.userID))
+            }
+        }
+        guard let (link, user) = found, let user else { throw ServerError(.enrollmentLinkInvalid) }
+        guard now < link.expiresAt else { throw ServerError(.enrollmentLinkExpired) }
+        try limits.take(.account, key: "user:" + Base64URL.encode(user.id))
+        return (user, hash)
     }
 }
