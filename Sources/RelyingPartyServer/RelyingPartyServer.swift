@@ -161,7 +161,11 @@ public final class RelyingPartyServer: HTTPHandler {
             time: time,
             sessions: sessions,
             challenges: challenges,
-            accounts: accounts
+            accounts: accounts,
+            random: random,
+            tokens: tokens,
+            staticFiles: staticFiles,
+            log: log
         )
         tokens.updateKeys()
         if let metrics { collectMetrics(into: metrics) }

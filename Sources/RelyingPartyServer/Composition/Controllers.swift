@@ -1,4 +1,5 @@
 import CryptoCore
+import Observability
 import Storage
 
 /// The server's features, each a controller that holds only what it uses, built once from the configuration and the
@@ -6,6 +7,8 @@ import Storage
 /// controller by its key path here.
 struct Controllers: Sendable {
     let sessions: SessionsController
+    let oauthAuthorization: OAuthAuthorizationController
+    let oauthTokens: OAuthTokenController
 
     init(
         configuration: ServerConfiguration,
@@ -13,7 +16,11 @@ struct Controllers: Sendable {
         time: any TimeSource,
         sessions: SessionService,
         challenges: ChallengeService,
-        accounts: SignedInAccounts
+        accounts: SignedInAccounts,
+        random: any RandomSource,
+        tokens: AccessTokenService,
+        staticFiles: StaticFiles?,
+        log: Logger
     ) {
         self.sessions = SessionsController(
             store: store,
@@ -24,5 +31,15 @@ struct Controllers: Sendable {
             handoffOrigin: configuration.handoffOrigin,
             handoffRedirect: configuration.handoffRedirect
         )
+        oauthAuthorization = OAuthAuthorizationController(
+            store: store,
+            time: time,
+            random: random,
+            sessions: sessions,
+            oidc: configuration.oidc,
+            issuer: tokens.issuer,
+            staticFiles: staticFiles
+        )
+        oauthTokens = OAuthTokenController(store: store, time: time, random: random, tokens: tokens, oidc: configuration.oidc, log: log)
     }
 }
