@@ -194,6 +194,7 @@ public final class RelyingPartyServer: HTTPHandler {
             answers: signInAnswers,
             assertions: assertions,
             decoys: decoys,
+            staticFiles: staticFiles,
             metrics: self.metrics,
             log: log
         )

@@ -14,6 +14,8 @@ struct Controllers: Sendable {
     let recovery: RecoveryController
     let registration: RegistrationController
     let authentication: AuthenticationController
+    let oauthAuthorization: OAuthAuthorizationController
+    let oauthTokens: OAuthTokenController
 
     init(
         configuration: ServerConfiguration,
@@ -30,6 +32,7 @@ struct Controllers: Sendable {
         answers: SignInAnswers,
         assertions: AssertionVerifier,
         decoys: DecoyCredentials,
+        staticFiles: StaticFiles?,
         metrics: ServerMetrics?,
         log: Logger
     ) {
@@ -94,5 +97,15 @@ struct Controllers: Sendable {
             log: log,
             challengeTimeoutMilliseconds: challengeTimeout
         )
+        oauthAuthorization = OAuthAuthorizationController(
+            store: store,
+            time: time,
+            random: random,
+            sessions: sessions,
+            oidc: configuration.oidc,
+            issuer: tokens.issuer,
+            staticFiles: staticFiles
+        )
+        oauthTokens = OAuthTokenController(store: store, time: time, random: random, tokens: tokens, oidc: configuration.oidc, log: log)
     }
 }

@@ -1,9 +1,21 @@
 import CryptoCore
 import Foundation
 import HTTPServer
+import Observability
 import Storage
 
-extension RelyingPartyServer {
+/// The OpenID provider's token endpoints: `POST /oauth/token` (the code exchange and refresh-token rotation),
+/// `POST /oauth/revoke` and `/oauth/userinfo`.
+struct OAuthTokenController: Sendable {
+    let store: any PasskeyStore
+    let time: any TimeSource
+    let random: any RandomSource
+    /// The access and ID tokens' minting and the access tokens' verification.
+    let tokens: AccessTokenService
+    /// The provider's clients (`configuration.oidc`).
+    let oidc: OIDCSettings
+    let log: Logger
+
     struct OAuthTokenResponse: Encodable {
         let access_token: String
         let token_type = "Bearer"
@@ -51,7 +63,7 @@ extension RelyingPartyServer {
             }
             (id, secret, basic) = (user, password, true)
         }
-        guard let id, let client = configuration.oidc.client(id: id) else { throw Self.invalidClient(basic: basic) }
+        guard let id, let client = oidc.client(id: id) else { throw Self.invalidClient(basic: basic) }
         switch client.type {
         case .public:
             guard secret == nil else { throw Self.invalidClient(basic: basic) }
@@ -72,7 +84,7 @@ extension RelyingPartyServer {
     /// (with its PKCE verifier, redirect URI and client) or a refresh token (rotated: the one presented is used up and a
     /// new one issued; a used one presented again revokes the whole family) for an access token, an ID token and the
     /// next refresh token. A code presented a second time revokes the grant its first exchange started.
-    func token(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
+    func token(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let fields = try Self.oauthForm(request)
         let client = try authenticatedClient(request, fields)
         let now = time.now
@@ -132,7 +144,7 @@ extension RelyingPartyServer {
         refreshToken: String,
         now: Date
     ) throws(ServerError) -> Exchange {
-        let lifetime = TimeInterval(configuration.oidc.refreshTokenLifetimeSeconds)
+        let lifetime = TimeInterval(oidc.refreshTokenLifetimeSeconds)
         do {
             return try store.transaction { transaction throws(StorageError) -> Exchange in
                 guard let found = try transaction.useAuthorizationCode(hash: DigestAlgorithm.sha256.hash(Array(code.utf8)), now: now) else {
@@ -203,7 +215,7 @@ extension RelyingPartyServer {
     /// `POST /oauth/revoke` (RFC 7009 §2): a refresh token, or an access token of the provider, of the authenticated
     /// client revokes its grant (the family of refresh tokens, and the access tokens at `/oauth/userinfo`). The answer
     /// is 200 whether or not the token was known (§2.2); another client's token is left alone.
-    func revokeOAuthToken(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
+    func revokeOAuthToken(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let fields = try Self.oauthForm(request)
         let client = try authenticatedClient(request, fields)
         guard let token = fields["token"] else { throw ServerError(.invalidRequest, member: "token") }
@@ -228,14 +240,14 @@ extension RelyingPartyServer {
 
     /// `GET /oauth/userinfo` (OpenID Connect Core §5.3): the claims of the granted scopes for a live access token of an
     /// OpenID client (its grant not revoked); `401 invalid_token` with `WWW-Authenticate` otherwise (RFC 6750 §3.1).
-    func userInfo(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
+    func userInfo(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         var refusal = ServerError(.invalidToken)
         refusal.headers = [("WWW-Authenticate", "Bearer error=\"\(ServerError.Code.invalidToken)\"")]
         guard let token = SessionService.bearer(in: request) else {
             refusal.headers = [("WWW-Authenticate", "Bearer realm=\"passkeyd\"")]
             throw refusal
         }
-        let verified = try tokens.openIDClaims(of: token, clientIDs: configuration.oidc.clients.map(\.id))
+        let verified = try tokens.openIDClaims(of: token, clientIDs: oidc.clients.map(\.id))
         guard let claims = verified.claims, let grantID = Base64URL.decode(claims.sid) else { throw refusal }
         let subject: OpenIDGrantSubject?
         do {

@@ -3,22 +3,23 @@ import Foundation
 import HTTPServer
 import Storage
 
-extension RelyingPartyServer {
+/// The OpenID provider's authorization endpoint: `GET /oauth/authorize` (the code flow with PKCE) and the hosted
+/// sign-in page it sends a person to who is not signed in.
+struct OAuthAuthorizationController: Sendable {
     /// The hosted sign-in page (`www/oauth/sign-in.html`), served at `signInPagePath` with the authorization request's
     /// query: it signs the person in (or sees that they are) and sends the browser back to `/oauth/authorize`.
     static let signInPagePath = "/oauth/sign-in"
 
-    /// The headers of every page of the OpenID provider (RFC 9700 §4.16, clickjacking; CSP Level 3): no framing, no
-    /// script but passkeyd's own files, no referrer carrying the request's query to another site.
-    static func addPageHeaders(to response: inout HTTPResponse) {
-        response.headers.add(
-            "Content-Security-Policy",
-            "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; "
-                + "base-uri 'none'; form-action 'self' https://appleid.apple.com; frame-ancestors 'none'"
-        )
-        response.headers.add("X-Frame-Options", "DENY")
-        response.headers.add("Referrer-Policy", "no-referrer")
-    }
+    let store: any PasskeyStore
+    let time: any TimeSource
+    let random: any RandomSource
+    let sessions: SessionService
+    /// The provider's clients (`configuration.oidc`).
+    let oidc: OIDCSettings
+    /// The `iss` of every redirect (RFC 9207): the access tokens' issuer.
+    let issuer: String
+    /// The `www` folder, which holds the hosted sign-in page (nil without one).
+    let staticFiles: StaticFiles?
 
     /// `GET /oauth/authorize` (RFC 6749 §4.1.1, OpenID Connect Core §3.1.2): the authorization code flow with PKCE.
     ///
@@ -33,20 +34,20 @@ extension RelyingPartyServer {
         let client: OIDCClient
         let redirectURI: String
         do {
-            (client, redirectURI) = try AuthorizationRequest.client(of: fields, in: configuration.oidc)
+            (client, redirectURI) = try AuthorizationRequest.client(of: fields, in: oidc)
         } catch {
-            return Self.errorPage(error)
+            return OpenIDPages.errorPage(error)
         }
         let authorization: AuthorizationRequest
         do {
             authorization = try AuthorizationRequest(fields: fields, client: client, redirectURI: redirectURI)
         } catch {
             let state = fields["state"].map { String($0.prefix(AuthorizationRequest.maximumStateLength)) }
-            return Self.redirect(to: Self.errorRedirect(error, redirectURI: redirectURI, state: state, issuer: tokens.issuer))
+            return OpenIDPages.redirect(to: Self.errorRedirect(error, redirectURI: redirectURI, state: state, issuer: issuer))
         }
         // The sign-in page's cancel button.
         if fields["passkeyd_cancel"] != nil {
-            return Self.redirect(to: authorization.redirect([("error", ServerError.Code.accessDenied.rawValue)], issuer: tokens.issuer))
+            return OpenIDPages.redirect(to: authorization.redirect([("error", ServerError.Code.accessDenied.rawValue)], issuer: issuer))
         }
         let now = time.now
         let session = try sessions.cookieSession(request)
@@ -54,20 +55,20 @@ extension RelyingPartyServer {
             session.map { session in authorization.maximumAge.map { now.timeIntervalSince(session.authenticatedAt) <= Double($0) } ?? true } ?? false
         if let session, fresh, authorization.prompt != .login {
             let code = try issueAuthorizationCode(authorization, session: session, now: now)
-            return Self.redirect(to: authorization.redirect([("code", code)], issuer: tokens.issuer))
+            return OpenIDPages.redirect(to: authorization.redirect([("code", code)], issuer: issuer))
         }
         if authorization.prompt == .silent {
             let crossSite = ["cross-site", "same-site"].contains(request.headers["sec-fetch-site"]?.lowercased() ?? "")
             guard crossSite, session == nil else {
-                return Self.redirect(to: authorization.redirect([("error", ServerError.Code.loginRequired.rawValue)], issuer: tokens.issuer))
+                return OpenIDPages.redirect(to: authorization.redirect([("error", ServerError.Code.loginRequired.rawValue)], issuer: issuer))
             }
         }
-        return Self.redirect(to: Self.signInPagePath + "?" + (request.query ?? ""))
+        return OpenIDPages.redirect(to: Self.signInPagePath + "?" + (request.query ?? ""))
     }
 
     /// `GET /oauth/sign-in`: the hosted sign-in page, with the page headers. It reads its query (the authorization
     /// request) itself; nothing of it is written into the page.
-    func signInPage(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
+    func signInPage(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         guard var response = staticFiles?.response(for: "/oauth/sign-in.html") else { throw ServerError(.notFound) }
         // The page's own policy replaces the static files' (two policies would both apply), and no-store their no-cache.
         response.headers = HTTPHeaders(
@@ -75,7 +76,7 @@ extension RelyingPartyServer {
                 ($0.name, $0.value)
             }
         )
-        Self.addPageHeaders(to: &response)
+        OpenIDPages.addPageHeaders(to: &response)
         return response
     }
 
@@ -117,26 +118,5 @@ extension RelyingPartyServer {
     static func errorRedirect(_ error: ServerError, redirectURI: String, state: String?, issuer: String) -> String {
         let code = error.status >= 500 ? "server_error" : error.code.rawValue
         return AuthorizationRequest.redirect(to: redirectURI, [("error", code), ("error_description", error.message)], state: state, issuer: issuer)
-    }
-
-    static func redirect(to location: String) -> HTTPResponse {
-        var response = HTTPResponse(status: 302, headers: HTTPHeaders([("Location", location)]), body: [])
-        response.headers.add("Referrer-Policy", "no-referrer")
-        return response
-    }
-
-    /// The error page of a request that cannot be sent back to its client: the code and message, for a person.
-    static func errorPage(_ error: ServerError) -> HTTPResponse {
-        let text =
-            "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>Sign-in error</title>"
-            + "<link rel=\"stylesheet\" href=\"/style.css\"><main><h1>This sign-in link is not valid</h1>"
-            + "<p>\(error.message)</p><p><code>\(error.code.rawValue)</code></p></main></html>"
-        var response = HTTPResponse(
-            status: error.status,
-            headers: HTTPHeaders([("Content-Type", "text/html; charset=utf-8")]),
-            body: Array(text.utf8)
-        )
-        addPageHeaders(to: &response)
-        return response
     }
 }
