@@ -161,7 +161,13 @@ public final class RelyingPartyServer: HTTPHandler {
             time: time,
             sessions: sessions,
             challenges: challenges,
-            accounts: accounts
+            accounts: accounts,
+            random: random,
+            log: log,
+            signInAnswers: signInAnswers,
+            limits: limits,
+            apple: apple,
+            deletions: AccountDeletions(store: store, time: time, keys: keys, apple: apple, log: log)
         )
         tokens.updateKeys()
         if let metrics { collectMetrics(into: metrics) }

@@ -131,7 +131,7 @@ import WebAuthnCore
             for outcome in [
                 try Self.outcomes(RelyingPartyServer.AuthenticationOptionsRequest.self, body),
                 try Self.outcomes(RelyingPartyServer.RegistrationOptionsRequest.self, body),
-                try Self.outcomes(RelyingPartyServer.AppleSignInRequest.self, body),
+                try Self.outcomes(AppleSignInController.AppleSignInRequest.self, body),
                 try Self.outcomes(RelyingPartyServer.MergeRequest.self, body),
                 try Self.outcomes(RelyingPartyServer.RecoveryRequest.self, body),
                 try Self.outcomes(RelyingPartyServer.RenameRequest.self, body),

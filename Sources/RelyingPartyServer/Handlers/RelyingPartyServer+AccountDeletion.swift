@@ -2,64 +2,32 @@ import Foundation
 import Storage
 
 extension RelyingPartyServer {
-    /// What deleting an account left to do after its transaction committed.
-    struct AccountDeletion {
-        /// The deleted passkeys, whose cached keys are dropped.
-        let credentialIDs: [[UInt8]]
-        /// How many Apple refresh tokens were queued for revocation.
-        let queuedRevocations: Int
-        /// How many Apple identities the account had.
-        let appleIdentities: Int
+    /// What deleting an account left to do after its transaction committed (`AccountDeletions.Deletion`).
+    typealias AccountDeletion = AccountDeletions.Deletion
+
+    /// Account deletion, as every path does it (`AccountDeletions`).
+    var accountDeletions: AccountDeletions {
+        AccountDeletions(store: store, time: time, keys: keys, apple: apple, log: log)
     }
 
     /// Deletes an account, the one way every path does it (`DELETE /me`, Apple's `account-delete` of its last way in):
-    /// in one transaction, then `finish`.
+    /// in one transaction, then `finish` (`AccountDeletions.delete`).
     func deleteAccount(userID: [UInt8], reason: AccountEvent.DeletionReason) throws(ServerError) {
-        let now = time.now
-        let deletion = try storage {
-            try store.transaction { transaction throws(StorageError) in try deleteAccount(userID: userID, reason: reason, in: transaction, now: now) }
-        }
-        if let deletion { finish(deletion) }
+        try accountDeletions.delete(userID: userID, reason: reason)
     }
 
-    /// The rows of an account deletion, in the caller's transaction: queues the revocation of every Apple refresh token
-    /// the account holds, one per identity and client ID (App Store guideline 5.1.1(v)), deletes the account with all
-    /// its rows and appends `user.deleted`. Nil, changing nothing, when the account is already gone.
+    /// The rows of an account deletion, in the caller's transaction (`AccountDeletions.delete`).
     func deleteAccount(
         userID: [UInt8],
         reason: AccountEvent.DeletionReason,
         in transaction: any StoreTransaction,
         now: Date
     ) throws(StorageError) -> AccountDeletion? {
-        let credentials = try transaction.credentials(userID: userID)
-        let identities = try transaction.appleIdentities(userID: userID)
-        var queued = 0
-        for identity in identities {
-            queued += try queueRevocations(of: identity.subject, in: transaction, now: now)
-        }
-        guard try transaction.deleteUser(id: userID) else { return nil }
-        try transaction.appendEvent(AccountEvent.userDeleted(userID: userID, reason: reason).event(at: now))
-        return AccountDeletion(credentialIDs: credentials.map(\.id), queuedRevocations: queued, appleIdentities: identities.count)
+        try accountDeletions.delete(userID: userID, reason: reason, in: transaction, now: now)
     }
 
-    /// Deletes the identity's refresh tokens and queues each for revocation.
-    /// - Returns: how many were queued.
-    func queueRevocations(of subject: String, in transaction: any StoreTransaction, now: Date) throws(StorageError) -> Int {
-        let tokens = try transaction.deleteAppleRefreshTokens(subject: subject)
-        for token in tokens {
-            _ = try transaction.enqueueRevocation(token: token.encryptedToken, clientID: token.clientID, notBefore: now)
-        }
-        return tokens.count
-    }
-
-    /// After the commit: drops the passkeys' cached keys, wakes the revocation worker, and says when an account with
-    /// Sign in with Apple held no refresh token to revoke (the app never sent an `authorizationCode`).
+    /// After the commit of an account deletion (`AccountDeletions.finish`).
     func finish(_ deletion: AccountDeletion) {
-        deletion.credentialIDs.forEach { keys.remove($0) }
-        if deletion.queuedRevocations > 0 {
-            apple?.worker.wake()
-        } else if deletion.appleIdentities > 0 {
-            log("account deleted: no Apple refresh token was held, so none is revoked (the app never sent an authorizationCode)", event: "apple")
-        }
+        accountDeletions.finish(deletion)
     }
 }
