@@ -23,9 +23,16 @@ struct AppleAccountResolver: Sendable {
         try AppleIntegration.configured(apple)
     }
 
+    /// Sign in with Apple as an identity provider, or `503 apple_not_configured` without an `apple` block.
+    func configuredProvider() throws(ServerError) -> AppleIdentityProvider {
+        AppleIdentityProvider(integration: try configuredApple())
+    }
+
     /// What one Apple sign-in writes, decided before its transaction.
     struct SignIn {
-        let token: AppleIdentityToken
+        /// The provider that verified the identity, which finds, links and records it.
+        let provider: AppleIdentityProvider
+        let identity: VerifiedIdentity<AppleIdentityToken>
         /// The name sent with this authorization, when usable.
         let displayName: String?
         /// The account of the request's session, when it has one: a new identity links to it.
@@ -55,59 +62,46 @@ struct AppleAccountResolver: Sendable {
     /// that fails to be written leaves its nonce and token usable for the retry.
     func apply(_ sign: SignIn, in transaction: any StoreTransaction, request: HTTPRequest) throws(StorageError) -> Outcome {
         guard try sign.replay.remember(in: transaction, now: sign.now) else { return .replayed }
-        let token = sign.token
+        let identity = sign.identity
         var events: [AccountEvent] = []
         var user: UserRecord
         var isNewAccount = false
         // A name fills a default display name when the identity signs in again (after a revocation, Apple sends it
         // anew), never when it is linked to an account that named itself.
         var fillsDisplayName = false
-        if let stored = try identity(for: token, in: transaction) {
-            if let owner = sign.signedInOwner, owner.id != stored.userID { return .taken(otherUserID: stored.userID) }
-            guard let owner = try transaction.user(id: stored.userID) else { throw StorageError(.notFound, "the account is gone") }
+        if let stored = try sign.provider.linkedIdentity(for: identity, in: transaction) {
+            let ownerID = sign.provider.owner(of: stored)
+            if let owner = sign.signedInOwner, owner.id != ownerID { return .taken(otherUserID: ownerID) }
+            guard let owner = try transaction.user(id: ownerID) else { throw StorageError(.notFound, "the account is gone") }
             user = owner
             fillsDisplayName = true
-            var identity = stored
-            identity.signedIn(with: token)
-            if stored.subject != token.subject {
-                // Found by its transfer_sub: the app moved to this team, and the identity takes the team's sub.
-                identity.subject = token.subject
-                identity.transferSubject = token.transferSubject
-                identity.transferredAt = sign.now
-            }
-            if stored.subject != token.subject {
-                _ = try transaction.reKeyAppleIdentity(identity, from: stored.subject)
-                events.append(.appleTransferred(userID: owner.id, appleUserID: token.subject, previousAppleUserID: stored.subject))
-            } else if identity != stored {
-                _ = try transaction.updateAppleIdentity(identity, subject: stored.subject)
-            }
+            events += try sign.provider.recordSignIn(identity, of: stored, in: transaction, now: sign.now)
         } else if let owner = sign.signedInOwner {
             user = owner
-            try transaction.insertAppleIdentity(Self.newIdentity(token, userID: owner.id, now: sign.now))
-            events.append(.appleLinked(userID: owner.id, appleUserID: token.subject))
+            events += try sign.provider.link(identity, to: owner.id, in: transaction, now: sign.now)
         } else {
             user = UserRecord(
                 id: random.bytes(count: 32),
                 name: "apple-" + Hex.encode(random.bytes(count: 8)),
-                displayName: sign.displayName ?? Self.emailLocalPart(token.email) ?? "Apple user",
+                displayName: sign.displayName ?? Self.emailLocalPart(identity.email) ?? "Apple user",
                 displayNameIsDefault: sign.displayName == nil,
                 appAccountToken: random.uuid(),
-                email: token.email,
-                emailVerified: token.email != nil && token.emailVerified == true,
+                email: identity.email,
+                emailVerified: identity.email != nil && identity.emailVerified == true,
                 createdAt: sign.now
             )
             try transaction.insertUser(user)
-            try transaction.insertAppleIdentity(Self.newIdentity(token, userID: user.id, now: sign.now))
-            events += [.userCreated(userID: user.id, method: .apple), .appleLinked(userID: user.id, appleUserID: token.subject)]
+            events.append(.userCreated(userID: user.id, method: .apple))
+            events += try sign.provider.link(identity, to: user.id, in: transaction, now: sign.now)
             isNewAccount = true
         }
         let name = fillsDisplayName ? sign.displayName : nil
-        if !isNewAccount, let update = user.filledIn(displayName: name, email: token.email, emailVerified: token.emailVerified) {
+        if !isNewAccount, let update = user.filledIn(displayName: name, email: identity.email, emailVerified: identity.emailVerified) {
             _ = try transaction.updateUser(update.user)
             user = update.user
             events.append(.userUpdated(userID: user.id, changes: update.changes))
         }
-        let session = sessions.prepare(for: user.id, method: .apple, appleSubject: token.subject, userVerified: false, request: request)
+        let session = sessions.prepare(for: user.id, method: .apple, appleSubject: identity.subject, userVerified: false, request: request)
         try transaction.insertSession(session.record)
         events.append(.sessionCreated(session.record))
         try transaction.appendEvents(events.map { $0.event(at: sign.now) })
@@ -115,12 +109,9 @@ struct AppleAccountResolver: Sendable {
         return .signedIn(user: user, isNewAccount: isNewAccount, linkSuggestion: suggestion, issued: session.issued)
     }
 
-    /// The identity a verified token signs in with: the one with its `sub`, or else the one whose transfer subject is
-    /// the token's `transfer_sub` (an identity of the sending team, to be re-keyed).
+    /// The identity a verified token signs in with (`AppleIdentityProvider.identity`; merge's Apple proof).
     func identity(for token: AppleIdentityToken, in transaction: any StoreTransaction) throws(StorageError) -> AppleIdentityRecord? {
-        if let identity = try transaction.appleIdentity(subject: token.subject) { return identity }
-        guard let transfer = token.transferSubject else { return nil }
-        return try transaction.appleIdentity(transferSubject: transfer)
+        try AppleIdentityProvider.identity(for: token, in: transaction)
     }
 
     /// Whether another account holds the user's verified email and the pair was not declined.
@@ -153,23 +144,6 @@ struct AppleAccountResolver: Sendable {
             tokenKey: DigestAlgorithm.sha256.hash(Array("passkeyd apple identity token:\(identityToken)".utf8)),
             until: max(token.expiresAt, now).addingTimeInterval(apple.verifier.leewaySeconds)
         )
-    }
-
-    /// A new identity from a verified token; one that arrives with a `transfer_sub` is already the recipient team's.
-    static func newIdentity(_ token: AppleIdentityToken, userID: [UInt8], now: Date) -> AppleIdentityRecord {
-        var identity = AppleIdentityRecord(
-            subject: token.subject,
-            userID: userID,
-            email: token.email,
-            emailVerified: token.emailVerified ?? false,
-            isPrivateEmail: token.isPrivateEmail ?? false,
-            realUserStatus: token.realUserStatus?.rawValue,
-            transferSubject: token.transferSubject,
-            transferredAt: token.transferSubject == nil ? nil : now,
-            createdAt: now
-        )
-        identity.signedIn(with: token)
-        return identity
     }
 
     /// The display name a `fullName` member gives, or nil: "Given Family" of an object's `givenName` and `familyName`

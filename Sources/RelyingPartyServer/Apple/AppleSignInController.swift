@@ -51,7 +51,8 @@ struct AppleSignInController: Sendable {
     /// `transfer_sub`), links the identity to the signed-in account, or creates an account. An identity of another
     /// account is `409 apple_identity_taken` with a merge token.
     func signIn(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
-        let apple = try resolver.configuredApple()
+        let provider = try resolver.configuredProvider()
+        let apple = provider.integration
         let body = try JSONBody.decode(AppleSignInRequest.self, from: request)
         guard !body.rawNonce.isEmpty, body.rawNonce.utf8.count <= Self.maximumRawNonceLength else {
             throw ServerError(.invalidRequest, member: "rawNonce")
@@ -61,10 +62,18 @@ struct AppleSignInController: Sendable {
         }
         let displayName = resolver.displayName(body.fullName)
         let caller = context.session == nil ? nil : try accounts.user(request, context, writing: true)
-        let token = try apple.verifyIdentityToken(body.identityToken, rawNonce: body.rawNonce)
+        let identity = try provider.verify(body.identityToken, rawNonce: body.rawNonce)
+        let token = identity.claims
         let replay = try resolver.replayGuard(rawNonce: body.rawNonce, identityToken: body.identityToken, token: token, apple: apple)
         let now = time.now
-        let sign = AppleAccountResolver.SignIn(token: token, displayName: displayName, signedInOwner: caller?.user, replay: replay, now: now)
+        let sign = AppleAccountResolver.SignIn(
+            provider: provider,
+            identity: identity,
+            displayName: displayName,
+            signedInOwner: caller?.user,
+            replay: replay,
+            now: now
+        )
         let outcome = try resolver.signIn(sign, request: request)
         switch outcome {
         case .replayed:

@@ -107,7 +107,8 @@ struct AppleWebController: Sendable {
     static let clearingAppleStateCookie = "\(appleStateCookieName)=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=None"
 
     private func completeAppleWebFlow(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
-        let apple = try resolver.configuredApple()
+        let provider = try resolver.configuredProvider()
+        let apple = provider.integration
         let fields = FormFields(body: request.body)
         if let problem = fields.problem { throw ServerError(.invalidRequest, member: problem) }
         // OpenID Connect Core §3.2.2.5, RFC 6749 §10.12: the state is one this server issued, used once.
@@ -124,14 +125,16 @@ struct AppleWebController: Sendable {
         }
         guard let identityToken = fields["id_token"] else { throw ServerError(.invalidRequest, member: "id_token") }
         // OpenID Connect Core §3.2.2.11: the nonce is the one this flow sent (its SHA-256, as Apple echoes it).
-        let token = try apple.verifyIdentityToken(identityToken, rawNonce: state.rawNonce)
+        let identity = try provider.verify(identityToken, rawNonce: state.rawNonce)
+        let token = identity.claims
         // §3.1.3.7 step 3: the token is for the Services ID this flow asked for, not for an app of the same team.
         guard token.audiences.contains(state.servicesID) else {
             throw ServerError(.invalidIdentityToken, detail: "the identity token is not for the flow's Services ID")
         }
         let replay = try resolver.replayGuard(rawNonce: state.rawNonce, identityToken: identityToken, token: token, apple: apple)
         let sign = AppleAccountResolver.SignIn(
-            token: token,
+            provider: provider,
+            identity: identity,
             displayName: resolver.displayName(Self.appleWebName(fields["user"])),
             signedInOwner: nil,
             replay: replay,
