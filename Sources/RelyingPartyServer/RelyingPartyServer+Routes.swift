@@ -49,8 +49,8 @@ extension RelyingPartyServer {
         Route("POST", "/me/recovery-codes", [.noStore], \.recovery, RecoveryController.createCodes),
         Route("POST", "/auth/recovery", [.rateLimitedPerAddress, .noStore], \.recovery, RecoveryController.signIn),
         Route("POST", "/me/merge", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.merge),
-        Route("POST", "/me/link-suggestion/decline", [.noStore], RelyingPartyServer.declineLinkSuggestion),
-        Route("DELETE", "/me/apple/{id}", [.noStore], RelyingPartyServer.unlinkApple),
+        Route("POST", "/me/link-suggestion/decline", [.noStore], \.appleLinks, AppleLinksController.declineLinkSuggestion),
+        Route("DELETE", "/me/apple/{id}", [.noStore], \.appleLinks, AppleLinksController.unlink),
         Route("POST", "/logout", [.noStore, .recoverySessionAllowed], \.sessions, SessionsController.logout),
         Route("POST", "/session/token", [.noStore], \.accessTokens, AccessTokenController.sessionToken),
         Route("POST", "/session/handoff", [.rateLimitedPerAddress, .noStore], \.sessions, SessionsController.startHandoff),
@@ -70,11 +70,17 @@ extension RelyingPartyServer {
         Route("POST", "/oauth/revoke", [.rateLimitedPerAddress, .noStore, .sessionIgnored], \.oauthTokens, OAuthTokenController.revokeOAuthToken),
         Route("GET", "/oauth/userinfo", [.noStore, .sessionIgnored], \.oauthTokens, OAuthTokenController.userInfo),
         Route("POST", "/oauth/userinfo", [.noStore, .sessionIgnored], \.oauthTokens, OAuthTokenController.userInfo),
-        Route("POST", "/auth/apple/nonce", [.rateLimitedPerAddress, .noStore, .allowsAccessToken], RelyingPartyServer.appleNonce),
-        Route("POST", "/auth/apple", [.rateLimitedPerAddress, .noStore], RelyingPartyServer.appleSignIn),
-        Route("GET", "/auth/apple/start", [.rateLimitedPerAddress, .noStore, .sessionIgnored], RelyingPartyServer.appleWebStart),
-        Route("POST", "/auth/apple/callback", [.rateLimitedPerAddress, .noStore, .sessionIgnored], RelyingPartyServer.appleWebCallback),
-        Route("POST", "/auth/apple/notifications", [.rateLimitedPerAddress, .noStore, .sessionIgnored], RelyingPartyServer.appleNotification),
+        Route("POST", "/auth/apple/nonce", [.rateLimitedPerAddress, .noStore, .allowsAccessToken], \.appleSignIn, AppleSignInController.nonce),
+        Route("POST", "/auth/apple", [.rateLimitedPerAddress, .noStore], \.appleSignIn, AppleSignInController.signIn),
+        Route("GET", "/auth/apple/start", [.rateLimitedPerAddress, .noStore, .sessionIgnored], \.appleWeb, AppleWebController.start),
+        Route("POST", "/auth/apple/callback", [.rateLimitedPerAddress, .noStore, .sessionIgnored], \.appleWeb, AppleWebController.callback),
+        Route(
+            "POST",
+            "/auth/apple/notifications",
+            [.rateLimitedPerAddress, .noStore, .sessionIgnored],
+            \.appleNotifications,
+            AppleNotificationsController.receive
+        ),
     ]
 
     /// What a table says about a request.

@@ -195,6 +195,7 @@ public final class RelyingPartyServer: HTTPHandler {
             assertions: assertions,
             decoys: decoys,
             staticFiles: staticFiles,
+            apple: apple,
             metrics: self.metrics,
             log: log
         )

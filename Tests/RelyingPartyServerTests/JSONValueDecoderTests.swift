@@ -131,7 +131,7 @@ import WebAuthnCore
             for outcome in [
                 try Self.outcomes(AuthenticationController.AuthenticationOptionsRequest.self, body),
                 try Self.outcomes(RegistrationController.RegistrationOptionsRequest.self, body),
-                try Self.outcomes(RelyingPartyServer.AppleSignInRequest.self, body),
+                try Self.outcomes(AppleSignInController.AppleSignInRequest.self, body),
                 try Self.outcomes(RelyingPartyServer.MergeRequest.self, body),
                 try Self.outcomes(RecoveryController.RecoveryRequest.self, body),
                 try Self.outcomes(AccountController.RenameRequest.self, body),

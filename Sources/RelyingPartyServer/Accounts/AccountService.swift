@@ -271,21 +271,11 @@ struct AccountService: Sendable {
         let identities = try transaction.appleIdentities(userID: userID)
         var queued = 0
         for identity in identities {
-            queued += try queueRevocations(of: identity.subject, in: transaction, now: now)
+            queued += try AppleIntegration.queueRevocations(of: identity.subject, in: transaction, now: now)
         }
         guard try transaction.deleteUser(id: userID) else { return nil }
         try transaction.appendEvent(AccountEvent.userDeleted(userID: userID, reason: reason).event(at: now))
         return Deletion(credentialIDs: credentials.map(\.id), queuedRevocations: queued, appleIdentities: identities.count)
-    }
-
-    /// Deletes the Apple identity's refresh tokens and queues each for revocation.
-    /// - Returns: how many were queued.
-    func queueRevocations(of subject: String, in transaction: any StoreTransaction, now: Date) throws(StorageError) -> Int {
-        let tokens = try transaction.deleteAppleRefreshTokens(subject: subject)
-        for token in tokens {
-            _ = try transaction.enqueueRevocation(token: token.encryptedToken, clientID: token.clientID, notBefore: now)
-        }
-        return tokens.count
     }
 
     /// After the commit: drops the passkeys' cached keys, wakes the revocation worker, and says when an account with

@@ -77,6 +77,12 @@ final class AppleIntegration: Sendable {
         weak var integration: AppleIntegration?
     }
 
+    /// `integration`, or `503 apple_not_configured` without an `apple` block (nil).
+    static func configured(_ integration: AppleIntegration?) throws(ServerError) -> AppleIntegration {
+        guard let integration else { throw ServerError(.appleNotConfigured) }
+        return integration
+    }
+
     // MARK: verification
 
     /// Verifies an identity token; every rejection is `401 invalid_identity_token` with the rule in the log.
@@ -144,6 +150,17 @@ final class AppleIntegration: Sendable {
             return
         }
         worker.wake()
+    }
+
+    /// Deletes the identity's refresh tokens and queues each for revocation, in the caller's transaction (unlinking an
+    /// identity, deleting an account; with or without an `apple` block, so static).
+    /// - Returns: how many were queued.
+    static func queueRevocations(of subject: String, in transaction: any StoreTransaction, now: Date) throws(StorageError) -> Int {
+        let tokens = try transaction.deleteAppleRefreshTokens(subject: subject)
+        for token in tokens {
+            _ = try transaction.enqueueRevocation(token: token.encryptedToken, clientID: token.clientID, notBefore: now)
+        }
+        return tokens.count
     }
 
     /// Seals a refresh token for storage; bound to the client ID it was issued to.

@@ -16,6 +16,10 @@ struct Controllers: Sendable {
     let authentication: AuthenticationController
     let oauthAuthorization: OAuthAuthorizationController
     let oauthTokens: OAuthTokenController
+    let appleSignIn: AppleSignInController
+    let appleWeb: AppleWebController
+    let appleNotifications: AppleNotificationsController
+    let appleLinks: AppleLinksController
 
     init(
         configuration: ServerConfiguration,
@@ -33,6 +37,7 @@ struct Controllers: Sendable {
         assertions: AssertionVerifier,
         decoys: DecoyCredentials,
         staticFiles: StaticFiles?,
+        apple: AppleIntegration?,
         metrics: ServerMetrics?,
         log: Logger
     ) {
@@ -107,5 +112,27 @@ struct Controllers: Sendable {
             staticFiles: staticFiles
         )
         oauthTokens = OAuthTokenController(store: store, time: time, random: random, tokens: tokens, oidc: configuration.oidc, log: log)
+        let appleResolver = AppleAccountResolver(apple: apple, store: store, time: time, random: random, sessions: sessions, log: log)
+        appleSignIn = AppleSignInController(
+            resolver: appleResolver,
+            challenges: challenges,
+            accounts: accounts,
+            signInAnswers: answers,
+            limits: limits,
+            mergeTokens: MergeTokens(challenges: challenges),
+            time: time,
+            log: log
+        )
+        appleWeb = AppleWebController(
+            resolver: appleResolver,
+            challenges: challenges,
+            sessions: sessions,
+            random: random,
+            time: time,
+            log: log,
+            appleWebRedirectURI: configuration.tokenIssuer + "/auth/apple/callback"
+        )
+        appleNotifications = AppleNotificationsController(apple: apple, store: store, time: time, accountService: accountService, log: log)
+        appleLinks = AppleLinksController(store: store, time: time, accounts: accounts, apple: apple)
     }
 }

@@ -88,7 +88,7 @@ extension RelyingPartyServer {
             guard let summaries else { throw ServerError(.mergeProofRejected) }
             guard !summaries.isEmpty else { throw ServerError(.mergeProofRejected) }
             var error = ServerError(.mergeConflict)
-            error.members = try mergeTokenMembers(current: user.id, other: proof.otherUserID, session: caller.session)
+            error.members = try MergeTokens(challenges: challenges).members(current: user.id, other: proof.otherUserID, session: caller.session)
             error.members["accounts"] = JSONBody.tree(summaries)
             throw error
         }
@@ -126,7 +126,7 @@ extension RelyingPartyServer {
             events.append(.sessionRevoked(session, reason: .merged))
         }
         let name = gone.displayNameIsDefault ? nil : gone.displayName
-        if let update = Self.filledIn(survivor, displayName: name, email: gone.email, emailVerified: gone.emailVerified) {
+        if let update = survivor.filledIn(displayName: name, email: gone.email, emailVerified: gone.emailVerified) {
             _ = try transaction.updateUser(update.user)
             survivor = update.user
             events.append(.userUpdated(userID: survivorID, changes: update.changes))
@@ -151,19 +151,20 @@ extension RelyingPartyServer {
         switch (proof.mergeToken, proof.apple, proof.passkey) {
         case (let token?, nil, nil):
             guard let record = try challenges.redeemCode(token, kind: .merge), record.userID == user.id,
-                let context = try? JSONDecoder().decode(MergeTokenContext.self, from: Data(record.context)),
+                let context = try? JSONDecoder().decode(MergeTokens.Context.self, from: Data(record.context)),
                 context.sessionId == Base64URL.encode(session.id), let other = Base64URL.decode(context.otherUserId)
             else { throw ServerError(.mergeProofRejected) }
             return MergeProof(otherUserID: other, acceptance: .taken)
         case (nil, let apple?, nil):
-            let integration = try configuredApple()
-            guard !apple.rawNonce.isEmpty, apple.rawNonce.utf8.count <= Self.maximumRawNonceLength else {
+            let resolver = controllers.appleSignIn.resolver
+            let integration = try resolver.configuredApple()
+            guard !apple.rawNonce.isEmpty, apple.rawNonce.utf8.count <= AppleSignInController.maximumRawNonceLength else {
                 throw ServerError(.invalidRequest, member: "proof.apple.rawNonce")
             }
             let token = try integration.verifyIdentityToken(apple.identityToken, rawNonce: apple.rawNonce)
-            let replay = try appleReplayGuard(rawNonce: apple.rawNonce, identityToken: apple.identityToken, token: token, apple: integration)
+            let replay = try resolver.replayGuard(rawNonce: apple.rawNonce, identityToken: apple.identityToken, token: token, apple: integration)
             let identity = try storage {
-                try store.transaction { transaction throws(StorageError) in try appleIdentity(for: token, in: transaction) }
+                try store.transaction { transaction throws(StorageError) in try resolver.identity(for: token, in: transaction) }
             }
             guard let identity else { throw ServerError(.mergeProofRejected) }
             return MergeProof(otherUserID: identity.userID, acceptance: .apple(replay))

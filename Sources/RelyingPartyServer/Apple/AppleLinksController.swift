@@ -3,12 +3,20 @@ import Foundation
 import HTTPServer
 import Storage
 
-extension RelyingPartyServer {
+/// A signed-in person's links to Sign in with Apple: unlinking an identity, and declining the suggestion to link with
+/// the accounts that hold the same verified email.
+struct AppleLinksController: Sendable {
+    let store: any PasskeyStore
+    let time: any TimeSource
+    let accounts: SignedInAccounts
+    /// Sign in with Apple (its worker revokes an unlinked identity's refresh tokens); nil without an `apple` block.
+    let apple: AppleIntegration?
+
     /// `DELETE /me/apple/{appleUserID}`: unlinks an Apple identity of the signed-in account, ending the sessions it made
     /// and queueing the revocation of its refresh tokens; `409 last_sign_in_method` when nothing else would let the
     /// person in.
-    func unlinkApple(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
-        let (user, caller) = try signedInUser(request, context, writing: true)
+    func unlink(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+        let (user, caller) = try accounts.user(request, context, writing: true)
         let subject = context.identifier
         let now = time.now
         enum Unlink {
@@ -26,7 +34,7 @@ extension RelyingPartyServer {
                 for session in ended {
                     events.append(.sessionRevoked(session, reason: .appleUnlinked))
                 }
-                _ = try queueRevocations(of: subject, in: transaction, now: now)
+                _ = try AppleIntegration.queueRevocations(of: subject, in: transaction, now: now)
                 _ = try transaction.deleteAppleIdentity(subject: subject)
                 events.append(.appleUnlinked(userID: user.id, appleUserID: subject, reason: .user))
                 try transaction.appendEvents(events.map { $0.event(at: now) })
@@ -49,7 +57,7 @@ extension RelyingPartyServer {
     /// `POST /me/link-suggestion/decline`: the signed-in person does not want to link with the accounts that hold the
     /// same verified email; `POST /auth/apple` no longer suggests them.
     func declineLinkSuggestion(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
-        let (user, _) = try signedInUser(request, context, writing: true)
+        let (user, _) = try accounts.user(request, context, writing: true)
         try storage {
             try store.transaction { transaction throws(StorageError) in
                 guard let current = try transaction.user(id: user.id), current.emailVerified, let email = current.email else { return }

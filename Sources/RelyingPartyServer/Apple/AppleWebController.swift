@@ -2,10 +2,13 @@ import AppleSignIn
 import CryptoCore
 import Foundation
 import HTTPServer
+import Observability
 import Storage
 import WebAuthnCore
 
-extension RelyingPartyServer {
+/// Sign in with Apple's web flow (for a website, an Android app, and the hosted sign-in page): the start that sends the
+/// browser to Apple, and the callback where Apple posts its answer.
+struct AppleWebController: Sendable {
     /// The cookie that binds an Apple web flow to the browser that started it. `SameSite=None`: Apple posts its answer
     /// from its own site, and a Lax or Strict cookie is not sent on a cross-site POST.
     static let appleStateCookieName = "__Host-passkeyd_apple_state"
@@ -14,8 +17,15 @@ extension RelyingPartyServer {
     /// The query member that tells the page Apple's flow ended without a sign-in (its value is a `ServerError` code).
     static let appleErrorMember = "passkeyd_apple_error"
 
-    /// The redirect URI of Apple's web flow: where Apple posts its answer, named again when its code is exchanged.
-    var appleWebRedirectURI: String { tokens.issuer + "/auth/apple/callback" }
+    let resolver: AppleAccountResolver
+    let challenges: ChallengeService
+    let sessions: SessionService
+    let random: any RandomSource
+    let time: any TimeSource
+    let log: Logger
+    /// The redirect URI of Apple's web flow (`<issuer>/auth/apple/callback`): where Apple posts its answer, named again
+    /// when its code is exchanged.
+    let appleWebRedirectURI: String
 
     /// What a web flow's `state` stands for (its challenge's context).
     struct AppleWebState: Codable {
@@ -33,21 +43,23 @@ extension RelyingPartyServer {
     /// (relative paths on this server only, `/` by default; `cancel` defaults to `return`), sets the binding cookie,
     /// and sends the browser to Apple's authorization endpoint with the first Services ID of the `apple` block,
     /// `response_type=code id_token`, `response_mode=form_post`, and `<issuer>/auth/apple/callback` as redirect URI.
-    func appleWebStart(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
+    func start(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let fields = FormFields(request.query ?? "")
-        guard fields.problem == nil else { return Self.errorPage(ServerError(.invalidRequest, member: fields.problem)) }
-        guard let returnPath = ReturnPath(fields["return"] ?? "/") else { return Self.errorPage(ServerError(.invalidReturnPath, member: "return")) }
+        guard fields.problem == nil else { return RelyingPartyServer.errorPage(ServerError(.invalidRequest, member: fields.problem)) }
+        guard let returnPath = ReturnPath(fields["return"] ?? "/") else {
+            return RelyingPartyServer.errorPage(ServerError(.invalidReturnPath, member: "return"))
+        }
         guard let cancelPath = ReturnPath(fields["cancel"] ?? returnPath.value) else {
-            return Self.errorPage(ServerError(.invalidReturnPath, member: "cancel"))
+            return RelyingPartyServer.errorPage(ServerError(.invalidReturnPath, member: "cancel"))
         }
         let apple: AppleIntegration
         do {
-            apple = try configuredApple()
+            apple = try resolver.configuredApple()
         } catch {
-            return Self.errorPage(error)
+            return RelyingPartyServer.errorPage(error)
         }
         guard let servicesID = apple.configuration.servicesIDs.first else {
-            return Self.errorPage(ServerError(.appleNotConfigured, detail: "the apple block lists no servicesIDs"))
+            return RelyingPartyServer.errorPage(ServerError(.appleNotConfigured, detail: "the apple block lists no servicesIDs"))
         }
         let rawNonce = Base64URL.encode(random.bytes(count: 32))
         let binding = Base64URL.encode(random.bytes(count: 32))
@@ -68,7 +80,7 @@ extension RelyingPartyServer {
         ]
         let authorize = apple.configuration.authorizeURL.absoluteString
         let query = parameters.map { "\($0.0)=\(FormFields.encode($0.1))" }.joined(separator: "&")
-        var response = Self.redirect(to: authorize + (authorize.contains("?") ? "&" : "?") + query)
+        var response = RelyingPartyServer.redirect(to: authorize + (authorize.contains("?") ? "&" : "?") + query)
         response.headers.add(
             "Set-Cookie",
             "\(Self.appleStateCookieName)=\(binding); Path=/; Max-Age=\(Int(Self.appleWebStateLifetime)); HttpOnly; Secure; SameSite=None"
@@ -81,12 +93,12 @@ extension RelyingPartyServer {
     /// Services ID, signs in the identity's account or creates one (as `POST /auth/apple` does), sets the session cookie
     /// and sends the browser on to the flow's return path. Apple's `error` (the person cancelled) sends it to the cancel
     /// path with `passkeyd_apple_error=apple_sign_in_cancelled`. Every refusal is an error page.
-    func appleWebCallback(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
+    func callback(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         do {
             return try completeAppleWebFlow(request)
         } catch {
             log("apple web sign-in refused: \(error.code): \(error.detail ?? error.message)")
-            var page = Self.errorPage(error)
+            var page = RelyingPartyServer.errorPage(error)
             page.headers.add("Set-Cookie", Self.clearingAppleStateCookie)
             return page
         }
@@ -95,7 +107,8 @@ extension RelyingPartyServer {
     static let clearingAppleStateCookie = "\(appleStateCookieName)=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=None"
 
     private func completeAppleWebFlow(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
-        let apple = try configuredApple()
+        let provider = try resolver.configuredProvider()
+        let apple = provider.integration
         let fields = FormFields(body: request.body)
         if let problem = fields.problem { throw ServerError(.invalidRequest, member: problem) }
         // OpenID Connect Core §3.2.2.5, RFC 6749 §10.12: the state is one this server issued, used once.
@@ -112,22 +125,22 @@ extension RelyingPartyServer {
         }
         guard let identityToken = fields["id_token"] else { throw ServerError(.invalidRequest, member: "id_token") }
         // OpenID Connect Core §3.2.2.11: the nonce is the one this flow sent (its SHA-256, as Apple echoes it).
-        let token = try apple.verifyIdentityToken(identityToken, rawNonce: state.rawNonce)
+        let identity = try provider.verify(identityToken, rawNonce: state.rawNonce)
+        let token = identity.claims
         // §3.1.3.7 step 3: the token is for the Services ID this flow asked for, not for an app of the same team.
         guard token.audiences.contains(state.servicesID) else {
             throw ServerError(.invalidIdentityToken, detail: "the identity token is not for the flow's Services ID")
         }
-        let replay = try appleReplayGuard(rawNonce: state.rawNonce, identityToken: identityToken, token: token, apple: apple)
-        let sign = AppleSignIn(
-            token: token,
-            displayName: appleDisplayName(Self.appleWebName(fields["user"])),
+        let replay = try resolver.replayGuard(rawNonce: state.rawNonce, identityToken: identityToken, token: token, apple: apple)
+        let sign = AppleAccountResolver.SignIn(
+            provider: provider,
+            identity: identity,
+            displayName: resolver.displayName(Self.appleWebName(fields["user"])),
             signedInOwner: nil,
             replay: replay,
             now: time.now
         )
-        let outcome = try storage {
-            try store.transaction { transaction throws(StorageError) in try self.apply(sign, in: transaction, request: request) }
-        }
+        let outcome = try resolver.signIn(sign, request: request)
         guard case .signedIn(_, _, _, let issued) = outcome else {
             throw ServerError(.invalidIdentityToken, detail: "the nonce or the identity token was already used")
         }
@@ -145,7 +158,7 @@ extension RelyingPartyServer {
     }
 
     /// The name of the `user` member Apple posts on a first authorization (`{"name": {"firstName", "lastName"}, …}`) as
-    /// the name components `appleDisplayName` reads; nil without one.
+    /// the name components `AppleAccountResolver.displayName` reads; nil without one.
     static func appleWebName(_ user: String?) -> JSONValue? {
         guard let user, case .object(let object)? = try? JSONDecoder().decode(JSONValue.self, from: Data(user.utf8)),
             case .object(let name)? = object["name"]
@@ -164,7 +177,7 @@ extension RelyingPartyServer {
             + "<title>Signing in…</title><link rel=\"stylesheet\" href=\"/style.css\"><main><p><a id=\"continue\" href=\"\(escaped)\">Continue</a></p></main></html>"
         var response = HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "text/html; charset=utf-8")]), body: Array(text.utf8))
         for cookie in cookies { response.headers.add("Set-Cookie", cookie) }
-        addPageHeaders(to: &response)
+        RelyingPartyServer.addPageHeaders(to: &response)
         return response
     }
 

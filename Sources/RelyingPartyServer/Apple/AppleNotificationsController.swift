@@ -2,10 +2,12 @@ import AppleSignIn
 import CryptoCore
 import Foundation
 import HTTPServer
+import Observability
 import Storage
 import WebAuthnCore
 
-extension RelyingPartyServer {
+/// Apple's server-to-server notifications: consent revoked, Apple account deleted, email relay disabled or enabled.
+struct AppleNotificationsController: Sendable {
     /// How long the newest applied notification time of a `sub` is kept: an older notification arriving later than
     /// that (Apple retries for days at most) would be applied.
     static let notificationWatermarkLifetime: TimeInterval = 30 * 86_400
@@ -22,10 +24,18 @@ extension RelyingPartyServer {
         case unchanged
     }
 
+    /// Sign in with Apple; nil without an `apple` block.
+    let apple: AppleIntegration?
+    let store: any PasskeyStore
+    let time: any TimeSource
+    /// Apple's `account-delete` of an account's last way in deletes the account.
+    let accountService: AccountService
+    let log: Logger
+
     /// `POST /auth/apple/notifications`: Apple's server-to-server events, each applied once and in order per `sub`, in
     /// one transaction with its bookkeeping; 200 for every verified notification, whatever it changed.
-    func appleNotification(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
-        let apple = try configuredApple()
+    func receive(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+        let apple = try AppleIntegration.configured(self.apple)
         guard StrictJSONParser.isStrict(request.body) else { throw ServerError(.invalidJSON, detail: "not strict JSON") }
         guard let notification = try apple.verifyNotification(request.body) else { return JSONBody.ok(["received": true]) }
         let now = time.now
@@ -52,7 +62,7 @@ extension RelyingPartyServer {
                 return try apply(event, to: identity, in: transaction, now: now)
             }
         }
-        if let deletion { finish(deletion) }
+        if let deletion { accountService.finish(deletion) }
         log("apple notification: \(event.typeName) (\(outcome.rawValue))", event: "apple")
         return JSONBody.ok(["received": true])
     }
@@ -80,12 +90,12 @@ extension RelyingPartyServer {
             let identities = try transaction.appleIdentities(userID: identity.userID)
             guard !credentials.isEmpty || identities.count > 1 else {
                 // Nothing else lets the person in: the account goes, as `DELETE /me` does it.
-                return (.applied, try deleteAccount(userID: identity.userID, reason: .appleAccountDeleted, in: transaction, now: now))
+                return (.applied, try accountService.delete(userID: identity.userID, reason: .appleAccountDeleted, in: transaction, now: now))
             }
             for session in try transaction.deleteSessions(appleSubject: identity.subject) {
                 events.append(.sessionRevoked(session, reason: .appleAccountDeleted))
             }
-            _ = try queueRevocations(of: identity.subject, in: transaction, now: now)
+            _ = try AppleIntegration.queueRevocations(of: identity.subject, in: transaction, now: now)
             _ = try transaction.deleteAppleIdentity(subject: identity.subject)
             events.append(.appleUnlinked(userID: identity.userID, appleUserID: identity.subject, reason: .appleAccountDeleted))
             try transaction.appendEvents(events.map { $0.event(at: now) })

@@ -1,0 +1,17 @@
+/// What an identity provider does beyond verifying ID tokens and linking identities (`IdentityProvider`): only some
+/// do each, and a caller asks a provider only for what it has.
+struct IdentityProviderCapabilities: OptionSet, Sendable {
+    let rawValue: Int
+
+    /// Grants can be revoked at the provider when an identity is unlinked or its account deleted (Apple's refresh
+    /// tokens, App Store guideline 5.1.1(v)).
+    static let revocation = IdentityProviderCapabilities(rawValue: 1 << 0)
+    /// The provider tells the server of changes (Apple's server-to-server notifications: consent revoked, account
+    /// deleted, email relay disabled or enabled).
+    static let notifications = IdentityProviderCapabilities(rawValue: 1 << 1)
+    /// Identities move between the provider's developer accounts under a new subject (Apple's team transfer,
+    /// `transfer_sub`), and a linked identity is re-keyed.
+    static let transfer = IdentityProviderCapabilities(rawValue: 1 << 2)
+    /// An authorization code sent with the token is exchanged for a grant the server keeps (Apple's refresh token).
+    static let codeExchange = IdentityProviderCapabilities(rawValue: 1 << 3)
+}
