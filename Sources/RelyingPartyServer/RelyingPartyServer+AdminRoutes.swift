@@ -5,18 +5,18 @@ extension RelyingPartyServer {
     static let adminRouteTable = RouteTable(adminRoutes)
 
     static let adminRoutes: [Route] = [
-        Route("GET", "/admin/users", [.noStore], RelyingPartyServer.adminSearchUsers),
-        Route("POST", "/admin/users", [.noStore], RelyingPartyServer.adminCreateUser),
-        Route("GET", "/admin/users/{id}", [.noStore], RelyingPartyServer.adminUser),
-        Route("PATCH", "/admin/users/{id}", [.noStore], RelyingPartyServer.adminUpdateUser),
-        Route("DELETE", "/admin/users/{id}", [.noStore], RelyingPartyServer.adminDeleteUser),
-        Route("POST", "/admin/users/{id}/sessions/revoke", [.noStore], RelyingPartyServer.adminRevokeSessions),
-        Route("DELETE", "/admin/users/{id}/passkeys/{credentialId}", [.noStore], RelyingPartyServer.adminDeletePasskey),
-        Route("POST", "/admin/users/{id}/enrollment-links", [.noStore], RelyingPartyServer.adminCreateEnrollmentLink),
-        Route("GET", "/admin/export", [.noStore], RelyingPartyServer.adminExport),
-        Route("POST", "/admin/import", [.noStore], RelyingPartyServer.adminImport),
-        Route("GET", "/admin/webhooks/deliveries", [.noStore], RelyingPartyServer.adminWebhookDeliveries),
-        Route("POST", "/admin/webhooks/deliveries/{id}/retry", [.noStore], RelyingPartyServer.adminRetryWebhookDelivery),
+        Route("GET", "/admin/users", [.noStore], \.admin, AdminController.searchUsers),
+        Route("POST", "/admin/users", [.noStore], \.admin, AdminController.createUser),
+        Route("GET", "/admin/users/{id}", [.noStore], \.admin, AdminController.user),
+        Route("PATCH", "/admin/users/{id}", [.noStore], \.admin, AdminController.updateUser),
+        Route("DELETE", "/admin/users/{id}", [.noStore], \.admin, AdminController.deleteUser),
+        Route("POST", "/admin/users/{id}/sessions/revoke", [.noStore], \.admin, AdminController.revokeSessions),
+        Route("DELETE", "/admin/users/{id}/passkeys/{credentialId}", [.noStore], \.admin, AdminController.deletePasskey),
+        Route("POST", "/admin/users/{id}/enrollment-links", [.noStore], \.admin, AdminController.createEnrollmentLink),
+        Route("GET", "/admin/export", [.noStore], \.admin, AdminController.export),
+        Route("POST", "/admin/import", [.noStore], \.admin, AdminController.importUsers),
+        Route("GET", "/admin/webhooks/deliveries", [.noStore], \.admin, AdminController.webhookDeliveries),
+        Route("POST", "/admin/webhooks/deliveries/{id}/retry", [.noStore], \.admin, AdminController.retryWebhookDelivery),
         Route("GET", "/metrics", [.noStore, .openOnLoopback], \.operations, OperationsController.metrics),
     ]
 }

@@ -42,7 +42,7 @@ public final class RelyingPartyServer: HTTPHandler {
     let apple: AppleIntegration?
     /// Webhook delivery (`webhooks`); its workers run from `startWebhooks` to `stopWebhooks`, and a reload with other
     /// endpoints replaces it.
-    let webhooks: Mutex<WebhookDispatcher>
+    let webhooks: WebhookDispatcherInForce
     /// What delivers webhooks (nil when none can be).
     let webhookSender: (any WebhookSender)?
     /// §7.2 on an assertion: sign-in's and a merge's passkey proof.
@@ -166,7 +166,7 @@ public final class RelyingPartyServer: HTTPHandler {
             enrollmentLinkLifetime: TimeInterval(configuration.enrollmentLinkLifetimeSeconds),
             log: log
         )
-        webhooks = Mutex(
+        webhooks = WebhookDispatcherInForce(
             try WebhookDispatcher(
                 endpoints: configuration.webhooks,
                 store: store,
@@ -196,6 +196,7 @@ public final class RelyingPartyServer: HTTPHandler {
             decoys: decoys,
             staticFiles: staticFiles,
             apple: apple,
+            webhooks: webhooks,
             metrics: self.metrics,
             log: log
         )

@@ -108,7 +108,7 @@ struct AdminCommand {
             let deployment = try Deployment(configuration, metrics: nil, log: log)
             defer { deployment.close() }
             do throws(ServerError) {
-                let answer = try operation.run(AdminService(server: deployment.server), line, input)
+                let answer = try operation.run(deployment.server.admin, line, input)
                 if words == "export", let output = line.value("--output") {
                     guard
                         FileManager.default.createFile(

@@ -196,7 +196,7 @@ struct EnrollmentLinkTests {
         )
         let custom = try TestServerFactory.make(configuration: configuration, store: store, clock: clock)
         let alice = try PasskeyClient(DirectTransport(handler: custom)).register("alice")
-        let link = try AdminService(server: custom).createEnrollmentLink(userID: Base64URL.encode(alice.userID))
+        let link = try custom.admin.createEnrollmentLink(userID: Base64URL.encode(alice.userID))
         #expect(link.url.hasPrefix("https://example.com/account/recover?token="))
         #expect(link.expiresAt == clock.now.addingTimeInterval(3600))
     }

@@ -11,8 +11,8 @@ extension AdminService {
     public func export() throws(ServerError) -> [UInt8] {
         let header = AdminExport.Header(
             version: AdminExport.version,
-            relyingPartyId: server.configuration.relyingPartyID,
-            exportedAt: server.time.now
+            relyingPartyId: relyingPartyID,
+            exportedAt: time.now
         )
         var output = AdminExport.line(header)
         var after: String?
@@ -35,7 +35,7 @@ extension AdminService {
 
     /// Imports an export (`AdminExport`) of a deployment of the same relying party, idempotently, in one transaction.
     public func importExport(_ body: [UInt8]) throws(ServerError) -> AdminImportReport {
-        try importBatch(try AdminExport.parse(body, relyingPartyID: server.configuration.relyingPartyID))
+        try importBatch(try AdminExport.parse(body, relyingPartyID: relyingPartyID))
     }
 
     /// Writes `batch` in ONE transaction, all of it or, on any refusal, nothing: users upserted by ID (a new one
@@ -46,7 +46,7 @@ extension AdminService {
     ///   `apple_identity_taken` (an Apple identity of another account), `400 import_invalid` (`userId` names no
     ///   account).
     func importBatch(_ batch: AdminExport.Batch) throws(ServerError) -> AdminImportReport {
-        let now = server.time.now
+        let now = time.now
         var line = 0
         var refusal: ServerError?
         func refuse(_ error: ServerError) -> StorageError {
@@ -55,7 +55,7 @@ extension AdminService {
         }
         let report: AdminImportReport
         do {
-            report = try server.store.transaction { transaction throws(StorageError) -> AdminImportReport in
+            report = try store.transaction { transaction throws(StorageError) -> AdminImportReport in
                 refusal = nil
                 var report = AdminImportReport()
                 for (number, user) in batch.users {
@@ -118,7 +118,7 @@ extension AdminService {
             default: throw mapped
             }
         }
-        server.wakeWebhooks()
+        webhooks.wake()
         return report
     }
 }

@@ -20,7 +20,7 @@ extension AdminService {
         else { throw ServerError(.importInvalid, member: "users") }
         var batch = AdminExport.Batch()
         var skipped = AdminImportReport.Skipped()
-        let now = server.time.now
+        let now = time.now
         for (index, user) in file.users.enumerated() {
             let providers = user.providerUserInfo.map(\.providerId)
             guard let apple = user.providerUserInfo.first(where: { $0.providerId == FirebaseAuthExport.appleProvider }) else {
@@ -34,7 +34,7 @@ extension AdminService {
                 continue
             }
             do throws(ServerError) {
-                let (account, identity) = try Self.account(user, apple: apple, now: now, token: server.random.uuid())
+                let (account, identity) = try Self.account(user, apple: apple, now: now, token: random.uuid())
                 batch.users.append((index + 1, account))
                 batch.appleIdentities.append((index + 1, identity))
             } catch {

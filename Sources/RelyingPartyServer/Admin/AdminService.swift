@@ -7,11 +7,15 @@ import Storage
 /// its events in its own transaction; deleting an account is the one path `DELETE /me` takes (Apple revocations
 /// queued, `user.deleted`).
 public struct AdminService: Sendable {
-    let server: RelyingPartyServer
-
-    public init(server: RelyingPartyServer) {
-        self.server = server
-    }
+    let store: any PasskeyStore
+    let time: any TimeSource
+    let random: any RandomSource
+    let accounts: AccountService
+    /// Woken after each change: its events' deliveries are due now.
+    let webhooks: WebhookDispatcherInForce
+    /// The relying party an export names, and the page an enrollment link opens.
+    let relyingPartyID: String
+    let enrollmentPageURL: String
 
     /// The page size when none is asked for, and the largest one.
     public static let defaultPageSize = 50
@@ -58,7 +62,7 @@ public struct AdminService: Sendable {
     /// One account with its passkeys, Apple identities and live sessions.
     public func user(id: String) throws(ServerError) -> AdminUserDetail {
         let userID = try Self.userID(id)
-        let now = server.time.now
+        let now = time.now
         let found = try transaction { transaction throws(StorageError) -> AdminUserDetail? in
             guard let user = try transaction.user(id: userID) else { return nil }
             return AdminUserDetail(
@@ -80,19 +84,19 @@ public struct AdminService: Sendable {
         let username = try RelyingPartyServer.validName(change.username, member: "username")
         let displayName = try RelyingPartyServer.validName(change.displayName ?? username, member: "displayName")
         let email = try Self.validEmail(change.email).flatMap { $0.isEmpty ? nil : $0 }
-        let now = server.time.now
+        let now = time.now
         let user = UserRecord(
-            id: server.random.bytes(count: 32),
+            id: random.bytes(count: 32),
             name: username,
             displayName: displayName,
             displayNameIsDefault: change.displayName == nil,
-            appAccountToken: server.random.uuid(),
+            appAccountToken: random.uuid(),
             email: email,
             emailVerified: email != nil && change.emailVerified == true,
             createdAt: now
         )
-        try server.accountService.create(user, method: .admin)
-        server.wakeWebhooks()
+        try accounts.create(user, method: .admin)
+        webhooks.wake()
         return UserJSON(user)
     }
 
@@ -107,7 +111,7 @@ public struct AdminService: Sendable {
             try RelyingPartyServer.validName(name, member: "displayName")
         }
         let email = try Self.validEmail(change.email)
-        let updated = try server.accountService.update(userID: userID) { user in
+        let updated = try accounts.update(userID: userID) { user in
             var changes: [String] = []
             if let username, username != user.name {
                 user.name = username
@@ -133,7 +137,7 @@ public struct AdminService: Sendable {
             return changes
         }
         guard let updated else { throw ServerError(.userNotFound) }
-        server.wakeWebhooks()
+        webhooks.wake()
         return UserJSON(updated)
     }
 
@@ -141,17 +145,17 @@ public struct AdminService: Sendable {
     /// `reason: admin`.
     public func deleteUser(id: String) throws(ServerError) {
         let userID = try Self.userID(id)
-        guard try server.accountService.delete(userID: userID, reason: .admin) else { throw ServerError(.userNotFound) }
-        server.wakeWebhooks()
+        guard try accounts.delete(userID: userID, reason: .admin) else { throw ServerError(.userNotFound) }
+        webhooks.wake()
     }
 
     /// Ends every session of the account, each with `session.revoked` (`reason: admin`).
     /// - Returns: how many live sessions ended.
     public func revokeSessions(userID id: String) throws(ServerError) -> Int {
         let userID = try Self.userID(id)
-        let ended = try server.accountService.revokeSessions(userID: userID, reason: .admin)
+        let ended = try accounts.revokeSessions(userID: userID, reason: .admin)
         guard let ended else { throw ServerError(.userNotFound) }
-        server.wakeWebhooks()
+        webhooks.wake()
         return ended
     }
 
@@ -160,8 +164,8 @@ public struct AdminService: Sendable {
     public func deletePasskey(userID id: String, credentialID encoded: String) throws(ServerError) {
         let userID = try Self.userID(id)
         guard let credentialID = Base64URL.decode(encoded), !credentialID.isEmpty else { throw ServerError(.passkeyNotFound) }
-        switch try server.accountService.deletePasskey(credentialID, userID: userID, keeping: nil, allowingLast: true) {
-        case .deleted: server.wakeWebhooks()
+        switch try accounts.deletePasskey(credentialID, userID: userID, keeping: nil, allowingLast: true) {
+        case .deleted: webhooks.wake()
         case .accountNotFound: throw ServerError(.userNotFound)
         case .passkeyNotFound, .lastWayIn: throw ServerError(.passkeyNotFound)
         }
@@ -172,9 +176,9 @@ public struct AdminService: Sendable {
     /// an invited account. Only the token's SHA-256 is stored; `enrollment_link.created`.
     public func createEnrollmentLink(userID id: String) throws(ServerError) -> EnrollmentLinkJSON {
         let userID = try Self.userID(id)
-        guard let link = try server.accountService.createEnrollmentLink(userID: userID) else { throw ServerError(.userNotFound) }
-        server.wakeWebhooks()
-        return EnrollmentLinkJSON(url: server.configuration.enrollmentPageURL + "?token=" + link.token, expiresAt: link.expiresAt)
+        guard let link = try accounts.createEnrollmentLink(userID: userID) else { throw ServerError(.userNotFound) }
+        webhooks.wake()
+        return EnrollmentLinkJSON(url: enrollmentPageURL + "?token=" + link.token, expiresAt: link.expiresAt)
     }
 
     // MARK: webhooks
@@ -187,7 +191,7 @@ public struct AdminService: Sendable {
             return wanted
         }
         let after = try cursor.map { (cursor: String) throws(ServerError) -> Int64 in try AdminCursor.deliveryID(cursor, status: status) } ?? 0
-        let found = try storage { try server.store.webhookDeliveries(status: wanted, after: after, limit: size + 1) }
+        let found = try storage { try store.webhookDeliveries(status: wanted, after: after, limit: size + 1) }
         let next = found.count > size ? found[size - 1].id : nil
         return AdminDeliveryPage(
             deliveries: found.prefix(size).map(AdminDeliveryPage.Delivery.init),
@@ -198,18 +202,18 @@ public struct AdminService: Sendable {
     /// Queues a dead delivery again, due now.
     public func retryWebhookDelivery(id: String) throws(ServerError) {
         guard let deliveryID = Int64(id), deliveryID > 0 else { throw ServerError(.deliveryNotFound) }
-        let now = server.time.now
+        let now = time.now
         guard try transaction({ transaction throws(StorageError) in try transaction.retryWebhookDelivery(id: deliveryID, now: now) }) else {
             throw ServerError(.deliveryNotFound)
         }
-        server.wakeWebhooks()
+        webhooks.wake()
     }
 
     // MARK: plumbing
 
     /// The body in one store transaction, its error mapped at the edge.
     func transaction<Result: Sendable>(_ body: (any StoreTransaction) throws(StorageError) -> Result) throws(ServerError) -> Result {
-        try storage { try server.store.transaction(body) }
+        try storage { try store.transaction(body) }
     }
 
     static func pageSize(_ limit: Int?) throws(ServerError) -> Int {

@@ -20,6 +20,7 @@ struct Controllers: Sendable {
     let appleWeb: AppleWebController
     let appleNotifications: AppleNotificationsController
     let appleLinks: AppleLinksController
+    let admin: AdminController
 
     init(
         configuration: ServerConfiguration,
@@ -38,6 +39,7 @@ struct Controllers: Sendable {
         decoys: DecoyCredentials,
         staticFiles: StaticFiles?,
         apple: AppleIntegration?,
+        webhooks: WebhookDispatcherInForce,
         metrics: ServerMetrics?,
         log: Logger
     ) {
@@ -134,5 +136,16 @@ struct Controllers: Sendable {
         )
         appleNotifications = AppleNotificationsController(apple: apple, store: store, time: time, accountService: accountService, log: log)
         appleLinks = AppleLinksController(store: store, time: time, accounts: accounts, apple: apple)
+        admin = AdminController(
+            service: AdminService(
+                store: store,
+                time: time,
+                random: random,
+                accounts: accountService,
+                webhooks: webhooks,
+                relyingPartyID: configuration.relyingPartyID,
+                enrollmentPageURL: configuration.enrollmentPageURL
+            )
+        )
     }
 }

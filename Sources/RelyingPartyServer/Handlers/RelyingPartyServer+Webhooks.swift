@@ -8,7 +8,7 @@ extension RelyingPartyServer {
 
     /// Makes the delivery threads look for due deliveries now (after a write that appended events).
     func wakeWebhooks() {
-        webhooks.withLock { $0 }.wake()
+        webhooks.wake()
     }
 
     /// Stops the delivery threads, each after recording its attempts in flight (at most one attempt timeout).

@@ -1,17 +1,18 @@
 import Foundation
 import HTTPServer
 
-extension RelyingPartyServer {
-    /// The service every admin route calls.
-    var admin: AdminService { AdminService(server: self) }
+/// The admin API's routes (`listen.admin`, behind an admin key checked by `AdminAPI`): each translates HTTP to one
+/// `AdminService` call, which `passkeyd admin` makes too.
+struct AdminController: Sendable {
+    let service: AdminService
 
     /// `GET /admin/users?query=&cursor=&limit=`.
-    func adminSearchUsers(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
+    func searchUsers(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let limit = try request.queryValue("limit").map { (text: String) throws(ServerError) -> Int in
             guard let limit = Int(text) else { throw ServerError(.invalidRequest, member: "limit") }
             return limit
         }
-        let page = try admin.searchUsers(
+        let page = try service.searchUsers(
             query: request.queryValue("query") ?? "",
             cursor: request.queryValue("cursor"),
             limit: limit
@@ -20,78 +21,78 @@ extension RelyingPartyServer {
     }
 
     /// `GET /admin/users/{id}`.
-    func adminUser(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
-        JSONBody.ok(try admin.user(id: context.identifier))
+    func user(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+        JSONBody.ok(try service.user(id: context.identifier))
     }
 
     /// `POST /admin/users` `{"username", "displayName"?, "email"?, "emailVerified"?}`: 201 with the user.
-    func adminCreateUser(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
+    func createUser(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let change = try JSONBody.decode(AdminUserChange.self, from: request)
-        return JSONBody.ok(["user": try admin.createUser(change)], status: 201)
+        return JSONBody.ok(["user": try service.createUser(change)], status: 201)
     }
 
     /// `PATCH /admin/users/{id}` `{"username"?, "displayName"?, "email"?, "emailVerified"?}`.
-    func adminUpdateUser(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+    func updateUser(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let change = try JSONBody.decode(AdminUserChange.self, from: request)
-        return JSONBody.ok(["user": try admin.updateUser(id: context.identifier, change)])
+        return JSONBody.ok(["user": try service.updateUser(id: context.identifier, change)])
     }
 
     /// `DELETE /admin/users/{id}`.
-    func adminDeleteUser(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
-        try admin.deleteUser(id: context.identifier)
+    func deleteUser(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+        try service.deleteUser(id: context.identifier)
         return JSONBody.ok(["deleted": true])
     }
 
     /// `POST /admin/users/{id}/sessions/revoke`.
-    func adminRevokeSessions(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
-        JSONBody.ok(["revoked": try admin.revokeSessions(userID: context.identifier)])
+    func revokeSessions(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+        JSONBody.ok(["revoked": try service.revokeSessions(userID: context.identifier)])
     }
 
     /// `DELETE /admin/users/{id}/passkeys/{credentialId}`.
-    func adminDeletePasskey(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
-        try admin.deletePasskey(userID: context.identifier, credentialID: context.parameters.last ?? "")
+    func deletePasskey(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+        try service.deletePasskey(userID: context.identifier, credentialID: context.parameters.last ?? "")
         return JSONBody.ok(["deleted": true])
     }
 
     /// `POST /admin/users/{id}/enrollment-links`: 201 `{"url", "expiresAt"}`.
-    func adminCreateEnrollmentLink(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
-        JSONBody.ok(try admin.createEnrollmentLink(userID: context.identifier), status: 201)
+    func createEnrollmentLink(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+        JSONBody.ok(try service.createEnrollmentLink(userID: context.identifier), status: 201)
     }
 
     /// `GET /admin/export`: NDJSON (`AdminExport`).
-    func adminExport(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
+    func export(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         HTTPResponse(
             status: 200,
             headers: HTTPHeaders([
                 ("Content-Type", "application/x-ndjson"), ("Content-Disposition", "attachment; filename=\"passkeyd-export.ndjson\""),
             ]),
-            body: try admin.export()
+            body: try service.export()
         )
     }
 
     /// `POST /admin/import`: an export as `application/x-ndjson`, or with `?format=firebase` a `firebase auth:export`
     /// file as `application/json`.
-    func adminImport(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
+    func importUsers(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let contentType = request.headers["content-type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
         switch request.queryValue("format") {
         case nil:
             guard contentType == "application/x-ndjson" else { throw ServerError(.unsupportedMediaType) }
-            return JSONBody.ok(try admin.importExport(request.body))
+            return JSONBody.ok(try service.importExport(request.body))
         case "firebase":
             guard contentType == "application/json" else { throw ServerError(.unsupportedMediaType) }
-            return JSONBody.ok(try admin.importFirebase(request.body))
+            return JSONBody.ok(try service.importFirebase(request.body))
         default:
             throw ServerError(.invalidRequest, member: "format")
         }
     }
 
     /// `GET /admin/webhooks/deliveries?status=&cursor=&limit=`.
-    func adminWebhookDeliveries(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
+    func webhookDeliveries(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let limit = try request.queryValue("limit").map { (text: String) throws(ServerError) -> Int in
             guard let limit = Int(text) else { throw ServerError(.invalidRequest, member: "limit") }
             return limit
         }
-        let page = try admin.webhookDeliveries(
+        let page = try service.webhookDeliveries(
             status: request.queryValue("status"),
             cursor: request.queryValue("cursor"),
             limit: limit
@@ -100,8 +101,8 @@ extension RelyingPartyServer {
     }
 
     /// `POST /admin/webhooks/deliveries/{id}/retry`.
-    func adminRetryWebhookDelivery(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
-        try admin.retryWebhookDelivery(id: context.identifier)
+    func retryWebhookDelivery(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+        try service.retryWebhookDelivery(id: context.identifier)
         return JSONBody.ok(["queued": true])
     }
 }
