@@ -20,6 +20,7 @@ struct Controllers: Sendable {
     let appleWeb: AppleWebController
     let appleNotifications: AppleNotificationsController
     let appleLinks: AppleLinksController
+    let merge: MergeController
 
     init(
         configuration: ServerConfiguration,
@@ -134,5 +135,16 @@ struct Controllers: Sendable {
         )
         appleNotifications = AppleNotificationsController(apple: apple, store: store, time: time, accountService: accountService, log: log)
         appleLinks = AppleLinksController(store: store, time: time, accounts: accounts, apple: apple)
+        merge = MergeController(
+            store: store,
+            time: time,
+            sessions: sessions,
+            challenges: challenges,
+            accounts: accounts,
+            service: accountService,
+            assertions: assertions,
+            resolver: appleResolver,
+            answers: answers
+        )
     }
 }
