@@ -132,7 +132,7 @@ import WebAuthnCore
                 try Self.outcomes(AuthenticationController.AuthenticationOptionsRequest.self, body),
                 try Self.outcomes(RegistrationController.RegistrationOptionsRequest.self, body),
                 try Self.outcomes(AppleSignInController.AppleSignInRequest.self, body),
-                try Self.outcomes(RelyingPartyServer.MergeRequest.self, body),
+                try Self.outcomes(MergeController.MergeRequest.self, body),
                 try Self.outcomes(RecoveryController.RecoveryRequest.self, body),
                 try Self.outcomes(AccountController.RenameRequest.self, body),
                 try Self.outcomes(AccessTokenController.IntrospectionRequest.self, body),

@@ -21,6 +21,7 @@ struct Controllers: Sendable {
     let appleNotifications: AppleNotificationsController
     let appleLinks: AppleLinksController
     let admin: AdminController
+    let merge: MergeController
 
     init(
         configuration: ServerConfiguration,
@@ -146,6 +147,17 @@ struct Controllers: Sendable {
                 relyingPartyID: configuration.relyingPartyID,
                 enrollmentPageURL: configuration.enrollmentPageURL
             )
+        )
+        merge = MergeController(
+            store: store,
+            time: time,
+            sessions: sessions,
+            challenges: challenges,
+            accounts: accounts,
+            service: accountService,
+            assertions: assertions,
+            resolver: appleResolver,
+            answers: answers
         )
     }
 }
