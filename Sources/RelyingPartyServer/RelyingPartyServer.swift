@@ -6,27 +6,24 @@ import Storage
 import Synchronization
 import WebAuthnCore
 
-/// The relying-party server: routes HTTP requests to the ceremony, account and well-known handlers. It is the
-/// only place that composes the verification core, storage and HTTP; handlers are testable without sockets.
+/// The relying-party server: the composition root of a node's request work and its dispatcher. Its initializer builds
+/// the shared services and the feature controllers (`Controllers`) from the configuration; `handle` applies what every
+/// route shares (rate limits, session resolution, CORS, request IDs, metrics, the request log) and hands the request to
+/// its controller by the route table. It also runs the node's background workers (webhooks, Apple, signing keys,
+/// metadata) and takes a reload. Handlers are testable without sockets.
 public final class RelyingPartyServer: HTTPHandler {
     /// The configuration the server started with (`settings` holds what a reload changed since).
     let configuration: ServerConfiguration
     let store: any PasskeyStore
     let time: any TimeSource
     let random: any RandomSource
-    let challenges: ChallengeService
     let sessions: SessionService
     let keys = CredentialKeyCache()
     /// The associated-domain files, trust material and metadata in force (`reload` replaces them).
     let settings: SettingsInForce
-    /// The signed-in account of a request, and the answer of a sign-in.
-    let accounts: SignedInAccounts
-    let signInAnswers: SignInAnswers
     /// The features, each holding what it uses; the route table names them.
     let controllers: Controllers
     let staticFiles: StaticFiles?
-    /// The decoy allowCredentials of unknown usernames, stable and unguessable under the server secret.
-    let decoys: DecoyCredentials
     let log: Logger
     /// The `X-Request-Id` of every answer.
     let requestIDs: RequestIDs
@@ -45,10 +42,6 @@ public final class RelyingPartyServer: HTTPHandler {
     let webhooks: WebhookDispatcherInForce
     /// What delivers webhooks (nil when none can be).
     let webhookSender: (any WebhookSender)?
-    /// §7.2 on an assertion: sign-in's and a merge's passkey proof.
-    let assertions: AssertionVerifier
-    /// Every change of an account that spans several records.
-    let accountService: AccountService
     /// Access tokens, their keys and the JWKS.
     let tokens: AccessTokenService
     let cors: CORSPolicy
@@ -96,6 +89,7 @@ public final class RelyingPartyServer: HTTPHandler {
         self.store = store
         self.time = time
         self.random = random
+        let decoys: DecoyCredentials
         do {
             decoys = try DecoyCredentials(secret: enumerationSecret)
         } catch {
@@ -106,14 +100,14 @@ public final class RelyingPartyServer: HTTPHandler {
         self.metrics = metrics.map(ServerMetrics.init)
         self.webhookSender = webhookSender
         settings = SettingsInForce(try ReloadableSettings(configuration, time: time))
-        accounts = SignedInAccounts(store: store, settings: settings)
+        let accounts = SignedInAccounts(store: store, settings: settings)
         let seal: ChallengeSeal
         do {
             seal = try ChallengeSeal(serverSecret: enumerationSecret)
         } catch {
             throw ConfigurationError(.invalidValue, key: "enumerationSecret", "no key could be derived for sealed challenges")
         }
-        challenges = ChallengeService(
+        let challenges = ChallengeService(
             store: store,
             seal: seal,
             random: random,
@@ -137,7 +131,7 @@ public final class RelyingPartyServer: HTTPHandler {
             lifetime: TimeInterval(configuration.sessionLifetimeSeconds),
             accessTokens: tokens
         )
-        signInAnswers = SignInAnswers(sessions: sessions, tokens: tokens)
+        let signInAnswers = SignInAnswers(sessions: sessions, tokens: tokens)
         staticFiles = configuration.wwwDirectory.map(StaticFiles.init(root:))
         limits = RequestLimits(configuration, time: time, refusals: self.metrics?.rateLimited)
         if let appleConfiguration = configuration.apple {
@@ -146,7 +140,7 @@ public final class RelyingPartyServer: HTTPHandler {
         } else {
             apple = nil
         }
-        assertions = AssertionVerifier(
+        let assertions = AssertionVerifier(
             store: store,
             time: time,
             challenges: challenges,
@@ -157,7 +151,7 @@ public final class RelyingPartyServer: HTTPHandler {
             metrics: self.metrics,
             log: log
         )
-        accountService = AccountService(
+        let accountService = AccountService(
             store: store,
             time: time,
             random: random,
