@@ -12,7 +12,7 @@ BACKEND_VENV := .venv-backend
 # The PostgreSQL tests start throwaway clusters of Debian's server (initdb + pg_ctl) in temporary folders.
 TEST_PACKAGES := postgresql
 
-.PHONY: client-swift-test test-openapi openapi-deps webhook-deps backend-deps metrics-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak bench-stall clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
+.PHONY: test-upgrade client-swift-test test-openapi openapi-deps webhook-deps backend-deps metrics-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak bench-stall clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
 
 # Installs the Debian packages of $(1) that are missing; nothing at all when everything is there. Runs
 # `apt-get update` first when the package lists are missing, and again when an install fails on stale lists.
@@ -173,6 +173,12 @@ test-packaging: packaging-deps static
 
 packaging-deps:
 	$(call install_missing,$(PACKAGING_PACKAGES))
+
+# A rolling upgrade from the previous release (built from its commit in a worktree) to this tree: two nodes on one
+# PostgreSQL, ceremonies across old and new nodes and webhooks throughout (Tests/Upgrade/rolling-upgrade.sh).
+test-upgrade: deps test-deps webhook-deps
+	$(call install_missing,curl)
+	bash Tests/Upgrade/rolling-upgrade.sh
 
 bench-core: deps
 	$(SWIFT) build -c release --product passkeyd-bench

@@ -47,3 +47,39 @@ write_config() {
 }
 JSON
 }
+
+# start_postgres_cluster FOLDER: a throwaway PostgreSQL cluster in FOLDER/postgres (trust authentication, TCP on
+# 127.0.0.1 only, no Unix socket, default durability) with a database `passkeyd`; sets postgres_bin, postgres_port,
+# postgres_cluster and postgres_database (the configuration's `database` member). stop_postgres_cluster stops it.
+start_postgres_cluster() {
+    postgres_bin=$(pg_config --bindir 2>/dev/null || true)
+    if [ ! -x "$postgres_bin/initdb" ]; then
+        postgres_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
+    fi
+    [ -x "$postgres_bin/initdb" ] || { echo "no PostgreSQL server (initdb) found: install Debian's postgresql" >&2; exit 1; }
+    postgres_cluster=$1/postgres
+    mkdir "$postgres_cluster"
+    if [ "$(id -u)" = 0 ]; then
+        chmod 711 "$1"
+        chown postgres:postgres "$postgres_cluster"
+    fi
+    as_postgres "$postgres_bin/initdb" -D "$postgres_cluster/data" -U passkeyd -A trust -E UTF8 >"$1/initdb.log" 2>&1 \
+        || { cat "$1/initdb.log" >&2; exit 1; }
+    postgres_port=$(free_port)
+    as_postgres "$postgres_bin/pg_ctl" -D "$postgres_cluster/data" -l "$postgres_cluster/server.log" -w start \
+        -o "-c listen_addresses=127.0.0.1 -p $postgres_port -c unix_socket_directories='' -c max_connections=200" >/dev/null \
+        || { cat "$postgres_cluster/server.log" >&2; exit 1; }
+    "$postgres_bin/createdb" -h 127.0.0.1 -p "$postgres_port" -U passkeyd passkeyd
+    postgres_database="\"database\": {\"postgres\": \"host=127.0.0.1 port=$postgres_port user=passkeyd dbname=passkeyd\"}"
+}
+
+stop_postgres_cluster() {
+    if [ -n "${postgres_cluster:-}" ] && [ -f "$postgres_cluster/data/postmaster.pid" ]; then
+        as_postgres "$postgres_bin/pg_ctl" -D "$postgres_cluster/data" -m fast -w stop >/dev/null || true
+    fi
+}
+
+# PostgreSQL refuses to run as root: as root, its programs run as the postgres system user.
+as_postgres() {
+    if [ "$(id -u)" = 0 ]; then (cd / && runuser -u postgres -- "$@"); else "$@"; fi
+}

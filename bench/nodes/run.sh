@@ -26,46 +26,21 @@ LOAD_CONNECTIONS=${LOAD_CONNECTIONS:-8}
 LOAD_SECONDS=${LOAD_SECONDS:-8}
 LOAD_PASSKEYS=${LOAD_PASSKEYS:-$LOAD_CONNECTIONS}
 
-# PostgreSQL's server programs: `pg_config --bindir`, else the newest /usr/lib/postgresql/*/bin.
-postgres_bin=$(pg_config --bindir 2>/dev/null || true)
-if [ ! -x "$postgres_bin/initdb" ]; then
-    postgres_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
-fi
-[ -x "$postgres_bin/initdb" ] || { echo "no PostgreSQL server (initdb) found: install Debian's postgresql" >&2; exit 1; }
-
-# PostgreSQL refuses to run as root: as root, its programs run as the postgres system user.
-as_postgres() {
-    if [ "$(id -u)" = 0 ]; then (cd / && runuser -u postgres -- "$@"); else "$@"; fi
-}
-
 build_release
 
 work=$(mktemp -d "${BENCH_TMPDIR:-/tmp}/passkeyd-nodes.XXXXXX")
-cluster=$work/postgres
 passkeyd_pids=""
 stop() {
     for pid in $passkeyd_pids; do stop_process "$pid"; done
-    if [ -f "$cluster/data/postmaster.pid" ]; then
-        as_postgres "$postgres_bin/pg_ctl" -D "$cluster/data" -m fast -w stop >/dev/null || true
-    fi
+    stop_postgres_cluster
     rm -rf "$work"
 }
 trap stop EXIT
 
-# The throwaway cluster: trust authentication, TCP on 127.0.0.1 only, no Unix socket, default durability.
-mkdir "$cluster"
-if [ "$(id -u)" = 0 ]; then
-    chmod 711 "$work"
-    chown postgres:postgres "$cluster"
-fi
-as_postgres "$postgres_bin/initdb" -D "$cluster/data" -U passkeyd -A trust -E UTF8 >"$work/initdb.log" 2>&1 \
-    || { cat "$work/initdb.log" >&2; exit 1; }
-postgres_port=$(free_port)
-as_postgres "$postgres_bin/pg_ctl" -D "$cluster/data" -l "$cluster/server.log" -w start \
-    -o "-c listen_addresses=127.0.0.1 -p $postgres_port -c unix_socket_directories='' -c max_connections=200" >/dev/null \
-    || { cat "$cluster/server.log" >&2; exit 1; }
-"$postgres_bin/createdb" -h 127.0.0.1 -p "$postgres_port" -U passkeyd passkeyd
-database="\"database\": {\"postgres\": \"host=127.0.0.1 port=$postgres_port user=passkeyd dbname=passkeyd\"}"
+# The throwaway cluster (bench/lib.sh): trust authentication, TCP on 127.0.0.1 only, no Unix socket, default durability.
+start_postgres_cluster "$work"
+cluster=$postgres_cluster
+database=$postgres_database
 
 # start_node NAME [MEMBER]: one passkeyd node with its own data folder, configuration and log; sets node_port.
 start_node() {
