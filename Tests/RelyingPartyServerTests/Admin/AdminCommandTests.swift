@@ -109,7 +109,9 @@ struct AdminCommandTests {
                 == printed.output.split(separator: UInt8(ascii: "\n")).dropFirst()
         )
 
-        let firebase = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/firebase-users.json").path
+        let firebase = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+            "Fixtures/firebase-users.json"
+        ).path
         let fromFirebase = try admin(target, "import", "--firebase", firebase)
         #expect(fromFirebase.status == 0, "\(fromFirebase.errorOutput)")
         let report = String(decoding: fromFirebase.output, as: UTF8.self)

@@ -16,7 +16,8 @@ enum PrometheusParser {
     }
 
     static func parse(_ text: String) throws -> [String: Family] {
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
         let python = repository + "/.venv-metrics/bin/python"
         guard FileManager.default.isExecutableFile(atPath: python) else {
             throw TransportFailure("the metrics parser's venv is missing: run make metrics-deps")

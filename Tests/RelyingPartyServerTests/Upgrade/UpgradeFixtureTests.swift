@@ -19,9 +19,10 @@ import WebAuthnCore
 /// fixtures (once, with the code of that release; it refuses to replace a folder).
 @Suite("Upgrade fixtures", .serialized, PostgresClusterScope())
 struct UpgradeFixtureTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
-        "UpgradeFixtures"
-    ).path
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent(
+            "UpgradeFixtures"
+        ).path
 
     /// The release whose fixtures `UpgradeFixtureWriting` writes, when one is named.
     static let releaseToWrite = ProcessInfo.processInfo.environment["PASSKEYD_WRITE_UPGRADE_FIXTURES"]

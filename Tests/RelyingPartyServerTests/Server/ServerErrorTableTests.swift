@@ -82,6 +82,7 @@ struct ServerErrorTableTests {
     // MARK: the README
 
     static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
         .appendingPathComponent("README.md")
 
     /// The rows of the README table that follows `heading` (the first `| code | status | meaning |` after it):

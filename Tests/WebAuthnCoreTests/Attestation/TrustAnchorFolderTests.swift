@@ -8,6 +8,7 @@ import WebAuthnCore
 @Suite("Shipped trust anchors")
 struct TrustAnchorFolderTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
         .appendingPathComponent("TrustAnchors")
 
     static var files: [String] {

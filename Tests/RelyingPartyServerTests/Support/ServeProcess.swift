@@ -17,7 +17,8 @@ final class ServeProcess {
     /// The built `passkeyd`: next to the test bundle, or in `.build/debug` of this repository.
     static func executable() throws -> String {
         let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
         for candidate in [products + "/passkeyd", repository + "/.build/debug/passkeyd"] where FileManager.default.isExecutableFile(atPath: candidate)
         {
             return candidate

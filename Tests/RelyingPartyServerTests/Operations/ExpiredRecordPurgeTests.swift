@@ -115,6 +115,7 @@ struct ExpiredRecordPurgeTests {
     /// record is kept for ever because nothing asks for its deletion (the OpenID provider's were, until issue 36).
     @Test func everyPurgeOperationOfTheStoreIsScheduled() throws {
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         func sources(_ folder: String) throws -> [String] {
             let root = repository.appendingPathComponent(folder)
             let enumerator = try #require(FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil))

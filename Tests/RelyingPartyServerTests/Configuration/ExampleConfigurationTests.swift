@@ -5,7 +5,8 @@ import Testing
 /// `examples/passkeyd.json`, which `make run` serves: it loads (with the shipped AAGUID list), publishes its sample
 /// associated domains, and says what to set for the one file it leaves out.
 struct ExampleConfigurationTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
 
     /// The example with its repository-relative paths made absolute (`make run` starts from the repository's root).
     static func configuration() throws -> ServerConfiguration {

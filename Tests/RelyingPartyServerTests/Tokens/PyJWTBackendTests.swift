@@ -12,14 +12,16 @@ import Testing
 @Suite(.serialized) struct PyJWTBackendTests {
     /// The backend's Python, in the venv `make backend-deps` makes.
     static func python() throws -> String {
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
         let python = repository + "/.venv-backend/bin/python"
         guard FileManager.default.isExecutableFile(atPath: python) else { throw TransportFailure("\(python) is missing: run make backend-deps") }
         return python
     }
 
     static let script =
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().path + "/Python/backend/verify_tokens.py"
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        + "/Python/backend/verify_tokens.py"
 
     /// The backend's verdict on each token, against the JWKS `server` serves now.
     static func verdicts(

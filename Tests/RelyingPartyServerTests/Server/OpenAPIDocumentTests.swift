@@ -9,7 +9,7 @@ import Testing
 /// (the public one and the admin listener's), the well-known files and the server's error codes: a route or a code
 /// added without it fails here. (Tests/Python/openapi validates real requests and answers against it.)
 struct OpenAPIDocumentTests {
-    static let documentPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    static let documentPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Sources/RelyingPartyServer/OpenAPI/openapi.json").path
 
     private func document() throws -> [String: Any] {

@@ -52,6 +52,7 @@ struct WebhookReadmeTests {
     /// The README's rows: type → the backticked member names of the payload column, values in parentheses left out.
     static func readmeRows() throws -> [String: Set<String>] {
         let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("README.md")
         let text = try String(contentsOf: readme, encoding: .utf8)
         guard let start = text.range(of: "### Event types"),

@@ -8,7 +8,7 @@ import Glibc
 /// The demo site: files inside `www` only, nothing hidden, nothing above it.
 struct StaticFileTests {
     /// The repository's `www` folder, found from this file.
-    static let repositoryWWW = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    static let repositoryWWW = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("www").path
 
     private func client(www: String) throws -> PasskeyClient {

@@ -48,7 +48,8 @@ final class WebhookReceiver {
     }
 
     static func python() throws -> String {
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
         let python = repository + "/.venv-webhooks/bin/python"
         guard FileManager.default.isExecutableFile(atPath: python) else {
             throw TransportFailure("the webhook receiver's venv is missing: run make webhook-deps")
@@ -57,7 +58,8 @@ final class WebhookReceiver {
     }
 
     static func script() -> String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().path + "/Python/webhooks/receiver.py"
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+            + "/Python/webhooks/receiver.py"
     }
 
     /// Starts the receiver (again) and waits until it listens.

@@ -68,6 +68,7 @@ struct AttestationConfigurationTests {
 
     /// The checkout, from this file's path.
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// Parsing reads no file: the trust material is read by `load`, which names the key of a file it cannot use.
     @Test func parsingReadsNoFiles() throws {

@@ -222,7 +222,9 @@ struct AdminExportTests {
         #expect(try target.client.send("GET", "/admin/export", headers: Self.key).status == 404, "not on the public listener")
     }
 
-    static let firebaseFixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/firebase-users.json")
+    static let firebaseFixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+        "Fixtures/firebase-users.json"
+    )
 
     @Test func aFirebaseExportBecomesAccountsWithTheirAppleIdentities() throws {
         let clock = ManualClock()
