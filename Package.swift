@@ -16,12 +16,14 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // Pure layers.
+        // JSON reading and writing: the value tree, the strict parser, the writer, the tree decoders.
+        .target(name: "JSON"),
         .target(name: "CBOR", dependencies: ["CLibCBOR"]),
-        .target(name: "CryptoCore", dependencies: ["COpenSSL"]),
-        .target(name: "WebAuthnCore", dependencies: ["CBOR", "CryptoCore"]),
-        .target(name: "AppleSignIn", dependencies: ["CryptoCore"]),
+        .target(name: "CryptoCore", dependencies: ["COpenSSL", "JSON"]),
+        .target(name: "WebAuthnCore", dependencies: ["CBOR", "CryptoCore", "JSON"]),
+        .target(name: "AppleSignIn", dependencies: ["CryptoCore", "JSON"]),
         // The test-vector schema and its runner (`passkeyd verify`, the vector tests): on top of the core, not in it.
-        .target(name: "WebAuthnVectors", dependencies: ["WebAuthnCore", "CryptoCore"]),
+        .target(name: "WebAuthnVectors", dependencies: ["WebAuthnCore", "CryptoCore", "JSON"]),
 
         // Storage: protocols and the in-memory driver; SQLite driver; PostgreSQL driver for several nodes.
         .target(name: "Storage"),
@@ -35,14 +37,14 @@ let package = Package(
         // The OpenAPI document of the API is compiled in (`GET /openapi.json`), so the binary needs no file to serve it.
         .target(
             name: "RelyingPartyServer",
-            dependencies: ["WebAuthnCore", "CryptoCore", "Storage", "HTTPServer", "AppleSignIn", "Observability"],
+            dependencies: ["WebAuthnCore", "CryptoCore", "JSON", "Storage", "HTTPServer", "AppleSignIn", "Observability"],
             resources: [.embedInCode("OpenAPI/openapi.json")]
         ),
         .executableTarget(
             name: "passkeyd",
             dependencies: [
                 "RelyingPartyServer", "StorageSQLite", "StoragePostgres", "Storage", "WebAuthnCore", "WebAuthnVectors", "HTTPServer", "CryptoCore",
-                "AppleSignIn", "Observability",
+                "JSON", "AppleSignIn", "Observability",
             ]
         ),
 
@@ -52,7 +54,11 @@ let package = Package(
             dependencies: ["WebAuthnCore", "CryptoCore", "CBOR", "RelyingPartyServer", "Storage"],
             path: "bench/core"
         ),
-        .executableTarget(name: "passkeyd-loadgen", dependencies: ["WebAuthnCore", "CryptoCore", "CBOR", "HTTPServer"], path: "bench/loadgen"),
+        .executableTarget(
+            name: "passkeyd-loadgen",
+            dependencies: ["WebAuthnCore", "CryptoCore", "JSON", "CBOR", "HTTPServer"],
+            path: "bench/loadgen"
+        ),
 
         // Tests.
         .target(
@@ -68,8 +74,9 @@ let package = Package(
             path: "Tests/TestDevice"
         ),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore"]),
-        .testTarget(name: "WebAuthnCoreTests", dependencies: ["WebAuthnCore", "WebAuthnVectors", "TestSupport", "CBOR", "CryptoCore"]),
+        .testTarget(name: "WebAuthnCoreTests", dependencies: ["WebAuthnCore", "WebAuthnVectors", "TestSupport", "CBOR", "CryptoCore", "JSON"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "StorageSQLite", "StoragePostgres", "TestSupport", "CryptoCore"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CryptoCore", "TestSupport", "Observability"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
@@ -79,7 +86,7 @@ let package = Package(
             name: "passkeydTests",
             dependencies: [
                 "passkeyd", "RelyingPartyServer", "HTTPServer", "Storage", "StorageSQLite", "StoragePostgres", "AppleSignIn", "WebAuthnCore",
-                "CryptoCore",
+                "CryptoCore", "JSON",
                 "CBOR", "Observability",
             ]
         ),
@@ -87,7 +94,7 @@ let package = Package(
             name: "RelyingPartyServerTests",
             dependencies: [
                 "RelyingPartyServer", "TestSupport", "Storage", "StorageSQLite", "StoragePostgres", "HTTPServer", "WebAuthnCore", "CryptoCore",
-                "AppleSignIn", "Observability",
+                "JSON", "AppleSignIn", "Observability",
             ],
             // Read by path (`#filePath`), like the repository's `www`.
             exclude: ["Fixtures"]

@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import JSON
 
 /// The client secret Apple's token and revocation endpoints require: an ES256 JWT signed with the team's `.p8` key
 /// ("Creating a client secret"). Pure: the key, identifiers and clock are passed in.

@@ -1,4 +1,5 @@
 import COpenSSL
+import JSON
 import Synchronization
 
 /// A private key that signs JWSs with one algorithm under one key ID (`kid`): access tokens, and the OpenID

@@ -1,3 +1,4 @@
+import JSON
 import WebAuthnCore
 
 extension AuthenticationResponseJSON: DirectJSONDecodable {

@@ -1,4 +1,4 @@
-import CryptoCore
+import JSON
 
 /// A response body that writes itself through `JSONObjectWriter` instead of Foundation's `JSONEncoder`, for the
 /// answers of every sign-in ceremony (the request options and the signed-in body) and the event payloads: the encoder

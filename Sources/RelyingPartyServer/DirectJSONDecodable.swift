@@ -1,4 +1,4 @@
-import WebAuthnCore
+import JSON
 
 /// A request body that reads itself from the strict parser's tree (`JSONTreeObject`) instead of through the `Decoder`
 /// protocol (`JSONValueDecoder`), for the body of every sign-in (`AuthenticationResponseJSON`): the protocol's boxed

@@ -1,6 +1,7 @@
 import CryptoCore
 import Foundation
 import HTTPServer
+import JSON
 import WebAuthnCore
 
 /// JSON encoding and decoding at the HTTP edge.

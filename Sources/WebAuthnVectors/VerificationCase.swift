@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import WebAuthnCore
 
 /// One case of the test-vector schema (TestVectors/PROVENANCE.md): a response plus every input a relying party

@@ -1,5 +1,6 @@
 import CBOR
 import CryptoCore
+import JSON
 import WebAuthnCore
 
 /// The load generator's own minimal authenticator: one ES256 key, `none` attestation, UP+UV, counter 0.

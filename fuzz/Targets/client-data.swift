@@ -1,6 +1,8 @@
 // Target `client-data`: CollectedClientData(bytes:) (BOM removal, UTF-8 check, the strict JSON parser, member types),
 // the general StrictJSONParser.parse on the same bytes, and the agreement of PlainClientDataReader with the general
 // parser: whatever the plain reader accepts, the general one accepts with the same members.
+import JSON
+
 @testable import WebAuthnCore
 
 @_cdecl("LLVMFuzzerTestOneInput")

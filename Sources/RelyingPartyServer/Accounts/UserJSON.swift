@@ -1,4 +1,5 @@
 import CryptoCore
+import JSON
 import Storage
 
 /// The one shape of a user in every answer that carries one (registration and authentication verify, `POST /auth/apple`,

@@ -2,6 +2,7 @@ import AppleSignIn
 import CryptoCore
 import Foundation
 import HTTPServer
+import JSON
 import Observability
 import Storage
 import WebAuthnCore

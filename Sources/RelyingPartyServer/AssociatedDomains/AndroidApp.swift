@@ -1,3 +1,4 @@
+import JSON
 import WebAuthnCore
 
 /// One app of `associatedDomains.android`: its package, the SHA-256 fingerprints of its signing certificates and the

@@ -1,3 +1,4 @@
+import JSON
 import WebAuthnCore
 
 /// The contents of `apple-app-site-association`, validated: `webcredentials.apps` (passkeys and passwords),

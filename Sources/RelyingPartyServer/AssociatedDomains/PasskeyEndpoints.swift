@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import WebAuthnCore
 
 /// `associatedDomains.passkeyEndpoints`: the W3C draft "A Well-Known URL for Relying Party Passkey Endpoints",

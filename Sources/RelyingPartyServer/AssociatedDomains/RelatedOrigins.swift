@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import WebAuthnCore
 
 /// `associatedDomains.relatedOrigins`: the origins on other domains that may run ceremonies for this relying party

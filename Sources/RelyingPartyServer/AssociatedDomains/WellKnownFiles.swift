@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import JSON
 import WebAuthnCore
 
 /// The associated-domain files, encoded once at start-up from the `associatedDomains` block: status 200,

@@ -1,4 +1,5 @@
 import HTTPServer
+import JSON
 import WebAuthnCore
 
 /// Typed access to one object of the configuration, with errors naming the full key.

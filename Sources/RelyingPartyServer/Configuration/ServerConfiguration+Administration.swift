@@ -1,5 +1,6 @@
 import CryptoCore
 import HTTPServer
+import JSON
 import Observability
 import WebAuthnCore
 

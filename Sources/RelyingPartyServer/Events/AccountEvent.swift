@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import JSON
 import Storage
 
 /// An account change, as the event outbox records it (`NewEvent`), appended in the transaction of the change.

@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import JSON
 import WebAuthnCore
 
 /// What an identity provider's verified ID token says, in the shape common to every provider (`IdentityProvider`),

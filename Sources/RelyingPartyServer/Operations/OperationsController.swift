@@ -1,6 +1,7 @@
 import CryptoCore
 import Foundation
 import HTTPServer
+import JSON
 import Observability
 import Storage
 import WebAuthnCore

@@ -1,4 +1,5 @@
 import CryptoCore
+import JSON
 import WebAuthnCore
 
 /// The options of every sign-in ceremony, written without Foundation's encoder (`DirectJSONBody`).

@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import JSON
 import Observability
 import Storage
 

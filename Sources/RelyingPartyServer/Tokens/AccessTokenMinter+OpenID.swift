@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import JSON
 
 extension AccessTokenMinter {
     /// An access token of the OpenID provider (RFC 9068) for the client of `subject.grant`: `aud` and `client_id` are the

@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import JSON
 import Synchronization
 
 /// Mints access tokens: a JWT (RFC 9068) signed with the deployment's current key, header `typ: at+jwt` and `kid`.

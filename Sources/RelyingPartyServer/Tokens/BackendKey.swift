@@ -1,4 +1,5 @@
 import CryptoCore
+import JSON
 import WebAuthnCore
 
 /// One entry of the `backends` list: a backend of the app (its API) that may call `POST /introspect`, known by the

@@ -1,4 +1,5 @@
 import CryptoCore
+import JSON
 import WebAuthnCore
 
 extension ServerConfiguration {

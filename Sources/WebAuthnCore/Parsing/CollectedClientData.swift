@@ -1,5 +1,7 @@
 /// The client data (WebAuthn §5.8.1), parsed from `clientDataJSON` as JSON (never compared to a template).
 /// Unknown members are ignored, and so is the reserved `tokenBinding` (§5.8.1: "its use is not expected in Level 3").
+import JSON
+
 public struct CollectedClientData: Sendable {
     public let type: String
     /// The challenge exactly as the client wrote it (base64url text); compared as text with the expected one.

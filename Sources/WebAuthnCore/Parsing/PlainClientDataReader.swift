@@ -6,6 +6,8 @@
 ///
 /// It exists for speed: building every member as a `String` and a `JSONValue` and finding the five it needs by name
 /// was the largest part (a third) of the WebAuthn work around an RS256 verification.
+import JSON
+
 enum PlainClientDataReader {
     /// At most this many members are compared for duplicates on the stack; more go to the general parser.
     static let maximumMembers = 16

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import JSON
 import WebAuthnCore
 
 extension DomainCheck {

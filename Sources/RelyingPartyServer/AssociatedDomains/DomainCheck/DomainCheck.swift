@@ -1,6 +1,7 @@
 import CryptoCore
 import Foundation
 import HTTPServer
+import JSON
 import WebAuthnCore
 
 /// `passkeyd check-domain`: fetches a domain's associated-domain files as a device does (through the one

@@ -1,10 +1,9 @@
-import WebAuthnCore
-
-/// One object of a request body's tree, read member by member by a `DirectJSONDecodable` type, with the errors
-/// `JSONValueDecoder` throws for the same tree (so `JSONBody.refusal` answers alike): `keyNotFound` for a missing
-/// member, `valueNotFound` for a `null` where a value must be, `typeMismatch` for a value of another type, each with
-/// the member's coding path. Unknown members are ignored.
-struct JSONTreeObject {
+/// One object of a request body's tree, read member by member by a type that reads itself (the server's
+/// `DirectJSONDecodable`), with the errors `JSONValueDecoder` throws for the same tree (so the server's
+/// `JSONBody.refusal` answers alike): `keyNotFound` for a missing member, `valueNotFound` for a `null` where a value
+/// must be, `typeMismatch` for a value of another type, each with the member's coding path. Unknown members are
+/// ignored.
+package struct JSONTreeObject {
     /// A member's name in a coding path.
     private struct MemberKey: CodingKey {
         let stringValue: String
@@ -18,7 +17,7 @@ struct JSONTreeObject {
     private let path: [any CodingKey]
 
     /// `value` as an object at `path`.
-    init(_ value: JSONValue, path: [any CodingKey] = []) throws(DecodingError) {
+    package init(_ value: JSONValue, path: [any CodingKey] = []) throws(DecodingError) {
         switch value {
         case .object(let members):
             self.members = members
@@ -33,7 +32,7 @@ struct JSONTreeObject {
         }
     }
 
-    func string(_ name: String) throws(DecodingError) -> String {
+    package func string(_ name: String) throws(DecodingError) -> String {
         let key = MemberKey(stringValue: name)
         switch members[name] {
         case .string(let text)?: return text
@@ -48,7 +47,7 @@ struct JSONTreeObject {
     }
 
     /// A string member that may be absent or `null`.
-    func optionalString(_ name: String) throws(DecodingError) -> String? {
+    package func optionalString(_ name: String) throws(DecodingError) -> String? {
         switch members[name] {
         case nil, .null?: return nil
         case .string(let text)?: return text
@@ -57,7 +56,7 @@ struct JSONTreeObject {
     }
 
     /// A boolean member that may be absent or `null`.
-    func optionalBool(_ name: String) throws(DecodingError) -> Bool? {
+    package func optionalBool(_ name: String) throws(DecodingError) -> Bool? {
         switch members[name] {
         case nil, .null?: return nil
         case .bool(let flag)?: return flag
@@ -65,7 +64,7 @@ struct JSONTreeObject {
         }
     }
 
-    func object(_ name: String) throws(DecodingError) -> JSONTreeObject {
+    package func object(_ name: String) throws(DecodingError) -> JSONTreeObject {
         let key = MemberKey(stringValue: name)
         guard let value = members[name] else {
             throw .keyNotFound(key, .init(codingPath: path, debugDescription: "No value associated with key \(name)."))
@@ -74,7 +73,7 @@ struct JSONTreeObject {
     }
 
     /// An object member that may be absent or `null`.
-    func optionalObject(_ name: String) throws(DecodingError) -> JSONTreeObject? {
+    package func optionalObject(_ name: String) throws(DecodingError) -> JSONTreeObject? {
         switch members[name] {
         case nil, .null?: return nil
         case let value?: return try JSONTreeObject(value, path: path + [MemberKey(stringValue: name)])

@@ -23,13 +23,13 @@ public struct JSONObjectWriter: Sendable {
         writeString(value)
     }
 
-    /// A string member whose value is the base64url text of `bytes` (which needs no escape), written without making
-    /// a String.
-    public mutating func add(_ name: StaticString, base64URL bytes: [UInt8]) {
+    /// A string member whose text `write` appends as bytes that need no escape (the caller vouches for it: base64url
+    /// text, digits), written without making a String. CryptoCore's `add(_:base64URL:)` writes through this.
+    package mutating func add(_ name: StaticString, unescapedString write: (inout [UInt8]) -> Void) {
         writeName(name)
-        self.bytes.append(UInt8(ascii: "\""))
-        Base64URL.append(bytes, to: &self.bytes)
-        self.bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: "\""))
+        write(&bytes)
+        bytes.append(UInt8(ascii: "\""))
     }
 
     public mutating func add(_ name: StaticString, _ value: Int64) {

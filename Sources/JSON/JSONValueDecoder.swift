@@ -1,13 +1,11 @@
-import WebAuthnCore
-
 /// Decodes a request body's `Decodable` type from the tree the strict parser already built (`StrictJSONParser`), so
 /// that a body is parsed once instead of twice (the strictness check, then Foundation's `JSONDecoder`: 3.9 % of the
 /// server's samples under sign-ins, the two passes now 3.0 %). It throws what `JSONDecoder` throws for the same text: `keyNotFound`
 /// for a missing member, `valueNotFound` for a `null` where a value must be, `typeMismatch` for a value of another
 /// type, each with the coding path of the member; `dataCorrupted` for a number that does not fit its type. Unknown
 /// members are ignored. `JSONValueDecoderTests` runs both decoders over the same bodies.
-enum JSONValueDecoder {
-    static func decode<Value: Decodable>(_ type: Value.Type, from value: JSONValue) throws -> Value {
+package enum JSONValueDecoder {
+    package static func decode<Value: Decodable>(_ type: Value.Type, from value: JSONValue) throws -> Value {
         try Value(from: TreeDecoder(value: value, codingPath: []))
     }
 }

@@ -1,17 +1,17 @@
-/// A strict RFC 8259 JSON parser for client data: one value, no trailing content, no duplicate member names
-/// (two `type` or `challenge` members could be read differently by different parsers), bounded depth, lone
-/// surrogates refused. Written for speed on the verification hot path (Foundation's decoder costs more than an
+/// A strict RFC 8259 JSON parser for client data and request bodies: one value, no trailing content, no duplicate
+/// member names (two `type` or `challenge` members could be read differently by different parsers), bounded depth,
+/// lone surrogates refused. Written for speed on the verification hot path (Foundation's decoder costs more than an
 /// RSA verification); the input must already be valid UTF-8.
 public struct StrictJSONParser {
-    struct Failure: Error {}
+    package struct Failure: Error {}
 
     /// One member of an object, in document order.
-    struct JSONMember {
-        let name: String
-        let value: JSONValue
+    package struct JSONMember {
+        package let name: String
+        package let value: JSONValue
     }
 
-    static let maximumDepth = 32
+    package static let maximumDepth = 32
 
     /// Whether `bytes` are valid UTF-8 holding one strict JSON value (no repeated member name at any level, at most
     /// `maximumDepth` deep): the check the server runs on every request body before it decodes it, so that a body
@@ -26,7 +26,7 @@ public struct StrictJSONParser {
         return try? parse(bytes[...])
     }
 
-    static func parse(_ bytes: ArraySlice<UInt8>) throws(Failure) -> JSONValue {
+    package static func parse(_ bytes: ArraySlice<UInt8>) throws(Failure) -> JSONValue {
         try bytes.withUnsafeBufferPointer { buffer throws(Failure) -> JSONValue in
             var parser = Cursor(bytes: buffer)
             parser.skipWhitespace()
@@ -39,7 +39,7 @@ public struct StrictJSONParser {
 
     /// A text whose value must be an object, as its members in order: cheaper than a dictionary for the handful
     /// of members client data has. Duplicate names fail as everywhere.
-    static func parseObjectMembers(_ bytes: ArraySlice<UInt8>) throws(Failure) -> [JSONMember] {
+    package static func parseObjectMembers(_ bytes: ArraySlice<UInt8>) throws(Failure) -> [JSONMember] {
         try bytes.withUnsafeBufferPointer { buffer throws(Failure) -> [JSONMember] in
             var parser = Cursor(bytes: buffer)
             parser.skipWhitespace()
@@ -52,28 +52,28 @@ public struct StrictJSONParser {
     }
 
     /// A position in the text, and the lexical pieces both readers share (`PlainClientDataReader` extends it).
-    struct Cursor {
-        let bytes: UnsafeBufferPointer<UInt8>
-        var position = 0
+    package struct Cursor {
+        package let bytes: UnsafeBufferPointer<UInt8>
+        package var position = 0
 
-        init(bytes: UnsafeBufferPointer<UInt8>) {
+        package init(bytes: UnsafeBufferPointer<UInt8>) {
             self.bytes = bytes
         }
 
-        var current: UInt8? { position < bytes.count ? bytes[position] : nil }
+        package var current: UInt8? { position < bytes.count ? bytes[position] : nil }
 
-        mutating func skipWhitespace() {
+        package mutating func skipWhitespace() {
             while let byte = current, byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D { position += 1 }
         }
 
-        mutating func expect(_ literal: StaticString) throws(Failure) {
+        package mutating func expect(_ literal: StaticString) throws(Failure) {
             let length = literal.utf8CodeUnitCount
             guard position + length <= bytes.count else { throw Failure() }
             for offset in 0..<length where bytes[position + offset] != literal.utf8Start[offset] { throw Failure() }
             position += length
         }
 
-        mutating func value(depth: Int) throws(Failure) -> JSONValue {
+        package mutating func value(depth: Int) throws(Failure) -> JSONValue {
             guard depth < StrictJSONParser.maximumDepth, let byte = current else { throw Failure() }
             switch byte {
             case UInt8(ascii: "{"): return try object(depth: depth)
@@ -92,14 +92,14 @@ public struct StrictJSONParser {
             }
         }
 
-        mutating func object(depth: Int) throws(Failure) -> JSONValue {
+        package mutating func object(depth: Int) throws(Failure) -> JSONValue {
             var object: [String: JSONValue] = [:]
             for member in try members(depth: depth) { object[member.name] = member.value }
             return .object(object)
         }
 
         /// The members of the object starting at the cursor, in order; duplicate names fail.
-        mutating func members(depth: Int) throws(Failure) -> [JSONMember] {
+        package mutating func members(depth: Int) throws(Failure) -> [JSONMember] {
             position += 1
             var members: [JSONMember] = []
             members.reserveCapacity(8)
@@ -130,7 +130,7 @@ public struct StrictJSONParser {
             }
         }
 
-        mutating func array(depth: Int) throws(Failure) -> JSONValue {
+        package mutating func array(depth: Int) throws(Failure) -> JSONValue {
             position += 1
             var items: [JSONValue] = []
             skipWhitespace()
@@ -152,7 +152,7 @@ public struct StrictJSONParser {
             }
         }
 
-        mutating func string() throws(Failure) -> String {
+        package mutating func string() throws(Failure) -> String {
             position += 1
             let start = position
             // Fast path: no escapes.
@@ -193,7 +193,7 @@ public struct StrictJSONParser {
         }
 
         /// `\uXXXX` (after the `u`), joining a surrogate pair; lone surrogates fail.
-        mutating func unicodeEscape() throws(Failure) -> [UInt8] {
+        package mutating func unicodeEscape() throws(Failure) -> [UInt8] {
             var code = try hexQuad()
             if (0xD800...0xDBFF).contains(code) {
                 try expect("\\u")
@@ -207,7 +207,7 @@ public struct StrictJSONParser {
             return Array(String(Character(scalar)).utf8)
         }
 
-        mutating func hexQuad() throws(Failure) -> UInt32 {
+        package mutating func hexQuad() throws(Failure) -> UInt32 {
             guard position + 4 <= bytes.count else { throw Failure() }
             var value: UInt32 = 0
             for _ in 0..<4 {
@@ -226,7 +226,7 @@ public struct StrictJSONParser {
         }
 
         /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
-        mutating func number() throws(Failure) -> Double {
+        package mutating func number() throws(Failure) -> Double {
             let start = position
             if current == UInt8(ascii: "-") { position += 1 }
             guard let first = current, isDigit(first) else { throw Failure() }
@@ -247,10 +247,10 @@ public struct StrictJSONParser {
             return value
         }
 
-        mutating func skipDigits() {
+        package mutating func skipDigits() {
             while let byte = current, isDigit(byte) { position += 1 }
         }
 
-        func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+        package func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
     }
 }
