@@ -136,7 +136,7 @@ struct Controllers: Sendable {
             appleWebRedirectURI: configuration.tokenIssuer + "/auth/apple/callback"
         )
         appleNotifications = AppleNotificationsController(apple: apple, store: store, time: time, accountService: accountService, log: log)
-        appleLinks = AppleLinksController(store: store, time: time, accounts: accounts, apple: apple)
+        appleLinks = AppleLinksController(store: store, accounts: accounts, service: accountService)
         admin = AdminController(
             service: AdminService(
                 store: store,
