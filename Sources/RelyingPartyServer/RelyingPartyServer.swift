@@ -275,7 +275,7 @@ public final class RelyingPartyServer: HTTPHandler {
     private func respond(to request: HTTPRequest, method: String, dispatch: Dispatch) throws(ServerError) -> HTTPResponse {
         switch dispatch {
         case .route(let route, let parameters):
-            if route.flags.contains(.rateLimitedPerAddress) { try limits.take(.address, key: clientAddress(request)) }
+            if route.flags.contains(.rateLimitedPerAddress) { try limits.take(.address, key: limits.clientAddress(request)) }
             // Stale credentials are refused here, for every route at once: only a request without any may act signed out;
             // an access token only where the route allows one (`403 insufficient_scope` elsewhere).
             let session =
@@ -306,11 +306,6 @@ public final class RelyingPartyServer: HTTPHandler {
             }
             throw ServerError(.notFound)
         }
-    }
-
-    /// The client a request is limited as (`RequestLimits.clientAddress`).
-    func clientAddress(_ request: HTTPRequest) -> String {
-        limits.clientAddress(request)
     }
 
     /// How many keys each limiter holds (tests check the capacity).

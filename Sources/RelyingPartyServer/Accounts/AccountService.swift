@@ -166,6 +166,11 @@ struct AccountService: Sendable {
 
     // MARK: enrollment links
 
+    /// The SHA-256 of an enrollment link's token as the link carries it: all the store keeps.
+    static func enrollmentTokenHash(_ token: String) -> [UInt8] {
+        DigestAlgorithm.sha256.hash(Array(token.utf8))
+    }
+
     /// A single-use enrollment link's token for the account (only its SHA-256 is stored; `enrollment_link.created`),
     /// valid for `enrollmentLinkLifetime`.
     /// - Returns: the token and when it expires, or nil when there is no such account.
@@ -173,7 +178,7 @@ struct AccountService: Sendable {
         let token = Base64URL.encode(random.bytes(count: 32))
         let now = time.now
         let link = EnrollmentTokenRecord(
-            tokenHash: RelyingPartyServer.enrollmentTokenHash(token),
+            tokenHash: Self.enrollmentTokenHash(token),
             userID: userID,
             createdAt: now,
             expiresAt: now.addingTimeInterval(enrollmentLinkLifetime)

@@ -46,21 +46,21 @@ struct AppleWebController: Sendable {
     /// `response_type=code id_token`, `response_mode=form_post`, and `<issuer>/auth/apple/callback` as redirect URI.
     func start(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let fields = FormFields(request.query ?? "")
-        guard fields.problem == nil else { return RelyingPartyServer.errorPage(ServerError(.invalidRequest, member: fields.problem)) }
+        guard fields.problem == nil else { return OpenIDPages.errorPage(ServerError(.invalidRequest, member: fields.problem)) }
         guard let returnPath = ReturnPath(fields["return"] ?? "/") else {
-            return RelyingPartyServer.errorPage(ServerError(.invalidReturnPath, member: "return"))
+            return OpenIDPages.errorPage(ServerError(.invalidReturnPath, member: "return"))
         }
         guard let cancelPath = ReturnPath(fields["cancel"] ?? returnPath.value) else {
-            return RelyingPartyServer.errorPage(ServerError(.invalidReturnPath, member: "cancel"))
+            return OpenIDPages.errorPage(ServerError(.invalidReturnPath, member: "cancel"))
         }
         let apple: AppleIntegration
         do {
             apple = try resolver.configuredApple()
         } catch {
-            return RelyingPartyServer.errorPage(error)
+            return OpenIDPages.errorPage(error)
         }
         guard let servicesID = apple.configuration.servicesIDs.first else {
-            return RelyingPartyServer.errorPage(ServerError(.appleNotConfigured, detail: "the apple block lists no servicesIDs"))
+            return OpenIDPages.errorPage(ServerError(.appleNotConfigured, detail: "the apple block lists no servicesIDs"))
         }
         let rawNonce = Base64URL.encode(random.bytes(count: 32))
         let binding = Base64URL.encode(random.bytes(count: 32))
@@ -81,7 +81,7 @@ struct AppleWebController: Sendable {
         ]
         let authorize = apple.configuration.authorizeURL.absoluteString
         let query = parameters.map { "\($0.0)=\(FormFields.encode($0.1))" }.joined(separator: "&")
-        var response = RelyingPartyServer.redirect(to: authorize + (authorize.contains("?") ? "&" : "?") + query)
+        var response = OpenIDPages.redirect(to: authorize + (authorize.contains("?") ? "&" : "?") + query)
         response.headers.add(
             "Set-Cookie",
             "\(Self.appleStateCookieName)=\(binding); Path=/; Max-Age=\(Int(Self.appleWebStateLifetime)); HttpOnly; Secure; SameSite=None"
@@ -99,7 +99,7 @@ struct AppleWebController: Sendable {
             return try completeAppleWebFlow(request)
         } catch {
             log("apple web sign-in refused: \(error.code): \(error.detail ?? error.message)")
-            var page = RelyingPartyServer.errorPage(error)
+            var page = OpenIDPages.errorPage(error)
             page.headers.add("Set-Cookie", Self.clearingAppleStateCookie)
             return page
         }
@@ -178,7 +178,7 @@ struct AppleWebController: Sendable {
             + "<title>Signing in…</title><link rel=\"stylesheet\" href=\"/style.css\"><main><p><a id=\"continue\" href=\"\(escaped)\">Continue</a></p></main></html>"
         var response = HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "text/html; charset=utf-8")]), body: Array(text.utf8))
         for cookie in cookies { response.headers.add("Set-Cookie", cookie) }
-        RelyingPartyServer.addPageHeaders(to: &response)
+        OpenIDPages.addPageHeaders(to: &response)
         return response
     }
 

@@ -40,8 +40,10 @@ final class ExpiredRecordPurge: Sendable {
             _ = try store.purgeExpiredChallenges(now: now)
             _ = try store.purgeExpiredSessions(now: now)
             _ = try store.purgeExpiredNonces(now: now)
-            _ = try store.transaction { transaction throws(StorageError) in try transaction.purgeExpiredEnrollmentTokens(now: now) }
-            _ = try store.transaction { transaction throws(StorageError) in try transaction.purgeExpiredOAuthRecords(now: now) }
+            try store.transaction { transaction throws(StorageError) in
+                _ = try transaction.purgeExpiredEnrollmentTokens(now: now)
+                _ = try transaction.purgeExpiredOAuthRecords(now: now)
+            }
             _ = try store.purgeEvents(occurredBefore: now.addingTimeInterval(-eventRetention))
         } catch {
             log.warning("purging expired records: \(error.code)", event: "purge")

@@ -229,7 +229,7 @@ struct RegistrationController: Sendable {
     ///   links went with it); `400 enrollment_link_expired`; `429 rate_limited`.
     func enrollmentAccount(token: String) throws(ServerError) -> (user: UserRecord, tokenHash: [UInt8]) {
         guard !token.isEmpty, token.utf8.count <= Self.maximumEnrollmentTokenBytes else { throw ServerError(.enrollmentLinkInvalid) }
-        let hash = RelyingPartyServer.enrollmentTokenHash(token)
+        let hash = AccountService.enrollmentTokenHash(token)
         let now = time.now
         let found = try storage {
             try store.transaction { transaction throws(StorageError) -> (EnrollmentTokenRecord, UserRecord?)? in

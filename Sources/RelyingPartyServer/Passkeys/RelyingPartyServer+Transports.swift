@@ -1,5 +1,3 @@
-import CryptoCore
-
 extension RelyingPartyServer {
     /// The transports WebAuthn L3 defines (§5.8.4 AuthenticatorTransport), each once, in the order given, at most 8:
     /// what a client reports is stored and shown, so nothing else is kept (3,003 entries and HTML were accepted).
@@ -12,9 +10,4 @@ extension RelyingPartyServer {
     }
 
     static let transportValues: Set<String> = ["usb", "nfc", "ble", "smart-card", "hybrid", "internal"]
-
-    /// The SHA-256 of an enrollment link's token as the link carries it: all the store keeps.
-    static func enrollmentTokenHash(_ token: String) -> [UInt8] {
-        DigestAlgorithm.sha256.hash(Array(token.utf8))
-    }
 }

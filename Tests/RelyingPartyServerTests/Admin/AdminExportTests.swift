@@ -86,7 +86,7 @@ struct AdminExportTests {
         // What must never be in an export.
         let token = try #require((link.object["url"] as? String)?.split(separator: "=").last.map(String.init))
         return (codes.object["codes"] as? [String] ?? []) + [
-            alice.token, bob.token, token, Base64URL.encode(RelyingPartyServer.enrollmentTokenHash(token)),
+            alice.token, bob.token, token, Base64URL.encode(AccountService.enrollmentTokenHash(token)),
             Base64URL.encode(refreshToken), Hex.encode(refreshToken), Base64URL.encode(SessionService.hash(alice.token)),
         ]
     }
