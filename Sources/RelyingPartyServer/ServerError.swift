@@ -35,6 +35,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case passkeyNotFound = "passkey_not_found"
             case methodNotAllowed = "method_not_allowed"
             case usernameTaken = "username_taken"
+            case externalIdTaken = "external_id_taken"
             case credentialExists = "credential_exists"
             case lastCredential = "last_credential"
             case passkeyLimitReached = "passkey_limit_reached"
@@ -119,6 +120,8 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         static let methodNotAllowed = Code(.methodNotAllowed)
         /// Another account has that username.
         static let usernameTaken = Code(.usernameTaken)
+        /// Another account has that `externalId` (the app's own user id).
+        static let externalIdTaken = Code(.externalIdTaken)
         /// That passkey is already registered.
         static let credentialExists = Code(.credentialExists)
         /// The account's only passkey cannot be deleted.
@@ -234,6 +237,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case .passkeyNotFound: (404, "You have no passkey with that ID.")
             case .methodNotAllowed: (405, "This path does not take that method.")
             case .usernameTaken: (409, "That username is taken.")
+            case .externalIdTaken: (409, "Another account has that externalId.")
             case .credentialExists: (409, "This passkey is already registered.")
             case .lastCredential: (409, "You can't delete your only passkey.")
             case .passkeyLimitReached: (409, "This account has as many passkeys as it may; delete one to add another.")
@@ -359,6 +363,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
     static func storage(_ error: StorageError) -> ServerError {
         switch error.code {
         case .usernameTaken: ServerError(.usernameTaken)
+        case .externalIDTaken: ServerError(.externalIdTaken)
         case .credentialExists: ServerError(.credentialExists)
         case .appleIdentityTaken: ServerError(.appleIdentityTaken)
         case .notFound: ServerError(.notFound)

@@ -12,6 +12,10 @@ extension InMemoryTransaction {
         }
     }
 
+    func user(externalID: String) throws(StorageError) -> UserRecord? {
+        try run { state in state.users.values.first { $0.externalID == externalID } }
+    }
+
     func users(verifiedEmail email: String) throws(StorageError) -> [UserRecord] {
         try run { state in
             let wanted = Self.asciiLowercased(email)
@@ -39,6 +43,7 @@ extension InMemoryTransaction {
             guard !state.users.values.contains(where: { $0.appAccountToken == user.appAccountToken }) else {
                 throw StorageError(.duplicateKey, "a user with this app account token already exists")
             }
+            try Self.checkExternalID(of: user, in: state)
             state.users[user.id] = user
         }
     }
@@ -50,11 +55,20 @@ extension InMemoryTransaction {
             guard !state.users.values.contains(where: { $0.nameKey == user.nameKey && $0.id != user.id }) else {
                 throw StorageError(.usernameTaken, "the username is already taken")
             }
+            try Self.checkExternalID(of: user, in: state)
             var updated = user
             updated.appAccountToken = stored.appAccountToken
             updated.createdAt = stored.createdAt
             state.users[user.id] = updated
             return true
+        }
+    }
+
+    /// `storage.externalIdTaken` when another user has `user.externalID`.
+    private static func checkExternalID(of user: UserRecord, in state: InMemoryStore.State) throws(StorageError) {
+        guard let externalID = user.externalID else { return }
+        if state.users.values.contains(where: { $0.externalID == externalID && $0.id != user.id }) {
+            throw StorageError(.externalIDTaken, "another account has this external id")
         }
     }
 

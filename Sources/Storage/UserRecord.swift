@@ -21,6 +21,9 @@ public struct UserRecord: Sendable, Equatable {
     public var emailVerified: Bool
     /// When the account was created.
     public var createdAt: Date
+    /// The app's own id of the person (its user system's primary key), when the app's backend gave one: unique across
+    /// all users, at most `maximumExternalIDBytes`. What `tokens.subject: "externalId"` puts in `sub`.
+    public var externalID: String?
 
     /// Creates a user record from its fields.
     public init(
@@ -31,7 +34,8 @@ public struct UserRecord: Sendable, Equatable {
         appAccountToken: UUID,
         email: String? = nil,
         emailVerified: Bool = false,
-        createdAt: Date
+        createdAt: Date,
+        externalID: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -41,15 +45,23 @@ public struct UserRecord: Sendable, Equatable {
         self.email = email
         self.emailVerified = emailVerified
         self.createdAt = createdAt
+        self.externalID = externalID
     }
 
     /// The most bytes of `email` a store accepts.
     public static let maximumEmailBytes = 320
 
-    /// Refuses a record no store keeps: an email over the bound. For drivers to check before they write.
+    /// The most bytes of `externalID` a store accepts.
+    public static let maximumExternalIDBytes = 255
+
+    /// Refuses a record no store keeps: an email or an external id over its bound, an empty external id. For drivers
+    /// to check before they write.
     public func validate() throws(StorageError) {
         if let email, email.utf8.count > Self.maximumEmailBytes {
             throw StorageError(.invalidRecord, "an email address must be at most \(Self.maximumEmailBytes) bytes")
+        }
+        if let externalID, externalID.isEmpty || externalID.utf8.count > Self.maximumExternalIDBytes {
+            throw StorageError(.invalidRecord, "an external id must be 1 to \(Self.maximumExternalIDBytes) bytes")
         }
     }
 }

@@ -8,21 +8,24 @@ public protocol UserTransactions {
     /// The user whose username has the key of `name` (`UserRecord.nameKey(of:)`), or nil.
     func user(name: String) throws(StorageError) -> UserRecord?
 
+    /// The user whose `externalID` is `externalID` (compared byte for byte), or nil.
+    func user(externalID: String) throws(StorageError) -> UserRecord?
+
     /// The users whose `email` is `email`, compared ASCII case-insensitively, and verified (`emailVerified`),
     /// ordered by `createdAt`, then by `id`.
     func users(verifiedEmail email: String) throws(StorageError) -> [UserRecord]
 
     /// Stores a new user.
     /// - Throws: `storage.duplicateKey` when a user with `user.id` or `user.appAccountToken` exists;
-    ///   `storage.usernameTaken` when another user's name has the key of `user.name`; `storage.invalidRecord` when it breaks a bound
-    ///   (`UserRecord.validate`).
+    ///   `storage.usernameTaken` when another user's name has the key of `user.name`; `storage.externalIdTaken` when
+    ///   another user has `user.externalID`; `storage.invalidRecord` when it breaks a bound (`UserRecord.validate`).
     func insertUser(_ user: UserRecord) throws(StorageError)
 
-    /// Writes the name, display name (and whether it is a default), email and email verification of the user with
-    /// `user.id`; its `appAccountToken` and `createdAt` never change.
+    /// Writes the name, display name (and whether it is a default), email, email verification and external id of the
+    /// user with `user.id`; its `appAccountToken` and `createdAt` never change.
     /// - Returns: false, changing nothing, when there is no such user.
-    /// - Throws: `storage.usernameTaken` when another user's name has the key of `user.name`; `storage.invalidRecord` as
-    ///   `insertUser`.
+    /// - Throws: `storage.usernameTaken` when another user's name has the key of `user.name`; `storage.externalIdTaken`
+    ///   when another user has `user.externalID`; `storage.invalidRecord` as `insertUser`.
     func updateUser(_ user: UserRecord) throws(StorageError) -> Bool
 
     /// Deletes the user and every row of the account: its credentials, sessions, Apple identities (with their refresh

@@ -75,6 +75,7 @@ struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
         case .uniqueViolation:
             switch constraint {
             case "users_name_unique", "users_name_key_unique": return StorageError(.usernameTaken, "the username is already taken")
+            case "users_external_id_unique": return StorageError(.externalIDTaken, "another account has this external id")
             case "credentials_pkey": return StorageError(.credentialExists, "a credential with this ID already exists")
             case "apple_identities_pkey": return StorageError(.appleIdentityTaken, "the Apple identity is already linked to an account")
             case "users_pkey": return StorageError(.duplicateKey, "a user with this ID already exists")

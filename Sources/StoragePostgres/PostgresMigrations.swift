@@ -367,6 +367,15 @@ enum PostgresMigrations {
                 CREATE INDEX challenges_by_user ON challenges(user_id) WHERE user_id IS NOT NULL;
                 """
         ),
+        // Accounts carry the app's own user id (`UserRecord.externalID`), unique where present (NULLs are distinct).
+        // A 0.1.0 node of a rolling upgrade names its columns, so it neither writes nor clears the new one.
+        Step(
+            version: 11,
+            sql: """
+                ALTER TABLE users ADD COLUMN external_id text COLLATE "C";
+                ALTER TABLE users ADD CONSTRAINT users_external_id_unique UNIQUE (external_id);
+                """
+        ),
     ]
 
     /// The schema version this build writes.

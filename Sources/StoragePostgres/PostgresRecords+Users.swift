@@ -2,8 +2,9 @@ import Foundation
 import Storage
 
 extension PostgresRecords {
-    /// The last, `name_key` (`UserRecord.nameKey`), is written from the name and never read back.
-    static let userColumns = "id, name, display_name, created_at, display_name_is_default, app_account_token, email, email_verified, name_key"
+    /// `name_key` (`UserRecord.nameKey`) is written from the name and never read back.
+    static let userColumns =
+        "id, name, display_name, created_at, display_name_is_default, app_account_token, email, email_verified, name_key, external_id"
 
     func user(id: [UInt8]) throws(StorageError) -> UserRecord? {
         try run { connection throws(PostgresError) in
@@ -19,6 +20,13 @@ extension PostgresRecords {
                 row: Self.userRecord
             )
             .first
+        }
+    }
+
+    /// Through `users_external_id_unique`.
+    func user(externalID: String) throws(StorageError) -> UserRecord? {
+        try run { connection throws(PostgresError) in
+            try connection.run("SELECT \(Self.userColumns) FROM users WHERE external_id = $1", [.text(externalID)], row: Self.userRecord).first
         }
     }
 
@@ -50,12 +58,14 @@ extension PostgresRecords {
         return try run { connection throws(PostgresError) in
             try connection.run(
                 """
-                UPDATE users SET name = $2, display_name = $3, display_name_is_default = $4, email = $5, email_verified = $6, name_key = $7
+                UPDATE users SET name = $2, display_name = $3, display_name_is_default = $4, email = $5, email_verified = $6, name_key = $7,
+                    external_id = $8
                 WHERE id = $1
                 """,
                 [
                     .bytea(user.id), .text(user.name), .text(user.displayName), .boolean(user.displayNameIsDefault),
                     .optional(user.email, PostgresValue.text), .boolean(user.emailVerified), .text(user.nameKey),
+                    .optional(user.externalID, PostgresValue.text),
                 ]
             ) == 1
         }
@@ -74,6 +84,7 @@ extension PostgresRecords {
             (.bytea(user.id), "bytea"), (.text(user.name), "text"), (.text(user.displayName), "text"), (.date(user.createdAt), "float8"),
             (.boolean(user.displayNameIsDefault), "boolean"), (.text(user.appAccountToken.lowercaseText), "text"),
             (.optional(user.email, PostgresValue.text), "text"), (.boolean(user.emailVerified), "boolean"), (.text(user.nameKey), "text"),
+            (.optional(user.externalID, PostgresValue.text), "text"),
         ]
     }
 
@@ -87,7 +98,8 @@ extension PostgresRecords {
             appAccountToken: token,
             email: row.isNull(6) ? nil : row.text(6),
             emailVerified: try row.boolean(7),
-            createdAt: try row.date(3)
+            createdAt: try row.date(3),
+            externalID: row.isNull(9) ? nil : row.text(9)
         )
     }
 

@@ -72,6 +72,9 @@ struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
             if constraint.hasSuffix("users.name") || constraint.hasSuffix("users.name_key") {
                 return StorageError(.usernameTaken, "the username is already taken")
             }
+            if constraint.hasSuffix("users.external_id") {
+                return StorageError(.externalIDTaken, "another account has this external id")
+            }
             if constraint.hasSuffix("credentials.id") { return StorageError(.credentialExists, "a credential with this ID already exists") }
             if constraint.hasSuffix("apple_identities.subject") {
                 return StorageError(.appleIdentityTaken, "the Apple identity is already linked to an account")

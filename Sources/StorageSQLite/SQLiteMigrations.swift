@@ -377,6 +377,15 @@ enum SQLiteMigrations {
                 CREATE INDEX challenges_by_expiry ON challenges(expires_at);
                 """
         ),
+        // Accounts carry the app's own user id (`UserRecord.externalID`), unique where present. A 0.1.0 node of a
+        // rolling upgrade names its columns, so it neither writes nor clears the new one.
+        Step(
+            version: 12,
+            sql: """
+                ALTER TABLE users ADD COLUMN external_id TEXT;
+                CREATE UNIQUE INDEX users_by_external_id ON users(external_id) WHERE external_id IS NOT NULL;
+                """
+        ),
     ]
 
     /// The schema version this build writes.

@@ -2,8 +2,9 @@ import Foundation
 import Storage
 
 extension SQLiteRecords {
-    /// The last, `name_key` (`UserRecord.nameKey`), is written from the name and never read back.
-    static let userColumns = "id, name, display_name, created_at, display_name_is_default, app_account_token, email, email_verified, name_key"
+    /// `name_key` (`UserRecord.nameKey`) is written from the name and never read back.
+    static let userColumns =
+        "id, name, display_name, created_at, display_name_is_default, app_account_token, email, email_verified, name_key, external_id"
 
     func user(id: [UInt8]) throws(StorageError) -> UserRecord? {
         try run { connection throws(SQLiteError) in
@@ -15,6 +16,14 @@ extension SQLiteRecords {
         try run { connection throws(SQLiteError) in
             try connection.statement("SELECT \(Self.userColumns) FROM users WHERE name_key = ?1")
                 .run([.text(UserRecord.nameKey(of: name))], row: Self.userRecord).first
+        }
+    }
+
+    /// Through `users_by_external_id`.
+    func user(externalID: String) throws(StorageError) -> UserRecord? {
+        try run { connection throws(SQLiteError) in
+            try connection.statement("SELECT \(Self.userColumns) FROM users WHERE external_id = ?1").run([.text(externalID)], row: Self.userRecord)
+                .first
         }
     }
 
@@ -30,7 +39,9 @@ extension SQLiteRecords {
     func insertUser(_ user: UserRecord) throws(StorageError) {
         try validate { () throws(StorageError) in try user.validate() }
         try run { connection throws(SQLiteError) in
-            try connection.statement("INSERT INTO users (\(Self.userColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)").run(Self.userValues(user))
+            try connection.statement("INSERT INTO users (\(Self.userColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)").run(
+                Self.userValues(user)
+            )
         }
     }
 
@@ -39,7 +50,8 @@ extension SQLiteRecords {
         return try run { connection throws(SQLiteError) in
             try connection.statement(
                 """
-                UPDATE users SET name = ?2, display_name = ?3, display_name_is_default = ?5, email = ?7, email_verified = ?8, name_key = ?9
+                UPDATE users SET name = ?2, display_name = ?3, display_name_is_default = ?5, email = ?7, email_verified = ?8, name_key = ?9,
+                    external_id = ?10
                 WHERE id = ?1
                 """
             ).run(Self.userValues(user)) == 1
@@ -53,12 +65,12 @@ extension SQLiteRecords {
         }
     }
 
-    /// The values of `userColumns`, as ?1 to ?9.
+    /// The values of `userColumns`, as ?1 to ?10.
     static func userValues(_ user: UserRecord) -> [SQLiteValue] {
         [
             .blob(user.id), .text(user.name), .text(user.displayName), .date(user.createdAt), .bool(user.displayNameIsDefault),
             .text(user.appAccountToken.lowercaseText), user.email.map { .text($0) } ?? .null, .bool(user.emailVerified),
-            .text(user.nameKey),
+            .text(user.nameKey), user.externalID.map { .text($0) } ?? .null,
         ]
     }
 
@@ -72,7 +84,8 @@ extension SQLiteRecords {
             appAccountToken: token,
             email: row.isNull(6) ? nil : row.text(6),
             emailVerified: row.bool(7),
-            createdAt: row.date(3)
+            createdAt: row.date(3),
+            externalID: row.isNull(9) ? nil : row.text(9)
         )
     }
 

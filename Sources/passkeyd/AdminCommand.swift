@@ -11,16 +11,19 @@ import RelyingPartyServer
 struct AdminCommand {
     let arguments: [String]
 
-    static let usersListSyntax = syntax("users list [--query Q] [--cursor C] [--limit N]", options: ["--query", "--cursor", "--limit"])
+    static let usersListSyntax = syntax(
+        "users list [--query Q] [--cursor C] [--limit N] | users list --external-id ID",
+        options: ["--query", "--cursor", "--limit", "--external-id"]
+    )
     static let usersShowSyntax = syntax("users show USER_ID", positionals: 1)
     static let usersCreateSyntax = syntax(
-        "users create --username NAME [--display-name NAME] [--email EMAIL] [--email-verified]",
-        options: ["--username", "--display-name", "--email"],
+        "users create --username NAME [--display-name NAME] [--email EMAIL] [--email-verified] [--external-id ID]",
+        options: ["--username", "--display-name", "--email", "--external-id"],
         switches: ["--email-verified"]
     )
     static let usersUpdateSyntax = syntax(
-        "users update USER_ID [--username NAME] [--display-name NAME] [--email EMAIL] [--email-verified true|false]",
-        options: ["--username", "--display-name", "--email", "--email-verified"],
+        "users update USER_ID [--username NAME] [--display-name NAME] [--email EMAIL] [--email-verified true|false] [--external-id ID]",
+        options: ["--username", "--display-name", "--email", "--email-verified", "--external-id"],
         positionals: 1
     )
     static let usersDeleteSyntax = syntax("users delete USER_ID", positionals: 1)
@@ -139,7 +142,12 @@ struct AdminCommand {
         switch words {
         case "users list":
             return Operation(syntax: usersListSyntax) { admin, line, _ throws(ServerError) in
-                let page = try admin.searchUsers(query: line.value("--query") ?? "", cursor: line.value("--cursor"), limit: limit(line))
+                let page: AdminUserPage
+                if let externalID = line.value("--external-id") {
+                    page = try admin.searchUsers(externalID: externalID)
+                } else {
+                    page = try admin.searchUsers(query: line.value("--query") ?? "", cursor: line.value("--cursor"), limit: limit(line))
+                }
                 let rows = page.users.map { "\($0.user.id)  \($0.user.username)  \($0.user.email ?? "-")  (\($0.matchedBy))" }
                 return (page, (rows + (page.nextCursor.map { ["next: --cursor \($0)"] } ?? [])).joined(separator: "\n"))
             }
@@ -154,10 +162,11 @@ struct AdminCommand {
                     username: line.value("--username") ?? "",
                     displayName: line.value("--display-name"),
                     email: line.value("--email"),
-                    emailVerified: line.isSet("--email-verified")
+                    emailVerified: line.isSet("--email-verified"),
+                    externalId: line.value("--external-id")
                 )
-                let user = try admin.createUser(change)
-                return (["user": user], "created \(user.id) \(user.username)")
+                let answer = try admin.createUser(change)
+                return (answer, "\(answer.created ? "created" : "exists") \(answer.user.id) \(answer.user.username)")
             }
         case "users update":
             return Operation(syntax: usersUpdateSyntax) { admin, line, _ throws(ServerError) in
@@ -166,7 +175,8 @@ struct AdminCommand {
                     username: line.value("--username"),
                     displayName: line.value("--display-name"),
                     email: line.value("--email"),
-                    emailVerified: verified
+                    emailVerified: verified,
+                    externalId: line.value("--external-id")
                 )
                 let user = try admin.updateUser(id: line.positionals[0], change)
                 return (["user": user], "updated \(user.id) \(user.username)")

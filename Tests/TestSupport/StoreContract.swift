@@ -8,7 +8,8 @@ public enum StoreContract {
     public static let checks: [StoreContractCheck] =
         [
             StoreContractCheck(name: "lookups of missing records return nil", run: missingRecordsAreNil)
-        ] + userChecks + usernameChecks + credentialChecks + challengeChecks + sessionChecks + ceremonyChecks + spentChallengeChecks
+        ] + userChecks + usernameChecks + externalIDChecks + credentialChecks + challengeChecks + sessionChecks + ceremonyChecks
+        + spentChallengeChecks
         + transactionChecks + accountChecks + accountRecoveryChecks + appleChecks + signingKeyChecks + openIDProviderChecks + eventChecks
         + webhookChecks + statusChecks
 

@@ -65,6 +65,8 @@ export interface User {
   email?: string;
   emailVerified?: boolean;
   appAccountToken: string;
+  /** The app's own id of the person, when its backend gave one (`POST /admin/users` with `externalId`). */
+  externalId?: string;
 }
 
 export interface Passkey {

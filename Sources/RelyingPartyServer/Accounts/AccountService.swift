@@ -27,7 +27,7 @@ struct AccountService: Sendable {
         try storage {
             try store.transaction { transaction throws(StorageError) in
                 try transaction.insertUser(user)
-                try transaction.appendEvent(AccountEvent.userCreated(userID: user.id, method: method).event(at: now))
+                try transaction.appendEvent(AccountEvent.userCreated(userID: user.id, method: method, externalID: user.externalID).event(at: now))
             }
         }
     }
@@ -43,7 +43,7 @@ struct AccountService: Sendable {
                 let changes = change(&user)
                 guard !changes.isEmpty else { return user }
                 _ = try transaction.updateUser(user)
-                try transaction.appendEvent(AccountEvent.userUpdated(userID: userID, changes: changes).event(at: now))
+                try transaction.appendEvent(AccountEvent.userUpdated(userID: userID, changes: changes, externalID: user.externalID).event(at: now))
                 return user
             }
         }
@@ -278,8 +278,9 @@ struct AccountService: Sendable {
         for identity in identities {
             queued += try AppleIntegration.queueRevocations(of: identity.subject, in: transaction, now: now)
         }
+        let externalID = try transaction.user(id: userID)?.externalID
         guard try transaction.deleteUser(id: userID) else { return nil }
-        try transaction.appendEvent(AccountEvent.userDeleted(userID: userID, reason: reason).event(at: now))
+        try transaction.appendEvent(AccountEvent.userDeleted(userID: userID, reason: reason, externalID: externalID).event(at: now))
         return Deletion(credentialIDs: credentials.map(\.id), queuedRevocations: queued, appleIdentities: identities.count)
     }
 

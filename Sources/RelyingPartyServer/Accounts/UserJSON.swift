@@ -12,6 +12,8 @@ public struct UserJSON: Encodable, Equatable, Sendable {
     public let email: String?
     /// Present with `email`.
     public let emailVerified: Bool?
+    /// The app's own id of the person, when its backend gave one (`POST /admin/users`, an import).
+    public let externalId: String?
     /// The account's random UUID for StoreKit (lowercase), stable for the account's lifetime.
     public let appAccountToken: String
     /// Deprecated, removed in the next release: the username again, as registration, authentication and `/me` called
@@ -25,6 +27,7 @@ public struct UserJSON: Encodable, Equatable, Sendable {
         email = user.email
         emailVerified = user.email == nil ? nil : user.emailVerified
         appAccountToken = user.appAccountToken.lowercaseText
+        externalId = user.externalID
         name = user.name
     }
 
@@ -34,6 +37,7 @@ public struct UserJSON: Encodable, Equatable, Sendable {
         object.add("displayName", displayName)
         if let email { object.add("email", email) }
         if let emailVerified { object.add("emailVerified", emailVerified) }
+        if let externalId { object.add("externalId", externalId) }
         object.add("id", id)
         object.add("name", name)
         object.add("username", username)

@@ -6,8 +6,12 @@ import HTTPServer
 struct AdminController: Sendable {
     let service: AdminService
 
-    /// `GET /admin/users?query=&cursor=&limit=`.
+    /// `GET /admin/users?query=&cursor=&limit=`, or `GET /admin/users?externalId=` for the one account with that id
+    /// (`{"users": [user], "nextCursor": null}`, no user when none has it).
     func searchUsers(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+        if let externalID = request.queryValue("externalId") {
+            return JSONBody.ok(try service.searchUsers(externalID: externalID))
+        }
         let limit = try request.queryValue("limit").map { (text: String) throws(ServerError) -> Int in
             guard let limit = Int(text) else { throw ServerError(.invalidRequest, member: "limit") }
             return limit
@@ -25,10 +29,12 @@ struct AdminController: Sendable {
         JSONBody.ok(try service.user(id: context.identifier))
     }
 
-    /// `POST /admin/users` `{"username", "displayName"?, "email"?, "emailVerified"?}`: 201 with the user.
+    /// `POST /admin/users` `{"username", "displayName"?, "email"?, "emailVerified"?, "externalId"?}`: 201
+    /// `{"user", "created": true}`, or 200 `{"user", "created": false}` with the account that has `externalId` already.
     func createUser(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let change = try JSONBody.decode(AdminUserChange.self, from: request)
-        return JSONBody.ok(["user": try service.createUser(change)], status: 201)
+        let answer = try service.createUser(change)
+        return JSONBody.ok(answer, status: answer.created ? 201 : 200)
     }
 
     /// `PATCH /admin/users/{id}` `{"username"?, "displayName"?, "email"?, "emailVerified"?}`.

@@ -34,6 +34,8 @@ public enum AdminExport {
         var email: String?
         var emailVerified: Bool
         var createdAt: Date
+        /// Absent on an import: the account's is left as it is.
+        var externalId: String?
 
         init(_ user: UserRecord) {
             id = Base64URL.encode(user.id)
@@ -44,6 +46,7 @@ public enum AdminExport {
             email = user.email
             emailVerified = user.emailVerified
             createdAt = user.createdAt
+            externalId = user.externalID
         }
 
         /// The record, each member checked as the admin API checks it.
@@ -57,7 +60,14 @@ public enum AdminExport {
                 appAccountToken: appAccountToken,
                 email: email?.isEmpty == true ? nil : email,
                 emailVerified: email?.isEmpty == false && emailVerified,
-                createdAt: createdAt
+                createdAt: createdAt,
+                externalID: try externalId.map { (text: String) throws(ServerError) -> String in
+                    do {
+                        return try AdminService.validExternalID(text)
+                    } catch {
+                        throw ServerError(.importInvalid, member: "externalId")
+                    }
+                }
             )
         }
     }

@@ -42,7 +42,7 @@ extension AdminService {
     /// `user.created` with `method: import`, a changed username, display name or email `user.updated`); passkeys and
     /// Apple identities added when new (`passkey.registered`, `apple.linked`) and left as they are when they exist
     /// (their counters and Apple's state are the live ones).
-    /// - Throws: with the `line`: `409 username_taken`, `credential_exists` (a passkey of another account),
+    /// - Throws: with the `line`: `409 username_taken`, `external_id_taken`, `credential_exists` (a passkey of another account),
     ///   `apple_identity_taken` (an Apple identity of another account), `400 import_invalid` (`userId` names no
     ///   account).
     func importBatch(_ batch: AdminExport.Batch) throws(ServerError) -> AdminImportReport {
@@ -62,7 +62,9 @@ extension AdminService {
                     line = number
                     guard var stored = try transaction.user(id: user.id) else {
                         try transaction.insertUser(user)
-                        try transaction.appendEvent(AccountEvent.userCreated(userID: user.id, method: .import).event(at: now))
+                        try transaction.appendEvent(
+                            AccountEvent.userCreated(userID: user.id, method: .import, externalID: user.externalID).event(at: now)
+                        )
                         report.users.created += 1
                         continue
                     }
@@ -73,6 +75,11 @@ extension AdminService {
                     }
                     if stored.email != user.email { changes.append("email") }
                     if stored.emailVerified != user.emailVerified { changes.append("emailVerified") }
+                    // A line without an external id (as 0.1.0 wrote them) leaves the account's as it is.
+                    if let externalID = user.externalID, stored.externalID != externalID {
+                        stored.externalID = externalID
+                        changes.append("externalId")
+                    }
                     guard !changes.isEmpty else {
                         report.users.unchanged += 1
                         continue
@@ -80,7 +87,9 @@ extension AdminService {
                     (stored.name, stored.displayName, stored.displayNameIsDefault) = (user.name, user.displayName, user.displayNameIsDefault)
                     (stored.email, stored.emailVerified) = (user.email, user.emailVerified)
                     _ = try transaction.updateUser(stored)
-                    try transaction.appendEvent(AccountEvent.userUpdated(userID: user.id, changes: changes).event(at: now))
+                    try transaction.appendEvent(
+                        AccountEvent.userUpdated(userID: user.id, changes: changes, externalID: stored.externalID).event(at: now)
+                    )
                     report.users.updated += 1
                 }
                 for (number, passkey) in batch.passkeys {
@@ -113,7 +122,7 @@ extension AdminService {
             if let refusal { throw refusal }
             let mapped = ServerError.storage(error)
             switch error.code {
-            case .usernameTaken, .credentialExists, .appleIdentityTaken: throw mapped.onLine(line)
+            case .usernameTaken, .externalIDTaken, .credentialExists, .appleIdentityTaken: throw mapped.onLine(line)
             case .duplicateKey, .invalidRecord: throw ServerError(.importInvalid, detail: error.description).onLine(line)
             default: throw mapped
             }

@@ -26,7 +26,7 @@ public struct AdminService: Sendable {
     // MARK: users
 
     /// Accounts matching `query`, oldest-match first: on the first page the exact matches of an email (ASCII
-    /// case-insensitive), an Apple `sub` and a passkey's credential ID (base64url), then every account whose username
+    /// case-insensitive), an external id, an Apple `sub` and a passkey's credential ID (base64url), then every account whose username
     /// starts with `query` case-insensitively (`UserRecord.nameKey`), in the byte-wise order of the keys (every account
     /// for ""), continued by `nextCursor`.
     public func searchUsers(query: String, cursor: String?, limit: Int?) throws(ServerError) -> AdminUserPage {
@@ -38,6 +38,9 @@ public struct AdminService: Sendable {
             if after == nil, !query.isEmpty {
                 for user in try transaction.users(email: query, limit: size) {
                     exact.append(AdminUserPage.Match(user: UserJSON(user), matchedBy: "email"))
+                }
+                if query.utf8.count <= UserRecord.maximumExternalIDBytes, let user = try transaction.user(externalID: query) {
+                    exact.append(AdminUserPage.Match(user: UserJSON(user), matchedBy: "externalId"))
                 }
                 if let identity = try transaction.appleIdentity(subject: query), let user = try transaction.user(id: identity.userID) {
                     exact.append(AdminUserPage.Match(user: UserJSON(user), matchedBy: "appleUserId"))
@@ -78,12 +81,18 @@ public struct AdminService: Sendable {
         return found
     }
 
-    /// A new account with a username (and a display name, an email), no way in yet: for invitations, followed by an
-    /// enrollment link. `user.created` with `method: admin`.
-    public func createUser(_ change: AdminUserChange) throws(ServerError) -> UserJSON {
+    /// A new account with a username (and a display name, an email, the app's own id), no way in yet: for
+    /// invitations, and for the app's existing users, followed by an enrollment link. `user.created` with
+    /// `method: admin`. Idempotent by `externalId`: when an account has it, that account is the answer, as it is
+    /// (`created` false), whatever else the change says.
+    public func createUser(_ change: AdminUserChange) throws(ServerError) -> AdminCreatedUser {
         let username = try RelyingPartyServer.validName(change.username, member: "username")
         let displayName = try RelyingPartyServer.validName(change.displayName ?? username, member: "displayName")
         let email = try Self.validEmail(change.email).flatMap { $0.isEmpty ? nil : $0 }
+        let externalID = try change.externalId.map { (text: String) throws(ServerError) -> String in try Self.validExternalID(text) }
+        if let externalID, let existing = try transaction({ transaction throws(StorageError) in try transaction.user(externalID: externalID) }) {
+            return AdminCreatedUser(user: UserJSON(existing), created: false)
+        }
         let now = time.now
         let user = UserRecord(
             id: random.bytes(count: 32),
@@ -93,11 +102,26 @@ public struct AdminService: Sendable {
             appAccountToken: random.uuid(),
             email: email,
             emailVerified: email != nil && change.emailVerified == true,
-            createdAt: now
+            createdAt: now,
+            externalID: externalID
         )
-        try accounts.create(user, method: .admin)
+        do {
+            try accounts.create(user, method: .admin)
+        } catch  where error.code == .externalIdTaken {
+            // Another request made the account between the lookup and the insert: it is the answer.
+            guard let externalID, let existing = try transaction({ transaction throws(StorageError) in try transaction.user(externalID: externalID) })
+            else { throw error }
+            return AdminCreatedUser(user: UserJSON(existing), created: false)
+        }
         webhooks.wake()
-        return UserJSON(user)
+        return AdminCreatedUser(user: UserJSON(user), created: true)
+    }
+
+    /// The account whose external id is `externalID` (`matchedBy: externalId`), or none: a page without a cursor.
+    public func searchUsers(externalID text: String) throws(ServerError) -> AdminUserPage {
+        let externalID = try Self.validExternalID(text)
+        let user = try transaction { transaction throws(StorageError) in try transaction.user(externalID: externalID) }
+        return AdminUserPage(users: user.map { [AdminUserPage.Match(user: UserJSON($0), matchedBy: "externalId")] } ?? [], nextCursor: nil)
     }
 
     /// Changes the username, display name, email and its verification (what the app's backend verified: a verified
@@ -111,6 +135,9 @@ public struct AdminService: Sendable {
             try RelyingPartyServer.validName(name, member: "displayName")
         }
         let email = try Self.validEmail(change.email)
+        let externalID = try change.externalId.map { (text: String) throws(ServerError) -> String in
+            text.isEmpty ? "" : try Self.validExternalID(text)
+        }
         let updated = try accounts.update(userID: userID) { user in
             var changes: [String] = []
             if let username, username != user.name {
@@ -128,6 +155,10 @@ public struct AdminService: Sendable {
                     user.email = address
                     changes.append("email")
                 }
+            }
+            if let externalID, (externalID.isEmpty ? nil : externalID) != user.externalID {
+                user.externalID = externalID.isEmpty ? nil : externalID
+                changes.append("externalId")
             }
             let verified = user.email != nil && (change.emailVerified ?? (changes.contains("email") ? false : user.emailVerified))
             if verified != user.emailVerified {
@@ -228,6 +259,15 @@ public struct AdminService: Sendable {
             throw ServerError(.userNotFound)
         }
         return bytes
+    }
+
+    /// The app's own id of an account as given (compared byte for byte, never trimmed or folded): 1 to 255 bytes, no
+    /// control characters.
+    static func validExternalID(_ value: String) throws(ServerError) -> String {
+        guard (1...UserRecord.maximumExternalIDBytes).contains(value.utf8.count),
+            !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else { throw ServerError(.invalidRequest, member: "externalId") }
+        return value
     }
 
     /// An email address as given: trimmed, at most 320 bytes, one "@", no spaces or control characters; "" clears it.

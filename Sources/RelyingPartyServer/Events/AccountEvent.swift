@@ -13,11 +13,13 @@ import Storage
 enum AccountEvent: Equatable {
     /// An account was created, by a passkey registration, a first Sign in with Apple, the admin API or an import
     /// (`method`).
-    case userCreated(userID: [UInt8], method: CreationMethod)
+    /// `externalID`: the app's own id of the account (`externalId`), when it has one, so that the app's backend can
+    /// map the account from its lifecycle events (as on `user.updated` and `user.deleted`).
+    case userCreated(userID: [UInt8], method: CreationMethod, externalID: String? = nil)
     /// An account was deleted with everything in it.
-    case userDeleted(userID: [UInt8], reason: DeletionReason)
-    /// The account's display name or email changed (`changes` names the members, never their values).
-    case userUpdated(userID: [UInt8], changes: [String])
+    case userDeleted(userID: [UInt8], reason: DeletionReason, externalID: String? = nil)
+    /// The account's display name, email or external id changed (`changes` names the members, never their values).
+    case userUpdated(userID: [UInt8], changes: [String], externalID: String? = nil)
     /// Another account was merged into this one (the survivor); `previousUserID` went away, its passkeys and Apple
     /// identities now belong to the survivor.
     case userMerged(userID: [UInt8], previousUserID: [UInt8])
@@ -161,7 +163,7 @@ enum AccountEvent: Equatable {
     /// The account the event concerns.
     var userID: [UInt8] {
         switch self {
-        case .userCreated(let userID, _), .userDeleted(let userID, _), .userUpdated(let userID, _), .userMerged(let userID, _),
+        case .userCreated(let userID, _, _), .userDeleted(let userID, _, _), .userUpdated(let userID, _, _), .userMerged(let userID, _),
             .passkeyRegistered(let userID, _), .passkeyRenamed(let userID, _), .passkeyDeleted(let userID, _),
             .passkeyCloneWarning(let userID, _), .passkeyBackupEligibilityChanged(let userID, _, _), .appleLinked(let userID, _),
             .appleUnlinked(let userID, _, _), .appleConsentRevoked(let userID, _), .appleTransferred(let userID, _, _),
@@ -186,17 +188,21 @@ enum AccountEvent: Equatable {
         var previousAppleUserId: String?
         var changes: [String]?
         var remaining: Int?
+        var externalId: String?
     }
 
     var payload: Payload {
         var payload = Payload(userId: Base64URL.encode(userID))
         switch self {
-        case .userCreated(_, let method):
+        case .userCreated(_, let method, let externalID):
             payload.method = method.rawValue
-        case .userDeleted(_, let reason):
+            payload.externalId = externalID
+        case .userDeleted(_, let reason, let externalID):
             payload.reason = reason.rawValue
-        case .userUpdated(_, let changes):
+            payload.externalId = externalID
+        case .userUpdated(_, let changes, let externalID):
             payload.changes = changes
+            payload.externalId = externalID
         case .userMerged(_, let previousUserID):
             payload.previousUserId = Base64URL.encode(previousUserID)
         case .passkeyRegistered(_, let credentialID), .passkeyRenamed(_, let credentialID), .passkeyDeleted(_, let credentialID),
@@ -240,6 +246,7 @@ extension AccountEvent.Payload {
         if let backupEligible { object.add("backupEligible", backupEligible) }
         if let changes { object.add("changes", changes) }
         if let credentialId { object.add("credentialId", credentialId) }
+        if let externalId { object.add("externalId", externalId) }
         if let method { object.add("method", method) }
         if let previousAppleUserId { object.add("previousAppleUserId", previousAppleUserId) }
         if let previousUserId { object.add("previousUserId", previousUserId) }

@@ -250,11 +250,12 @@ struct OAuthTokenController: Sendable {
         }
         let verified = try tokens.openIDClaims(of: token, clientIDs: oidc.clients.map(\.id))
         guard let claims = verified.claims, let grantID = Base64URL.decode(claims.sid) else { throw refusal }
+        let subjectRule = tokens.settings.subject
         let subject: OpenIDGrantSubject?
         do {
             subject = try store.transaction { transaction throws(StorageError) -> OpenIDGrantSubject? in
-                guard let grant = try transaction.oauthGrant(id: grantID), Base64URL.encode(grant.userID) == claims.sub,
-                    let user = try transaction.user(id: grant.userID)
+                guard let grant = try transaction.oauthGrant(id: grantID), let user = try transaction.user(id: grant.userID),
+                    claims.sub == Base64URL.encode(user.id) || (subjectRule == .externalId && claims.sub == user.externalID)
                 else { return nil }
                 return OpenIDGrantSubject(user: user, grant: grant)
             }
@@ -263,7 +264,7 @@ struct OAuthTokenController: Sendable {
         }
         guard let subject else { throw refusal }
         var body = JSONObjectWriter(capacity: 256)
-        body.add("sub", base64URL: subject.user.id)
+        body.add("sub", subjectRule.subject(userID: subject.user.id, externalID: subject.user.externalID))
         AccessTokenMinter.addUserClaims(of: subject, to: &body)
         return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: body.finished())
     }

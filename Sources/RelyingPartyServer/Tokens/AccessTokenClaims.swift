@@ -10,9 +10,11 @@ struct AccessTokenClaims: Decodable, Sendable {
     let exp: Int64
     let sid: String
     let username: String?
+    /// The app's own id of the account, when it had one at minting.
+    let external_id: String?
 
     private enum CodingKeys: String, CodingKey {
-        case iss, sub, aud, iat, nbf, exp, sid, username
+        case iss, sub, aud, iat, nbf, exp, sid, username, external_id
     }
 
     init(from decoder: any Decoder) throws {
@@ -30,5 +32,6 @@ struct AccessTokenClaims: Decodable, Sendable {
         exp = try container.decode(Int64.self, forKey: .exp)
         sid = try container.decode(String.self, forKey: .sid)
         username = try container.decodeIfPresent(String.self, forKey: .username)
+        external_id = try container.decodeIfPresent(String.self, forKey: .external_id)
     }
 }

@@ -63,7 +63,7 @@ struct AccessTokenController: Sendable {
         let prompt_values_supported = ["none", "login", "consent"]
         let claims_supported = [
             "sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "amr", "at_hash", "azp", "sid", "preferred_username", "name", "email",
-            "email_verified",
+            "email_verified", "external_id",
         ]
         let authorization_response_iss_parameter_supported = true
         let request_parameter_supported = false
@@ -98,6 +98,8 @@ struct AccessTokenController: Sendable {
         var iat: Int64?
         var sid: String?
         var username: String?
+        /// The app's own id of the account, when it has one.
+        var external_id: String?
         /// RFC 7662 §2.2 (RFC 6749 §7.1): both kinds are bearer tokens.
         var token_type: String?
         /// Which kind: `session` (an opaque session token) or `access` (a JWT access token).
@@ -132,7 +134,8 @@ struct AccessTokenController: Sendable {
         var answer = IntrospectionResponse.inactive
         if let session, !AccessTokenVerifier.looksLikeJWT(token), let user = try storage({ try store.user(id: session.userID) }) {
             answer = IntrospectionResponse(active: true)
-            answer.sub = Base64URL.encode(session.userID)
+            answer.sub = tokens.settings.subject.subject(userID: user.id, externalID: user.externalID)
+            answer.external_id = user.externalID
             answer.exp = Int64(session.expiresAt.timeIntervalSince1970.rounded(.down))
             answer.iat = Int64(session.createdAt.timeIntervalSince1970.rounded(.down))
             answer.sid = Base64URL.encode(session.id)
@@ -145,6 +148,7 @@ struct AccessTokenController: Sendable {
             answer.iat = claims.iat
             answer.sid = Base64URL.encode(session.id)
             answer.username = claims.username
+            answer.external_id = claims.external_id
             answer.token_use = "access"
             answer.iss = claims.iss
             answer.aud = claims.aud

@@ -17,7 +17,7 @@ extension AccessTokenMinter {
         let expires = min(issued + Int64(lifetime), Int64(subject.grant.expiresAt.timeIntervalSince1970.rounded(.down)))
         var claims = JSONObjectWriter(capacity: 320)
         claims.add("iss", issuer)
-        claims.add("sub", base64URL: subject.user.id)
+        claims.add("sub", subjectRule.subject(userID: subject.user.id, externalID: subject.user.externalID))
         claims.add("aud", subject.grant.clientID)
         claims.add("iat", issued)
         claims.add("nbf", issued)
@@ -39,7 +39,7 @@ extension AccessTokenMinter {
         let issued = Int64(now.timeIntervalSince1970.rounded(.down))
         var claims = JSONObjectWriter(capacity: 512)
         claims.add("iss", issuer)
-        claims.add("sub", base64URL: subject.user.id)
+        claims.add("sub", subjectRule.subject(userID: subject.user.id, externalID: subject.user.externalID))
         claims.add("aud", subject.grant.clientID)
         claims.add("azp", subject.grant.clientID)
         claims.add("iat", issued)
@@ -53,8 +53,10 @@ extension AccessTokenMinter {
         return try CompactJWS.sign(payload: claims.finished(), type: "JWT", with: key)
     }
 
-    /// The claims of the granted scopes, as the ID token and `/oauth/userinfo` give them.
+    /// The claims of the granted scopes, as the ID token and `/oauth/userinfo` give them, and `external_id` (the app's
+    /// own id) when the account has one.
     static func addUserClaims(of subject: OpenIDGrantSubject, to claims: inout JSONObjectWriter) {
+        if let externalID = subject.user.externalID { claims.add("external_id", externalID) }
         let scopes = subject.scopes
         if scopes.contains("profile") {
             claims.add("preferred_username", subject.user.name)

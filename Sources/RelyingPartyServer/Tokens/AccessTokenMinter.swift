@@ -4,9 +4,10 @@ import JSON
 import Synchronization
 
 /// Mints access tokens: a JWT (RFC 9068) signed with the deployment's current key, header `typ: at+jwt` and `kid`.
-/// Claims: `iss`, `sub` (the user handle, base64url), `aud` (a string for one audience, else a list), `iat`, `nbf`,
+/// Claims: `iss`, `sub` (the user handle, base64url, or the app's own id: `TokenSubject`), `aud` (a string for one audience, else a list), `iat`, `nbf`,
 /// `exp` (one lifetime, never after the session), `jti` (unique, see `TokenIDs`), `client_id` (the relying party ID: the first-party app),
-/// `sid` (the session's public ID), `auth_time`, `amr`, `username`, and `email` / `email_verified` when known.
+/// `sid` (the session's public ID), `auth_time`, `amr`, `username`, `external_id` (the app's own id) when the account has one, and `email` /
+/// `email_verified` when known.
 /// The claims are written directly as bytes (`JSONObjectWriter`), so that minting costs little more than signing.
 package struct AccessTokenMinter: Sendable {
     package static let type = "at+jwt"
@@ -15,10 +16,19 @@ package struct AccessTokenMinter: Sendable {
     let audiences: [String]
     let clientID: String
     let lifetime: TimeInterval
+    let subjectRule: TokenSubject
     let tokenIDs: TokenIDs
 
-    package init(issuer: String, audiences: [String], clientID: String, lifetime: TimeInterval, random: any RandomSource) {
+    package init(
+        issuer: String,
+        audiences: [String],
+        clientID: String,
+        lifetime: TimeInterval,
+        subjectRule: TokenSubject = .id,
+        random: any RandomSource
+    ) {
         self.issuer = issuer
+        self.subjectRule = subjectRule
         self.audiences = audiences
         self.clientID = clientID
         self.lifetime = lifetime
@@ -49,7 +59,11 @@ package struct AccessTokenMinter: Sendable {
         let expires = min(issued + Int64(lifetime), Int64(subject.sessionExpiresAt.timeIntervalSince1970.rounded(.down)))
         var claims = JSONObjectWriter(capacity: 384)
         claims.add("iss", issuer)
-        claims.add("sub", base64URL: subject.userID)
+        if subjectRule == .id || subject.externalID == nil {
+            claims.add("sub", base64URL: subject.userID)
+        } else {
+            claims.add("sub", subjectRule.subject(userID: subject.userID, externalID: subject.externalID))
+        }
         if audiences.count == 1 { claims.add("aud", audiences[0]) } else { claims.add("aud", audiences) }
         claims.add("iat", issued)
         claims.add("nbf", issued)
@@ -60,6 +74,7 @@ package struct AccessTokenMinter: Sendable {
         claims.add("auth_time", Int64(subject.authenticatedAt.timeIntervalSince1970.rounded(.down)))
         claims.add("amr", subject.authenticationMethods)
         claims.add("username", subject.username)
+        if let externalID = subject.externalID { claims.add("external_id", externalID) }
         if let email = subject.email {
             claims.add("email", email)
             claims.add("email_verified", subject.emailVerified ?? false)

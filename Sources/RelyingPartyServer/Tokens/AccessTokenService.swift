@@ -41,6 +41,7 @@ final class AccessTokenService: Sendable {
             audiences: audiences,
             clientID: configuration.relyingPartyID,
             lifetime: TimeInterval(settings.lifetimeSeconds),
+            subjectRule: settings.subject,
             random: random
         )
         verifier = AccessTokenVerifier(issuer: issuer, audiences: audiences, ring: ring)
@@ -102,7 +103,7 @@ final class AccessTokenService: Sendable {
     }
 
     /// The session an access token speaks for: its signature and claims verify, and its session (`sid`) still exists
-    /// for its user (`sub`). Nil otherwise, the reason logged.
+    /// for its user (`sub`, as `TokenSubject.names` reads it). Nil otherwise, the reason logged.
     func session(of token: String, logging: Bool = true) throws(ServerError) -> (session: SessionRecord, claims: AccessTokenClaims)? {
         let now = time.now
         _ = try freshRing(at: now)
@@ -119,11 +120,22 @@ final class AccessTokenService: Sendable {
             if logging { log("access token refused: \(verified.failure ?? "")", event: "token") }
             return nil
         }
-        guard let session, Base64URL.encode(session.userID) == claims.sub else {
+        guard let session,
+            try settings.subject.names(
+                claims.sub,
+                userID: session.userID,
+                externalID: { () throws(ServerError) in try externalID(of: session.userID) }
+            )
+        else {
             if logging { log("access token refused: its session has ended", event: "token") }
             return nil
         }
         return (session, claims)
+    }
+
+    /// The account's external id, for a `sub` that is not its passkeyd id.
+    func externalID(of userID: [UInt8]) throws(ServerError) -> String? {
+        try storage { try store.user(id: userID) }?.externalID
     }
 
     /// Not a session ID (IDs are 16 bytes): the lookup of a token without a `sid` finds nothing.

@@ -4,6 +4,8 @@ import Storage
 /// Who an access token speaks for and how they signed in: the account, its session, and what is known of the person.
 package struct AccessTokenSubject: Sendable {
     package var userID: [UInt8]
+    /// The app's own id of the account (`UserRecord.externalID`).
+    package var externalID: String?
     package var username: String
     package var email: String?
     package var emailVerified: Bool?
@@ -25,9 +27,11 @@ package struct AccessTokenSubject: Sendable {
         authenticatedAt: Date,
         sessionExpiresAt: Date,
         method: SessionMethod,
-        userVerified: Bool
+        userVerified: Bool,
+        externalID: String? = nil
     ) {
         self.userID = userID
+        self.externalID = externalID
         self.username = username
         self.email = email
         self.emailVerified = emailVerified
@@ -48,7 +52,8 @@ package struct AccessTokenSubject: Sendable {
             authenticatedAt: session.authenticatedAt,
             sessionExpiresAt: session.expiresAt,
             method: session.method,
-            userVerified: session.userVerified
+            userVerified: session.userVerified,
+            externalID: user.externalID
         )
     }
 

@@ -12,6 +12,8 @@ public struct TokenSettings: Sendable, Equatable {
     public var algorithm = JWSAlgorithm.es256
     /// How often the signing key is replaced.
     public var rotationDays = 30
+    /// What `sub` names (`TokenSubject`).
+    public var subject = TokenSubject.id
 
     public static let lifetimeRange = 60...86_400
     public static let maximumAudiences = 16
@@ -19,7 +21,7 @@ public struct TokenSettings: Sendable, Equatable {
     public init() {}
 
     init(_ reader: ConfigurationReader) throws(ConfigurationError) {
-        try reader.only(["issuer", "audiences", "lifetimeSeconds", "algorithm", "rotationDays"])
+        try reader.only(["issuer", "audiences", "lifetimeSeconds", "algorithm", "rotationDays", "subject"])
         if let issuer = try reader.string("issuer") {
             guard Self.isIssuer(issuer) else {
                 throw ConfigurationError(
@@ -50,6 +52,12 @@ public struct TokenSettings: Sendable, Equatable {
             self.algorithm = algorithm
         }
         rotationDays = try reader.integer("rotationDays", in: 1...365) ?? rotationDays
+        if let name = try reader.string("subject") {
+            guard let subject = TokenSubject(rawValue: name) else {
+                throw ConfigurationError(.invalidValue, key: reader.key("subject"), "must be id or externalId")
+            }
+            self.subject = subject
+        }
     }
 
     static func isIssuer(_ text: String) -> Bool {

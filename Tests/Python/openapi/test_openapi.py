@@ -508,6 +508,13 @@ def test_the_admin_api(world):
                         status=201)["user"]
     assert invited["email"] == "i@example.com" and invited["emailVerified"] is True
     assert api.admin("POST", "/admin/users", {"username": "invitee"}, status=409)["error"] == "username_taken"
+    # An existing user of the app, keyed by its own id: idempotent, found by it, refused when taken.
+    existing = api.admin("POST", "/admin/users", {"username": "ada", "externalId": "user-1001"}, status=201)
+    assert existing["created"] is True and existing["user"]["externalId"] == "user-1001"
+    again = api.admin("POST", "/admin/users", {"username": "ada", "externalId": "user-1001"}, status=200)
+    assert again["created"] is False and again["user"]["id"] == existing["user"]["id"]
+    assert api.admin("GET", "/admin/users?externalId=user-1001")["users"][0]["matchedBy"] == "externalId"
+    assert api.admin("PATCH", f"/admin/users/{invited['id']}", {"externalId": "user-1001"}, status=409)["error"] == "external_id_taken"
     assert api.admin("POST", "/admin/users", {"displayName": "Nobody"}, status=400, validate_request=False)["error"] == "invalid_username"
     api.admin("POST", "/admin/users", raw=b"username=x", headers={"Content-Type": "text/plain"}, status=415, validate_request=False)
     changed = api.admin("PATCH", f"/admin/users/{invited['id']}", {"displayName": "Ivy", "email": ""})["user"]

@@ -27,8 +27,8 @@ struct OpenIDProviderTests {
     let account: PasskeyClient.Account
     var cookie: [(String, String)] { [("Cookie", "__Host-passkeyd_session=\(account.token)")] }
 
-    init() throws {
-        fixture = try TokenFixture(Self.configuration)
+    init(configuration: String = OpenIDProviderTests.configuration) throws {
+        fixture = try TokenFixture(configuration)
         account = try fixture.client.register("olivia")
     }
 
@@ -242,6 +242,29 @@ struct OpenIDProviderTests {
         let firstParty = try #require(try fixture.mint(PasskeyClient.bearer(account.token)).object["accessToken"] as? String)
         #expect(try userInfo(firstParty).status == 401)
         #expect(try userInfo("garbage").headers["WWW-Authenticate"]?.contains("invalid_token") == true)
+    }
+
+    @Test func withSubjectExternalIdTheTokensAndUserInfoNameTheAppsUser() throws {
+        let json = Self.configuration.replacingOccurrences(of: #""www": null,"#, with: #""www": null, "tokens": {"subject": "externalId"},"#)
+        let provider = try OpenIDProviderTests(configuration: json)
+        var user = try #require(try provider.fixture.store.user(id: provider.account.userID))
+        user.externalID = "crm-7"
+        _ = try provider.fixture.store.transaction { transaction throws(StorageError) in try transaction.updateUser(user) }
+        let reply = try provider.exchange(try provider.code())
+        let idToken = try DecodedToken(try #require(reply.object["id_token"] as? String)).claims
+        #expect(idToken["sub"] as? String == "crm-7" && idToken["external_id"] as? String == "crm-7")
+        let accessToken = try #require(reply.object["access_token"] as? String)
+        #expect(try DecodedToken(accessToken).claims["sub"] as? String == "crm-7")
+        let info = try provider.userInfo(accessToken)
+        #expect(info.status == 200 && info.object["sub"] as? String == "crm-7", "\(info.text)")
+        // Under the default, passkeyd's id is sub and the app's id a claim of its own.
+        _ = try fixture.store.transaction { transaction throws(StorageError) in
+            var olivia = try transaction.user(id: account.userID)!
+            olivia.externalID = "crm-8"
+            return try transaction.updateUser(olivia)
+        }
+        let plain = try DecodedToken(try #require(try exchange(try code()).object["id_token"] as? String)).claims
+        #expect(plain["sub"] as? String == Base64URL.encode(account.userID) && plain["external_id"] as? String == "crm-8")
     }
 
     @Test func pkceIsRequiredAndChecked() throws {

@@ -65,7 +65,8 @@ struct ServerErrorTableTests {
 
     @Test func storageErrorsMapToConflictsOrUnavailable() {
         let cases: [(StorageError.Code, ServerError.Code)] = [
-            (.usernameTaken, .usernameTaken), (.credentialExists, .credentialExists), (.appleIdentityTaken, .appleIdentityTaken),
+            (.usernameTaken, .usernameTaken), (.externalIDTaken, .externalIdTaken), (.credentialExists, .credentialExists),
+            (.appleIdentityTaken, .appleIdentityTaken),
             (.notFound, .notFound), (.unavailable, .storageUnavailable), (.migrationFailed, .storageUnavailable),
             (.duplicateKey, .storageUnavailable), (.signCountNotIncreased, .storageUnavailable), (.notEmpty, .storageUnavailable),
             (.invalidRecord, .storageUnavailable), (.challengeSpent, .challengeUnknown),

@@ -105,6 +105,10 @@ private struct FailingTransaction: StoreTransaction {
         return try inner.user(name: name)
     }
 
+    func user(externalID: String) throws(StorageError) -> UserRecord? {
+        return try inner.user(externalID: externalID)
+    }
+
     func users(verifiedEmail email: String) throws(StorageError) -> [UserRecord] {
         return try inner.users(verifiedEmail: email)
     }

@@ -25,9 +25,9 @@ struct WebhookReadmeTests {
         appleSession.credentialID = nil
         appleSession.appleSubject = "001.apple"
         return switch kind {
-        case .userCreated: [.userCreated(userID: user, method: .passkey)]
-        case .userDeleted: [.userDeleted(userID: user, reason: .self)]
-        case .userUpdated: [.userUpdated(userID: user, changes: ["displayName"])]
+        case .userCreated: [.userCreated(userID: user, method: .passkey), .userCreated(userID: user, method: .admin, externalID: "42")]
+        case .userDeleted: [.userDeleted(userID: user, reason: .self, externalID: "42")]
+        case .userUpdated: [.userUpdated(userID: user, changes: ["displayName"], externalID: "42")]
         case .userMerged: [.userMerged(userID: user, previousUserID: [4, 5])]
         case .passkeyRegistered: [.passkeyRegistered(userID: user, credentialID: [9])]
         case .passkeyRenamed: [.passkeyRenamed(userID: user, credentialID: [9])]

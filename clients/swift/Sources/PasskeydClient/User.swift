@@ -11,4 +11,6 @@ public struct User: Codable, Sendable, Equatable {
     public let emailVerified: Bool?
     /// A random UUID (lowercase) for StoreKit's `appAccountToken`, stable for the account's lifetime.
     public let appAccountToken: String
+    /// The app's own id of the person, when its backend gave one (`POST /admin/users` with `externalId`).
+    public let externalId: String?
 }
