@@ -14,6 +14,9 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLibEvent", pkgConfig: "libevent_openssl", providers: [.apt(["libevent-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // Imported password hashes only: bcrypt (libxcrypt) and Argon2 (the reference implementation).
+        .systemLibrary(name: "CXCrypt", pkgConfig: "libcrypt", providers: [.apt(["libcrypt-dev"])]),
+        .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
 
         // Pure layers.
         // JSON reading and writing: the value tree, the strict parser, the writer, the tree decoders.
@@ -22,6 +25,8 @@ let package = Package(
         .target(name: "CryptoCore", dependencies: ["COpenSSL", "JSON"]),
         .target(name: "WebAuthnCore", dependencies: ["CBOR", "CryptoCore", "JSON"]),
         .target(name: "AppleSignIn", dependencies: ["CryptoCore", "JSON"]),
+        // Imported password hashes (PHC strings, bcrypt, Django, Firebase's scrypt), verified only as a bridge to passkeys.
+        .target(name: "PasswordHashes", dependencies: ["CryptoCore", "CXCrypt", "CArgon2"]),
         // The test-vector schema and its runner (`passkeyd verify`, the vector tests): on top of the core, not in it.
         .target(name: "WebAuthnVectors", dependencies: ["WebAuthnCore", "CryptoCore", "JSON"]),
 
@@ -37,7 +42,7 @@ let package = Package(
         // The OpenAPI document of the API is compiled in (`GET /openapi.json`), so the binary needs no file to serve it.
         .target(
             name: "RelyingPartyServer",
-            dependencies: ["WebAuthnCore", "CryptoCore", "JSON", "Storage", "HTTPServer", "AppleSignIn", "Observability"],
+            dependencies: ["WebAuthnCore", "CryptoCore", "JSON", "Storage", "HTTPServer", "AppleSignIn", "Observability", "PasswordHashes"],
             resources: [.embedInCode("OpenAPI/openapi.json")]
         ),
         .executableTarget(
@@ -81,12 +86,13 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CryptoCore", "TestSupport", "Observability"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
         .testTarget(name: "AppleSignInTests", dependencies: ["AppleSignIn", "CryptoCore", "TestSupport"]),
+        .testTarget(name: "PasswordHashesTests", dependencies: ["PasswordHashes", "CryptoCore"]),
         // passkeydTests also holds the whole-tree checks (every error code type), so it sees every module.
         .testTarget(
             name: "passkeydTests",
             dependencies: [
                 "passkeyd", "RelyingPartyServer", "HTTPServer", "Storage", "StorageSQLite", "StoragePostgres", "AppleSignIn", "WebAuthnCore",
-                "CryptoCore", "JSON",
+                "CryptoCore", "JSON", "PasswordHashes",
                 "CBOR", "Observability",
             ]
         ),
@@ -94,7 +100,7 @@ let package = Package(
             name: "RelyingPartyServerTests",
             dependencies: [
                 "RelyingPartyServer", "TestSupport", "Storage", "StorageSQLite", "StoragePostgres", "HTTPServer", "WebAuthnCore", "CryptoCore",
-                "JSON", "AppleSignIn", "Observability",
+                "JSON", "AppleSignIn", "Observability", "PasswordHashes",
             ],
             // Read by path (`#filePath`), like the repository's `www`.
             exclude: ["Fixtures"]

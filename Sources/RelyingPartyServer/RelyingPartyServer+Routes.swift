@@ -48,6 +48,7 @@ extension RelyingPartyServer {
         Route("POST", "/me/sessions/revoke-others", [.noStore], \.sessions, SessionsController.revokeOthers),
         Route("POST", "/me/recovery-codes", [.noStore], \.recovery, RecoveryController.createCodes),
         Route("POST", "/auth/recovery", [.rateLimitedPerAddress, .noStore], \.recovery, RecoveryController.signIn),
+        Route("POST", "/auth/password", [.rateLimitedPerAddress, .noStore], \.passwords, PasswordController.signIn),
         Route("POST", "/me/merge", [.rateLimitedPerAddress, .noStore], \.merge, MergeController.merge),
         Route("POST", "/me/link-suggestion/decline", [.noStore], \.appleLinks, AppleLinksController.declineLinkSuggestion),
         Route("DELETE", "/me/apple/{id}", [.noStore], \.appleLinks, AppleLinksController.unlink),

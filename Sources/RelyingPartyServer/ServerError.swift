@@ -61,6 +61,8 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case enrollmentLinkInvalid = "enrollment_link_invalid"
             case enrollmentLinkExpired = "enrollment_link_expired"
             case recoveryCodeInvalid = "recovery_code_invalid"
+            case passwordInvalid = "password_invalid"
+            case passwordVerificationBusy = "password_verification_busy"
             case recoverySessionRestricted = "recovery_session_restricted"
             case insufficientScope = "insufficient_scope"
             case invalidBackendKey = "invalid_backend_key"
@@ -173,6 +175,11 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         static let enrollmentLinkExpired = Code(.enrollmentLinkExpired)
         /// The username and recovery code do not match an unused code (an unknown username reads the same).
         static let recoveryCodeInvalid = Code(.recoveryCodeInvalid)
+        /// `POST /auth/password`: no account has that name or email with an imported password hash that the password
+        /// matches (every case reads the same).
+        static let passwordInvalid = Code(.passwordInvalid)
+        /// `passwords.maximumConcurrentVerifications` verifications are running: refused at once, never queued.
+        static let passwordVerificationBusy = Code(.passwordVerificationBusy)
         /// A recovery code's session may only register a passkey and read `/me` (and sign out).
         static let recoverySessionRestricted = Code(.recoverySessionRestricted)
         /// `POST /admin/import`, `passkeyd admin import`: a line (`line`, `member`) is not a record this server takes.
@@ -263,6 +270,8 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case .enrollmentLinkInvalid: (400, "This enrollment link is not valid, or was already used.")
             case .enrollmentLinkExpired: (400, "This enrollment link expired; ask for a new one.")
             case .recoveryCodeInvalid: (401, "The username or recovery code is not valid.")
+            case .passwordInvalid: (401, "The username or password is not valid.")
+            case .passwordVerificationBusy: (503, "Too many password sign-ins at once; try again in a second.")
             case .recoverySessionRestricted: (403, "A recovery session can only add a passkey and read the account; add a passkey first.")
             case .insufficientScope: (403, "An access token cannot do this; use the session token.")
             case .invalidBackendKey: (401, "Send a configured backend key as the bearer token.")

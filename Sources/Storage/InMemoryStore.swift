@@ -28,6 +28,7 @@ public final class InMemoryStore: PasskeyStore {
         var enrollmentTokens: [[UInt8]: EnrollmentTokenRecord] = [:]
         /// The hashes of each user's unused recovery codes.
         var recoveryCodes: [[UInt8]: Set<[UInt8]>] = [:]
+        var passwordHashes: [[UInt8]: PasswordHashRecord] = [:]
         var signingKeys: [String: SigningKeyRecord] = [:]
         var authorizationCodes: [[UInt8]: AuthorizationCodeRecord] = [:]
         var oauthGrants: [[UInt8]: OAuthGrantRecord] = [:]

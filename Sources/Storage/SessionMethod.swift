@@ -7,4 +7,6 @@ public enum SessionMethod: String, Sendable, Equatable, CaseIterable {
     /// A recovery code (`POST /auth/recovery`): a restricted session that may only register a passkey and read the
     /// account.
     case recoveryCode = "recovery_code"
+    /// A password whose hash was imported from the app's previous system (`POST /auth/password`): a bridge to a passkey.
+    case password
 }

@@ -17,6 +17,8 @@ public struct StoreExport: Sendable, Equatable {
     public var enrollmentTokens: [EnrollmentTokenRecord] = []
     /// The unused recovery codes, ordered by user, then hash.
     public var recoveryCodes: [RecoveryCodeRecord] = []
+    /// The imported password hashes, ordered by user.
+    public var passwordHashes: [PasswordHashRecord] = []
     /// The Apple nonce replay guard: the SHA-256 of each remembered raw nonce and when it may be forgotten.
     public var appleNonces: [[UInt8]: Date] = [:]
     /// Queued Apple revocations, with their IDs.

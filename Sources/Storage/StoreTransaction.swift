@@ -11,6 +11,7 @@ public protocol StoreTransaction:
     CredentialTransactions,
     SessionTransactions,
     AccountRecoveryTransactions,
+    PasswordTransactions,
     AppleIdentityTransactions,
     AppleReplayGuardTransactions,
     SigningKeyTransactions,

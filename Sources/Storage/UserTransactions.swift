@@ -29,7 +29,7 @@ public protocol UserTransactions {
     func updateUser(_ user: UserRecord) throws(StorageError) -> Bool
 
     /// Deletes the user and every row of the account: its credentials, sessions, Apple identities (with their refresh
-    /// tokens), link declines, enrollment links, recovery codes, authorization codes, grants (with their refresh tokens) and the challenges issued for it (those whose `userID`
+    /// tokens), link declines, enrollment links, recovery codes, password hash, authorization codes, grants (with their refresh tokens) and the challenges issued for it (those whose `userID`
     /// is this user). Queued Apple revocations and events are kept.
     /// - Returns: whether there was such a user.
     func deleteUser(id: [UInt8]) throws(StorageError) -> Bool

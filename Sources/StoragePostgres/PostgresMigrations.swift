@@ -376,6 +376,17 @@ enum PostgresMigrations {
                 ALTER TABLE users ADD CONSTRAINT users_external_id_unique UNIQUE (external_id);
                 """
         ),
+        // Imported password hashes (`PasswordHashRecord`), at most one per account, a bridge to passkeys.
+        Step(
+            version: 12,
+            sql: """
+                CREATE TABLE password_hashes (
+                    user_id bytea PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                    hash text NOT NULL,
+                    created_at double precision NOT NULL
+                );
+                """
+        ),
     ]
 
     /// The schema version this build writes.

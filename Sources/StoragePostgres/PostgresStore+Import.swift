@@ -76,6 +76,13 @@ extension PostgresStore: ImportableStore {
                 [(.bytea(code.userID), "bytea"), (.bytea(code.codeHash), "bytea"), (.date(code.createdAt), "float8")]
             )
         }
+        for password in export.passwordHashes {
+            insert(
+                "password_hashes",
+                PostgresRecords.passwordHashColumns,
+                [(.bytea(password.userID), "bytea"), (.text(password.hash), "text"), (.date(password.createdAt), "float8")]
+            )
+        }
         for event in export.events {
             let row = PostgresRecords.eventValues(NewEvent(type: event.type, userID: event.userID, occurredAt: event.occurredAt, data: event.data))
             insert("events", PostgresRecords.eventColumns, [(.bigint(event.id), "int8")] + row)

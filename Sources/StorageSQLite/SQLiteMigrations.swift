@@ -386,6 +386,17 @@ enum SQLiteMigrations {
                 CREATE UNIQUE INDEX users_by_external_id ON users(external_id) WHERE external_id IS NOT NULL;
                 """
         ),
+        // Imported password hashes (`PasswordHashRecord`), at most one per account, a bridge to passkeys.
+        Step(
+            version: 13,
+            sql: """
+                CREATE TABLE password_hashes (
+                    user_id BLOB PRIMARY KEY NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    hash TEXT NOT NULL,
+                    created_at REAL NOT NULL
+                ) WITHOUT ROWID;
+                """
+        ),
     ]
 
     /// The schema version this build writes.

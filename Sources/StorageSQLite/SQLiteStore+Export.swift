@@ -30,6 +30,9 @@ extension SQLiteStore: ExportableStore {
                 export.recoveryCodes = try connection.statement(
                     "SELECT user_id, code_hash, created_at FROM recovery_codes ORDER BY user_id, code_hash"
                 ).run([]) { row throws(SQLiteError) in RecoveryCodeRecord(userID: row.blob(0), codeHash: row.blob(1), createdAt: row.date(2)) }
+                export.passwordHashes = try connection.statement(
+                    "SELECT \(SQLiteRecords.passwordHashColumns) FROM password_hashes ORDER BY user_id"
+                ).run([], row: SQLiteRecords.passwordHashRecord)
                 let nonces = try connection.statement("SELECT hash, expires_at FROM apple_nonces").run([]) { row throws(SQLiteError) in
                     (row.blob(0), row.date(1))
                 }

@@ -36,7 +36,11 @@ struct AdminCommand {
     )
     static let webhooksRetrySyntax = syntax("webhooks retry DELIVERY_ID", positionals: 1)
     static let exportSyntax = syntax("export [--output FILE]", options: ["--output"])
-    static let importSyntax = syntax("import FILE | import --firebase USERS_JSON", options: ["--firebase"], positionals: 1)
+    static let importSyntax = syntax(
+        "import FILE | import --firebase USERS_JSON [--hash-key B64 --salt-separator B64 --rounds N --mem-cost N]",
+        options: ["--firebase", "--hash-key", "--salt-separator", "--rounds", "--mem-cost"],
+        positionals: 1
+    )
 
     static let all = [
         usersListSyntax, usersShowSyntax, usersCreateSyntax, usersUpdateSyntax, usersDeleteSyntax, usersRevokeSyntax, usersDeletePasskeySyntax,
@@ -222,7 +226,18 @@ struct AdminCommand {
             }
         case "import":
             return Operation(syntax: importSyntax) { admin, line, input throws(ServerError) in
-                let report = line.value("--firebase") == nil ? try admin.importExport(input) : try admin.importFirebase(input)
+                guard line.value("--firebase") != nil else {
+                    let report = try admin.importExport(input)
+                    return (report, importText(report))
+                }
+                // The project's password hash parameters, named as `firebase auth:import` takes them.
+                let parameters = try FirebaseHashParameters.given(
+                    signerKey: line.value("--hash-key"),
+                    saltSeparator: line.value("--salt-separator"),
+                    rounds: line.value("--rounds"),
+                    memoryCost: line.value("--mem-cost")
+                )
+                let report = try admin.importFirebase(input, hashParameters: parameters)
                 return (report, importText(report))
             }
         default:
@@ -235,7 +250,10 @@ struct AdminCommand {
         func counts(_ name: String, _ counts: AdminImportReport.Counts) -> String {
             "\(name): \(counts.created) created, \(counts.updated) updated, \(counts.unchanged) unchanged"
         }
-        var lines = [counts("users", report.users), counts("passkeys", report.passkeys), counts("Apple identities", report.appleIdentities)]
+        var lines = [
+            counts("users", report.users), counts("passkeys", report.passkeys), counts("Apple identities", report.appleIdentities),
+            counts("password hashes", report.passwords),
+        ]
         if let skipped = report.skipped {
             let providers = skipped.providers.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             lines.append(

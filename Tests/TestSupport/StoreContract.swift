@@ -8,7 +8,7 @@ public enum StoreContract {
     public static let checks: [StoreContractCheck] =
         [
             StoreContractCheck(name: "lookups of missing records return nil", run: missingRecordsAreNil)
-        ] + userChecks + usernameChecks + externalIDChecks + credentialChecks + challengeChecks + sessionChecks + ceremonyChecks
+        ] + userChecks + usernameChecks + externalIDChecks + passwordChecks + credentialChecks + challengeChecks + sessionChecks + ceremonyChecks
         + spentChallengeChecks
         + transactionChecks + accountChecks + accountRecoveryChecks + appleChecks + signingKeyChecks + openIDProviderChecks + eventChecks
         + webhookChecks + statusChecks

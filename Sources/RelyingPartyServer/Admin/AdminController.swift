@@ -86,7 +86,14 @@ struct AdminController: Sendable {
             return JSONBody.ok(try service.importExport(request.body))
         case "firebase":
             guard contentType == "application/json" else { throw ServerError(.unsupportedMediaType) }
-            return JSONBody.ok(try service.importFirebase(request.body))
+            // The project's password hash parameters, named as the Firebase console shows them.
+            let parameters = try FirebaseHashParameters.given(
+                signerKey: request.queryValue("base64_signer_key"),
+                saltSeparator: request.queryValue("base64_salt_separator"),
+                rounds: request.queryValue("rounds"),
+                memoryCost: request.queryValue("mem_cost")
+            )
+            return JSONBody.ok(try service.importFirebase(request.body, hashParameters: parameters))
         default:
             throw ServerError(.invalidRequest, member: "format")
         }

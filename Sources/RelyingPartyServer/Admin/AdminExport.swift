@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import PasswordHashes
 import Storage
 import WebAuthnCore
 
@@ -36,6 +37,9 @@ public enum AdminExport {
         var createdAt: Date
         /// Absent on an import: the account's is left as it is.
         var externalId: String?
+        /// Import only (an export never carries one): the account's password hash from the app's previous system, a
+        /// PHC string (Argon2, scrypt, passlib's PBKDF2), bcrypt's or Django's (`PasswordHash`).
+        var passwordHash: String?
 
         init(_ user: UserRecord) {
             id = Base64URL.encode(user.id)
@@ -202,11 +206,21 @@ public enum AdminExport {
         var users: [(line: Int, record: UserRecord)] = []
         var passkeys: [(line: Int, record: CredentialRecord)] = []
         var appleIdentities: [(line: Int, record: AppleIdentityRecord)] = []
+        var passwords: [(line: Int, record: PasswordHashRecord)] = []
     }
 
     /// An Apple `sub` as Apple makes them: 1 to 255 printable ASCII characters.
     static func isAppleSubject(_ subject: String) -> Bool {
         (1...255).contains(subject.utf8.count) && subject.utf8.allSatisfy { (0x21...0x7E).contains($0) }
+    }
+
+    /// An imported hash, read and bounded as sign-in will read it (`400 import_invalid` with `member: passwordHash`).
+    static func passwordHash(_ text: String, userID: [UInt8], now: Date) throws(ServerError) -> PasswordHashRecord {
+        do {
+            return PasswordHashRecord(userID: userID, hash: try PasswordHash(text).encoded, createdAt: now)
+        } catch {
+            throw ServerError(.importInvalid, member: "passwordHash", detail: error.description)
+        }
     }
 
     static func bytes(_ text: String, member: String, sizes: ClosedRange<Int>) throws(ServerError) -> [UInt8] {
@@ -257,7 +271,7 @@ public enum AdminExport {
     /// The records of an export's lines, in order, after the header (whose relying party must be `relyingPartyID`).
     /// - Throws: `400 import_invalid` with `line` (and `member`) for a line that is too long, not JSON, of an unknown
     ///   type or with a member out of bounds, for a missing or foreign header, and for more than `maximumLines` lines.
-    static func parse(_ body: [UInt8], relyingPartyID: String) throws(ServerError) -> Batch {
+    static func parse(_ body: [UInt8], relyingPartyID: String, now: Date) throws(ServerError) -> Batch {
         var batch = Batch()
         var number = 0
         var sawHeader = false
@@ -282,7 +296,13 @@ public enum AdminExport {
                     continue
                 }
                 switch type {
-                case "user": batch.users.append((number, try decode(User.self, data).record()))
+                case "user":
+                    let user = try decode(User.self, data)
+                    let record = try user.record()
+                    batch.users.append((number, record))
+                    if let text = user.passwordHash {
+                        batch.passwords.append((number, try AdminExport.passwordHash(text, userID: record.id, now: now)))
+                    }
                 case "passkey": batch.passkeys.append((number, try decode(Passkey.self, data).record()))
                 case "appleIdentity": batch.appleIdentities.append((number, try decode(AppleIdentity.self, data).record()))
                 default: throw ServerError(.importInvalid, member: "type")

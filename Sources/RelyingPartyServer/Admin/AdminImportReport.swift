@@ -21,6 +21,8 @@ public struct AdminImportReport: Encodable, Sendable, Equatable {
     public var users = Counts()
     public var passkeys = Counts()
     public var appleIdentities = Counts()
+    /// Imported password hashes (a hash equal to the stored one is unchanged).
+    public var passwords = Counts()
     /// Only for a Firebase import.
     public var skipped: Skipped?
 }

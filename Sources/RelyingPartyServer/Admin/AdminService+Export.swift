@@ -35,11 +35,12 @@ extension AdminService {
 
     /// Imports an export (`AdminExport`) of a deployment of the same relying party, idempotently, in one transaction.
     public func importExport(_ body: [UInt8]) throws(ServerError) -> AdminImportReport {
-        try importBatch(try AdminExport.parse(body, relyingPartyID: relyingPartyID))
+        try importBatch(try AdminExport.parse(body, relyingPartyID: relyingPartyID, now: time.now))
     }
 
     /// Writes `batch` in ONE transaction, all of it or, on any refusal, nothing: users upserted by ID (a new one
-    /// `user.created` with `method: import`, a changed username, display name or email `user.updated`); passkeys and
+    /// `user.created` with `method: import`, a changed username, display name or email `user.updated`); password
+    /// hashes set when new or changed (no event: they are a bridge, not a way in the person chose); passkeys and
     /// Apple identities added when new (`passkey.registered`, `apple.linked`) and left as they are when they exist
     /// (their counters and Apple's state are the live ones).
     /// - Throws: with the `line`: `409 username_taken`, `external_id_taken`, `credential_exists` (a passkey of another account),
@@ -115,6 +116,16 @@ extension AdminService {
                     try transaction.insertAppleIdentity(identity)
                     try transaction.appendEvent(AccountEvent.appleLinked(userID: identity.userID, appleUserID: identity.subject).event(at: now))
                     report.appleIdentities.created += 1
+                }
+                for (number, password) in batch.passwords {
+                    line = number
+                    let stored = try transaction.passwordHash(userID: password.userID)
+                    guard stored?.hash != password.hash else {
+                        report.passwords.unchanged += 1
+                        continue
+                    }
+                    try transaction.setPasswordHash(password)
+                    if stored == nil { report.passwords.created += 1 } else { report.passwords.updated += 1 }
                 }
                 return report
             }

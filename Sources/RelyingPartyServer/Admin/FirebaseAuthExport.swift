@@ -2,8 +2,9 @@ import Foundation
 
 /// The JSON file `firebase auth:export users.json` writes: `{"users": [...]}`, one object per account with `localId`,
 /// `email`, `emailVerified`, `displayName`, `createdAt` (milliseconds since 1970, as a string), `disabled` and
-/// `providerUserInfo` (`providerId`, `rawId`: the provider's user ID, `email`, `displayName`). Password hashes, salts,
-/// phone numbers and custom claims are in the file too; they are not read. For Sign in with Apple the `rawId` of the
+/// `providerUserInfo` (`providerId`, `rawId`: the provider's user ID, `email`, `displayName`), and for password users
+/// `passwordHash` and `salt` (base64; Firebase's scrypt under the project's parameters). Phone numbers and custom
+/// claims are in the file too; they are not read. For Sign in with Apple the `rawId` of the
 /// `apple.com` entry is Apple's `sub`, the same for passkeyd when the app's Team ID is unchanged.
 struct FirebaseAuthExport: Decodable, Sendable {
     struct User: Decodable, Sendable {
@@ -15,9 +16,11 @@ struct FirebaseAuthExport: Decodable, Sendable {
         let createdAt: Date?
         let disabled: Bool?
         let providerUserInfo: [ProviderUserInfo]
+        let passwordHash: String?
+        let salt: String?
 
         enum CodingKeys: String, CodingKey {
-            case localId, email, emailVerified, displayName, createdAt, disabled, providerUserInfo
+            case localId, email, emailVerified, displayName, createdAt, disabled, providerUserInfo, passwordHash, salt
         }
 
         init(from decoder: any Decoder) throws {
@@ -33,6 +36,8 @@ struct FirebaseAuthExport: Decodable, Sendable {
             createdAt = milliseconds.map { Date(timeIntervalSince1970: $0 / 1000) }
             disabled = try container.decodeIfPresent(Bool.self, forKey: .disabled)
             providerUserInfo = try container.decodeIfPresent([ProviderUserInfo].self, forKey: .providerUserInfo) ?? []
+            passwordHash = try container.decodeIfPresent(String.self, forKey: .passwordHash)
+            salt = try container.decodeIfPresent(String.self, forKey: .salt)
         }
     }
 

@@ -22,6 +22,7 @@ struct Controllers: Sendable {
     let appleLinks: AppleLinksController
     let admin: AdminController
     let merge: MergeController
+    let passwords: PasswordController
 
     init(
         configuration: ServerConfiguration,
@@ -72,6 +73,15 @@ struct Controllers: Sendable {
             service: accountService,
             limits: limits,
             sessionLifetime: TimeInterval(configuration.recoverySessionLifetimeSeconds)
+        )
+        passwords = PasswordController(
+            store: store,
+            time: time,
+            sessions: sessions,
+            answers: answers,
+            limits: limits,
+            verifier: PasswordVerifier(limit: configuration.passwords.maximumConcurrentVerifications),
+            log: log
         )
         let challengeTimeout = configuration.challengeLifetimeSeconds * 1000
         registration = RegistrationController(

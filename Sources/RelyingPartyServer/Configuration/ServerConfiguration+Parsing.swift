@@ -19,7 +19,7 @@ extension ServerConfiguration {
             "algorithms", "associatedDomains", "www", "threads", "workers", "limits", "rateLimits", "apple", "webhooks", "log", "node",
             "metrics",
             "admin", "recovery",
-            "tokens", "backends", "cors", "oidc",
+            "tokens", "backends", "cors", "oidc", "passwords",
         ])
         if let block = try reader.object("relyingParty") { try parseRelyingParty(block) }
         if let block = try reader.object("listen") { try parseListen(block) }
@@ -48,6 +48,7 @@ extension ServerConfiguration {
         if let block = try reader.object("recovery") { try parseRecovery(block) }
         try checkAdministration()
         if let block = try reader.object("tokens") { tokens = try TokenSettings(block) }
+        if let block = try reader.object("passwords") { passwords = try PasswordSettings(block) }
         if let value = reader.value("backends"), value != .null {
             guard let items = value.arrayValue else {
                 throw ConfigurationError(.invalidValue, key: "backends", "must be a list of {\"name\", \"keySHA256\"}")

@@ -46,6 +46,7 @@ extension ServerConfiguration {
         )
         // The access tokens' keys and their worker, introspection, CORS and the OpenID provider are set up at start.
         note("tokens", tokens != running.tokens)
+        note("passwords", passwords != running.passwords)
         note("backends", backends != running.backends)
         note("cors", cors != running.cors)
         note("oidc", oidc != running.oidc)

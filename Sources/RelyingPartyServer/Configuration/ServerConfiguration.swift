@@ -66,6 +66,8 @@ public struct ServerConfiguration: Sendable {
 
     /// Access tokens and their signing keys.
     public var tokens = TokenSettings()
+    /// `passwords`: how imported password hashes are verified.
+    public var passwords = PasswordSettings()
     /// The app's backends that may call `POST /introspect`.
     public var backends: [BackendKey] = []
     /// Cross-origin callers of the JSON API.

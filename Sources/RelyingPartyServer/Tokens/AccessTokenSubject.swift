@@ -68,6 +68,8 @@ package struct AccessTokenSubject: Sendable {
         // A recovery code is a one-time password (`otp`). No token is minted for such a session today: its answer has
         // none, and `POST /session/token` refuses it (`recovery_session_restricted`).
         case .recoveryCode: ["otp"]
+        // RFC 8176 `pwd`: a password, verified against the hash imported from the app's previous system.
+        case .password: ["pwd"]
         }
     }
 }

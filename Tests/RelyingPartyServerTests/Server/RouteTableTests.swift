@@ -34,6 +34,7 @@ struct RouteTableTests {
         "POST /logout": [.noStore, .recoverySessionAllowed],
         "GET /me/sessions": [.noStore], "DELETE /me/sessions/{id}": [.noStore], "POST /me/sessions/revoke-others": [.noStore],
         "POST /me/recovery-codes": [.noStore], "POST /auth/recovery": [.rateLimitedPerAddress, .noStore],
+        "POST /auth/password": [.rateLimitedPerAddress, .noStore],
         "POST /auth/apple/nonce": [.rateLimitedPerAddress, .noStore, .allowsAccessToken],
         "POST /auth/apple": [.rateLimitedPerAddress, .noStore],
         "POST /auth/apple/notifications": [.rateLimitedPerAddress, .noStore, .sessionIgnored],

@@ -109,6 +109,20 @@ private struct FailingTransaction: StoreTransaction {
         return try inner.user(externalID: externalID)
     }
 
+    func passwordHash(userID: [UInt8]) throws(StorageError) -> PasswordHashRecord? {
+        return try inner.passwordHash(userID: userID)
+    }
+
+    func setPasswordHash(_ record: PasswordHashRecord) throws(StorageError) {
+        try fail("setPasswordHash")
+        try inner.setPasswordHash(record)
+    }
+
+    func deletePasswordHash(userID: [UInt8]) throws(StorageError) -> Bool {
+        try fail("deletePasswordHash")
+        return try inner.deletePasswordHash(userID: userID)
+    }
+
     func users(verifiedEmail email: String) throws(StorageError) -> [UserRecord] {
         return try inner.users(verifiedEmail: email)
     }

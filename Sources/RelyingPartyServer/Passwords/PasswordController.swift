@@ -1,0 +1,76 @@
+import CryptoCore
+import Foundation
+import HTTPServer
+import Observability
+import PasswordHashes
+import Storage
+
+/// `POST /auth/password`: a sign-in with a password whose hash was imported from the app's previous system, a bridge
+/// to a passkey. Passwords only ever come from an import: no endpoint sets or changes one.
+struct PasswordController: Sendable {
+    let store: any PasskeyStore
+    let time: any TimeSource
+    let sessions: SessionService
+    let answers: SignInAnswers
+    let limits: RequestLimits
+    let verifier: PasswordVerifier
+    let log: Logger
+
+    struct PasswordRequest: Decodable {
+        let username: String?
+        let email: String?
+        let password: String
+    }
+
+    /// `{"username" | "email", "password"}` → the sign-in answer (`user`, `token`, `expiresAt`, the access token and the
+    /// cookie), a session with `method: password` (`amr: ["pwd"]`) and `session.created`. Every failure is
+    /// `401 password_invalid` after the same work: an unknown name or email, an account without a hash, a wrong
+    /// password (an unknown account is verified against a timing twin). Limited per address (the route) and per
+    /// account, before any work; at most `passwords.maximumConcurrentVerifications` at once (`503
+    /// password_verification_busy` beyond, at once).
+    func signIn(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+        let body = try JSONBody.decode(PasswordRequest.self, from: request)
+        guard (body.username == nil) != (body.email == nil) else { throw ServerError(.invalidRequest, member: "username") }
+        guard body.password.utf8.count <= PasswordHashLimits.maximumPasswordBytes, (body.username ?? body.email ?? "").utf8.count <= 320 else {
+            throw ServerError(.passwordInvalid)
+        }
+        // Every spelling of a name is one account and one bucket; an email is one bucket whatever its ASCII case.
+        let key =
+            body.username.map { "name:" + UserRecord.nameKey(of: RelyingPartyServer.normalizedName($0)) } ?? "email:"
+            + (body.email ?? "").lowercased()
+        try limits.take(.account, key: "password:" + key)
+        let found = try storage { () throws(StorageError) -> (UserRecord, PasswordHashRecord?)? in
+            try store.transaction { transaction throws(StorageError) -> (UserRecord, PasswordHashRecord?)? in
+                let user: UserRecord?
+                if let username = body.username {
+                    user = try transaction.user(name: RelyingPartyServer.normalizedName(username))
+                } else {
+                    // An email names an account only when exactly one has it.
+                    let matches = try transaction.users(email: body.email ?? "", limit: 2)
+                    user = matches.count == 1 ? matches[0] : nil
+                }
+                guard let user else { return nil }
+                return (user, try transaction.passwordHash(userID: user.id))
+            }
+        }
+        var hash: PasswordHash?
+        if let stored = found?.1 {
+            do {
+                hash = try PasswordHash(stored.hash)
+            } catch {
+                // Checked at import: a stored hash that no longer reads is a fault of ours, never the person's.
+                log.error("a stored password hash does not read: \(error.code)", event: "password")
+            }
+        }
+        guard try verifier.verify(body.password, against: hash), let user = found?.0 else { throw ServerError(.passwordInvalid) }
+        let session = sessions.prepare(for: user.id, method: .password, userVerified: false, request: request)
+        let now = time.now
+        try storage {
+            try store.transaction { transaction throws(StorageError) in
+                try transaction.insertSession(session.record)
+                try transaction.appendEvent(AccountEvent.sessionCreated(session.record).event(at: now))
+            }
+        }
+        return try answers.answer(SignedInResponse(user: user, issued: session.issued), user: user, issued: session.issued)
+    }
+}

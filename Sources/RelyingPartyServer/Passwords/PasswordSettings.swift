@@ -1,0 +1,17 @@
+/// The `passwords` block: how imported password hashes are verified at `POST /auth/password`.
+public struct PasswordSettings: Sendable, Equatable {
+    /// The most password verifications running at once on this node; a sign-in beyond them is refused at once with
+    /// `503 password_verification_busy` and `Retry-After` (each verification takes tens of milliseconds and up to hundreds of
+    /// megabytes, so queueing them would stall every other request behind a flood of guesses).
+    public var maximumConcurrentVerifications = 2
+
+    public static let concurrencyRange = 1...64
+
+    public init() {}
+
+    init(_ reader: ConfigurationReader) throws(ConfigurationError) {
+        try reader.only(["maximumConcurrentVerifications"])
+        maximumConcurrentVerifications =
+            try reader.integer("maximumConcurrentVerifications", in: Self.concurrencyRange) ?? maximumConcurrentVerifications
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import Storage
+
+extension SQLiteRecords {
+    static let passwordHashColumns = "user_id, hash, created_at"
+
+    func passwordHash(userID: [UInt8]) throws(StorageError) -> PasswordHashRecord? {
+        try run { connection throws(SQLiteError) in
+            try connection.statement("SELECT \(Self.passwordHashColumns) FROM password_hashes WHERE user_id = ?1")
+                .run([.blob(userID)], row: Self.passwordHashRecord).first
+        }
+    }
+
+    /// The foreign key to users refuses a hash of no account (`storage.notFound`).
+    func setPasswordHash(_ record: PasswordHashRecord) throws(StorageError) {
+        try validate { () throws(StorageError) in try record.validate() }
+        try run { connection throws(SQLiteError) in
+            try connection.statement(
+                """
+                INSERT INTO password_hashes (\(Self.passwordHashColumns)) VALUES (?1, ?2, ?3)
+                ON CONFLICT (user_id) DO UPDATE SET hash = excluded.hash, created_at = excluded.created_at
+                """
+            ).run([.blob(record.userID), .text(record.hash), .date(record.createdAt)])
+        }
+    }
+
+    func deletePasswordHash(userID: [UInt8]) throws(StorageError) -> Bool {
+        try run { connection throws(SQLiteError) in
+            try connection.statement("DELETE FROM password_hashes WHERE user_id = ?1").run([.blob(userID)]) == 1
+        }
+    }
+
+    static func passwordHashRecord(_ row: SQLiteRow) throws(SQLiteError) -> PasswordHashRecord {
+        PasswordHashRecord(userID: row.blob(0), hash: row.text(1), createdAt: row.date(2))
+    }
+}
