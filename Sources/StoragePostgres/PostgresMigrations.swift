@@ -348,7 +348,10 @@ enum PostgresMigrations {
                             [.bytea(row.id), .text(row.name), .text(row.nameKey)]
                         )
                     }
-                    if row.renamed { try records.appendEvent(NameKeyMigration.renameEvent(userID: row.id, at: now)) }
+                    if row.renamed {
+                        let data = NameKeyMigration.renameEventData(userID: row.id)
+                        try records.appendLegacyEvent(type: NameKeyMigration.renameEventType, userID: row.id, occurredAt: now, data: data)
+                    }
                 }
                 try records.run { connection throws(PostgresError) in
                     try connection.execute(
@@ -365,6 +368,15 @@ enum PostgresMigrations {
             sql: """
                 DROP INDEX challenges_by_user;
                 CREATE INDEX challenges_by_user ON challenges(user_id) WHERE user_id IS NOT NULL;
+                """
+        ),
+        // Events get an identity that never repeats (`NewEvent.id`, a version-7 UUID), unique, as SQLite's version 12
+        // does. Nullable: older events, and those a 0.1.0 node writes during a rolling upgrade, keep `evt_<id>`.
+        Step(
+            version: 11,
+            sql: """
+                ALTER TABLE events ADD COLUMN uuid text;
+                CREATE UNIQUE INDEX events_uuid_unique ON events(uuid);
                 """
         ),
     ]

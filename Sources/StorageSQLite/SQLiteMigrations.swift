@@ -346,7 +346,10 @@ enum SQLiteMigrations {
                         try connection.statement("UPDATE users SET name = ?2, name_key = ?3 WHERE id = ?1")
                             .run([.blob(row.id), .text(row.name), .text(row.nameKey)])
                     }
-                    if row.renamed { try records.appendEvent(NameKeyMigration.renameEvent(userID: row.id, at: now)) }
+                    if row.renamed {
+                        let data = NameKeyMigration.renameEventData(userID: row.id)
+                        try records.appendLegacyEvent(type: NameKeyMigration.renameEventType, userID: row.id, occurredAt: now, data: data)
+                    }
                 }
                 try records.run { connection throws(SQLiteError) in
                     try connection.execute("CREATE UNIQUE INDEX users_by_name_key ON users(name_key);")
@@ -375,6 +378,16 @@ enum SQLiteMigrations {
                 DROP TABLE challenges_v10;
                 CREATE INDEX challenges_by_user ON challenges(user_id) WHERE user_id IS NOT NULL;
                 CREATE INDEX challenges_by_expiry ON challenges(expires_at);
+                """
+        ),
+        // Events get an identity that never repeats (`NewEvent.id`, a version-7 UUID), unique: a rolled-back or restored
+        // database hands the sequence numbers out again. Nullable: the events written before, and those a 0.1.0 node
+        // writes during a rolling upgrade, keep the ID they were first sent under (`evt_<id>`, `EventRecord.publicID`).
+        Step(
+            version: 12,
+            sql: """
+                ALTER TABLE events ADD COLUMN uuid TEXT;
+                CREATE UNIQUE INDEX events_by_uuid ON events(uuid);
                 """
         ),
     ]

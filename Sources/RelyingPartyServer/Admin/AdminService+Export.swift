@@ -62,7 +62,7 @@ extension AdminService {
                     line = number
                     guard var stored = try transaction.user(id: user.id) else {
                         try transaction.insertUser(user)
-                        try transaction.appendEvent(AccountEvent.userCreated(userID: user.id, method: .import).event(at: now))
+                        try transaction.appendEvent(AccountEvent.userCreated(userID: user.id, method: .import).event(at: now, random: random))
                         report.users.created += 1
                         continue
                     }
@@ -80,7 +80,7 @@ extension AdminService {
                     (stored.name, stored.displayName, stored.displayNameIsDefault) = (user.name, user.displayName, user.displayNameIsDefault)
                     (stored.email, stored.emailVerified) = (user.email, user.emailVerified)
                     _ = try transaction.updateUser(stored)
-                    try transaction.appendEvent(AccountEvent.userUpdated(userID: user.id, changes: changes).event(at: now))
+                    try transaction.appendEvent(AccountEvent.userUpdated(userID: user.id, changes: changes).event(at: now, random: random))
                     report.users.updated += 1
                 }
                 for (number, passkey) in batch.passkeys {
@@ -92,7 +92,9 @@ extension AdminService {
                     }
                     guard try transaction.user(id: passkey.userID) != nil else { throw refuse(ServerError(.importInvalid, member: "userId")) }
                     try transaction.insertCredential(passkey)
-                    try transaction.appendEvent(AccountEvent.passkeyRegistered(userID: passkey.userID, credentialID: passkey.id).event(at: now))
+                    try transaction.appendEvent(
+                        AccountEvent.passkeyRegistered(userID: passkey.userID, credentialID: passkey.id).event(at: now, random: random)
+                    )
                     report.passkeys.created += 1
                 }
                 for (number, identity) in batch.appleIdentities {
@@ -104,7 +106,9 @@ extension AdminService {
                     }
                     guard try transaction.user(id: identity.userID) != nil else { throw refuse(ServerError(.importInvalid, member: "userId")) }
                     try transaction.insertAppleIdentity(identity)
-                    try transaction.appendEvent(AccountEvent.appleLinked(userID: identity.userID, appleUserID: identity.subject).event(at: now))
+                    try transaction.appendEvent(
+                        AccountEvent.appleLinked(userID: identity.userID, appleUserID: identity.subject).event(at: now, random: random)
+                    )
                     report.appleIdentities.created += 1
                 }
                 return report
