@@ -386,6 +386,12 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
     /// lock is released, a connection made again or a node failed over, without hammering a database that struggles.
     static let storageRetryAfterSeconds = 5
 
+    /// The `Retry-After` header a `storage_unavailable` answer (JSON or an error page) carries, unless it has its own.
+    var storageRetryAfter: (name: String, value: String)? {
+        guard code == .storageUnavailable, !headers.contains(where: { $0.0.lowercased() == "retry-after" }) else { return nil }
+        return ("Retry-After", String(Self.storageRetryAfterSeconds))
+    }
+
     /// `code: message`, and the member at fault: what `passkeyd admin` prints.
     public var description: String { "\(code): \(message)" + (member.map { " (\($0))" } ?? "") }
 
@@ -398,9 +404,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         if let key { body["key"] = .string(key) }
         var response = HTTPResponse.json(status: status, JSONBody.encode(body))
         for (name, value) in headers { response.headers.add(name, value) }
-        if code == .storageUnavailable, !headers.contains(where: { $0.0.lowercased() == "retry-after" }) {
-            response.headers.add("Retry-After", String(Self.storageRetryAfterSeconds))
-        }
+        if let retryAfter = storageRetryAfter { response.headers.add(retryAfter.name, retryAfter.value) }
         return response
     }
 }

@@ -75,4 +75,12 @@ struct StorageUnavailableAnswerTests {
         #expect(ServerReply(error.response).headers["Retry-After"] == "5")
         #expect(ServerReply(ServerError(.rateLimited).response).headers["Retry-After"] == nil, "only storage_unavailable gets one here")
     }
+
+    /// The error page of the browser flows (`/oauth/authorize`, Sign in with Apple on the web) too.
+    @Test func anErrorPageSaysWhatFailedWithRetryAfter() {
+        let page = ServerReply(OpenIDPages.errorPage(ServerError.storage(StorageError(.unavailable, "reason", outage: .noSpace))))
+        #expect(page.status == 503)
+        #expect(page.headers["Retry-After"] == "5")
+        #expect(page.text.contains("The server's database is out of disk space; try again later."))
+    }
 }
