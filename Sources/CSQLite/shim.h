@@ -1,4 +1,13 @@
 #ifndef PASSKEYD_CSQLITE_SHIM_H
 #define PASSKEYD_CSQLITE_SHIM_H
 #include <sqlite3.h>
+
+/// SQLite's log callback: the context given at configuration, the (extended) result code, the message.
+typedef void (*passkeyd_sqlite3_log_callback)(void *, int, const char *);
+
+/// `sqlite3_config(SQLITE_CONFIG_LOG, …)`, which Swift cannot call (variadic). SQLite takes it only before the
+/// process's first connection opens (`SQLITE_MISUSE` after).
+static inline int passkeyd_sqlite3_config_log(passkeyd_sqlite3_log_callback callback, void *context) {
+    return sqlite3_config(SQLITE_CONFIG_LOG, callback, context);
+}
 #endif

@@ -259,7 +259,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case .appleNotConfigured: (400, "Sign in with Apple is not set up on this server.")
             case .invalidNotification: (400, "The body is not a signed Apple notification.")
             case .internalError: (500, "The server could not complete the request.")
-            case .storageUnavailable: (503, "The server cannot reach its database; try again shortly.")
+            case .storageUnavailable: (503, "The server's database failed; try again shortly.")
             case .appleUnavailable: (503, "Apple cannot be reached right now; try again shortly.")
             case .notReady: (503, "The server is not ready to serve; failing names the check.")
             case .adminUnauthorized: (401, "The admin API needs an admin key: Authorization: Bearer <key>.")
@@ -317,7 +317,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
 
     public let code: Code
     public let status: Int
-    public let message: String
+    public private(set) var message: String
     /// The step that failed (a core or storage code), returned to the client for debugging; never secret.
     var step: String?
     /// The request member at fault (`residentKey`, `response.clientDataJSON`), returned to the client; never a value.
@@ -378,8 +378,32 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         case .notFound: ServerError(.notFound)
         // A sealed challenge another request spent first, here or on another node.
         case .challengeSpent: ServerError(.challengeUnknown)
-        default: ServerError(.storageUnavailable, detail: error.description)
+        default: storageUnavailable(error)
         }
+    }
+
+    /// `storage_unavailable` for the driver's error: the message says what failed when the driver could tell (no
+    /// space, read-only, timed out, unreachable); the driver's reason is the detail for the log.
+    static func storageUnavailable(_ error: StorageError) -> ServerError {
+        var mapped = ServerError(.storageUnavailable, detail: error.description)
+        switch error.outage {
+        case .noSpace: mapped.message = "The server's database is out of disk space; try again later."
+        case .readOnly: mapped.message = "The server's database is read-only and takes no changes; try again later."
+        case .timedOut: mapped.message = "The server's database did not answer in time; try again shortly."
+        case .unreachable: mapped.message = "The server cannot reach its database; try again shortly."
+        case nil: break
+        }
+        return mapped
+    }
+
+    /// The `Retry-After` of every `storage_unavailable` answer, in seconds: a few, so that clients come back once a
+    /// lock is released, a connection made again or a node failed over, without hammering a database that struggles.
+    static let storageRetryAfterSeconds = 5
+
+    /// The `Retry-After` header a `storage_unavailable` answer (JSON or an error page) carries, unless it has its own.
+    var storageRetryAfter: (name: String, value: String)? {
+        guard code == .storageUnavailable, !headers.contains(where: { $0.0.lowercased() == "retry-after" }) else { return nil }
+        return ("Retry-After", String(Self.storageRetryAfterSeconds))
     }
 
     /// `code: message`, and the member at fault: what `passkeyd admin` prints.
@@ -394,6 +418,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         if let key { body["key"] = .string(key) }
         var response = HTTPResponse.json(status: status, JSONBody.encode(body))
         for (name, value) in headers { response.headers.add(name, value) }
+        if let retryAfter = storageRetryAfter { response.headers.add(retryAfter.name, retryAfter.value) }
         return response
     }
 }

@@ -21,9 +21,26 @@ public protocol EventStore: Sendable {
     /// Returns at most `limit` events with `id > after`, ordered by `id`.
     func events(after id: Int64, limit: Int) throws(StorageError) -> [EventRecord]
 
+    /// The public ID (`EventRecord.publicID`) of each of the events with these sequence numbers (`EventRecord.id`) that
+    /// is still stored, by sequence number: how the admin API names a delivery's event. At most
+    /// `maximumPublicIDLookups` numbers (`storage.invalidRecord` beyond).
+    func publicEventIDs(of ids: [Int64]) throws(StorageError) -> [Int64: String]
+
     /// Deletes every event with `occurredAt < cutoff` (the retention purge), with its webhook deliveries, except the
     /// events that still have a pending delivery, or a dead one that died (`updatedAt`) at or after `cutoff`: an event is
     /// never purged before it is delivered, and a dead delivery stays listed for a whole retention period.
     /// - Returns: the number of events deleted.
     func purgeEvents(occurredBefore cutoff: Date) throws(StorageError) -> Int
+}
+
+extension EventStore {
+    /// The most sequence numbers of one `publicEventIDs(of:)`.
+    public static var maximumPublicIDLookups: Int { 1_000 }
+
+    /// Refuses more numbers than `maximumPublicIDLookups`. For drivers to check before they read.
+    public static func validatePublicIDLookup(_ ids: [Int64]) throws(StorageError) {
+        guard ids.count <= maximumPublicIDLookups else {
+            throw StorageError(.invalidRecord, "at most \(maximumPublicIDLookups) event IDs are looked up at once")
+        }
+    }
 }

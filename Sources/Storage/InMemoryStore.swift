@@ -182,6 +182,14 @@ public final class InMemoryStore: PasskeyStore {
         state.withLock { state in Array(state.events.filter { $0.id > id }.prefix(max(0, limit))) }
     }
 
+    public func publicEventIDs(of ids: [Int64]) throws(StorageError) -> [Int64: String] {
+        try Self.validatePublicIDLookup(ids)
+        let wanted = Set(ids)
+        return state.withLock { state in
+            Dictionary(state.events.filter { wanted.contains($0.id) }.map { ($0.id, $0.publicID) }) { first, _ in first }
+        }
+    }
+
     public func purgeEvents(occurredBefore cutoff: Date) throws(StorageError) -> Int {
         state.withLock { state in
             let kept = Set(

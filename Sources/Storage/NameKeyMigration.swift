@@ -58,11 +58,14 @@ public struct NameKeyMigration: Sendable, Equatable {
         self.rows = rows
     }
 
-    /// The event of a renamed account, as the server's `user.updated` with `changes: ["username"]` writes it.
-    public static func renameEvent(userID: [UInt8], at occurredAt: Date) -> NewEvent {
+    /// The type of a renamed account's event: the server's `user.updated`.
+    public static let renameEventType = "user.updated"
+
+    /// The payload of a renamed account's event, as the server's `user.updated` with `changes: ["username"]` writes
+    /// it. The migration writes it without a UUID (the column came later): its ID is its sequence number's.
+    public static func renameEventData(userID: [UInt8]) -> [UInt8] {
         let encoded = Data(userID).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-        let data = Array(#"{"changes":["username"],"userId":"\#(encoded)"}"#.utf8)
-        return NewEvent(type: "user.updated", userID: userID, occurredAt: occurredAt, data: data)
+        return Array(#"{"changes":["username"],"userId":"\#(encoded)"}"#.utf8)
     }
 }

@@ -52,16 +52,32 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         public static var allCases: [Code] { Base.allCases.map(Code.init) }
     }
 
+    /// What made the backend unavailable, as far as the driver could tell from its error; `rawValue` is its log form.
+    public enum Outage: String, Sendable, CaseIterable {
+        /// The disk is full (SQLite's SQLITE_FULL; PostgreSQL's 53100 disk_full).
+        case noSpace
+        /// The database takes no writes (SQLITE_READONLY; PostgreSQL's 25006 read_only_sql_transaction).
+        case readOnly
+        /// A wait ran out: a lock held beyond SQLite's busy timeout (SQLITE_BUSY), PostgreSQL's statement or lock
+        /// timeout (57014 query_canceled, 55P03 lock_not_available), no pooled connection in time.
+        case timedOut
+        /// The database could not be reached: a connection failed, was refused or was lost.
+        case unreachable
+    }
+
     /// The stable code.
     public let code: Code
     /// A human-readable explanation for logs and operators.
     public let reason: String
+    /// For `unavailable`, what failed, when the driver could tell; nil otherwise.
+    public let outage: Outage?
 
-    /// Creates an error from a code and a reason.
-    public init(_ code: Code, _ reason: String) {
+    /// Creates an error from a code, a reason and, for `unavailable`, what failed.
+    public init(_ code: Code, _ reason: String, outage: Outage? = nil) {
         self.code = code
         self.reason = reason
+        self.outage = outage
     }
 
-    public var description: String { "\(code): \(reason)" }
+    public var description: String { "\(code)\(outage.map { " (\($0.rawValue))" } ?? ""): \(reason)" }
 }

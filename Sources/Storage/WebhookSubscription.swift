@@ -26,7 +26,7 @@ public struct WebhookSubscription: Sendable, Equatable {
             throw StorageError(.invalidRecord, "a webhook endpoint ID must be 1 to \(Self.maximumIDBytes) bytes of a-z, 0-9, '_' and '-'")
         }
         for type in eventTypes ?? [] {
-            try NewEvent(type: type, userID: nil, occurredAt: .distantPast, data: []).validate()
+            try NewEvent.validate(type: type)
         }
     }
 

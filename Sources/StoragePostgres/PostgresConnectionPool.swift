@@ -48,7 +48,7 @@ final class PostgresConnectionPool: Sendable {
             waits.add(1, ordering: .relaxed)
             guard permits.wait(timeout: .now() + waitTimeout) == .success else {
                 waitTimeouts.add(1, ordering: .relaxed)
-                throw StorageError(.unavailable, "all \(size) PostgreSQL connections stayed busy for as long as a call may wait")
+                throw StorageError(.unavailable, "all \(size) PostgreSQL connections stayed busy for as long as a call may wait", outage: .timedOut)
             }
         }
         defer { permits.signal() }

@@ -13,6 +13,9 @@ struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
             case uniqueViolation = "postgres.uniqueViolation"
             case foreignKeyViolation = "postgres.foreignKeyViolation"
             case serializationFailure = "postgres.serializationFailure"
+            case diskFull = "postgres.diskFull"
+            case readOnly = "postgres.readOnly"
+            case timedOut = "postgres.timedOut"
             case decodingFailed = "postgres.decodingFailed"
             case failed = "postgres.failed"
         }
@@ -30,6 +33,12 @@ struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The transaction could not be serialised (40001) or was chosen to break a deadlock (40P01): running it
         /// again from the start may succeed.
         static let serializationFailure = Code(.serializationFailure)
+        /// The server's disk is full (53100 disk_full).
+        static let diskFull = Code(.diskFull)
+        /// The server takes no writes: a standby, or `default_transaction_read_only` (25006).
+        static let readOnly = Code(.readOnly)
+        /// A statement or lock timeout ran out (57014 query_canceled, 55P03 lock_not_available).
+        static let timedOut = Code(.timedOut)
         /// A result this build cannot read.
         static let decodingFailed = Code(.decodingFailed)
         /// Any other failure reported by the server.
@@ -61,6 +70,9 @@ struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
         case "23505": return PostgresError(.uniqueViolation, reason, constraint: result.map { field($0, "n") } ?? "")
         case "23503": return PostgresError(.foreignKeyViolation, reason)
         case "40001", "40P01": return PostgresError(.serializationFailure, reason)
+        case "53100": return PostgresError(.diskFull, reason)
+        case "25006": return PostgresError(.readOnly, reason)
+        case "57014", "55P03": return PostgresError(.timedOut, reason)
         case "", "53300": return PostgresError(.connectionFailed, reason)
         case let state where state.hasPrefix("08") || state.hasPrefix("57P"): return PostgresError(.connectionFailed, reason)
         default: return PostgresError(.failed, reason)
@@ -86,6 +98,7 @@ struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
             case "sessions_pkey": return StorageError(.duplicateKey, "a session with this token hash already exists")
             case "sessions_id_unique": return StorageError(.duplicateKey, "a session with this ID already exists")
             case "enrollment_tokens_pkey": return StorageError(.duplicateKey, "an enrollment link with this token hash already exists")
+            case "events_uuid_unique": return StorageError(.duplicateKey, "an event with this ID already exists")
             case "signing_keys_pkey": return StorageError(.duplicateKey, "a signing key with this ID already exists")
             case "oauth_codes_pkey": return StorageError(.duplicateKey, "an authorization code with this hash already exists")
             case "oauth_grants_pkey": return StorageError(.duplicateKey, "a grant with this ID already exists")
@@ -93,7 +106,18 @@ struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
             default: return StorageError(.unavailable, "\(reason): unexpected uniqueness violation")
             }
         default:
-            return StorageError(.unavailable, reason)
+            return StorageError(.unavailable, reason, outage: outage)
+        }
+    }
+
+    /// What failed, for a failure that makes the store unavailable: nil for the others.
+    var outage: StorageError.Outage? {
+        switch code {
+        case .diskFull: .noSpace
+        case .readOnly: .readOnly
+        case .timedOut: .timedOut
+        case .connectionFailed: .unreachable
+        default: nil
         }
     }
 

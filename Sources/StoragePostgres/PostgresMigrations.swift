@@ -348,7 +348,10 @@ enum PostgresMigrations {
                             [.bytea(row.id), .text(row.name), .text(row.nameKey)]
                         )
                     }
-                    if row.renamed { try records.appendEvent(NameKeyMigration.renameEvent(userID: row.id, at: now)) }
+                    if row.renamed {
+                        let data = NameKeyMigration.renameEventData(userID: row.id)
+                        try records.appendLegacyEvent(type: NameKeyMigration.renameEventType, userID: row.id, occurredAt: now, data: data)
+                    }
                 }
                 try records.run { connection throws(PostgresError) in
                     try connection.execute(
@@ -367,10 +370,19 @@ enum PostgresMigrations {
                 CREATE INDEX challenges_by_user ON challenges(user_id) WHERE user_id IS NOT NULL;
                 """
         ),
+        // Events get an identity that never repeats (`NewEvent.id`, a version-7 UUID), unique, as SQLite's version 12
+        // does. Nullable: older events, and those a 0.1.0 node writes during a rolling upgrade, keep `evt_<id>`.
+        Step(
+            version: 11,
+            sql: """
+                ALTER TABLE events ADD COLUMN uuid text;
+                CREATE UNIQUE INDEX events_uuid_unique ON events(uuid);
+                """
+        ),
         // Accounts carry the app's own user id (`UserRecord.externalID`), unique where present (NULLs are distinct).
         // A 0.1.0 node of a rolling upgrade names its columns, so it neither writes nor clears the new one.
         Step(
-            version: 11,
+            version: 12,
             sql: """
                 ALTER TABLE users ADD COLUMN external_id text COLLATE "C";
                 ALTER TABLE users ADD CONSTRAINT users_external_id_unique UNIQUE (external_id);
@@ -378,7 +390,7 @@ enum PostgresMigrations {
         ),
         // Imported password hashes (`PasswordHashRecord`), at most one per account, a bridge to passkeys.
         Step(
-            version: 12,
+            version: 13,
             sql: """
                 CREATE TABLE password_hashes (
                     user_id bytea PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,

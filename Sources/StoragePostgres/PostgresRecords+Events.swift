@@ -2,7 +2,7 @@ import Foundation
 import Storage
 
 extension PostgresRecords {
-    static let eventColumns = "id, type, user_id, occurred_at, data"
+    static let eventColumns = "id, type, user_id, occurred_at, data, uuid"
 
     /// Locks the event's user row first (`FOR NO KEY UPDATE`, until the commit), then draws the id: transactions
     /// appending events for one user are serialised, so their ids follow their commit order (see `EventStore`).
@@ -16,6 +16,20 @@ extension PostgresRecords {
         }
         guard let id = ids.first else { throw StorageError(.unavailable, "the event was not appended") }
         return id
+    }
+
+    /// Appends an event without a UUID, as the schema's version 9 does (before the column existed): its public ID is its
+    /// sequence number's (`EventRecord.publicID`). For migrations only, which hold the migration lock: no user lock.
+    func appendLegacyEvent(type: String, userID: [UInt8]?, occurredAt: Date, data: [UInt8]) throws(StorageError) {
+        let sql = """
+            WITH appended AS (
+                INSERT INTO events (type, user_id, occurred_at, data) VALUES ($1, $2, $3, $4) RETURNING id, type, user_id, occurred_at
+            ), \(Self.queuingWebhookDeliveries)
+            SELECT id FROM appended
+            """
+        try run { connection throws(PostgresError) in
+            _ = try connection.run(sql, [.text(type), .optional(userID, PostgresValue.bytea), .date(occurredAt), .bytea(data)])
+        }
     }
 
     /// The CTEs `locked` (when `userID` is given: that user's row, locked) and `appended` (the events, inserted in
@@ -51,9 +65,9 @@ extension PostgresRecords {
         clauses.append(
             """
             appended AS (
-                INSERT INTO events (type, user_id, occurred_at, data)
-                SELECT event.type, event.user_id, event.occurred_at, event.data
-                FROM (VALUES \(rows.joined(separator: ", "))) AS event(position, type, user_id, occurred_at, data)\(lock)
+                INSERT INTO events (type, user_id, occurred_at, data, uuid)
+                SELECT event.type, event.user_id, event.occurred_at, event.data, event.uuid
+                FROM (VALUES \(rows.joined(separator: ", "))) AS event(position, type, user_id, occurred_at, data, uuid)\(lock)
                 ORDER BY event.position
                 RETURNING id, type, user_id, occurred_at
             )
@@ -85,17 +99,28 @@ extension PostgresRecords {
         )
         """
 
-    /// The values of an event's `type, user_id, occurred_at, data`, with their types.
+    /// The values of an event's `type, user_id, occurred_at, data, uuid`, with their types.
     static func eventValues(_ event: NewEvent) -> [(PostgresValue, String)] {
+        eventValues(type: event.type, userID: event.userID, occurredAt: event.occurredAt, data: event.data, uuid: event.id)
+    }
+
+    /// The values of `type, user_id, occurred_at, data, uuid`, with their types; `uuid` nil for a legacy event.
+    static func eventValues(type: String, userID: [UInt8]?, occurredAt: Date, data: [UInt8], uuid: UUID?) -> [(PostgresValue, String)] {
         [
-            (.text(event.type), "text"), (.optional(event.userID, PostgresValue.bytea), "bytea"), (.date(event.occurredAt), "float8"),
-            (.bytea(event.data), "bytea"),
+            (.text(type), "text"), (.optional(userID, PostgresValue.bytea), "bytea"), (.date(occurredAt), "float8"), (.bytea(data), "bytea"),
+            (.optional(uuid?.lowercaseText, PostgresValue.text), "text"),
         ]
     }
 
     static func eventRecord(_ row: PostgresRow) throws(PostgresError) -> EventRecord {
-        EventRecord(
+        var uuid: UUID?
+        if !row.isNull(5) {
+            guard let stored = UUID(canonicalText: row.text(5)) else { throw PostgresError(.decodingFailed, "an event's UUID is not a UUID") }
+            uuid = stored
+        }
+        return EventRecord(
             id: try row.integer(0),
+            uuid: uuid,
             type: row.text(1),
             userID: row.isNull(2) ? nil : row.bytes(2),
             occurredAt: try row.date(3),

@@ -12,6 +12,21 @@ extension PostgresStore {
         }
     }
 
+    public func publicEventIDs(of ids: [Int64]) throws(StorageError) -> [Int64: String] {
+        try Self.validatePublicIDLookup(ids)
+        guard !ids.isEmpty else { return [:] }
+        let rows = try withConnection { connection throws(PostgresError) in
+            try connection.run(
+                "SELECT id, uuid FROM events WHERE id = ANY($1::bigint[])",
+                [.text("{" + ids.map(String.init).joined(separator: ",") + "}")]
+            ) { row throws(PostgresError) in
+                let id = try row.integer(0)
+                return (id, row.isNull(1) ? "evt_\(id)" : "evt_" + row.text(1))
+            }
+        }
+        return Dictionary(rows) { first, _ in first }
+    }
+
     public func purgeEvents(occurredBefore cutoff: Date) throws(StorageError) -> Int {
         try withConnection { connection throws(PostgresError) in
             try connection.run(

@@ -84,7 +84,13 @@ extension PostgresStore: ImportableStore {
             )
         }
         for event in export.events {
-            let row = PostgresRecords.eventValues(NewEvent(type: event.type, userID: event.userID, occurredAt: event.occurredAt, data: event.data))
+            let row = PostgresRecords.eventValues(
+                type: event.type,
+                userID: event.userID,
+                occurredAt: event.occurredAt,
+                data: event.data,
+                uuid: event.uuid
+            )
             insert("events", PostgresRecords.eventColumns, [(.bigint(event.id), "int8")] + row)
         }
         let isEmpty = try withConnection { connection throws(PostgresError) -> Bool in

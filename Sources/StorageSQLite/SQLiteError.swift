@@ -11,6 +11,9 @@ struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
             case uniqueViolation = "sqlite.uniqueViolation"
             case foreignKeyViolation = "sqlite.foreignKeyViolation"
             case busy = "sqlite.busy"
+            case full = "sqlite.full"
+            case readOnly = "sqlite.readOnly"
+            case cannotOpen = "sqlite.cannotOpen"
             case corrupt = "sqlite.corrupt"
             case failed = "sqlite.failed"
         }
@@ -24,6 +27,12 @@ struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
         static let foreignKeyViolation = Code(.foreignKeyViolation)
         /// Another connection held the lock beyond the busy timeout.
         static let busy = Code(.busy)
+        /// The disk (or `max_page_count`) is full (SQLITE_FULL).
+        static let full = Code(.full)
+        /// The database cannot be written: a read-only file or folder, or `query_only` (SQLITE_READONLY).
+        static let readOnly = Code(.readOnly)
+        /// The database file cannot be opened (SQLITE_CANTOPEN).
+        static let cannotOpen = Code(.cannotOpen)
         /// The database holds something this build cannot read.
         static let corrupt = Code(.corrupt)
         /// Any other failure of SQLite.
@@ -57,6 +66,9 @@ struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
         default:
             switch resultCode & 0xff {
             case SQLITE_BUSY, SQLITE_LOCKED: return SQLiteError(.busy, reason)
+            case SQLITE_FULL: return SQLiteError(.full, reason)
+            case SQLITE_READONLY: return SQLiteError(.readOnly, reason)
+            case SQLITE_CANTOPEN: return SQLiteError(.cannotOpen, reason)
             case SQLITE_CORRUPT, SQLITE_NOTADB: return SQLiteError(.corrupt, reason)
             default: return SQLiteError(.failed, reason)
             }
@@ -96,6 +108,7 @@ struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
             if constraint.hasSuffix("enrollment_tokens.token_hash") {
                 return StorageError(.duplicateKey, "an enrollment link with this token hash already exists")
             }
+            if constraint.hasSuffix("events.uuid") { return StorageError(.duplicateKey, "an event with this ID already exists") }
             if constraint.hasSuffix("signing_keys.id") { return StorageError(.duplicateKey, "a signing key with this ID already exists") }
             if constraint.hasSuffix("oauth_codes.code_hash") {
                 return StorageError(.duplicateKey, "an authorization code with this hash already exists")
@@ -106,7 +119,18 @@ struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
             }
             return StorageError(.unavailable, "\(reason): unexpected uniqueness violation")
         default:
-            return StorageError(.unavailable, reason)
+            return StorageError(.unavailable, reason, outage: outage)
+        }
+    }
+
+    /// What failed, for a failure that makes the store unavailable: nil for the others (corruption, I/O, misuse).
+    var outage: StorageError.Outage? {
+        switch code {
+        case .full: .noSpace
+        case .readOnly: .readOnly
+        case .busy: .timedOut
+        case .cannotOpen: .unreachable
+        default: nil
         }
     }
 

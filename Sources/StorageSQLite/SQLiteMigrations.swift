@@ -346,7 +346,10 @@ enum SQLiteMigrations {
                         try connection.statement("UPDATE users SET name = ?2, name_key = ?3 WHERE id = ?1")
                             .run([.blob(row.id), .text(row.name), .text(row.nameKey)])
                     }
-                    if row.renamed { try records.appendEvent(NameKeyMigration.renameEvent(userID: row.id, at: now)) }
+                    if row.renamed {
+                        let data = NameKeyMigration.renameEventData(userID: row.id)
+                        try records.appendLegacyEvent(type: NameKeyMigration.renameEventType, userID: row.id, occurredAt: now, data: data)
+                    }
                 }
                 try records.run { connection throws(SQLiteError) in
                     try connection.execute("CREATE UNIQUE INDEX users_by_name_key ON users(name_key);")
@@ -377,10 +380,20 @@ enum SQLiteMigrations {
                 CREATE INDEX challenges_by_expiry ON challenges(expires_at);
                 """
         ),
+        // Events get an identity that never repeats (`NewEvent.id`, a version-7 UUID), unique: a rolled-back or restored
+        // database hands the sequence numbers out again. Nullable: the events written before, and those a 0.1.0 node
+        // writes during a rolling upgrade, keep the ID they were first sent under (`evt_<id>`, `EventRecord.publicID`).
+        Step(
+            version: 12,
+            sql: """
+                ALTER TABLE events ADD COLUMN uuid TEXT;
+                CREATE UNIQUE INDEX events_by_uuid ON events(uuid);
+                """
+        ),
         // Accounts carry the app's own user id (`UserRecord.externalID`), unique where present. A 0.1.0 node of a
         // rolling upgrade names its columns, so it neither writes nor clears the new one.
         Step(
-            version: 12,
+            version: 13,
             sql: """
                 ALTER TABLE users ADD COLUMN external_id TEXT;
                 CREATE UNIQUE INDEX users_by_external_id ON users(external_id) WHERE external_id IS NOT NULL;
@@ -388,7 +401,7 @@ enum SQLiteMigrations {
         ),
         // Imported password hashes (`PasswordHashRecord`), at most one per account, a bridge to passkeys.
         Step(
-            version: 13,
+            version: 14,
             sql: """
                 CREATE TABLE password_hashes (
                     user_id BLOB PRIMARY KEY NOT NULL REFERENCES users(id) ON DELETE CASCADE,

@@ -14,10 +14,10 @@ extension SQLiteRecords {
     /// The insert runs only when an endpoint takes the event's type: it opens a cursor on the deliveries and each of
     /// their indexes even when it inserts nothing (2.2 % of the server's samples under sign-ins with no webhooks), and the
     /// look-up in the few subscriptions is much cheaper.
-    func queueWebhookDeliveries(eventID: Int64, _ event: NewEvent) throws(StorageError) {
+    func queueWebhookDeliveries(eventID: Int64, type: String, userID: [UInt8]?, occurredAt: Date) throws(StorageError) {
         try run { connection throws(SQLiteError) in
             let subscribed = try connection.statement("SELECT 1 FROM webhook_subscriptions WHERE event_type IN (?1, '*') LIMIT 1")
-                .run([.text(event.type)]) { _ throws(SQLiteError) in true }
+                .run([.text(type)]) { _ throws(SQLiteError) in true }
             guard !subscribed.isEmpty else { return }
             try connection.statement(
                 """
@@ -31,7 +31,7 @@ extension SQLiteRecords {
                     0, ?3
                 FROM (SELECT DISTINCT endpoint_id FROM webhook_subscriptions WHERE event_type IN (?4, '*') ORDER BY endpoint_id) AS s
                 """
-            ).run([.integer(eventID), event.userID.map { .blob($0) } ?? .null, .date(event.occurredAt), .text(event.type)])
+            ).run([.integer(eventID), userID.map { .blob($0) } ?? .null, .date(occurredAt), .text(type)])
         }
     }
 

@@ -9,6 +9,20 @@ extension SQLiteStore {
         }
     }
 
+    public func publicEventIDs(of ids: [Int64]) throws(StorageError) -> [Int64: String] {
+        try Self.validatePublicIDLookup(ids)
+        guard !ids.isEmpty else { return [:] }
+        let placeholders = (1...ids.count).map { "?\($0)" }.joined(separator: ", ")
+        let rows = try withConnection { connection throws(SQLiteError) in
+            try connection.statement("SELECT id, uuid FROM events WHERE id IN (\(placeholders))").run(ids.map { .integer($0) }) {
+                row throws(SQLiteError) in
+                let id = row.integer(0)
+                return (id, row.isNull(1) ? "evt_\(id)" : "evt_" + row.text(1))
+            }
+        }
+        return Dictionary(rows) { first, _ in first }
+    }
+
     public func purgeEvents(occurredBefore cutoff: Date) throws(StorageError) -> Int {
         try withConnection { connection throws(SQLiteError) in
             try connection.statement(

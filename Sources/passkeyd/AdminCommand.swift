@@ -209,7 +209,7 @@ struct AdminCommand {
             return Operation(syntax: webhooksListSyntax) { admin, line, _ throws(ServerError) in
                 let page = try admin.webhookDeliveries(status: line.value("--status"), cursor: line.value("--cursor"), limit: limit(line))
                 let rows = page.deliveries.map { delivery in
-                    "\(delivery.id)  \(delivery.endpointId)  \(delivery.status)  attempts \(delivery.attempts)"
+                    "\(delivery.id)  \(delivery.eventId)  \(delivery.endpointId)  \(delivery.status)  attempts \(delivery.attempts)"
                         + "  last \(delivery.lastStatus.map(String.init) ?? "-") \(delivery.lastError ?? "")"
                 }
                 return (page, (rows + (page.nextCursor.map { ["next: --cursor \($0)"] } ?? [])).joined(separator: "\n"))

@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import Observability
 import RelyingPartyServer
+import StorageSQLite
 
 /// The composition root: what `serve` and every command that acts on a deployment build from one configuration, the
 /// same way — the process's one outbound HTTP(S) client, the store the configuration names with its secrets, and the
@@ -44,5 +45,20 @@ final class Deployment {
     func close() {
         outbound.shutDown()
         opened.close()
+    }
+
+    /// Writes SQLite's own log into `log` (event `sqlite`): corruption and a WAL recovered at start-up as errors (the
+    /// previous run ended without a checkpoint; the recovery is all that survived of it), routine refusals at debug.
+    /// Before the store opens: SQLite takes its log only before the process's first connection.
+    static func forwardSQLiteLog(to log: Logger) {
+        let forwarded = SQLiteLog.forward { message in
+            let text = "SQLite (code \(message.resultCode)): \(message.text)"
+            switch message.severity {
+            case .error: log.error(text, event: "sqlite")
+            case .warning: log.warning(text, event: "sqlite")
+            case .debug: log.debug(text, event: "sqlite")
+            }
+        }
+        if !forwarded { log.debug("SQLite's log is not forwarded: a connection was opened before", event: "sqlite") }
     }
 }

@@ -50,6 +50,7 @@ struct ServeCommand {
         }
         // The process's metrics, for /metrics (none when metrics.enabled is false).
         let metrics = configuration.metricsEnabled ? MetricsRegistry() : nil
+        if configuration.postgresConnectionString == nil { Deployment.forwardSQLiteLog(to: log) }
         let deployment: Deployment
         do {
             deployment = try Deployment(configuration, metrics: metrics, log: log)

@@ -21,6 +21,7 @@ struct PostgresOutageTests {
                 Issue.record("a write succeeded with the database down")
             } catch {
                 #expect(error.code == .unavailable)
+                #expect(error.outage == .unreachable, "\(error)")
             }
         }
         #expect(throws: StorageError.self) { try store.user(id: StoreSamples.userID(1)) }

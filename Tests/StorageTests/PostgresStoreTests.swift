@@ -130,6 +130,7 @@ struct PostgresStoreTests {
                         )
                         try transaction.appendEvent(
                             NewEvent(
+                                id: SystemRandom().uuidVersion7(at: StoreSamples.now),
                                 type: "counter.incremented",
                                 userID: StoreSamples.userID(1),
                                 occurredAt: StoreSamples.now,
@@ -163,7 +164,7 @@ struct PostgresStoreTests {
             let second = Thread {
                 firstAppended.wait()
                 let id = try? nodes[1].transaction { transaction throws(StorageError) in
-                    let id = try transaction.appendEvent(StoreSamples.event(2, owner: other))
+                    let id = try transaction.appendEvent(StoreSamples.event(Int(other) * 10 + 2, owner: other))
                     secondAppended.signal()
                     return id
                 }
@@ -171,7 +172,7 @@ struct PostgresStoreTests {
             }
             second.start()
             let (firstID, secondWaited) = try nodes[0].transaction { transaction throws(StorageError) -> (Int64, Bool) in
-                let id = try transaction.appendEvent(StoreSamples.event(1, owner: 1))
+                let id = try transaction.appendEvent(StoreSamples.event(Int(other) * 10 + 1, owner: 1))
                 firstAppended.signal()
                 return (id, secondAppended.wait(timeout: .now() + (waits ? 1 : 10)) == .timedOut)
             }
@@ -233,7 +234,14 @@ struct PostgresStoreTests {
 
     @Test func eachCeremonyIsOneStatementWithItsEvents() throws {
         let store = try PostgresStore(connectionString: try newDatabase(), poolSize: 1)
-        let events = [StoreSamples.event(1, owner: 1, type: "user.created"), StoreSamples.event(2, owner: 1, type: "session.created")]
+        // Each call's events under new IDs: an event ID is taken once.
+        var events: [NewEvent] {
+            [StoreSamples.event(1, owner: 1, type: "user.created"), StoreSamples.event(2, owner: 1, type: "session.created")].map { event in
+                var event = event
+                event.id = SystemRandom().uuidVersion7(at: event.occurredAt)
+                return event
+            }
+        }
         func statements(_ body: () throws -> Void) throws -> Int {
             let before = try store.withConnection { connection throws(PostgresError) in connection.statementsSent }
             try body()

@@ -13,6 +13,7 @@ extension StoreContract {
         StoreContractCheck(name: "events are bounded", run: eventsAreBounded),
         StoreContractCheck(name: "purgeEvents removes old events only; ids are not reused", run: eventsArePurged),
         StoreContractCheck(name: "8 threads appending events: unique increasing ids", run: concurrentEventsHaveUniqueIDs),
+        StoreContractCheck(name: "an event keeps its UUID; a repeated UUID is refused", run: eventUUIDsAreUnique),
     ]
 
     public static func eventsAreReadInOrder(_ makeStore: StoreFactory) throws {
@@ -109,7 +110,7 @@ extension StoreContract {
         try expectStorageError(.duplicateKey, "a sign-in with a taken session") { () throws(StorageError) in try signIn(6, 1) }
         try signIn(6, 5)
         try expectEqual(
-            try store.allEvents().map { NewEvent(type: $0.type, userID: $0.userID, occurredAt: $0.occurredAt, data: $0.data) },
+            try store.allEvents().map { NewEvent(id: $0.uuid ?? UUID(), type: $0.type, userID: $0.userID, occurredAt: $0.occurredAt, data: $0.data) },
             created + added + signedIn,
             "events of the ceremonies that succeeded"
         )
@@ -119,16 +120,28 @@ extension StoreContract {
         let store = try makeStore()
         try store.seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
         let invalid: [(String, NewEvent)] = [
-            ("empty type", NewEvent(type: "", userID: nil, occurredAt: StoreSamples.now, data: [])),
-            ("capitals", NewEvent(type: "User.Created", userID: nil, occurredAt: StoreSamples.now, data: [])),
-            ("a space", NewEvent(type: "user created", userID: nil, occurredAt: StoreSamples.now, data: [])),
+            ("empty type", NewEvent(id: StoreSamples.eventID(101), type: "", userID: nil, occurredAt: StoreSamples.now, data: [])),
+            ("capitals", NewEvent(id: StoreSamples.eventID(102), type: "User.Created", userID: nil, occurredAt: StoreSamples.now, data: [])),
+            ("a space", NewEvent(id: StoreSamples.eventID(103), type: "user created", userID: nil, occurredAt: StoreSamples.now, data: [])),
             (
                 "long type",
-                NewEvent(type: String(repeating: "a", count: NewEvent.maximumTypeBytes + 1), userID: nil, occurredAt: StoreSamples.now, data: [])
+                NewEvent(
+                    id: StoreSamples.eventID(104),
+                    type: String(repeating: "a", count: NewEvent.maximumTypeBytes + 1),
+                    userID: nil,
+                    occurredAt: StoreSamples.now,
+                    data: []
+                )
             ),
             (
                 "large data",
-                NewEvent(type: "x", userID: nil, occurredAt: StoreSamples.now, data: [UInt8](repeating: 0x20, count: NewEvent.maximumDataBytes + 1))
+                NewEvent(
+                    id: StoreSamples.eventID(105),
+                    type: "x",
+                    userID: nil,
+                    occurredAt: StoreSamples.now,
+                    data: [UInt8](repeating: 0x20, count: NewEvent.maximumDataBytes + 1)
+                )
             ),
         ]
         for (what, event) in invalid {
@@ -146,6 +159,7 @@ extension StoreContract {
         }
         try expectEqual(try store.credential(id: StoreSamples.credential(2, owner: 1).id), nil, "no credential of a refused ceremony")
         let largest = NewEvent(
+            id: StoreSamples.eventID(108),
             type: "a._" + String(repeating: "z9", count: 30) + "a",
             userID: nil,
             occurredAt: StoreSamples.now,
@@ -161,7 +175,11 @@ extension StoreContract {
         let ids = try store.transaction { transaction throws(StorageError) -> [Int64] in
             var ids: [Int64] = []
             for age in [3.0, 2.0, 1.0, 0.0] {
-                ids.append(try transaction.appendEvent(NewEvent(type: "x", userID: nil, occurredAt: now.addingTimeInterval(-age), data: [])))
+                ids.append(
+                    try transaction.appendEvent(
+                        NewEvent(id: StoreSamples.eventID(110 + Int(age)), type: "x", userID: nil, occurredAt: now.addingTimeInterval(-age), data: [])
+                    )
+                )
             }
             return ids
         }
@@ -170,7 +188,7 @@ extension StoreContract {
         try expectEqual(try store.allEvents().map(\.id), Array(ids.suffix(2)), "the recent ones")
         try expectEqual(try store.purgeEvents(occurredBefore: now.addingTimeInterval(1)), 2, "the rest")
         let next = try store.transaction { transaction throws(StorageError) in
-            try transaction.appendEvent(NewEvent(type: "x", userID: nil, occurredAt: now, data: []))
+            try transaction.appendEvent(NewEvent(id: StoreSamples.eventID(107), type: "x", userID: nil, occurredAt: now, data: []))
         }
         try expect(next > ids[3], "an id is not reused after a purge: \(next) after \(ids[3])")
     }
@@ -184,6 +202,51 @@ extension StoreContract {
         try expectEqual(events.count, 200, "events")
         try expectEqual(Set(events.map(\.id)).count, 200, "unique ids")
         try expectEqual(events.map(\.id), events.map(\.id).sorted(), "read in id order")
+    }
+
+    public static func eventUUIDsAreUnique(_ makeStore: StoreFactory) throws {
+        let store = try makeStore()
+        try store.seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
+        let first = StoreSamples.event(1, owner: 1)
+        _ = try store.transaction { transaction throws(StorageError) in try transaction.appendEvent(first) }
+        try expectEqual(try store.allEvents().map(\.uuid), [first.id], "the stored UUID")
+        try expectEqual(try store.allEvents().map(\.publicID), ["evt_" + first.id.lowercaseText], "the public ID")
+        var repeated = StoreSamples.event(2, owner: nil, type: "user.deleted")
+        repeated.id = first.id
+        try expectStorageError(.duplicateKey, "a repeated UUID") { () throws(StorageError) in
+            _ = try store.transaction { transaction throws(StorageError) in try transaction.appendEvent(repeated) }
+        }
+        var twice = StoreSamples.event(3, owner: 1)
+        twice.type = "user.updated"
+        try expectStorageError(.duplicateKey, "one UUID twice in a transaction") { () throws(StorageError) in
+            try store.transaction { transaction throws(StorageError) in
+                try transaction.appendEvent(twice)
+                try transaction.appendEvent(twice)
+            }
+        }
+        try expectStorageError(.duplicateKey, "a repeated UUID in a ceremony") { () throws(StorageError) in
+            try store.completeRegistration(
+                newUser: nil,
+                credential: StoreSamples.credential(2, owner: 1),
+                session: StoreSamples.session(2, owner: 1),
+                events: [StoreSamples.event(4, owner: 1, type: "passkey.registered"), repeated]
+            )
+        }
+        try expectEqual(try store.allEvents().map(\.uuid), [first.id], "nothing of the refused transactions")
+        try expectEqual(try store.credential(id: StoreSamples.credential(2, owner: 1).id), nil, "no credential of the refused ceremony")
+        let second = StoreSamples.event(5, owner: 1)
+        _ = try store.transaction { transaction throws(StorageError) in try transaction.appendEvent(second) }
+        try expectEqual(try store.allEvents().map(\.uuid), [first.id, second.id], "a new UUID is taken")
+        let stored = try store.allEvents()
+        try expectEqual(
+            try store.publicEventIDs(of: stored.map(\.id) + [stored[1].id + 1_000]),
+            Dictionary(uniqueKeysWithValues: stored.map { ($0.id, $0.publicID) }),
+            "the public IDs by sequence number, none for a number without an event"
+        )
+        try expectEqual(try store.publicEventIDs(of: []), [:], "no numbers")
+        try expectStorageError(.invalidRecord, "too many numbers") { () throws(StorageError) in
+            _ = try store.publicEventIDs(of: Array(1...Int64(1_001)))
+        }
     }
 
     /// Runs `threads` threads at once, each making `rounds` transactions that append one event of user 1, or of

@@ -75,7 +75,9 @@ extension StoreContract {
         try expectStorageError(.invalidRecord, "a refused event, caught") { () throws(StorageError) in
             try store.transaction { transaction throws(StorageError) in
                 try writeOneOfEverything(transaction)
-                _ = try? transaction.appendEvent(NewEvent(type: "Not A Type", userID: nil, occurredAt: StoreSamples.now, data: []))
+                _ = try? transaction.appendEvent(
+                    NewEvent(id: StoreSamples.eventID(200), type: "Not A Type", userID: nil, occurredAt: StoreSamples.now, data: [])
+                )
             }
         }
         try expectNothingWritten(store, "after a caught refusal")

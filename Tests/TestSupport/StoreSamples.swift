@@ -101,13 +101,28 @@ public enum StoreSamples {
         )
     }
 
-    /// An event of the user `owner` (or of nobody) with a payload derived from `number`.
+    /// An event of the user `owner` (or of nobody) with a payload and an ID (`eventID`) derived from `number`.
     public static func event(_ number: Int, owner: UInt8?, type: String = "passkey.renamed") -> NewEvent {
         NewEvent(
+            id: eventID(number),
             type: type,
             userID: owner.map(userID),
             occurredAt: now.addingTimeInterval(Double(number) + 0.25),
             data: Array(#"{"n":\#(number),"text":"é✓"}"#.utf8)
+        )
+    }
+
+    /// A version-7 UUID of `now`'s millisecond whose last 48 bits are `number`: distinct for distinct numbers.
+    public static func eventID(_ number: Int) -> UUID {
+        let milliseconds = UInt64(now.timeIntervalSince1970 * 1000)
+        let time = (0..<6).map { UInt8(truncatingIfNeeded: milliseconds >> (8 * (5 - UInt64($0)))) }
+        let tail = (0..<6).map { UInt8(truncatingIfNeeded: UInt64(number) >> (8 * (5 - UInt64($0)))) }
+        let bytes = time + [0x70, 0x00, 0x80, 0x00] + tail
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10], bytes[11],
+                bytes[12], bytes[13], bytes[14], bytes[15]
+            )
         )
     }
 

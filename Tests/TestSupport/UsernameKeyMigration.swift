@@ -35,6 +35,9 @@ public enum UsernameKeyMigration {
         let events = try store.events(after: 0, limit: 10)
         try expectEqual(events.map(\.type), ["user.updated", "user.updated", "user.updated"], "one event per renamed account")
         try expectEqual(events.map(\.userID), [1, 3, 8].map { Optional(StoreSamples.userID($0)) }, "renamed in creation order")
+        // Written before the UUID column existed: their IDs are their sequence numbers' (`EventRecord.publicID`).
+        try expectEqual(events.map(\.uuid), [nil, nil, nil], "no UUID")
+        try expectEqual(events.map(\.publicID), events.map { "evt_\($0.id)" }, "legacy IDs")
         for (event, number) in zip(events, [UInt8(1), 3, 8]) {
             let handle = Data(StoreSamples.userID(number)).base64EncodedString().replacingOccurrences(of: "/", with: "_")
                 .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "=", with: "")

@@ -32,7 +32,7 @@ extension AccountService {
                 _ = try AppleIntegration.queueRevocations(of: subject, in: transaction, now: now)
                 _ = try transaction.deleteAppleIdentity(subject: subject)
                 events.append(.appleUnlinked(userID: userID, appleUserID: subject, reason: .user))
-                try transaction.appendEvents(events.map { $0.event(at: now) })
+                try transaction.appendEvents(events.map { $0.event(at: now, random: random) })
                 return .unlinked(endedSessionIDs: ended.map(\.id))
             }
         }

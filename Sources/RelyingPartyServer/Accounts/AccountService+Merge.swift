@@ -81,7 +81,7 @@ extension AccountService {
             events.append(.sessionCreated(session.record))
             issued = session.issued
         }
-        try transaction.appendEvents(events.map { $0.event(at: now) })
+        try transaction.appendEvents(events.map { $0.event(at: now, random: random) })
         return (survivor, issued)
     }
 

@@ -27,7 +27,9 @@ struct AccountService: Sendable {
         try storage {
             try store.transaction { transaction throws(StorageError) in
                 try transaction.insertUser(user)
-                try transaction.appendEvent(AccountEvent.userCreated(userID: user.id, method: method, externalID: user.externalID).event(at: now))
+                try transaction.appendEvent(
+                    AccountEvent.userCreated(userID: user.id, method: method, externalID: user.externalID).event(at: now, random: random)
+                )
             }
         }
     }
@@ -43,7 +45,9 @@ struct AccountService: Sendable {
                 let changes = change(&user)
                 guard !changes.isEmpty else { return user }
                 _ = try transaction.updateUser(user)
-                try transaction.appendEvent(AccountEvent.userUpdated(userID: userID, changes: changes, externalID: user.externalID).event(at: now))
+                try transaction.appendEvent(
+                    AccountEvent.userUpdated(userID: userID, changes: changes, externalID: user.externalID).event(at: now, random: random)
+                )
                 return user
             }
         }
@@ -81,7 +85,7 @@ struct AccountService: Sendable {
                     case .lastCredential: return .lastWayIn
                     }
                 }
-                try transaction.appendEvent(AccountEvent.passkeyDeleted(userID: userID, credentialID: credentialID).event(at: now))
+                try transaction.appendEvent(AccountEvent.passkeyDeleted(userID: userID, credentialID: credentialID).event(at: now, random: random))
                 try endSessions(ofPasskey: credentialID, userID: userID, keeping: keptSession, in: transaction, now: now)
                 return .deleted
             }
@@ -96,7 +100,7 @@ struct AccountService: Sendable {
         return try storage {
             try store.transaction { transaction throws(StorageError) in
                 guard try transaction.renameCredential(id: credentialID, userID: userID, name: name) else { return false }
-                try transaction.appendEvent(AccountEvent.passkeyRenamed(userID: userID, credentialID: credentialID).event(at: now))
+                try transaction.appendEvent(AccountEvent.passkeyRenamed(userID: userID, credentialID: credentialID).event(at: now, random: random))
                 return true
             }
         }
@@ -112,7 +116,7 @@ struct AccountService: Sendable {
     ) throws(StorageError) {
         for session in try transaction.sessions(userID: userID, now: now) where session.credentialID == credentialID && session.id != keptID {
             guard let ended = try transaction.deleteSession(id: session.id, userID: userID) else { continue }
-            try transaction.appendEvent(AccountEvent.sessionRevoked(ended, reason: .passkeyDeleted).event(at: now))
+            try transaction.appendEvent(AccountEvent.sessionRevoked(ended, reason: .passkeyDeleted).event(at: now, random: random))
         }
     }
 
@@ -127,7 +131,7 @@ struct AccountService: Sendable {
                 guard try transaction.user(id: userID) != nil else { return nil }
                 let ended = try transaction.deleteSessions(userID: userID, except: nil).filter { now < $0.expiresAt }
                 for session in ended {
-                    try transaction.appendEvent(AccountEvent.sessionRevoked(session, reason: reason).event(at: now))
+                    try transaction.appendEvent(AccountEvent.sessionRevoked(session, reason: reason).event(at: now, random: random))
                 }
                 return ended.count
             }
@@ -142,7 +146,7 @@ struct AccountService: Sendable {
         try storage {
             try store.transaction { transaction throws(StorageError) in
                 try transaction.replaceRecoveryCodes(userID: userID, hashes: hashes, createdAt: now)
-                try transaction.appendEvent(AccountEvent.recoveryCodesCreated(userID: userID).event(at: now))
+                try transaction.appendEvent(AccountEvent.recoveryCodesCreated(userID: userID).event(at: now, random: random))
             }
         }
     }
@@ -157,8 +161,8 @@ struct AccountService: Sendable {
                 guard try transaction.deleteRecoveryCode(userID: userID, hash: codeHash) else { return false }
                 try transaction.insertSession(session)
                 let remaining = try transaction.recoveryCodeCount(userID: userID)
-                try transaction.appendEvent(AccountEvent.recoveryCodeUsed(userID: userID, remaining: remaining).event(at: now))
-                try transaction.appendEvent(AccountEvent.sessionCreated(session).event(at: now))
+                try transaction.appendEvent(AccountEvent.recoveryCodeUsed(userID: userID, remaining: remaining).event(at: now, random: random))
+                try transaction.appendEvent(AccountEvent.sessionCreated(session).event(at: now, random: random))
                 return true
             }
         }
@@ -187,7 +191,7 @@ struct AccountService: Sendable {
             try store.transaction { transaction throws(StorageError) -> Bool in
                 guard try transaction.user(id: userID) != nil else { return false }
                 try transaction.insertEnrollmentToken(link)
-                try transaction.appendEvent(AccountEvent.enrollmentLinkCreated(userID: userID).event(at: now))
+                try transaction.appendEvent(AccountEvent.enrollmentLinkCreated(userID: userID).event(at: now, random: random))
                 return true
             }
         }
@@ -227,7 +231,12 @@ struct AccountService: Sendable {
                     .enrollmentLinkUsed(userID: user.id, credentialID: credential.id),
                     .sessionCreated(session),
                 ]
-                try transaction.insertRegistration(newUser: nil, credential: credential, session: session, events: events.map { $0.event(at: now) })
+                try transaction.insertRegistration(
+                    newUser: nil,
+                    credential: credential,
+                    session: session,
+                    events: events.map { $0.event(at: now, random: random) }
+                )
                 return .enrolled(user)
             }
         }
@@ -280,7 +289,7 @@ struct AccountService: Sendable {
         }
         let externalID = try transaction.user(id: userID)?.externalID
         guard try transaction.deleteUser(id: userID) else { return nil }
-        try transaction.appendEvent(AccountEvent.userDeleted(userID: userID, reason: reason, externalID: externalID).event(at: now))
+        try transaction.appendEvent(AccountEvent.userDeleted(userID: userID, reason: reason, externalID: externalID).event(at: now, random: random))
         return Deletion(credentialIDs: credentials.map(\.id), queuedRevocations: queued, appleIdentities: identities.count)
     }
 

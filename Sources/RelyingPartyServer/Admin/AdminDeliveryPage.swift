@@ -6,7 +6,8 @@ public struct AdminDeliveryPage: Encodable, Sendable {
     /// A delivery as the admin API shows it (no lease internals).
     public struct Delivery: Encodable, Sendable {
         public let id: Int64
-        public let eventId: Int64
+        /// The event's public ID (`EventRecord.publicID`): the `webhook-id` its deliveries are sent with.
+        public let eventId: String
         public let endpointId: String
         public let status: String
         public let attempts: Int
@@ -17,9 +18,9 @@ public struct AdminDeliveryPage: Encodable, Sendable {
         public let lastStatus: Int?
         public let lastError: String?
 
-        init(_ record: WebhookDeliveryRecord) {
+        init(_ record: WebhookDeliveryRecord, eventID: String) {
             id = record.id
-            eventId = record.eventID
+            eventId = eventID
             endpointId = record.endpointID
             status = record.status.rawValue
             attempts = record.attempts

@@ -64,7 +64,7 @@ extension AdminService {
                     guard var stored = try transaction.user(id: user.id) else {
                         try transaction.insertUser(user)
                         try transaction.appendEvent(
-                            AccountEvent.userCreated(userID: user.id, method: .import, externalID: user.externalID).event(at: now)
+                            AccountEvent.userCreated(userID: user.id, method: .import, externalID: user.externalID).event(at: now, random: random)
                         )
                         report.users.created += 1
                         continue
@@ -89,7 +89,7 @@ extension AdminService {
                     (stored.email, stored.emailVerified) = (user.email, user.emailVerified)
                     _ = try transaction.updateUser(stored)
                     try transaction.appendEvent(
-                        AccountEvent.userUpdated(userID: user.id, changes: changes, externalID: stored.externalID).event(at: now)
+                        AccountEvent.userUpdated(userID: user.id, changes: changes, externalID: stored.externalID).event(at: now, random: random)
                     )
                     report.users.updated += 1
                 }
@@ -102,7 +102,9 @@ extension AdminService {
                     }
                     guard try transaction.user(id: passkey.userID) != nil else { throw refuse(ServerError(.importInvalid, member: "userId")) }
                     try transaction.insertCredential(passkey)
-                    try transaction.appendEvent(AccountEvent.passkeyRegistered(userID: passkey.userID, credentialID: passkey.id).event(at: now))
+                    try transaction.appendEvent(
+                        AccountEvent.passkeyRegistered(userID: passkey.userID, credentialID: passkey.id).event(at: now, random: random)
+                    )
                     report.passkeys.created += 1
                 }
                 for (number, identity) in batch.appleIdentities {
@@ -114,7 +116,9 @@ extension AdminService {
                     }
                     guard try transaction.user(id: identity.userID) != nil else { throw refuse(ServerError(.importInvalid, member: "userId")) }
                     try transaction.insertAppleIdentity(identity)
-                    try transaction.appendEvent(AccountEvent.appleLinked(userID: identity.userID, appleUserID: identity.subject).event(at: now))
+                    try transaction.appendEvent(
+                        AccountEvent.appleLinked(userID: identity.userID, appleUserID: identity.subject).event(at: now, random: random)
+                    )
                     report.appleIdentities.created += 1
                 }
                 for (number, password) in batch.passwords {

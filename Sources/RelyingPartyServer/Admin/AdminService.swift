@@ -224,8 +224,11 @@ public struct AdminService: Sendable {
         let after = try cursor.map { (cursor: String) throws(ServerError) -> Int64 in try AdminCursor.deliveryID(cursor, status: status) } ?? 0
         let found = try storage { try store.webhookDeliveries(status: wanted, after: after, limit: size + 1) }
         let next = found.count > size ? found[size - 1].id : nil
+        let page = Array(found.prefix(size))
+        let eventIDs = try storage { try store.publicEventIDs(of: Array(Set(page.map(\.eventID)))) }
         return AdminDeliveryPage(
-            deliveries: found.prefix(size).map(AdminDeliveryPage.Delivery.init),
+            // A delivery goes with its event: one whose event was purged since the first read is gone too.
+            deliveries: page.compactMap { delivery in eventIDs[delivery.eventID].map { AdminDeliveryPage.Delivery(delivery, eventID: $0) } },
             nextCursor: next.map { AdminCursor.make(deliveryID: $0, status: status) }
         )
     }

@@ -105,7 +105,7 @@ struct AppleAccountResolver: Sendable {
         let session = sessions.prepare(for: user.id, method: .apple, appleSubject: identity.subject, userVerified: false, request: request)
         try transaction.insertSession(session.record)
         events.append(.sessionCreated(session.record))
-        try transaction.appendEvents(events.map { $0.event(at: sign.now) })
+        try transaction.appendEvents(events.map { $0.event(at: sign.now, random: random) })
         let suggestion = sign.signedInOwner == nil ? try hasLinkSuggestion(for: user, in: transaction) : false
         return .signedIn(user: user, isNewAccount: isNewAccount, linkSuggestion: suggestion, issued: session.issued)
     }

@@ -99,7 +99,7 @@ struct AppleNotificationsController: Sendable {
             _ = try AppleIntegration.queueRevocations(of: identity.subject, in: transaction, now: now)
             _ = try transaction.deleteAppleIdentity(subject: identity.subject)
             events.append(.appleUnlinked(userID: identity.userID, appleUserID: identity.subject, reason: .appleAccountDeleted))
-            try transaction.appendEvents(events.map { $0.event(at: now) })
+            try transaction.appendEvents(events.map { $0.event(at: now, random: accountService.random) })
             return (.applied, nil)
         case .emailDisabled:
             if !identity.emailDisabled { events.append(.appleEmailDisabled(userID: identity.userID, appleUserID: identity.subject)) }
@@ -110,7 +110,7 @@ struct AppleNotificationsController: Sendable {
         }
         guard updated != identity || !events.isEmpty else { return (.unchanged, nil) }
         _ = try transaction.updateAppleIdentity(updated, subject: identity.subject)
-        try transaction.appendEvents(events.map { $0.event(at: now) })
+        try transaction.appendEvents(events.map { $0.event(at: now, random: accountService.random) })
         return (.applied, nil)
     }
 }

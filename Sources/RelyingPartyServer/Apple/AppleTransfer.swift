@@ -50,6 +50,8 @@ public final class AppleTransfer: Sendable {
     private let service: any AppleService
     private let store: any PasskeyStore
     private let time: any TimeSource
+    /// Makes the events' IDs.
+    private let random: any RandomSource
     private let log: Logger
 
     /// - Throws: `ConfigurationError` when the `.p8` key or the refresh token key is unusable.
@@ -58,12 +60,14 @@ public final class AppleTransfer: Sendable {
         setup: AppleSetup,
         store: any PasskeyStore,
         time: any TimeSource = SystemTime(),
+        random: any RandomSource = SystemRandom(),
         log: Logger
     ) throws(ConfigurationError) {
         integration = try AppleIntegration(configuration: configuration, setup: setup, store: store, time: time, log: log)
         service = setup.service
         self.store = store
         self.time = time
+        self.random = random
         self.log = log
     }
 
@@ -220,7 +224,7 @@ public final class AppleTransfer: Sendable {
                     }
                     _ = try transaction.reKeyAppleIdentity(updated, from: current.subject)
                     let event = AccountEvent.appleTransferred(userID: current.userID, appleUserID: subject, previousAppleUserID: current.subject)
-                    try transaction.appendEvent(event.event(at: now))
+                    try transaction.appendEvent(event.event(at: now, random: random))
                 }
                 return nil
             }

@@ -77,6 +77,7 @@ struct Controllers: Sendable {
         passwords = PasswordController(
             store: store,
             time: time,
+            random: random,
             sessions: sessions,
             answers: answers,
             limits: limits,

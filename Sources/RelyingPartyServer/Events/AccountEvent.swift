@@ -233,9 +233,10 @@ enum AccountEvent: Equatable {
         return payload
     }
 
-    /// The outbox row for the change, which happened at `occurredAt`.
-    func event(at occurredAt: Date) -> NewEvent {
-        NewEvent(type: type, userID: userID, occurredAt: occurredAt, data: JSONBody.encode(payload))
+    /// The outbox row for the change, which happened at `occurredAt`, under a new time-ordered UUID made from the time and
+    /// `random`: the event's identity, which never repeats (`NewEvent.id`).
+    func event(at occurredAt: Date, random: any RandomSource) -> NewEvent {
+        NewEvent(id: random.uuidVersion7(at: occurredAt), type: type, userID: userID, occurredAt: occurredAt, data: JSONBody.encode(payload))
     }
 }
 

@@ -33,6 +33,7 @@ enum OpenIDPages {
             body: Array(text.utf8)
         )
         addPageHeaders(to: &response)
+        if let retryAfter = error.storageRetryAfter { response.headers.add(retryAfter.name, retryAfter.value) }
         return response
     }
 }

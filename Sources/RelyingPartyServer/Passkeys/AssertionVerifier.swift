@@ -151,7 +151,7 @@ struct AssertionVerifier: Sendable {
     /// lowers it).
     func markPossibleClone(_ stored: CredentialRecord) throws(ServerError) {
         metrics?.cloneWarnings.increment()
-        let event = AccountEvent.passkeyCloneWarning(userID: stored.userID, credentialID: stored.id).event(at: time.now)
+        let event = AccountEvent.passkeyCloneWarning(userID: stored.userID, credentialID: stored.id).event(at: time.now, random: challenges.random)
         try storage {
             try store.transaction { transaction throws(StorageError) in
                 try transaction.recordAuthentication(

@@ -95,7 +95,7 @@ struct AuthenticationController: Sendable {
             try store.completeAuthentication(
                 assertion.update(at: now),
                 session: session.record,
-                events: events.map { $0.event(at: now) },
+                events: events.map { $0.event(at: now, random: sessions.random) },
                 spending: assertion.unspent
             )
         } catch  where error.code == .signCountNotIncreased {

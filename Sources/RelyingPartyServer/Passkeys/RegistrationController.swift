@@ -212,7 +212,7 @@ struct RegistrationController: Sendable {
                 newUser: registration.newAccount ? user : nil,
                 credential: stored,
                 session: session.record,
-                events: events.map { $0.event(at: now) }
+                events: events.map { $0.event(at: now, random: random) }
             )
         }
         metrics?.registered(format: result.attestation.format.rawValue, authenticator: result.authenticatorName)

@@ -10,6 +10,7 @@ import Storage
 struct PasswordController: Sendable {
     let store: any PasskeyStore
     let time: any TimeSource
+    let random: any RandomSource
     let sessions: SessionService
     let answers: SignInAnswers
     let limits: RequestLimits
@@ -68,7 +69,7 @@ struct PasswordController: Sendable {
         try storage {
             try store.transaction { transaction throws(StorageError) in
                 try transaction.insertSession(session.record)
-                try transaction.appendEvent(AccountEvent.sessionCreated(session.record).event(at: now))
+                try transaction.appendEvent(AccountEvent.sessionCreated(session.record).event(at: now, random: random))
             }
         }
         return try answers.answer(SignedInResponse(user: user, issued: session.issued), user: user, issued: session.issued)

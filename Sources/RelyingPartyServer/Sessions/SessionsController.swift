@@ -37,7 +37,7 @@ struct SessionsController: Sendable {
         let ended = try storage {
             try store.transaction { transaction throws(StorageError) -> Bool in
                 guard let ended = try transaction.deleteSession(id: sessionID, userID: user.id) else { return false }
-                try transaction.appendEvent(AccountEvent.sessionRevoked(ended, reason: .user).event(at: now))
+                try transaction.appendEvent(AccountEvent.sessionRevoked(ended, reason: .user).event(at: now, random: sessions.random))
                 return true
             }
         }
@@ -55,7 +55,7 @@ struct SessionsController: Sendable {
             try store.transaction { transaction throws(StorageError) -> Int in
                 let ended = try transaction.deleteSessions(userID: user.id, except: signedIn.session.id)
                 for session in ended where now < session.expiresAt {
-                    try transaction.appendEvent(AccountEvent.sessionRevoked(session, reason: .user).event(at: now))
+                    try transaction.appendEvent(AccountEvent.sessionRevoked(session, reason: .user).event(at: now, random: sessions.random))
                 }
                 return ended.count
             }
@@ -70,7 +70,7 @@ struct SessionsController: Sendable {
         try storage {
             try store.transaction { transaction throws(StorageError) in
                 guard let ended = try transaction.deleteSession(tokenHash: signedIn.session.tokenHash) else { return }
-                try transaction.appendEvent(AccountEvent.sessionRevoked(ended, reason: .logout).event(at: now))
+                try transaction.appendEvent(AccountEvent.sessionRevoked(ended, reason: .logout).event(at: now, random: sessions.random))
             }
         }
         var response = JSONBody.ok(["signedOut": true])
@@ -115,7 +115,7 @@ struct SessionsController: Sendable {
                 else { return nil }
                 let session = sessions.prepare(continuing: original, for: userID, request: request)
                 try transaction.insertSession(session.record)
-                try transaction.appendEvent(AccountEvent.sessionCreated(session.record).event(at: now))
+                try transaction.appendEvent(AccountEvent.sessionCreated(session.record).event(at: now, random: sessions.random))
                 return session.issued
             }
         }

@@ -5,22 +5,20 @@ import Observability
 import Storage
 
 /// One delivery attempt as Standard Webhooks has it: the JSON body `{"type", "timestamp", "data"}` (the same on every
-/// attempt), and the headers `webhook-id` (the event's stable ID), `webhook-timestamp` (this attempt's Unix seconds) and
+/// attempt), and the headers `webhook-id` (the event's public ID, `EventRecord.publicID`: `evt_` and its UUID, which a
+/// database rolled back or restored does not hand out again; the same on every retry and from every node, and free of
+/// the `.` that would make the signed content ambiguous), `webhook-timestamp` (this attempt's Unix seconds) and
 /// `webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">`.
 struct WebhookMessage: Equatable {
     let id: String
     let body: [UInt8]
 
     init(_ event: EventRecord) {
-        id = Self.messageID(event.id)
+        id = event.publicID
         // The payload is the outbox's JSON object, stored by the server (`AccountEvent`); the envelope is built around it.
         let envelope = #"{"type":"\#(event.type)","timestamp":"\#(RFC3339Timestamp.milliseconds(event.occurredAt))","data":"#
         body = Array(envelope.utf8) + (event.data.isEmpty ? Array("{}".utf8) : event.data) + [UInt8(ascii: "}")]
     }
-
-    /// `evt_` and the event's ID: unique in the deployment, the same on every retry and from every node, and free of the
-    /// `.` that would make the signed content ambiguous.
-    static func messageID(_ eventID: Int64) -> String { "evt_\(eventID)" }
 
     /// The `webhook-signature` value for an attempt at `unixSeconds`, under the endpoint's secret (`signingKey`).
     func signature(signingKey: MessageAuthenticationKey, unixSeconds: Int64) -> String {

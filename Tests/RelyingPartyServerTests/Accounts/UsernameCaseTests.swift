@@ -81,6 +81,8 @@ struct UsernameCaseTests {
     @Test func theMigrationsRenameEventIsTheServersUserUpdated() {
         let userID = [UInt8](repeating: 0xFB, count: 32)
         let at = Date(timeIntervalSinceReferenceDate: 12.5)
-        #expect(NameKeyMigration.renameEvent(userID: userID, at: at) == AccountEvent.userUpdated(userID: userID, changes: ["username"]).event(at: at))
+        let event = AccountEvent.userUpdated(userID: userID, changes: ["username"]).event(at: at, random: SystemRandom())
+        #expect(NameKeyMigration.renameEventType == event.type)
+        #expect(NameKeyMigration.renameEventData(userID: userID) == event.data)
     }
 }

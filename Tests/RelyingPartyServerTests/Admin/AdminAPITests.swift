@@ -235,6 +235,9 @@ struct AdminAPITests {
         let dead = try call("GET", "/admin/webhooks/deliveries?status=dead")
         let listed = try #require(dead.object["deliveries"] as? [[String: Any]])
         #expect(listed.count == 1 && listed[0]["lastStatus"] as? Int == 410 && listed[0]["status"] as? String == "dead")
+        // The event is named by its public ID, the `webhook-id` its deliveries are sent with, not by its sequence number.
+        #expect(listed[0]["eventId"] as? String == claimed[0].event.publicID)
+        #expect((listed[0]["eventId"] as? String).map { UUID(canonicalText: String($0.dropFirst(4))) != nil } == true)
         let all = try call("GET", "/admin/webhooks/deliveries?limit=1")
         #expect((all.object["deliveries"] as? [Any])?.count == 1 && all.object["nextCursor"] is String)
         #expect(

@@ -325,7 +325,7 @@ import WebAuthnCore
         ).write(to: URL(fileURLWithPath: configuration))
         let result = try ChildProcess.run(try ServeProcess.executable(), ["serve", "--config", configuration])
         #expect(result.status == 1)
-        #expect(result.errorOutput.contains("cannot start: storage.unavailable: PostgreSQL connect failed"), "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("cannot start: storage.unavailable (unreachable): PostgreSQL connect failed"), "\(result.errorOutput)")
         #expect(!result.errorOutput.contains("hunter2"))
     }
 }

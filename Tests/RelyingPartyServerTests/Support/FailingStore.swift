@@ -86,6 +86,7 @@ final class FailingStore: PasskeyStore {
     }
     func webhookDeliveryCounts() throws(StorageError) -> [WebhookDeliveryCount] { try inner.webhookDeliveryCounts() }
     func purgeEvents(occurredBefore cutoff: Date) throws(StorageError) -> Int { try inner.purgeEvents(occurredBefore: cutoff) }
+    func publicEventIDs(of ids: [Int64]) throws(StorageError) -> [Int64: String] { try inner.publicEventIDs(of: ids) }
 }
 
 /// The transaction of a `FailingStore`: the wrapped one, with the failures.

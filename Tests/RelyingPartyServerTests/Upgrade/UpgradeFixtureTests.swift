@@ -154,12 +154,22 @@ struct UpgradeFixtureTests {
     }
 
     /// The deliveries left pending are sent once the receiver takes them, with their `webhook-id`s (at least once, as
-    /// Standard Webhooks promises: a receiver drops repeats by that ID); the dead ones stay dead.
+    /// Standard Webhooks promises: a receiver drops repeats by that ID), which stay `evt_<number>` across the upgrade;
+    /// the dead ones stay dead.
     static func checkWebhooks(_ manifest: UpgradeManifest, node: UpgradeNode, context: String) throws {
         try node.server.startWebhooks()
         defer { node.server.stopWebhooks() }
         node.server.wakeWebhooks()
         try UpgradeNode.wait("\(context): the pending deliveries") { Set(manifest.webhooks.pending).isSubset(of: Set(node.receiver.received)) }
+        // Sent under the IDs they were first sent with (`evt_<number>`, what a receiver deduplicates by); the events of
+        // this release (the sign-ins above) under UUIDs, never under a number.
+        let legacy = manifest.webhooks.pending.filter { $0.hasPrefix("evt_") && Int64($0.dropFirst(4)) != nil }
+        #expect(legacy.count == manifest.webhooks.pending.count && !legacy.isEmpty, "\(context): \(manifest.webhooks.pending)")
+        try UpgradeNode.wait("\(context): a delivery of this release") {
+            node.receiver.received.contains { $0.hasPrefix("evt_") && UUID(canonicalText: String($0.dropFirst(4))) != nil }
+        }
+        let numbered = node.receiver.received.filter { Int64($0.dropFirst(4)) != nil }
+        #expect(Set(numbered) == Set(legacy), "\(context): only the 0.1.0 events are sent under numbers")
         #expect(try node.deliveries(.dead, to: manifest.webhooks.deadEndpoint).count >= manifest.webhooks.dead, "\(context): dead stay dead")
     }
 

@@ -166,7 +166,7 @@ struct UpgradeFixtureWriter {
         }
         return UpgradeManifest.Webhooks(
             pendingEndpoint: UpgradeNode.pendingEndpoint,
-            pending: pending.map { "evt_\($0.eventID)" },
+            pending: try pending.map { try node.publicEventIDs()[$0.eventID] ?? "" },
             deadEndpoint: UpgradeNode.deadEndpoint,
             dead: dead.count
         )

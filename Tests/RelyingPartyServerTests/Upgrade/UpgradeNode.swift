@@ -94,6 +94,11 @@ struct UpgradeNode {
         }
     }
 
+    /// The public ID (`webhook-id`) of each event, by its sequence number.
+    func publicEventIDs() throws -> [Int64: String] {
+        Dictionary(try apple.store.events(after: 0, limit: 100_000).map { ($0.id, $0.publicID) }) { first, _ in first }
+    }
+
     /// Waits (at most `seconds`) until `condition` holds.
     static func wait(_ what: String, within seconds: TimeInterval = 20, until condition: () throws -> Bool) throws {
         let deadline = Date().addingTimeInterval(seconds)

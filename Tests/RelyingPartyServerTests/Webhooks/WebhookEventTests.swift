@@ -66,7 +66,7 @@ import Testing
         // Each delivery is the outbox's event: its ID, its time, its payload.
         let events = try fixture.store.allEvents()
         for delivery in everything {
-            guard let event = events.first(where: { "evt_\($0.id)" == delivery.id }) else {
+            guard let event = events.first(where: { $0.publicID == delivery.id }) else {
                 Issue.record("no event for \(delivery.id)")
                 continue
             }

@@ -1,3 +1,4 @@
+import CryptoCore
 import Foundation
 import Storage
 import Testing
@@ -85,7 +86,8 @@ struct WebhookReadmeTests {
             #expect(events.allSatisfy { $0.kind == kind })
             var members: Set<String> = []
             for event in events {
-                let object = try JSONSerialization.jsonObject(with: Data(event.event(at: Date()).data)) as? [String: Any] ?? [:]
+                let object =
+                    try JSONSerialization.jsonObject(with: Data(event.event(at: Date(), random: SystemRandom()).data)) as? [String: Any] ?? [:]
                 #expect(object["userId"] != nil)
                 members.formUnion(object.keys.filter { $0 != "userId" })
             }
