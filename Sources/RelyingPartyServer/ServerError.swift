@@ -63,6 +63,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case recoveryCodeInvalid = "recovery_code_invalid"
             case passwordInvalid = "password_invalid"
             case passwordVerificationBusy = "password_verification_busy"
+            case passkeyUpgradeNotAllowed = "passkey_upgrade_not_allowed"
             case recoverySessionRestricted = "recovery_session_restricted"
             case insufficientScope = "insufficient_scope"
             case invalidBackendKey = "invalid_backend_key"
@@ -180,6 +181,9 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         static let passwordInvalid = Code(.passwordInvalid)
         /// `passwords.maximumConcurrentVerifications` verifications are running: refused at once, never queued.
         static let passwordVerificationBusy = Code(.passwordVerificationBusy)
+        /// A conditional registration (`"mediation": "conditional"`) without a password sign-in of the last
+        /// `passwords.upgradeWindowSeconds`: the only session the user-presence exception is for.
+        static let passkeyUpgradeNotAllowed = Code(.passkeyUpgradeNotAllowed)
         /// A recovery code's session may only register a passkey and read `/me` (and sign out).
         static let recoverySessionRestricted = Code(.recoverySessionRestricted)
         /// `POST /admin/import`, `passkeyd admin import`: a line (`line`, `member`) is not a record this server takes.
@@ -272,6 +276,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case .recoveryCodeInvalid: (401, "The username or recovery code is not valid.")
             case .passwordInvalid: (401, "The username or password is not valid.")
             case .passwordVerificationBusy: (503, "Too many password sign-ins at once; try again in a second.")
+            case .passkeyUpgradeNotAllowed: (403, "An automatic passkey upgrade follows a password sign-in of the last few minutes only.")
             case .recoverySessionRestricted: (403, "A recovery session can only add a passkey and read the account; add a passkey first.")
             case .insufficientScope: (403, "An access token cannot do this; use the session token.")
             case .invalidBackendKey: (401, "Send a configured backend key as the bearer token.")

@@ -100,7 +100,8 @@ struct Controllers: Sendable {
             log: log,
             algorithms: configuration.algorithms,
             maximumPasskeysPerAccount: configuration.maximumPasskeysPerAccount,
-            challengeTimeoutMilliseconds: challengeTimeout
+            challengeTimeoutMilliseconds: challengeTimeout,
+            upgradeWindow: TimeInterval(configuration.passwords.upgradeWindowSeconds)
         )
         authentication = AuthenticationController(
             store: store,

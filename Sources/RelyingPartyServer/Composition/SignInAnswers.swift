@@ -26,11 +26,13 @@ struct SignInAnswers: Sendable {
         return response
     }
 
-    /// The passkey ceremonies' answer: `verified` and the passkey that signed in.
-    func passkey(user: UserRecord, credentialID: [UInt8], issued: SessionService.Issued) throws(ServerError) -> HTTPResponse {
+    /// The passkey ceremonies' answer: `verified` and the passkey that signed in (`upgrade` for one an automatic
+    /// upgrade made).
+    func passkey(user: UserRecord, credentialID: [UInt8], issued: SessionService.Issued, upgrade: Bool = false) throws(ServerError) -> HTTPResponse {
         var body = SignedInResponse(user: user, issued: issued)
         body.verified = true
         body.credentialId = Base64URL.encode(credentialID)
+        if upgrade { body.upgrade = true }
         return try answer(body, user: user, issued: issued)
     }
 }

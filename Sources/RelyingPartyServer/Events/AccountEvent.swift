@@ -24,7 +24,8 @@ enum AccountEvent: Equatable {
     /// identities now belong to the survivor.
     case userMerged(userID: [UInt8], previousUserID: [UInt8])
     /// A passkey was registered (the first of a new account, or another).
-    case passkeyRegistered(userID: [UInt8], credentialID: [UInt8])
+    /// `upgrade`: made by an automatic passkey upgrade (a conditional registration after a password sign-in).
+    case passkeyRegistered(userID: [UInt8], credentialID: [UInt8], upgrade: Bool = false)
     /// A passkey was renamed.
     case passkeyRenamed(userID: [UInt8], credentialID: [UInt8])
     /// A passkey was deleted.
@@ -164,7 +165,7 @@ enum AccountEvent: Equatable {
     var userID: [UInt8] {
         switch self {
         case .userCreated(let userID, _, _), .userDeleted(let userID, _, _), .userUpdated(let userID, _, _), .userMerged(let userID, _),
-            .passkeyRegistered(let userID, _), .passkeyRenamed(let userID, _), .passkeyDeleted(let userID, _),
+            .passkeyRegistered(let userID, _, _), .passkeyRenamed(let userID, _), .passkeyDeleted(let userID, _),
             .passkeyCloneWarning(let userID, _), .passkeyBackupEligibilityChanged(let userID, _, _), .appleLinked(let userID, _),
             .appleUnlinked(let userID, _, _), .appleConsentRevoked(let userID, _), .appleTransferred(let userID, _, _),
             .appleEmailDisabled(let userID, _), .appleEmailEnabled(let userID, _), .recoveryCodesCreated(let userID),
@@ -189,6 +190,7 @@ enum AccountEvent: Equatable {
         var changes: [String]?
         var remaining: Int?
         var externalId: String?
+        var upgrade: Bool?
     }
 
     var payload: Payload {
@@ -205,7 +207,10 @@ enum AccountEvent: Equatable {
             payload.externalId = externalID
         case .userMerged(_, let previousUserID):
             payload.previousUserId = Base64URL.encode(previousUserID)
-        case .passkeyRegistered(_, let credentialID), .passkeyRenamed(_, let credentialID), .passkeyDeleted(_, let credentialID),
+        case .passkeyRegistered(_, let credentialID, let upgrade):
+            payload.credentialId = Base64URL.encode(credentialID)
+            if upgrade { payload.upgrade = true }
+        case .passkeyRenamed(_, let credentialID), .passkeyDeleted(_, let credentialID),
             .passkeyCloneWarning(_, let credentialID), .enrollmentLinkUsed(_, let credentialID):
             payload.credentialId = Base64URL.encode(credentialID)
         case .passkeyBackupEligibilityChanged(_, let credentialID, let backupEligible):
@@ -254,6 +259,7 @@ extension AccountEvent.Payload {
         if let reason { object.add("reason", reason) }
         if let remaining { object.add("remaining", Int64(remaining)) }
         if let sessionId { object.add("sessionId", sessionId) }
+        if let upgrade { object.add("upgrade", upgrade) }
         object.add("userId", userId)
     }
 

@@ -24,6 +24,8 @@ struct RegistrationController: Sendable {
     let algorithms: [COSEAlgorithm]
     let maximumPasskeysPerAccount: Int
     let challengeTimeoutMilliseconds: Int
+    /// `passwords.upgradeWindowSeconds`: how long after a password sign-in a conditional registration is taken.
+    let upgradeWindow: TimeInterval
 
     struct RegistrationOptionsRequest: Decodable {
         var username: String?
@@ -33,6 +35,9 @@ struct RegistrationController: Sendable {
         var hints: [String]?
         /// The token of an enrollment link: registers a passkey on the link's account, no session needed.
         var enrollmentToken: String?
+        /// `"conditional"`: an automatic passkey upgrade, right after a password sign-in (the platforms' conditional
+        /// create: iOS 18 `requestStyle = .conditional`, `navigator.credentials.create({mediation: "conditional"})`).
+        var mediation: String?
     }
 
     /// What the server keeps with a registration challenge, so that verify receives exactly what options decided.
@@ -46,6 +51,9 @@ struct RegistrationController: Sendable {
         /// The SHA-256 (base64url) of the enrollment link's token when the registration goes through one: verify takes
         /// the link in the transaction that adds the passkey.
         var enrollmentTokenHash: String?
+        /// A conditional registration of a fresh password session: verify skips the user-presence test, as WebAuthn
+        /// Level 3 §7.1 allows for it and for nothing else.
+        var upgrade: Bool?
     }
 
     /// `POST /webauthn/registration/options`: a new account (username), with an enrollment link's `enrollmentToken` a
@@ -61,9 +69,10 @@ struct RegistrationController: Sendable {
         guard hints.allSatisfy({ ["security-key", "client-device", "hybrid"].contains($0) }) else {
             throw ServerError(.invalidRequest, member: "hints")
         }
-        let registration: RegistrationContext
+        let upgrade = try isUpgrade(body.mediation, context)
+        var registration: RegistrationContext
         let excluded: [CredentialRecord]
-        if let token = body.enrollmentToken {
+        if let token = body.enrollmentToken, !upgrade {
             let (user, tokenHash) = try enrollmentAccount(token: token)
             registration = RegistrationContext(
                 userHandle: Base64URL.encode(user.id),
@@ -95,6 +104,7 @@ struct RegistrationController: Sendable {
             )
             excluded = []
         }
+        if upgrade { registration.upgrade = true }
         // An existing account's passkeys are its excluded credentials: one cap for the signed-in and the enrollment path.
         guard excluded.count < maximumPasskeysPerAccount else { throw ServerError(.passkeyLimitReached) }
         try limits.take(.challenges, key: limits.clientAddress(request))
@@ -128,9 +138,13 @@ struct RegistrationController: Sendable {
         else { throw ServerError(.internalError, detail: "the stored registration state is unreadable") }
         let current = settings.withLock { $0 }
         let attestation = current.attestation
+        let upgrade = registration.upgrade == true
         let expectations = RegistrationExpectations(
             challenge: record.challenge,
             userVerification: try UserVerificationRequirement(record.userVerification),
+            // §7.1 step 15: "If options.mediation is not set to conditional, verify that the UP bit of the flags in
+            // authData is set." Only the options of an automatic upgrade were conditional.
+            requiresUserPresence: !upgrade,
             allowedAlgorithms: algorithms,
             trustAnchors: attestation.trustAnchors,
             attestationPolicy: attestation.policy,
@@ -204,7 +218,7 @@ struct RegistrationController: Sendable {
         )
         let events =
             (registration.newAccount ? [AccountEvent.userCreated(userID: user.id, method: .passkey)] : [])
-            + [.passkeyRegistered(userID: user.id, credentialID: result.credentialID), .sessionCreated(session.record)]
+            + [.passkeyRegistered(userID: user.id, credentialID: result.credentialID, upgrade: upgrade), .sessionCreated(session.record)]
         // The account or credential, the session and their events in one transaction: one durable commit (see
         // `CeremonyStore`).
         try storage {
@@ -216,7 +230,20 @@ struct RegistrationController: Sendable {
             )
         }
         metrics?.registered(format: result.attestation.format.rawValue, authenticator: result.authenticatorName)
-        return try answers.passkey(user: user, credentialID: result.credentialID, issued: session.issued)
+        return try answers.passkey(user: user, credentialID: result.credentialID, issued: session.issued, upgrade: upgrade)
+    }
+
+    /// Whether the options are for an automatic passkey upgrade: `mediation` is absent or `"conditional"`, and a
+    /// conditional one needs a session made by a password sign-in within `upgradeWindow` (`403
+    /// passkey_upgrade_not_allowed` otherwise; `401 not_signed_in` without a session).
+    func isUpgrade(_ mediation: String?, _ context: RouteContext) throws(ServerError) -> Bool {
+        guard let mediation else { return false }
+        guard mediation == "conditional" else { throw ServerError(.invalidRequest, member: "mediation") }
+        guard let session = context.session?.session else { throw ServerError(.notSignedIn) }
+        guard session.method == .password, time.now.timeIntervalSince(session.authenticatedAt) <= upgradeWindow else {
+            throw ServerError(.passkeyUpgradeNotAllowed)
+        }
+        return true
     }
 
     /// The longest enrollment token looked up (the server makes 43 characters).

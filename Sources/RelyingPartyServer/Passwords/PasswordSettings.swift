@@ -7,10 +7,17 @@ public struct PasswordSettings: Sendable, Equatable {
 
     public static let concurrencyRange = 1...64
 
+    /// How long after a password sign-in its session may make an automatic passkey upgrade (a conditional registration,
+    /// `"mediation": "conditional"`): the platforms offer one right after a password sign-in only.
+    public var upgradeWindowSeconds = 300
+
+    public static let upgradeWindowRange = 30...3_600
+
     public init() {}
 
     init(_ reader: ConfigurationReader) throws(ConfigurationError) {
-        try reader.only(["maximumConcurrentVerifications"])
+        try reader.only(["maximumConcurrentVerifications", "upgradeWindowSeconds"])
+        upgradeWindowSeconds = try reader.integer("upgradeWindowSeconds", in: Self.upgradeWindowRange) ?? upgradeWindowSeconds
         maximumConcurrentVerifications =
             try reader.integer("maximumConcurrentVerifications", in: Self.concurrencyRange) ?? maximumConcurrentVerifications
     }

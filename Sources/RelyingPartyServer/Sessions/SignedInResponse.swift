@@ -29,6 +29,8 @@ struct SignedInResponse: DirectJSONBody {
     var previousUserId: String?
     /// `POST /auth/recovery`: the session may only register a passkey, read `/me` and sign out.
     var restricted: Bool?
+    /// Registration: the passkey was made by an automatic upgrade (a conditional registration after a password sign-in).
+    var upgrade: Bool?
 
     init(user: UserRecord, issued: SessionService.Issued?) {
         self.user = UserJSON(user)
@@ -47,6 +49,7 @@ struct SignedInResponse: DirectJSONBody {
         if let previousUserId { object.add("previousUserId", previousUserId) }
         if let restricted { object.add("restricted", restricted) }
         if let token { object.add("token", token) }
+        if let upgrade { object.add("upgrade", upgrade) }
         object.add("user") { user.write(to: &$0) }
         if let verified { object.add("verified", verified) }
     }

@@ -30,7 +30,8 @@ struct WebhookReadmeTests {
         case .userDeleted: [.userDeleted(userID: user, reason: .self, externalID: "42")]
         case .userUpdated: [.userUpdated(userID: user, changes: ["displayName"], externalID: "42")]
         case .userMerged: [.userMerged(userID: user, previousUserID: [4, 5])]
-        case .passkeyRegistered: [.passkeyRegistered(userID: user, credentialID: [9])]
+        case .passkeyRegistered:
+            [.passkeyRegistered(userID: user, credentialID: [9]), .passkeyRegistered(userID: user, credentialID: [9], upgrade: true)]
         case .passkeyRenamed: [.passkeyRenamed(userID: user, credentialID: [9])]
         case .passkeyDeleted: [.passkeyDeleted(userID: user, credentialID: [9])]
         case .passkeyCloneWarning: [.passkeyCloneWarning(userID: user, credentialID: [9])]

@@ -1,0 +1,84 @@
+import CryptoCore
+import Foundation
+import TestSupport
+import Testing
+import WebAuthnCore
+
+@testable import RelyingPartyServer
+@testable import Storage
+
+/// The automatic passkey upgrade: right after a password sign-in, a conditional registration (`"mediation":
+/// "conditional"`) adds a passkey without a user-presence test, as WebAuthn Level 3 §7.1 step 15 allows for it and for
+/// nothing else.
+struct PasskeyUpgradeTests {
+    let passwords: PasswordSignInTests
+    let bcrypt = PasswordSignInTests.fixture("bcrypt $2b$")
+
+    init() throws {
+        passwords = try PasswordSignInTests()
+        _ = try passwords.importLines(PasswordSignInTests.importFile([("ada", nil, bcrypt.hash)]))
+    }
+
+    var client: PasskeyClient { passwords.client }
+
+    func passwordSession() throws -> String {
+        let reply = try passwords.signIn(["username": "ada", "password": bcrypt.password])
+        return try #require(reply.object["token"] as? String)
+    }
+
+    /// Options (with `mediation` when given) and a registration answered with `flags`.
+    func register(token: String, mediation: String?, flags: AuthenticatorFlags) throws -> (options: ServerReply, verify: ServerReply?) {
+        let options = try client.post(
+            "/webauthn/registration/options",
+            mediation.map { ["mediation": $0] } ?? [:],
+            headers: PasskeyClient.bearer(token)
+        )
+        guard options.status == 200 else { return (options, nil) }
+        let creation = try options.decode(PublicKeyCredentialCreationOptionsJSON.self)
+        let credential = try SoftwareCredential.generate(.es256, userHandle: try PasskeyClient.bytes(creation.user.id))
+        let response = try client.authenticator.register(
+            credential,
+            challenge: try PasskeyClient.bytes(creation.challenge),
+            options: RegistrationOptions(flags: flags)
+        )
+        return (options, try client.registrationVerify(response, headers: PasskeyClient.bearer(token)))
+    }
+
+    @Test func aFreshPasswordSessionUpgradesWithoutAUserPresenceTest() throws {
+        let token = try passwordSession()
+        let (_, verify) = try register(token: token, mediation: "conditional", flags: [.userVerified, .attestedCredentialData])
+        let reply = try #require(verify)
+        #expect(reply.status == 200, "\(reply.text)")
+        #expect(reply.object["upgrade"] as? Bool == true && reply.object["verified"] as? Bool == true)
+        let user = try #require(try passwords.store.user(name: "ada"))
+        #expect(try passwords.store.credentials(userID: user.id).count == 1)
+        let registered = try #require(try passwords.store.allEvents().last { $0.type == "passkey.registered" })
+        #expect(String(decoding: registered.data, as: UTF8.self).contains(#""upgrade":true"#))
+    }
+
+    @Test func userPresenceIsRequiredEverywhereElse() throws {
+        let token = try passwordSession()
+        // The same session, options without mediation: UP clear is refused at §7.1 step 15.
+        let (_, verify) = try register(token: token, mediation: nil, flags: [.userVerified, .attestedCredentialData])
+        let refused = try #require(verify)
+        #expect(refused.status == 400 && refused.object["step"] as? String == WebAuthnError.Code.userNotPresent.rawValue, "\(refused.text)")
+        // A modal registration with UP set works for the same session, and is no upgrade.
+        let modal = try #require(try register(token: token, mediation: nil, flags: [.userPresent, .userVerified, .attestedCredentialData]).verify)
+        #expect(modal.status == 200 && modal.object["upgrade"] == nil)
+    }
+
+    @Test func conditionalRegistrationNeedsAFreshPasswordSession() throws {
+        #expect(try register(token: "no-session", mediation: "conditional", flags: []).options.errorCode == "not_signed_in")
+        #expect(try client.post("/webauthn/registration/options", ["mediation": "conditional", "username": "new"]).errorCode == "not_signed_in")
+        let token = try passwordSession()
+        #expect(try register(token: token, mediation: "silent", flags: []).options.errorCode == "invalid_request")
+        // A passkey session is no password sign-in.
+        let passkeyAccount = try client.register("bob")
+        let passkey = try register(token: passkeyAccount.token, mediation: "conditional", flags: []).options
+        #expect(passkey.status == 403 && passkey.errorCode == "passkey_upgrade_not_allowed")
+        // Past passwords.upgradeWindowSeconds (5 minutes by default).
+        passwords.clock.advance(by: 301)
+        let late = try register(token: token, mediation: "conditional", flags: []).options
+        #expect(late.status == 403 && late.errorCode == "passkey_upgrade_not_allowed")
+    }
+}
