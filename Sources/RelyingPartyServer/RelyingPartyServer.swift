@@ -281,8 +281,8 @@ public final class RelyingPartyServer: HTTPHandler {
             let session =
                 route.flags.contains(.sessionIgnored)
                 ? nil : try sessions.resolve(request, allowsAccessToken: route.flags.contains(.allowsAccessToken))
-            if session?.session.method == .recoveryCode, !route.flags.contains(.recoverySessionAllowed) {
-                throw ServerError(.recoverySessionRestricted)
+            if let method = session?.session.method, method.isRestricted, !route.flags.contains(.recoverySessionAllowed) {
+                throw ServerError(method == .recoveryCode ? .recoverySessionRestricted : .passwordSessionRestricted)
             }
             var response = try route.handler(self, request, RouteContext(parameters: parameters, session: session))
             // A write may have appended events: their deliveries are due now.

@@ -64,6 +64,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case passwordInvalid = "password_invalid"
             case passwordVerificationBusy = "password_verification_busy"
             case passkeyUpgradeNotAllowed = "passkey_upgrade_not_allowed"
+            case passwordSessionRestricted = "password_session_restricted"
             case recoverySessionRestricted = "recovery_session_restricted"
             case insufficientScope = "insufficient_scope"
             case invalidBackendKey = "invalid_backend_key"
@@ -184,6 +185,9 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         /// A conditional registration (`"mediation": "conditional"`) without a password sign-in of the last
         /// `passwords.upgradeWindowSeconds`: the only session the user-presence exception is for.
         static let passkeyUpgradeNotAllowed = Code(.passkeyUpgradeNotAllowed)
+        /// A password session under `passwords.session: upgradeOnly` called anything but adding a passkey, `GET /me` or
+        /// `POST /logout`.
+        static let passwordSessionRestricted = Code(.passwordSessionRestricted)
         /// A recovery code's session may only register a passkey and read `/me` (and sign out).
         static let recoverySessionRestricted = Code(.recoverySessionRestricted)
         /// `POST /admin/import`, `passkeyd admin import`: a line (`line`, `member`) is not a record this server takes.
@@ -276,6 +280,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case .recoveryCodeInvalid: (401, "The username or recovery code is not valid.")
             case .passwordInvalid: (401, "The username or password is not valid.")
             case .passwordVerificationBusy: (503, "Too many password sign-ins at once; try again in a second.")
+            case .passwordSessionRestricted: (403, "This session can only add a passkey and read the account; add a passkey first.")
             case .passkeyUpgradeNotAllowed: (403, "An automatic passkey upgrade follows a password sign-in of the last few minutes only.")
             case .recoverySessionRestricted: (403, "A recovery session can only add a passkey and read the account; add a passkey first.")
             case .insufficientScope: (403, "An access token cannot do this; use the session token.")

@@ -82,6 +82,7 @@ struct Controllers: Sendable {
             answers: answers,
             limits: limits,
             verifier: PasswordVerifier(limit: configuration.passwords.maximumConcurrentVerifications),
+            restrictsSessions: configuration.passwords.restrictsSessions,
             log: log
         )
         let challengeTimeout = configuration.challengeLifetimeSeconds * 1000

@@ -240,7 +240,7 @@ struct RegistrationController: Sendable {
         guard let mediation else { return false }
         guard mediation == "conditional" else { throw ServerError(.invalidRequest, member: "mediation") }
         guard let session = context.session?.session else { throw ServerError(.notSignedIn) }
-        guard session.method == .password, time.now.timeIntervalSince(session.authenticatedAt) <= upgradeWindow else {
+        guard session.method.isPassword, time.now.timeIntervalSince(session.authenticatedAt) <= upgradeWindow else {
             throw ServerError(.passkeyUpgradeNotAllowed)
         }
         return true

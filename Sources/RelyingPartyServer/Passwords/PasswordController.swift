@@ -15,6 +15,8 @@ struct PasswordController: Sendable {
     let answers: SignInAnswers
     let limits: RequestLimits
     let verifier: PasswordVerifier
+    /// `passwords.session: upgradeOnly`.
+    let restrictsSessions: Bool
     let log: Logger
 
     struct PasswordRequest: Decodable {
@@ -24,7 +26,8 @@ struct PasswordController: Sendable {
     }
 
     /// `{"username" | "email", "password"}` → the sign-in answer (`user`, `token`, `expiresAt`, the access token and the
-    /// cookie), a session with `method: password` (`amr: ["pwd"]`) and `session.created`. Every failure is
+    /// cookie), a session with `method: password` (`amr: ["pwd"]`) and `session.created`; under `passwords.session:
+    /// upgradeOnly` a restricted session (`method: password_restricted`, `"restricted": true`, a bearer token only). Every failure is
     /// `401 password_invalid` after the same work: an unknown name or email, an account without a hash, a wrong
     /// password (an unknown account is verified against a timing twin). Limited per address (the route) and per
     /// account, before any work; at most `passwords.maximumConcurrentVerifications` at once (`503
@@ -64,13 +67,24 @@ struct PasswordController: Sendable {
             }
         }
         guard try verifier.verify(body.password, against: hash), let user = found?.0 else { throw ServerError(.passwordInvalid) }
-        let session = sessions.prepare(for: user.id, method: .password, userVerified: false, request: request)
+        let session = sessions.prepare(
+            for: user.id,
+            method: restrictsSessions ? .passwordRestricted : .password,
+            userVerified: false,
+            request: request
+        )
         let now = time.now
         try storage {
             try store.transaction { transaction throws(StorageError) in
                 try transaction.insertSession(session.record)
                 try transaction.appendEvent(AccountEvent.sessionCreated(session.record).event(at: now, random: random))
             }
+        }
+        guard !restrictsSessions else {
+            // Like a recovery code's: a bearer token that may only add a passkey; no access token, no cookie.
+            var answer = SignedInResponse(user: user, issued: session.issued)
+            answer.restricted = true
+            return JSONBody.ok(answer)
         }
         return try answers.answer(SignedInResponse(user: user, issued: session.issued), user: user, issued: session.issued)
     }

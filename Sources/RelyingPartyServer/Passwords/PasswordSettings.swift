@@ -13,10 +13,21 @@ public struct PasswordSettings: Sendable, Equatable {
 
     public static let upgradeWindowRange = 30...3_600
 
+    /// What a password sign-in may do: `full` (the default: a session like any other, so the person is never stranded
+    /// when the platform cannot make a passkey silently) or `upgradeOnly` (a restricted session that may only add a
+    /// passkey, read `/me` and sign out: `"restricted": true`, no access token, no cookie, inactive to introspection).
+    public var restrictsSessions = false
+
     public init() {}
 
     init(_ reader: ConfigurationReader) throws(ConfigurationError) {
-        try reader.only(["maximumConcurrentVerifications", "upgradeWindowSeconds"])
+        try reader.only(["maximumConcurrentVerifications", "upgradeWindowSeconds", "session"])
+        if let session = try reader.string("session") {
+            guard ["full", "upgradeOnly"].contains(session) else {
+                throw ConfigurationError(.invalidValue, key: reader.key("session"), "must be full or upgradeOnly")
+            }
+            restrictsSessions = session == "upgradeOnly"
+        }
         upgradeWindowSeconds = try reader.integer("upgradeWindowSeconds", in: Self.upgradeWindowRange) ?? upgradeWindowSeconds
         maximumConcurrentVerifications =
             try reader.integer("maximumConcurrentVerifications", in: Self.concurrencyRange) ?? maximumConcurrentVerifications

@@ -123,12 +123,12 @@ struct SessionService: Sendable {
 
     /// The session of the request's session cookie alone, or nil when it carries none or one that is no longer valid
     /// (never an error, and a bearer is not looked at): how the OpenID provider's authorization endpoint, which a
-    /// browser reaches from another site, finds the person signed in to passkeyd. A recovery code's restricted session
-    /// signs nobody in there.
+    /// browser reaches from another site, finds the person signed in to passkeyd. A restricted session (a recovery
+    /// code's, a password's under `upgradeOnly`) signs nobody in there.
     func cookieSession(_ request: HTTPRequest) throws(ServerError) -> SessionRecord? {
         guard let token = Self.cookieToken(in: request), !token.isEmpty else { return nil }
         do {
-            guard let session = try store.session(tokenHash: Self.hash(token), now: time.now), session.method != .recoveryCode else { return nil }
+            guard let session = try store.session(tokenHash: Self.hash(token), now: time.now), !session.method.isRestricted else { return nil }
             return session
         } catch {
             throw .storage(error)

@@ -132,7 +132,10 @@ struct AccessTokenController: Sendable {
         let session = try storage { try store.session(tokenHash: SessionService.hash(token), now: now) }
         let accessToken = try tokens.session(of: AccessTokenVerifier.looksLikeJWT(token) ? token : Self.notAToken, logging: false)
         var answer = IntrospectionResponse.inactive
-        if let session, !AccessTokenVerifier.looksLikeJWT(token), let user = try storage({ try store.user(id: session.userID) }) {
+        // A restricted session (a recovery code's, a password's under `upgradeOnly`) speaks for nobody to a backend.
+        if let session, !session.method.isRestricted, !AccessTokenVerifier.looksLikeJWT(token),
+            let user = try storage({ try store.user(id: session.userID) })
+        {
             answer = IntrospectionResponse(active: true)
             answer.sub = tokens.settings.subject.subject(userID: user.id, externalID: user.externalID)
             answer.external_id = user.externalID

@@ -69,7 +69,7 @@ package struct AccessTokenSubject: Sendable {
         // none, and `POST /session/token` refuses it (`recovery_session_restricted`).
         case .recoveryCode: ["otp"]
         // RFC 8176 `pwd`: a password, verified against the hash imported from the app's previous system.
-        case .password: ["pwd"]
+        case .password, .passwordRestricted: ["pwd"]
         }
     }
 }

@@ -14,8 +14,8 @@ struct PasskeyUpgradeTests {
     let passwords: PasswordSignInTests
     let bcrypt = PasswordSignInTests.fixture("bcrypt $2b$")
 
-    init() throws {
-        passwords = try PasswordSignInTests()
+    init(configuration: String = AdminAPITests.configuration) throws {
+        passwords = try PasswordSignInTests(configuration: configuration)
         _ = try passwords.importLines(PasswordSignInTests.importFile([("ada", nil, bcrypt.hash)]))
     }
 
@@ -80,5 +80,30 @@ struct PasskeyUpgradeTests {
         passwords.clock.advance(by: 301)
         let late = try register(token: token, mediation: "conditional", flags: []).options
         #expect(late.status == 403 && late.errorCode == "passkey_upgrade_not_allowed")
+    }
+
+    @Test func upgradeOnlySessionsMayOnlyAddAPasskey() throws {
+        let configuration = AdminAPITests.configuration.replacingOccurrences(
+            of: #""www": null,"#,
+            with: #""www": null, "passwords": {"session": "upgradeOnly"}, \#(TokenFixture.backends),"#
+        )
+        let test = try PasskeyUpgradeTests(configuration: configuration)
+        let reply = try test.passwords.signIn(["username": "ada", "password": test.bcrypt.password])
+        #expect(reply.status == 200 && reply.object["restricted"] as? Bool == true)
+        #expect(reply.object["accessToken"] == nil && reply.headers["Set-Cookie"] == nil, "a bearer token only")
+        let token = try #require(reply.object["token"] as? String)
+        let bearer = PasskeyClient.bearer(token)
+        #expect(try test.client.send("GET", "/me", headers: bearer).status == 200)
+        for (method, path) in [("GET", "/me/passkeys"), ("POST", "/session/token"), ("GET", "/me/sessions"), ("DELETE", "/me")] {
+            let refused = try test.client.send(method, path, headers: bearer)
+            #expect(refused.status == 403 && refused.errorCode == "password_session_restricted", "\(method) \(path)")
+        }
+        #expect(try TokenFixture.introspect(token, with: test.client).object["active"] as? Bool == false, "speaks for nobody to a backend")
+        // It may add a passkey, silently too; the passkey's session is a full one.
+        let upgraded = try #require(try test.register(token: token, mediation: "conditional", flags: [.attestedCredentialData]).verify)
+        #expect(upgraded.status == 200 && upgraded.object["upgrade"] as? Bool == true, "\(upgraded.text)")
+        let full = try #require(upgraded.object["token"] as? String)
+        #expect(try test.client.send("GET", "/me/passkeys", headers: PasskeyClient.bearer(full)).status == 200)
+        #expect(try TokenFixture.introspect(full, with: test.client).object["active"] as? Bool == true)
     }
 }
