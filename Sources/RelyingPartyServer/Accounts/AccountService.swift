@@ -168,6 +168,23 @@ struct AccountService: Sendable {
         }
     }
 
+    /// Stores a passkey of an existing account with its session and events, and deletes the account's imported
+    /// password hash, in one transaction (`passwords.afterUpgrade: retire`).
+    func addPasskeyRetiringPassword(credential: CredentialRecord, session: SessionRecord, events: [AccountEvent]) throws(ServerError) {
+        let now = time.now
+        try storage {
+            try store.transaction { transaction throws(StorageError) in
+                try transaction.insertRegistration(
+                    newUser: nil,
+                    credential: credential,
+                    session: session,
+                    events: events.map { $0.event(at: now, random: random) }
+                )
+                _ = try transaction.deletePasswordHash(userID: credential.userID)
+            }
+        }
+    }
+
     // MARK: enrollment links
 
     /// The SHA-256 of an enrollment link's token as the link carries it: all the store keeps.
@@ -209,7 +226,8 @@ struct AccountService: Sendable {
         tokenHash: [UInt8],
         credential: CredentialRecord,
         session: SessionRecord,
-        maximumPasskeys: Int
+        maximumPasskeys: Int,
+        retiringPassword: Bool = false
     ) throws(ServerError) -> UserRecord {
         let now = time.now
         enum Outcome {
@@ -237,6 +255,7 @@ struct AccountService: Sendable {
                     session: session,
                     events: events.map { $0.event(at: now, random: random) }
                 )
+                if retiringPassword { _ = try transaction.deletePasswordHash(userID: user.id) }
                 return .enrolled(user)
             }
         }

@@ -102,7 +102,8 @@ struct Controllers: Sendable {
             algorithms: configuration.algorithms,
             maximumPasskeysPerAccount: configuration.maximumPasskeysPerAccount,
             challengeTimeoutMilliseconds: challengeTimeout,
-            upgradeWindow: TimeInterval(configuration.passwords.upgradeWindowSeconds)
+            upgradeWindow: TimeInterval(configuration.passwords.upgradeWindowSeconds),
+            retiresPasswords: configuration.passwords.retiresAfterUpgrade
         )
         authentication = AuthenticationController(
             store: store,

@@ -26,6 +26,8 @@ struct RegistrationController: Sendable {
     let challengeTimeoutMilliseconds: Int
     /// `passwords.upgradeWindowSeconds`: how long after a password sign-in a conditional registration is taken.
     let upgradeWindow: TimeInterval
+    /// `passwords.afterUpgrade: retire`: an account's imported password hash goes with its first passkey.
+    let retiresPasswords: Bool
 
     struct RegistrationOptionsRequest: Decodable {
         var username: String?
@@ -186,7 +188,8 @@ struct RegistrationController: Sendable {
                 tokenHash: tokenHash,
                 credential: stored,
                 session: session.record,
-                maximumPasskeys: maximumPasskeysPerAccount
+                maximumPasskeys: maximumPasskeysPerAccount,
+                retiringPassword: retiresPasswords
             )
             metrics?.registered(format: result.attestation.format.rawValue, authenticator: result.authenticatorName)
             return try answers.passkey(user: user, credentialID: result.credentialID, issued: session.issued)
@@ -219,6 +222,12 @@ struct RegistrationController: Sendable {
         let events =
             (registration.newAccount ? [AccountEvent.userCreated(userID: user.id, method: .passkey)] : [])
             + [.passkeyRegistered(userID: user.id, credentialID: result.credentialID, upgrade: upgrade), .sessionCreated(session.record)]
+        if retiresPasswords, !registration.newAccount {
+            // The passkey, its session and events, and the end of the account's imported password, in one transaction.
+            try service.addPasskeyRetiringPassword(credential: stored, session: session.record, events: events)
+            metrics?.registered(format: result.attestation.format.rawValue, authenticator: result.authenticatorName)
+            return try answers.passkey(user: user, credentialID: result.credentialID, issued: session.issued, upgrade: upgrade)
+        }
         // The account or credential, the session and their events in one transaction: one durable commit (see
         // `CeremonyStore`).
         try storage {

@@ -18,10 +18,20 @@ public struct PasswordSettings: Sendable, Equatable {
     /// passkey, read `/me` and sign out: `"restricted": true`, no access token, no cookie, inactive to introspection).
     public var restrictsSessions = false
 
+    /// `afterUpgrade`: what happens to an account's imported hash when a passkey is stored for it: `keep` (the default:
+    /// the password keeps working) or `retire` (the hash is deleted in the transaction that stores the passkey).
+    public var retiresAfterUpgrade = false
+
     public init() {}
 
     init(_ reader: ConfigurationReader) throws(ConfigurationError) {
-        try reader.only(["maximumConcurrentVerifications", "upgradeWindowSeconds", "session"])
+        try reader.only(["maximumConcurrentVerifications", "upgradeWindowSeconds", "session", "afterUpgrade"])
+        if let afterUpgrade = try reader.string("afterUpgrade") {
+            guard ["keep", "retire"].contains(afterUpgrade) else {
+                throw ConfigurationError(.invalidValue, key: reader.key("afterUpgrade"), "must be keep or retire")
+            }
+            retiresAfterUpgrade = afterUpgrade == "retire"
+        }
         if let session = try reader.string("session") {
             guard ["full", "upgradeOnly"].contains(session) else {
                 throw ConfigurationError(.invalidValue, key: reader.key("session"), "must be full or upgradeOnly")

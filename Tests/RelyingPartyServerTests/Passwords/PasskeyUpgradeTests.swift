@@ -106,4 +106,40 @@ struct PasskeyUpgradeTests {
         #expect(try test.client.send("GET", "/me/passkeys", headers: PasskeyClient.bearer(full)).status == 200)
         #expect(try TokenFixture.introspect(full, with: test.client).object["active"] as? Bool == true)
     }
+
+    @Test(arguments: [false, true])
+    func retireDeletesTheHashWithThePasskeyAndKeepKeepsIt(retire: Bool) throws {
+        let configuration = AdminAPITests.configuration.replacingOccurrences(
+            of: #""www": null,"#,
+            with: #""www": null, "passwords": {"afterUpgrade": "\#(retire ? "retire" : "keep")"},"#
+        )
+        let test = try PasskeyUpgradeTests(configuration: configuration)
+        let user = try #require(try test.passwords.store.user(name: "ada"))
+        let verify = try #require(
+            try test.register(token: try test.passwordSession(), mediation: "conditional", flags: [.attestedCredentialData]).verify
+        )
+        #expect(verify.status == 200, "\(verify.text)")
+        let hash = try test.passwords.store.transaction { transaction throws(StorageError) in try transaction.passwordHash(userID: user.id) }
+        #expect((hash == nil) == retire)
+        let again = try test.passwords.signIn(["username": "ada", "password": test.bcrypt.password])
+        #expect(again.status == (retire ? 401 : 200))
+    }
+
+    @Test func retireAlsoEndsTheHashWhenAnEnrollmentLinkAddsThePasskey() throws {
+        let configuration = AdminAPITests.configuration.replacingOccurrences(
+            of: #""www": null,"#,
+            with: #""www": null, "passwords": {"afterUpgrade": "retire"},"#
+        )
+        let test = try PasskeyUpgradeTests(configuration: configuration)
+        let user = try #require(try test.passwords.store.user(name: "ada"))
+        let link = try test.passwords.admin.send("POST", "/admin/users/\(Base64URL.encode(user.id))/enrollment-links", headers: AdminAPITests.key)
+        let url = try #require(link.object["url"] as? String)
+        let token = try #require(URLComponents(string: url)?.queryItems?.first { $0.name == "token" }?.value)
+        let options = try test.client.post("/webauthn/registration/options", ["enrollmentToken": token]).decode(
+            PublicKeyCredentialCreationOptionsJSON.self
+        )
+        let (_, response) = try test.client.answer(options)
+        #expect(try test.client.registrationVerify(response).status == 200)
+        #expect(try test.passwords.store.transaction { transaction throws(StorageError) in try transaction.passwordHash(userID: user.id) } == nil)
+    }
 }
