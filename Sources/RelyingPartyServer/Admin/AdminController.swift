@@ -76,8 +76,9 @@ struct AdminController: Sendable {
         )
     }
 
-    /// `POST /admin/import`: an export as `application/x-ndjson`, or with `?format=firebase` a `firebase auth:export`
-    /// file as `application/json`.
+    /// `POST /admin/import`: an export as `application/x-ndjson`; with `?format=firebase` a `firebase auth:export`
+    /// file as `application/json`; with `?format=supabase` the JSON of `auth.users`; with `?format=auth0` Auth0's
+    /// export (JSON or NDJSON).
     func importUsers(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let contentType = request.headers["content-type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
         switch request.queryValue("format") {
@@ -94,8 +95,12 @@ struct AdminController: Sendable {
                 memoryCost: request.queryValue("mem_cost")
             )
             return JSONBody.ok(try service.importFirebase(request.body, hashParameters: parameters))
-        default:
-            throw ServerError(.invalidRequest, member: "format")
+        case let name?:
+            guard let format = AdminService.ImportFormat(rawValue: name) else { throw ServerError(.invalidRequest, member: "format") }
+            guard contentType == "application/json" || (format == .auth0 && contentType == "application/x-ndjson") else {
+                throw ServerError(.unsupportedMediaType)
+            }
+            return JSONBody.ok(try service.importUsers(request.body, format: format))
         }
     }
 
