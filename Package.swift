@@ -22,6 +22,9 @@ let package = Package(
         .target(name: "CryptoCore", dependencies: ["COpenSSL", "JSON"]),
         .target(name: "WebAuthnCore", dependencies: ["CBOR", "CryptoCore", "JSON"]),
         .target(name: "AppleSignIn", dependencies: ["CryptoCore", "JSON"]),
+        // OpenID Connect relying-party verification for any issuer (Google, Microsoft Entra, a generic one): ID tokens,
+        // issuer key sets, discovery documents. Pure, like AppleSignIn.
+        .target(name: "OpenIDConnect", dependencies: ["CryptoCore", "JSON"]),
         // The test-vector schema and its runner (`passkeyd verify`, the vector tests): on top of the core, not in it.
         .target(name: "WebAuthnVectors", dependencies: ["WebAuthnCore", "CryptoCore", "JSON"]),
 
@@ -81,11 +84,13 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CryptoCore", "TestSupport", "Observability"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
         .testTarget(name: "AppleSignInTests", dependencies: ["AppleSignIn", "CryptoCore", "TestSupport"]),
+        .testTarget(name: "OpenIDConnectTests", dependencies: ["OpenIDConnect", "CryptoCore", "TestSupport"]),
         // passkeydTests also holds the whole-tree checks (every error code type), so it sees every module.
         .testTarget(
             name: "passkeydTests",
             dependencies: [
-                "passkeyd", "RelyingPartyServer", "HTTPServer", "Storage", "StorageSQLite", "StoragePostgres", "AppleSignIn", "WebAuthnCore",
+                "passkeyd", "RelyingPartyServer", "HTTPServer", "Storage", "StorageSQLite", "StoragePostgres", "AppleSignIn", "OpenIDConnect",
+                "WebAuthnCore",
                 "CryptoCore", "JSON",
                 "CBOR", "Observability",
             ]

@@ -1,6 +1,7 @@
 import AppleSignIn
 import CBOR
 import CryptoCore
+import OpenIDConnect
 import Storage
 import WebAuthnCore
 
@@ -23,6 +24,7 @@ enum ErrorCodeRegistry {
         Entry(type: "CBORError.Code", wireStrings: CBORError.Code.allCases.map(\.rawValue)),
         Entry(type: "CryptoError.Code", wireStrings: CryptoError.Code.allCases.map(\.rawValue)),
         Entry(type: "AppleSignInError.Code", wireStrings: AppleSignInError.Code.allCases.map(\.rawValue)),
+        Entry(type: "OpenIDConnectError.Code", wireStrings: OpenIDConnectError.Code.allCases.map(\.rawValue)),
         Entry(type: "StorageError.Code", wireStrings: StorageError.Code.allCases.map(\.rawValue)),
         Entry(type: "SQLiteError.Code", wireStrings: SQLiteError.Code.allCases.map(\.rawValue)),
         Entry(type: "PostgresError.Code", wireStrings: PostgresError.Code.allCases.map(\.rawValue)),
