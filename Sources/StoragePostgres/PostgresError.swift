@@ -77,6 +77,7 @@ struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
             case "users_name_unique", "users_name_key_unique": return StorageError(.usernameTaken, "the username is already taken")
             case "credentials_pkey": return StorageError(.credentialExists, "a credential with this ID already exists")
             case "apple_identities_pkey": return StorageError(.appleIdentityTaken, "the Apple identity is already linked to an account")
+            case "federated_identities_pkey": return StorageError(.federatedIdentityTaken, "the identity is already linked to an account")
             case "users_pkey": return StorageError(.duplicateKey, "a user with this ID already exists")
             case "users_app_account_token_unique": return StorageError(.duplicateKey, "a user with this app account token already exists")
             case "apple_identities_transfer_subject_unique":

@@ -367,6 +367,25 @@ enum PostgresMigrations {
                 CREATE INDEX challenges_by_user ON challenges(user_id) WHERE user_id IS NOT NULL;
                 """
         ),
+        // Identities at OpenID providers (Google, any OpenID Connect issuer), keyed by issuer and subject, deleted
+        // with their account, as SQLite's version 12.
+        Step(
+            version: 11,
+            sql: """
+                CREATE TABLE federated_identities (
+                    issuer text NOT NULL,
+                    subject text NOT NULL,
+                    user_id bytea NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    provider text NOT NULL,
+                    email text,
+                    email_verified boolean NOT NULL,
+                    created_at double precision NOT NULL,
+                    last_sign_in_at double precision,
+                    CONSTRAINT federated_identities_pkey PRIMARY KEY (issuer, subject)
+                );
+                CREATE INDEX federated_identities_by_user ON federated_identities(user_id, created_at);
+                """
+        ),
     ]
 
     /// The schema version this build writes.
