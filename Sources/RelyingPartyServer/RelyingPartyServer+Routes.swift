@@ -81,6 +81,15 @@ extension RelyingPartyServer {
             \.appleNotifications,
             AppleNotificationsController.receive
         ),
+        Route(
+            "POST",
+            "/auth/{provider}/nonce",
+            [.rateLimitedPerAddress, .noStore, .allowsAccessToken],
+            \.federatedSignIn,
+            FederatedSignInController.nonce
+        ),
+        Route("POST", "/auth/{provider}", [.rateLimitedPerAddress, .noStore], \.federatedSignIn, FederatedSignInController.signIn),
+        Route("DELETE", "/me/identities/{provider}/{subject}", [.noStore], \.federatedLinks, FederatedLinksController.unlink),
     ]
 
     /// What a table says about a request.

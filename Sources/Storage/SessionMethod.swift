@@ -7,4 +7,6 @@ public enum SessionMethod: String, Sendable, Equatable, CaseIterable {
     /// A recovery code (`POST /auth/recovery`): a restricted session that may only register a passkey and read the
     /// account.
     case recoveryCode = "recovery_code"
+    /// An ID token of a configured OpenID provider (Google, any OpenID Connect issuer: `POST /auth/{provider}`).
+    case identityProvider = "oidc"
 }

@@ -22,6 +22,8 @@ struct Controllers: Sendable {
     let appleLinks: AppleLinksController
     let admin: AdminController
     let merge: MergeController
+    let federatedSignIn: FederatedSignInController
+    let federatedLinks: FederatedLinksController
 
     init(
         configuration: ServerConfiguration,
@@ -42,7 +44,8 @@ struct Controllers: Sendable {
         apple: AppleIntegration?,
         webhooks: WebhookDispatcherInForce,
         metrics: ServerMetrics?,
-        log: Logger
+        log: Logger,
+        identityProviders: IdentityProviders
     ) {
         self.sessions = SessionsController(
             store: store,
@@ -159,5 +162,17 @@ struct Controllers: Sendable {
             resolver: appleResolver,
             answers: answers
         )
+        federatedSignIn = FederatedSignInController(
+            providers: identityProviders,
+            resolver: FederatedAccountResolver(store: store, time: time, random: random, sessions: sessions),
+            challenges: challenges,
+            accounts: accounts,
+            signInAnswers: answers,
+            limits: limits,
+            mergeTokens: MergeTokens(challenges: challenges),
+            time: time,
+            log: log
+        )
+        federatedLinks = FederatedLinksController(accounts: accounts, service: accountService)
     }
 }

@@ -68,7 +68,7 @@ struct ServerErrorTableTests {
             (.usernameTaken, .usernameTaken), (.credentialExists, .credentialExists), (.appleIdentityTaken, .appleIdentityTaken),
             (.notFound, .notFound), (.unavailable, .storageUnavailable), (.migrationFailed, .storageUnavailable),
             (.duplicateKey, .storageUnavailable), (.signCountNotIncreased, .storageUnavailable), (.notEmpty, .storageUnavailable),
-            (.invalidRecord, .storageUnavailable), (.challengeSpent, .challengeUnknown),
+            (.invalidRecord, .storageUnavailable), (.challengeSpent, .challengeUnknown), (.federatedIdentityTaken, .identityTaken),
         ]
         #expect(Set(cases.map(\.0)) == Set(StorageError.Code.allCases))
         for (storage, server) in cases {

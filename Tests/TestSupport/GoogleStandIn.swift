@@ -1,0 +1,114 @@
+import CryptoCore
+import Foundation
+import HTTPServer
+import Synchronization
+
+/// A local stand-in for Google's OpenID provider on 127.0.0.1 (plain HTTP, which `identityProviders` accepts for
+/// loopback addresses): serves a discovery document naming Google's issuer and its own JWKS, and mints ID tokens with
+/// Google's claims signed by its own keys (an RSA key, a P-256 key, and a rotated RSA key published on demand).
+/// While `available` is false it answers 503; it can serve a JWKS that is not one, or a discovery document of another
+/// issuer, and counts the requests it got.
+///
+/// `@unchecked Sendable`: `server` and `baseURL` are written only in `init`; everything else is behind `state`.
+public final class GoogleStandIn: HTTPHandler, @unchecked Sendable {
+    public static let issuer = "https://accounts.google.com"
+    public static let webClientID = "1234-web.apps.googleusercontent.com"
+    public static let androidClientID = "1234-android.apps.googleusercontent.com"
+    public static let iosClientID = "1234-ios.apps.googleusercontent.com"
+
+    /// What the stand-in answers.
+    public enum Mode: Sendable {
+        case normal
+        case unavailable
+        /// The JWKS endpoint answers 200 with a document that is no usable key set.
+        case garbageKeys
+        /// The discovery document names another issuer.
+        case wrongIssuer
+    }
+
+    private struct State {
+        var mode = Mode.normal
+        var publishesRotatedKey = false
+        var requests: [String] = []
+    }
+
+    private let state = Mutex(State())
+    private var server: HTTPServer?
+    public let rsa: JWSSigningKey
+    public let ec: JWSSigningKey
+    /// Published only after `publishRotatedKey()`.
+    public let rotated: JWSSigningKey
+
+    /// The stand-in's base URL, e.g. http://127.0.0.1:49152.
+    public private(set) var baseURL = ""
+
+    public init() throws {
+        rsa = try JWSSigningKey(privateKey: try PrivateKey.generateRSA(bits: 2048), algorithm: .rs256, keyID: "google-rsa-1")
+        ec = try JWSSigningKey(privateKey: try PrivateKey.generateEC(.p256), algorithm: .es256, keyID: "google-ec-1")
+        rotated = try JWSSigningKey(privateKey: try PrivateKey.generateRSA(bits: 2048), algorithm: .rs256, keyID: "google-rsa-2")
+        let server = try HTTPServer(configuration: HTTPServerConfiguration(httpAddress: "127.0.0.1:0", threads: 1, log: .discarding), handler: self)
+        server.start()
+        baseURL = "http://127.0.0.1:\(server.httpPort!)"
+        self.server = server
+    }
+
+    deinit {
+        server?.stop()
+    }
+
+    public var mode: Mode {
+        get { state.withLock { $0.mode } }
+        set { state.withLock { $0.mode = newValue } }
+    }
+
+    public func publishRotatedKey() {
+        state.withLock { $0.publishesRotatedKey = true }
+    }
+
+    /// The paths requested so far, in order.
+    public var requests: [String] { state.withLock { $0.requests } }
+
+    public var discoveryURL: String { baseURL + "/.well-known/openid-configuration" }
+
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let (mode, rotatedToo) = state.withLock { state in
+            state.requests.append(request.path)
+            return (state.mode, state.publishesRotatedKey)
+        }
+        if mode == .unavailable { return .json(status: 503, Array(#"{"error":"unavailable"}"#.utf8)) }
+        switch (request.method, request.path) {
+        case ("GET", "/.well-known/openid-configuration"):
+            let issuer = mode == .wrongIssuer ? "https://accounts.example.com" : Self.issuer
+            let document: [String: Any] = [
+                "issuer": issuer, "jwks_uri": baseURL + "/oauth2/v3/certs", "authorization_endpoint": baseURL + "/o/oauth2/v2/auth",
+                "token_endpoint": baseURL + "/token", "id_token_signing_alg_values_supported": ["RS256"],
+            ]
+            return .json(status: 200, (try? JWSTestSigner.json(document)) ?? [])
+        case ("GET", "/oauth2/v3/certs") where mode == .garbageKeys:
+            return .json(status: 200, Array(#"{"keys": [{"kty": "RSA", "kid": "x", "n": "AQAB"}]}"#.utf8))
+        case ("GET", "/oauth2/v3/certs"):
+            let keys = ((try? [rsa.jwk(), ec.jwk()]) ?? []) + (rotatedToo ? [(try? rotated.jwk())].compactMap { $0 } : [])
+            var response = HTTPResponse.json(status: 200, Array((try? JSONEncoder().encode(["keys": keys])) ?? Data()))
+            response.headers.add("Cache-Control", "public, max-age=21600, must-revalidate, no-transform")
+            return response
+        default:
+            return .json(status: 404, Array("{}".utf8))
+        }
+    }
+
+    /// Google's claims for an Android sign-in at `now` with the app's hashed nonce: `aud` the web client, `azp` the
+    /// Android client, a verified address.
+    public static func claims(now: Date, rawNonce: String, subject: String, email: String = "person@example.com") -> [String: Any] {
+        let seconds = Int(now.timeIntervalSince1970)
+        return [
+            "iss": issuer, "azp": androidClientID, "aud": webClientID, "sub": subject, "email": email, "email_verified": true,
+            "nonce": JWSTestSigner.hashedNonce(rawNonce), "iat": seconds, "exp": seconds + 3600, "name": "A Person",
+            "given_name": "A", "family_name": "Person",
+        ]
+    }
+
+    /// `claims` signed as a compact JWS by `key` (the RSA key by default).
+    public func sign(_ claims: [String: Any], key: JWSSigningKey? = nil) throws -> String {
+        try CompactJWS.sign(payload: JWSTestSigner.json(claims), type: "JWT", with: key ?? rsa)
+    }
+}
