@@ -134,6 +134,8 @@ class Server:
                       "servicesIDs": ["com.example.passkeyd.web"], "authorizeURL": f"{apple}/auth/authorize",
                       "privateKey": str(folder / "AuthKey.p8"), "jwksURL": f"{apple}/auth/keys",
                       "tokenURL": f"{apple}/auth/token", "revokeURL": f"{apple}/auth/revoke"},
+            "identityProviders": {"google": {"type": "google", "discoveryURL": device.greeting["googleDiscoveryURL"],
+                                             "clientIDs": device.greeting["googleClientIDs"]}},
         }
         path = folder / "passkeyd.json"
         path.write_text(json.dumps(configuration))
@@ -189,6 +191,12 @@ class API:
         if not answer.content:
             return None
         return answer.json() if answer.headers.get("Content-Type", "").startswith("application/json") else answer.text
+
+    def keys_missing(self, provider) -> bool:
+        """Whether the provider's keys are not fetched yet: a malformed token (which spends nothing) is then 503, not
+        401. Not validated: the validated calls follow."""
+        probe = {"idToken": "a.b.c", "rawNonce": "probe"}
+        return requests.post(f"{self.server.url}/auth/{provider}", json=probe, timeout=10).status_code == 503
 
     def admin(self, method, path, body=None, key=ADMIN_KEY, **options):
         """A call to the admin listener with the admin key."""
@@ -344,6 +352,37 @@ def test_sign_in_with_apple_and_merging(world):
     api.call("POST", "/me/link-suggestion/decline", {}, token=token)
     api.call("POST", "/auth/apple", {"identityToken": "a.b.c", "rawNonce": "x"}, status=401)
     api.call("POST", "/auth/apple/notifications", {"payload": "not a JWS"}, status=400)
+
+
+def google_sign_in(api: API, device: Device, subject: str, token: str | None = None, status: int = 200) -> dict:
+    """POST /auth/google with a token of the device's Google stand-in; waits out the first key fetch (503)."""
+    nonce = api.call("POST", "/auth/google/nonce", {}, token=token)["nonce"]
+    google = device.send(command="googleToken", nonce=hashlib.sha256(nonce.encode()).hexdigest(), subject=subject)
+    body = {"idToken": google["idToken"], "rawNonce": nonce}
+    deadline = time.monotonic() + 10
+    while api.keys_missing("google") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return api.call("POST", "/auth/google", body, token=token, status=status)
+
+
+def test_sign_in_with_an_identity_provider(world):
+    """POST /auth/{provider}/nonce, POST /auth/{provider} (sign-up, link, 409 with a merge token, refusals) and
+    DELETE /me/identities/{provider}/{subject}, against the device's Google stand-in."""
+    api, device = world
+    signed_up = google_sign_in(api, device, "300")
+    assert signed_up["isNewAccount"] is True
+    me = api.call("GET", "/me", token=signed_up["token"])
+    assert me["signInMethods"]["identities"][0]["subject"] == "300"
+    api.call("DELETE", "/me/identities/google/300", token=signed_up["token"], status=409)
+    account = register(api, device, "identity-openapi")
+    google_sign_in(api, device, "301", token=account["token"])
+    taken = google_sign_in(api, device, "300", token=account["token"], status=409)
+    assert taken["error"] == "identity_taken" and "mergeToken" in taken
+    api.call("DELETE", "/me/identities/google/301", token=account["token"])
+    api.call("DELETE", "/me/identities/google/301", token=account["token"], status=404)
+    api.call("POST", "/auth/google", {"idToken": "a.b.c", "rawNonce": "x"}, status=401)
+    api.call("POST", "/auth/nobody", {"idToken": "a.b.c", "rawNonce": "x"}, status=404)
+    api.call("POST", "/auth/nobody/nonce", {}, status=404)
 
 
 def test_access_tokens_introspection_and_keys(world):
