@@ -90,6 +90,14 @@ extension RelyingPartyServer {
         ),
         Route("POST", "/auth/{provider}", [.rateLimitedPerAddress, .noStore], \.federatedSignIn, FederatedSignInController.signIn),
         Route("DELETE", "/me/identities/{provider}/{subject}", [.noStore], \.federatedLinks, FederatedLinksController.unlink),
+        Route("GET", "/auth/{provider}/start", [.rateLimitedPerAddress, .noStore, .sessionIgnored], \.federatedWeb, FederatedWebController.start),
+        Route(
+            "GET",
+            "/auth/{provider}/callback",
+            [.rateLimitedPerAddress, .noStore, .sessionIgnored],
+            \.federatedWeb,
+            FederatedWebController.callback
+        ),
     ]
 
     /// What a table says about a request.

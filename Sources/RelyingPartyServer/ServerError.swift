@@ -80,6 +80,9 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case identityTaken = "identity_taken"
             case identityNotFound = "identity_not_found"
             case identityProviderUnavailable = "identity_provider_unavailable"
+            case identityStateInvalid = "identity_state_invalid"
+            case identityIssuerMismatch = "identity_issuer_mismatch"
+            case identitySignInCancelled = "identity_sign_in_cancelled"
         }
 
         private let base: Base
@@ -159,6 +162,12 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         static let identityNotFound = Code(.identityNotFound)
         /// The provider's discovery document or keys cannot be fetched; nothing is accepted without them; retry.
         static let identityProviderUnavailable = Code(.identityProviderUnavailable)
+        /// The web flow's `state` is missing, unknown, used, expired, another browser's or another provider's.
+        static let identityStateInvalid = Code(.identityStateInvalid)
+        /// RFC 9207: the authorization response names another issuer than the provider's (a mix-up).
+        static let identityIssuerMismatch = Code(.identityIssuerMismatch)
+        /// The provider ended the web flow with an error (the person cancelled).
+        static let identitySignInCancelled = Code(.identitySignInCancelled)
         static let internalError = Code(.internalError)
         /// The database cannot be reached; retry.
         static let storageUnavailable = Code(.storageUnavailable)
@@ -291,6 +300,10 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case .identityTaken: (409, "This identity is linked to another account; merge the two with the mergeToken.")
             case .identityNotFound: (404, "Your account has no identity with that provider and identifier.")
             case .identityProviderUnavailable: (503, "The identity provider cannot be reached right now; try again shortly.")
+            case .identityStateInvalid:
+                (400, "This sign-in answer is not one this browser started with this provider, or it was already used; start again.")
+            case .identityIssuerMismatch: (400, "The sign-in answer came from another issuer than the provider's.")
+            case .identitySignInCancelled: (400, "The sign-in with the provider was cancelled.")
             }
         }
     }

@@ -26,7 +26,21 @@ public final class GoogleStandIn: HTTPHandler, @unchecked Sendable {
         case wrongIssuer
     }
 
+    /// An authorization code the stand-in issued, with what its exchange must match.
+    private struct Grant {
+        let clientID: String
+        let redirectURI: String
+        let nonce: String
+        let codeChallenge: String
+        let subject: String
+    }
+
     private struct State {
+        var grants: [String: Grant] = [:]
+        /// The `iss` the authorization response carries (RFC 9207); nil sends none.
+        var responseIssuer: String? = GoogleStandIn.issuer
+        /// The subject the next authorization signs in.
+        var nextSubject = "110169484474386276334"
         var mode = Mode.normal
         var publishesRotatedKey = false
         var requests: [String] = []
@@ -42,7 +56,11 @@ public final class GoogleStandIn: HTTPHandler, @unchecked Sendable {
     /// The stand-in's base URL, e.g. http://127.0.0.1:49152.
     public private(set) var baseURL = ""
 
-    public init() throws {
+    /// The clock of the tokens the token endpoint issues.
+    private let time: any TimeSource
+
+    public init(time: any TimeSource = SystemTime()) throws {
+        self.time = time
         rsa = try JWSSigningKey(privateKey: try PrivateKey.generateRSA(bits: 2048), algorithm: .rs256, keyID: "google-rsa-1")
         ec = try JWSSigningKey(privateKey: try PrivateKey.generateEC(.p256), algorithm: .es256, keyID: "google-ec-1")
         rotated = try JWSSigningKey(privateKey: try PrivateKey.generateRSA(bits: 2048), algorithm: .rs256, keyID: "google-rsa-2")
@@ -63,6 +81,18 @@ public final class GoogleStandIn: HTTPHandler, @unchecked Sendable {
 
     public func publishRotatedKey() {
         state.withLock { $0.publishesRotatedKey = true }
+    }
+
+    /// The `iss` of the authorization responses (RFC 9207), nil for none.
+    public var responseIssuer: String? {
+        get { state.withLock { $0.responseIssuer } }
+        set { state.withLock { $0.responseIssuer = newValue } }
+    }
+
+    /// The person the next authorization signs in.
+    public var nextSubject: String {
+        get { state.withLock { $0.nextSubject } }
+        set { state.withLock { $0.nextSubject = newValue } }
     }
 
     /// The paths requested so far, in order.
@@ -91,9 +121,66 @@ public final class GoogleStandIn: HTTPHandler, @unchecked Sendable {
             var response = HTTPResponse.json(status: 200, Array((try? JSONEncoder().encode(["keys": keys])) ?? Data()))
             response.headers.add("Cache-Control", "public, max-age=21600, must-revalidate, no-transform")
             return response
+        case ("GET", "/o/oauth2/v2/auth"):
+            return authorize(Self.form(request.query ?? ""))
+        case ("POST", "/token"):
+            return exchange(Self.form(String(decoding: request.body, as: UTF8.self)))
         default:
             return .json(status: 404, Array("{}".utf8))
         }
+    }
+
+    /// The authorization endpoint, as if the person signed in at once: redirects to `redirect_uri` with a code, the
+    /// `state` and (RFC 9207) `iss`; `prompt=none` answers `error=login_required` instead.
+    private func authorize(_ query: [String: String]) -> HTTPResponse {
+        guard let clientID = query["client_id"], let redirect = query["redirect_uri"], let nonce = query["nonce"], let flow = query["state"],
+            let challenge = query["code_challenge"], query["code_challenge_method"] == "S256", query["response_type"] == "code"
+        else { return .json(status: 400, Array(#"{"error":"invalid_request"}"#.utf8)) }
+        let code = "4/" + Base64URL.encode(SystemRandom().bytes(count: 24))
+        let issuer = state.withLock { state -> String? in
+            state.grants[code] = Grant(clientID: clientID, redirectURI: redirect, nonce: nonce, codeChallenge: challenge, subject: state.nextSubject)
+            return state.responseIssuer
+        }
+        var parameters = query["prompt"] == "none" ? [("error", "login_required")] : [("code", code)]
+        parameters.append(("state", flow))
+        if let issuer { parameters.append(("iss", issuer)) }
+        let location = redirect + (redirect.contains("?") ? "&" : "?") + parameters.map { "\($0.0)=\(Self.encode($0.1))" }.joined(separator: "&")
+        return HTTPResponse(status: 302, headers: HTTPHeaders([("Location", location)]), body: [])
+    }
+
+    /// The token endpoint: a code once, for the client and redirect URI it was issued to, with the PKCE verifier whose
+    /// S256 is its challenge (RFC 7636 §4.6); answers the ID token.
+    private func exchange(_ form: [String: String]) -> HTTPResponse {
+        let refused = HTTPResponse.json(status: 400, Array(#"{"error":"invalid_grant"}"#.utf8))
+        guard form["grant_type"] == "authorization_code", let code = form["code"], let verifier = form["code_verifier"],
+            let grant = state.withLock({ $0.grants.removeValue(forKey: code) })
+        else { return refused }
+        guard form["client_id"] == grant.clientID, form["redirect_uri"] == grant.redirectURI,
+            Base64URL.encode(DigestAlgorithm.sha256.hash(Array(verifier.utf8))) == grant.codeChallenge
+        else { return refused }
+        var claims = Self.claims(now: time.now, rawNonce: "", subject: grant.subject)
+        claims["nonce"] = grant.nonce
+        claims["aud"] = grant.clientID
+        claims["azp"] = grant.clientID
+        guard let token = try? sign(claims) else { return .json(status: 500, Array("{}".utf8)) }
+        return .json(status: 200, Array(#"{"access_token":"ya29.x","token_type":"Bearer","expires_in":3599,"id_token":"\#(token)"}"#.utf8))
+    }
+
+    private static func form(_ text: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map {
+                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+            }
+            if parts.count == 2 { fields[parts[0]] = parts[1] }
+        }
+        return fields
+    }
+
+    private static func encode(_ value: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
     }
 
     /// Google's claims for an Android sign-in at `now` with the app's hashed nonce: `aud` the web client, `azp` the

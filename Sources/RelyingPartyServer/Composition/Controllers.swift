@@ -24,6 +24,7 @@ struct Controllers: Sendable {
     let merge: MergeController
     let federatedSignIn: FederatedSignInController
     let federatedLinks: FederatedLinksController
+    let federatedWeb: FederatedWebController
 
     init(
         configuration: ServerConfiguration,
@@ -162,9 +163,10 @@ struct Controllers: Sendable {
             resolver: appleResolver,
             answers: answers
         )
+        let federatedResolver = FederatedAccountResolver(store: store, time: time, random: random, sessions: sessions)
         federatedSignIn = FederatedSignInController(
             providers: identityProviders,
-            resolver: FederatedAccountResolver(store: store, time: time, random: random, sessions: sessions),
+            resolver: federatedResolver,
             challenges: challenges,
             accounts: accounts,
             signInAnswers: answers,
@@ -174,5 +176,15 @@ struct Controllers: Sendable {
             log: log
         )
         federatedLinks = FederatedLinksController(accounts: accounts, service: accountService)
+        federatedWeb = FederatedWebController(
+            providers: identityProviders,
+            resolver: federatedResolver,
+            challenges: challenges,
+            sessions: sessions,
+            random: random,
+            time: time,
+            log: log,
+            redirectBase: configuration.tokenIssuer
+        )
     }
 }

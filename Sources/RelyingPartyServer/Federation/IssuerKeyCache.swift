@@ -24,6 +24,8 @@ final class IssuerKeyCache: Sendable {
 
     private struct State {
         var keys: IssuerKeySet?
+        /// The discovery document the keys were read through (its endpoints serve the web flow).
+        var document: DiscoveryDocument?
         var refreshAt = Date.distantPast
         var expiresAt = Date.distantPast
         var lastFetch: Date?
@@ -59,6 +61,16 @@ final class IssuerKeyCache: Sendable {
         if start { fetch() }
         guard let keys else { throw ServerError(.identityProviderUnavailable, detail: "\(provider): no keys yet") }
         return keys
+    }
+
+    /// The discovery document of the unexpired keys; without it `503 identity_provider_unavailable` at once (with a
+    /// fetch started, as `keys` does).
+    func discovery(now: Date) throws(ServerError) -> DiscoveryDocument {
+        _ = try keys(now: now)
+        guard let document = state.withLock({ $0.document }) else {
+            throw ServerError(.identityProviderUnavailable, detail: "\(provider): no discovery document yet")
+        }
+        return document
     }
 
     /// After a token named a key the cached set lacks: starts a refresh unless the last fetch began under a minute ago.
@@ -105,26 +117,27 @@ final class IssuerKeyCache: Sendable {
     private func fetch() {
         client.send(request(discoveryURL, limit: DiscoveryDocument.maximumDocumentLength)) { [self] result in
             guard case .success(let reply) = result, reply.status == 200 else {
-                return finish(nil, lifetime: nil, failure: "discovery document: \(Self.describe(result))")
+                return finish(nil, document: nil, lifetime: nil, failure: "discovery document: \(Self.describe(result))")
             }
             let document: DiscoveryDocument
             do {
                 document = try DiscoveryDocument(json: reply.body, expectedIssuer: issuer)
                 try HTTPClient.validate(url: document.jwksURL.absoluteString)
             } catch let error as OpenIDConnectError {
-                return finish(nil, lifetime: nil, failure: "discovery document: \(error.code)")
+                return finish(nil, document: nil, lifetime: nil, failure: "discovery document: \(error.code)")
             } catch {
-                return finish(nil, lifetime: nil, failure: "discovery document: jwks_uri refused by the outbound client")
+                return finish(nil, document: nil, lifetime: nil, failure: "discovery document: jwks_uri refused by the outbound client")
             }
             client.send(request(document.jwksURL.absoluteString, limit: IssuerKeySet.maximumDocumentLength)) { [self] result in
                 guard case .success(let reply) = result, reply.status == 200 else {
-                    return finish(nil, lifetime: nil, failure: "keys: \(Self.describe(result))")
+                    return finish(nil, document: nil, lifetime: nil, failure: "keys: \(Self.describe(result))")
                 }
                 do throws(OpenIDConnectError) {
                     let keys = try IssuerKeySet(json: reply.body)
-                    finish(keys, lifetime: HTTPClientAppleService.maximumAge(reply.headers["Cache-Control"]).map(TimeInterval.init), failure: nil)
+                    let lifetime = HTTPClientAppleService.maximumAge(reply.headers["Cache-Control"]).map(TimeInterval.init)
+                    finish(keys, document: document, lifetime: lifetime, failure: nil)
                 } catch {
-                    finish(nil, lifetime: nil, failure: "keys: \(error.code)")
+                    finish(nil, document: nil, lifetime: nil, failure: "keys: \(error.code)")
                 }
             }
         }
@@ -137,7 +150,7 @@ final class IssuerKeyCache: Sendable {
         }
     }
 
-    private func finish(_ keys: IssuerKeySet?, lifetime: TimeInterval?, failure: String?) {
+    private func finish(_ keys: IssuerKeySet?, document: DiscoveryDocument?, lifetime: TimeInterval?, failure: String?) {
         let now = time.now
         if let failure { log.warning("identity provider \(provider): fetch failed: \(failure)", event: "identity") }
         let lifetime = lifetime.map { min(Self.maximumLifetime, max(Self.minimumLifetime, $0)) } ?? Self.defaultLifetime
@@ -149,6 +162,7 @@ final class IssuerKeyCache: Sendable {
                 return
             }
             state.keys = keys
+            state.document = document
             state.expiresAt = now.addingTimeInterval(lifetime)
             state.refreshAt = now.addingTimeInterval(lifetime * Self.refreshAhead)
             state.lastFailure = nil

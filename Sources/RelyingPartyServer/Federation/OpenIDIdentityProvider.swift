@@ -12,6 +12,8 @@ struct OpenIDIdentityProvider: IdentityProvider {
     let settings: IdentityProviderSettings
     let keyCache: IssuerKeyCache
     let verifier: IDTokenVerifier
+    /// The outbound client: the key cache's fetches and the web flow's code exchange.
+    let client: HTTPClient
     let time: any TimeSource
     let log: Logger
 
@@ -26,6 +28,7 @@ struct OpenIDIdentityProvider: IdentityProvider {
             log: log
         )
         verifier = IDTokenVerifier(issuer: settings.issuer, clientIDs: settings.clientIDs, time: time)
+        self.client = client
         self.time = time
         self.log = log
     }

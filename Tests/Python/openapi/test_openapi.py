@@ -385,6 +385,21 @@ def test_sign_in_with_an_identity_provider(world):
     api.call("POST", "/auth/nobody/nonce", {}, status=404)
 
 
+def test_an_identity_provider_s_web_flow(world):
+    """GET /auth/{provider}/start to the device's Google stand-in, and its redirect back to GET /auth/{provider}/callback
+    (the code exchanged with PKCE at the stand-in's token endpoint)."""
+    api, _ = world
+    api.call("GET", "/auth/google/start?return=%2F%2Fevil.example", status=400)
+    api.call("GET", "/auth/nobody/start", status=404)
+    api.call("GET", "/auth/google/start?return=%2Fme&cancel=%2F", status=302)
+    binding = re.search(r"__Host-passkeyd_identity_state=([^;]+)", api.last.headers["Set-Cookie"]).group(1)
+    back = requests.get(api.last.headers["Location"], allow_redirects=False, timeout=10).headers["Location"]
+    path = "/" + back.split("/", 3)[3]
+    page = api.call("GET", path, headers={"Cookie": f"__Host-passkeyd_identity_state={binding}"})
+    assert 'href="/me"' in page
+    api.call("GET", path, headers={"Cookie": f"__Host-passkeyd_identity_state={binding}"}, status=400)
+
+
 def test_access_tokens_introspection_and_keys(world):
     api, device = world
     signed_up = register(api, device, "barbara")

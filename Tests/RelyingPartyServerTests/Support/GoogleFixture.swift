@@ -24,9 +24,10 @@ final class GoogleFixture {
         extraConfiguration: String = "",
         prefetchKeys: Bool = true
     ) throws {
-        let standIn = try GoogleStandIn()
+        let clock = ManualClock()
+        self.clock = clock
+        let standIn = try GoogleStandIn(time: clock)
         self.standIn = standIn
-        clock = ManualClock()
         self.store = store
         let trust = trustEmail.map { #", "trustEmail": \#($0)"# } ?? ""
         let json = """
