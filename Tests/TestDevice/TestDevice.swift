@@ -44,7 +44,7 @@ final class TestDevice {
     func greeting() -> String {
         Self.line([
             "appleBaseURL": apple.baseURL, "bundleID": AppleTokenMinter.bundleID, "googleDiscoveryURL": google.discoveryURL,
-            "googleClientIDs": [GoogleStandIn.webClientID, GoogleStandIn.androidClientID],
+            "googleClientIDs": [GoogleStandIn.webClientID, GoogleStandIn.androidClientID], "googleClientSecret": GoogleStandIn.webClientSecret,
         ])
     }
 

@@ -15,6 +15,8 @@ public final class GoogleStandIn: HTTPHandler, @unchecked Sendable {
     public static let webClientID = "1234-web.apps.googleusercontent.com"
     public static let androidClientID = "1234-android.apps.googleusercontent.com"
     public static let iosClientID = "1234-ios.apps.googleusercontent.com"
+    /// The web client's secret the token endpoint requires, as Google's does for a web application client.
+    public static let webClientSecret = "GOCSPX-stand-in-secret"
 
     /// What the stand-in answers.
     public enum Mode: Sendable {
@@ -155,7 +157,7 @@ public final class GoogleStandIn: HTTPHandler, @unchecked Sendable {
         guard form["grant_type"] == "authorization_code", let code = form["code"], let verifier = form["code_verifier"],
             let grant = state.withLock({ $0.grants.removeValue(forKey: code) })
         else { return refused }
-        guard form["client_id"] == grant.clientID, form["redirect_uri"] == grant.redirectURI,
+        guard form["client_id"] == grant.clientID, form["redirect_uri"] == grant.redirectURI, form["client_secret"] == Self.webClientSecret,
             Base64URL.encode(DigestAlgorithm.sha256.hash(Array(verifier.utf8))) == grant.codeChallenge
         else { return refused }
         var claims = Self.claims(now: time.now, rawNonce: "", subject: grant.subject)

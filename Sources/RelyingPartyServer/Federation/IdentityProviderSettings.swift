@@ -55,10 +55,11 @@ public struct IdentityProviderSettings: Sendable, Equatable {
         self.kind = kind
         switch kind {
         case .google:
-            try reader.only(["type", "clientIDs", "trustEmail", "discoveryURL"])
+            try reader.only(["type", "clientIDs", "clientSecret", "trustEmail", "discoveryURL"])
             issuer = .google
             clientIDs = try Self.clientIDs(reader, "clientIDs", try reader.strings("clientIDs"))
-            clientSecret = nil
+            // The web client's secret: Google's token endpoint wants it for a web application client, PKCE or not.
+            clientSecret = try reader.string("clientSecret")
             scopes = ["openid", "email", "profile"]
             trustEmail = try reader.bool("trustEmail") ?? true
             discoveryURL = try reader.outboundURL("discoveryURL") ?? Self.googleDiscoveryURL

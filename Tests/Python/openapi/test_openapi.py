@@ -135,6 +135,7 @@ class Server:
                       "privateKey": str(folder / "AuthKey.p8"), "jwksURL": f"{apple}/auth/keys",
                       "tokenURL": f"{apple}/auth/token", "revokeURL": f"{apple}/auth/revoke"},
             "identityProviders": {"google": {"type": "google", "discoveryURL": device.greeting["googleDiscoveryURL"],
+                                             "clientSecret": device.greeting["googleClientSecret"],
                                              "clientIDs": device.greeting["googleClientIDs"]}},
         }
         path = folder / "passkeyd.json"

@@ -24,7 +24,7 @@ struct IdentityProviderConfigurationTests {
 
     @Test func googleAndAGenericIssuerAreRead() throws {
         let configuration = try Self.load(
-            #""google": {"type": "google", "clientIDs": ["ios", "android", "web"]}, "#
+            #""google": {"type": "google", "clientIDs": ["ios", "android", "web"], "clientSecret": "GOCSPX-x"}, "#
                 + #""corp": {"type": "oidc", "issuer": "https://id.example.com", "clientID": "passkeyd", "clientSecret": "s3cret", "scopes": ["openid", "email"]}"#
         )
         let providers = configuration.identityProviders
@@ -32,6 +32,7 @@ struct IdentityProviderConfigurationTests {
         let google = providers[1]
         #expect(google.kind == .google && google.issuer == .google && google.clientIDs == ["ios", "android", "web"])
         #expect(google.trustEmail, "Google is authoritative for its addresses by default")
+        #expect(google.clientSecret == "GOCSPX-x")
         #expect(google.discoveryURL == "https://accounts.google.com/.well-known/openid-configuration")
         let corp = providers[0]
         #expect(corp.issuer == .exact(["https://id.example.com"]) && corp.clientIDs == ["passkeyd"] && corp.clientSecret == "s3cret")

@@ -34,6 +34,7 @@ final class GoogleFixture {
             {"relyingParty": {"id": "example.com", "name": "Example", "origins": ["https://example.com"]}, "www": null, \(extraConfiguration)
              "identityProviders": {\(extraProviders)
                "google": {"type": "google", "discoveryURL": "\(discoveryURL ?? standIn.discoveryURL)"\(trust),
+                          "clientSecret": "\(GoogleStandIn.webClientSecret)",
                           "clientIDs": ["\(GoogleStandIn.webClientID)", "\(GoogleStandIn.androidClientID)", "\(GoogleStandIn.iosClientID)"]}}}
             """
         let configuration = try TestServerFactory.configuration(json)
