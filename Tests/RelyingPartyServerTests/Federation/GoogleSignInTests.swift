@@ -50,6 +50,18 @@ import Testing
         #expect(sessions.text.contains(#""method":"oidc""#))
     }
 
+    @Test func theAdminAPIShowsTheIdentities() throws {
+        let fixture = try GoogleFixture()
+        let userID = try #require(Self.user(try fixture.signInFresh())["id"] as? String)
+        let detail = try fixture.server.controllers.admin.service.user(id: userID)
+        #expect(detail.identities.map(\.subject) == [Self.subject])
+        #expect(detail.identities.first?.provider == "google" && detail.identities.first?.issuer == GoogleStandIn.issuer)
+        #expect(detail.identities.first?.email == "person@example.com" && detail.identities.first?.emailVerified == true)
+        // Deleting the account deletes its identity: the same Google account then makes a new one.
+        try fixture.server.controllers.admin.service.deleteUser(id: userID)
+        #expect(try fixture.signInFresh().object["isNewAccount"] as? Bool == true)
+    }
+
     @Test func theEs256KeyOfTheSetIsAcceptedToo() throws {
         let fixture = try GoogleFixture()
         let raw = GoogleFixture.rawNonce()

@@ -17,6 +17,10 @@ import Testing
         fixture = try GoogleFixture()
     }
 
+    init(fixture: GoogleFixture) {
+        self.fixture = fixture
+    }
+
     /// A started flow: the provider's authorization URL and its query, and the binding cookie.
     struct Started {
         let authorizeURL: String
@@ -114,6 +118,26 @@ import Testing
         let started = try start()
         let forged = try authorize(started).replacingOccurrences(of: "code=", with: "code=forged")
         #expect(Self.continuesTo(try callback(forged, cookie: started.cookie)) == "/login?passkeyd_identity_error=invalid_identity_token")
+    }
+
+    @Test func aCodeIssuedToAnotherClientIsRefused() throws {
+        let standIn = fixture.standIn
+        // A second provider at the same issuer under another client ID: its code, delivered to google's callback.
+        let corp =
+            #""corp": {"type": "oidc", "issuer": "https://accounts.google.com", "clientID": "\#(GoogleStandIn.iosClientID)", "#
+            + #""discoveryURL": "\#(standIn.discoveryURL)"},"#
+        let both = try GoogleFixture(extraProviders: corp)
+        try both.awaitKeyFetches(1, "corp")
+        let flow = GoogleWebFlowTests(fixture: both)
+        let google = try flow.start()
+        let corpFlow = try flow.start("corp")
+        let corpBack = try both.outbound.sendAndWait(HTTPClientRequest(url: corpFlow.authorizeURL, deadlineSeconds: 5)).headers["location"] ?? ""
+        let corpCode = try #require(URLComponents(string: corpBack)?.queryItems?.first { $0.name == "code" }?.value)
+        let googleBack = try flow.authorize(google)
+        let swapped = googleBack.replacingOccurrences(of: "code=", with: "code=\(FormFields.encode(corpCode))&unused=")
+        let reply = try flow.callback(swapped, cookie: google.cookie)
+        #expect(Self.continuesTo(reply) == "/login?passkeyd_identity_error=invalid_identity_token")
+        #expect(both.log.contains { $0.contains("the token endpoint answered 400") })
     }
 
     @Test func anUnknownProviderOrAnOpenRedirectIsAnErrorPage() throws {
