@@ -21,6 +21,8 @@ public struct AdminImportReport: Encodable, Sendable, Equatable {
     public var users = Counts()
     public var passkeys = Counts()
     public var appleIdentities = Counts()
+    /// Identities at OpenID providers (`identity` lines).
+    public var identities = Counts()
     /// Only for a Firebase import.
     public var skipped: Skipped?
 }
