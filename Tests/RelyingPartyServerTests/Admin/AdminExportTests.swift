@@ -271,18 +271,19 @@ struct AdminExportTests {
         "Fixtures/firebase-users.json"
     )
 
-    @Test func aFirebaseExportBecomesAccountsWithTheirAppleIdentities() throws {
+    @Test func aFirebaseExportBecomesAccountsWithTheirAppleAndGoogleIdentities() throws {
         let clock = ManualClock()
         let deployment = try Deployment(InMemoryStore(), clock: clock)
         let file = Array(try Data(contentsOf: Self.firebaseFixture))
         let headers = Self.key + [("Content-Type", "application/json")]
         let reply = try deployment.admin.send("POST", "/admin/import?format=firebase", json: file, headers: headers)
         #expect(reply.status == 200, "\(reply.text)")
-        #expect((reply.object["users"] as? [String: Int]) == ["created": 2, "updated": 0, "unchanged": 0])
+        #expect((reply.object["users"] as? [String: Int]) == ["created": 3, "updated": 0, "unchanged": 0])
         #expect((reply.object["appleIdentities"] as? [String: Int]) == ["created": 2, "updated": 0, "unchanged": 0])
+        #expect((reply.object["identities"] as? [String: Int]) == ["created": 2, "updated": 0, "unchanged": 0])
         let skipped = try #require(reply.object["skipped"] as? [String: Any])
-        #expect(skipped["count"] as? Int == 4 && skipped["disabled"] as? Int == 1)
-        #expect((skipped["providers"] as? [String: Int]) == ["password": 1, "google.com": 1, "none": 1])
+        #expect(skipped["count"] as? Int == 3 && skipped["disabled"] as? Int == 1)
+        #expect((skipped["providers"] as? [String: Int]) == ["password": 1, "none": 1])
 
         let ann = try #require(try deployment.store.appleIdentity(subject: "001234.6f1d3c0a9b8e4f2a8c7d6e5f4a3b2c1d.1357"))
         #expect(ann.isPrivateEmail && ann.email == "x7kq2m9p4r@privaterelay.appleid.com")
@@ -294,10 +295,20 @@ struct AdminExportTests {
         #expect(beeUser.name == "firebase-Q2w3E4r5T6y7U8i9O0pAsDfGhJk1" && beeUser.email == nil)
         #expect(try deployment.store.appleIdentity(subject: "003690.1f2e3d4c5b6a79881726354453627180.0369") == nil, "disabled: skipped")
         #expect(try deployment.store.user(name: "carol@example.com") == nil)
-        #expect(try deployment.store.user(name: "dan@example.com") == nil)
+        // Google users come with their Google identity (rawId is Google's sub), alone or beside Apple's.
+        let dan = try #require(try deployment.store.user(name: "dan@example.com"))
+        let danIdentities = try deployment.store.transaction { transaction throws(StorageError) in try transaction.federatedIdentities(userID: dan.id)
+        }
+        #expect(danIdentities.map(\.subject) == ["112233445566778899001"] && danIdentities.first?.issuer == "https://accounts.google.com")
+        #expect(danIdentities.first?.provider == "google")
+        let beeIdentities = try deployment.store.transaction { transaction throws(StorageError) in
+            try transaction.federatedIdentities(userID: beeUser.id)
+        }
+        #expect(beeIdentities.map(\.subject) == ["109876543210987654321"])
 
         let again = try deployment.admin.send("POST", "/admin/import?format=firebase", json: file, headers: headers)
-        #expect((again.object["users"] as? [String: Int]) == ["created": 0, "updated": 0, "unchanged": 2], "idempotent")
+        #expect((again.object["users"] as? [String: Int]) == ["created": 0, "updated": 0, "unchanged": 3], "idempotent")
+        #expect((again.object["identities"] as? [String: Int]) == ["created": 0, "updated": 0, "unchanged": 2])
         #expect((again.object["appleIdentities"] as? [String: Int]) == ["created": 0, "updated": 0, "unchanged": 2])
         let notFirebase = try deployment.admin.send("POST", "/admin/import?format=firebase", json: Array(#"{"accounts": []}"#.utf8), headers: headers)
         #expect(notFirebase.status == 400 && notFirebase.errorCode == "import_invalid")
