@@ -73,9 +73,13 @@ public enum IssuerIdentifier: Sendable, Equatable {
         }
     }
 
-    /// Whether `host` is a loopback address or `localhost`.
+    /// Whether `host` is a loopback address (an IPv4 literal in 127.0.0.0/8, `::1`) or `localhost`. A name that merely
+    /// starts with `127.` (`127.example.com`) is not.
     public static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+        if host == "localhost" || host == "::1" || host == "[::1]" { return true }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127"
+            && octets.allSatisfy { $0.count <= 3 && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) && (UInt8($0) != nil) }
     }
 
     /// The text with the placeholder made URL-safe, so that URLComponents can read a template.

@@ -25,8 +25,16 @@ import Testing
             "http://id.example.com", "id.example.com", "https://id.example.com?x=1", "https://id.example.com#f",
             "https://{tenantid}.example.com/v2.0", "https://login.example.com/{tenantid}/{tenantid}", "https://login.example.com/{tenant}",
             "https://user:pass@id.example.com", "ftp://id.example.com", String(repeating: "a", count: 600),
+            "http://127.example.com", "http://127.0.0.1.example.com", "http://127.0.0.256",
         ] {
             #expect(throws: OpenIDConnectError.self) { try IssuerIdentifier(configured: refused) }
+        }
+    }
+
+    @Test func onlyLoopbackHostsCount() {
+        for host in ["127.0.0.1", "127.255.3.9", "localhost", "::1", "[::1]"] { #expect(IssuerIdentifier.isLoopback(host), "\(host)") }
+        for host in ["127.example.com", "127.0.0.1.nip.io", "128.0.0.1", "127.0.0", "127.0.0.999", "127.0.0.+1", "example.com", ""] {
+            #expect(!IssuerIdentifier.isLoopback(host), "\(host)")
         }
     }
 
