@@ -27,6 +27,9 @@ let package = Package(
         .target(name: "AppleSignIn", dependencies: ["CryptoCore", "JSON"]),
         // Imported password hashes (PHC strings, bcrypt, Django, Firebase's scrypt), verified only as a bridge to passkeys.
         .target(name: "PasswordHashes", dependencies: ["CryptoCore", "CXCrypt", "CArgon2"]),
+        // OpenID Connect relying-party verification for any issuer (Google, Microsoft Entra, a generic one): ID tokens,
+        // issuer key sets, discovery documents. Pure, like AppleSignIn.
+        .target(name: "OpenIDConnect", dependencies: ["CryptoCore", "JSON"]),
         // The test-vector schema and its runner (`passkeyd verify`, the vector tests): on top of the core, not in it.
         .target(name: "WebAuthnVectors", dependencies: ["WebAuthnCore", "CryptoCore", "JSON"]),
 
@@ -42,7 +45,9 @@ let package = Package(
         // The OpenAPI document of the API is compiled in (`GET /openapi.json`), so the binary needs no file to serve it.
         .target(
             name: "RelyingPartyServer",
-            dependencies: ["WebAuthnCore", "CryptoCore", "JSON", "Storage", "HTTPServer", "AppleSignIn", "Observability", "PasswordHashes"],
+            dependencies: [
+                "WebAuthnCore", "CryptoCore", "JSON", "Storage", "HTTPServer", "AppleSignIn", "OpenIDConnect", "Observability", "PasswordHashes",
+            ],
             resources: [.embedInCode("OpenAPI/openapi.json")]
         ),
         .executableTarget(
@@ -87,12 +92,13 @@ let package = Package(
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
         .testTarget(name: "AppleSignInTests", dependencies: ["AppleSignIn", "CryptoCore", "TestSupport"]),
         .testTarget(name: "PasswordHashesTests", dependencies: ["PasswordHashes", "CryptoCore"]),
+        .testTarget(name: "OpenIDConnectTests", dependencies: ["OpenIDConnect", "CryptoCore", "TestSupport"]),
         // passkeydTests also holds the whole-tree checks (every error code type), so it sees every module.
         .testTarget(
             name: "passkeydTests",
             dependencies: [
-                "passkeyd", "RelyingPartyServer", "HTTPServer", "Storage", "StorageSQLite", "StoragePostgres", "AppleSignIn", "WebAuthnCore",
-                "CryptoCore", "JSON", "PasswordHashes",
+                "passkeyd", "RelyingPartyServer", "HTTPServer", "Storage", "StorageSQLite", "StoragePostgres", "AppleSignIn", "OpenIDConnect",
+                "WebAuthnCore", "CryptoCore", "JSON", "PasswordHashes",
                 "CBOR", "Observability",
             ]
         ),
@@ -100,7 +106,7 @@ let package = Package(
             name: "RelyingPartyServerTests",
             dependencies: [
                 "RelyingPartyServer", "TestSupport", "Storage", "StorageSQLite", "StoragePostgres", "HTTPServer", "WebAuthnCore", "CryptoCore",
-                "JSON", "AppleSignIn", "Observability", "PasswordHashes",
+                "JSON", "AppleSignIn", "OpenIDConnect", "Observability", "PasswordHashes",
             ],
             // Read by path (`#filePath`), like the repository's `www`.
             exclude: ["Fixtures"]

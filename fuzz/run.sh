@@ -19,7 +19,7 @@ fi
 # The longest input worth trying per target: a little above the largest real input of its kind.
 max_len() {
   case "$1" in
-    cbor|attestation-object|registration|android-safetynet|jws|apple-token) echo 16384 ;;
+    cbor|attestation-object|registration|android-safetynet|jws|apple-token|openid-token) echo 16384 ;;
     client-data) echo 2048 ;;
     tpm-structures) echo 1024 ;;
     configuration) echo 4096 ;;

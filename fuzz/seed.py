@@ -271,6 +271,30 @@ def main():
     seeds.add("jws", b"\x01eyJhbGciOiJFUzI1NiJ9.e30=.AA==")
     seeds.add("jws", b"\x00..")
 
+    # OpenID Connect (selector byte: 0 discovery document, 1 JWKS, 2 ID token claims, 3 whole token).
+    discovery = {"issuer": "https://accounts.google.com", "authorization_endpoint": "https://accounts.google.com/o/oauth2/v2/auth",
+                 "token_endpoint": "https://oauth2.googleapis.com/token", "jwks_uri": "https://www.googleapis.com/oauth2/v3/certs",
+                 "id_token_signing_alg_values_supported": ["RS256"]}
+    seeds.add("openid-token", b"\x00" + json.dumps(discovery).encode())
+    seeds.add("openid-token", b"\x00" + json.dumps(dict(discovery, jwks_uri="http://127.0.0.1:9000/keys",
+                                                          token_endpoint="http://[::1]:9000/token")).encode())
+    seeds.add("openid-token", b"\x01" + json.dumps({"keys": [
+        {"kty": "RSA", "kid": "a", "use": "sig", "alg": "RS256", "e": "AQAB", "n": "u1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw7o"
+         "nLRnrq0_IzW7yWR7QkrmBL7jTKEn5u-qKhbwKfBstIs-bMY2Zkp18gnTxKLxoS2tFczGkPLPgizskuemMghRniWaoLcyehkd3qqGElvW_VDL5AaWTg0nLVkjRo9z-"
+         "40RQzuVaE8AkAFmxZzow3x-VJYKdjykkJ0iT9wCS0DRTXu269V264Vf_3jvredZiKRkgwlL9xNAwxXFg0x_XFw005UWVRIkdgcKWTjpBP2dPwVZ4WWC-9aGVd-Gyn1o0"
+         "CLelf4rEjGoXbAAEgAqeGUxrcIlbjXfbcmw"},
+        {"kty": "EC", "crv": "P-256", "kid": "b", "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+         "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}]}).encode())
+    google_claims = {"iss": "https://accounts.google.com", "azp": "a.apps.googleusercontent.com",
+                     "aud": ["w.apps.googleusercontent.com", "i.apps.googleusercontent.com"], "sub": "110169484474386276334",
+                     "email": "p@example.com", "email_verified": "true", "nonce": hashlib.sha256(b"raw").hexdigest(),
+                     "iat": 1700000000, "exp": 1700003600, "tid": "9188040d-6c67-4c5b-b112-36a304b66dad"}
+    seeds.add("openid-token", b"\x02" + json.dumps(google_claims).encode())
+    token_claims = json.dumps({"iss": "https://accounts.google.com", "aud": "fuzz.apps.googleusercontent.com", "sub": "1",
+                               "iat": 1700000000, "exp": 1700003600, "nonce": hashlib.sha256(b"fuzz").hexdigest()}).encode()
+    seeds.add("openid-token", b"\x03" + jws({"alg": "ES256", "kid": "fuzz", "typ": "JWT"}, token_claims).encode())
+    seeds.add("openid-token", b"\x03" + jws({"alg": "none"}, token_claims, b"").encode())
+
     # Client data edge cases.
     for text_value in ['{"type":"webauthn.create","challenge":"AAAA","origin":"https://example.org","crossOrigin":true,"topOrigin":"https://a.example"}',
                        '\ufeff{"type":"webauthn.get","challenge":"AAAA","origin":"https://example.org","tokenBinding":{"status":"present","id":"x"}}',

@@ -82,6 +82,23 @@ extension RelyingPartyServer {
             \.appleNotifications,
             AppleNotificationsController.receive
         ),
+        Route(
+            "POST",
+            "/auth/{provider}/nonce",
+            [.rateLimitedPerAddress, .noStore, .allowsAccessToken],
+            \.federatedSignIn,
+            FederatedSignInController.nonce
+        ),
+        Route("POST", "/auth/{provider}", [.rateLimitedPerAddress, .noStore], \.federatedSignIn, FederatedSignInController.signIn),
+        Route("DELETE", "/me/identities/{provider}/{subject}", [.noStore], \.federatedLinks, FederatedLinksController.unlink),
+        Route("GET", "/auth/{provider}/start", [.rateLimitedPerAddress, .noStore, .sessionIgnored], \.federatedWeb, FederatedWebController.start),
+        Route(
+            "GET",
+            "/auth/{provider}/callback",
+            [.rateLimitedPerAddress, .noStore, .sessionIgnored],
+            \.federatedWeb,
+            FederatedWebController.callback
+        ),
     ]
 
     /// What a table says about a request.

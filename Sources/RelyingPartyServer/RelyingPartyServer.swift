@@ -37,6 +37,8 @@ public final class RelyingPartyServer: HTTPHandler {
     let limits: RequestLimits
     /// Sign in with Apple; nil without an `apple` block.
     let apple: AppleIntegration?
+    /// Sign in with Google and other OpenID providers (`identityProviders`), fetching through `outbound`.
+    let identityProviders: IdentityProviders
     /// Webhook delivery (`webhooks`); its workers run from `startWebhooks` to `stopWebhooks`, and a reload with other
     /// endpoints replaces it.
     let webhooks: WebhookDispatcherInForce
@@ -68,6 +70,7 @@ public final class RelyingPartyServer: HTTPHandler {
             enumerationSecret: enumerationSecret,
             appleSetup: appleSetup,
             webhookSender: webhookClient,
+            outbound: webhookClient,
             metrics: metrics,
             log: log
         )
@@ -82,6 +85,7 @@ public final class RelyingPartyServer: HTTPHandler {
         enumerationSecret: [UInt8],
         appleSetup: AppleSetup? = nil,
         webhookSender: (any WebhookSender)?,
+        outbound: HTTPClient? = nil,
         metrics: MetricsRegistry? = MetricsRegistry(),
         log: Logger = .discarding
     ) throws(ConfigurationError) {
@@ -140,6 +144,7 @@ public final class RelyingPartyServer: HTTPHandler {
         } else {
             apple = nil
         }
+        identityProviders = try IdentityProviders(configuration.identityProviders, client: outbound, time: time, log: log)
         let assertions = AssertionVerifier(
             store: store,
             time: time,
@@ -192,7 +197,8 @@ public final class RelyingPartyServer: HTTPHandler {
             apple: apple,
             webhooks: webhooks,
             metrics: self.metrics,
-            log: log
+            log: log,
+            identityProviders: identityProviders
         )
         tokens.updateKeys()
         if let metrics { collectMetrics(into: metrics) }

@@ -81,6 +81,13 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case appleSignInCancelled = "apple_sign_in_cancelled"
             case invalidReturnPath = "invalid_return_path"
             case invalidToken = "invalid_token"
+            case identityProviderNotFound = "identity_provider_not_found"
+            case identityTaken = "identity_taken"
+            case identityNotFound = "identity_not_found"
+            case identityProviderUnavailable = "identity_provider_unavailable"
+            case identityStateInvalid = "identity_state_invalid"
+            case identityIssuerMismatch = "identity_issuer_mismatch"
+            case identitySignInCancelled = "identity_sign_in_cancelled"
         }
 
         private let base: Base
@@ -154,6 +161,20 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         /// The body is not a signed Apple notification (400), or it does not verify (401).
         static let invalidNotification = Code(.invalidNotification)
         /// A server fault (a stored value is unreadable); the detail goes to the log.
+        /// `/auth/{provider}` names no configured identity provider.
+        static let identityProviderNotFound = Code(.identityProviderNotFound)
+        /// The identity at the OpenID provider belongs to another account than the signed-in one; merge with the token.
+        static let identityTaken = Code(.identityTaken)
+        /// The signed-in account has no identity with that provider and subject.
+        static let identityNotFound = Code(.identityNotFound)
+        /// The provider's discovery document or keys cannot be fetched; nothing is accepted without them; retry.
+        static let identityProviderUnavailable = Code(.identityProviderUnavailable)
+        /// The web flow's `state` is missing, unknown, used, expired, another browser's or another provider's.
+        static let identityStateInvalid = Code(.identityStateInvalid)
+        /// RFC 9207: the authorization response names another issuer than the provider's (a mix-up).
+        static let identityIssuerMismatch = Code(.identityIssuerMismatch)
+        /// The provider ended the web flow with an error (the person cancelled).
+        static let identitySignInCancelled = Code(.identitySignInCancelled)
         static let internalError = Code(.internalError)
         /// The database cannot be reached; retry.
         static let storageUnavailable = Code(.storageUnavailable)
@@ -246,7 +267,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case .credentialUnknown: (400, "This passkey is not registered here.")
             case .possibleClone: (401, "This passkey's signature counter went backwards; sign-in was refused.")
             case .notSignedIn: (401, "Sign in first.")
-            case .invalidIdentityToken: (401, "The Apple identity token was not accepted.")
+            case .invalidIdentityToken: (401, "The identity token was not accepted.")
             case .notFound: (404, "There is nothing here.")
             case .notConfigured: (404, "This server does not publish this file: its configuration does not set the key named in key.")
             case .passkeyNotFound: (404, "You have no passkey with that ID.")
@@ -298,6 +319,14 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case .appleSignInCancelled: (400, "Sign in with Apple was cancelled.")
             case .invalidReturnPath: (400, "The return address must be a path on this server.")
             case .invalidToken: (401, "The access token is not valid.")
+            case .identityProviderNotFound: (404, "This server has no identity provider of that name.")
+            case .identityTaken: (409, "This identity is linked to another account; merge the two with the mergeToken.")
+            case .identityNotFound: (404, "Your account has no identity with that provider and identifier.")
+            case .identityProviderUnavailable: (503, "The identity provider cannot be reached right now; try again shortly.")
+            case .identityStateInvalid:
+                (400, "This sign-in answer is not one this browser started with this provider, or it was already used; start again.")
+            case .identityIssuerMismatch: (400, "The sign-in answer came from another issuer than the provider's.")
+            case .identitySignInCancelled: (400, "The sign-in with the provider was cancelled.")
             }
         }
     }
@@ -385,6 +414,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         case .externalIDTaken: ServerError(.externalIdTaken)
         case .credentialExists: ServerError(.credentialExists)
         case .appleIdentityTaken: ServerError(.appleIdentityTaken)
+        case .federatedIdentityTaken: ServerError(.identityTaken)
         case .notFound: ServerError(.notFound)
         // A sealed challenge another request spent first, here or on another node.
         case .challengeSpent: ServerError(.challengeUnknown)

@@ -13,6 +13,9 @@ public enum CeremonyKind: String, Sendable {
     /// The `state` of Apple's web flow (`GET /auth/apple/start`), stored under a hash of the state: its raw nonce, the
     /// paths to return to and the hash of the browser's binding cookie.
     case appleWebState
+    /// The `state` of an identity provider's web flow (`GET /auth/{provider}/start`), stored under a hash of the state:
+    /// the provider, its raw nonce, the PKCE verifier, the paths to return to and the hash of the binding cookie.
+    case identityWebState
     /// A sealed sign-in challenge that was used (`ChallengeSeal` in the server), stored under its bytes until some
     /// time after it expired: while it is stored, the challenge is refused. Never taken.
     case spentAuthentication

@@ -14,6 +14,7 @@ public final class InMemoryStore: PasskeyStore {
         /// By subject, then client ID.
         var appleRefreshTokens: [String: [String: [UInt8]]] = [:]
         var linkDeclines: Set<LinkDecline> = []
+        var federatedIdentities: [FederatedIdentityKey: FederatedIdentityRecord] = [:]
         var appleNonces: [[UInt8]: Date] = [:]
         /// By subject: the newest applied event time and until when it is kept.
         var appleNotificationWatermarks: [String: (eventAt: Date, until: Date)] = [:]

@@ -82,6 +82,7 @@ extension InMemoryTransaction {
                 state.appleRefreshTokens[identity.subject] = nil
             }
             state.appleIdentities = state.appleIdentities.filter { $0.value.userID != id }
+            state.federatedIdentities = state.federatedIdentities.filter { $0.value.userID != id }
             state.linkDeclines = state.linkDeclines.filter { $0.first != id && $0.second != id }
             state.enrollmentTokens = state.enrollmentTokens.filter { $0.value.userID != id }
             state.recoveryCodes[id] = nil

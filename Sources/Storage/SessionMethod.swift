@@ -19,4 +19,6 @@ public enum SessionMethod: String, Sendable, Equatable, CaseIterable {
 
     /// Whether a password signed the session in.
     public var isPassword: Bool { self == .password || self == .passwordRestricted }
+    /// An ID token of a configured OpenID provider (Google, any OpenID Connect issuer: `POST /auth/{provider}`).
+    case identityProvider = "oidc"
 }

@@ -12,6 +12,7 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
             case duplicateKey = "storage.duplicateKey"
             case appleIdentityTaken = "storage.appleIdentityTaken"
             case externalIDTaken = "storage.externalIdTaken"
+            case federatedIdentityTaken = "storage.federatedIdentityTaken"
             case signCountNotIncreased = "storage.signCountNotIncreased"
             case notEmpty = "storage.notEmpty"
             case invalidRecord = "storage.invalidRecord"
@@ -38,6 +39,8 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         public static let appleIdentityTaken = Code(.appleIdentityTaken)
         /// Another user has that external id (`UserRecord.externalID`).
         public static let externalIDTaken = Code(.externalIDTaken)
+        /// The identity at an OpenID provider (`iss`, `sub`) is already linked to an account.
+        public static let federatedIdentityTaken = Code(.federatedIdentityTaken)
         /// The signature counter is not greater than the stored one (WebAuthn §7.2 step 23, checked at write time).
         public static let signCountNotIncreased = Code(.signCountNotIncreased)
         /// An import needs an empty store and this one holds records.

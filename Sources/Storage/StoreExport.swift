@@ -9,6 +9,8 @@ public struct StoreExport: Sendable, Equatable {
     public var appleIdentities: [AppleIdentityRecord] = []
     /// The Apple refresh tokens, ordered by subject, then client ID.
     public var appleRefreshTokens: [AppleRefreshTokenRecord] = []
+    /// The identities at OpenID providers, ordered by issuer, then subject.
+    public var federatedIdentities: [FederatedIdentityRecord] = []
     /// The refused link suggestions.
     public var linkDeclines: [LinkDecline] = []
     /// The newest applied Apple notification per `sub`, ordered by subject.

@@ -13,6 +13,7 @@ public protocol StoreTransaction:
     AccountRecoveryTransactions,
     PasswordTransactions,
     AppleIdentityTransactions,
+    FederatedIdentityTransactions,
     AppleReplayGuardTransactions,
     SigningKeyTransactions,
     OpenIDProviderTransactions,
@@ -51,7 +52,7 @@ extension StoreTransaction {
     }
 
     /// Deletes the user's credential, refusing to delete the account's last way to sign in: the credential is kept
-    /// when it is the user's only one and no Apple identity is linked (a consent-revoked identity counts: signing in
+    /// when it is the user's only one and no Apple or federated identity is linked (a consent-revoked identity counts: signing in
     /// with it again lands in the account). In a transaction, so the check and the delete
     /// are one serial step: two concurrent deletions of an account's two passkeys, on one node or two, leave one.
     /// - Returns: `.deleted`; `.notFound` when that user has no credential with this ID (including when it belongs
@@ -59,7 +60,9 @@ extension StoreTransaction {
     public func deleteCredentialUnlessLast(id: [UInt8], userID: [UInt8]) throws(StorageError) -> CredentialDeletion {
         let credentials = try credentials(userID: userID)
         guard credentials.contains(where: { $0.id == id }) else { return .notFound }
-        if credentials.count == 1, try appleIdentities(userID: userID).isEmpty { return .lastCredential }
+        if credentials.count == 1, try appleIdentities(userID: userID).isEmpty, try federatedIdentities(userID: userID).isEmpty {
+            return .lastCredential
+        }
         return try deleteCredential(id: id, userID: userID) ? .deleted : .notFound
     }
 }

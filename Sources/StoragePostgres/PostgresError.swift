@@ -90,6 +90,7 @@ struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
             case "users_external_id_unique": return StorageError(.externalIDTaken, "another account has this external id")
             case "credentials_pkey": return StorageError(.credentialExists, "a credential with this ID already exists")
             case "apple_identities_pkey": return StorageError(.appleIdentityTaken, "the Apple identity is already linked to an account")
+            case "federated_identities_pkey": return StorageError(.federatedIdentityTaken, "the identity is already linked to an account")
             case "users_pkey": return StorageError(.duplicateKey, "a user with this ID already exists")
             case "users_app_account_token_unique": return StorageError(.duplicateKey, "a user with this app account token already exists")
             case "apple_identities_transfer_subject_unique":

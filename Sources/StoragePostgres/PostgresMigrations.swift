@@ -399,6 +399,25 @@ enum PostgresMigrations {
                 );
                 """
         ),
+        // Identities at OpenID providers (Google, any OpenID Connect issuer), keyed by issuer and subject, deleted
+        // with their account, as SQLite's version 15.
+        Step(
+            version: 14,
+            sql: """
+                CREATE TABLE federated_identities (
+                    issuer text NOT NULL,
+                    subject text NOT NULL,
+                    user_id bytea NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    provider text NOT NULL,
+                    email text,
+                    email_verified boolean NOT NULL,
+                    created_at double precision NOT NULL,
+                    last_sign_in_at double precision,
+                    CONSTRAINT federated_identities_pkey PRIMARY KEY (issuer, subject)
+                );
+                CREATE INDEX federated_identities_by_user ON federated_identities(user_id, created_at);
+                """
+        ),
     ]
 
     /// The schema version this build writes.

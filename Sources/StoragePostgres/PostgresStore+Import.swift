@@ -49,6 +49,9 @@ extension PostgresStore: ImportableStore {
                 [(.text(token.subject), "text"), (.text(token.clientID), "text"), (.bytea(token.encryptedToken), "bytea")]
             )
         }
+        for identity in export.federatedIdentities {
+            insert("federated_identities", PostgresRecords.federatedIdentityColumns, PostgresRecords.federatedIdentityValues(identity))
+        }
         for decline in export.linkDeclines {
             insert("link_declines", "first_user_id, second_user_id", [(.bytea(decline.first), "bytea"), (.bytea(decline.second), "bytea")])
         }

@@ -91,6 +91,9 @@ struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
             if constraint.hasSuffix("apple_identities.subject") {
                 return StorageError(.appleIdentityTaken, "the Apple identity is already linked to an account")
             }
+            if constraint.hasSuffix("federated_identities.subject") {
+                return StorageError(.federatedIdentityTaken, "the identity is already linked to an account")
+            }
             if constraint.hasSuffix("users.app_account_token") {
                 return StorageError(.duplicateKey, "a user with this app account token already exists")
             }

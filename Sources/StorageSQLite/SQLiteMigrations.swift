@@ -410,6 +410,25 @@ enum SQLiteMigrations {
                 ) WITHOUT ROWID;
                 """
         ),
+        // Identities at OpenID providers (Google, any OpenID Connect issuer), keyed by issuer and subject, deleted
+        // with their account.
+        Step(
+            version: 15,
+            sql: """
+                CREATE TABLE federated_identities (
+                    issuer TEXT NOT NULL,
+                    subject TEXT NOT NULL,
+                    user_id BLOB NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    provider TEXT NOT NULL,
+                    email TEXT,
+                    email_verified INTEGER NOT NULL,
+                    created_at REAL NOT NULL,
+                    last_sign_in_at REAL,
+                    PRIMARY KEY (issuer, subject)
+                ) WITHOUT ROWID;
+                CREATE INDEX federated_identities_by_user ON federated_identities(user_id, created_at);
+                """
+        ),
     ]
 
     /// The schema version this build writes.

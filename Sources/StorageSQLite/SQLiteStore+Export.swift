@@ -18,6 +18,9 @@ extension SQLiteStore: ExportableStore {
                 export.appleRefreshTokens = try connection.statement(
                     "SELECT \(SQLiteRecords.appleRefreshTokenColumns) FROM apple_refresh_tokens ORDER BY subject, client_id"
                 ).run([], row: SQLiteRecords.appleRefreshTokenRecord)
+                export.federatedIdentities = try connection.statement(
+                    "SELECT \(SQLiteRecords.federatedIdentityColumns) FROM federated_identities ORDER BY issuer, subject"
+                ).run([], row: SQLiteRecords.federatedIdentityRecord)
                 export.linkDeclines = try connection.statement(
                     "SELECT first_user_id, second_user_id FROM link_declines ORDER BY first_user_id, second_user_id"
                 ).run([]) { row throws(SQLiteError) in LinkDecline(row.blob(0), row.blob(1)) }

@@ -253,11 +253,12 @@ struct AdminCommand {
         var lines = [
             counts("users", report.users), counts("passkeys", report.passkeys), counts("Apple identities", report.appleIdentities),
             counts("password hashes", report.passwords),
+            counts("identities", report.identities),
         ]
         if let skipped = report.skipped {
             let providers = skipped.providers.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             lines.append(
-                "skipped: \(skipped.count) (without Sign in with Apple: \(providers.isEmpty ? "none" : providers); disabled: \(skipped.disabled))"
+                "skipped: \(skipped.count) (without Sign in with Apple or Google: \(providers.isEmpty ? "none" : providers); disabled: \(skipped.disabled))"
             )
         }
         return lines.joined(separator: "\n")

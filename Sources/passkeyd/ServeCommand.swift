@@ -82,6 +82,7 @@ struct ServeCommand {
         http.start()
         adminHTTP?.start()
         server.startAppleWorker()
+        server.startIdentityProviders()
         server.startMetadataRefresh(client: outbound)
         server.startKeyWorker()
         if let port = http.httpsPort {

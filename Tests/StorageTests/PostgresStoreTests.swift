@@ -567,6 +567,17 @@ struct PostgresStoreTests {
         used.cloneWarning = true
         try source.seedCredential(used)
         try source.seedUser(StoreSamples.user(2), appleIdentity: StoreSamples.appleIdentity("001234.apple", owner: 2))
+        let federated = FederatedIdentityRecord(
+            issuer: "https://accounts.google.com",
+            subject: "110169484474386276334",
+            userID: StoreSamples.userID(2),
+            provider: "google",
+            email: "two@example.com",
+            emailVerified: true,
+            createdAt: StoreSamples.now,
+            lastSignInAt: StoreSamples.now.addingTimeInterval(0.5)
+        )
+        try source.transaction { transaction throws(StorageError) in try transaction.insertFederatedIdentity(federated) }
         try source.seedSession(StoreSamples.session(1, owner: 1))
         #expect(
             try source.transaction { transaction throws(StorageError) in
@@ -635,6 +646,7 @@ struct PostgresStoreTests {
         #expect(export.users.count == 2 && export.credentials.count == 2 && export.sessions.count == 2)
         #expect(export.enrollmentTokens == [link] && export.recoveryCodes.map(\.codeHash) == codes)
         #expect(export.appleIdentities.count == 1 && export.appleNonces.count == 1 && export.appleRevocations.count == 1)
+        #expect(export.federatedIdentities == [federated])
         #expect(export.events.map(\.id) == events)
         #expect(export.appleRefreshTokens.count == 1 && export.linkDeclines.count == 1 && export.appleNotificationWatermarks.count == 1)
 
@@ -658,6 +670,11 @@ struct PostgresStoreTests {
         )
         #expect(try target.session(tokenHash: apple.tokenHash, now: StoreSamples.now) == apple)
         #expect(try target.appleIdentity(subject: "001234.apple") == StoreSamples.appleIdentity("001234.apple", owner: 2))
+        #expect(
+            try target.transaction { transaction throws(StorageError) in
+                try transaction.federatedIdentity(issuer: federated.issuer, subject: federated.subject)
+            } == federated
+        )
         #expect(try target.allEvents() == export.events)
         #expect(try target.appleRefreshTokens(subject: "001234.apple") == export.appleRefreshTokens)
         #expect(

@@ -15,6 +15,8 @@ import WebAuthnCore
 ///   list allows (any, when it is empty: discoverable sign-in), its counter increased.
 /// - `{"command": "appleToken", "nonce", "subject"?, "email"?}` → `{"identityToken", "authorizationCode"}`: a token
 ///   signed by the stand-in's key with `nonce` as the app gave it to Apple (`request.nonce`, the hashed one).
+/// - `{"command": "googleToken", "nonce", "subject"?, "email"?}` → `{"idToken"}`: an ID token with Google's claims,
+///   signed by the Google stand-in's key, with `nonce` as the app gave it to Google (the hashed one).
 final class TestDevice {
     /// A command that cannot be answered.
     struct Failure: Error, CustomStringConvertible {
@@ -29,16 +31,21 @@ final class TestDevice {
     }
 
     private let apple: AppleStandIn
+    private let google: GoogleStandIn
     private var passkeys: [Passkey] = []
 
     init(p8Path: String) throws {
         apple = try AppleStandIn()
+        google = try GoogleStandIn()
         try Data(try AppleTestKeys.shared.p8.pem().utf8).write(to: URL(fileURLWithPath: p8Path))
     }
 
     /// The first line: where the stand-in answers.
     func greeting() -> String {
-        Self.line(["appleBaseURL": apple.baseURL, "bundleID": AppleTokenMinter.bundleID])
+        Self.line([
+            "appleBaseURL": apple.baseURL, "bundleID": AppleTokenMinter.bundleID, "googleDiscoveryURL": google.discoveryURL,
+            "googleClientIDs": [GoogleStandIn.webClientID, GoogleStandIn.androidClientID], "googleClientSecret": GoogleStandIn.webClientSecret,
+        ])
     }
 
     /// The answer to one command line.
@@ -51,6 +58,7 @@ final class TestDevice {
             case "create": return Self.line(try create(command))
             case "assert": return Self.line(try assert(command))
             case "appleToken": return Self.line(try appleToken(command))
+            case "googleToken": return Self.line(try googleToken(command))
             default: return Self.line(["error": "unknown command"])
             }
         } catch {
@@ -119,6 +127,17 @@ final class TestDevice {
             "identityToken": try AppleTokenMinter.sign(claims),
             "authorizationCode": "c." + Base64URL.encode(SystemRandom().bytes(count: 16)),
         ]
+    }
+
+    private func googleToken(_ command: [String: Any]) throws -> [String: Any] {
+        var claims = GoogleStandIn.claims(
+            now: Date(),
+            rawNonce: "",
+            subject: command["subject"] as? String ?? "110169484474386276334",
+            email: command["email"] as? String ?? "person@example.com"
+        )
+        claims["nonce"] = try Self.text(command, "nonce")
+        return ["idToken": try google.sign(claims)]
     }
 
     private static func text(_ command: [String: Any], _ key: String) throws -> String {

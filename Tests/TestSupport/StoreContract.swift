@@ -9,8 +9,8 @@ public enum StoreContract {
         [
             StoreContractCheck(name: "lookups of missing records return nil", run: missingRecordsAreNil)
         ] + userChecks + usernameChecks + externalIDChecks + passwordChecks + credentialChecks + challengeChecks + sessionChecks + ceremonyChecks
-        + spentChallengeChecks
-        + transactionChecks + accountChecks + accountRecoveryChecks + appleChecks + signingKeyChecks + openIDProviderChecks + eventChecks
+        + spentChallengeChecks + transactionChecks + accountChecks + accountRecoveryChecks + appleChecks + federatedIdentityChecks
+        + signingKeyChecks + openIDProviderChecks + eventChecks
         + webhookChecks + statusChecks
 
     /// Registers a new account with `completeRegistration` and a session of its own (derived from the owner and the

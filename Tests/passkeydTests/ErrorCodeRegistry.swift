@@ -1,6 +1,7 @@
 import AppleSignIn
 import CBOR
 import CryptoCore
+import OpenIDConnect
 import PasswordHashes
 import Storage
 import WebAuthnCore
@@ -25,6 +26,7 @@ enum ErrorCodeRegistry {
         Entry(type: "CryptoError.Code", wireStrings: CryptoError.Code.allCases.map(\.rawValue)),
         Entry(type: "AppleSignInError.Code", wireStrings: AppleSignInError.Code.allCases.map(\.rawValue)),
         Entry(type: "PasswordHashError.Code", wireStrings: PasswordHashError.Code.allCases.map(\.rawValue)),
+        Entry(type: "OpenIDConnectError.Code", wireStrings: OpenIDConnectError.Code.allCases.map(\.rawValue)),
         Entry(type: "StorageError.Code", wireStrings: StorageError.Code.allCases.map(\.rawValue)),
         Entry(type: "SQLiteError.Code", wireStrings: SQLiteError.Code.allCases.map(\.rawValue)),
         Entry(type: "PostgresError.Code", wireStrings: PostgresError.Code.allCases.map(\.rawValue)),

@@ -15,9 +15,12 @@ struct AccountController: Sendable {
     /// `GET /me`: the user, the RP ID, the passkeys and every way to sign in.
     func me(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let (user, _) = try accounts.user(request, context, writing: false)
-        let (passkeys, identities) = try storage {
+        let (passkeys, identities, federated) = try storage {
             try store.transaction { transaction throws(StorageError) in
-                (try transaction.credentials(userID: user.id), try transaction.appleIdentities(userID: user.id))
+                (
+                    try transaction.credentials(userID: user.id), try transaction.appleIdentities(userID: user.id),
+                    try transaction.federatedIdentities(userID: user.id)
+                )
             }
         }
         return JSONBody.ok(
@@ -25,7 +28,11 @@ struct AccountController: Sendable {
                 user: UserJSON(user),
                 rpId: relyingPartyID,
                 passkeys: passkeys.map(PasskeyJSON.init),
-                signInMethods: .init(passkeys: passkeys.count, apple: identities.map(AccountJSON.AppleIdentityJSON.init))
+                signInMethods: .init(
+                    passkeys: passkeys.count,
+                    apple: identities.map(AccountJSON.AppleIdentityJSON.init),
+                    identities: federated.map(FederatedIdentityJSON.init)
+                )
             )
         )
     }

@@ -6,6 +6,8 @@ public struct AccountJSON: Encodable {
     struct SignInMethods: Encodable {
         let passkeys: Int
         let apple: [AppleIdentityJSON]
+        /// Identities at OpenID providers (Google, any configured issuer).
+        let identities: [FederatedIdentityJSON]
     }
 
     public struct AppleIdentityJSON: Encodable, Sendable {

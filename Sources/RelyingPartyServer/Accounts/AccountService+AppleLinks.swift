@@ -23,7 +23,8 @@ extension AccountService {
                 let identities = try transaction.appleIdentities(userID: userID)
                 guard identities.contains(where: { $0.subject == subject }) else { return .notFound }
                 let passkeys = try transaction.credentials(userID: userID)
-                guard identities.count > 1 || !passkeys.isEmpty else { return .lastSignInMethod }
+                let federated = try transaction.federatedIdentities(userID: userID)
+                guard identities.count > 1 || !passkeys.isEmpty || !federated.isEmpty else { return .lastSignInMethod }
                 var events: [AccountEvent] = []
                 let ended = try transaction.deleteSessions(appleSubject: subject)
                 for session in ended {

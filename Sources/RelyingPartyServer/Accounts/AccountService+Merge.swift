@@ -64,6 +64,7 @@ extension AccountService {
         var events: [AccountEvent] = []
         _ = try transaction.moveCredentials(from: goneID, to: survivorID)
         _ = try transaction.moveAppleIdentities(from: goneID, to: survivorID)
+        _ = try transaction.moveFederatedIdentities(from: goneID, to: survivorID)
         for session in try transaction.deleteSessions(userID: goneID, except: nil) {
             events.append(.sessionRevoked(session, reason: .merged))
         }

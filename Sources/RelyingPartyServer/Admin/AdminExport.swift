@@ -6,7 +6,8 @@ import WebAuthnCore
 
 /// The NDJSON of `GET /admin/export` and `POST /admin/import`: one JSON object a line, each with its `type`. The first
 /// line is the header (`passkeyd.export`, `version`, the `relyingPartyId` the passkeys are bound to, `exportedAt`); then
-/// each account (`user`) followed by its passkeys (`passkey`) and Apple identities (`appleIdentity`). Byte strings are
+/// each account (`user`) followed by its passkeys (`passkey`), Apple identities (`appleIdentity`) and identities at
+/// OpenID providers (`identity`). Byte strings are
 /// base64url, times ISO 8601 with milliseconds. Never a session, a refresh token, a recovery code or an enrollment
 /// link, hashed or not: a passkey's public key is all a passkey carries, and it is not a secret.
 public enum AdminExport {
@@ -207,6 +208,7 @@ public enum AdminExport {
         var passkeys: [(line: Int, record: CredentialRecord)] = []
         var appleIdentities: [(line: Int, record: AppleIdentityRecord)] = []
         var passwords: [(line: Int, record: PasswordHashRecord)] = []
+        var identities: [(line: Int, record: FederatedIdentityRecord)] = []
     }
 
     /// An Apple `sub` as Apple makes them: 1 to 255 printable ASCII characters.
@@ -305,6 +307,7 @@ public enum AdminExport {
                     }
                 case "passkey": batch.passkeys.append((number, try decode(Passkey.self, data).record()))
                 case "appleIdentity": batch.appleIdentities.append((number, try decode(AppleIdentity.self, data).record()))
+                case "identity": batch.identities.append((number, try decode(Identity.self, data).record()))
                 default: throw ServerError(.importInvalid, member: "type")
                 }
             } catch {

@@ -11,7 +11,7 @@ public struct AdminImportReport: Encodable, Sendable, Equatable {
     /// The accounts of a Firebase file that were not imported.
     public struct Skipped: Encodable, Sendable, Equatable {
         public var count = 0
-        /// Accounts without an `apple.com` provider, by their providers joined with "+" ("password", "google.com+phone";
+        /// Accounts without an `apple.com` or `google.com` provider, by their providers joined with "+" ("password";
         /// "none" for an account without any).
         public var providers: [String: Int] = [:]
         /// Disabled accounts (`disabled: true`), imported by none.
@@ -23,6 +23,8 @@ public struct AdminImportReport: Encodable, Sendable, Equatable {
     public var appleIdentities = Counts()
     /// Imported password hashes (a hash equal to the stored one is unchanged).
     public var passwords = Counts()
+    /// Identities at OpenID providers (`identity` lines).
+    public var identities = Counts()
     /// Only for a Firebase import.
     public var skipped: Skipped?
 }

@@ -6,7 +6,7 @@ extension AdminService {
     /// Users read per transaction by the export.
     static let exportPageSize = 200
 
-    /// Every account with its passkeys and Apple identities as NDJSON (`AdminExport`), in name-key order, read a page
+    /// Every account with its passkeys, Apple identities and identities at OpenID providers as NDJSON (`AdminExport`), in name-key order, read a page
     /// of accounts per transaction (not one snapshot: `passkeyd migrate` copies a stopped store whole).
     public func export() throws(ServerError) -> [UInt8] {
         let header = AdminExport.Header(
@@ -18,19 +18,33 @@ extension AdminService {
         var after: String?
         while true {
             let cursor = after
-            let page = try transaction { transaction throws(StorageError) -> [(UserRecord, [CredentialRecord], [AppleIdentityRecord])] in
+            let page = try transaction { transaction throws(StorageError) -> [ExportedAccount] in
                 try transaction.users(namePrefix: "", after: cursor, limit: Self.exportPageSize).map { user throws(StorageError) in
-                    (user, try transaction.credentials(userID: user.id), try transaction.appleIdentities(userID: user.id))
+                    ExportedAccount(
+                        user: user,
+                        passkeys: try transaction.credentials(userID: user.id),
+                        appleIdentities: try transaction.appleIdentities(userID: user.id),
+                        identities: try transaction.federatedIdentities(userID: user.id)
+                    )
                 }
             }
-            for (user, passkeys, identities) in page {
-                output += AdminExport.line(AdminExport.User(user))
-                for passkey in passkeys { output += AdminExport.line(AdminExport.Passkey(passkey)) }
-                for identity in identities { output += AdminExport.line(AdminExport.AppleIdentity(identity)) }
+            for account in page {
+                output += AdminExport.line(AdminExport.User(account.user))
+                for passkey in account.passkeys { output += AdminExport.line(AdminExport.Passkey(passkey)) }
+                for identity in account.appleIdentities { output += AdminExport.line(AdminExport.AppleIdentity(identity)) }
+                for identity in account.identities { output += AdminExport.line(AdminExport.Identity(identity)) }
             }
-            guard page.count == Self.exportPageSize, let last = page.last?.0.name else { return output }
+            guard page.count == Self.exportPageSize, let last = page.last?.user.name else { return output }
             after = last
         }
+    }
+
+    /// One account of the export with what it holds.
+    struct ExportedAccount: Sendable {
+        let user: UserRecord
+        let passkeys: [CredentialRecord]
+        let appleIdentities: [AppleIdentityRecord]
+        let identities: [FederatedIdentityRecord]
     }
 
     /// Imports an export (`AdminExport`) of a deployment of the same relying party, idempotently, in one transaction.
@@ -40,8 +54,9 @@ extension AdminService {
 
     /// Writes `batch` in ONE transaction, all of it or, on any refusal, nothing: users upserted by ID (a new one
     /// `user.created` with `method: import`, a changed username, display name or email `user.updated`); password
-    /// hashes set when new or changed (no event: they are a bridge, not a way in the person chose); passkeys and
-    /// Apple identities added when new (`passkey.registered`, `apple.linked`) and left as they are when they exist
+    /// hashes set when new or changed (no event: they are a bridge, not a way in the person chose); passkeys, Apple
+    /// identities and identities at OpenID providers added when new (`passkey.registered`, `apple.linked`,
+    /// `identity.linked`) and left as they are when they exist
     /// (their counters and Apple's state are the live ones).
     /// - Throws: with the `line`: `409 username_taken`, `external_id_taken`, `credential_exists` (a passkey of another account),
     ///   `apple_identity_taken` (an Apple identity of another account), `400 import_invalid` (`userId` names no
@@ -131,13 +146,31 @@ extension AdminService {
                     try transaction.setPasswordHash(password)
                     if stored == nil { report.passwords.created += 1 } else { report.passwords.updated += 1 }
                 }
+                for (number, identity) in batch.identities {
+                    line = number
+                    if let stored = try transaction.federatedIdentity(issuer: identity.issuer, subject: identity.subject) {
+                        guard stored.userID == identity.userID else { throw refuse(ServerError(.identityTaken)) }
+                        report.identities.unchanged += 1
+                        continue
+                    }
+                    guard try transaction.user(id: identity.userID) != nil else { throw refuse(ServerError(.importInvalid, member: "userId")) }
+                    try transaction.insertFederatedIdentity(identity)
+                    let linked = AccountEvent.identityLinked(
+                        userID: identity.userID,
+                        provider: identity.provider,
+                        issuer: identity.issuer,
+                        subject: identity.subject
+                    )
+                    try transaction.appendEvent(linked.event(at: now, random: random))
+                    report.identities.created += 1
+                }
                 return report
             }
         } catch {
             if let refusal { throw refusal }
             let mapped = ServerError.storage(error)
             switch error.code {
-            case .usernameTaken, .externalIDTaken, .credentialExists, .appleIdentityTaken: throw mapped.onLine(line)
+            case .usernameTaken, .externalIDTaken, .credentialExists, .appleIdentityTaken, .federatedIdentityTaken: throw mapped.onLine(line)
             case .duplicateKey, .invalidRecord: throw ServerError(.importInvalid, detail: error.description).onLine(line)
             default: throw mapped
             }

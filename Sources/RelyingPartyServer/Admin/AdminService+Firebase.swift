@@ -7,10 +7,11 @@ extension AdminService {
     /// The largest Firebase file read (`firebase auth:export`), and its most accounts.
     public static let maximumFirebaseFileBytes = 256 << 20
 
-    /// Imports the accounts of a `firebase auth:export` JSON file that sign in with Apple or, given the project's
-    /// `hashParameters`, with a password, idempotently: each such user becomes an account (its ID derived from the
+    /// Imports the accounts of a `firebase auth:export` JSON file that sign in with Apple, Google or, given the
+    /// project's `hashParameters`, a password, idempotently: each such user becomes an account (its ID derived from the
     /// Firebase `localId`, so a second import finds it) with its Apple identity (`rawId` is Apple's `sub`, the same
-    /// when the app's Team ID is unchanged) and its password hash (Firebase's scrypt), its email and display name; its
+    /// when the app's Team ID is unchanged), its Google identity (`rawId` is Google's `sub`, keyed with Google's issuer
+    /// and shown as provider `google`) and its password hash (Firebase's scrypt), its email and display name; its
     /// username is the email when there is one (64 bytes at most), `firebase-<localId>` otherwise. Every other user is
     /// skipped and counted by provider (password users too without `hashParameters`), and so is a disabled one. One
     /// transaction.
@@ -28,8 +29,9 @@ extension AdminService {
         for (index, user) in file.users.enumerated() {
             let providers = user.providerUserInfo.map(\.providerId)
             let apple = user.providerUserInfo.first { $0.providerId == FirebaseAuthExport.appleProvider }
+            let google = user.providerUserInfo.first { $0.providerId == FirebaseAuthExport.googleProvider }
             let password = hashParameters.flatMap { parameters in user.passwordHash.map { (parameters, $0) } }
-            guard apple != nil || password != nil else {
+            guard apple != nil || google != nil || password != nil else {
                 skipped.count += 1
                 skipped.providers[providers.isEmpty ? "none" : providers.sorted().joined(separator: "+"), default: 0] += 1
                 continue
@@ -40,10 +42,13 @@ extension AdminService {
                 continue
             }
             do throws(ServerError) {
-                let account = try Self.account(user, apple: apple, now: now, token: random.uuid())
+                let account = try Self.account(user, apple: apple ?? google, now: now, token: random.uuid())
                 batch.users.append((index + 1, account))
                 if let apple {
                     batch.appleIdentities.append((index + 1, try Self.appleIdentity(user, apple: apple, account: account)))
+                }
+                if let google {
+                    batch.identities.append((index + 1, try Self.googleIdentity(user, google, of: account)))
                 }
                 if let (parameters, hash) = password {
                     batch.passwords.append(
@@ -59,7 +64,7 @@ extension AdminService {
         return report
     }
 
-    /// The account of a Firebase user.
+    /// The account of a Firebase user (`apple`: the Apple or Google provider entry, for what the user lacks).
     private static func account(
         _ user: FirebaseAuthExport.User,
         apple: FirebaseAuthExport.ProviderUserInfo?,
@@ -100,6 +105,27 @@ extension AdminService {
             isPrivateEmail: account.email?.lowercased().hasSuffix("@privaterelay.appleid.com") == true,
             realUserStatus: nil,
             transferSubject: nil,
+            createdAt: account.createdAt
+        )
+    }
+
+    /// The Google identity of a Firebase user with Sign in with Google.
+    private static func googleIdentity(
+        _ user: FirebaseAuthExport.User,
+        _ google: FirebaseAuthExport.ProviderUserInfo,
+        of account: UserRecord
+    ) throws(ServerError) -> FederatedIdentityRecord {
+        guard let subject = google.rawId, (1...FederatedIdentityRecord.maximumSubjectBytes).contains(subject.utf8.count) else {
+            throw ServerError(.importInvalid, member: "rawId")
+        }
+        let email = try validEmail(google.email).flatMap { $0.isEmpty ? nil : $0 }
+        return FederatedIdentityRecord(
+            issuer: FirebaseAuthExport.googleIssuer,
+            subject: subject,
+            userID: account.id,
+            provider: "google",
+            email: email ?? account.email,
+            emailVerified: email == nil ? account.emailVerified : user.emailVerified == true,
             createdAt: account.createdAt
         )
     }

@@ -73,6 +73,7 @@ public struct AdminService: Sendable {
                 createdAt: user.createdAt,
                 passkeys: try transaction.credentials(userID: userID).map(PasskeyJSON.init),
                 appleIdentities: try transaction.appleIdentities(userID: userID).map(AccountJSON.AppleIdentityJSON.init),
+                identities: try transaction.federatedIdentities(userID: userID).map(FederatedIdentityJSON.init),
                 sessions: try transaction.sessions(userID: userID, now: now).map { SessionJSON($0, current: nil) },
                 recoveryCodesLeft: try transaction.recoveryCodeCount(userID: userID)
             )

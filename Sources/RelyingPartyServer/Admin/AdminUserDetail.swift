@@ -6,6 +6,8 @@ public struct AdminUserDetail: Encodable, Sendable {
     public let createdAt: Date
     public let passkeys: [PasskeyJSON]
     public let appleIdentities: [AccountJSON.AppleIdentityJSON]
+    /// Identities at OpenID providers.
+    public let identities: [FederatedIdentityJSON]
     /// The live sessions, oldest first.
     public let sessions: [SessionJSON]
     /// How many unused recovery codes the account has.

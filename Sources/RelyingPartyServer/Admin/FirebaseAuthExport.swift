@@ -52,6 +52,9 @@ struct FirebaseAuthExport: Decodable, Sendable {
 
     /// The provider ID of Sign in with Apple.
     static let appleProvider = "apple.com"
+    /// Sign in with Google's provider: its `rawId` is Google's `sub` (the ID tokens' issuer is `googleIssuer`).
+    static let googleProvider = "google.com"
+    static let googleIssuer = "https://accounts.google.com"
 
     let users: [User]
 }

@@ -89,7 +89,8 @@ struct AppleNotificationsController: Sendable {
         case .accountDeleted:
             let credentials = try transaction.credentials(userID: identity.userID)
             let identities = try transaction.appleIdentities(userID: identity.userID)
-            guard !credentials.isEmpty || identities.count > 1 else {
+            let federated = try transaction.federatedIdentities(userID: identity.userID)
+            guard !credentials.isEmpty || identities.count > 1 || !federated.isEmpty else {
                 // Nothing else lets the person in: the account goes, as `DELETE /me` does it.
                 return (.applied, try accountService.delete(userID: identity.userID, reason: .appleAccountDeleted, in: transaction, now: now))
             }

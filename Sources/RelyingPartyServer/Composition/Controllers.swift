@@ -23,6 +23,9 @@ struct Controllers: Sendable {
     let admin: AdminController
     let merge: MergeController
     let passwords: PasswordController
+    let federatedSignIn: FederatedSignInController
+    let federatedLinks: FederatedLinksController
+    let federatedWeb: FederatedWebController
 
     init(
         configuration: ServerConfiguration,
@@ -43,7 +46,8 @@ struct Controllers: Sendable {
         apple: AppleIntegration?,
         webhooks: WebhookDispatcherInForce,
         metrics: ServerMetrics?,
-        log: Logger
+        log: Logger,
+        identityProviders: IdentityProviders
     ) {
         self.sessions = SessionsController(
             store: store,
@@ -172,6 +176,29 @@ struct Controllers: Sendable {
             assertions: assertions,
             resolver: appleResolver,
             answers: answers
+        )
+        let federatedResolver = FederatedAccountResolver(store: store, time: time, random: random, sessions: sessions)
+        federatedSignIn = FederatedSignInController(
+            providers: identityProviders,
+            resolver: federatedResolver,
+            challenges: challenges,
+            accounts: accounts,
+            signInAnswers: answers,
+            limits: limits,
+            mergeTokens: MergeTokens(challenges: challenges),
+            time: time,
+            log: log
+        )
+        federatedLinks = FederatedLinksController(accounts: accounts, service: accountService)
+        federatedWeb = FederatedWebController(
+            providers: identityProviders,
+            resolver: federatedResolver,
+            challenges: challenges,
+            sessions: sessions,
+            random: random,
+            time: time,
+            log: log,
+            redirectBase: configuration.tokenIssuer
         )
     }
 }

@@ -19,7 +19,7 @@ extension ServerConfiguration {
             "algorithms", "associatedDomains", "www", "threads", "workers", "limits", "rateLimits", "apple", "webhooks", "log", "node",
             "metrics",
             "admin", "recovery",
-            "tokens", "backends", "cors", "oidc", "passwords",
+            "tokens", "backends", "cors", "oidc", "passwords", "identityProviders",
         ])
         if let block = try reader.object("relyingParty") { try parseRelyingParty(block) }
         if let block = try reader.object("listen") { try parseListen(block) }
@@ -37,6 +37,7 @@ extension ServerConfiguration {
         if let block = try reader.object("limits") { try parseLimits(block) }
         if let block = try reader.object("rateLimits") { rateLimits = try RateLimits(block) }
         if let block = try reader.object("apple") { apple = try AppleConfiguration(block) }
+        if let block = try reader.object("identityProviders") { identityProviders = try IdentityProviderSettings.list(block) }
         if let value = reader.value("webhooks"), value != .null { try parseWebhooks(value) }
         if let block = try reader.object("log") { try parseLog(block) }
         if let block = try reader.object("node") { try parseNode(block) }

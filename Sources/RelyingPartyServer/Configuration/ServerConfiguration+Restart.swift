@@ -39,6 +39,7 @@ extension ServerConfiguration {
         note("algorithms", algorithms != running.algorithms)
         note("www", wwwDirectory != running.wwwDirectory)
         note("apple", apple != running.apple)
+        note("identityProviders", identityProviders != running.identityProviders)
         note(
             "recovery",
             enrollmentURL != running.enrollmentURL || enrollmentLinkLifetimeSeconds != running.enrollmentLinkLifetimeSeconds

@@ -45,6 +45,8 @@ public struct ServerConfiguration: Sendable {
     public var rateLimits = RateLimits()
     /// Sign in with Apple; nil (no `apple` block) turns the Apple endpoints off.
     public var apple: AppleConfiguration?
+    /// `identityProviders`: Sign in with Google and other OpenID Connect issuers, by name (none: those paths are 404).
+    public var identityProviders: [IdentityProviderSettings] = []
     /// `webhooks`: where account events are delivered (empty: nowhere).
     public var webhooks: [WebhookEndpoint] = []
     /// `log.format`: nil takes text on a terminal and JSON otherwise; `log.level`.

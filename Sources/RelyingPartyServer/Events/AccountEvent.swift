@@ -51,6 +51,11 @@ enum AccountEvent: Equatable {
     case appleEmailDisabled(userID: [UInt8], appleUserID: String)
     /// Apple forwards mail to the identity's private relay address again.
     case appleEmailEnabled(userID: [UInt8], appleUserID: String)
+    /// An identity at an OpenID provider (`provider` as configured, the token's `iss` and `sub`) was linked to the
+    /// account (also on the first sign-in of a new account).
+    case identityLinked(userID: [UInt8], provider: String, issuer: String, subject: String)
+    /// An identity at an OpenID provider was removed from the account.
+    case identityUnlinked(userID: [UInt8], provider: String, issuer: String, subject: String)
     /// A new set of recovery codes replaced the account's old one (`POST /me/recovery-codes`).
     case recoveryCodesCreated(userID: [UInt8])
     /// A recovery code was used (`POST /auth/recovery`); `remaining` codes are left.
@@ -63,6 +68,8 @@ enum AccountEvent: Equatable {
     /// How an account came to be.
     enum CreationMethod: String {
         case passkey, apple
+        /// A first sign-in with an OpenID provider (`POST /auth/{provider}`).
+        case identityProvider = "oidc"
         /// `POST /admin/users` or `passkeyd admin users create`.
         case admin
         /// `POST /admin/import` or `passkeyd admin import`.
@@ -126,6 +133,8 @@ enum AccountEvent: Equatable {
         case appleTransferred = "apple.transferred"
         case appleEmailDisabled = "apple.email_disabled"
         case appleEmailEnabled = "apple.email_enabled"
+        case identityLinked = "identity.linked"
+        case identityUnlinked = "identity.unlinked"
         case recoveryCodesCreated = "recovery_codes.created"
         case recoveryCodeUsed = "recovery_code.used"
         case enrollmentLinkCreated = "enrollment_link.created"
@@ -151,6 +160,8 @@ enum AccountEvent: Equatable {
         case .appleTransferred: .appleTransferred
         case .appleEmailDisabled: .appleEmailDisabled
         case .appleEmailEnabled: .appleEmailEnabled
+        case .identityLinked: .identityLinked
+        case .identityUnlinked: .identityUnlinked
         case .recoveryCodesCreated: .recoveryCodesCreated
         case .recoveryCodeUsed: .recoveryCodeUsed
         case .enrollmentLinkCreated: .enrollmentLinkCreated
@@ -169,7 +180,8 @@ enum AccountEvent: Equatable {
             .passkeyCloneWarning(let userID, _), .passkeyBackupEligibilityChanged(let userID, _, _), .appleLinked(let userID, _),
             .appleUnlinked(let userID, _, _), .appleConsentRevoked(let userID, _), .appleTransferred(let userID, _, _),
             .appleEmailDisabled(let userID, _), .appleEmailEnabled(let userID, _), .recoveryCodesCreated(let userID),
-            .recoveryCodeUsed(let userID, _), .enrollmentLinkCreated(let userID), .enrollmentLinkUsed(let userID, _):
+            .recoveryCodeUsed(let userID, _), .enrollmentLinkCreated(let userID), .enrollmentLinkUsed(let userID, _),
+            .identityLinked(let userID, _, _, _), .identityUnlinked(let userID, _, _, _):
             userID
         case .sessionCreated(let session), .sessionRevoked(let session, _):
             session.userID
@@ -191,6 +203,10 @@ enum AccountEvent: Equatable {
         var remaining: Int?
         var externalId: String?
         var upgrade: Bool?
+        /// Identity events: the configured provider name, and the identity's issuer and subject.
+        var provider: String?
+        var issuer: String?
+        var subject: String?
     }
 
     var payload: Payload {
@@ -230,6 +246,8 @@ enum AccountEvent: Equatable {
         case .appleUnlinked(_, let subject, let reason):
             payload.appleUserId = subject
             payload.reason = reason.rawValue
+        case .identityLinked(_, let provider, let issuer, let subject), .identityUnlinked(_, let provider, let issuer, let subject):
+            (payload.provider, payload.issuer, payload.subject) = (provider, issuer, subject)
         case .recoveryCodesCreated, .enrollmentLinkCreated:
             break
         case .recoveryCodeUsed(_, let remaining):
@@ -253,12 +271,15 @@ extension AccountEvent.Payload {
         if let changes { object.add("changes", changes) }
         if let credentialId { object.add("credentialId", credentialId) }
         if let externalId { object.add("externalId", externalId) }
+        if let issuer { object.add("issuer", issuer) }
         if let method { object.add("method", method) }
         if let previousAppleUserId { object.add("previousAppleUserId", previousAppleUserId) }
         if let previousUserId { object.add("previousUserId", previousUserId) }
+        if let provider { object.add("provider", provider) }
         if let reason { object.add("reason", reason) }
         if let remaining { object.add("remaining", Int64(remaining)) }
         if let sessionId { object.add("sessionId", sessionId) }
+        if let subject { object.add("subject", subject) }
         if let upgrade { object.add("upgrade", upgrade) }
         object.add("userId", userId)
     }

@@ -65,6 +65,8 @@ package struct AccessTokenSubject: Sendable {
         switch method {
         case .passkey: userVerified ? ["pop", "user", "mfa"] : ["pop", "user"]
         case .apple: ["apple"]
+        // Like Apple's: how the OpenID provider authenticated the person is the provider's to know.
+        case .identityProvider: ["oidc"]
         // A recovery code is a one-time password (`otp`). No token is minted for such a session today: its answer has
         // none, and `POST /session/token` refuses it (`recovery_session_restricted`).
         case .recoveryCode: ["otp"]

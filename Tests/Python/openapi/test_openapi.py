@@ -134,6 +134,9 @@ class Server:
                       "servicesIDs": ["com.example.passkeyd.web"], "authorizeURL": f"{apple}/auth/authorize",
                       "privateKey": str(folder / "AuthKey.p8"), "jwksURL": f"{apple}/auth/keys",
                       "tokenURL": f"{apple}/auth/token", "revokeURL": f"{apple}/auth/revoke"},
+            "identityProviders": {"google": {"type": "google", "discoveryURL": device.greeting["googleDiscoveryURL"],
+                                             "clientSecret": device.greeting["googleClientSecret"],
+                                             "clientIDs": device.greeting["googleClientIDs"]}},
         }
         path = folder / "passkeyd.json"
         path.write_text(json.dumps(configuration))
@@ -189,6 +192,12 @@ class API:
         if not answer.content:
             return None
         return answer.json() if answer.headers.get("Content-Type", "").startswith("application/json") else answer.text
+
+    def keys_missing(self, provider) -> bool:
+        """Whether the provider's keys are not fetched yet: a malformed token (which spends nothing) is then 503, not
+        401. Not validated: the validated calls follow."""
+        probe = {"idToken": "a.b.c", "rawNonce": "probe"}
+        return requests.post(f"{self.server.url}/auth/{provider}", json=probe, timeout=10).status_code == 503
 
     def admin(self, method, path, body=None, key=ADMIN_KEY, **options):
         """A call to the admin listener with the admin key."""
@@ -344,6 +353,52 @@ def test_sign_in_with_apple_and_merging(world):
     api.call("POST", "/me/link-suggestion/decline", {}, token=token)
     api.call("POST", "/auth/apple", {"identityToken": "a.b.c", "rawNonce": "x"}, status=401)
     api.call("POST", "/auth/apple/notifications", {"payload": "not a JWS"}, status=400)
+
+
+def google_sign_in(api: API, device: Device, subject: str, token: str | None = None, status: int = 200) -> dict:
+    """POST /auth/google with a token of the device's Google stand-in; waits out the first key fetch (503)."""
+    nonce = api.call("POST", "/auth/google/nonce", {}, token=token)["nonce"]
+    google = device.send(command="googleToken", nonce=hashlib.sha256(nonce.encode()).hexdigest(), subject=subject)
+    body = {"idToken": google["idToken"], "rawNonce": nonce}
+    deadline = time.monotonic() + 10
+    while api.keys_missing("google") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return api.call("POST", "/auth/google", body, token=token, status=status)
+
+
+def test_sign_in_with_an_identity_provider(world):
+    """POST /auth/{provider}/nonce, POST /auth/{provider} (sign-up, link, 409 with a merge token, refusals) and
+    DELETE /me/identities/{provider}/{subject}, against the device's Google stand-in."""
+    api, device = world
+    signed_up = google_sign_in(api, device, "300")
+    assert signed_up["isNewAccount"] is True
+    me = api.call("GET", "/me", token=signed_up["token"])
+    assert me["signInMethods"]["identities"][0]["subject"] == "300"
+    api.call("DELETE", "/me/identities/google/300", token=signed_up["token"], status=409)
+    account = register(api, device, "identity-openapi")
+    google_sign_in(api, device, "301", token=account["token"])
+    taken = google_sign_in(api, device, "300", token=account["token"], status=409)
+    assert taken["error"] == "identity_taken" and "mergeToken" in taken
+    api.call("DELETE", "/me/identities/google/301", token=account["token"])
+    api.call("DELETE", "/me/identities/google/301", token=account["token"], status=404)
+    api.call("POST", "/auth/google", {"idToken": "a.b.c", "rawNonce": "x"}, status=401)
+    api.call("POST", "/auth/nobody", {"idToken": "a.b.c", "rawNonce": "x"}, status=404)
+    api.call("POST", "/auth/nobody/nonce", {}, status=404)
+
+
+def test_an_identity_provider_s_web_flow(world):
+    """GET /auth/{provider}/start to the device's Google stand-in, and its redirect back to GET /auth/{provider}/callback
+    (the code exchanged with PKCE at the stand-in's token endpoint)."""
+    api, _ = world
+    api.call("GET", "/auth/google/start?return=%2F%2Fevil.example", status=400)
+    api.call("GET", "/auth/nobody/start", status=404)
+    api.call("GET", "/auth/google/start?return=%2Fme&cancel=%2F", status=302)
+    binding = re.search(r"__Host-passkeyd_identity_state=([^;]+)", api.last.headers["Set-Cookie"]).group(1)
+    back = requests.get(api.last.headers["Location"], allow_redirects=False, timeout=10).headers["Location"]
+    path = "/" + back.split("/", 3)[3]
+    page = api.call("GET", path, headers={"Cookie": f"__Host-passkeyd_identity_state={binding}"})
+    assert 'href="/me"' in page
+    api.call("GET", path, headers={"Cookie": f"__Host-passkeyd_identity_state={binding}"}, status=400)
 
 
 def test_access_tokens_introspection_and_keys(world):
@@ -553,6 +608,17 @@ def test_the_admin_api(world):
     assert imported["users"]["created"] == 1 and imported["appleIdentities"]["created"] == 1
     assert imported["skipped"] == {"count": 1, "providers": {"password": 1}, "disabled": 0}
     api.admin("POST", "/admin/import?format=csv", raw=b"a,b", headers={"Content-Type": "text/csv"}, status=400, validate_request=False)
+
+    # Another system's users with their bcrypt hashes (made by PyPI's bcrypt), and a legacy password sign-in.
+    supabase = [{"id": "5b0c1d2e-0000-4000-8000-00000000aaaa", "email": "supa@example.com",
+                 "encrypted_password": "$2b$04$SjCoI8hoei3efwP6lCo1k.WuG.buVBr2oKzd9z34UKv9ortIS976y",
+                 "email_confirmed_at": "2024-05-01T10:00:00Z", "created_at": "2024-05-01T10:00:00Z"}]
+    imported = api.admin("POST", "/admin/import?format=supabase", supabase)
+    assert imported["users"]["created"] == 1 and imported["passwords"]["created"] == 1
+    signed_in = api.call("POST", "/auth/password", {"email": "supa@example.com", "password": "openapi-password"})
+    assert signed_in["user"]["externalId"] == "5b0c1d2e-0000-4000-8000-00000000aaaa" and signed_in["token"]
+    refused = api.call("POST", "/auth/password", {"username": "supa@example.com", "password": "wrong"}, status=401)
+    assert refused["error"] == "password_invalid"
 
     # Deleting an account.
     assert api.admin("DELETE", f"/admin/users/{invited['id']}") == {"deleted": True}

@@ -116,8 +116,8 @@ struct AdminCommandTests {
         #expect(fromFirebase.status == 0, "\(fromFirebase.errorOutput)")
         let report = String(decoding: fromFirebase.output, as: UTF8.self)
         #expect(
-            report.contains("users: 2 created")
-                && report.contains("skipped: 4 (without Sign in with Apple: google.com 1, none 1, password 1; disabled: 1)")
+            report.contains("users: 3 created") && report.contains("identities: 2 created")
+                && report.contains("skipped: 3 (without Sign in with Apple or Google: none 1, password 1; disabled: 1)")
         )
 
         try Data("not an export\n".utf8).write(to: URL(fileURLWithPath: folder.path + "/bad.ndjson"))

@@ -76,8 +76,19 @@ struct AdminExportTests {
             createdAt: Date(timeIntervalSince1970: 1_700_000_000.123)
         )
         let refreshToken: [UInt8] = Array("refresh-token-ciphertext".utf8)
+        let google = FederatedIdentityRecord(
+            issuer: "https://accounts.google.com",
+            subject: "110169484474386276334",
+            userID: bob.userID,
+            provider: "google",
+            email: "b@example.com",
+            emailVerified: true,
+            createdAt: Date(timeIntervalSince1970: 1_700_000_100.456),
+            lastSignInAt: Date(timeIntervalSince1970: 1_700_000_200.789)
+        )
         try deployment.store.transaction { transaction throws(StorageError) in
             try transaction.insertAppleIdentity(identity)
+            try transaction.insertFederatedIdentity(google)
             _ = try transaction.setAppleRefreshToken(subject: appleSubject, clientID: "com.example.app", encryptedToken: refreshToken)
         }
         let codes = try deployment.client.send("POST", "/me/recovery-codes", headers: PasskeyClient.bearer(alice.token))
@@ -100,7 +111,9 @@ struct AdminExportTests {
         let exported = try source.export()
         let lines = exported.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(
-            lines.map { $0?["type"] as? String } == ["passkeyd.export", "user", "passkey", "passkey", "user", "passkey", "appleIdentity", "user"]
+            lines.map { $0?["type"] as? String } == [
+                "passkeyd.export", "user", "passkey", "passkey", "user", "passkey", "appleIdentity", "identity", "user",
+            ]
         )
         #expect(lines.first??["relyingPartyId"] as? String == "example.com" && lines.first??["version"] as? Int == 1)
         for secret in secrets where !secret.isEmpty {
@@ -114,16 +127,18 @@ struct AdminExportTests {
         #expect((first.object["users"] as? [String: Int]) == ["created": 3, "updated": 0, "unchanged": 0])
         #expect((first.object["passkeys"] as? [String: Int]) == ["created": 3, "updated": 0, "unchanged": 0])
         #expect((first.object["appleIdentities"] as? [String: Int]) == ["created": 1, "updated": 0, "unchanged": 0])
+        #expect((first.object["identities"] as? [String: Int]) == ["created": 1, "updated": 0, "unchanged": 0])
         #expect(try target.export() == exported, "the same accounts, passkeys and Apple identities")
         let events = try target.store.allEvents().map(\.type)
         #expect(events.filter { $0 == "user.created" }.count == 3 && events.filter { $0 == "passkey.registered" }.count == 3)
-        #expect(events.contains("apple.linked"))
+        #expect(events.contains("apple.linked") && events.contains("identity.linked"))
         let created = try #require(try target.store.allEvents().first { $0.type == "user.created" })
         #expect(String(decoding: created.data, as: UTF8.self).contains(#""method":"import""#))
 
         let second = try target.importLines(exported)
         #expect((second.object["users"] as? [String: Int]) == ["created": 0, "updated": 0, "unchanged": 3])
         #expect((second.object["passkeys"] as? [String: Int]) == ["created": 0, "updated": 0, "unchanged": 3])
+        #expect((second.object["identities"] as? [String: Int]) == ["created": 0, "updated": 0, "unchanged": 1])
         #expect(try target.store.allEvents().map(\.type) == events, "a second import changes nothing")
         #expect(try target.export() == exported)
     }
@@ -203,6 +218,36 @@ struct AdminExportTests {
             with: #""id":"\#(Base64URL.encode(bob.credential.id))""#
         )
         try refused([lines[0], lines[1], bobsPasskey].joined(separator: "\n"), 409, "credential_exists", line: 3)
+        // Identities at OpenID providers: bounded members, an account, and not another account's.
+        let aliceID = try #require((try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any])?["id"] as? String)
+        func identity(subject: String, userID: String) -> String {
+            #"{"type":"identity","provider":"google","issuer":"https://accounts.google.com","subject":"\#(subject)","userId":"\#(userID)","#
+                + #""emailVerified":false,"createdAt":"2026-01-01T00:00:00.000Z"}"#
+        }
+        try refused(
+            [lines[0], lines[1], identity(subject: "", userID: aliceID)].joined(separator: "\n"),
+            400,
+            "import_invalid",
+            line: 3,
+            member: "subject"
+        )
+        try refused([lines[0], identity(subject: "1", userID: aliceID)].joined(separator: "\n"), 400, "import_invalid", line: 2, member: "userId")
+        try target.store.transaction { transaction throws(StorageError) in
+            try transaction.insertFederatedIdentity(
+                FederatedIdentityRecord(
+                    issuer: "https://accounts.google.com",
+                    subject: "1",
+                    userID: bob.userID,
+                    provider: "google",
+                    email: nil,
+                    emailVerified: false,
+                    createdAt: clock.now
+                )
+            )
+        }
+        let beforeIdentity = try target.store.allEvents().count
+        try refused([lines[0], lines[1], identity(subject: "1", userID: aliceID)].joined(separator: "\n"), 409, "identity_taken", line: 3)
+        #expect(try target.store.allEvents().count == beforeIdentity)
         try refused(
             lines[0] + String(repeating: "\n ", count: AdminExport.maximumLines) + "\n",
             400,
@@ -210,7 +255,7 @@ struct AdminExportTests {
             line: AdminExport.maximumLines + 1
         )
         #expect(try target.store.user(name: "alice") == nil, "all or nothing")
-        #expect(try target.store.allEvents().count == before)
+        #expect(try target.store.allEvents().count == before, "nothing written (the identity was seeded without an event)")
 
         let wrongType = try target.admin.send("POST", "/admin/import", json: Array(exported.utf8), headers: Self.key)
         #expect(wrongType.status == 415)
@@ -226,18 +271,19 @@ struct AdminExportTests {
         "Fixtures/firebase-users.json"
     )
 
-    @Test func aFirebaseExportBecomesAccountsWithTheirAppleIdentities() throws {
+    @Test func aFirebaseExportBecomesAccountsWithTheirAppleAndGoogleIdentities() throws {
         let clock = ManualClock()
         let deployment = try Deployment(InMemoryStore(), clock: clock)
         let file = Array(try Data(contentsOf: Self.firebaseFixture))
         let headers = Self.key + [("Content-Type", "application/json")]
         let reply = try deployment.admin.send("POST", "/admin/import?format=firebase", json: file, headers: headers)
         #expect(reply.status == 200, "\(reply.text)")
-        #expect((reply.object["users"] as? [String: Int]) == ["created": 2, "updated": 0, "unchanged": 0])
+        #expect((reply.object["users"] as? [String: Int]) == ["created": 3, "updated": 0, "unchanged": 0])
         #expect((reply.object["appleIdentities"] as? [String: Int]) == ["created": 2, "updated": 0, "unchanged": 0])
+        #expect((reply.object["identities"] as? [String: Int]) == ["created": 2, "updated": 0, "unchanged": 0])
         let skipped = try #require(reply.object["skipped"] as? [String: Any])
-        #expect(skipped["count"] as? Int == 4 && skipped["disabled"] as? Int == 1)
-        #expect((skipped["providers"] as? [String: Int]) == ["password": 1, "google.com": 1, "none": 1])
+        #expect(skipped["count"] as? Int == 3 && skipped["disabled"] as? Int == 1)
+        #expect((skipped["providers"] as? [String: Int]) == ["password": 1, "none": 1])
 
         let ann = try #require(try deployment.store.appleIdentity(subject: "001234.6f1d3c0a9b8e4f2a8c7d6e5f4a3b2c1d.1357"))
         #expect(ann.isPrivateEmail && ann.email == "x7kq2m9p4r@privaterelay.appleid.com")
@@ -249,10 +295,20 @@ struct AdminExportTests {
         #expect(beeUser.name == "firebase-Q2w3E4r5T6y7U8i9O0pAsDfGhJk1" && beeUser.email == nil)
         #expect(try deployment.store.appleIdentity(subject: "003690.1f2e3d4c5b6a79881726354453627180.0369") == nil, "disabled: skipped")
         #expect(try deployment.store.user(name: "carol@example.com") == nil)
-        #expect(try deployment.store.user(name: "dan@example.com") == nil)
+        // Google users come with their Google identity (rawId is Google's sub), alone or beside Apple's.
+        let dan = try #require(try deployment.store.user(name: "dan@example.com"))
+        let danIdentities = try deployment.store.transaction { transaction throws(StorageError) in try transaction.federatedIdentities(userID: dan.id)
+        }
+        #expect(danIdentities.map(\.subject) == ["112233445566778899001"] && danIdentities.first?.issuer == "https://accounts.google.com")
+        #expect(danIdentities.first?.provider == "google")
+        let beeIdentities = try deployment.store.transaction { transaction throws(StorageError) in
+            try transaction.federatedIdentities(userID: beeUser.id)
+        }
+        #expect(beeIdentities.map(\.subject) == ["109876543210987654321"])
 
         let again = try deployment.admin.send("POST", "/admin/import?format=firebase", json: file, headers: headers)
-        #expect((again.object["users"] as? [String: Int]) == ["created": 0, "updated": 0, "unchanged": 2], "idempotent")
+        #expect((again.object["users"] as? [String: Int]) == ["created": 0, "updated": 0, "unchanged": 3], "idempotent")
+        #expect((again.object["identities"] as? [String: Int]) == ["created": 0, "updated": 0, "unchanged": 2])
         #expect((again.object["appleIdentities"] as? [String: Int]) == ["created": 0, "updated": 0, "unchanged": 2])
         let notFirebase = try deployment.admin.send("POST", "/admin/import?format=firebase", json: Array(#"{"accounts": []}"#.utf8), headers: headers)
         #expect(notFirebase.status == 400 && notFirebase.errorCode == "import_invalid")

@@ -37,6 +37,11 @@ struct RouteTableTests {
         "POST /auth/password": [.rateLimitedPerAddress, .noStore],
         "POST /auth/apple/nonce": [.rateLimitedPerAddress, .noStore, .allowsAccessToken],
         "POST /auth/apple": [.rateLimitedPerAddress, .noStore],
+        "POST /auth/{provider}/nonce": [.rateLimitedPerAddress, .noStore, .allowsAccessToken],
+        "POST /auth/{provider}": [.rateLimitedPerAddress, .noStore],
+        "DELETE /me/identities/{provider}/{subject}": [.noStore],
+        "GET /auth/{provider}/start": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
+        "GET /auth/{provider}/callback": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
         "POST /auth/apple/notifications": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
         "GET /auth/apple/start": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
         "POST /auth/apple/callback": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
@@ -58,7 +63,7 @@ struct RouteTableTests {
         "GET /healthz", "GET /readyz", "GET /openapi.json", "POST /auth/apple/notifications", "GET /session/handoff", "POST /introspect",
         "GET /.well-known/jwks.json", "GET /.well-known/openid-configuration", "GET /oauth/authorize", "GET /oauth/sign-in",
         "POST /oauth/token", "POST /oauth/revoke", "GET /oauth/userinfo", "POST /oauth/userinfo", "GET /auth/apple/start",
-        "POST /auth/apple/callback",
+        "POST /auth/apple/callback", "GET /auth/{provider}/start", "GET /auth/{provider}/callback",
     ]
 
     /// Routes whose answers may be cached; every other route must be `no-store` (a new one is, unless listed here).

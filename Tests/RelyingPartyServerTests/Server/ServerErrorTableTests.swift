@@ -69,7 +69,7 @@ struct ServerErrorTableTests {
             (.appleIdentityTaken, .appleIdentityTaken),
             (.notFound, .notFound), (.unavailable, .storageUnavailable), (.migrationFailed, .storageUnavailable),
             (.duplicateKey, .storageUnavailable), (.signCountNotIncreased, .storageUnavailable), (.notEmpty, .storageUnavailable),
-            (.invalidRecord, .storageUnavailable), (.challengeSpent, .challengeUnknown),
+            (.invalidRecord, .storageUnavailable), (.challengeSpent, .challengeUnknown), (.federatedIdentityTaken, .identityTaken),
         ]
         #expect(Set(cases.map(\.0)) == Set(StorageError.Code.allCases))
         for (storage, server) in cases {

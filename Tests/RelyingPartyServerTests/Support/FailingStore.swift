@@ -203,6 +203,34 @@ private struct FailingTransaction: StoreTransaction {
         return try inner.moveSessions(appleSubject: appleSubject, to: newSubject)
     }
 
+    func federatedIdentity(issuer: String, subject: String) throws(StorageError) -> FederatedIdentityRecord? {
+        try inner.federatedIdentity(issuer: issuer, subject: subject)
+    }
+
+    func federatedIdentities(userID: [UInt8]) throws(StorageError) -> [FederatedIdentityRecord] {
+        try inner.federatedIdentities(userID: userID)
+    }
+
+    func insertFederatedIdentity(_ identity: FederatedIdentityRecord) throws(StorageError) {
+        try fail("insertFederatedIdentity")
+        try inner.insertFederatedIdentity(identity)
+    }
+
+    func updateFederatedIdentity(_ identity: FederatedIdentityRecord) throws(StorageError) -> Bool {
+        try fail("updateFederatedIdentity")
+        return try inner.updateFederatedIdentity(identity)
+    }
+
+    func deleteFederatedIdentity(issuer: String, subject: String) throws(StorageError) -> Bool {
+        try fail("deleteFederatedIdentity")
+        return try inner.deleteFederatedIdentity(issuer: issuer, subject: subject)
+    }
+
+    func moveFederatedIdentities(from userID: [UInt8], to targetUserID: [UInt8]) throws(StorageError) -> Int {
+        try fail("moveFederatedIdentities")
+        return try inner.moveFederatedIdentities(from: userID, to: targetUserID)
+    }
+
     func appleIdentity(subject: String) throws(StorageError) -> AppleIdentityRecord? {
         return try inner.appleIdentity(subject: subject)
     }

@@ -48,6 +48,8 @@ struct WebhookReadmeTests {
         case .recoveryCodeUsed: [.recoveryCodeUsed(userID: user, remaining: 9)]
         case .enrollmentLinkCreated: [.enrollmentLinkCreated(userID: user)]
         case .enrollmentLinkUsed: [.enrollmentLinkUsed(userID: user, credentialID: [9])]
+        case .identityLinked: [.identityLinked(userID: user, provider: "google", issuer: "https://accounts.google.com", subject: "1")]
+        case .identityUnlinked: [.identityUnlinked(userID: user, provider: "google", issuer: "https://accounts.google.com", subject: "1")]
         }
     }
 

@@ -1,0 +1,53 @@
+import CryptoCore
+import Foundation
+import Storage
+
+extension AdminExport {
+    /// An identity at an OpenID provider (`identity` line): its provider name, issuer and subject, and the account.
+    struct Identity: Codable {
+        var type = "identity"
+        var provider: String
+        var issuer: String
+        var subject: String
+        var userId: String
+        var email: String?
+        var emailVerified: Bool
+        var lastSignInAt: Date?
+        var createdAt: Date
+
+        init(_ identity: FederatedIdentityRecord) {
+            provider = identity.provider
+            issuer = identity.issuer
+            subject = identity.subject
+            userId = Base64URL.encode(identity.userID)
+            email = identity.email
+            emailVerified = identity.emailVerified
+            lastSignInAt = identity.lastSignInAt
+            createdAt = identity.createdAt
+        }
+
+        func record() throws(ServerError) -> FederatedIdentityRecord {
+            // The store's bounds, each refusal naming its member.
+            guard !provider.isEmpty, provider.utf8.count <= FederatedIdentityRecord.maximumProviderBytes else {
+                throw ServerError(.importInvalid, member: "provider")
+            }
+            guard !issuer.isEmpty, issuer.utf8.count <= FederatedIdentityRecord.maximumIssuerBytes else {
+                throw ServerError(.importInvalid, member: "issuer")
+            }
+            guard !subject.isEmpty, subject.utf8.count <= FederatedIdentityRecord.maximumSubjectBytes else {
+                throw ServerError(.importInvalid, member: "subject")
+            }
+            let email = try AdminService.validEmail(email)
+            return FederatedIdentityRecord(
+                issuer: issuer,
+                subject: subject,
+                userID: try AdminExport.bytes(userId, member: "userId", sizes: 1...64),
+                provider: provider,
+                email: email?.isEmpty == true ? nil : email,
+                emailVerified: emailVerified,
+                createdAt: createdAt,
+                lastSignInAt: lastSignInAt
+            )
+        }
+    }
+}

@@ -1,0 +1,21 @@
+import HTTPServer
+import Storage
+
+/// A signed-in person's identities at OpenID providers: unlinking one.
+struct FederatedLinksController: Sendable {
+    let accounts: SignedInAccounts
+    let service: AccountService
+
+    /// `DELETE /me/identities/{provider}/{subject}`: unlinks an identity of the signed-in account
+    /// (`AccountService.unlinkFederatedIdentity`); `409 last_sign_in_method` when nothing else would let the person in.
+    func unlink(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+        let (user, _) = try accounts.user(request, context, writing: true)
+        guard context.parameters.count == 2 else { throw ServerError(.identityNotFound) }
+        let subject = context.parameters[1].removingPercentEncoding ?? context.parameters[1]
+        switch try service.unlinkFederatedIdentity(provider: context.parameters[0], subject: subject, from: user.id) {
+        case .notFound: throw ServerError(.identityNotFound)
+        case .lastSignInMethod: throw ServerError(.lastSignInMethod)
+        case .unlinked: return JSONBody.ok(["unlinked": true])
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import CryptoCore
+import Foundation
+import HTTPServer
+import Observability
+import OpenIDConnect
+import Storage
+
+/// A configured OpenID provider (Google, or any OpenID Connect issuer) as an `IdentityProvider`: ID tokens verified
+/// against its cached keys (`IDTokenVerifier`, OpenID Connect Core §3.1.3.7), identities kept as the store's federated
+/// identities, keyed by the token's `iss` and `sub`.
+struct OpenIDIdentityProvider: IdentityProvider {
+    let settings: IdentityProviderSettings
+    let keyCache: IssuerKeyCache
+    let verifier: IDTokenVerifier
+    /// The outbound client: the key cache's fetches and the web flow's code exchange.
+    let client: HTTPClient
+    let time: any TimeSource
+    let log: Logger
+
+    init(settings: IdentityProviderSettings, client: HTTPClient, time: any TimeSource, log: Logger) {
+        self.settings = settings
+        keyCache = IssuerKeyCache(
+            provider: settings.name,
+            discoveryURL: settings.discoveryURL,
+            issuer: settings.issuer,
+            client: client,
+            time: time,
+            log: log
+        )
+        verifier = IDTokenVerifier(issuer: settings.issuer, clientIDs: settings.clientIDs, time: time)
+        self.client = client
+        self.time = time
+        self.log = log
+    }
+
+    var name: String { settings.name }
+
+    var capabilities: IdentityProviderCapabilities { [] }
+
+    /// Verifies an ID token with the cached keys (503 at once without them). A token naming an unknown key starts a
+    /// refresh (at most once a minute) and is then 503, so that its retry meets the new keys; past that it is refused.
+    /// Every refusal is `401 invalid_identity_token`, the rule in the log.
+    func verify(_ idToken: String, rawNonce: String) throws(ServerError) -> VerifiedIdentity<IDTokenClaims> {
+        let now = time.now
+        let keys = try keyCache.keys(now: now)
+        let claims: IDTokenClaims
+        do throws(OpenIDConnectError) {
+            claims = try verifier.verify(idToken, keys: keys, rawNonce: rawNonce)
+        } catch {
+            if error.code == .unknownKey, keyCache.refreshForUnknownKey(now: now) {
+                throw ServerError(.identityProviderUnavailable, detail: "\(name): refreshing the keys for an unknown kid")
+            }
+            log("identity sign-in refused (\(name)): \(error.code): \(error.reason)", event: "identity")
+            throw ServerError(.invalidIdentityToken)
+        }
+        return VerifiedIdentity(
+            issuer: claims.issuer,
+            subject: claims.subject,
+            audiences: claims.audiences,
+            email: claims.email,
+            emailVerified: claims.emailVerified,
+            issuedAt: claims.issuedAt,
+            expiresAt: claims.expiresAt,
+            claims: claims,
+            rawClaims: VerifiedIdentity<IDTokenClaims>.payloadClaims(of: idToken)
+        )
+    }
+
+    func linkedIdentity(
+        for identity: VerifiedIdentity<IDTokenClaims>,
+        in transaction: any StoreTransaction
+    ) throws(StorageError) -> FederatedIdentityRecord? {
+        try transaction.federatedIdentity(issuer: identity.issuer, subject: identity.subject)
+    }
+
+    func owner(of link: FederatedIdentityRecord) -> [UInt8] {
+        link.userID
+    }
+
+    /// Inserts the new identity (`identity.linked`).
+    func link(
+        _ identity: VerifiedIdentity<IDTokenClaims>,
+        to userID: [UInt8],
+        in transaction: any StoreTransaction,
+        now: Date
+    ) throws(StorageError) -> [AccountEvent] {
+        let record = FederatedIdentityRecord(
+            issuer: identity.issuer,
+            subject: identity.subject,
+            userID: userID,
+            provider: name,
+            email: Self.boundedEmail(identity.email),
+            emailVerified: identity.emailVerified == true,
+            createdAt: now,
+            lastSignInAt: now
+        )
+        try transaction.insertFederatedIdentity(record)
+        return [.identityLinked(userID: userID, provider: name, issuer: identity.issuer, subject: identity.subject)]
+    }
+
+    /// Records the sign-in time and what the token says of the email.
+    func recordSignIn(
+        _ identity: VerifiedIdentity<IDTokenClaims>,
+        of stored: FederatedIdentityRecord,
+        in transaction: any StoreTransaction,
+        now: Date
+    ) throws(StorageError) -> [AccountEvent] {
+        var updated = stored
+        updated.email = Self.boundedEmail(identity.email)
+        updated.emailVerified = identity.emailVerified == true
+        updated.lastSignInAt = now
+        _ = try transaction.updateFederatedIdentity(updated)
+        return []
+    }
+
+    /// The email kept of a token: dropped when longer than a store keeps.
+    static func boundedEmail(_ email: String?) -> String? {
+        guard let email, !email.isEmpty, email.utf8.count <= FederatedIdentityRecord.maximumEmailBytes else { return nil }
+        return email
+    }
+}
