@@ -13,7 +13,7 @@ struct ServeCommand {
     /// The process's environment (`PASSKEYD_LISTEN`, `PASSKEYD_DATA`).
     let environment: [String: String]
 
-    /// Why serve cannot start: the message and the exit status (2 for a bad command line or environment, else 1).
+    /// Why serve cannot start: the message and the exit status (2 for a bad `--listen` or environment value, else 1).
     struct StartFailure: Error, Equatable {
         let status: Int32
         let message: String
@@ -196,6 +196,11 @@ struct ServeCommand {
         let overrides: ServeOverrides
         do {
             line = try Self.syntax.parse(arguments)
+        } catch {
+            // serve keeps its status 1 for a malformed command line (CommandLineTests).
+            return .failure(StartFailure(status: 1, message: "\(error)"))
+        }
+        do {
             overrides = try ServeOverrides(listen: line.value("--listen"), environment: environment, usage: Self.syntax.usage)
         } catch {
             return .failure(StartFailure(status: 2, message: "\(error)"))

@@ -85,11 +85,17 @@ import Testing
         }
         #expect(failure.status == 2)
         #expect(failure.message.contains("PASSKEYD_LISTEN must be \"host:port\""))
-        guard case .failure(let unknown) = ServeCommand(arguments: ["--listen"], environment: [:]).loadConfiguration() else {
+        guard case .failure(let listen) = ServeCommand(arguments: ["--listen", "0.0.0.0:99999"], environment: [:]).loadConfiguration() else {
+            Issue.record("a bad --listen was taken")
+            return
+        }
+        #expect(listen.status == 2)
+        // A malformed command line keeps serve's status 1.
+        guard case .failure(let malformed) = ServeCommand(arguments: ["--listen"], environment: [:]).loadConfiguration() else {
             Issue.record("--listen without a value was taken")
             return
         }
-        #expect(unknown.status == 2)
+        #expect(malformed.status == 1)
     }
 
     @Test func serveLoadsTheFileWithTheOverrides() throws {
