@@ -228,6 +228,20 @@ class ImageTests(unittest.TestCase):
         })
         self.assertEqual(signed_in["user"]["id"], registered["user"]["id"])
 
+    def test_the_compose_configuration_loads(self):
+        # packaging/image/passkeyd.compose.json in the image, without its PostgreSQL: past the configuration (which
+        # would say "invalid configuration"), serve stops at the database host compose provides.
+        compose = REPO / "packaging/image/passkeyd.compose.json"
+        name = "passkeyd-test-compose"
+        self.addCleanup(self.podman, "rm", "--force", "--time", "0", name, check=False)
+        started = self.podman("--runtime", "runc", "run", "--name", name, "--network", "host", "--health-interval", "disable",
+                              "--env", f"PASSKEYD_LISTEN=127.0.0.1:{free_port()}", "--volume", f"{compose}:{CONFIGURATION}:ro",
+                              self.tag, check=False, timeout=60)
+        log = self.podman("logs", name).stderr
+        self.assertEqual(started.returncode, 1, log)
+        self.assertNotIn("invalid configuration", log)
+        self.assertIn("postgres", log.lower())
+
     def test_outbound_https_verifies_certificates_against_the_image_bundle(self):
         certificate, key = self.folder / "loopback-certificate.pem", self.folder / "loopback-key.pem"
         subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1",
