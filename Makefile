@@ -12,7 +12,7 @@ BACKEND_VENV := .venv-backend
 # The PostgreSQL tests start throwaway clusters of Debian's server (initdb + pg_ctl) in temporary folders.
 TEST_PACKAGES := postgresql
 
-.PHONY: test-upgrade client-swift-test test-openapi openapi-deps webhook-deps backend-deps metrics-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak bench-stall clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
+.PHONY: image image-deps test-upgrade client-swift-test test-openapi openapi-deps webhook-deps backend-deps metrics-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak bench-stall clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
 
 # Installs the Debian packages of $(1) that are missing; nothing at all when everything is there. Runs
 # `apt-get update` first when the package lists are missing, and again when an install fails on stale lists.
@@ -132,6 +132,11 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 CONFDIR := /etc/passkeyd
 # make deb: the Debian package, in DEB_OUTPUT (packaging/deb/build.sh).
 DEB_OUTPUT ?= .build/deb
+# An existing passkeyd binary for install, deb and image (`make deb BINARY=path`): packaged as it is, nothing rebuilt.
+BINARY ?=
+PACKAGED_BINARY := $(or $(BINARY),$(STATIC_BINARY))
+# `static` only when no BINARY is given.
+PACKAGED_BINARY_SOURCE := $(if $(BINARY),,static)
 # The tests of the static binary, make install, the unit and the package: systemd-analyze, dpkg-shlibdeps, and
 # systemd-nspawn for a throwaway machine that boots systemd and runs the package's service.
 PACKAGING_PACKAGES := python3 systemd systemd-container dpkg-dev
@@ -141,9 +146,9 @@ static: deps
 
 # The binary, www/ and TrustAnchors/ (under DATADIR), the unit, and the example configuration with DATADIR's and
 # BINDIR's paths: /etc/passkeyd/passkeyd.json only when there is none (a copy is always in DOCDIR/examples).
-install: static
+install: $(PACKAGED_BINARY_SOURCE)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(CONFDIR)
-	install -m 0755 $(STATIC_BINARY) $(DESTDIR)$(BINDIR)/passkeyd
+	install -m 0755 $(PACKAGED_BINARY) $(DESTDIR)$(BINDIR)/passkeyd
 	@for folder in www TrustAnchors; do \
 	  (cd $$folder && find . -type f -printf '%P\n') | sort | while read -r file; do \
 	    install -D -m 0644 "$$folder/$$file" "$(DESTDIR)$(DATADIR)/$$folder/$$file" || exit 1; \
@@ -162,17 +167,31 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/passkeyd $(DESTDIR)$(UNITDIR)/passkeyd.service
 	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)
 
-deb: static
+deb: $(PACKAGED_BINARY_SOURCE)
 	$(call install_missing,dpkg-dev)
-	MAKE="$(MAKE)" packaging/deb/build.sh $(DEB_OUTPUT)
+	MAKE="$(MAKE)" BINARY=$(abspath $(PACKAGED_BINARY)) packaging/deb/build.sh $(DEB_OUTPUT)
+
+# make image: the OCI image (packaging/image/build.sh) of the static binary or BINARY, tagged passkeyd:VERSION in
+# buildah's storage and exported to IMAGE_OUTPUT/passkeyd-VERSION.oci.tar (for podman load / docker load).
+IMAGE_OUTPUT ?= .build
+IMAGE_PACKAGES := buildah podman runc
+image: image-deps $(PACKAGED_BINARY_SOURCE)
+	MAKE="$(MAKE)" BINARY=$(abspath $(PACKAGED_BINARY)) packaging/image/build.sh $(IMAGE_OUTPUT)
+
+image-deps:
+	$(call install_missing,$(IMAGE_PACKAGES))
 
 # The static binary without the toolchain, make install, the unit (systemd-analyze verify) and the package, each
 # in temporary folders and private mount namespaces (as root: unshare, mount).
+# The image too (test_image.py): built from the same binary, run under podman (runc, host network, storage and
+# containers.conf in a temporary folder) with passkeyd-test-device as the authenticator.
 test-packaging: packaging-deps static
-	PASSKEYD_BINARY=$(abspath $(STATIC_BINARY)) MAKE="$(MAKE)" SWIFT="$(SWIFT)" $(PYTHON) -m unittest discover -s Tests/Python/packaging -v
+	$(SWIFT) build --product passkeyd-test-device
+	PASSKEYD_BINARY=$(abspath $(STATIC_BINARY)) PASSKEYD_TEST_DEVICE=$(abspath .build/debug/passkeyd-test-device) MAKE="$(MAKE)" SWIFT="$(SWIFT)" \
+	  $(PYTHON) -m unittest discover -s Tests/Python/packaging -v
 
 packaging-deps:
-	$(call install_missing,$(PACKAGING_PACKAGES))
+	$(call install_missing,$(PACKAGING_PACKAGES) $(IMAGE_PACKAGES))
 
 # A rolling upgrade from the previous release (built from its commit in a worktree) to this tree: two nodes on one
 # PostgreSQL, ceremonies across old and new nodes and webhooks throughout (Tests/Upgrade/rolling-upgrade.sh).

@@ -5,31 +5,34 @@ import Observability
 import RelyingPartyServer
 import Storage
 
-/// `passkeyd serve [--config FILE]`: runs in the foreground, logs to stderr, reloads on SIGHUP and stops gracefully on
-/// SIGTERM/SIGINT.
+/// `passkeyd serve [--config FILE] [--listen ADDRESS:PORT]`: runs in the foreground, logs to stderr, reloads on SIGHUP
+/// and stops gracefully on SIGTERM/SIGINT. `--listen` (else `PASSKEYD_LISTEN`) and `PASSKEYD_DATA` override the
+/// file's HTTPS listener and data folder (`ServeOverrides`).
 struct ServeCommand {
     let arguments: [String]
+    /// The process's environment (`PASSKEYD_LISTEN`, `PASSKEYD_DATA`).
+    let environment: [String: String]
+
+    /// Why serve cannot start: the message and the exit status (2 for a bad `--listen` or environment value, else 1).
+    struct StartFailure: Error, Equatable {
+        let status: Int32
+        let message: String
+    }
 
     /// Seconds a stop waits for requests in progress before it closes their connections.
     static let drainSeconds = 10.0
 
-    static let syntax = CommandLineSyntax(usage: "passkeyd serve [--config FILE]", options: ["--config"])
+    static let syntax = CommandLineSyntax(usage: "passkeyd serve [--config FILE] [--listen ADDRESS:PORT]", options: ["--config", "--listen"])
 
     func run() -> Int32 {
         // Before any thread starts, so that none of them takes a stop or reload signal (see `SignalWaiter`).
         SignalWaiter.blockSignals()
         let configuration: ServerConfiguration
         let configurationPath: String?
-        do {
-            let line = try Self.syntax.parse(arguments)
-            configurationPath = line.value("--config")
-            do {
-                configuration = try configurationPath.map(ServerConfiguration.load(path:)) ?? ServerConfiguration.load(json: Data("{}".utf8))
-            } catch {
-                return fail("invalid configuration: \(error)")
-            }
-        } catch {
-            return fail("\(error)")
+        let overrides: ServeOverrides
+        switch loadConfiguration() {
+        case .success(let loaded): (configuration, configurationPath, overrides) = loaded
+        case .failure(let failure): return fail(failure.message, status: failure.status)
         }
         let log = LogWriter(
             format: configuration.logFormat ?? LogWriter.defaultFormat(),
@@ -94,7 +97,7 @@ struct ServeCommand {
         }
         let listeners = [http] + (adminHTTP.map { [$0] } ?? [])
         SignalWaiter.waitForTermination {
-            Self.reload(configurationPath, running: configuration, server: server, listeners: listeners, log: log)
+            Self.reload(configurationPath, overrides: overrides, running: configuration, server: server, listeners: listeners, log: log)
         }
         log("stopping: no new connections, requests in progress get \(Int(Self.drainSeconds)) s")
         // Both listeners stop accepting at once and drain side by side.
@@ -162,13 +165,14 @@ struct ServeCommand {
     /// why and keeps what runs. Settings that only a restart changes are named.
     private static func reload(
         _ path: String?,
+        overrides: ServeOverrides,
         running: ServerConfiguration,
         server: RelyingPartyServer,
         listeners: [HTTPServer],
         log: Logger
     ) {
         do {
-            let replacement = try path.map(ServerConfiguration.load(path:)) ?? ServerConfiguration.load(json: Data("{}".utf8))
+            let replacement = overrides.applied(to: try path.map(ServerConfiguration.load(path:)) ?? ServerConfiguration.load(json: Data("{}".utf8)))
             // The listener stays where it is: the certificate follows the new tls block, the self-signed pair stays in
             // the running data folder.
             var listening = replacement
@@ -186,8 +190,33 @@ struct ServeCommand {
         }
     }
 
-    private func fail(_ message: String) -> Int32 {
+    /// The configuration serve runs with: the file's (or the embedded defaults) with the command line's and the
+    /// environment's overrides in force.
+    func loadConfiguration() -> Result<(ServerConfiguration, String?, ServeOverrides), StartFailure> {
+        let line: ParsedCommandLine
+        let overrides: ServeOverrides
+        do {
+            line = try Self.syntax.parse(arguments)
+        } catch {
+            // serve keeps its status 1 for a malformed command line (CommandLineTests).
+            return .failure(StartFailure(status: 1, message: "\(error)"))
+        }
+        do {
+            overrides = try ServeOverrides(listen: line.value("--listen"), environment: environment, usage: Self.syntax.usage)
+        } catch {
+            return .failure(StartFailure(status: 2, message: "\(error)"))
+        }
+        let path = line.value("--config")
+        do {
+            let file = try path.map(ServerConfiguration.load(path:)) ?? ServerConfiguration.load(json: Data("{}".utf8))
+            return .success((overrides.applied(to: file), path, overrides))
+        } catch {
+            return .failure(StartFailure(status: 1, message: "invalid configuration: \(error)"))
+        }
+    }
+
+    private func fail(_ message: String, status: Int32 = 1) -> Int32 {
         FileHandle.standardError.write(Data("passkeyd serve: \(message)\n".utf8))
-        return 1
+        return status
     }
 }

@@ -4,6 +4,12 @@ enum Usage {
         usage:
           \(ServeCommand.syntax.usage)
               Run the relying-party server in the foreground (HTTPS on localhost:8443 with embedded defaults).
+              --listen (else the environment's PASSKEYD_LISTEN) replaces the file's HTTPS listener, PASSKEYD_DATA its
+              data folder (an absolute path). Exit status: 0 when stopped, 2 on a bad --listen or environment value,
+              1 when it cannot start otherwise.
+          \(HealthCheckCommand.syntax.usage)
+              GET /readyz of the configured local listener (or URL) within 3 s, for a container's health check.
+              Exit status: 0 when ready, 1 otherwise, 2 on a bad command line.
           \(MigrateCommand.syntax.usage)
               Copy a single node's SQLite database into an empty PostgreSQL database (libpq connection string), in one
               transaction, with the secrets server-secret and apple-refresh-token-key from DIR (default: the SQLite

@@ -7,7 +7,9 @@ switch arguments.first {
 case "verify":
     status = VerifyCommand(arguments: Array(arguments.dropFirst())).run()
 case "serve":
-    status = ServeCommand(arguments: Array(arguments.dropFirst())).run()
+    status = ServeCommand(arguments: Array(arguments.dropFirst()), environment: ProcessInfo.processInfo.environment).run()
+case "healthcheck":
+    status = HealthCheckCommand(arguments: Array(arguments.dropFirst()), environment: ProcessInfo.processInfo.environment).run()
 case "migrate":
     status = MigrateCommand(arguments: Array(arguments.dropFirst())).run()
 case "apple":

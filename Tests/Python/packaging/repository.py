@@ -19,11 +19,12 @@ def require_binary() -> None:
         raise AssertionError(f"{BINARY} is missing: `make test-packaging` builds it")
 
 
-def make(*arguments: str) -> subprocess.CompletedProcess:
-    """`make ARGUMENTS` in the repository, with the same static binary; fails the caller's test on an error."""
+def make(*arguments: str, environment: dict | None = None) -> subprocess.CompletedProcess:
+    """`make ARGUMENTS` in the repository, packaging the same binary (BINARY=, so nothing is rebuilt), with
+    `environment` added to the process's; fails the caller's test on an error."""
     process = subprocess.run(
-        [os.environ.get("MAKE", "make"), "--no-print-directory", "-C", str(REPO), f"STATIC_BINARY={BINARY}", *arguments],
-        capture_output=True, text=True, timeout=1200, stdin=subprocess.DEVNULL,
+        [os.environ.get("MAKE", "make"), "--no-print-directory", "-C", str(REPO), f"BINARY={BINARY}", *arguments],
+        capture_output=True, text=True, timeout=1200, stdin=subprocess.DEVNULL, env={**os.environ, **(environment or {})},
     )
     if process.returncode != 0:
         raise AssertionError(f"make {' '.join(arguments)} failed ({process.returncode}):\n{process.stdout}\n{process.stderr}")

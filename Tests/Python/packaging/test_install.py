@@ -6,6 +6,7 @@ from __future__ import annotations
 import filecmp
 import json
 import os
+import subprocess
 import unittest
 from pathlib import Path
 
@@ -56,6 +57,18 @@ class InstallTests(unittest.TestCase):
         self.assertIn("metadata/globalsign-root-r46.pem", files_under(self.prefix / "share/passkeyd/TrustAnchors"))
         self.assertIn("aaguid-names.json", files_under(self.prefix / "share/passkeyd/TrustAnchors"))
         self.assertTrue((self.prefix / "share/doc/passkeyd/README.md").is_file())
+
+    def test_an_existing_binary_is_packaged_without_a_build(self):
+        # `make -n install` (what deb and image run, with their prerequisite): with BINARY= no Swift build, without it
+        # `make static`'s. (deb and image themselves run make again, which -n would not stop.)
+        make_program = os.environ.get("MAKE", "make")
+        given = subprocess.run([make_program, "-n", "-C", str(REPO), "install", f"BINARY={BINARY}"],
+                               capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        self.assertNotIn("--static-swift-stdlib", given.stdout)
+        self.assertIn(f"install -m 0755 {BINARY} ", given.stdout)
+        rebuilt = subprocess.run([make_program, "-n", "-C", str(REPO), "install"], capture_output=True, text=True, timeout=60,
+                                 stdin=subprocess.DEVNULL)
+        self.assertIn("--static-swift-stdlib", rebuilt.stdout)
 
     def test_the_example_configuration_names_the_installed_files(self):
         configuration = self.configuration()

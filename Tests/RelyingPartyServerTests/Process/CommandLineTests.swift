@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// The built `passkeyd` on bad command lines: each command names the argument at fault with its usage line and keeps
-/// its exit status (serve 1, the others 2); `version` prints the version.
+/// its exit status (serve 1, the others 2; serve 2 for a bad `--listen` value); `version` prints the version.
 @Suite struct CommandLineTests {
     static func run(_ arguments: [String]) throws -> ChildProcess.Result {
         try ChildProcess.run(try ServeProcess.executable(), arguments)
@@ -21,6 +21,11 @@ import Testing
         arguments: [
             (["serve", "--conf", "x.json"], Int32(1), "passkeyd serve: unknown option --conf", "usage: passkeyd serve [--config FILE]"),
             (["serve", "--config"], 1, "passkeyd serve: --config needs a value", "usage: passkeyd serve"),
+            (["serve", "--listen", "everywhere"], 2, "passkeyd serve: --listen must be \"host:port\"", "usage: passkeyd serve"),
+            (
+                ["healthcheck", "--url", "ftp://127.0.0.1/readyz"], 2, "passkeyd healthcheck: --url: http.clientSchemeRefused",
+                "usage: passkeyd healthcheck"
+            ),
             (["migrate", "--from-sqlite", "a.sqlite"], 2, "passkeyd migrate: --to-postgres is required", "usage: passkeyd migrate"),
             (["verify", "--trust-anchors"], 2, "passkeyd verify: --trust-anchors needs a value", "usage: passkeyd verify"),
             (["verify", "--metadata", "blob.jwt"], 2, "passkeyd verify: --metadata needs --metadata-root", "usage: passkeyd verify"),
