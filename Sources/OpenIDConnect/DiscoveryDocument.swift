@@ -11,12 +11,15 @@ public struct DiscoveryDocument: Sendable, Equatable {
 
     public let issuer: String
     public let jwksURL: URL
-    public let authorizationEndpoint: URL
-    public let tokenEndpoint: URL
+    /// Absent for an issuer without a code flow (Firebase Auth's `securetoken`, which only issues ID tokens to its own
+    /// SDKs): such a provider signs in natively only.
+    public let authorizationEndpoint: URL?
+    public let tokenEndpoint: URL?
 
     /// Reads `json` (strict JSON: one object, no duplicate members) for the provider whose configured issuer is
-    /// `expectedIssuer`. `issuer`, `jwks_uri`, `authorization_endpoint` and `token_endpoint` are required; each
-    /// endpoint is an absolute `https://` URL (`http://` only to a loopback host, for local stand-ins).
+    /// `expectedIssuer`. `issuer` and `jwks_uri` are required; `authorization_endpoint` and `token_endpoint` too unless
+    /// both are absent (Discovery §3: "REQUIRED unless only the Implicit Flow is used"; Firebase's issuer has neither);
+    /// each endpoint is an absolute `https://` URL (`http://` only to a loopback host, for local stand-ins).
     public init(json: [UInt8], expectedIssuer: IssuerIdentifier) throws(OpenIDConnectError) {
         // Bound the work done on a document before it is parsed.
         guard json.count <= Self.maximumDocumentLength else {
@@ -36,8 +39,12 @@ public struct DiscoveryDocument: Sendable, Equatable {
         }
         self.issuer = issuer
         jwksURL = try Self.endpoint(object, "jwks_uri")
-        authorizationEndpoint = try Self.endpoint(object, "authorization_endpoint")
-        tokenEndpoint = try Self.endpoint(object, "token_endpoint")
+        if object["authorization_endpoint"] == nil, object["token_endpoint"] == nil {
+            (authorizationEndpoint, tokenEndpoint) = (nil, nil)
+        } else {
+            authorizationEndpoint = try Self.endpoint(object, "authorization_endpoint")
+            tokenEndpoint = try Self.endpoint(object, "token_endpoint")
+        }
     }
 
     /// Discovery §3: each endpoint "MUST use the https scheme"; http is let through to a loopback host only.

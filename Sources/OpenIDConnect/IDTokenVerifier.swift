@@ -39,7 +39,9 @@ public struct IDTokenVerifier: Sendable {
     }
 
     /// Verifies `token` with `keys` and the app's `rawNonce`, and returns its claims, or throws the first rule it breaks.
-    public func verify(_ token: String, keys: IssuerKeySet, rawNonce: String) throws(OpenIDConnectError) -> IDTokenClaims {
+    /// A nil `rawNonce` is a token of no authentication request of this server (a team's previous auth system's ID
+    /// token, taken as a bridge): step 11 then has nothing to compare, and the caller guards the token's single use.
+    public func verify(_ token: String, keys: IssuerKeySet, rawNonce: String?) throws(OpenIDConnectError) -> IDTokenClaims {
         let payload = try verifiedPayload(token, keys: keys)
         let claims = try IDTokenClaims(claims: payload)
         // Step 2: "The Issuer Identifier for the OpenID Provider ... MUST exactly match the value of the iss Claim."
@@ -66,7 +68,7 @@ public struct IDTokenVerifier: Sendable {
         guard !claims.subject.isEmpty, claims.subject.utf8.count <= Self.maximumSubjectLength else {
             throw OpenIDConnectError(.invalidSubject, "token sub is empty or longer than \(Self.maximumSubjectLength) bytes")
         }
-        try checkNonce(claims.nonce, rawNonce: rawNonce)
+        if let rawNonce { try checkNonce(claims.nonce, rawNonce: rawNonce) }
         return claims
     }
 

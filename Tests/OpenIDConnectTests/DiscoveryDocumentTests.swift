@@ -31,8 +31,8 @@ import Testing
         let document = try DiscoveryDocument(json: Array(Self.google.utf8), expectedIssuer: .google)
         #expect(document.issuer == "https://accounts.google.com")
         #expect(document.jwksURL.absoluteString == "https://www.googleapis.com/oauth2/v3/certs")
-        #expect(document.authorizationEndpoint.absoluteString == "https://accounts.google.com/o/oauth2/v2/auth")
-        #expect(document.tokenEndpoint.absoluteString == "https://oauth2.googleapis.com/token")
+        #expect(document.authorizationEndpoint?.absoluteString == "https://accounts.google.com/o/oauth2/v2/auth")
+        #expect(document.tokenEndpoint?.absoluteString == "https://oauth2.googleapis.com/token")
     }
 
     @Test func microsoftsTemplateIssuerMustBeTheConfiguredTemplate() throws {
@@ -52,6 +52,14 @@ import Testing
         for name in ["issuer", "jwks_uri", "authorization_endpoint", "token_endpoint"] {
             #expect(code(edited(name, "")) == .discoveryMalformed)
         }
+        // Both endpoints absent: an issuer of ID tokens only (Firebase's), for native sign-in.
+        let firebase =
+            #"{"issuer":"https://securetoken.google.com/p","jwks_uri":"https://www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com","response_types_supported":["id_token"]}"#
+        let document = try DiscoveryDocument(
+            json: Array(firebase.utf8),
+            expectedIssuer: try IssuerIdentifier(configured: "https://securetoken.google.com/p")
+        )
+        #expect(document.authorizationEndpoint == nil && document.tokenEndpoint == nil)
         #expect(code(edited("jwks_uri", #""http://www.googleapis.com/oauth2/v3/certs""#)) == .discoveryMalformed)
         #expect(code(edited("token_endpoint", "5")) == .discoveryMalformed)
         #expect(code(edited("token_endpoint", #""/relative""#)) == .discoveryMalformed)

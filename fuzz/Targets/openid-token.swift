@@ -30,7 +30,7 @@ public func test(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case 0:
         if let document = try? DiscoveryDocument(json: body, expectedIssuer: .google) {
             guard document.issuer == "https://accounts.google.com" else { fuzzFailure("a discovery document of another issuer was accepted") }
-            for url in [document.jwksURL, document.authorizationEndpoint, document.tokenEndpoint] where url.scheme != "https" {
+            for url in [document.jwksURL, document.authorizationEndpoint, document.tokenEndpoint].compactMap({ $0 }) where url.scheme != "https" {
                 guard url.scheme == "http", IssuerIdentifier.isLoopback(url.host ?? "") else { fuzzFailure("an unsafe endpoint was accepted") }
             }
         }

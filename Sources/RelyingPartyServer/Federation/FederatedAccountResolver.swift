@@ -31,16 +31,17 @@ struct FederatedAccountResolver: Sendable {
     /// `401 invalid_identity_token`), and keys the nonce and the token until the token expires (plus the leeway), so
     /// that each is used once.
     func replayGuard(
-        rawNonce: String,
+        rawNonce: String?,
         idToken: String,
         identity: VerifiedIdentity<IDTokenClaims>,
         leeway: TimeInterval
     ) throws(ServerError)
         -> AppleReplayGuard
     {
-        let key = ChallengeService.appleNonceKey(rawNonce)
         let now = time.now
-        if try storage({ try store.takeChallenge(key, now: now) }) == .expired { throw ServerError(.invalidIdentityToken) }
+        // A bridge token without a nonce is remembered by itself, under a second key of its own.
+        let key = rawNonce.map(ChallengeService.appleNonceKey) ?? DigestAlgorithm.sha256.hash(Array("passkeyd bridge token:\(idToken)".utf8))
+        if rawNonce != nil, try storage({ try store.takeChallenge(key, now: now) }) == .expired { throw ServerError(.invalidIdentityToken) }
         return AppleReplayGuard(
             nonceKey: key,
             tokenKey: DigestAlgorithm.sha256.hash(Array("passkeyd identity token:\(idToken)".utf8)),
@@ -75,6 +76,11 @@ struct FederatedAccountResolver: Sendable {
         } else if let owner = sign.signedInOwner {
             user = owner
             events += try provider.link(identity, to: owner.id, in: transaction, now: sign.now)
+        } else if provider.settings.bridge, let owner = try transaction.user(externalID: identity.subject) {
+            // A bridge from the app's previous auth system: its `sub` is the app's own user id, the `externalId` of the
+            // account made for that person (by the admin API or an import).
+            user = owner
+            events += try provider.link(identity, to: owner.id, in: transaction, now: sign.now)
         } else {
             user = UserRecord(
                 id: random.bytes(count: 32),
@@ -84,10 +90,11 @@ struct FederatedAccountResolver: Sendable {
                 appAccountToken: random.uuid(),
                 email: email,
                 emailVerified: email != nil && emailVerified,
-                createdAt: sign.now
+                createdAt: sign.now,
+                externalID: provider.settings.bridge ? identity.subject : nil
             )
             try transaction.insertUser(user)
-            events.append(.userCreated(userID: user.id, method: .identityProvider))
+            events.append(.userCreated(userID: user.id, method: .identityProvider, externalID: user.externalID))
             events += try provider.link(identity, to: user.id, in: transaction, now: sign.now)
             isNewAccount = true
         }

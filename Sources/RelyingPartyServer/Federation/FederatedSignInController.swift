@@ -11,7 +11,9 @@ struct FederatedSignInController: Sendable {
     /// The body of `POST /auth/{provider}`.
     struct SignInRequest: Decodable {
         var idToken: String
-        var rawNonce: String
+        /// Required, but for a bridge provider's token (the app's previous auth system's), which no request of this
+        /// server made.
+        var rawNonce: String?
     }
 
     struct NonceResponse: Encodable {
@@ -44,12 +46,16 @@ struct FederatedSignInController: Sendable {
     func signIn(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let provider = try providers.provider(named: context.identifier)
         let body = try JSONBody.decode(SignInRequest.self, from: request)
-        guard !body.rawNonce.isEmpty, body.rawNonce.utf8.count <= AppleSignInController.maximumRawNonceLength else {
-            throw ServerError(.invalidRequest, member: "rawNonce")
+        if let rawNonce = body.rawNonce {
+            guard !rawNonce.isEmpty, rawNonce.utf8.count <= AppleSignInController.maximumRawNonceLength else {
+                throw ServerError(.invalidRequest, member: "rawNonce")
+            }
+        } else {
+            guard provider.settings.bridge else { throw ServerError(.invalidRequest, member: "rawNonce") }
         }
         guard !body.idToken.isEmpty else { throw ServerError(.invalidRequest, member: "idToken") }
         let caller = context.session == nil ? nil : try accounts.user(request, context, writing: true)
-        let identity = try provider.verify(body.idToken, rawNonce: body.rawNonce)
+        let identity = try provider.verified(body.idToken, rawNonce: body.rawNonce)
         let replay = try resolver.replayGuard(
             rawNonce: body.rawNonce,
             idToken: body.idToken,

@@ -82,7 +82,9 @@ struct FederatedWebController: Sendable {
             // RFC 7636 §4.2: S256, the challenge is the base64url SHA-256 of the verifier.
             ("code_challenge", Base64URL.encode(DigestAlgorithm.sha256.hash(Array(verifier.utf8)))), ("code_challenge_method", "S256"),
         ]
-        let authorize = document.authorizationEndpoint.absoluteString
+        guard let authorize = document.authorizationEndpoint?.absoluteString else {
+            throw ServerError(.identityProviderNotFound, detail: "\(provider.name) has no authorization endpoint: native sign-in only")
+        }
         let query = parameters.map { "\($0.0)=\(FormFields.encode($0.1))" }.joined(separator: "&")
         var response = OpenIDPages.redirect(to: authorize + (authorize.contains("?") ? "&" : "?") + query)
         response.headers.add(
@@ -152,7 +154,7 @@ struct FederatedWebController: Sendable {
             code: code,
             verifier: state.codeVerifier,
             redirectURI: redirectURI(provider.name),
-            at: document.tokenEndpoint
+            at: try tokenEndpoint(of: document, provider.name)
         )
         let identity = try provider.verify(idToken, rawNonce: state.rawNonce)
         // OpenID Connect Core §3.1.3.7 step 3: the token is for the client this flow asked as.
@@ -165,5 +167,11 @@ struct FederatedWebController: Sendable {
             throw ServerError(.invalidIdentityToken, detail: "the nonce or the ID token was already used")
         }
         return issued
+    }
+
+    /// The provider's token endpoint (an issuer without one signs in natively only).
+    private func tokenEndpoint(of document: DiscoveryDocument, _ name: String) throws(ServerError) -> URL {
+        guard let endpoint = document.tokenEndpoint else { throw ServerError(.identityProviderNotFound, detail: "\(name) has no token endpoint") }
+        return endpoint
     }
 }

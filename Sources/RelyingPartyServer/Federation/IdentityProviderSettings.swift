@@ -10,6 +10,9 @@ public struct IdentityProviderSettings: Sendable, Equatable {
         case google
         /// Any OpenID Connect issuer, from its discovery document.
         case oidc
+        /// Firebase Auth's ID tokens (issuer `https://securetoken.google.com/<projectId>`, audience the project ID): a
+        /// bridge from an app's Firebase users (`bridge`).
+        case firebase
     }
 
     /// The longest provider name: names are path segments and stored with each identity.
@@ -38,6 +41,11 @@ public struct IdentityProviderSettings: Sendable, Equatable {
     public var trustEmail: Bool
     /// Where the discovery document is read (`{issuer}/.well-known/openid-configuration` unless set).
     public var discoveryURL: String
+    /// A bridge from the app's previous auth system (`firebase`; `"bridge": true` for an `oidc` issuer such as
+    /// Supabase's, Auth0's or Cognito's): its ID tokens come from the app's own sign-in with that system, not from a
+    /// request of this server, so `rawNonce` may be absent (each token is still used once); its `sub` is the app's own
+    /// user id: a new identity lands in the account whose `externalId` is the `sub`, or a new account with it.
+    public var bridge = false
 
     init(name: String, _ reader: ConfigurationReader) throws(ConfigurationError) {
         guard !name.isEmpty, name.utf8.count <= Self.maximumNameLength,
@@ -50,7 +58,7 @@ public struct IdentityProviderSettings: Sendable, Equatable {
         }
         self.name = name
         guard let kind = Kind(rawValue: try reader.requiredString("type")) else {
-            throw ConfigurationError(.invalidValue, key: reader.key("type"), "must be google or oidc")
+            throw ConfigurationError(.invalidValue, key: reader.key("type"), "must be google, oidc or firebase")
         }
         self.kind = kind
         switch kind {
@@ -63,8 +71,26 @@ public struct IdentityProviderSettings: Sendable, Equatable {
             scopes = ["openid", "email", "profile"]
             trustEmail = try reader.bool("trustEmail") ?? true
             discoveryURL = try reader.outboundURL("discoveryURL") ?? Self.googleDiscoveryURL
+        case .firebase:
+            try reader.only(["type", "projectId", "trustEmail", "discoveryURL"])
+            let project = try reader.requiredString("projectId")
+            guard (1...64).contains(project.utf8.count), project.utf8.allSatisfy({ ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 45 })
+            else { throw ConfigurationError(.invalidValue, key: reader.key("projectId"), "must be a Firebase project ID (a-z, 0-9, -)") }
+            let issuerText = "https://securetoken.google.com/" + project
+            do {
+                issuer = try IssuerIdentifier(configured: issuerText)
+            } catch {
+                throw ConfigurationError(.invalidValue, key: reader.key("projectId"), error.reason)
+            }
+            clientIDs = [project]
+            clientSecret = nil
+            scopes = ["openid"]
+            trustEmail = try reader.bool("trustEmail") ?? false
+            discoveryURL = try reader.outboundURL("discoveryURL") ?? issuerText + "/.well-known/openid-configuration"
+            bridge = true
         case .oidc:
-            try reader.only(["type", "issuer", "clientID", "clientSecret", "scopes", "trustEmail", "discoveryURL"])
+            try reader.only(["type", "issuer", "clientID", "clientSecret", "scopes", "trustEmail", "discoveryURL", "bridge"])
+            bridge = try reader.bool("bridge") ?? false
             let issuerText = try reader.requiredString("issuer")
             do {
                 issuer = try IssuerIdentifier(configured: issuerText)

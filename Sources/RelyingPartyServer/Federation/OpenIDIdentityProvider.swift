@@ -41,6 +41,12 @@ struct OpenIDIdentityProvider: IdentityProvider {
     /// refresh (at most once a minute) and is then 503, so that its retry meets the new keys; past that it is refused.
     /// Every refusal is `401 invalid_identity_token`, the rule in the log.
     func verify(_ idToken: String, rawNonce: String) throws(ServerError) -> VerifiedIdentity<IDTokenClaims> {
+        try verified(idToken, rawNonce: rawNonce)
+    }
+
+    /// `verify`, or with a nil `rawNonce` a bridge provider's token of no request of this server (`bridge`: its
+    /// single use is the replay guard's, by the token itself).
+    func verified(_ idToken: String, rawNonce: String?) throws(ServerError) -> VerifiedIdentity<IDTokenClaims> {
         let now = time.now
         let keys = try keyCache.keys(now: now)
         let claims: IDTokenClaims

@@ -6,7 +6,8 @@ import Storage
 import TestSupport
 
 /// A relying-party server whose `identityProviders` has `google` pointing at a running `GoogleStandIn` (and
-/// `extraProviders` members beside it), a manual clock, and a log tests can read.
+/// `extraProviders` members beside it, where `STAND_IN_DISCOVERY` reads as the stand-in's discovery URL), a manual
+/// clock, and a log tests can read.
 final class GoogleFixture {
     let standIn: GoogleStandIn
     let clock: ManualClock
@@ -32,7 +33,7 @@ final class GoogleFixture {
         let trust = trustEmail.map { #", "trustEmail": \#($0)"# } ?? ""
         let json = """
             {"relyingParty": {"id": "example.com", "name": "Example", "origins": ["https://example.com"]}, "www": null, \(extraConfiguration)
-             "identityProviders": {\(extraProviders)
+             "identityProviders": {\(extraProviders.replacingOccurrences(of: "STAND_IN_DISCOVERY", with: standIn.discoveryURL))
                "google": {"type": "google", "discoveryURL": "\(discoveryURL ?? standIn.discoveryURL)"\(trust),
                           "clientSecret": "\(GoogleStandIn.webClientSecret)",
                           "clientIDs": ["\(GoogleStandIn.webClientID)", "\(GoogleStandIn.androidClientID)", "\(GoogleStandIn.iosClientID)"]}}}
