@@ -39,7 +39,10 @@ export type ServerErrorCode =
   | "recovery_session_restricted" | "insufficient_scope" | "invalid_backend_key" | "import_invalid" | "invalid_client"
   | "invalid_redirect_uri" | "invalid_grant" | "unsupported_grant_type" | "unsupported_response_type" | "invalid_scope"
   | "login_required" | "access_denied" | "apple_state_invalid" | "apple_sign_in_cancelled" | "invalid_return_path"
-  | "invalid_token" | "not_ready" | "bad_request" | "request_too_large" | "expectation_failed" | "http_error" | "server_busy";
+  | "invalid_token" | "not_ready" | "bad_request" | "request_too_large" | "expectation_failed" | "http_error" | "server_busy"
+  | "external_id_taken" | "password_invalid" | "password_verification_busy" | "password_session_restricted"
+  | "passkey_upgrade_not_allowed" | "identity_provider_not_found" | "identity_taken" | "identity_not_found"
+  | "identity_provider_unavailable" | "identity_state_invalid" | "identity_issuer_mismatch" | "identity_sign_in_cancelled";
 
 /** Sentences for people, by code. */
 export declare const messages: Readonly<Record<string, string>>;
