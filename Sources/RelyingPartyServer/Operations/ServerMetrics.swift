@@ -52,13 +52,17 @@ final class ServerMetrics: Sendable {
         RouteKey("POST", "/webauthn/authentication/verify"): ("authentication", "verify"),
         RouteKey("POST", "/auth/apple/nonce"): ("apple", "options"),
         RouteKey("POST", "/auth/apple"): ("apple", "verify"),
+        RouteKey("POST", "/auth/{provider}/nonce"): ("oidc", "options"),
+        RouteKey("POST", "/auth/{provider}"): ("oidc", "verify"),
+        // A rise of failed password sign-ins (`password_invalid`, `rate_limited`) is the sign of credential stuffing.
+        RouteKey("POST", "/auth/password"): ("password", "verify"),
     ]
 
     init(registry: MetricsRegistry) {
         self.registry = registry
         ceremonies = registry.counter(
             "passkeyd_ceremonies_total",
-            "Ceremony requests by kind (registration, authentication, apple), stage (options, verify), outcome (ok, failed) and the stable code of a failure.",
+            "Ceremony requests by kind (registration, authentication, apple, oidc, password), stage (options, verify), outcome (ok, failed) and the stable code of a failure.",
             labels: ["kind", "stage", "outcome", "code"]
         )
         registrations = registry.counter(

@@ -204,4 +204,17 @@ struct PasswordSignInTests {
             )
         }
     }
+
+    @Test func theFunnelCountsPasswordSignInsByOutcomeAndCode() throws {
+        let bcrypt = Self.fixture("bcrypt $2b$")
+        _ = try importLines(Self.importFile([("ada", nil, bcrypt.hash)]))
+        #expect(try signIn(["username": "ada", "password": bcrypt.password]).status == 200)
+        for _ in 0..<3 { _ = try signIn(["username": "ada", "password": "guess"]) }
+        let funnel = try #require(try MetricsTests.scrape(server)["passkeyd_ceremonies"])
+        func count(_ outcome: String, _ code: String = "") -> Double? {
+            funnel.value("passkeyd_ceremonies_total", ["kind": "password", "stage": "verify", "outcome": outcome, "code": code])
+        }
+        #expect(count("ok") == 1)
+        #expect(count("failed", "password_invalid") == 3, "the sign of credential stuffing")
+    }
 }
