@@ -41,7 +41,7 @@ public enum PasswordKeyDerivation {
         }
         return try derive("PBKDF2", password: password, salt: salt, length: length) { parameters, strings in
             parameters.append(OSSL_PARAM_construct_utf8_string(strings.name("digest"), strings.name(digest.rawValue), 0))
-            parameters.append(OSSL_PARAM_construct_uint(strings.name("iter"), strings.uint(UInt32(iterations))))
+            parameters.append(OSSL_PARAM_construct_uint(strings.name("iter"), strings.uint32(UInt32(iterations))))
         }
     }
 
@@ -83,7 +83,6 @@ public enum PasswordKeyDerivation {
 
         func uint64(_ value: UInt64) -> UnsafeMutablePointer<UInt64> { integer(value) }
         func uint32(_ value: UInt32) -> UnsafeMutablePointer<UInt32> { integer(value) }
-        func uint(_ value: UInt32) -> UnsafeMutablePointer<UInt32> { integer(value) }
 
         deinit {
             strings.forEach { free($0) }

@@ -73,20 +73,17 @@ extension AdminService {
     ) throws(ServerError) -> UserRecord {
         guard (1...128).contains(user.localId.utf8.count) else { throw ServerError(.importInvalid, member: "localId") }
         let email = try validEmail(user.email ?? apple?.email).flatMap { $0.isEmpty ? nil : $0 }
-        let username = email.flatMap { $0.count <= 64 ? $0 : nil } ?? String("firebase-\(user.localId)".prefix(64))
-        let name = try RelyingPartyServer.validName(username, member: "localId")
         let displayName = try (user.displayName ?? apple?.displayName).map { (text: String) throws(ServerError) -> String in
             try RelyingPartyServer.validName(text, member: "displayName")
         }
-        return UserRecord(
-            id: DigestAlgorithm.sha256.hash(Array("firebase:\(user.localId)".utf8)),
-            name: name,
-            displayName: displayName ?? name,
-            displayNameIsDefault: displayName == nil,
-            appAccountToken: token,
+        return try newImportedAccount(
+            source: "firebase",
+            key: user.localId,
             email: email,
-            emailVerified: email != nil && user.emailVerified == true,
-            createdAt: user.createdAt ?? now
+            emailVerified: user.emailVerified == true,
+            displayName: displayName,
+            createdAt: user.createdAt ?? now,
+            token: token
         )
     }
 

@@ -64,18 +64,42 @@ extension AdminService {
             if let displayName { (existing.displayName, existing.displayNameIsDefault) = (displayName, false) }
             return existing
         }
-        let username = email.flatMap { $0.count <= 64 ? $0 : nil } ?? String("\(source)-\(externalID)".prefix(64))
+        var account = try Self.newImportedAccount(
+            source: source,
+            key: externalID,
+            email: email,
+            emailVerified: user.emailVerified,
+            displayName: displayName,
+            createdAt: user.createdAt ?? now,
+            token: random.uuid()
+        )
+        account.externalID = externalID
+        return account
+    }
+
+    /// A new account of an import from another system (`source`: `firebase`, `supabase`, `auth0`): its ID derived
+    /// from the source and the user's `key` there (a second import finds it), its username the email when there is one
+    /// (64 bytes at most), `<source>-<key>` otherwise, its display name the given one or the username.
+    static func newImportedAccount(
+        source: String,
+        key: String,
+        email: String?,
+        emailVerified: Bool,
+        displayName: String?,
+        createdAt: Date,
+        token: UUID
+    ) throws(ServerError) -> UserRecord {
+        let username = email.flatMap { $0.count <= 64 ? $0 : nil } ?? String("\(source)-\(key)".prefix(64))
         let name = try RelyingPartyServer.validName(username, member: "email")
         return UserRecord(
-            id: DigestAlgorithm.sha256.hash(Array("\(source):\(externalID)".utf8)),
+            id: DigestAlgorithm.sha256.hash(Array("\(source):\(key)".utf8)),
             name: name,
             displayName: displayName ?? name,
             displayNameIsDefault: displayName == nil,
-            appAccountToken: random.uuid(),
+            appAccountToken: token,
             email: email,
-            emailVerified: email != nil && user.emailVerified,
-            createdAt: user.createdAt ?? now,
-            externalID: externalID
+            emailVerified: email != nil && emailVerified,
+            createdAt: createdAt
         )
     }
 }

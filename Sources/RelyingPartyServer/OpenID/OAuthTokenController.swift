@@ -255,7 +255,7 @@ struct OAuthTokenController: Sendable {
         do {
             subject = try store.transaction { transaction throws(StorageError) -> OpenIDGrantSubject? in
                 guard let grant = try transaction.oauthGrant(id: grantID), let user = try transaction.user(id: grant.userID),
-                    claims.sub == Base64URL.encode(user.id) || (subjectRule == .externalId && claims.sub == user.externalID)
+                    subjectRule.names(claims.sub, userID: user.id, externalID: { user.externalID })
                 else { return nil }
                 return OpenIDGrantSubject(user: user, grant: grant)
             }

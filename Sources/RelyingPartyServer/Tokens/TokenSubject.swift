@@ -17,7 +17,7 @@ public enum TokenSubject: String, Sendable, Equatable {
 
     /// Whether a verified token's `sub` names the account `userID` (`externalID` read only when it is needed): its
     /// passkeyd id (every token minted before an external id was set has it), or, under `externalId`, its external id.
-    func names(_ subject: String, userID: [UInt8], externalID: () throws(ServerError) -> String?) throws(ServerError) -> Bool {
+    func names<Failure: Error>(_ subject: String, userID: [UInt8], externalID: () throws(Failure) -> String?) throws(Failure) -> Bool {
         if subject == Base64URL.encode(userID) { return true }
         guard self == .externalId else { return false }
         return try externalID() == subject
