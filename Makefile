@@ -4,7 +4,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBIAN_PACKAGES := libssl-dev libcbor-dev libsqlite3-dev libevent-dev libpq-dev libargon2-dev libcrypt-dev pkg-config
 SWIFT ?= swift
 # The browser suite (Tests/Python/browser): Debian's Chromium and chromedriver, selenium + pytest in a venv.
-BROWSER_PACKAGES := chromium chromium-driver python3-venv
+BROWSER_PACKAGES := chromium chromium-driver python3-venv esbuild
 BROWSER_VENV := .venv-browser
 PYTHON ?= /usr/bin/python3
 # The test backend that verifies access tokens with PyJWT (Tests/Python/backend), in its own venv.
@@ -52,7 +52,8 @@ run: release
 test: deps lint test-swift client-swift-test test-openapi test-browser test-packaging
 
 # swift-format (from the toolchain) with .swift-format: `make lint` checks the tree, `make format` rewrites it.
-SWIFT_SOURCES := Package.swift Sources Tests bench fuzz clients/swift/Package.swift clients/swift/Sources clients/swift/Tests
+SWIFT_SOURCES := Package.swift Sources Tests bench fuzz clients/swift/Package.swift clients/swift/Sources clients/swift/Tests \
+  clients/swift/PlatformStandIns clients/swift/ByURL
 lint:
 	$(SWIFT) format lint --strict --recursive $(SWIFT_SOURCES)
 
@@ -68,12 +69,16 @@ test-swift: test-deps webhook-deps backend-deps metrics-deps
 	$(SWIFT) test --skip-build --parallel && $(MAKE) fuzz-replay
 
 # The Swift client package (clients/swift, a package of its own) against a real `passkeyd serve` on loopback, with the
-# main package's software authenticator and Apple stand-in as the device (passkeyd-test-device).
+# main package's software authenticator and Apple stand-in as the device (passkeyd-test-device); its Apple-only files
+# type-checked against stand-ins of the SDK; and an app's package that adds this repository by URL and builds the
+# client alone.
 client-swift-test: deps
 	$(SWIFT) build --product passkeyd
 	$(SWIFT) build --product passkeyd-test-device
 	cd clients/swift && PASSKEYD_BINARY=$(abspath .build/debug/passkeyd) PASSKEYD_TEST_DEVICE=$(abspath .build/debug/passkeyd-test-device) \
 	  $(SWIFT) test
+	clients/swift/PlatformStandIns/check.sh
+	clients/swift/ByURL/check.sh
 
 # Real requests and answers of passkeyd serve validated against its OpenAPI document (openapi-core from PyPI, in its
 # own venv, made when missing or when its requirements changed).
@@ -114,9 +119,11 @@ test-browser: deps browser-deps
 	$(SWIFT) build --product passkeyd-test-device
 	PASSKEYD_TEST_DEVICE=$(abspath .build/debug/passkeyd-test-device) $(BROWSER_VENV)/bin/pytest -q Tests/Python/browser
 
-# Chromium, chromedriver and python3-venv when missing; the venv when missing or when requirements.txt changed.
+# Chromium, chromedriver, esbuild and python3-venv when missing; the venv when missing or when requirements.txt changed.
+# npm (for the web module's package test) only when no npm is there: a Node of its own (NodeSource's) carries it.
 browser-deps:
 	$(call install_missing,$(BROWSER_PACKAGES))
+	@command -v npm >/dev/null 2>&1 || $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y nodejs npm
 	$(call python_venv,$(BROWSER_VENV),Tests/Python/browser/requirements.txt)
 
 # Installing (README "Installing"): a release binary with the Swift runtime linked in, so that it runs with
