@@ -101,9 +101,9 @@ public struct ServerConfiguration: Sendable {
     /// Where hand-off links point: the relying party's first `https` origin (passkeyd's own pages).
     public var handoffOrigin: String { origins.first { $0.hasPrefix("https://") } ?? "https://\(relyingPartyID)" }
 
-    /// 256 connections per client address; behind a trusted proxy every connection comes from the proxy, so the
+    /// 256 connections per client address; behind trusted proxies every connection comes from a proxy, so the
     /// per-address cap is the global one (the proxy limits its clients).
-    public var defaultConnectionsPerAddress: Int { rateLimits.trustForwardedFor ? maximumConnections : 256 }
+    public var defaultConnectionsPerAddress: Int { rateLimits.readsForwardedFor ? maximumConnections : 256 }
 
     /// `iss` of the access tokens: `tokens.issuer`, or `https://<relyingParty.id>`.
     public var tokenIssuer: String { tokens.issuer ?? "https://" + relyingPartyID }
