@@ -32,6 +32,15 @@ open class ASAuthorizationPlatformPublicKeyCredentialDescriptor: NSObject {
 }
 
 open class ASAuthorizationPlatformPublicKeyCredentialRegistrationRequest: ASAuthorizationRequest {
+    public enum RequestStyle: Int, Sendable {
+        case standard = 0
+        case conditional = 1
+    }
+    @available(iOS 18.0, macOS 15.0, visionOS 2.0, *)
+    open var requestStyle: RequestStyle {
+        get { fatalError("stand-in") }
+        set {}
+    }
     open var displayName: String?
     open var userVerificationPreference = ASAuthorizationPublicKeyCredentialUserVerificationPreference(rawValue: "preferred")
     open var excludedCredentials: [ASAuthorizationPlatformPublicKeyCredentialDescriptor] = []
