@@ -10,7 +10,7 @@ PYTHON ?= /usr/bin/python3
 # The test backend that verifies access tokens with PyJWT (Tests/Python/backend), in its own venv.
 BACKEND_VENV := .venv-backend
 # The PostgreSQL tests start throwaway clusters of Debian's server (initdb + pg_ctl) in temporary folders.
-TEST_PACKAGES := postgresql
+TEST_PACKAGES := postgresql pgbouncer
 
 .PHONY: image image-deps test-upgrade client-swift-test test-openapi openapi-deps webhook-deps backend-deps metrics-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak bench-stall clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
 

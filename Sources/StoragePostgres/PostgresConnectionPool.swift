@@ -18,6 +18,8 @@ final class PostgresConnectionPool: Sendable {
 
     let connectionString: String
     let size: Int
+    /// Whether the connection string reaches PostgreSQL through a transaction-mode pooler (see `PostgresConnection`).
+    let transactionPooling: Bool
     private let waitTimeout: DispatchTimeInterval
     private let permits: DispatchSemaphore
     private let state = Mutex(State())
@@ -25,9 +27,10 @@ final class PostgresConnectionPool: Sendable {
     private let waits = Atomic<Int>(0)
     private let waitTimeouts = Atomic<Int>(0)
 
-    init(connectionString: String, size: Int, waitTimeout: Duration) {
+    init(connectionString: String, size: Int, waitTimeout: Duration, transactionPooling: Bool = false) {
         self.connectionString = connectionString
         self.size = size
+        self.transactionPooling = transactionPooling
         let (seconds, attoseconds) = waitTimeout.components
         self.waitTimeout = .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
         permits = DispatchSemaphore(value: size)
@@ -70,7 +73,7 @@ final class PostgresConnectionPool: Sendable {
             connection = reused
         } else {
             do throws(PostgresError) {
-                connection = try PostgresConnection(connectionString: connectionString)
+                connection = try PostgresConnection(connectionString: connectionString, transactionPooling: transactionPooling)
             } catch {
                 throw error.storageError
             }

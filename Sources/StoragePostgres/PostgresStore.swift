@@ -7,9 +7,10 @@ import Storage
 /// a challenge is taken by one `DELETE … RETURNING`, which of any number of concurrent callers on any nodes only one
 /// completes with the row. The ceremonies are one statement each (data-modifying CTEs, events included): one round
 /// trip. `transaction` runs its body in a `SERIALIZABLE` transaction and runs it again, from the start, on a
-/// serialization failure or a deadlock (up to `maximumTransactionAttempts` times; a retry holds an advisory lock
-/// that first attempts share, so it runs alone across nodes), so bodies written once for every driver behave as if
-/// run one after the other, on any number of nodes.
+/// serialization failure or a deadlock (up to `maximumTransactionAttempts` times, after a growing pause), so bodies
+/// written once for every driver behave as if run one after the other, on any number of nodes. No lock outlives a
+/// transaction and no statement is prepared by name with `transactionPooling`, so the store works through a
+/// transaction-mode pooler (PgBouncer) too.
 ///
 /// Durability: commits wait for the WAL flush (`synchronous_commit = on`), except `insertChallenge`,
 /// `takeChallenge` and `recordSessionUse`, which commit with `synchronous_commit = off` as their protocols allow.
@@ -26,9 +27,11 @@ import Storage
 /// transactions run those, and the ceremonies compose their statement from the same column lists.
 public final class PostgresStore: PasskeyStore {
     /// The most times `transaction` runs a body that keeps failing to serialise before `storage.unavailable`.
-    public static let maximumTransactionAttempts = 10
+    public static let maximumTransactionAttempts = 20
 
     let pool: PostgresConnectionPool
+    /// A random number in a range, for the pauses between a transaction's attempts.
+    private let jitter: @Sendable (ClosedRange<UInt32>) -> UInt32
 
     /// Connects with `connectionString` (libpq key=value pairs or a postgresql:// URI), and migrates the database
     /// to the latest schema.
@@ -37,8 +40,23 @@ public final class PostgresStore: PasskeyStore {
     ///   - waitTimeout: how long a call waits for a free connection before `storage.unavailable`.
     /// - Throws: `storage.unavailable` when the database can't be reached; `storage.migrationFailed` when its
     ///   schema is newer than this build or a migration step fails.
-    public init(connectionString: String, poolSize: Int, waitTimeout: Duration = .seconds(10)) throws(StorageError) {
-        pool = PostgresConnectionPool(connectionString: connectionString, size: max(1, poolSize), waitTimeout: waitTimeout)
+    ///   - transactionPooling: the connection string reaches PostgreSQL through a transaction-mode pooler (PgBouncer's
+    ///     `pool_mode = transaction`): statements are sent unnamed and every commit is durable.
+    ///   - jitter: a random number in a range, for the pauses between a transaction's attempts.
+    public init(
+        connectionString: String,
+        poolSize: Int,
+        waitTimeout: Duration = .seconds(10),
+        transactionPooling: Bool = false,
+        jitter: @escaping @Sendable (ClosedRange<UInt32>) -> UInt32 = { UInt32.random(in: $0) }
+    ) throws(StorageError) {
+        self.jitter = jitter
+        pool = PostgresConnectionPool(
+            connectionString: connectionString,
+            size: max(1, poolSize),
+            waitTimeout: waitTimeout,
+            transactionPooling: transactionPooling
+        )
         // The one clock of the store: the time of the events a migration writes.
         try PostgresMigrations.migrate(pool, now: Date())
     }
@@ -53,22 +71,13 @@ public final class PostgresStore: PasskeyStore {
 
     public func transaction<Result: Sendable>(_ body: (any StoreTransaction) throws(StorageError) -> Result) throws(StorageError) -> Result {
         try pool.withConnection { connection throws(PostgresError) -> Swift.Result<Result, StorageError> in
-            // The retry lock, an advisory lock taken before each attempt's snapshot: shared by first attempts, exclusive
-            // for the retries of a body that failed to serialise. A retry thus runs alone, across nodes, and cannot
-            // lose again to transactions that started after it failed (without it, a body that keeps colliding with a
-            // busy row may lose every time); first attempts do not wait for each other.
-            var holdsRetryLock = false
-            defer {
-                if holdsRetryLock { try? connection.execute("SELECT pg_advisory_unlock_all()") }
-            }
-            holdsRetryLock = true
-            try connection.execute("SELECT pg_advisory_lock_shared(\(Self.retryLockKey))")
             var attempt = 1
-            func retry() throws(PostgresError) -> Bool {
+            // Another attempt after a random pause of up to 1, 2, 4 … 64, then 100 ms ("full jitter", about 1.4 s at
+            // most in all), so that bodies colliding on a busy row spread out instead of meeting again at once. No
+            // lock is held across attempts: a retry never makes unrelated transactions wait.
+            func retry() -> Bool {
                 guard attempt < Self.maximumTransactionAttempts else { return false }
-                if attempt == 1 {
-                    try connection.execute("SELECT pg_advisory_unlock_all(); SELECT pg_advisory_lock(\(Self.retryLockKey))")
-                }
+                usleep(useconds_t(1000 * jitter(0...min(UInt32(1) << min(attempt - 1, 6), 100))))
                 attempt += 1
                 return true
             }
@@ -86,7 +95,7 @@ public final class PostgresStore: PasskeyStore {
                     connection.rollBack()
                     if failed.code == .connectionFailed { throw failed }
                     if failed.code == .serializationFailure {
-                        guard try retry() else { return .failure(Self.notSerialised(attempt)) }
+                        guard retry() else { return .failure(Self.notSerialised(attempt)) }
                         continue
                     }
                 }
@@ -100,21 +109,16 @@ public final class PostgresStore: PasskeyStore {
                     return .failure(failure)
                 }
                 do throws(PostgresError) {
-                    // One round trip for both; a failed COMMIT skips the unlock, done then by `defer` or the retry.
-                    try connection.execute("COMMIT; SELECT pg_advisory_unlock_all()")
-                    holdsRetryLock = false
+                    try connection.execute("COMMIT")
                 } catch {
                     guard error.code == .serializationFailure else { throw error }
-                    guard try retry() else { return .failure(Self.notSerialised(attempt)) }
+                    guard retry() else { return .failure(Self.notSerialised(attempt)) }
                     continue
                 }
                 return outcome
             }
         }.get()
     }
-
-    /// An arbitrary constant naming the advisory lock that retried transactions take (see `transaction`).
-    private static let retryLockKey = 0x7061_7373_7265_7472
 
     private static func notSerialised(_ attempts: Int) -> StorageError {
         StorageError(.unavailable, "the transaction could not be serialised in \(attempts) attempts")

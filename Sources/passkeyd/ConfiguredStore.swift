@@ -19,7 +19,8 @@ struct ConfiguredStore {
         if let connectionString = configuration.postgresConnectionString {
             let postgres = try PostgresStore(
                 connectionString: connectionString,
-                poolSize: configuration.postgresPoolSize ?? configuration.defaultPoolSize
+                poolSize: configuration.postgresPoolSize ?? configuration.defaultPoolSize,
+                transactionPooling: configuration.postgresTransactionPooling
             )
             (store, secrets, close) = (postgres, .database(postgres), postgres.close)
             poolWaits = { postgres.poolWaits }

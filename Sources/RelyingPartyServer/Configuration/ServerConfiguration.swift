@@ -18,6 +18,8 @@ public struct ServerConfiguration: Sendable {
     public var postgresConnectionString: String?
     /// `database.poolSize`: the most PostgreSQL connections one node opens; nil takes `defaultPoolSize`.
     public var postgresPoolSize: Int?
+    /// `database.pooler: "transaction"`: the connection string reaches PostgreSQL through a transaction-mode pooler.
+    public var postgresTransactionPooling = false
     public var sessionLifetimeSeconds = 604_800
     /// `sessions.handoffRedirect`: the path (same origin) a session hand-off link redirects to.
     public var handoffRedirect = "/"
