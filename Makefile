@@ -12,7 +12,7 @@ BACKEND_VENV := .venv-backend
 # The PostgreSQL tests start throwaway clusters of Debian's server (initdb + pg_ctl) in temporary folders.
 TEST_PACKAGES := postgresql
 
-.PHONY: image image-deps test-upgrade client-swift-test test-openapi openapi-deps webhook-deps backend-deps metrics-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak bench-stall clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
+.PHONY: docs docs-deps test-docs image image-deps test-upgrade client-swift-test test-openapi openapi-deps webhook-deps backend-deps metrics-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak bench-stall clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
 
 # Installs the Debian packages of $(1) that are missing; nothing at all when everything is there. Runs
 # `apt-get update` first when the package lists are missing, and again when an install fails on stale lists.
@@ -49,7 +49,7 @@ release: deps
 run: release
 	./.build/release/passkeyd serve --config examples/passkeyd.json
 
-test: deps lint test-swift client-swift-test test-openapi test-browser test-packaging
+test: deps lint test-docs test-swift client-swift-test test-openapi test-browser test-packaging
 
 # swift-format (from the toolchain) with .swift-format: `make lint` checks the tree, `make format` rewrites it.
 SWIFT_SOURCES := Package.swift Sources Tests bench fuzz clients/swift/Package.swift clients/swift/Sources clients/swift/Tests
@@ -58,6 +58,23 @@ lint:
 
 format:
 	$(SWIFT) format format --in-place --recursive $(SWIFT_SOURCES)
+
+# The documentation site (mkdocs.yml, docs/): MkDocs and its Material theme from PyPI in .venv-docs. `make docs`
+# renders the HTTP API page from openapi.json and builds site/; `make test-docs` checks that page is the document's
+# rendering and builds the site with --strict (a broken link or anchor fails; not --quiet, which hides the warnings
+# that --strict counts).
+DOCS_VENV := .venv-docs
+docs: docs-deps
+	$(PYTHON) Tests/Python/docs/render_openapi.py
+	$(DOCS_VENV)/bin/mkdocs build --strict
+
+test-docs: docs-deps
+	$(PYTHON) Tests/Python/docs/render_openapi.py --check
+	NO_MKDOCS_2_WARNING=1 $(DOCS_VENV)/bin/mkdocs build --strict --site-dir .build/site
+
+docs-deps:
+	$(call install_missing,python3-venv)
+	$(call python_venv,$(DOCS_VENV),Tests/Python/docs/requirements.txt)
 
 # Debian's postgresql server for the tests, which make their own clusters and stop them.
 test-deps:
@@ -119,7 +136,7 @@ browser-deps:
 	$(call install_missing,$(BROWSER_PACKAGES))
 	$(call python_venv,$(BROWSER_VENV),Tests/Python/browser/requirements.txt)
 
-# Installing (README "Installing"): a release binary with the Swift runtime linked in, so that it runs with
+# Installing (docs/operate/install.md): a release binary with the Swift runtime linked in, so that it runs with
 # Debian's C libraries only. It has its own build folder, so switching between it and `make release` rebuilds neither.
 STATIC_SCRATCH := .build/static
 STATIC_BINARY := $(STATIC_SCRATCH)/release/passkeyd
