@@ -12,7 +12,7 @@ BACKEND_VENV := .venv-backend
 # The PostgreSQL tests start throwaway clusters of Debian's server (initdb + pg_ctl) in temporary folders.
 TEST_PACKAGES := postgresql
 
-.PHONY: docs docs-deps test-docs image image-deps test-upgrade client-swift-test test-openapi openapi-deps webhook-deps backend-deps metrics-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak bench-stall clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
+.PHONY: docs docs-deps test-docs client-swift-docs image image-deps test-upgrade client-swift-test test-openapi openapi-deps webhook-deps backend-deps metrics-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak bench-stall clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
 
 # Installs the Debian packages of $(1) that are missing; nothing at all when everything is there. Runs
 # `apt-get update` first when the package lists are missing, and again when an install fails on stale lists.
@@ -49,7 +49,7 @@ release: deps
 run: release
 	./.build/release/passkeyd serve --config examples/passkeyd.json
 
-test: deps lint test-docs test-swift client-swift-test test-openapi test-browser test-packaging
+test: deps lint test-docs test-swift client-swift-test client-swift-docs test-openapi test-browser test-packaging
 
 # swift-format (from the toolchain) with .swift-format: `make lint` checks the tree, `make format` rewrites it.
 SWIFT_SOURCES := Package.swift Sources Tests bench fuzz clients/swift/Package.swift clients/swift/Sources clients/swift/Tests
@@ -91,6 +91,19 @@ client-swift-test: deps
 	$(SWIFT) build --product passkeyd-test-device
 	cd clients/swift && PASSKEYD_BINARY=$(abspath .build/debug/passkeyd) PASSKEYD_TEST_DEVICE=$(abspath .build/debug/passkeyd-test-device) \
 	  $(SWIFT) test
+
+# The Swift client's API documentation with DocC from the toolchain (no plugin): PasskeydClient's symbol graphs,
+# converted with its catalog (clients/swift/Sources/PasskeydClient/PasskeydClient.docc) into .build/client-swift-docs;
+# a DocC warning (a symbol link that does not resolve) fails it.
+DOCC ?= docc
+CLIENT_SWIFT_SYMBOLS := $(abspath .build/client-swift-symbols)
+client-swift-docs: deps
+	rm -rf $(CLIENT_SWIFT_SYMBOLS) && mkdir -p $(CLIENT_SWIFT_SYMBOLS)
+	cd clients/swift && $(SWIFT) build --target PasskeydClient \
+	  -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc $(CLIENT_SWIFT_SYMBOLS)
+	$(DOCC) convert clients/swift/Sources/PasskeydClient/PasskeydClient.docc --additional-symbol-graph-dir $(CLIENT_SWIFT_SYMBOLS) \
+	  --output-path .build/client-swift-docs --fallback-display-name PasskeydClient \
+	  --fallback-bundle-identifier passkeyd.PasskeydClient --warnings-as-errors
 
 # Real requests and answers of passkeyd serve validated against its OpenAPI document (openapi-core from PyPI, in its
 # own venv, made when missing or when its requirements changed).
