@@ -22,6 +22,13 @@ def cell(text):
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
+def prose(text):
+    """A description from the document as literal text: one line, Markdown's emphasis and HTML characters escaped."""
+    for character in "\\*_`[]":
+        text = str(text).replace(character, "\\" + character)
+    return cell(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+
+
 def schema_type(schema):
     """A schema as a short type: a link for a named schema, else its shape."""
     if not isinstance(schema, dict) or not schema:
@@ -57,7 +64,7 @@ def property_table(schema):
     lines = ["| member | type | required | description |", "|---|---|---|---|"]
     for name, member in properties.items():
         description = member.get("description", "") if isinstance(member, dict) else ""
-        lines.append(f"| `{name}` | {cell(schema_type(member))} | {'yes' if name in required else ''} | {cell(description)} |")
+        lines.append(f"| `{name}` | {cell(schema_type(member))} | {'yes' if name in required else ''} | {prose(description)} |")
     return lines
 
 
@@ -94,7 +101,7 @@ def render(document):
         "(served by every passkeyd at `GET /openapi.json`). How to call it, sessions, CORS and the user object are in",
         "[Using the API](api.md); every error code in [Error codes](errors.md).",
         "",
-        cell(info.get("description", "")),
+        prose(info.get("description", "")),
         "",
     ]
     operations = {}
@@ -111,13 +118,13 @@ def render(document):
             continue
         lines += [f"## {tag[0].upper() + tag[1:]}", ""]
         if descriptions.get(tag):
-            lines += [cell(descriptions[tag]), ""]
+            lines += [prose(descriptions[tag]), ""]
         for method, path, operation, item in operations[tag]:
             lines += [f"### `{method.upper()} {path}`", ""]
             if operation.get("summary"):
-                lines += [f"**{cell(operation['summary'])}.** " + cell(operation.get("description", "")), ""]
+                lines += [f"**{prose(operation['summary'])}.** " + prose(operation.get("description", "")), ""]
             elif operation.get("description"):
-                lines += [cell(operation["description"]), ""]
+                lines += [prose(operation["description"]), ""]
             servers = operation.get("servers") or item.get("servers")
             if servers:
                 lines += ["Server: " + ", ".join(cell(server.get("description") or server["url"]) for server in servers), ""]
@@ -130,11 +137,11 @@ def render(document):
                         parameter = document["components"]["parameters"][parameter["$ref"].rsplit("/", 1)[-1]]
                     lines.append(
                         f"| `{parameter['name']}` | {parameter['in']} | {cell(schema_type(parameter.get('schema', {})))} | "
-                        f"{'yes' if parameter.get('required') else ''} | {cell(parameter.get('description', ''))} |"
+                        f"{'yes' if parameter.get('required') else ''} | {prose(parameter.get('description', ''))} |"
                     )
                 lines.append("")
             if "requestBody" in operation:
-                lines += ["Request body: " + cell(operation["requestBody"].get("description", "")), ""]
+                lines += ["Request body: " + prose(operation["requestBody"].get("description", "")), ""]
                 lines += body(operation["requestBody"].get("content", {}))
             lines += ["| status | answer |", "|---|---|"]
             for status, response in operation.get("responses", {}).items():
@@ -142,7 +149,7 @@ def render(document):
                     name = response["$ref"].rsplit("/", 1)[-1]
                     response = document["components"]["responses"][name]
                 shapes = [schema_type(value.get("schema", {})) for value in response.get("content", {}).values()]
-                answer = cell(response.get("description", "")) + (": " + cell(" or ".join(shapes)) if shapes else "")
+                answer = prose(response.get("description", "")) + (": " + cell(" or ".join(shapes)) if shapes else "")
                 lines.append(f"| {status} | {answer} |")
             lines.append("")
     components = document.get("components", {})
@@ -154,7 +161,7 @@ def render(document):
     for name, schema in components.get("schemas", {}).items():
         lines += [f"### {name}", ""]
         if schema.get("description"):
-            lines += [cell(schema["description"]), ""]
+            lines += [prose(schema["description"]), ""]
         table = property_table(schema)
         lines += (table if table else [f"Type: {cell(schema_type(schema))}"]) + [""]
     return "\n".join(line.rstrip() for line in lines).rstrip("\n") + "\n"
