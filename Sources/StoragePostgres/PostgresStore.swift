@@ -7,10 +7,10 @@ import Storage
 /// a challenge is taken by one `DELETE … RETURNING`, which of any number of concurrent callers on any nodes only one
 /// completes with the row. The ceremonies are one statement each (data-modifying CTEs, events included): one round
 /// trip. `transaction` runs its body in a `SERIALIZABLE` transaction and runs it again, from the start, on a
-/// serialization failure or a deadlock (up to `maximumTransactionAttempts` times, after a growing pause), so bodies
-/// written once for every driver behave as if run one after the other, on any number of nodes. No lock outlives a
-/// transaction and no statement is prepared by name with `transactionPooling`, so the store works through a
-/// transaction-mode pooler (PgBouncer) too.
+/// serialization failure or a deadlock (up to `maximumTransactionAttempts` times, after a growing pause, each retry
+/// alone under a transaction's table lock that first attempts share), so bodies written once for every driver behave
+/// as if run one after the other, on any number of nodes. No lock outlives a transaction and no statement is prepared
+/// by name with `transactionPooling`, so the store works through a transaction-mode pooler (PgBouncer) too.
 ///
 /// Durability: commits wait for the WAL flush (`synchronous_commit = on`), except `insertChallenge`,
 /// `takeChallenge` and `recordSessionUse`, which commit with `synchronous_commit = off` as their protocols allow.
@@ -27,7 +27,7 @@ import Storage
 /// transactions run those, and the ceremonies compose their statement from the same column lists.
 public final class PostgresStore: PasskeyStore {
     /// The most times `transaction` runs a body that keeps failing to serialise before `storage.unavailable`.
-    public static let maximumTransactionAttempts = 20
+    public static let maximumTransactionAttempts = 10
 
     let pool: PostgresConnectionPool
     /// A random number in a range, for the pauses between a transaction's attempts.
@@ -72,17 +72,16 @@ public final class PostgresStore: PasskeyStore {
     public func transaction<Result: Sendable>(_ body: (any StoreTransaction) throws(StorageError) -> Result) throws(StorageError) -> Result {
         try pool.withConnection { connection throws(PostgresError) -> Swift.Result<Result, StorageError> in
             var attempt = 1
-            // Another attempt after a random pause of up to 1, 2, 4 … 64, then 100 ms ("full jitter", about 1.4 s at
-            // most in all), so that bodies colliding on a busy row spread out instead of meeting again at once. No
-            // lock is held across attempts: a retry never makes unrelated transactions wait.
+            // Another attempt after a random pause of up to 1, 2, 4 … 64 ms, so that bodies colliding on a busy row
+            // spread out; from the second attempt on, the attempt runs alone (see `begin`).
             func retry() -> Bool {
                 guard attempt < Self.maximumTransactionAttempts else { return false }
-                usleep(useconds_t(1000 * jitter(0...min(UInt32(1) << min(attempt - 1, 6), 100))))
+                usleep(useconds_t(1000 * jitter(0...(UInt32(1) << min(attempt - 1, 6)))))
                 attempt += 1
                 return true
             }
             while true {
-                try connection.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
+                try Self.begin(connection, alone: attempt > 1)
                 let records = PostgresRecords(connection: connection)
                 let outcome: Swift.Result<Result, StorageError>
                 do throws(StorageError) {
@@ -118,6 +117,33 @@ public final class PostgresStore: PasskeyStore {
                 return outcome
             }
         }.get()
+    }
+
+    /// The lock that lets a retried body run alone: first attempts share it, retries take it alone, so a body that
+    /// failed to serialise cannot lose again to transactions that started after it failed (without it, 8 threads
+    /// making 50 increments of one row each saw some lose 20 times running). A table lock, which PostgreSQL releases
+    /// with the transaction (nothing outlives it, so it works through a transaction-mode pooler) and which, taken by
+    /// `LOCK TABLE` before the first query, is held before the transaction's snapshot is (an advisory lock is taken by
+    /// a query, after the snapshot). The table is `passkeyd_schema`, which requests only read: `ROW SHARE` and
+    /// `EXCLUSIVE` leave reads alone. A wait for it is bounded by `fairnessLockTimeout`; past it the attempt runs
+    /// without it, so a stalled retry delays others by at most that.
+    private static let fairnessLockTimeout = "2s"
+
+    /// `BEGIN` of a serializable attempt with the fairness lock (shared, or `alone`), in one round trip; without the
+    /// lock when it is not had in time.
+    private static func begin(_ connection: PostgresConnection, alone: Bool) throws(PostgresError) {
+        do {
+            try connection.execute(
+                """
+                BEGIN ISOLATION LEVEL SERIALIZABLE; SET LOCAL lock_timeout = '\(fairnessLockTimeout)';
+                LOCK TABLE passkeyd_schema IN \(alone ? "EXCLUSIVE" : "ROW SHARE") MODE; SET LOCAL lock_timeout TO DEFAULT
+                """
+            )
+        } catch {
+            guard error.code == .timedOut else { throw error }
+            connection.rollBack()
+            try connection.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
+        }
     }
 
     private static func notSerialised(_ attempts: Int) -> StorageError {

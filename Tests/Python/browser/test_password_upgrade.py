@@ -1,4 +1,4 @@
-"""The web module's bridge from an imported password to a passkey (docs/passwords.md): `signInWithPassword` with a
+"""The web module's bridge from an imported password to a passkey (docs/guides/passwords.md): `signInWithPassword` with a
 hash imported by `passkeyd admin import` (PBKDF2 in passlib's form, made here with hashlib), a wrong password refused
 as `password_invalid`, then `upgradeToPasskey()` (the automatic upgrade, conditional create) where the browser can,
 and `register()` where it cannot; under `passwords.session: "upgradeOnly"` the restricted session is carried by its
