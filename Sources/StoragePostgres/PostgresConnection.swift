@@ -9,6 +9,8 @@ import Foundation
 final class PostgresConnection: @unchecked Sendable {
     private let handle: OpaquePointer
     private let transactionPooling: Bool
+    /// Where PostgreSQL's notices go (kept alive here: libpq holds a raw pointer to it).
+    private let notices: PostgresNoticeReceiver
     /// Statement names by SQL text; each SQL text is prepared once per connection, on first use.
     private var prepared: [String: String] = [:]
     /// Whether commits wait for the WAL flush (`synchronous_commit = on`, the server default).
@@ -23,8 +25,13 @@ final class PostgresConnection: @unchecked Sendable {
     /// cancelled by the server after 30 s, and the application name seen in `pg_stat_activity`. Through a
     /// transaction-mode pooler the statement timeout is not sent (poolers refuse the `options` startup parameter):
     /// the pooler's `query_timeout` or the role's `statement_timeout` takes its place.
-    init(connectionString: String, transactionPooling: Bool = false) throws(PostgresError) {
+    init(
+        connectionString: String,
+        transactionPooling: Bool = false,
+        notices: PostgresNoticeReceiver = PostgresNoticeReceiver { _ in }
+    ) throws(PostgresError) {
         self.transactionPooling = transactionPooling
+        self.notices = notices
         let parameters =
             [
                 ("connect_timeout", "5"), ("tcp_user_timeout", "15000"), ("keepalives", "1"), ("keepalives_idle", "30"),
@@ -49,6 +56,7 @@ final class PostgresConnection: @unchecked Sendable {
             PQfinish(handle)
             throw error
         }
+        notices.install(on: handle)
         self.handle = handle
     }
 

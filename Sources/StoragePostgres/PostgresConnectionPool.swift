@@ -20,6 +20,8 @@ final class PostgresConnectionPool: Sendable {
     let size: Int
     /// Whether the connection string reaches PostgreSQL through a transaction-mode pooler (see `PostgresConnection`).
     let transactionPooling: Bool
+    /// Where every connection's notices go.
+    let notices: PostgresNoticeReceiver
     private let waitTimeout: DispatchTimeInterval
     private let permits: DispatchSemaphore
     private let state = Mutex(State())
@@ -27,7 +29,14 @@ final class PostgresConnectionPool: Sendable {
     private let waits = Atomic<Int>(0)
     private let waitTimeouts = Atomic<Int>(0)
 
-    init(connectionString: String, size: Int, waitTimeout: Duration, transactionPooling: Bool = false) {
+    init(
+        connectionString: String,
+        size: Int,
+        waitTimeout: Duration,
+        transactionPooling: Bool = false,
+        notices: PostgresNoticeReceiver = PostgresNoticeReceiver { _ in }
+    ) {
+        self.notices = notices
         self.connectionString = connectionString
         self.size = size
         self.transactionPooling = transactionPooling
@@ -73,7 +82,11 @@ final class PostgresConnectionPool: Sendable {
             connection = reused
         } else {
             do throws(PostgresError) {
-                connection = try PostgresConnection(connectionString: connectionString, transactionPooling: transactionPooling)
+                connection = try PostgresConnection(
+                    connectionString: connectionString,
+                    transactionPooling: transactionPooling,
+                    notices: notices
+                )
             } catch {
                 throw error.storageError
             }

@@ -43,19 +43,23 @@ public final class PostgresStore: PasskeyStore {
     ///   - transactionPooling: the connection string reaches PostgreSQL through a transaction-mode pooler (PgBouncer's
     ///     `pool_mode = transaction`): statements are sent unnamed and every commit is durable.
     ///   - jitter: a random number in a range, for the pauses between a transaction's attempts.
+    ///   - notices: PostgreSQL's notices and the `FATAL` that closes a connection, for the log (libpq would print
+    ///     them on standard error); dropped by default.
     public init(
         connectionString: String,
         poolSize: Int,
         waitTimeout: Duration = .seconds(10),
         transactionPooling: Bool = false,
-        jitter: @escaping @Sendable (ClosedRange<UInt32>) -> UInt32 = { UInt32.random(in: $0) }
+        jitter: @escaping @Sendable (ClosedRange<UInt32>) -> UInt32 = { UInt32.random(in: $0) },
+        notices: @escaping @Sendable (PostgresNotice) -> Void = { _ in }
     ) throws(StorageError) {
         self.jitter = jitter
         pool = PostgresConnectionPool(
             connectionString: connectionString,
             size: max(1, poolSize),
             waitTimeout: waitTimeout,
-            transactionPooling: transactionPooling
+            transactionPooling: transactionPooling,
+            notices: PostgresNoticeReceiver(notices)
         )
         // The one clock of the store: the time of the events a migration writes.
         try PostgresMigrations.migrate(pool, now: Date())
