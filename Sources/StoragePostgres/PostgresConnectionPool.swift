@@ -19,14 +19,17 @@ final class PostgresConnectionPool: Sendable {
     let connectionString: String
     let size: Int
     private let waitTimeout: DispatchTimeInterval
+    /// How long each call waits for the server's answer (`PostgresConnection.replyDeadline`).
+    let replyDeadline: Duration
     private let permits: DispatchSemaphore
     private let state = Mutex(State())
     /// Calls that found every connection lent and waited, and those whose wait ran out (for the metrics).
     private let waits = Atomic<Int>(0)
     private let waitTimeouts = Atomic<Int>(0)
 
-    init(connectionString: String, size: Int, waitTimeout: Duration) {
+    init(connectionString: String, size: Int, waitTimeout: Duration, replyDeadline: Duration = PostgresConnection.defaultReplyDeadline) {
         self.connectionString = connectionString
+        self.replyDeadline = replyDeadline
         self.size = size
         let (seconds, attoseconds) = waitTimeout.components
         self.waitTimeout = .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
@@ -70,7 +73,7 @@ final class PostgresConnectionPool: Sendable {
             connection = reused
         } else {
             do throws(PostgresError) {
-                connection = try PostgresConnection(connectionString: connectionString)
+                connection = try PostgresConnection(connectionString: connectionString, replyDeadline: replyDeadline)
             } catch {
                 throw error.storageError
             }

@@ -35,10 +35,22 @@ public final class PostgresStore: PasskeyStore {
     /// - Parameters:
     ///   - poolSize: the most connections this store opens at once.
     ///   - waitTimeout: how long a call waits for a free connection before `storage.unavailable`.
+    ///   - replyDeadline: how long a statement waits for the server's answer before `storage.unavailable`
+    ///     (`timedOut`) and the connection is closed: a server that accepts and never answers fails fast.
     /// - Throws: `storage.unavailable` when the database can't be reached; `storage.migrationFailed` when its
     ///   schema is newer than this build or a migration step fails.
-    public init(connectionString: String, poolSize: Int, waitTimeout: Duration = .seconds(10)) throws(StorageError) {
-        pool = PostgresConnectionPool(connectionString: connectionString, size: max(1, poolSize), waitTimeout: waitTimeout)
+    public init(
+        connectionString: String,
+        poolSize: Int,
+        waitTimeout: Duration = .seconds(10),
+        replyDeadline: Duration = .seconds(10)
+    ) throws(StorageError) {
+        pool = PostgresConnectionPool(
+            connectionString: connectionString,
+            size: max(1, poolSize),
+            waitTimeout: waitTimeout,
+            replyDeadline: replyDeadline
+        )
         // The one clock of the store: the time of the events a migration writes.
         try PostgresMigrations.migrate(pool, now: Date())
     }

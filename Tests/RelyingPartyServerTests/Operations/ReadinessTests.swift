@@ -60,14 +60,14 @@ struct ReadinessTests {
         // Within the interval the last outcome is shared: no second write.
         #expect(Self.get(server, "/readyz").status == 200)
         #expect(store.writeProbes.withLock { $0 } == 1)
-        clock.advance(by: StoreWriteProbe.interval)
+        clock.advance(by: StoreReadinessProbe.writeInterval)
         let reply = Self.get(server, "/readyz")
         #expect(reply.status == 503)
         #expect(reply.json["failing"] as? String == "storeWrite")
         #expect((reply.json["checks"] as? [String: String])?["storeWrite"] == "storage.unavailable (noSpace)")
         #expect(store.writeProbes.withLock { $0 } == 2)
         store.writeFailure.withLock { $0 = nil }
-        clock.advance(by: StoreWriteProbe.interval)
+        clock.advance(by: StoreReadinessProbe.writeInterval)
         #expect(Self.get(server, "/readyz").status == 200)
     }
 
