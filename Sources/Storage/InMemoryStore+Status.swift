@@ -12,4 +12,7 @@ extension InMemoryStore {
             )
         }
     }
+
+    /// Memory takes every write.
+    public func probeWrite() throws(StorageError) {}
 }

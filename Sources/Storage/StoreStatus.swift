@@ -28,4 +28,9 @@ public protocol StoreStatusReporting: Sendable {
     /// The store's status at `now`, read in one statement (one round trip); `storage.unavailable` when the store does
     /// not answer.
     func status(now: Date) throws(StorageError) -> StoreStatus
+
+    /// Writes durably, changing nothing: what a full disk, a read-only database or a lost write permission refuses
+    /// (SQLite rewrites its schema version in a write transaction, PostgreSQL updates its schema row to itself). For
+    /// `/readyz`, which runs it at most every few seconds. Throws `storage.unavailable` (with its outage) when refused.
+    func probeWrite() throws(StorageError)
 }

@@ -1,6 +1,10 @@
 import CLibPQ
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// One libpq connection with its prepared statements. Not thread-safe: the pool lends it to one caller at a time.
 ///
 /// Behind a transaction-mode pooler (`transactionPooling`: PgBouncer, Supabase's and RDS Proxy's poolers) each
@@ -18,6 +22,10 @@ final class PostgresConnection: @unchecked Sendable {
     /// The statements sent so far, preparations included (each one round trip), for the tests that count a
     /// ceremony's.
     private(set) var statementsSent = 0
+    /// How long a call waits for the server's answer before it gives up (`timedOut`) and abandons the connection.
+    var replyDeadline: Duration
+    /// Set when a call gave up waiting: the connection is in an unknown state and must not be used again.
+    private var isAbandoned = false
 
     /// Connects with `connectionString` (key=value pairs or a postgresql:// URI). passkeyd's defaults come first,
     /// so that the connection string overrides them: 5 s to connect, 15 s for an unacknowledged write on a dead
@@ -28,8 +36,10 @@ final class PostgresConnection: @unchecked Sendable {
     init(
         connectionString: String,
         transactionPooling: Bool = false,
-        notices: PostgresNoticeReceiver = PostgresNoticeReceiver { _ in }
+        notices: PostgresNoticeReceiver = PostgresNoticeReceiver { _ in },
+        replyDeadline: Duration = PostgresConnection.defaultReplyDeadline
     ) throws(PostgresError) {
+        self.replyDeadline = replyDeadline
         self.transactionPooling = transactionPooling
         self.notices = notices
         let parameters =
@@ -65,7 +75,10 @@ final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Whether libpq has seen the connection fail; such a connection is closed rather than reused.
-    var isBroken: Bool { PQstatus(handle) != CONNECTION_OK }
+    var isBroken: Bool { isAbandoned || PQstatus(handle) != CONNECTION_OK }
+
+    /// What a statement may take, from sending it to its last result, unless the connection says otherwise.
+    static let defaultReplyDeadline = Duration.seconds(10)
 
     /// Whether the connection is outside any transaction and ready for the next caller.
     var isReusable: Bool { !isBroken && PQtransactionStatus(handle) == PQTRANS_IDLE }
@@ -82,7 +95,8 @@ final class PostgresConnection: @unchecked Sendable {
     /// Runs fixed SQL text (schema, transaction control) that contains no values; may hold several statements.
     func execute(_ sql: String) throws(PostgresError) {
         statementsSent += 1
-        let result = PQexec(handle, sql)
+        guard PQsendQuery(handle, sql) == 1 else { throw PostgresError.failure("execute", result: nil, connection: handle) }
+        let result = try awaitResult()
         defer { PQclear(result) }
         let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
@@ -167,15 +181,17 @@ final class PostgresConnection: @unchecked Sendable {
         }
         buffer.append(0)
         let formats = [Int32](repeating: 1, count: parameters.count)
-        let result = buffer.withUnsafeBytes { bytes in
+        let sent = buffer.withUnsafeBytes { bytes in
             let base = bytes.baseAddress!.assumingMemoryBound(to: CChar.self)
             let pointers: [UnsafePointer<CChar>?] = offsets.map { offset in offset.map { UnsafePointer(base + $0) } }
             guard let name else {
                 // The unnamed statement: parsed, bound and run in one round trip, kept by no server connection.
-                return PQexecParams(handle, sql, Int32(parameters.count), parameters.map(\.typeOID), pointers, lengths, formats, 1)
+                return PQsendQueryParams(handle, sql, Int32(parameters.count), parameters.map(\.typeOID), pointers, lengths, formats, 1)
             }
-            return PQexecPrepared(handle, name, Int32(parameters.count), pointers, lengths, formats, 1)
+            return PQsendQueryPrepared(handle, name, Int32(parameters.count), pointers, lengths, formats, 1)
         }
+        guard sent == 1 else { throw PostgresError.failure("execute", result: nil, connection: handle) }
+        let result = try awaitResult()
         let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK, let result else {
             let error = PostgresError.failure("execute", result: result, connection: handle)
@@ -190,12 +206,45 @@ final class PostgresConnection: @unchecked Sendable {
         let name = "passkeyd_\(prepared.count + 1)"
         statementsSent += 1
         let types = parameters.map(\.typeOID)
-        let result = PQprepare(handle, name, sql, Int32(types.count), types)
+        guard PQsendPrepare(handle, name, sql, Int32(types.count), types) == 1 else {
+            throw PostgresError.failure("prepare", result: nil, connection: handle)
+        }
+        let result = try awaitResult()
         defer { PQclear(result) }
         guard let result, PQresultStatus(result) == PGRES_COMMAND_OK else {
             throw PostgresError.failure("prepare", result: result, connection: handle)
         }
         prepared[sql] = name
         return name
+    }
+
+    /// The result of the command just sent, as `PQexec` gives it (the last of its results), waiting for the server at
+    /// most `replyDeadline` in all. A server that accepts and never answers (stopped, frozen, behind a network that
+    /// drops silently) is what the server-side `statement_timeout` and the TCP timeouts do not catch: past the
+    /// deadline the call throws `timedOut` and the connection, whose reply may still come, is abandoned (`isBroken`),
+    /// so that the pool closes it instead of lending it again.
+    private func awaitResult() throws(PostgresError) -> OpaquePointer? {
+        let deadline = ContinuousClock.now.advanced(by: replyDeadline)
+        var last: OpaquePointer?
+        while true {
+            while PQisBusy(handle) == 1 {
+                let remaining = ContinuousClock.now.duration(to: deadline)
+                guard remaining > .zero else {
+                    PQclear(last)
+                    isAbandoned = true
+                    throw PostgresError(.timedOut, "PostgreSQL did not answer within \(replyDeadline); the connection is closed")
+                }
+                let (seconds, attoseconds) = remaining.components
+                let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+                var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+                guard poll(&descriptor, 1, milliseconds) >= 0 || errno == EINTR, PQconsumeInput(handle) == 1 else {
+                    PQclear(last)
+                    throw PostgresError.failure("read", result: nil, connection: handle)
+                }
+            }
+            guard let result = PQgetResult(handle) else { return last }
+            PQclear(last)
+            last = result
+        }
     }
 }

@@ -23,6 +23,8 @@ final class PostgresConnectionPool: Sendable {
     /// Where every connection's notices go.
     let notices: PostgresNoticeReceiver
     private let waitTimeout: DispatchTimeInterval
+    /// How long each call waits for the server's answer (`PostgresConnection.replyDeadline`).
+    let replyDeadline: Duration
     private let permits: DispatchSemaphore
     private let state = Mutex(State())
     /// Calls that found every connection lent and waited, and those whose wait ran out (for the metrics).
@@ -33,11 +35,13 @@ final class PostgresConnectionPool: Sendable {
         connectionString: String,
         size: Int,
         waitTimeout: Duration,
+        replyDeadline: Duration = PostgresConnection.defaultReplyDeadline,
         transactionPooling: Bool = false,
         notices: PostgresNoticeReceiver = PostgresNoticeReceiver { _ in }
     ) {
         self.notices = notices
         self.connectionString = connectionString
+        self.replyDeadline = replyDeadline
         self.size = size
         self.transactionPooling = transactionPooling
         let (seconds, attoseconds) = waitTimeout.components
@@ -85,7 +89,8 @@ final class PostgresConnectionPool: Sendable {
                 connection = try PostgresConnection(
                     connectionString: connectionString,
                     transactionPooling: transactionPooling,
-                    notices: notices
+                    notices: notices,
+                    replyDeadline: replyDeadline
                 )
             } catch {
                 throw error.storageError

@@ -423,6 +423,9 @@ enum PostgresMigrations {
     /// The schema version this build writes.
     static var latestVersion: Int { steps.last?.version ?? 0 }
 
+    /// How long a migration's statements may take before the client gives up on the server.
+    static let replyDeadline = Duration.seconds(600)
+
     /// An arbitrary constant naming the advisory lock that serialises migrations across nodes starting at once.
     private static let lockKey = 0x7061_7373_6b65_79
 
@@ -436,7 +439,11 @@ enum PostgresMigrations {
         let found: Int
         do {
             found = try pool.withConnection { connection throws(PostgresError) -> Int in
-                try connection.transaction { () throws(PostgresError) -> Int in
+                // A migration may rewrite a large table: it gets the server's statement timeout, not a request's deadline.
+                let replyDeadline = connection.replyDeadline
+                connection.replyDeadline = Self.replyDeadline
+                defer { connection.replyDeadline = replyDeadline }
+                return try connection.transaction { () throws(PostgresError) -> Int in
                     try connection.execute("SELECT pg_advisory_xact_lock(\(lockKey))")
                     try connection.execute("CREATE TABLE IF NOT EXISTS passkeyd_schema (version integer NOT NULL)")
                     let versions = try connection.run("SELECT version::bigint FROM passkeyd_schema", []) { row throws(PostgresError) in

@@ -20,4 +20,11 @@ extension PostgresStore {
             liveSessions: counts.2
         )
     }
+
+    /// The schema row updated to itself, committed (a WAL record flushed, as every commit).
+    public func probeWrite() throws(StorageError) {
+        try withConnection { connection throws(PostgresError) in
+            _ = try connection.run("UPDATE passkeyd_schema SET version = version", [])
+        }
+    }
 }

@@ -38,6 +38,8 @@ public final class PostgresStore: PasskeyStore {
     /// - Parameters:
     ///   - poolSize: the most connections this store opens at once.
     ///   - waitTimeout: how long a call waits for a free connection before `storage.unavailable`.
+    ///   - replyDeadline: how long a statement waits for the server's answer before `storage.unavailable`
+    ///     (`timedOut`) and the connection is closed: a server that accepts and never answers fails fast.
     /// - Throws: `storage.unavailable` when the database can't be reached; `storage.migrationFailed` when its
     ///   schema is newer than this build or a migration step fails.
     ///   - transactionPooling: the connection string reaches PostgreSQL through a transaction-mode pooler (PgBouncer's
@@ -49,6 +51,7 @@ public final class PostgresStore: PasskeyStore {
         connectionString: String,
         poolSize: Int,
         waitTimeout: Duration = .seconds(10),
+        replyDeadline: Duration = .seconds(10),
         transactionPooling: Bool = false,
         jitter: @escaping @Sendable (ClosedRange<UInt32>) -> UInt32 = { UInt32.random(in: $0) },
         notices: @escaping @Sendable (PostgresNotice) -> Void = { _ in }
@@ -58,6 +61,7 @@ public final class PostgresStore: PasskeyStore {
             connectionString: connectionString,
             size: max(1, poolSize),
             waitTimeout: waitTimeout,
+            replyDeadline: replyDeadline,
             transactionPooling: transactionPooling,
             notices: PostgresNoticeReceiver(notices)
         )

@@ -3,7 +3,7 @@ import CSQLite
 /// One SQLite database connection and its cache of prepared statements. Not thread-safe: its owner
 /// (`SQLiteStore`) lets one thread at a time use it.
 final class SQLiteConnection {
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
     /// Whether commits wait for the disk (`synchronous=FULL`) rather than only for the OS (`NORMAL`).
     private(set) var hasDurableCommits = false

@@ -19,4 +19,15 @@ extension SQLiteStore {
             liveSessions: counts.2
         )
     }
+
+    /// The schema version read and written back in one `BEGIN IMMEDIATE` transaction (so that a migration by another
+    /// process cannot come between), committed durably: a frame appended to the WAL and synced.
+    public func probeWrite() throws(StorageError) {
+        try withConnection { connection throws(SQLiteError) in
+            try connection.immediateTransaction { () throws(SQLiteError) in
+                let version = try SQLiteMigrations.currentVersion(connection)
+                try connection.execute("PRAGMA user_version = \(version)")
+            }
+        }
+    }
 }

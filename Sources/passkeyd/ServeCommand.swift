@@ -51,6 +51,16 @@ struct ServeCommand {
         } catch {
             return fail("cannot create the data folder \(configuration.dataDirectory)")
         }
+        // Held until the process ends; `passkeyd restore` refuses while it is held, and holds it while it writes.
+        let folderLock: DataFolderLock
+        do {
+            guard let lock = try DataFolderLock(folder: configuration.dataDirectory, mode: .shared) else {
+                return fail("a restore (passkeyd restore) holds the data folder \(configuration.dataDirectory): start once it has finished")
+            }
+            folderLock = lock
+        } catch {
+            return fail("cannot open the data folder \(configuration.dataDirectory)")
+        }
         let tls: TLSServerContext?
         do {
             tls = try Self.tlsContext(configuration, dataDirectory: configuration.dataDirectory)
@@ -113,7 +123,7 @@ struct ServeCommand {
         server.stopWebhooks()
         server.stopKeyWorker()
         deployment.close()
-        log("stopped")
+        withExtendedLifetime(folderLock) { log("stopped") }
         return 0
     }
 

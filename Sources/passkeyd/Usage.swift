@@ -14,6 +14,21 @@ enum Usage {
               Copy a single node's SQLite database into an empty PostgreSQL database (libpq connection string), in one
               transaction, with the secrets server-secret and apple-refresh-token-key from DIR (default: the SQLite
               file's folder). Run it with passkeyd stopped. Exit status: 0 when copied, 1 on failure (nothing copied).
+          \(BackupCommand.syntax.usage)
+              Copy the configured SQLite database (a consistent snapshot, while the server serves) with the data
+              folder's secrets and self-signed TLS pair into the new folder DEST (0700, files 0600), with
+              manifest.json (release, schema version, time, SHA-256 of each file). On PostgreSQL the data and the
+              secrets are in the database: it writes the manifest only; back the database up with pg_dump.
+              Exit status: 0 when written, 1 on failure, 2 on a bad command line.
+          \(RestoreCommand.syntax.usage)
+              Put a backup back into the configured data folder of a stopped node (refused while passkeyd serve holds
+              it, or when the folder has a database, unless --replace moves it to before-restore-TIME/). Checks every
+              file's SHA-256 and the schema version (an older one is migrated, a newer one refused), ends every
+              session, OpenID grant, enrollment link and outstanding challenge of the backup, and holds the folder for
+              one challenge lifetime. Exit status: 0 when restored, 1 when refused or failed, 2 on a bad command line.
+          \(RestoreCommand.postgresSyntax.usage)
+              After pg_restore of a dump into the configured PostgreSQL database, before any node starts: migrate it,
+              end its sessions, grants, links and challenges as a restore does, and wait one challenge lifetime.
           \(AppleCommand.transferOutSyntax.usage)
           \(AppleCommand.transferInSyntax.usage)
               Apple's user migration when the app moves to another developer team, on the configured store with the

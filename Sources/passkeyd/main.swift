@@ -12,6 +12,10 @@ case "healthcheck":
     status = HealthCheckCommand(arguments: Array(arguments.dropFirst()), environment: ProcessInfo.processInfo.environment).run()
 case "migrate":
     status = MigrateCommand(arguments: Array(arguments.dropFirst())).run()
+case "backup":
+    status = BackupCommand(arguments: Array(arguments.dropFirst()), environment: ProcessInfo.processInfo.environment).run()
+case "restore":
+    status = RestoreCommand(arguments: Array(arguments.dropFirst()), environment: ProcessInfo.processInfo.environment).run()
 case "apple":
     status = AppleCommand(arguments: Array(arguments.dropFirst())).run()
 case "keys" where arguments.dropFirst().first == "admin-key":

@@ -51,6 +51,31 @@ struct SQLiteOutageTests {
         #expect(Self.append(2, to: store) == nil)
     }
 
+    /// `/readyz`'s write probe is a real durable write (a frame appended to the emptied WAL), refused as the
+    /// ceremonies' writes are.
+    @Test func theWriteProbeWritesAndIsRefusedByAReadOnlyDatabase() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.newDatabasePath()
+        let store = try SQLiteStore(path: path)
+        defer { store.close() }
+        let walSize = { ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int) ?? -1 }
+        try store.withConnection { connection throws(SQLiteError) in try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+        #expect(walSize() == 0)
+        try store.probeWrite()
+        #expect(walSize() > 0)
+        try store.withConnection { connection throws(SQLiteError) in try connection.execute("PRAGMA query_only = 1") }
+        #expect(throws: StorageError.self) { try store.probeWrite() }
+        do {
+            try store.probeWrite()
+        } catch {
+            #expect(error.outage == .readOnly, "\(error)")
+        }
+        try store.withConnection { connection throws(SQLiteError) in try connection.execute("PRAGMA query_only = 0") }
+        try store.probeWrite()
+        #expect(try store.status(now: StoreSamples.now).isMigrated)
+    }
+
     @Test func aLockHeldBeyondTheBusyTimeoutIsTimedOut() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -99,6 +99,25 @@ public final class PostgresCluster: Sendable {
         try runServerProgram("pg_ctl", ["-D", dataFolder, "-m", immediately ? "immediate" : "fast", "-w", "-t", "30", "stop"])
     }
 
+    /// Sends `signal` to the server and every process it started (SIGSTOP freezes the whole cluster: it accepts
+    /// connections and answers nothing; SIGCONT thaws it).
+    public func signalEveryProcess(_ signal: Int32) throws {
+        let pidFile = try String(contentsOfFile: dataFolder + "/postmaster.pid", encoding: .utf8)
+        guard let postmaster = pidFile.split(separator: "\n").first.flatMap({ Int32($0) }) else {
+            throw PostgresClusterFailure("no postmaster pid in \(dataFolder)/postmaster.pid")
+        }
+        var processes = [postmaster]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let afterName = stat.range(of: ") ", options: .backwards)
+            else { continue }
+            // After "pid (comm) ": state, then the parent's pid (proc(5)).
+            let fields = stat[afterName.upperBound...].split(separator: " ")
+            if fields.count > 1, Int32(fields[1]) == postmaster { processes.append(pid) }
+        }
+        for pid in processes { kill(pid, signal) }
+    }
+
     /// Stops the server when it runs and deletes the folder. Idempotent.
     public func destroy() {
         guard FileManager.default.fileExists(atPath: folder) else { return }

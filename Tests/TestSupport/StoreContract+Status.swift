@@ -4,8 +4,18 @@ import Storage
 /// The clause of the store contract for what a store reports about itself (readiness, metrics).
 extension StoreContract {
     static let statusChecks: [StoreContractCheck] = [
-        StoreContractCheck(name: "status is migrated and counts live challenges and sessions", run: statusCountsLiveRecords)
+        StoreContractCheck(name: "status is migrated and counts live challenges and sessions", run: statusCountsLiveRecords),
+        StoreContractCheck(name: "a write probe succeeds and changes nothing", run: writeProbeChangesNothing),
     ]
+
+    public static func writeProbeChangesNothing(_ makeStore: StoreFactory) throws {
+        let store = try makeStore()
+        try store.seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
+        let before = try store.status(now: StoreSamples.now)
+        for _ in 1...3 { try store.probeWrite() }
+        try expectEqual(try store.status(now: StoreSamples.now), before, "the status after three write probes")
+        try expectEqual(try store.user(id: StoreSamples.userID(1)), StoreSamples.user(1), "a user after three write probes")
+    }
 
     public static func statusCountsLiveRecords(_ makeStore: StoreFactory) throws {
         let store = try makeStore()

@@ -104,6 +104,8 @@ enum AccountEvent: Equatable {
         case admin
         /// The passkey that signed the session in was deleted.
         case passkeyDeleted = "passkey_deleted"
+        /// `passkeyd restore` put the store back from a backup: every session it held may have been ended since.
+        case restore
     }
 
     /// Why an Apple identity was unlinked.

@@ -15,6 +15,8 @@ struct OperationsController: Sendable {
     let settings: SettingsInForce
     /// The process's metrics; nil when `metrics.enabled` is false.
     let metrics: ServerMetrics?
+    /// The store's checks of `/readyz`, within 2 s, with a durable write at most every few seconds.
+    let storeProbe = StoreReadinessProbe()
 
     /// `GET /healthz`: liveness (the process answers); `/readyz` checks what serving needs.
     func health(_ request: HTTPRequest, _ context: RouteContext) -> HTTPResponse {
@@ -42,9 +44,9 @@ struct OperationsController: Sendable {
     /// One readiness check's outcome: "ok", or why not (never a secret: a storage code, a configuration key).
     typealias ReadinessChecks = [(name: String, state: String)]
 
-    /// `GET /readyz`: 200 only when the store answers, its schema is the one this build writes, an access-token signing
-    /// key is loaded and active, and the configured trust material is loaded and usable (the metadata BLOB within its
-    /// `nextUpdate` plus grace); otherwise
+    /// `GET /readyz`: 200 only when the store answers, its schema is the one this build writes, it takes a durable write
+    /// (at most every few seconds; the store's checks answer within 2 s, `StoreReadinessProbe`), an access-token signing key is loaded and active, and the
+    /// configured trust material is loaded and usable (the metadata BLOB within its `nextUpdate` plus grace); otherwise
     /// `503 not_ready` with the first failing check in `failing` and every check's state in `checks`.
     func readiness(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let checks = readinessChecks()
@@ -57,18 +59,10 @@ struct OperationsController: Sendable {
         throw error
     }
 
-    /// Every check, in order: `store`, `migrations`, `signingKeys`, `trustAnchors`, `metadata`.
+    /// Every check, in order: `store`, `migrations`, `storeWrite`, `signingKeys`, `trustAnchors`, `metadata`.
     func readinessChecks() -> ReadinessChecks {
-        var checks: ReadinessChecks = []
         let now = time.now
-        do {
-            let status = try store.status(now: now)
-            checks.append(("store", "ok"))
-            checks.append(("migrations", status.isMigrated ? "ok" : "schema \(status.schemaVersion) of \(status.latestSchemaVersion)"))
-        } catch {
-            checks.append(("store", error.code.rawValue))
-            checks.append(("migrations", "unknown"))
-        }
+        var checks: ReadinessChecks = storeProbe.checks(of: store, now: now)
         // What a sign-in answer needs to mint its access token: the ring loaded (again, when the key worker stalled) and
         // a key active in it. Keys sealed under another server secret do not open, and leave none.
         do {

@@ -22,7 +22,7 @@ struct ReadinessTests {
         let ready = Self.get(server, "/readyz")
         #expect(ready.status == 200)
         #expect(ready.json["status"] as? String == "ready")
-        #expect(ready.json["checks"] as? [String: String] == ["store": "ok", "migrations": "ok", "signingKeys": "ok"])
+        #expect(ready.json["checks"] as? [String: String] == ["store": "ok", "migrations": "ok", "storeWrite": "ok", "signingKeys": "ok"])
     }
 
     @Test func aStoreThatDoesNotAnswerIsNotReadyWhileTheProcessStaysLive() throws {
@@ -49,6 +49,28 @@ struct ReadinessTests {
         #expect((reply.json["checks"] as? [String: String])?["migrations"] == "schema 2 of 1")
     }
 
+    /// A store that answers reads but refuses writes (a full disk, a read-only file) is not ready, and says what
+    /// refused; the write is made at most every few seconds, however many probes ask.
+    @Test func aStoreThatRefusesWritesIsNotReady() throws {
+        let store = FailingStore(InMemoryStore())
+        let clock = ManualClock()
+        let server = try TestServerFactory.make(store: store, clock: clock)
+        #expect(Self.get(server, "/readyz").status == 200)
+        store.writeFailure.withLock { $0 = StorageError(.unavailable, "no space left", outage: .noSpace) }
+        // Within the interval the last outcome is shared: no second write.
+        #expect(Self.get(server, "/readyz").status == 200)
+        #expect(store.writeProbes.withLock { $0 } == 1)
+        clock.advance(by: StoreReadinessProbe.writeInterval)
+        let reply = Self.get(server, "/readyz")
+        #expect(reply.status == 503)
+        #expect(reply.json["failing"] as? String == "storeWrite")
+        #expect((reply.json["checks"] as? [String: String])?["storeWrite"] == "storage.unavailable (noSpace)")
+        #expect(store.writeProbes.withLock { $0 } == 2)
+        store.writeFailure.withLock { $0 = nil }
+        clock.advance(by: StoreReadinessProbe.writeInterval)
+        #expect(Self.get(server, "/readyz").status == 200)
+    }
+
     /// A node whose server secret opens none of the deployment's signing keys cannot mint the access token of any
     /// sign-in answer: it is not ready, and says which check failed.
     @Test func aNodeWithoutAnActiveSigningKeyIsNotReady() throws {
@@ -59,7 +81,7 @@ struct ReadinessTests {
         #expect(reply.status == 503)
         #expect(reply.json["error"] as? String == "not_ready")
         #expect(reply.json["failing"] as? String == "signingKeys")
-        #expect(reply.json["checks"] as? [String: String] == ["store": "ok", "migrations": "ok", "signingKeys": "none active"])
+        #expect(reply.json["checks"] as? [String: String] == ["store": "ok", "migrations": "ok", "storeWrite": "ok", "signingKeys": "none active"])
     }
 
     /// A key worker that stalled while the store went away: the ring is reloaded for the check, and fails with it.

@@ -35,6 +35,15 @@ final class FailingStore: PasskeyStore {
         status.schemaVersion += schemaAhead.withLock { $0 }
         return status
     }
+    /// What `probeWrite` throws, when set (a full disk, say).
+    let writeFailure = Mutex<StorageError?>(nil)
+    /// How many times `probeWrite` was called.
+    let writeProbes = Mutex(0)
+    func probeWrite() throws(StorageError) {
+        writeProbes.withLock { $0 += 1 }
+        if let failure = writeFailure.withLock({ $0 }) { throw failure }
+        try inner.probeWrite()
+    }
     func user(name: String) throws(StorageError) -> UserRecord? { try inner.user(name: name) }
     func credential(id: [UInt8]) throws(StorageError) -> CredentialRecord? { try inner.credential(id: id) }
     func credentialWithOwner(id: [UInt8]) throws(StorageError) -> (credential: CredentialRecord, owner: UserRecord)? {

@@ -1,0 +1,54 @@
+import Foundation
+import Storage
+import StoragePostgres
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Issue 42: a PostgreSQL server that accepts and never answers (every process of the cluster stopped with SIGSTOP)
+/// fails a store call within the reply deadline instead of hanging it, and the store works again once it answers.
+@Suite("PostgreSQL frozen", .serialized)
+struct PostgresFrozenServerTests {
+    /// The error a call threw and how long it took.
+    static func timed(_ call: () throws(StorageError) -> Void) -> (error: StorageError?, seconds: Double) {
+        let started = Date()
+        do throws(StorageError) {
+            try call()
+            return (nil, Date().timeIntervalSince(started))
+        } catch {
+            return (error, Date().timeIntervalSince(started))
+        }
+    }
+
+    @Test func aFrozenServerFailsACallWithinTheDeadlineAndTheStoreRecovers() throws {
+        let cluster = try PostgresCluster()
+        defer {
+            try? cluster.signalEveryProcess(SIGCONT)
+            cluster.destroy()
+        }
+        let store = try PostgresStore(
+            connectionString: cluster.connectionString(database: try cluster.createDatabase()),
+            poolSize: 2,
+            replyDeadline: .seconds(2)
+        )
+        defer { store.close() }
+        try store.seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
+
+        try cluster.signalEveryProcess(SIGSTOP)
+        let read = Self.timed { () throws(StorageError) in _ = try store.user(id: StoreSamples.userID(1)) }
+        #expect(read.error?.code == .unavailable && read.error?.outage == .timedOut, "\(String(describing: read.error))")
+        #expect(read.seconds >= 1.9 && read.seconds < 4, "\(read.seconds) s")
+        // The abandoned connection is not lent again: the next call connects afresh, and gives up at connect_timeout.
+        let write = Self.timed { () throws(StorageError) in try store.seedSession(StoreSamples.session(1, owner: 1)) }
+        #expect(write.error?.code == .unavailable, "\(String(describing: write.error))")
+        #expect(write.seconds < 8, "\(write.seconds) s")
+
+        try cluster.signalEveryProcess(SIGCONT)
+        #expect(try store.user(id: StoreSamples.userID(1)) == StoreSamples.user(1))
+        try store.seedSession(StoreSamples.session(1, owner: 1))
+        #expect(try store.session(tokenHash: StoreSamples.session(1, owner: 1).tokenHash, now: StoreSamples.now) != nil)
+    }
+}
