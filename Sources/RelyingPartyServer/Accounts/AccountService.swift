@@ -35,19 +35,24 @@ struct AccountService: Sendable {
     }
 
     /// Applies `change` to the account and appends `user.updated` naming the members `change` says it changed; nothing
-    /// (no event) when it changed none.
+    /// (no event) when it changed none. A change of `disabled` (which `change` does not name) ends what it must
+    /// (`recordDisabledChange`) with its own event.
     /// - Returns: the account as it is now, or nil when there is none.
     func update(userID: [UInt8], _ change: (inout UserRecord) -> [String]) throws(ServerError) -> UserRecord? {
         let now = time.now
         return try storage {
             try store.transaction { transaction throws(StorageError) -> UserRecord? in
                 guard var user = try transaction.user(id: userID) else { return nil }
+                let wasDisabled = user.disabled
                 let changes = change(&user)
-                guard !changes.isEmpty else { return user }
+                guard !changes.isEmpty || user.disabled != wasDisabled else { return user }
                 _ = try transaction.updateUser(user)
-                try transaction.appendEvent(
-                    AccountEvent.userUpdated(userID: userID, changes: changes, externalID: user.externalID).event(at: now, random: random)
-                )
+                if !changes.isEmpty {
+                    try transaction.appendEvent(
+                        AccountEvent.userUpdated(userID: userID, changes: changes, externalID: user.externalID).event(at: now, random: random)
+                    )
+                }
+                if user.disabled != wasDisabled { try recordDisabledChange(of: user, in: transaction, at: now) }
                 return user
             }
         }

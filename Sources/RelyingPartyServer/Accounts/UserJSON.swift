@@ -16,6 +16,8 @@ public struct UserJSON: Encodable, Equatable, Sendable {
     public let externalId: String?
     /// The account's random UUID for StoreKit (lowercase), stable for the account's lifetime.
     public let appAccountToken: String
+    /// Whether an admin disabled the account (no sign-in gets in).
+    public let disabled: Bool
     /// Deprecated, removed in the next release: the username again, as registration, authentication and `/me` called
     /// it before `username` (`POST /auth/apple` used it for the display name).
     public let name: String
@@ -28,12 +30,14 @@ public struct UserJSON: Encodable, Equatable, Sendable {
         emailVerified = user.email == nil ? nil : user.emailVerified
         appAccountToken = user.appAccountToken.lowercaseText
         externalId = user.externalID
+        disabled = user.disabled
         name = user.name
     }
 
     /// The members as `JSONBody`'s encoder writes them (sorted, nil left out), into an object of the caller's.
     func write(to object: inout JSONObjectWriter) {
         object.add("appAccountToken", appAccountToken)
+        object.add("disabled", disabled)
         object.add("displayName", displayName)
         if let email { object.add("email", email) }
         if let emailVerified { object.add("emailVerified", emailVerified) }

@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import JSON
 import PasswordHashes
 import Storage
 import WebAuthnCore
@@ -41,6 +42,11 @@ public enum AdminExport {
         /// Import only (an export never carries one): the account's password hash from the app's previous system, a
         /// PHC string (Argon2, scrypt, passlib's PBKDF2), bcrypt's or Django's (`PasswordHash`).
         var passwordHash: String?
+        /// Whether the account is disabled; absent on an import (as 0.1.0 wrote them): an account's is left as it is,
+        /// a new one is enabled.
+        var disabled: Bool?
+        /// The app's metadata (`UserMetadata`); absent on an import: the account's is left as it is (`{}` removes it).
+        var metadata: JSONValue?
 
         init(_ user: UserRecord) {
             id = Base64URL.encode(user.id)
@@ -52,6 +58,8 @@ public enum AdminExport {
             emailVerified = user.emailVerified
             createdAt = user.createdAt
             externalId = user.externalID
+            disabled = user.disabled
+            metadata = UserMetadata.value(of: user.metadata)
         }
 
         /// The record, each member checked as the admin API checks it.
@@ -72,8 +80,20 @@ public enum AdminExport {
                     } catch {
                         throw ServerError(.importInvalid, member: "externalId")
                     }
-                }
+                },
+                disabled: disabled ?? false,
+                metadata: try storedMetadata() ?? nil
             )
+        }
+
+        /// The metadata's stored text (nil inside for `{}`), or nil when the line has none.
+        func storedMetadata() throws(ServerError) -> String?? {
+            guard let metadata else { return nil }
+            do {
+                return .some(try UserMetadata.text(of: metadata))
+            } catch {
+                throw ServerError(.importInvalid, member: "metadata")
+            }
         }
     }
 
@@ -209,6 +229,9 @@ public enum AdminExport {
         var appleIdentities: [(line: Int, record: AppleIdentityRecord)] = []
         var passwords: [(line: Int, record: PasswordHashRecord)] = []
         var identities: [(line: Int, record: FederatedIdentityRecord)] = []
+        /// The user lines that state `disabled` and `metadata` (by line number): only those change an existing account's.
+        var disabled: [Int: Bool] = [:]
+        var metadata: [Int: String?] = [:]
     }
 
     /// An Apple `sub` as Apple makes them: 1 to 255 printable ASCII characters.
@@ -302,6 +325,8 @@ public enum AdminExport {
                     let user = try decode(User.self, data)
                     let record = try user.record()
                     batch.users.append((number, record))
+                    batch.disabled[number] = user.disabled
+                    if let metadata = try user.storedMetadata() { batch.metadata[number] = metadata }
                     if let text = user.passwordHash {
                         batch.passwords.append((number, try AdminExport.passwordHash(text, userID: record.id, now: now)))
                     }

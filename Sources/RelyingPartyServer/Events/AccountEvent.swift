@@ -23,6 +23,10 @@ enum AccountEvent: Equatable {
     /// Another account was merged into this one (the survivor); `previousUserID` went away, its passkeys and Apple
     /// identities now belong to the survivor.
     case userMerged(userID: [UInt8], previousUserID: [UInt8])
+    /// An admin disabled the account: its sessions and OpenID grants ended with it, and no sign-in gets in.
+    case userDisabled(userID: [UInt8], externalID: String? = nil)
+    /// An admin enabled the disabled account again.
+    case userEnabled(userID: [UInt8], externalID: String? = nil)
     /// A passkey was registered (the first of a new account, or another).
     /// `upgrade`: made by an automatic passkey upgrade (a conditional registration after a password sign-in).
     case passkeyRegistered(userID: [UInt8], credentialID: [UInt8], upgrade: Bool = false)
@@ -104,6 +108,8 @@ enum AccountEvent: Equatable {
         case admin
         /// The passkey that signed the session in was deleted.
         case passkeyDeleted = "passkey_deleted"
+        /// An admin disabled the account.
+        case userDisabled = "user_disabled"
     }
 
     /// Why an Apple identity was unlinked.
@@ -120,6 +126,8 @@ enum AccountEvent: Equatable {
         case userDeleted = "user.deleted"
         case userUpdated = "user.updated"
         case userMerged = "user.merged"
+        case userDisabled = "user.disabled"
+        case userEnabled = "user.enabled"
         case passkeyRegistered = "passkey.registered"
         case passkeyRenamed = "passkey.renamed"
         case passkeyDeleted = "passkey.deleted"
@@ -147,6 +155,8 @@ enum AccountEvent: Equatable {
         case .userDeleted: .userDeleted
         case .userUpdated: .userUpdated
         case .userMerged: .userMerged
+        case .userDisabled: .userDisabled
+        case .userEnabled: .userEnabled
         case .passkeyRegistered: .passkeyRegistered
         case .passkeyRenamed: .passkeyRenamed
         case .passkeyDeleted: .passkeyDeleted
@@ -181,7 +191,8 @@ enum AccountEvent: Equatable {
             .appleUnlinked(let userID, _, _), .appleConsentRevoked(let userID, _), .appleTransferred(let userID, _, _),
             .appleEmailDisabled(let userID, _), .appleEmailEnabled(let userID, _), .recoveryCodesCreated(let userID),
             .recoveryCodeUsed(let userID, _), .enrollmentLinkCreated(let userID), .enrollmentLinkUsed(let userID, _),
-            .identityLinked(let userID, _, _, _), .identityUnlinked(let userID, _, _, _):
+            .identityLinked(let userID, _, _, _), .identityUnlinked(let userID, _, _, _), .userDisabled(let userID, _),
+            .userEnabled(let userID, _):
             userID
         case .sessionCreated(let session), .sessionRevoked(let session, _):
             session.userID
@@ -220,6 +231,8 @@ enum AccountEvent: Equatable {
             payload.externalId = externalID
         case .userUpdated(_, let changes, let externalID):
             payload.changes = changes
+            payload.externalId = externalID
+        case .userDisabled(_, let externalID), .userEnabled(_, let externalID):
             payload.externalId = externalID
         case .userMerged(_, let previousUserID):
             payload.previousUserId = Base64URL.encode(previousUserID)
