@@ -188,10 +188,13 @@ public struct AdminService: Sendable {
 
     /// Deletes the account as `DELETE /me` does: its Apple refresh tokens queued for revocation, `user.deleted` with
     /// `reason: admin`.
-    public func deleteUser(id: String) throws(ServerError) {
+    /// - Returns: what became of its Apple tokens (`AccountEvent.AppleRevocation`); nil without Sign in with Apple.
+    @discardableResult
+    public func deleteUser(id: String) throws(ServerError) -> String? {
         let userID = try Self.userID(id)
-        guard try accounts.delete(userID: userID, reason: .admin) else { throw ServerError(.userNotFound) }
+        guard let deletion = try accounts.delete(userID: userID, reason: .admin) else { throw ServerError(.userNotFound) }
         webhooks.wake()
+        return deletion.appleRevocation?.rawValue
     }
 
     /// Ends every session of the account, each with `session.revoked` (`reason: admin`).

@@ -17,7 +17,8 @@ enum AccountEvent: Equatable {
     /// map the account from its lifecycle events (as on `user.updated` and `user.deleted`).
     case userCreated(userID: [UInt8], method: CreationMethod, externalID: String? = nil)
     /// An account was deleted with everything in it.
-    case userDeleted(userID: [UInt8], reason: DeletionReason, externalID: String? = nil)
+    /// `appleRevocation`: what became of its Apple refresh tokens, when it had Sign in with Apple.
+    case userDeleted(userID: [UInt8], reason: DeletionReason, externalID: String? = nil, appleRevocation: AppleRevocation? = nil)
     /// The account's display name, email or external id changed (`changes` names the members, never their values).
     case userUpdated(userID: [UInt8], changes: [String], externalID: String? = nil)
     /// Another account was merged into this one (the survivor); `previousUserID` went away, its passkeys and Apple
@@ -88,6 +89,14 @@ enum AccountEvent: Equatable {
         case appleAccountDeleted = "apple_account_deleted"
         /// The admin API or `passkeyd admin users delete`.
         case admin
+    }
+
+    /// What an account deletion did with Apple's refresh tokens (App Store guideline 5.1.1(v)).
+    enum AppleRevocation: String {
+        /// Queued for revocation at Apple (the worker revokes them).
+        case queued
+        /// None was held: the app never sent an `authorizationCode`, so nothing can be revoked.
+        case none
     }
 
     /// Why a session was ended.
@@ -185,7 +194,7 @@ enum AccountEvent: Equatable {
     /// The account the event concerns.
     var userID: [UInt8] {
         switch self {
-        case .userCreated(let userID, _, _), .userDeleted(let userID, _, _), .userUpdated(let userID, _, _), .userMerged(let userID, _),
+        case .userCreated(let userID, _, _), .userDeleted(let userID, _, _, _), .userUpdated(let userID, _, _), .userMerged(let userID, _),
             .passkeyRegistered(let userID, _, _), .passkeyRenamed(let userID, _), .passkeyDeleted(let userID, _),
             .passkeyCloneWarning(let userID, _), .passkeyBackupEligibilityChanged(let userID, _, _), .appleLinked(let userID, _),
             .appleUnlinked(let userID, _, _), .appleConsentRevoked(let userID, _), .appleTransferred(let userID, _, _),
@@ -202,6 +211,7 @@ enum AccountEvent: Equatable {
     /// The payload's members; absent ones are left out of the JSON.
     struct Payload: DirectJSONBody, Equatable {
         var userId: String
+        var appleRevocation: String?
         var credentialId: String?
         var sessionId: String?
         var appleUserId: String?
@@ -226,9 +236,10 @@ enum AccountEvent: Equatable {
         case .userCreated(_, let method, let externalID):
             payload.method = method.rawValue
             payload.externalId = externalID
-        case .userDeleted(_, let reason, let externalID):
+        case .userDeleted(_, let reason, let externalID, let appleRevocation):
             payload.reason = reason.rawValue
             payload.externalId = externalID
+            payload.appleRevocation = appleRevocation?.rawValue
         case .userUpdated(_, let changes, let externalID):
             payload.changes = changes
             payload.externalId = externalID
@@ -279,6 +290,7 @@ enum AccountEvent: Equatable {
 extension AccountEvent.Payload {
     /// The members in the sorted order of `JSONBody`'s encoder, nil left out (every sign-in writes one).
     func write(to object: inout JSONObjectWriter) {
+        if let appleRevocation { object.add("appleRevocation", appleRevocation) }
         if let appleUserId { object.add("appleUserId", appleUserId) }
         if let backupEligible { object.add("backupEligible", backupEligible) }
         if let changes { object.add("changes", changes) }

@@ -58,7 +58,7 @@ struct UserShapeTests {
         let apple = try #require(methods["apple"] as? [[String: Any]])
         #expect(apple.count == 1)
         let identity = try #require(apple.first)
-        #expect(Set(identity.keys) == ["appleUserID", "email", "isPrivateEmail", "emailDisabled", "consentRevoked", "linkedAt"])
+        #expect(Set(identity.keys) == ["appleUserID", "email", "isPrivateEmail", "emailDisabled", "consentRevoked", "linkedAt", "realUserStatus"])
         #expect(identity["appleUserID"] as? String == AppleTokenMinter.subject)
         #expect(identity["email"] as? String == AppleTokenMinter.email)
         #expect(identity["isPrivateEmail"] as? Bool == true && identity["emailDisabled"] as? Bool == true)

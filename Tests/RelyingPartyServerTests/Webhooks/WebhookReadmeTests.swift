@@ -27,7 +27,8 @@ struct WebhookReadmeTests {
         appleSession.appleSubject = "001.apple"
         return switch kind {
         case .userCreated: [.userCreated(userID: user, method: .passkey), .userCreated(userID: user, method: .admin, externalID: "42")]
-        case .userDeleted: [.userDeleted(userID: user, reason: .self, externalID: "42")]
+        case .userDeleted:
+            [.userDeleted(userID: user, reason: .self, externalID: "42"), .userDeleted(userID: user, reason: .self, appleRevocation: .queued)]
         case .userUpdated: [.userUpdated(userID: user, changes: ["displayName"], externalID: "42")]
         case .userMerged: [.userMerged(userID: user, previousUserID: [4, 5])]
         case .userDisabled: [.userDisabled(userID: user, externalID: "42")]
