@@ -9,6 +9,9 @@ public struct UserJSON: Encodable, Equatable, Sendable {
     public let id: String
     public let username: String
     public let displayName: String
+    /// Whether passkeyd chose `displayName` (the username, an email's local part, a private relay address's random one
+    /// too, or "Apple user") rather than the person: the app may ask for a name.
+    public let displayNameIsDefault: Bool
     public let email: String?
     /// Present with `email`.
     public let emailVerified: Bool?
@@ -26,6 +29,7 @@ public struct UserJSON: Encodable, Equatable, Sendable {
         id = Base64URL.encode(user.id)
         username = user.name
         displayName = user.displayName
+        displayNameIsDefault = user.displayNameIsDefault
         email = user.email
         emailVerified = user.email == nil ? nil : user.emailVerified
         appAccountToken = user.appAccountToken.lowercaseText
@@ -39,6 +43,7 @@ public struct UserJSON: Encodable, Equatable, Sendable {
         object.add("appAccountToken", appAccountToken)
         object.add("disabled", disabled)
         object.add("displayName", displayName)
+        object.add("displayNameIsDefault", displayNameIsDefault)
         if let email { object.add("email", email) }
         if let emailVerified { object.add("emailVerified", emailVerified) }
         if let externalId { object.add("externalId", externalId) }

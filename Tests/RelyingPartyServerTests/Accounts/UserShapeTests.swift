@@ -7,7 +7,7 @@ import Testing
 /// methods.
 @Suite("One user shape")
 struct UserShapeTests {
-    static let members: Set<String> = ["id", "username", "displayName", "appAccountToken", "disabled", "name"]
+    static let members: Set<String> = ["id", "username", "displayName", "displayNameIsDefault", "appAccountToken", "disabled", "name"]
 
     static func user(_ reply: ServerReply) -> [String: Any] { reply.object["user"] as? [String: Any] ?? [:] }
 

@@ -39,3 +39,22 @@ struct AppleDeletionAnswerTests {
         #expect(plain.status == 200 && plain.object["appleRevocation"] == nil)
     }
 }
+
+/// Issue 43 item 14: a display name passkeyd took from a private relay address's random local part is marked as a
+/// default the app can tell apart, and a name the person gave is not.
+struct AppleDefaultDisplayNameTests {
+    @Test func aRelayAddressesLocalPartIsMarkedAsADefaultDisplayName() throws {
+        let fixture = try AppleFixture()
+        let unnamed = try #require(try fixture.signInFresh().object["user"] as? [String: Any])
+        #expect(unnamed["displayName"] as? String == "x7k2q9")
+        #expect(unnamed["displayNameIsDefault"] as? Bool == true)
+        let named = try #require(
+            try fixture.signInFresh(subject: "001234.another", extra: ["fullName": ["givenName": "Jane", "familyName": "Appleseed"]])
+                .object["user"] as? [String: Any]
+        )
+        #expect(named["displayNameIsDefault"] as? Bool == false, "\(named)")
+        let passkey = try fixture.client.register("pat")
+        let me = try fixture.client.send("GET", "/me", headers: PasskeyClient.bearer(passkey.token)).object["user"] as? [String: Any]
+        #expect(me?["displayNameIsDefault"] as? Bool == true, "the username is a default too")
+    }
+}
