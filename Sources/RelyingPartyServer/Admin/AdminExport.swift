@@ -314,7 +314,7 @@ public enum AdminExport {
                 struct Kind: Decodable { let type: String }
                 let type = try decode(Kind.self, data).type
                 if !sawHeader {
-                    let header = try type == headerType ? decode(Header.self, data) : nil
+                    let header = try type == headerType ? decodeLine(Header.self, data) : nil
                     guard let header, header.version == version else { throw ServerError(.importInvalid, member: "version") }
                     guard header.relyingPartyId == relyingPartyID else { throw ServerError(.importInvalid, member: "relyingPartyId") }
                     sawHeader = true
@@ -322,7 +322,7 @@ public enum AdminExport {
                 }
                 switch type {
                 case "user":
-                    let user = try decode(User.self, data)
+                    let user = try decodeLine(User.self, data)
                     let record = try user.record()
                     batch.users.append((number, record))
                     batch.disabled[number] = user.disabled
@@ -330,9 +330,9 @@ public enum AdminExport {
                     if let text = user.passwordHash {
                         batch.passwords.append((number, try AdminExport.passwordHash(text, userID: record.id, now: now)))
                     }
-                case "passkey": batch.passkeys.append((number, try decode(Passkey.self, data).record()))
-                case "appleIdentity": batch.appleIdentities.append((number, try decode(AppleIdentity.self, data).record()))
-                case "identity": batch.identities.append((number, try decode(Identity.self, data).record()))
+                case "passkey": batch.passkeys.append((number, try decodeLine(Passkey.self, data).record()))
+                case "appleIdentity": batch.appleIdentities.append((number, try decodeLine(AppleIdentity.self, data).record()))
+                case "identity": batch.identities.append((number, try decodeLine(Identity.self, data).record()))
                 default: throw ServerError(.importInvalid, member: "type")
                 }
             } catch {
@@ -341,6 +341,20 @@ public enum AdminExport {
         }
         guard sawHeader else { throw ServerError(.importInvalid, member: "version").onLine(1) }
         return batch
+    }
+
+    /// A line of `type`, whose every member the type takes: one it does not (a misspelling, a newer release's) is
+    /// `400 unknown_member` naming it, never dropped (`JSONBody.refusesUnknownMembers`, for the lines of an import).
+    /// The decoded line written back has every member the type read but a `null` one.
+    private static func decodeLine<Value: Codable>(_ type: Value.Type, _ data: Data) throws(ServerError) -> Value {
+        let value = try decode(type, data)
+        guard let given = StrictJSONParser.strictValue(Array(data))?.objectValue,
+            let taken = (try? JSONDecoder().decode(JSONValue.self, from: encoder.encode(value)))?.objectValue
+        else { throw ServerError(.importInvalid, detail: "not strict JSON") }
+        if let unknown = given.filter({ taken[$0.key] == nil && $0.value != .null }).map(\.key).min() {
+            throw ServerError(.unknownMember, member: unknown)
+        }
+        return value
     }
 
     private static func decode<Value: Decodable>(_ type: Value.Type, _ data: Data) throws(ServerError) -> Value {

@@ -123,6 +123,20 @@ struct DisabledAccountTests {
         #expect(enabled.status == 200, "\(enabled.text)")
         #expect(try api.store.user(id: alice.userID)?.disabled == false)
         #expect(try api.store.allEvents().last?.type == "user.enabled")
+        // A misspelled member of an import line is refused with its line, never dropped: the account stays enabled.
+        let misspelled = try importing(userLine.replacingOccurrences(of: #""disabled":true"#, with: #""disabeld":true"#))
+        #expect(misspelled.status == 400 && misspelled.errorCode == "unknown_member", "\(misspelled.text)")
+        #expect(misspelled.object["member"] as? String == "disabeld" && misspelled.object["line"] as? Int == 2)
+        #expect(try api.store.user(id: alice.userID)?.disabled == false)
+        // A null member is one the type reads (an absent optional), and every other line of the export is taken.
+        #expect(try importing(userLine.replacingOccurrences(of: #""disabled":true"#, with: #""disabled":null"#)).status == 200)
+        let whole = try api.admin.send(
+            "POST",
+            "/admin/import",
+            json: Array(export.utf8),
+            headers: AdminAPITests.key + [("Content-Type", "application/x-ndjson")]
+        )
+        #expect(whole.status == 200, "\(whole.text)")
     }
 
     @Test func aNewAccountCannotStartDisabled() throws {
