@@ -32,6 +32,17 @@ public struct JSONObjectWriter: Sendable {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// A member whose name is not a literal (escaped as a string is) and whose value is JSON text already: the caller
+    /// vouches for it (a value the strict parser read, written again by an encoder), such as a claim copied from an
+    /// account's metadata.
+    package mutating func add(member name: String, json value: [UInt8]) {
+        if !isEmpty { bytes.append(UInt8(ascii: ",")) }
+        isEmpty = false
+        writeString(name)
+        bytes.append(UInt8(ascii: ":"))
+        bytes.append(contentsOf: value)
+    }
+
     public mutating func add(_ name: StaticString, _ value: Int64) {
         writeName(name)
         if value < 0 { bytes.append(UInt8(ascii: "-")) }

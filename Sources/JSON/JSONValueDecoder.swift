@@ -3,10 +3,51 @@
 /// server's samples under sign-ins, the two passes now 3.0 %). It throws what `JSONDecoder` throws for the same text: `keyNotFound`
 /// for a missing member, `valueNotFound` for a `null` where a value must be, `typeMismatch` for a value of another
 /// type, each with the coding path of the member; `dataCorrupted` for a number that does not fit its type. Unknown
-/// members are ignored. `JSONValueDecoderTests` runs both decoders over the same bodies.
+/// members are ignored, or refused (`refusingUnknownMembers`) with `UnknownMemberError`. `JSONValueDecoderTests` runs
+/// both decoders over the same bodies.
 package enum JSONValueDecoder {
     package static func decode<Value: Decodable>(_ type: Value.Type, from value: JSONValue) throws -> Value {
-        try Value(from: TreeDecoder(value: value, codingPath: []))
+        try Value(from: TreeDecoder(value: value, codingPath: [], ledger: nil))
+    }
+
+    /// `decode`, then every member of every object the type read must be one it asked for: a member it never looked
+    /// up (a misspelling, a member of a newer version, one the endpoint does not take) is `UnknownMemberError`, never
+    /// silently dropped. A member decoded as `JSONValue` or a dictionary is read whole.
+    package static func decode<Value: Decodable>(_ type: Value.Type, from value: JSONValue, refusingUnknownMembers: Bool) throws -> Value {
+        guard refusingUnknownMembers else { return try decode(type, from: value) }
+        let ledger = MemberLedger()
+        let decoded = try Value(from: TreeDecoder(value: value, codingPath: [], ledger: ledger))
+        try ledger.check()
+        return decoded
+    }
+}
+
+/// A member of a request body that its type does not take: `path` as the client wrote it (`metadata`, `users[2].name`).
+package struct UnknownMemberError: Error, Equatable {
+    package let path: String
+}
+
+/// The objects a decode opened and the members it looked up in each, for `refusingUnknownMembers`.
+private final class MemberLedger {
+    private var objects: [(path: [any CodingKey], members: [String: JSONValue], read: Set<String>)] = []
+
+    /// Registers an object about to be read; the answer names it to `read`.
+    func open(_ members: [String: JSONValue], at path: [any CodingKey]) -> Int {
+        objects.append((path, members, []))
+        return objects.count - 1
+    }
+
+    func read(_ name: String, in object: Int) {
+        objects[object].read.insert(name)
+    }
+
+    /// Throws for the first member (in the order of the objects, then of the names) no one looked up.
+    func check() throws {
+        for object in objects {
+            guard let unknown = object.members.keys.filter({ !object.read.contains($0) }).min() else { continue }
+            let path = (object.path.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined() + "." + unknown)
+            throw UnknownMemberError(path: String(path.drop { $0 == "." }))
+        }
     }
 }
 
@@ -27,6 +68,8 @@ private struct IndexKey: CodingKey {
 private struct TreeDecoder: Decoder {
     let value: JSONValue
     let codingPath: [any CodingKey]
+    /// Set when unknown members are refused.
+    let ledger: MemberLedger?
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -34,7 +77,8 @@ private struct TreeDecoder: Decoder {
         guard case .object(let members) = value else {
             throw TreeDecoder.mismatch([String: Any].self, value, codingPath)
         }
-        return KeyedDecodingContainer(KeyedContainer<Key>(members: members, codingPath: codingPath))
+        let object = ledger?.open(members, at: codingPath)
+        return KeyedDecodingContainer(KeyedContainer<Key>(members: members, codingPath: codingPath, ledger: ledger, object: object))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -42,10 +86,10 @@ private struct TreeDecoder: Decoder {
         guard case .array(let items) = value else {
             throw TreeDecoder.mismatch([Any].self, value, codingPath)
         }
-        return UnkeyedContainer(items: items, codingPath: codingPath)
+        return UnkeyedContainer(items: items, codingPath: codingPath, ledger: ledger)
     }
 
-    func singleValueContainer() throws -> any SingleValueDecodingContainer { SingleValue(value: value, codingPath: codingPath) }
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { SingleValue(value: value, codingPath: codingPath, ledger: ledger) }
 
     static func mismatch(_ type: Any.Type, _ value: JSONValue, _ path: [any CodingKey]) -> DecodingError {
         .typeMismatch(type, .init(codingPath: path, debugDescription: "Expected to decode \(type) but found \(value.kind) instead."))
@@ -62,7 +106,7 @@ private struct TreeDecoder: Decoder {
     /// `value` as `type`: the scalars read directly, anything else (an optional, a struct, an array, a `JSONValue`)
     /// through its `Decodable` initializer. A `null` scalar is `valueNotFound`, except a `Bool`'s, which
     /// `JSONDecoder` reports as a type mismatch.
-    static func decode<Value: Decodable>(_ type: Value.Type, _ value: JSONValue, _ path: [any CodingKey]) throws -> Value {
+    static func decode<Value: Decodable>(_ type: Value.Type, _ value: JSONValue, _ path: [any CodingKey], _ ledger: MemberLedger?) throws -> Value {
         switch type {
         case is Bool.Type:
             guard case .bool(let flag) = value else { throw mismatch(type, value, path) }
@@ -83,7 +127,7 @@ private struct TreeDecoder: Decoder {
             let integerType = type as! any FixedWidthInteger.Type
             return try integer(integerType, value, path) as! Value
         default:
-            return try Value(from: TreeDecoder(value: value, codingPath: path))
+            return try Value(from: TreeDecoder(value: value, codingPath: path, ledger: ledger))
         }
     }
 
@@ -107,12 +151,23 @@ private struct TreeDecoder: Decoder {
 private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let members: [String: JSONValue]
     let codingPath: [any CodingKey]
+    let ledger: MemberLedger?
+    /// This object in `ledger`.
+    let object: Int?
 
     var allKeys: [Key] { members.keys.compactMap { Key(stringValue: $0) } }
 
-    func contains(_ key: Key) -> Bool { members[key.stringValue] != nil }
+    func contains(_ key: Key) -> Bool {
+        markRead(key)
+        return members[key.stringValue] != nil
+    }
+
+    private func markRead(_ key: Key) {
+        if let ledger, let object { ledger.read(key.stringValue, in: object) }
+    }
 
     private func member(_ key: Key) throws -> JSONValue {
+        markRead(key)
         guard let value = members[key.stringValue] else {
             throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "No value associated with key \(key.stringValue)."))
         }
@@ -125,40 +180,44 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decode<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> Value {
-        try TreeDecoder.decode(type, try member(key), codingPath + [key])
+        try TreeDecoder.decode(type, try member(key), codingPath + [key], ledger)
     }
 
     func decodeIfPresent<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> Value? {
+        markRead(key)
         guard let value = members[key.stringValue] else { return nil }
         if case .null = value { return nil }
-        return try TreeDecoder.decode(type, value, codingPath + [key])
+        return try TreeDecoder.decode(type, value, codingPath + [key], ledger)
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-        try TreeDecoder(value: try member(key), codingPath: codingPath + [key]).container(keyedBy: type)
+        try TreeDecoder(value: try member(key), codingPath: codingPath + [key], ledger: ledger).container(keyedBy: type)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        try TreeDecoder(value: try member(key), codingPath: codingPath + [key]).unkeyedContainer()
+        try TreeDecoder(value: try member(key), codingPath: codingPath + [key], ledger: ledger).unkeyedContainer()
     }
 
     func superDecoder() throws -> any Decoder {
-        TreeDecoder(value: .object(members), codingPath: codingPath)
+        TreeDecoder(value: .object(members), codingPath: codingPath, ledger: ledger)
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        TreeDecoder(value: members[key.stringValue] ?? .null, codingPath: codingPath + [key])
+        markRead(key)
+        return TreeDecoder(value: members[key.stringValue] ?? .null, codingPath: codingPath + [key], ledger: ledger)
     }
 }
 
 private struct UnkeyedContainer: UnkeyedDecodingContainer {
     let items: [JSONValue]
     let codingPath: [any CodingKey]
+    let ledger: MemberLedger?
     var currentIndex = 0
 
-    init(items: [JSONValue], codingPath: [any CodingKey]) {
+    init(items: [JSONValue], codingPath: [any CodingKey], ledger: MemberLedger?) {
         self.items = items
         self.codingPath = codingPath
+        self.ledger = ledger
     }
 
     var count: Int? { items.count }
@@ -180,25 +239,25 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     mutating func decode<Value: Decodable>(_ type: Value.Type) throws -> Value {
-        let decoded = try TreeDecoder.decode(type, try current(type), currentPath)
+        let decoded = try TreeDecoder.decode(type, try current(type), currentPath, ledger)
         currentIndex += 1
         return decoded
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
-        let container = try TreeDecoder(value: try current([String: Any].self), codingPath: currentPath).container(keyedBy: type)
+        let container = try TreeDecoder(value: try current([String: Any].self), codingPath: currentPath, ledger: ledger).container(keyedBy: type)
         currentIndex += 1
         return container
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        let container = try TreeDecoder(value: try current([Any].self), codingPath: currentPath).unkeyedContainer()
+        let container = try TreeDecoder(value: try current([Any].self), codingPath: currentPath, ledger: ledger).unkeyedContainer()
         currentIndex += 1
         return container
     }
 
     mutating func superDecoder() throws -> any Decoder {
-        let decoder = TreeDecoder(value: try current(JSONValue.self), codingPath: currentPath)
+        let decoder = TreeDecoder(value: try current(JSONValue.self), codingPath: currentPath, ledger: ledger)
         currentIndex += 1
         return decoder
     }
@@ -207,6 +266,7 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
 private struct SingleValue: SingleValueDecodingContainer {
     let value: JSONValue
     let codingPath: [any CodingKey]
+    let ledger: MemberLedger?
 
     func decodeNil() -> Bool {
         if case .null = value { return true }
@@ -214,7 +274,7 @@ private struct SingleValue: SingleValueDecodingContainer {
     }
 
     func decode<Value: Decodable>(_ type: Value.Type) throws -> Value {
-        try TreeDecoder.decode(type, value, codingPath)
+        try TreeDecoder.decode(type, value, codingPath, ledger)
     }
 }
 

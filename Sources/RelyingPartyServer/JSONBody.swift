@@ -6,6 +6,12 @@ import WebAuthnCore
 
 /// JSON encoding and decoding at the HTTP edge.
 enum JSONBody {
+    /// Whether a body's unknown members are refused (`unknown_member`, naming the member) instead of ignored: true for
+    /// every handler the admin listener runs (`AdminAPI` sets it around the handler), so that no admin call drops a
+    /// member it does not take (`{"disabled": true}` to a server without it) and answers as if it had done it. The
+    /// public API ignores them: browsers and WebAuthn libraries add members of their own.
+    @TaskLocal static var refusesUnknownMembers = false
+
     static func encode<Value: Encodable>(_ value: Value) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
@@ -19,7 +25,7 @@ enum JSONBody {
     static func decode<Value: Decodable>(_ type: Value.Type, from request: HTTPRequest) throws(ServerError) -> Value {
         let tree = try tree(of: request)
         do {
-            return try JSONValueDecoder.decode(type, from: tree)
+            return try JSONValueDecoder.decode(type, from: tree, refusingUnknownMembers: refusesUnknownMembers)
         } catch {
             throw refusal(error)
         }
@@ -30,6 +36,7 @@ enum JSONBody {
     static func decode<Value: DirectJSONDecodable>(_ type: Value.Type, from request: HTTPRequest) throws(ServerError) -> Value {
         let tree = try tree(of: request)
         do {
+            if refusesUnknownMembers { return try JSONValueDecoder.decode(type, from: tree, refusingUnknownMembers: true) }
             return try Value(tree: tree)
         } catch {
             throw refusal(error)
@@ -65,9 +72,11 @@ enum JSONBody {
     }
 
     /// The answer to a body of the wrong shape: the member a decoder found missing or of another type, else
-    /// `invalid_json` (a `null` where a value must be, a number that does not fit).
+    /// `invalid_json` (a `null` where a value must be, a number that does not fit); `unknown_member` for a member
+    /// nobody asked for.
     static func refusal(_ error: any Error) -> ServerError {
         switch error {
+        case let unknown as UnknownMemberError: ServerError(.unknownMember, member: unknown.path)
         case DecodingError.keyNotFound(let key, let context): ServerError(.invalidRequest, member: member(context.codingPath + [key]))
         case DecodingError.typeMismatch(_, let context): ServerError(.invalidRequest, member: member(context.codingPath))
         default: ServerError(.invalidJSON)

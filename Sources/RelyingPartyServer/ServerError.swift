@@ -88,6 +88,8 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case identityStateInvalid = "identity_state_invalid"
             case identityIssuerMismatch = "identity_issuer_mismatch"
             case identitySignInCancelled = "identity_sign_in_cancelled"
+            case unknownMember = "unknown_member"
+            case accountDisabled = "account_disabled"
         }
 
         private let base: Base
@@ -175,6 +177,11 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         static let identityIssuerMismatch = Code(.identityIssuerMismatch)
         /// The provider ended the web flow with an error (the person cancelled).
         static let identitySignInCancelled = Code(.identitySignInCancelled)
+        /// An admin body has a member the call does not take (a misspelling, a newer version's); `member` names it.
+        static let unknownMember = Code(.unknownMember)
+        /// The account is disabled (`PATCH /admin/users/{id} {"disabled": true}`): told only to whoever proved to be the
+        /// account (a verified passkey, Apple or provider token, password or recovery code), never to a stranger.
+        static let accountDisabled = Code(.accountDisabled)
         static let internalError = Code(.internalError)
         /// The database cannot be reached; retry.
         static let storageUnavailable = Code(.storageUnavailable)
@@ -327,6 +334,8 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
                 (400, "This sign-in answer is not one this browser started with this provider, or it was already used; start again.")
             case .identityIssuerMismatch: (400, "The sign-in answer came from another issuer than the provider's.")
             case .identitySignInCancelled: (400, "The sign-in with the provider was cancelled.")
+            case .unknownMember: (400, "The request has a member this call does not take; member names it.")
+            case .accountDisabled: (403, "This account is disabled.")
             }
         }
     }
@@ -418,6 +427,8 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         case .notFound: ServerError(.notFound)
         // A sealed challenge another request spent first, here or on another node.
         case .challengeSpent: ServerError(.challengeUnknown)
+        // A sign-in that verified, into an account an admin disabled (here or on another node).
+        case .userDisabled: ServerError(.accountDisabled)
         default: storageUnavailable(error)
         }
     }
@@ -444,6 +455,14 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
     var storageRetryAfter: (name: String, value: String)? {
         guard code == .storageUnavailable, !headers.contains(where: { $0.0.lowercased() == "retry-after" }) else { return nil }
         return ("Retry-After", String(Self.storageRetryAfterSeconds))
+    }
+
+    /// The error as OAuth's token and revocation endpoints answer it (RFC 6749 §5.2, RFC 7009 §2.2.1): `error` and
+    /// `error_description` (the message, which is client-safe), besides `message`.
+    func describedForOAuth() -> ServerError {
+        var described = self
+        described.members["error_description"] = .string(message)
+        return described
     }
 
     /// `code: message`, and the member at fault: what `passkeyd admin` prints.

@@ -4,6 +4,8 @@ public enum CounterUpdate: Sendable {
     case credentialMissing
     case counterNotIncreased
     case challengeSpent
+    /// The credential's user is disabled: nothing was recorded.
+    case userDisabled
 
     /// Throws the contract's error unless the assertion was recorded.
     public func check() throws(StorageError) {
@@ -12,6 +14,7 @@ public enum CounterUpdate: Sendable {
         case .credentialMissing: throw StorageError(.notFound, "the session's user has no credential with this ID")
         case .counterNotIncreased: throw StorageError(.signCountNotIncreased, "the signature counter did not increase past the stored one")
         case .challengeSpent: throw StorageError(.challengeSpent, "the challenge was used before")
+        case .userDisabled: throw StorageError(.userDisabled, "the user is disabled")
         }
     }
 }

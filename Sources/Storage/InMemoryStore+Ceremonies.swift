@@ -17,6 +17,7 @@ extension InMemoryStore {
             guard let credential = try transaction.credential(id: update.credentialID), credential.userID == session.userID else {
                 return .credentialMissing
             }
+            guard try transaction.user(id: session.userID)?.disabled != true else { return .userDisabled }
             // §7.2 step 23 against the counter stored now.
             guard update.signCount == 0 && credential.signCount == 0 || update.signCount > credential.signCount else {
                 return .counterNotIncreased

@@ -96,13 +96,17 @@ public final class InMemoryStore: PasskeyStore {
 
     public func session(tokenHash: [UInt8], now: Date) throws(StorageError) -> SessionRecord? {
         state.withLock { state in
-            guard let session = state.sessions[tokenHash], now < session.expiresAt else { return nil }
+            guard let session = state.sessions[tokenHash], now < session.expiresAt, state.users[session.userID]?.disabled == false else {
+                return nil
+            }
             return session
         }
     }
 
     public func session(id: [UInt8], now: Date) throws(StorageError) -> SessionRecord? {
-        state.withLock { state in state.sessions.values.first { $0.id == id && now < $0.expiresAt } }
+        state.withLock { state in
+            state.sessions.values.first { $0.id == id && now < $0.expiresAt && state.users[$0.userID]?.disabled == false }
+        }
     }
 
     public func recordSessionUse(tokenHash: [UInt8], at: Date) throws(StorageError) {

@@ -41,6 +41,16 @@ extension InMemoryTransaction {
         }
     }
 
+    func deleteOAuthGrants(userID: [UInt8]) throws(StorageError) -> Int {
+        try run { state in
+            let grants = Set(state.oauthGrants.values.filter { $0.userID == userID }.map(\.id))
+            state.oauthGrants = state.oauthGrants.filter { !grants.contains($0.key) }
+            state.refreshTokens = state.refreshTokens.filter { !grants.contains($0.value.grantID) }
+            state.authorizationCodes = state.authorizationCodes.filter { $0.value.userID != userID }
+            return grants.count
+        }
+    }
+
     func insertRefreshToken(_ token: RefreshTokenRecord) throws(StorageError) {
         try run { state throws(StorageError) in
             guard state.refreshTokens[token.tokenHash] == nil else {

@@ -10,7 +10,8 @@ extension InMemoryTransaction {
             guard !state.sessions.values.contains(where: { $0.id == session.id }) else {
                 throw StorageError(.duplicateKey, "a session with this ID already exists")
             }
-            guard state.users[session.userID] != nil else { throw StorageError(.notFound, "the user does not exist") }
+            guard let user = state.users[session.userID] else { throw StorageError(.notFound, "the user does not exist") }
+            guard !user.disabled else { throw StorageError(.userDisabled, "the user is disabled") }
             state.sessions[session.tokenHash] = session
         }
     }

@@ -27,6 +27,11 @@ public protocol OpenIDProviderTransactions {
     /// - Returns: whether there was such a grant.
     func deleteOAuthGrant(id: [UInt8]) throws(StorageError) -> Bool
 
+    /// Deletes every grant of the user with their refresh tokens, and the user's authorization codes (disabling the
+    /// account).
+    /// - Returns: how many grants were deleted.
+    func deleteOAuthGrants(userID: [UInt8]) throws(StorageError) -> Int
+
     /// Stores a refresh token of an existing grant.
     /// - Throws: `storage.notFound` when `token.grantID` is no grant; `storage.duplicateKey` when a token with the same
     ///   hash is stored.

@@ -17,6 +17,7 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
             case notEmpty = "storage.notEmpty"
             case invalidRecord = "storage.invalidRecord"
             case challengeSpent = "storage.challengeSpent"
+            case userDisabled = "storage.userDisabled"
         }
 
         private let base: Base
@@ -49,6 +50,8 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         public static let invalidRecord = Code(.invalidRecord)
         /// The challenge a ceremony spends is stored already: it was used before.
         public static let challengeSpent = Code(.challengeSpent)
+        /// A session was to start for a disabled user (`UserRecord.disabled`).
+        public static let userDisabled = Code(.userDisabled)
 
         public var rawValue: String { base.rawValue }
         public var description: String { rawValue }

@@ -24,6 +24,12 @@ public struct UserRecord: Sendable, Equatable {
     /// The app's own id of the person (its user system's primary key), when the app's backend gave one: unique across
     /// all users, at most `maximumExternalIDBytes`. What `tokens.subject: "externalId"` puts in `sub`.
     public var externalID: String?
+    /// Whether an admin disabled the account: no session starts for it (`StorageError.userDisabled`), and disabling it
+    /// ended the ones it had.
+    public var disabled: Bool
+    /// The app's own data on the account, a JSON object's text (at most `maximumMetadataBytes`), as the app's backend
+    /// set it through the admin API; nil when it set none. The store keeps it as text; the server checks its shape.
+    public var metadata: String?
 
     /// Creates a user record from its fields.
     public init(
@@ -35,7 +41,9 @@ public struct UserRecord: Sendable, Equatable {
         email: String? = nil,
         emailVerified: Bool = false,
         createdAt: Date,
-        externalID: String? = nil
+        externalID: String? = nil,
+        disabled: Bool = false,
+        metadata: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -46,6 +54,8 @@ public struct UserRecord: Sendable, Equatable {
         self.emailVerified = emailVerified
         self.createdAt = createdAt
         self.externalID = externalID
+        self.disabled = disabled
+        self.metadata = metadata
     }
 
     /// The most bytes of `email` a store accepts.
@@ -54,7 +64,10 @@ public struct UserRecord: Sendable, Equatable {
     /// The most bytes of `externalID` a store accepts.
     public static let maximumExternalIDBytes = 255
 
-    /// Refuses a record no store keeps: an email or an external id over its bound, an empty external id. For drivers
+    /// The most bytes of `metadata` a store accepts.
+    public static let maximumMetadataBytes = 4096
+
+    /// Refuses a record no store keeps: an email, an external id or metadata over its bound, an empty external id. For drivers
     /// to check before they write.
     public func validate() throws(StorageError) {
         if let email, email.utf8.count > Self.maximumEmailBytes {
@@ -62,6 +75,9 @@ public struct UserRecord: Sendable, Equatable {
         }
         if let externalID, externalID.isEmpty || externalID.utf8.count > Self.maximumExternalIDBytes {
             throw StorageError(.invalidRecord, "an external id must be 1 to \(Self.maximumExternalIDBytes) bytes")
+        }
+        if let metadata, metadata.utf8.count > Self.maximumMetadataBytes {
+            throw StorageError(.invalidRecord, "metadata must be at most \(Self.maximumMetadataBytes) bytes")
         }
     }
 }

@@ -418,6 +418,13 @@ enum PostgresMigrations {
                 CREATE INDEX federated_identities_by_user ON federated_identities(user_id, created_at);
                 """
         ),
+        // Disabled accounts and the app's metadata on an account (issue 43), as SQLite's version 16.
+        Step(
+            version: 15,
+            sql: """
+                ALTER TABLE users ADD COLUMN disabled boolean NOT NULL DEFAULT false, ADD COLUMN metadata text;
+                """
+        ),
     ]
 
     /// The schema version this build writes.

@@ -100,6 +100,14 @@ extension PostgresRecords {
         }
     }
 
+    /// Through `oauth_grants_by_user`; the refresh tokens go by their foreign key.
+    func deleteOAuthGrants(userID: [UInt8]) throws(StorageError) -> Int {
+        try run { connection throws(PostgresError) in
+            _ = try connection.run("DELETE FROM oauth_codes WHERE user_id = $1", [.bytea(userID)])
+            return try connection.run("DELETE FROM oauth_grants WHERE user_id = $1", [.bytea(userID)])
+        }
+    }
+
     func insertRefreshToken(_ token: RefreshTokenRecord) throws(StorageError) {
         try run { connection throws(PostgresError) in
             try connection.run(

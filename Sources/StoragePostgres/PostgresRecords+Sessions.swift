@@ -11,15 +11,27 @@ extension PostgresRecords {
         try validate { () throws(StorageError) in try session.validate() }
         var parameters = PostgresParameters()
         let values = parameters.bind(Self.sessionValues(session))
-        try run { connection throws(PostgresError) in
-            try connection.run("INSERT INTO sessions (\(Self.sessionColumns)) VALUES (\(values))", parameters.values)
+        let userID = parameters.bind(.bytea(session.userID), as: "bytea")
+        // A disabled user's row stops the insert (a missing user fails the foreign key).
+        let inserted = try run { connection throws(PostgresError) in
+            try connection.run(
+                """
+                INSERT INTO sessions (\(Self.sessionColumns)) SELECT \(values)
+                WHERE NOT EXISTS (SELECT 1 FROM users WHERE id = \(userID) AND disabled)
+                """,
+                parameters.values
+            )
         }
+        guard inserted == 1 else { throw StorageError(.userDisabled, "the user is disabled") }
     }
+
+    /// The condition that keeps a disabled user's sessions from signing anyone in, whatever raced with disabling it.
+    static let userEnabled = "NOT EXISTS (SELECT 1 FROM users WHERE users.id = sessions.user_id AND users.disabled)"
 
     func session(tokenHash: [UInt8], now: Date) throws(StorageError) -> SessionRecord? {
         try run { connection throws(PostgresError) in
             try connection.run(
-                "SELECT \(Self.sessionColumns) FROM sessions WHERE token_hash = $1 AND expires_at > $2",
+                "SELECT \(Self.sessionColumns) FROM sessions WHERE token_hash = $1 AND expires_at > $2 AND \(Self.userEnabled)",
                 [.bytea(tokenHash), .date(now)],
                 row: Self.sessionRecord
             ).first
@@ -29,7 +41,7 @@ extension PostgresRecords {
     func session(id: [UInt8], now: Date) throws(StorageError) -> SessionRecord? {
         try run { connection throws(PostgresError) in
             try connection.run(
-                "SELECT \(Self.sessionColumns) FROM sessions WHERE id = $1 AND expires_at > $2",
+                "SELECT \(Self.sessionColumns) FROM sessions WHERE id = $1 AND expires_at > $2 AND \(Self.userEnabled)",
                 [.bytea(id), .date(now)],
                 row: Self.sessionRecord
             ).first

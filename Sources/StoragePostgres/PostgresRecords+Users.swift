@@ -4,7 +4,7 @@ import Storage
 extension PostgresRecords {
     /// `name_key` (`UserRecord.nameKey`) is written from the name and never read back.
     static let userColumns =
-        "id, name, display_name, created_at, display_name_is_default, app_account_token, email, email_verified, name_key, external_id"
+        "id, name, display_name, created_at, display_name_is_default, app_account_token, email, email_verified, name_key, external_id, disabled, metadata"
 
     func user(id: [UInt8]) throws(StorageError) -> UserRecord? {
         try run { connection throws(PostgresError) in
@@ -59,13 +59,13 @@ extension PostgresRecords {
             try connection.run(
                 """
                 UPDATE users SET name = $2, display_name = $3, display_name_is_default = $4, email = $5, email_verified = $6, name_key = $7,
-                    external_id = $8
+                    external_id = $8, disabled = $9, metadata = $10
                 WHERE id = $1
                 """,
                 [
                     .bytea(user.id), .text(user.name), .text(user.displayName), .boolean(user.displayNameIsDefault),
                     .optional(user.email, PostgresValue.text), .boolean(user.emailVerified), .text(user.nameKey),
-                    .optional(user.externalID, PostgresValue.text),
+                    .optional(user.externalID, PostgresValue.text), .boolean(user.disabled), .optional(user.metadata, PostgresValue.text),
                 ]
             ) == 1
         }
@@ -84,7 +84,8 @@ extension PostgresRecords {
             (.bytea(user.id), "bytea"), (.text(user.name), "text"), (.text(user.displayName), "text"), (.date(user.createdAt), "float8"),
             (.boolean(user.displayNameIsDefault), "boolean"), (.text(user.appAccountToken.lowercaseText), "text"),
             (.optional(user.email, PostgresValue.text), "text"), (.boolean(user.emailVerified), "boolean"), (.text(user.nameKey), "text"),
-            (.optional(user.externalID, PostgresValue.text), "text"),
+            (.optional(user.externalID, PostgresValue.text), "text"), (.boolean(user.disabled), "boolean"),
+            (.optional(user.metadata, PostgresValue.text), "text"),
         ]
     }
 
@@ -99,7 +100,9 @@ extension PostgresRecords {
             email: row.isNull(6) ? nil : row.text(6),
             emailVerified: try row.boolean(7),
             createdAt: try row.date(3),
-            externalID: row.isNull(9) ? nil : row.text(9)
+            externalID: row.isNull(9) ? nil : row.text(9),
+            disabled: try row.boolean(10),
+            metadata: row.isNull(11) ? nil : row.text(11)
         )
     }
 

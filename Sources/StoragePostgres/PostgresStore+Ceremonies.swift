@@ -48,6 +48,7 @@ extension PostgresStore {
                     last_used_at = \(usedAt), clone_warning = (clone_warning OR \(cloneWarning)),
                     backup_eligibility_changed = (backup_eligibility_changed OR \(backupEligibilityChanged))
                 WHERE id = \(credentialID) AND user_id = \(userID) AND (sign_count < \(signCount) OR (\(signCount) = 0 AND sign_count = 0))\(spentCondition)
+                    AND NOT EXISTS (SELECT 1 FROM users WHERE id = \(userID) AND disabled)
                 RETURNING user_id
             ), started AS (
                 INSERT INTO sessions (\(PostgresRecords.sessionColumns)) SELECT \(sessionValues) FROM recorded RETURNING user_id
@@ -61,6 +62,8 @@ extension PostgresStore {
             let counts = try connection.run(sql, parameters.values) { row throws(PostgresError) in (try row.integer(0), try row.integer(1)) }
             guard counts.first?.1 == 1 else { return .challengeSpent }
             guard counts.first?.0 == 0 else { return .recorded }
+            let disabled = try connection.run("SELECT 1 FROM users WHERE id = $1 AND disabled", [.bytea(session.userID)])
+            guard disabled == 0 else { return .userDisabled }
             let found = try connection.run(
                 "SELECT 1 FROM credentials WHERE id = $1 AND user_id = $2",
                 [.bytea(update.credentialID), .bytea(session.userID)]
@@ -84,10 +87,13 @@ extension PostgresStore {
                 "created AS (INSERT INTO users (\(PostgresRecords.userColumns)) VALUES (\(parameters.bind(PostgresRecords.userValues(newUser)))))"
             )
         }
+        // An existing user that is disabled gets neither the credential nor the session (one snapshot for both).
+        let userID = parameters.bind(.bytea(session.userID), as: "bytea")
+        let enabled = "WHERE NOT EXISTS (SELECT 1 FROM users WHERE id = \(userID) AND disabled)"
         let credentialValues = parameters.bind(try PostgresRecords.credentialValues(credential))
-        writes.append("added AS (INSERT INTO credentials (\(PostgresRecords.credentialColumns)) VALUES (\(credentialValues)))")
+        writes.append("added AS (INSERT INTO credentials (\(PostgresRecords.credentialColumns)) SELECT \(credentialValues) \(enabled))")
         let sessionValues = parameters.bind(PostgresRecords.sessionValues(session))
-        writes.append("started AS (INSERT INTO sessions (\(PostgresRecords.sessionColumns)) VALUES (\(sessionValues)) RETURNING user_id)")
+        writes.append("started AS (INSERT INTO sessions (\(PostgresRecords.sessionColumns)) SELECT \(sessionValues) \(enabled) RETURNING user_id)")
         if !events.isEmpty {
             // A new account's row is this statement's own: no other transaction can append its events before the
             // commit, so only an existing account's row is locked.
@@ -95,8 +101,9 @@ extension PostgresStore {
             writes.append(PostgresRecords.appendingEvents(events, lockingUser: lockedUser, after: "started", parameters: &parameters))
         }
         let sql = "WITH \(writes.joined(separator: ", ")) SELECT count(*) FROM started"
-        try withConnection { connection throws(PostgresError) in
-            _ = try connection.run(sql, parameters.values) { row throws(PostgresError) in try row.integer(0) }
+        let started = try withConnection { connection throws(PostgresError) -> Int64 in
+            try connection.run(sql, parameters.values) { row throws(PostgresError) in try row.integer(0) }.first ?? 0
         }
+        guard started == 1 else { throw StorageError(.userDisabled, "the user is disabled") }
     }
 }

@@ -429,6 +429,14 @@ enum SQLiteMigrations {
                 CREATE INDEX federated_identities_by_user ON federated_identities(user_id, created_at);
                 """
         ),
+        // Disabled accounts and the app's metadata on an account (issue 43).
+        Step(
+            version: 16,
+            sql: """
+                ALTER TABLE users ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE users ADD COLUMN metadata TEXT;
+                """
+        ),
     ]
 
     /// The schema version this build writes.

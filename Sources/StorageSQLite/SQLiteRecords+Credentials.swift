@@ -93,12 +93,16 @@ extension SQLiteRecords {
                     clone_warning = (clone_warning OR ?7),
                     backup_eligibility_changed = (backup_eligibility_changed OR ?8)
                 WHERE id = ?1 AND user_id = ?2 AND (sign_count < ?3 OR (?3 = 0 AND sign_count = 0))
+                    AND NOT EXISTS (SELECT 1 FROM users WHERE id = ?2 AND disabled = 1)
                 """
             ).run([
                 .blob(update.credentialID), .blob(userID), .integer(Int64(update.signCount)), .bool(update.backupEligible),
                 .bool(update.backupState), .date(update.usedAt), .bool(update.cloneWarning), .bool(update.backupEligibilityChanged),
             ])
             guard updated == 0 else { return .recorded }
+            let disabled: [Void] = try connection.statement("SELECT 1 FROM users WHERE id = ?1 AND disabled = 1")
+                .run([.blob(userID)]) { _ throws(SQLiteError) in () }
+            guard disabled.isEmpty else { return .userDisabled }
             let found: [Void] = try connection.statement("SELECT 1 FROM credentials WHERE id = ?1 AND user_id = ?2")
                 .run([.blob(update.credentialID), .blob(userID)]) { _ throws(SQLiteError) in () }
             return found.isEmpty ? .credentialMissing : .counterNotIncreased

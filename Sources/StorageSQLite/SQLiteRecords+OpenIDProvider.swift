@@ -92,6 +92,14 @@ extension SQLiteRecords {
         }
     }
 
+    /// Through `oauth_grants_by_user`; the refresh tokens go by their foreign key.
+    func deleteOAuthGrants(userID: [UInt8]) throws(StorageError) -> Int {
+        try run { connection throws(SQLiteError) in
+            try connection.statement("DELETE FROM oauth_codes WHERE user_id = ?1").run([.blob(userID)])
+            return try connection.statement("DELETE FROM oauth_grants WHERE user_id = ?1").run([.blob(userID)])
+        }
+    }
+
     func insertRefreshToken(_ token: RefreshTokenRecord) throws(StorageError) {
         try run { connection throws(SQLiteError) in
             try connection.statement("INSERT INTO oauth_refresh_tokens (token_hash, grant_id, created_at, used_at) VALUES (?1, ?2, ?3, ?4)")

@@ -8,11 +8,18 @@ extension SQLiteRecords {
         expires_at, user_agent, last_used_at
         """
 
+    /// The condition that keeps a disabled user's sessions from signing anyone in, whatever raced with disabling it.
+    static let userEnabled = "NOT EXISTS (SELECT 1 FROM users WHERE users.id = sessions.user_id AND users.disabled = 1)"
+
     func insertSession(_ session: SessionRecord) throws(StorageError) {
         try validate { () throws(StorageError) in try session.validate() }
-        try run { connection throws(SQLiteError) in
+        // A disabled user's row stops the insert (a missing user fails the foreign key).
+        let inserted = try run { connection throws(SQLiteError) in
             try connection.statement(
-                "INSERT INTO sessions (\(Self.sessionColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+                """
+                INSERT INTO sessions (\(Self.sessionColumns)) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12
+                WHERE NOT EXISTS (SELECT 1 FROM users WHERE id = ?3 AND disabled = 1)
+                """
             ).run([
                 .blob(session.tokenHash), .blob(session.id), .blob(session.userID), .text(session.method.rawValue),
                 session.credentialID.map { .blob($0) } ?? .null, session.appleSubject.map { .text($0) } ?? .null,
@@ -20,18 +27,19 @@ extension SQLiteRecords {
                 session.userAgent.map { .text($0) } ?? .null, session.lastUsedAt.map { .date($0) } ?? .null,
             ])
         }
+        guard inserted == 1 else { throw StorageError(.userDisabled, "the user is disabled") }
     }
 
     func session(tokenHash: [UInt8], now: Date) throws(StorageError) -> SessionRecord? {
         try run { connection throws(SQLiteError) in
-            try connection.statement("SELECT \(Self.sessionColumns) FROM sessions WHERE token_hash = ?1 AND expires_at > ?2")
+            try connection.statement("SELECT \(Self.sessionColumns) FROM sessions WHERE token_hash = ?1 AND expires_at > ?2 AND \(Self.userEnabled)")
                 .run([.blob(tokenHash), .date(now)], row: Self.sessionRecord).first
         }
     }
 
     func session(id: [UInt8], now: Date) throws(StorageError) -> SessionRecord? {
         try run { connection throws(SQLiteError) in
-            try connection.statement("SELECT \(Self.sessionColumns) FROM sessions WHERE id = ?1 AND expires_at > ?2")
+            try connection.statement("SELECT \(Self.sessionColumns) FROM sessions WHERE id = ?1 AND expires_at > ?2 AND \(Self.userEnabled)")
                 .run([.blob(id), .date(now)], row: Self.sessionRecord).first
         }
     }

@@ -4,7 +4,7 @@ import Storage
 extension SQLiteRecords {
     /// `name_key` (`UserRecord.nameKey`) is written from the name and never read back.
     static let userColumns =
-        "id, name, display_name, created_at, display_name_is_default, app_account_token, email, email_verified, name_key, external_id"
+        "id, name, display_name, created_at, display_name_is_default, app_account_token, email, email_verified, name_key, external_id, disabled, metadata"
 
     func user(id: [UInt8]) throws(StorageError) -> UserRecord? {
         try run { connection throws(SQLiteError) in
@@ -39,7 +39,7 @@ extension SQLiteRecords {
     func insertUser(_ user: UserRecord) throws(StorageError) {
         try validate { () throws(StorageError) in try user.validate() }
         try run { connection throws(SQLiteError) in
-            try connection.statement("INSERT INTO users (\(Self.userColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)").run(
+            try connection.statement("INSERT INTO users (\(Self.userColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)").run(
                 Self.userValues(user)
             )
         }
@@ -51,7 +51,7 @@ extension SQLiteRecords {
             try connection.statement(
                 """
                 UPDATE users SET name = ?2, display_name = ?3, display_name_is_default = ?5, email = ?7, email_verified = ?8, name_key = ?9,
-                    external_id = ?10
+                    external_id = ?10, disabled = ?11, metadata = ?12
                 WHERE id = ?1
                 """
             ).run(Self.userValues(user)) == 1
@@ -65,12 +65,12 @@ extension SQLiteRecords {
         }
     }
 
-    /// The values of `userColumns`, as ?1 to ?10.
+    /// The values of `userColumns`, as ?1 to ?12.
     static func userValues(_ user: UserRecord) -> [SQLiteValue] {
         [
             .blob(user.id), .text(user.name), .text(user.displayName), .date(user.createdAt), .bool(user.displayNameIsDefault),
             .text(user.appAccountToken.lowercaseText), user.email.map { .text($0) } ?? .null, .bool(user.emailVerified),
-            .text(user.nameKey), user.externalID.map { .text($0) } ?? .null,
+            .text(user.nameKey), user.externalID.map { .text($0) } ?? .null, .bool(user.disabled), user.metadata.map { .text($0) } ?? .null,
         ]
     }
 
@@ -85,7 +85,9 @@ extension SQLiteRecords {
             email: row.isNull(6) ? nil : row.text(6),
             emailVerified: row.bool(7),
             createdAt: row.date(3),
-            externalID: row.isNull(9) ? nil : row.text(9)
+            externalID: row.isNull(9) ? nil : row.text(9),
+            disabled: row.bool(10),
+            metadata: row.isNull(11) ? nil : row.text(11)
         )
     }
 

@@ -22,8 +22,9 @@ struct AdminCommand {
         switches: ["--email-verified"]
     )
     static let usersUpdateSyntax = syntax(
-        "users update USER_ID [--username NAME] [--display-name NAME] [--email EMAIL] [--email-verified true|false] [--external-id ID]",
-        options: ["--username", "--display-name", "--email", "--email-verified", "--external-id"],
+        "users update USER_ID [--username NAME] [--display-name NAME] [--email EMAIL] [--email-verified true|false] [--external-id ID]"
+            + " [--disabled true|false]",
+        options: ["--username", "--display-name", "--email", "--email-verified", "--external-id", "--disabled"],
         positionals: 1
     )
     static let usersDeleteSyntax = syntax("users delete USER_ID", positionals: 1)
@@ -88,8 +89,10 @@ struct AdminCommand {
             if let limit = line.value("--limit"), Int(limit) == nil {
                 throw CommandLineError(.invalidArgument, "--limit must be a number", usage: operation.syntax.usage)
             }
-            if let verified = line.value("--email-verified"), verified != "true", verified != "false" {
-                throw CommandLineError(.invalidArgument, "--email-verified must be true or false", usage: operation.syntax.usage)
+            for option in ["--email-verified", "--disabled"] {
+                if let value = line.value(option), value != "true", value != "false" {
+                    throw CommandLineError(.invalidArgument, "\(option) must be true or false", usage: operation.syntax.usage)
+                }
             }
             if words == "import" {
                 let path = line.value("--firebase") ?? line.positionals[0]
@@ -180,7 +183,8 @@ struct AdminCommand {
                     displayName: line.value("--display-name"),
                     email: line.value("--email"),
                     emailVerified: verified,
-                    externalId: line.value("--external-id")
+                    externalId: line.value("--external-id"),
+                    disabled: line.value("--disabled").map { $0 == "true" }
                 )
                 let user = try admin.updateUser(id: line.positionals[0], change)
                 return (["user": user], "updated \(user.id) \(user.username)")

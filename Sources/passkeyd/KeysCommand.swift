@@ -3,7 +3,7 @@ import Foundation
 import RelyingPartyServer
 import Storage
 
-/// `passkeyd keys list|rotate|backend-key`: the signing keys of the deployment the configuration names (its store and
+/// `passkeyd keys list|rotate|revoke|backend-key`: the signing keys of the deployment the configuration names (its store and
 /// server secret, as `serve` opens them), and new backend keys for `POST /introspect` (`NewKeyCommand`).
 struct KeysCommand {
     let arguments: [String]
@@ -14,6 +14,7 @@ struct KeysCommand {
         options: ["--config"],
         switches: ["--immediately"]
     )
+    static let revokeSyntax = CommandLineSyntax(usage: "passkeyd keys revoke KID [--config FILE]", options: ["--config"], maximumPositionals: 1)
 
     func run() -> Int32 {
         switch arguments.first {
@@ -21,18 +22,25 @@ struct KeysCommand {
         case "rotate":
             return withKeys(Self.rotateSyntax) { schedule, store, line in
                 let (change, keys) = try schedule.rotate(store: store, now: Date(), immediately: line.isSet("--immediately"))
-                print(
-                    "created \(change.created ?? "nothing"); retired \(change.retired.isEmpty ? "nothing" : change.retired.joined(separator: ", "))"
-                )
+                Self.describe(change)
+                try Self.list(keys)
+            }
+        case "revoke":
+            return withKeys(Self.revokeSyntax) { schedule, store, line in
+                guard let kid = line.positionals.first else {
+                    throw CommandLineError(.missingOption, "the kid to revoke is missing", usage: Self.revokeSyntax.usage)
+                }
+                guard let (change, keys) = try schedule.revoke(id: kid, store: store, now: Date()) else {
+                    throw CommandLineError(.invalidArgument, "no signing key has the kid \(kid)", usage: Self.revokeSyntax.usage)
+                }
+                Self.describe(change)
                 try Self.list(keys)
             }
         case "backend-key": return NewKeyCommand(arguments: Array(arguments.dropFirst()), kind: .backend).run()
         default:
+            let usage = [Self.listSyntax, Self.rotateSyntax, Self.revokeSyntax, NewKeyCommand.Kind.backend.syntax].map(\.usage)
             FileHandle.standardError.write(
-                Data(
-                    "passkeyd keys: say list, rotate or backend-key\nusage: \(Self.listSyntax.usage)\n       \(Self.rotateSyntax.usage)\n       \(NewKeyCommand.Kind.backend.syntax.usage)\n"
-                        .utf8
-                )
+                Data("passkeyd keys: say list, rotate, revoke or backend-key\nusage: \(usage.joined(separator: "\n       "))\n".utf8)
             )
             return 2
         }
@@ -61,6 +69,13 @@ struct KeysCommand {
         } catch {
             return fail("\(error)", status: 1)
         }
+    }
+
+    /// What a rotation or revocation changed, on one line.
+    private static func describe(_ change: SigningKeySchedule.Change) {
+        let named = { (ids: [String]) in ids.isEmpty ? "nothing" : ids.joined(separator: ", ") }
+        let started = change.promoted.map { "promoted the standby \($0)" } ?? "created \(change.created ?? "nothing")"
+        print("\(started); retired \(named(change.retired)); withdrawn \(named(change.deleted))")
     }
 
     /// One line per key: kid, algorithm, state at this moment, and its times.

@@ -64,9 +64,27 @@ async function run(action) {
   }
 }
 
+// How often a dismissed autofill is offered again (never in a tight loop).
+const AUTOFILL_RESTARTS = 3;
+let autofillRestarts = 0;
+
 function startAutofill() {
-  passkeyd.signInWithAutofill($("username")).then(continueToClient, (error) => {
-    if (error.code !== ErrorCode.ABORTED && error.code !== ErrorCode.UNSUPPORTED) fail(error);
+  let gotCredential = false;
+  const onCredential = () => {
+    gotCredential = true;
+  };
+  passkeyd.signInWithAutofill($("username"), { onCredential }).then(continueToClient, (error) => {
+    if (error.code === ErrorCode.ABORTED || error.code === ErrorCode.UNSUPPORTED) return;
+    // The person dismissed the autofill offer (or it timed out) before picking a passkey: nothing went wrong, so the
+    // page stays quiet, as the demo page does, and offers it again.
+    const dismissed =
+      !gotCredential && [ErrorCode.CANCELLED, ErrorCode.TIMED_OUT, ErrorCode.NOT_ALLOWED].includes(error.code);
+    if (!dismissed) {
+      fail(error);
+      return;
+    }
+    autofillRestarts += 1;
+    if (autofillRestarts <= AUTOFILL_RESTARTS) startAutofill();
   });
 }
 

@@ -72,11 +72,18 @@ struct AccountController: Sendable {
         }
     }
 
+    /// The answer of a deletion: `appleRevocation` says whether Apple's refresh token will be revoked (`queued`) or
+    /// none was held (`none`: the app never sent an `authorizationCode`); absent without Sign in with Apple.
+    struct DeletedAnswer: Encodable {
+        var deleted = true
+        let appleRevocation: String?
+    }
+
     /// `DELETE /me`: deletes every row of the account.
     func deleteAccount(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let (user, _) = try accounts.user(request, context, writing: true)
-        try service.delete(userID: user.id, reason: .self)
-        var response = JSONBody.ok(["deleted": true])
+        let deletion = try service.delete(userID: user.id, reason: .self)
+        var response = JSONBody.ok(DeletedAnswer(appleRevocation: deletion?.appleRevocation?.rawValue))
         response.headers.add("Set-Cookie", SessionService.clearingCookie)
         return response
     }

@@ -1,3 +1,4 @@
+import AppleSignIn
 import Foundation
 import Storage
 
@@ -17,6 +18,9 @@ public struct AccountJSON: Encodable {
         public let emailDisabled: Bool
         public let consentRevoked: Bool
         public let linkedAt: Date
+        /// Apple's `real_user_status` of the identity's last sign-in (`unsupported`, `unknown`, `likelyReal`), when its
+        /// token carried one: an anti-fraud signal for the app's backend.
+        public let realUserStatus: String?
 
         init(_ identity: AppleIdentityRecord) {
             appleUserID = identity.subject
@@ -25,6 +29,7 @@ public struct AccountJSON: Encodable {
             emailDisabled = identity.emailDisabled
             consentRevoked = identity.consentRevoked
             linkedAt = identity.createdAt
+            realUserStatus = identity.realUserStatus.flatMap(RealUserStatus.init(rawValue:)).map { "\($0)" }
         }
     }
 

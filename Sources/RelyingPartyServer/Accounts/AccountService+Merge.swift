@@ -61,6 +61,8 @@ extension AccountService {
         now: Date
     ) throws(StorageError) -> (UserRecord, SessionService.Issued?)? {
         guard var survivor = try transaction.user(id: survivorID), let gone = try transaction.user(id: goneID) else { return nil }
+        // A disabled account's passkeys and identities never move to an account that can sign in, nor the other way.
+        guard !survivor.disabled, !gone.disabled else { throw StorageError(.userDisabled, "a merged account is disabled") }
         var events: [AccountEvent] = []
         _ = try transaction.moveCredentials(from: goneID, to: survivorID)
         _ = try transaction.moveAppleIdentities(from: goneID, to: survivorID)

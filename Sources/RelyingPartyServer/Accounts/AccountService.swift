@@ -35,19 +35,24 @@ struct AccountService: Sendable {
     }
 
     /// Applies `change` to the account and appends `user.updated` naming the members `change` says it changed; nothing
-    /// (no event) when it changed none.
+    /// (no event) when it changed none. A change of `disabled` (which `change` does not name) ends what it must
+    /// (`recordDisabledChange`) with its own event.
     /// - Returns: the account as it is now, or nil when there is none.
     func update(userID: [UInt8], _ change: (inout UserRecord) -> [String]) throws(ServerError) -> UserRecord? {
         let now = time.now
         return try storage {
             try store.transaction { transaction throws(StorageError) -> UserRecord? in
                 guard var user = try transaction.user(id: userID) else { return nil }
+                let wasDisabled = user.disabled
                 let changes = change(&user)
-                guard !changes.isEmpty else { return user }
+                guard !changes.isEmpty || user.disabled != wasDisabled else { return user }
                 _ = try transaction.updateUser(user)
-                try transaction.appendEvent(
-                    AccountEvent.userUpdated(userID: userID, changes: changes, externalID: user.externalID).event(at: now, random: random)
-                )
+                if !changes.isEmpty {
+                    try transaction.appendEvent(
+                        AccountEvent.userUpdated(userID: userID, changes: changes, externalID: user.externalID).event(at: now, random: random)
+                    )
+                }
+                if user.disabled != wasDisabled { try recordDisabledChange(of: user, in: transaction, at: now) }
                 return user
             }
         }
@@ -275,20 +280,26 @@ struct AccountService: Sendable {
         let queuedRevocations: Int
         /// How many Apple identities the account had.
         let appleIdentities: Int
+
+        /// What became of the account's Apple tokens; nil without Sign in with Apple.
+        var appleRevocation: AccountEvent.AppleRevocation? {
+            guard appleIdentities > 0 else { return nil }
+            return queuedRevocations > 0 ? .queued : AccountEvent.AppleRevocation.none
+        }
     }
 
     /// Deletes an account, the one way every path does it (`DELETE /me`, the admin API and CLI, Apple's
     /// `account-delete` of its last way in): in one transaction, then `finish`.
-    /// - Returns: whether there was such an account.
+    /// - Returns: the deletion, or nil when there was no such account.
     @discardableResult
-    func delete(userID: [UInt8], reason: AccountEvent.DeletionReason) throws(ServerError) -> Bool {
+    func delete(userID: [UInt8], reason: AccountEvent.DeletionReason) throws(ServerError) -> Deletion? {
         let now = time.now
         let deletion = try storage {
             try store.transaction { transaction throws(StorageError) in try delete(userID: userID, reason: reason, in: transaction, now: now) }
         }
-        guard let deletion else { return false }
+        guard let deletion else { return nil }
         finish(deletion)
-        return true
+        return deletion
     }
 
     /// The rows of an account deletion, in the caller's transaction: queues the revocation of every Apple refresh token
@@ -308,8 +319,10 @@ struct AccountService: Sendable {
         }
         let externalID = try transaction.user(id: userID)?.externalID
         guard try transaction.deleteUser(id: userID) else { return nil }
-        try transaction.appendEvent(AccountEvent.userDeleted(userID: userID, reason: reason, externalID: externalID).event(at: now, random: random))
-        return Deletion(credentialIDs: credentials.map(\.id), queuedRevocations: queued, appleIdentities: identities.count)
+        let deletion = Deletion(credentialIDs: credentials.map(\.id), queuedRevocations: queued, appleIdentities: identities.count)
+        let event = AccountEvent.userDeleted(userID: userID, reason: reason, externalID: externalID, appleRevocation: deletion.appleRevocation)
+        try transaction.appendEvent(event.event(at: now, random: random))
+        return deletion
     }
 
     /// After the commit: drops the passkeys' cached keys, wakes the revocation worker, and says when an account with

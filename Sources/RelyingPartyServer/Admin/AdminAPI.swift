@@ -64,7 +64,16 @@ public final class AdminAPI: HTTPHandler, Sendable {
     private func respond(to request: HTTPRequest, method: String) throws(ServerError) -> HTTPResponse {
         switch RelyingPartyServer.dispatch(method, request.path, in: RelyingPartyServer.adminRouteTable) {
         case .route(let route, let parameters):
-            return try route.handler(server, request, RouteContext(parameters: parameters, session: nil))
+            // Every admin body refuses the members its call does not take (`JSONBody.refusesUnknownMembers`).
+            do {
+                return try JSONBody.$refusesUnknownMembers.withValue(true) {
+                    try route.handler(server, request, RouteContext(parameters: parameters, session: nil))
+                }
+            } catch let error as ServerError {
+                throw error
+            } catch {
+                throw ServerError(.internalError, detail: "\(error)")
+            }
         case .wrongMethod(let allowed):
             var error = ServerError(.methodNotAllowed)
             error.headers = [("Allow", (allowed.contains("GET") ? allowed + ["HEAD"] : allowed).joined(separator: ", "))]

@@ -43,10 +43,10 @@ struct AdminController: Sendable {
         return JSONBody.ok(["user": try service.updateUser(id: context.identifier, change)])
     }
 
-    /// `DELETE /admin/users/{id}`.
+    /// `DELETE /admin/users/{id}`: `{"deleted": true, "appleRevocation"?}`.
     func deleteUser(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
-        try service.deleteUser(id: context.identifier)
-        return JSONBody.ok(["deleted": true])
+        let revocation = try service.deleteUser(id: context.identifier)
+        return JSONBody.ok(AccountController.DeletedAnswer(appleRevocation: revocation))
     }
 
     /// `POST /admin/users/{id}/sessions/revoke`.

@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import JSON
 import PasswordHashes
 import Storage
 import WebAuthnCore
@@ -41,6 +42,11 @@ public enum AdminExport {
         /// Import only (an export never carries one): the account's password hash from the app's previous system, a
         /// PHC string (Argon2, scrypt, passlib's PBKDF2), bcrypt's or Django's (`PasswordHash`).
         var passwordHash: String?
+        /// Whether the account is disabled; absent on an import (as 0.1.0 wrote them): an account's is left as it is,
+        /// a new one is enabled.
+        var disabled: Bool?
+        /// The app's metadata (`UserMetadata`); absent on an import: the account's is left as it is (`{}` removes it).
+        var metadata: JSONValue?
 
         init(_ user: UserRecord) {
             id = Base64URL.encode(user.id)
@@ -52,6 +58,8 @@ public enum AdminExport {
             emailVerified = user.emailVerified
             createdAt = user.createdAt
             externalId = user.externalID
+            disabled = user.disabled
+            metadata = UserMetadata.value(of: user.metadata)
         }
 
         /// The record, each member checked as the admin API checks it.
@@ -72,8 +80,20 @@ public enum AdminExport {
                     } catch {
                         throw ServerError(.importInvalid, member: "externalId")
                     }
-                }
+                },
+                disabled: disabled ?? false,
+                metadata: try storedMetadata() ?? nil
             )
+        }
+
+        /// The metadata's stored text (nil inside for `{}`), or nil when the line has none.
+        func storedMetadata() throws(ServerError) -> String?? {
+            guard let metadata else { return nil }
+            do {
+                return .some(try UserMetadata.text(of: metadata))
+            } catch {
+                throw ServerError(.importInvalid, member: "metadata")
+            }
         }
     }
 
@@ -209,6 +229,9 @@ public enum AdminExport {
         var appleIdentities: [(line: Int, record: AppleIdentityRecord)] = []
         var passwords: [(line: Int, record: PasswordHashRecord)] = []
         var identities: [(line: Int, record: FederatedIdentityRecord)] = []
+        /// The user lines that state `disabled` and `metadata` (by line number): only those change an existing account's.
+        var disabled: [Int: Bool] = [:]
+        var metadata: [Int: String?] = [:]
     }
 
     /// An Apple `sub` as Apple makes them: 1 to 255 printable ASCII characters.
@@ -291,7 +314,7 @@ public enum AdminExport {
                 struct Kind: Decodable { let type: String }
                 let type = try decode(Kind.self, data).type
                 if !sawHeader {
-                    let header = try type == headerType ? decode(Header.self, data) : nil
+                    let header = try type == headerType ? decodeLine(Header.self, data) : nil
                     guard let header, header.version == version else { throw ServerError(.importInvalid, member: "version") }
                     guard header.relyingPartyId == relyingPartyID else { throw ServerError(.importInvalid, member: "relyingPartyId") }
                     sawHeader = true
@@ -299,15 +322,17 @@ public enum AdminExport {
                 }
                 switch type {
                 case "user":
-                    let user = try decode(User.self, data)
+                    let user = try decodeLine(User.self, data)
                     let record = try user.record()
                     batch.users.append((number, record))
+                    batch.disabled[number] = user.disabled
+                    if let metadata = try user.storedMetadata() { batch.metadata[number] = metadata }
                     if let text = user.passwordHash {
                         batch.passwords.append((number, try AdminExport.passwordHash(text, userID: record.id, now: now)))
                     }
-                case "passkey": batch.passkeys.append((number, try decode(Passkey.self, data).record()))
-                case "appleIdentity": batch.appleIdentities.append((number, try decode(AppleIdentity.self, data).record()))
-                case "identity": batch.identities.append((number, try decode(Identity.self, data).record()))
+                case "passkey": batch.passkeys.append((number, try decodeLine(Passkey.self, data).record()))
+                case "appleIdentity": batch.appleIdentities.append((number, try decodeLine(AppleIdentity.self, data).record()))
+                case "identity": batch.identities.append((number, try decodeLine(Identity.self, data).record()))
                 default: throw ServerError(.importInvalid, member: "type")
                 }
             } catch {
@@ -316,6 +341,20 @@ public enum AdminExport {
         }
         guard sawHeader else { throw ServerError(.importInvalid, member: "version").onLine(1) }
         return batch
+    }
+
+    /// A line of `type`, whose every member the type takes: one it does not (a misspelling, a newer release's) is
+    /// `400 unknown_member` naming it, never dropped (`JSONBody.refusesUnknownMembers`, for the lines of an import).
+    /// The decoded line written back has every member the type read but a `null` one.
+    private static func decodeLine<Value: Codable>(_ type: Value.Type, _ data: Data) throws(ServerError) -> Value {
+        let value = try decode(type, data)
+        guard let given = StrictJSONParser.strictValue(Array(data))?.objectValue,
+            let taken = (try? JSONDecoder().decode(JSONValue.self, from: encoder.encode(value)))?.objectValue
+        else { throw ServerError(.importInvalid, detail: "not strict JSON") }
+        if let unknown = given.filter({ taken[$0.key] == nil && $0.value != .null }).map(\.key).min() {
+            throw ServerError(.unknownMember, member: unknown)
+        }
+        return value
     }
 
     private static func decode<Value: Decodable>(_ type: Value.Type, _ data: Data) throws(ServerError) -> Value {

@@ -81,9 +81,12 @@ extension AdminService {
                         try transaction.appendEvent(
                             AccountEvent.userCreated(userID: user.id, method: .import, externalID: user.externalID).event(at: now, random: random)
                         )
+                        if user.disabled { try accounts.recordDisabledChange(of: user, in: transaction, at: now) }
                         report.users.created += 1
                         continue
                     }
+                    let wasDisabled = stored.disabled
+                    stored.disabled = batch.disabled[number] ?? stored.disabled
                     var changes: [String] = []
                     if stored.name != user.name { changes.append("username") }
                     if stored.displayName != user.displayName || stored.displayNameIsDefault != user.displayNameIsDefault {
@@ -96,16 +99,23 @@ extension AdminService {
                         stored.externalID = externalID
                         changes.append("externalId")
                     }
-                    guard !changes.isEmpty else {
+                    if let metadata = batch.metadata[number], metadata != stored.metadata {
+                        stored.metadata = metadata
+                        changes.append("metadata")
+                    }
+                    guard !changes.isEmpty || stored.disabled != wasDisabled else {
                         report.users.unchanged += 1
                         continue
                     }
                     (stored.name, stored.displayName, stored.displayNameIsDefault) = (user.name, user.displayName, user.displayNameIsDefault)
                     (stored.email, stored.emailVerified) = (user.email, user.emailVerified)
                     _ = try transaction.updateUser(stored)
-                    try transaction.appendEvent(
-                        AccountEvent.userUpdated(userID: user.id, changes: changes, externalID: stored.externalID).event(at: now, random: random)
-                    )
+                    if !changes.isEmpty {
+                        try transaction.appendEvent(
+                            AccountEvent.userUpdated(userID: user.id, changes: changes, externalID: stored.externalID).event(at: now, random: random)
+                        )
+                    }
+                    if stored.disabled != wasDisabled { try accounts.recordDisabledChange(of: stored, in: transaction, at: now) }
                     report.users.updated += 1
                 }
                 for (number, passkey) in batch.passkeys {

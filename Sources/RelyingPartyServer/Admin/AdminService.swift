@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import JSON
 import Storage
 
 /// Every admin operation, written once and used by both the admin API (`/admin/*` on `listen.admin`) and
@@ -75,7 +76,8 @@ public struct AdminService: Sendable {
                 appleIdentities: try transaction.appleIdentities(userID: userID).map(AccountJSON.AppleIdentityJSON.init),
                 identities: try transaction.federatedIdentities(userID: userID).map(FederatedIdentityJSON.init),
                 sessions: try transaction.sessions(userID: userID, now: now).map { SessionJSON($0, current: nil) },
-                recoveryCodesLeft: try transaction.recoveryCodeCount(userID: userID)
+                recoveryCodesLeft: try transaction.recoveryCodeCount(userID: userID),
+                metadata: UserMetadata.value(of: user.metadata)
             )
         }
         guard let found else { throw ServerError(.userNotFound) }
@@ -91,6 +93,9 @@ public struct AdminService: Sendable {
         let displayName = try RelyingPartyServer.validName(change.displayName ?? username, member: "displayName")
         let email = try Self.validEmail(change.email).flatMap { $0.isEmpty ? nil : $0 }
         let externalID = try change.externalId.map { (text: String) throws(ServerError) -> String in try Self.validExternalID(text) }
+        // A new account starts enabled: disabling it is a change of its own, with its event.
+        guard change.disabled == nil else { throw ServerError(.invalidRequest, member: "disabled") }
+        let metadata = try change.metadata.flatMap { (value: JSONValue) throws(ServerError) -> String? in try UserMetadata.text(of: value) }
         if let externalID, let existing = try transaction({ transaction throws(StorageError) in try transaction.user(externalID: externalID) }) {
             return AdminCreatedUser(user: UserJSON(existing), created: false)
         }
@@ -104,7 +109,8 @@ public struct AdminService: Sendable {
             email: email,
             emailVerified: email != nil && change.emailVerified == true,
             createdAt: now,
-            externalID: externalID
+            externalID: externalID,
+            metadata: metadata
         )
         do {
             try accounts.create(user, method: .admin)
@@ -126,7 +132,8 @@ public struct AdminService: Sendable {
     }
 
     /// Changes the username, display name, email and its verification (what the app's backend verified: a verified
-    /// email is then compared for link suggestions). `user.updated` names the changed members.
+    /// email is then compared for link suggestions), the external id and the metadata (`user.updated` names the changed
+    /// members); disables or enables the account (`user.disabled`, `user.enabled`: `AccountService.update`).
     public func updateUser(id: String, _ change: AdminUserChange) throws(ServerError) -> UserJSON {
         let userID = try Self.userID(id)
         let username = try change.username.map { (name: String) throws(ServerError) -> String in
@@ -139,8 +146,14 @@ public struct AdminService: Sendable {
         let externalID = try change.externalId.map { (text: String) throws(ServerError) -> String in
             text.isEmpty ? "" : try Self.validExternalID(text)
         }
+        let metadata = try change.metadata.map { (value: JSONValue) throws(ServerError) -> String? in try UserMetadata.text(of: value) }
         let updated = try accounts.update(userID: userID) { user in
             var changes: [String] = []
+            if let disabled = change.disabled { user.disabled = disabled }
+            if let metadata, metadata != user.metadata {
+                user.metadata = metadata
+                changes.append("metadata")
+            }
             if let username, username != user.name {
                 user.name = username
                 changes.append("username")
@@ -175,10 +188,13 @@ public struct AdminService: Sendable {
 
     /// Deletes the account as `DELETE /me` does: its Apple refresh tokens queued for revocation, `user.deleted` with
     /// `reason: admin`.
-    public func deleteUser(id: String) throws(ServerError) {
+    /// - Returns: what became of its Apple tokens (`AccountEvent.AppleRevocation`); nil without Sign in with Apple.
+    @discardableResult
+    public func deleteUser(id: String) throws(ServerError) -> String? {
         let userID = try Self.userID(id)
-        guard try accounts.delete(userID: userID, reason: .admin) else { throw ServerError(.userNotFound) }
+        guard let deletion = try accounts.delete(userID: userID, reason: .admin) else { throw ServerError(.userNotFound) }
         webhooks.wake()
+        return deletion.appleRevocation?.rawValue
     }
 
     /// Ends every session of the account, each with `session.revoked` (`reason: admin`).

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// `GET /admin/users/{id}`: the account with everything it holds but secrets (no token, key or code hash).
 public struct AdminUserDetail: Encodable, Sendable {
@@ -12,4 +13,6 @@ public struct AdminUserDetail: Encodable, Sendable {
     public let sessions: [SessionJSON]
     /// How many unused recovery codes the account has.
     public let recoveryCodesLeft: Int
+    /// The app's metadata on the account (`UserMetadata`), when it set some.
+    public let metadata: JSONValue?
 }

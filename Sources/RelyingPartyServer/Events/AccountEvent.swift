@@ -17,12 +17,17 @@ enum AccountEvent: Equatable {
     /// map the account from its lifecycle events (as on `user.updated` and `user.deleted`).
     case userCreated(userID: [UInt8], method: CreationMethod, externalID: String? = nil)
     /// An account was deleted with everything in it.
-    case userDeleted(userID: [UInt8], reason: DeletionReason, externalID: String? = nil)
+    /// `appleRevocation`: what became of its Apple refresh tokens, when it had Sign in with Apple.
+    case userDeleted(userID: [UInt8], reason: DeletionReason, externalID: String? = nil, appleRevocation: AppleRevocation? = nil)
     /// The account's display name, email or external id changed (`changes` names the members, never their values).
     case userUpdated(userID: [UInt8], changes: [String], externalID: String? = nil)
     /// Another account was merged into this one (the survivor); `previousUserID` went away, its passkeys and Apple
     /// identities now belong to the survivor.
     case userMerged(userID: [UInt8], previousUserID: [UInt8])
+    /// An admin disabled the account: its sessions and OpenID grants ended with it, and no sign-in gets in.
+    case userDisabled(userID: [UInt8], externalID: String? = nil)
+    /// An admin enabled the disabled account again.
+    case userEnabled(userID: [UInt8], externalID: String? = nil)
     /// A passkey was registered (the first of a new account, or another).
     /// `upgrade`: made by an automatic passkey upgrade (a conditional registration after a password sign-in).
     case passkeyRegistered(userID: [UInt8], credentialID: [UInt8], upgrade: Bool = false)
@@ -86,6 +91,14 @@ enum AccountEvent: Equatable {
         case admin
     }
 
+    /// What an account deletion did with Apple's refresh tokens (App Store guideline 5.1.1(v)).
+    enum AppleRevocation: String {
+        /// Queued for revocation at Apple (the worker revokes them).
+        case queued
+        /// None was held: the app never sent an `authorizationCode`, so nothing can be revoked.
+        case none
+    }
+
     /// Why a session was ended.
     enum RevocationReason: String {
         /// `POST /logout`.
@@ -106,6 +119,8 @@ enum AccountEvent: Equatable {
         case passkeyDeleted = "passkey_deleted"
         /// `passkeyd restore` put the store back from a backup: every session it held may have been ended since.
         case restore
+        /// An admin disabled the account.
+        case userDisabled = "user_disabled"
     }
 
     /// Why an Apple identity was unlinked.
@@ -122,6 +137,8 @@ enum AccountEvent: Equatable {
         case userDeleted = "user.deleted"
         case userUpdated = "user.updated"
         case userMerged = "user.merged"
+        case userDisabled = "user.disabled"
+        case userEnabled = "user.enabled"
         case passkeyRegistered = "passkey.registered"
         case passkeyRenamed = "passkey.renamed"
         case passkeyDeleted = "passkey.deleted"
@@ -149,6 +166,8 @@ enum AccountEvent: Equatable {
         case .userDeleted: .userDeleted
         case .userUpdated: .userUpdated
         case .userMerged: .userMerged
+        case .userDisabled: .userDisabled
+        case .userEnabled: .userEnabled
         case .passkeyRegistered: .passkeyRegistered
         case .passkeyRenamed: .passkeyRenamed
         case .passkeyDeleted: .passkeyDeleted
@@ -177,13 +196,14 @@ enum AccountEvent: Equatable {
     /// The account the event concerns.
     var userID: [UInt8] {
         switch self {
-        case .userCreated(let userID, _, _), .userDeleted(let userID, _, _), .userUpdated(let userID, _, _), .userMerged(let userID, _),
+        case .userCreated(let userID, _, _), .userDeleted(let userID, _, _, _), .userUpdated(let userID, _, _), .userMerged(let userID, _),
             .passkeyRegistered(let userID, _, _), .passkeyRenamed(let userID, _), .passkeyDeleted(let userID, _),
             .passkeyCloneWarning(let userID, _), .passkeyBackupEligibilityChanged(let userID, _, _), .appleLinked(let userID, _),
             .appleUnlinked(let userID, _, _), .appleConsentRevoked(let userID, _), .appleTransferred(let userID, _, _),
             .appleEmailDisabled(let userID, _), .appleEmailEnabled(let userID, _), .recoveryCodesCreated(let userID),
             .recoveryCodeUsed(let userID, _), .enrollmentLinkCreated(let userID), .enrollmentLinkUsed(let userID, _),
-            .identityLinked(let userID, _, _, _), .identityUnlinked(let userID, _, _, _):
+            .identityLinked(let userID, _, _, _), .identityUnlinked(let userID, _, _, _), .userDisabled(let userID, _),
+            .userEnabled(let userID, _):
             userID
         case .sessionCreated(let session), .sessionRevoked(let session, _):
             session.userID
@@ -193,6 +213,7 @@ enum AccountEvent: Equatable {
     /// The payload's members; absent ones are left out of the JSON.
     struct Payload: DirectJSONBody, Equatable {
         var userId: String
+        var appleRevocation: String?
         var credentialId: String?
         var sessionId: String?
         var appleUserId: String?
@@ -217,11 +238,14 @@ enum AccountEvent: Equatable {
         case .userCreated(_, let method, let externalID):
             payload.method = method.rawValue
             payload.externalId = externalID
-        case .userDeleted(_, let reason, let externalID):
+        case .userDeleted(_, let reason, let externalID, let appleRevocation):
             payload.reason = reason.rawValue
             payload.externalId = externalID
+            payload.appleRevocation = appleRevocation?.rawValue
         case .userUpdated(_, let changes, let externalID):
             payload.changes = changes
+            payload.externalId = externalID
+        case .userDisabled(_, let externalID), .userEnabled(_, let externalID):
             payload.externalId = externalID
         case .userMerged(_, let previousUserID):
             payload.previousUserId = Base64URL.encode(previousUserID)
@@ -268,6 +292,7 @@ enum AccountEvent: Equatable {
 extension AccountEvent.Payload {
     /// The members in the sorted order of `JSONBody`'s encoder, nil left out (every sign-in writes one).
     func write(to object: inout JSONObjectWriter) {
+        if let appleRevocation { object.add("appleRevocation", appleRevocation) }
         if let appleUserId { object.add("appleUserId", appleUserId) }
         if let backupEligible { object.add("backupEligible", backupEligible) }
         if let changes { object.add("changes", changes) }

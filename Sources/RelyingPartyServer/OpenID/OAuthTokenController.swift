@@ -86,6 +86,14 @@ struct OAuthTokenController: Sendable {
     /// new one issued; a used one presented again revokes the whole family) for an access token, an ID token and the
     /// next refresh token. A code presented a second time revokes the grant its first exchange started.
     func token(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+        do {
+            return try answerToken(request)
+        } catch {
+            throw error.describedForOAuth()
+        }
+    }
+
+    private func answerToken(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
         let fields = try Self.oauthForm(request)
         let client = try authenticatedClient(request, fields)
         let now = time.now
@@ -166,6 +174,8 @@ struct OAuthTokenController: Sendable {
                 else {
                     return .refused("the PKCE verifier does not match")
                 }
+                // A disabled account's codes went with it; one that raced the change issues nothing.
+                guard try transaction.user(id: found.userID)?.disabled == false else { return .refused("the account is disabled or gone") }
                 let grant = OAuthGrantRecord(
                     id: found.grantID,
                     clientID: client.id,
@@ -199,9 +209,16 @@ struct OAuthTokenController: Sendable {
                 // RFC 6749 §6: the token was issued to this client (another client's attempt uses nothing up).
                 guard grant.clientID == client.id else { return .refused("the refresh token is another client's") }
                 guard now < grant.expiresAt else { return .refused("the grant expired") }
-                guard try transaction.useRefreshToken(hash: hash, now: now)?.usedAt == nil else {
-                    _ = try transaction.deleteOAuthGrant(id: grant.id)
-                    return .replayed("a used refresh token came back")
+                guard try transaction.user(id: grant.userID)?.disabled == false else { return .refused("the account is disabled or gone") }
+                if let usedAt = try transaction.useRefreshToken(hash: hash, now: now)?.usedAt {
+                    // A retry within `oidc.refreshTokenReuseGraceSeconds` of the rotation gets a fresh pair; any
+                    // later return is a reuse (RFC 9700 §4.14.2), which revokes the grant.
+                    guard now.timeIntervalSince(usedAt) < TimeInterval(oidc.refreshTokenReuseGraceSeconds) else {
+                        _ = try transaction.deleteOAuthGrant(id: grant.id)
+                        return .replayed("a used refresh token came back")
+                    }
+                    let age = Int(now.timeIntervalSince(usedAt))
+                    log("oauth token: a refresh token rotated \(age)s ago came back within the grace (client \(client.id))")
                 }
                 try transaction.insertRefreshToken(
                     RefreshTokenRecord(tokenHash: DigestAlgorithm.sha256.hash(Array(refreshToken.utf8)), grantID: grant.id, createdAt: now)
@@ -217,6 +234,14 @@ struct OAuthTokenController: Sendable {
     /// client revokes its grant (the family of refresh tokens, and the access tokens at `/oauth/userinfo`). The answer
     /// is 200 whether or not the token was known (§2.2); another client's token is left alone.
     func revokeOAuthToken(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+        do {
+            return try revoke(request)
+        } catch {
+            throw error.describedForOAuth()
+        }
+    }
+
+    private func revoke(_ request: HTTPRequest) throws(ServerError) -> HTTPResponse {
         let fields = try Self.oauthForm(request)
         let client = try authenticatedClient(request, fields)
         guard let token = fields["token"] else { throw ServerError(.invalidRequest, member: "token") }

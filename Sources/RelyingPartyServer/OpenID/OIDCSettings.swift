@@ -7,13 +7,19 @@ public struct OIDCSettings: Sendable, Equatable {
     /// How long an authorization code may wait for its exchange: 60 seconds, fixed (RFC 6749 §4.1.2: "a maximum
     /// authorization code lifetime of 10 minutes is RECOMMENDED"; a code is exchanged at once).
     public static let codeLifetimeSeconds = 60
+    /// How long a refresh token just rotated may come back and be rotated again without revoking its grant (a client's
+    /// retry after a lost answer, two of its requests racing): 0 (off, the default) to 60 seconds. Within it, the
+    /// token gets a fresh pair and the grant lives on; after it, its return is a reuse and revokes the grant
+    /// (RFC 9700 §4.14.2).
+    public var refreshTokenReuseGraceSeconds = 0
 
     public init() {}
 
     init(_ reader: ConfigurationReader) throws(ConfigurationError) {
-        try reader.only(["clients", "refreshTokenLifetimeSeconds"])
+        try reader.only(["clients", "refreshTokenLifetimeSeconds", "refreshTokenReuseGraceSeconds"])
         clients = try OIDCClient.list(try reader.objects("clients") ?? [], key: reader.key("clients"))
         refreshTokenLifetimeSeconds = try reader.integer("refreshTokenLifetimeSeconds", in: 3600...31_536_000) ?? refreshTokenLifetimeSeconds
+        refreshTokenReuseGraceSeconds = try reader.integer("refreshTokenReuseGraceSeconds", in: 0...60) ?? refreshTokenReuseGraceSeconds
     }
 
     /// The client with this ID, or nil.

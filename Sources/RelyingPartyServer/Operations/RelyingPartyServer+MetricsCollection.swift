@@ -56,12 +56,13 @@ extension RelyingPartyServer {
         }
         registry.collect(
             "passkeyd_signing_key_age_seconds",
-            "Seconds since the access-token signing key in force was created (none while no key is active)."
+            "Seconds since the access-token signing key in force started signing (none while no key is active)."
         ) { [weak self] in
             guard let self else { return [] }
             let now = time.now
             guard let key = tokens.ring.activeKey(at: now) else { return [] }
-            return [([], max(0, now.timeIntervalSince(key.record.createdAt)))]
+            // From its activation: a standby is made a rotation ahead of it.
+            return [([], max(0, now.timeIntervalSince(key.record.activatesAt)))]
         }
         registry.collect(
             "passkeyd_apple_key_fetches_total",

@@ -17,6 +17,8 @@ package struct AccessTokenMinter: Sendable {
     let clientID: String
     let lifetime: TimeInterval
     let subjectRule: TokenSubject
+    /// `tokens.metadataClaims`.
+    let metadataClaims: [String]
     let tokenIDs: TokenIDs
 
     package init(
@@ -25,8 +27,10 @@ package struct AccessTokenMinter: Sendable {
         clientID: String,
         lifetime: TimeInterval,
         subjectRule: TokenSubject = .id,
+        metadataClaims: [String] = [],
         random: any RandomSource
     ) {
+        self.metadataClaims = metadataClaims
         self.issuer = issuer
         self.subjectRule = subjectRule
         self.audiences = audiences
@@ -78,6 +82,13 @@ package struct AccessTokenMinter: Sendable {
         if let email = subject.email {
             claims.add("email", email)
             claims.add("email_verified", subject.emailVerified ?? false)
+        }
+        // The configured members of the account's metadata, each under its own name (none of passkeyd's: the
+        // configuration refuses those).
+        if !metadataClaims.isEmpty, let members = UserMetadata.value(of: subject.metadata)?.objectValue {
+            for name in metadataClaims {
+                if let value = members[name] { claims.add(member: name, json: JSONBody.encode(value)) }
+            }
         }
         let token = try CompactJWS.sign(payload: claims.finished(), type: Self.type, with: key)
         return (token, Date(timeIntervalSince1970: Double(expires)))

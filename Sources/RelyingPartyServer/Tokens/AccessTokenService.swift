@@ -42,6 +42,7 @@ final class AccessTokenService: Sendable {
             clientID: configuration.relyingPartyID,
             lifetime: TimeInterval(settings.lifetimeSeconds),
             subjectRule: settings.subject,
+            metadataClaims: settings.metadataClaims,
             random: random
         )
         verifier = AccessTokenVerifier(issuer: issuer, audiences: audiences, ring: ring)

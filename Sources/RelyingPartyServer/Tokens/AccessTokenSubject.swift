@@ -17,6 +17,8 @@ package struct AccessTokenSubject: Sendable {
     package var sessionExpiresAt: Date
     package var method: SessionMethod
     package var userVerified: Bool
+    /// The account's metadata text (`UserRecord.metadata`), for `tokens.metadataClaims`.
+    package var metadata: String?
 
     package init(
         userID: [UInt8],
@@ -55,6 +57,7 @@ package struct AccessTokenSubject: Sendable {
             userVerified: session.userVerified,
             externalID: user.externalID
         )
+        metadata = user.metadata
     }
 
     /// `amr` (RFC 8176): a passkey is a proof of possession of a key (`pop`; whether it is hardware- or

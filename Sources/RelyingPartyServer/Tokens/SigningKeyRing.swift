@@ -9,8 +9,9 @@ import Synchronization
 /// the store by the key worker (every `refreshInterval`), so that a key made by another node is published and used
 /// here too; requests never wait for the store, except when the set is older than `maximumAge` (the worker stalled).
 final class SigningKeyRing: Sendable {
-    /// How often the worker reloads the keys (and runs the schedule).
-    static let refreshInterval: TimeInterval = 10
+    /// How often the worker reloads the keys (and runs the schedule): a rotation or revocation on one node (or by
+    /// `passkeyd keys`) takes effect on every node within it. One read of the keys' table a second per node.
+    public static let refreshInterval: TimeInterval = 1
     /// A set older than this is reloaded by the request that finds it (a stalled worker must not let a node sign with a
     /// key the others retired).
     static let maximumAge: TimeInterval = 120

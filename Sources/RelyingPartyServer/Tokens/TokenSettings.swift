@@ -14,14 +14,25 @@ public struct TokenSettings: Sendable, Equatable {
     public var rotationDays = 30
     /// What `sub` names (`TokenSubject`).
     public var subject = TokenSubject.id
+    /// The top-level members of an account's metadata (`UserMetadata`) copied into its access tokens as claims of the
+    /// same name, when the account's metadata has them; never a claim passkeyd writes or a registered one.
+    public var metadataClaims: [String] = []
 
     public static let lifetimeRange = 60...86_400
     public static let maximumAudiences = 16
+    public static let maximumMetadataClaims = 16
+    /// The claims `metadataClaims` may never name: what the minter writes, and the other claims of RFC 7519, RFC 9068,
+    /// RFC 8693, RFC 7800, OpenID Connect Core and RFC 9449 a verifier may read as passkeyd's.
+    static let reservedClaims: Set<String> = [
+        "iss", "sub", "aud", "exp", "nbf", "iat", "jti", "client_id", "sid", "auth_time", "amr", "username", "external_id", "email",
+        "email_verified", "scope", "acr", "azp", "nonce", "at_hash", "c_hash", "cnf", "act", "may_act", "typ", "token_use",
+        "roles", "groups", "entitlements",
+    ]
 
     public init() {}
 
     init(_ reader: ConfigurationReader) throws(ConfigurationError) {
-        try reader.only(["issuer", "audiences", "lifetimeSeconds", "algorithm", "rotationDays", "subject"])
+        try reader.only(["issuer", "audiences", "lifetimeSeconds", "algorithm", "rotationDays", "subject", "metadataClaims"])
         if let issuer = try reader.string("issuer") {
             guard Self.isIssuer(issuer) else {
                 throw ConfigurationError(
@@ -57,6 +68,25 @@ public struct TokenSettings: Sendable, Equatable {
                 throw ConfigurationError(.invalidValue, key: reader.key("subject"), "must be id or externalId")
             }
             self.subject = subject
+        }
+        if let names = try reader.strings("metadataClaims") {
+            guard names.count <= Self.maximumMetadataClaims, Set(names).count == names.count,
+                names.allSatisfy({ (1...64).contains($0.utf8.count) && $0.utf8.allSatisfy { (0x21...0x7E).contains($0) } })
+            else {
+                throw ConfigurationError(
+                    .invalidValue,
+                    key: reader.key("metadataClaims"),
+                    "must list at most \(Self.maximumMetadataClaims) distinct names of 1 to 64 printable ASCII characters"
+                )
+            }
+            if let reserved = names.first(where: Self.reservedClaims.contains) {
+                throw ConfigurationError(
+                    .invalidValue,
+                    key: reader.key("metadataClaims"),
+                    "\(reserved) is a registered claim: metadata never overrides one"
+                )
+            }
+            metadataClaims = names
         }
     }
 

@@ -278,3 +278,36 @@ def test_sign_in_with_apple_through_the_web_flow(page, provider, callback):
     assert info["sub"] == claims["sub"] and info["name"] == "Ada Lovelace"
     page.driver.get(provider.url + "/healthz")
     assert page.me()["user"]["displayName"] == "Ada Lovelace"
+
+
+# The browser's answer to an autofill offer the person dismisses (or lets time out): a NotAllowedError after a moment.
+DISMISSED_AUTOFILL = """
+(() => {
+  const get = navigator.credentials.get.bind(navigator.credentials);
+  window.dismissedAutofills = 0;
+  PublicKeyCredential.isConditionalMediationAvailable = async () => true;
+  navigator.credentials.get = (options) => {
+    if (!options || options.mediation !== "conditional") return get(options);
+    window.dismissedAutofills += 1;
+    return new Promise((resolve, reject) => setTimeout(() => reject(new DOMException("dismissed", "NotAllowedError")), 50));
+  };
+})();
+"""
+
+
+def test_a_dismissed_autofill_shows_no_error(page, provider, callback):
+    """Issue 43 item 13: the hosted sign-in page stays quiet when the person dismisses autofill, as the demo page does,
+    and offers it again (a few times, never in a tight loop); the buttons still work."""
+    script = page.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": DISMISSED_AUTOFILL})
+    try:
+        document = discovery(provider)
+        web = client_session(WEB_CLIENT, f"http://127.0.0.1:{callback.port}/callback", WEB_SECRET)
+        authorize(page, web, document, prompt="login")
+        wait_sign_in_page(page)
+        page.wait(lambda: page.driver.execute_script("return window.dismissedAutofills") >= 2, "autofill dismissed and offered again")
+        time.sleep(0.5)
+        assert page.text("error") == ""
+        assert page.driver.execute_script("return window.dismissedAutofills") <= 4, "offered again at most three times"
+        assert page.view() == "sign-in" and not page.busy()
+    finally:
+        page.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})

@@ -7,7 +7,7 @@ import Testing
 /// methods.
 @Suite("One user shape")
 struct UserShapeTests {
-    static let members: Set<String> = ["id", "username", "displayName", "appAccountToken", "name"]
+    static let members: Set<String> = ["id", "username", "displayName", "displayNameIsDefault", "appAccountToken", "disabled", "name"]
 
     static func user(_ reply: ServerReply) -> [String: Any] { reply.object["user"] as? [String: Any] ?? [:] }
 
@@ -58,7 +58,7 @@ struct UserShapeTests {
         let apple = try #require(methods["apple"] as? [[String: Any]])
         #expect(apple.count == 1)
         let identity = try #require(apple.first)
-        #expect(Set(identity.keys) == ["appleUserID", "email", "isPrivateEmail", "emailDisabled", "consentRevoked", "linkedAt"])
+        #expect(Set(identity.keys) == ["appleUserID", "email", "isPrivateEmail", "emailDisabled", "consentRevoked", "linkedAt", "realUserStatus"])
         #expect(identity["appleUserID"] as? String == AppleTokenMinter.subject)
         #expect(identity["email"] as? String == AppleTokenMinter.email)
         #expect(identity["isPrivateEmail"] as? Bool == true && identity["emailDisabled"] as? Bool == true)

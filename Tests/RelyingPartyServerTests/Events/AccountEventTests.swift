@@ -312,7 +312,7 @@ struct AppleAccountEventTests {
         let userID = try AppleFixture.userID(try fixture.signInFresh())
         _ = try events.next()
         #expect(try fixture.notify(AppleFixture.event("account-delete")).status == 200)
-        #expect(try events.next() == [EventRow("user.deleted", userID, ["reason": "apple_account_deleted"])])
+        #expect(try events.next() == [EventRow("user.deleted", userID, ["reason": "apple_account_deleted", "appleRevocation": "none"])])
         #expect(try fixture.notify(AppleFixture.event("account-delete")).status == 200)
         #expect(try events.next() == [])
     }

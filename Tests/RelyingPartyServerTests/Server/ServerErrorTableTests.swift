@@ -70,6 +70,7 @@ struct ServerErrorTableTests {
             (.notFound, .notFound), (.unavailable, .storageUnavailable), (.migrationFailed, .storageUnavailable),
             (.duplicateKey, .storageUnavailable), (.signCountNotIncreased, .storageUnavailable), (.notEmpty, .storageUnavailable),
             (.invalidRecord, .storageUnavailable), (.challengeSpent, .challengeUnknown), (.federatedIdentityTaken, .identityTaken),
+            (.userDisabled, .accountDisabled),
         ]
         #expect(Set(cases.map(\.0)) == Set(StorageError.Code.allCases))
         for (storage, server) in cases {

@@ -411,6 +411,10 @@ private struct FailingTransaction: StoreTransaction {
         return try inner.deleteOAuthGrant(id: id)
     }
 
+    func deleteOAuthGrants(userID: [UInt8]) throws(StorageError) -> Int {
+        return try inner.deleteOAuthGrants(userID: userID)
+    }
+
     func insertRefreshToken(_ token: RefreshTokenRecord) throws(StorageError) {
         try fail("insertRefreshToken")
         try inner.insertRefreshToken(token)

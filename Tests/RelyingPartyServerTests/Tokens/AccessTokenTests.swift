@@ -207,6 +207,6 @@ import WebAuthnCore
         let reply = try other.mint(PasskeyClient.bearer(account.token))
         #expect(reply.status == 503, "\(reply.text)")
         #expect(lines.all.contains { $0.contains("cannot be opened: crypto.decryptionFailed") })
-        #expect(try store.transaction { transaction throws(StorageError) in try transaction.signingKeys() }.count == 1)
+        #expect(try store.transaction { transaction throws(StorageError) in try transaction.signingKeys() }.count == 2, "the key and its standby")
     }
 }

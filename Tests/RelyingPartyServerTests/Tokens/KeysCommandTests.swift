@@ -47,6 +47,15 @@ import Testing
         #expect(listed.contains(" pending "), "\(listed)")
         #expect(listed.contains(" signing "), "\(listed)")
         #expect(listed.split(separator: "\n").count == 3, "\(listed)")
+        // `revoke` withdraws the signing key at once; the pending one signs in its place.
+        let signing = try #require(listed.split(separator: "\n").first { $0.contains(" signing ") }?.split(separator: " ").first)
+        let revoked = try Self.run(["revoke", String(signing), "--config", configuration])
+        #expect(revoked.status == 0, "\(revoked.errors)")
+        #expect(revoked.output.contains("promoted the standby") && revoked.output.contains("withdrawn \(signing)"), "\(revoked.output)")
+        let afterRevocation = try Self.run(["list", "--config", configuration]).output
+        #expect(!afterRevocation.contains(String(signing)) && afterRevocation.contains(" signing "), "\(afterRevocation)")
+        #expect(try Self.run(["revoke", "no-such-kid", "--config", configuration]).status == 1)
+        #expect(try Self.run(["revoke", "--config", configuration]).status == 1)
         // The keys are sealed: the database holds no private key in the clear.
         for file in try FileManager.default.contentsOfDirectory(atPath: folder.path + "/data") where file.hasPrefix("passkeyd.sqlite") {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: folder.path + "/data/" + file))

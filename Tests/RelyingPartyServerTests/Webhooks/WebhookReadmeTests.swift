@@ -27,9 +27,12 @@ struct WebhookReadmeTests {
         appleSession.appleSubject = "001.apple"
         return switch kind {
         case .userCreated: [.userCreated(userID: user, method: .passkey), .userCreated(userID: user, method: .admin, externalID: "42")]
-        case .userDeleted: [.userDeleted(userID: user, reason: .self, externalID: "42")]
+        case .userDeleted:
+            [.userDeleted(userID: user, reason: .self, externalID: "42"), .userDeleted(userID: user, reason: .self, appleRevocation: .queued)]
         case .userUpdated: [.userUpdated(userID: user, changes: ["displayName"], externalID: "42")]
         case .userMerged: [.userMerged(userID: user, previousUserID: [4, 5])]
+        case .userDisabled: [.userDisabled(userID: user, externalID: "42")]
+        case .userEnabled: [.userEnabled(userID: user, externalID: "42")]
         case .passkeyRegistered:
             [.passkeyRegistered(userID: user, credentialID: [9]), .passkeyRegistered(userID: user, credentialID: [9], upgrade: true)]
         case .passkeyRenamed: [.passkeyRenamed(userID: user, credentialID: [9])]
@@ -37,7 +40,11 @@ struct WebhookReadmeTests {
         case .passkeyCloneWarning: [.passkeyCloneWarning(userID: user, credentialID: [9])]
         case .passkeyBackupEligibilityChanged: [.passkeyBackupEligibilityChanged(userID: user, credentialID: [9], backupEligible: true)]
         case .sessionCreated: [.sessionCreated(passkeySession), .sessionCreated(appleSession)]
-        case .sessionRevoked: [.sessionRevoked(passkeySession, reason: .logout), .sessionRevoked(appleSession, reason: .appleConsentRevoked)]
+        case .sessionRevoked:
+            [
+                .sessionRevoked(passkeySession, reason: .logout), .sessionRevoked(appleSession, reason: .appleConsentRevoked),
+                .sessionRevoked(passkeySession, reason: .userDisabled),
+            ]
         case .appleLinked: [.appleLinked(userID: user, appleUserID: "001.apple")]
         case .appleConsentRevoked: [.appleConsentRevoked(userID: user, appleUserID: "001.apple")]
         case .appleUnlinked: [.appleUnlinked(userID: user, appleUserID: "001.apple", reason: .user)]
