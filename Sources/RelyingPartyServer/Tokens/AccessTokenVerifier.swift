@@ -57,9 +57,13 @@ struct AccessTokenVerifier: Sendable {
         let signature: [UInt8]
         switch algorithm {
         case .es256:
-            // RFC 7518 §3.4: r || s, 64 bytes for P-256; the decoy is r = s = 1, which OpenSSL verifies in full.
+            // RFC 7518 §3.4: r || s, 64 bytes for P-256; the decoy is r = s = 1, which OpenSSL verifies in full. passkeyd
+            // issues only low-S signatures (s ≤ n/2): the high-S twin (n - s) of one of its tokens is refused, with
+            // the same work (the decoy is checked for low S too).
+            let raw = presented ?? Self.decoyECDSA
+            let lowS = ECDSASignatureEncoding.isLowS(raw: raw, curve: .p256)
             signature =
-                presented.flatMap { ECDSASignatureEncoding.derEncoded(raw: $0, curve: .p256) } ?? [0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x01]
+                (lowS ? ECDSASignatureEncoding.derEncoded(raw: raw, curve: .p256) : nil) ?? [0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x01]
         case .edDSA:
             signature = presented.flatMap { $0.count == 64 ? $0 : nil } ?? [UInt8](repeating: 0x01, count: 64)
         case .rs256:
@@ -69,4 +73,7 @@ struct AccessTokenVerifier: Sendable {
         let verified = key.signing.publicKey.verify(signature: signature, message: message, algorithm: algorithm.signatureAlgorithm)
         return verified && presented != nil && named != nil
     }
+
+    /// A raw ES256 signature r = s = 1, checked for low S like a presented one.
+    private static let decoyECDSA = [UInt8](repeating: 0, count: 31) + [1] + [UInt8](repeating: 0, count: 31) + [1]
 }
