@@ -346,8 +346,13 @@ final class ConnectionState {
         }
     }
 
-    /// Copies up to `count` bytes from `offset` without removing them.
+    /// Copies up to `count` bytes from `offset` without removing them. libevent refuses to copy out of a buffer whose
+    /// front is frozen (a socket bufferevent's output between writes, as when an error page follows a pipelined
+    /// request's answer): the front is thawed for the copy.
     private static func peek(_ buffer: OpaquePointer, from offset: Int, count: Int) -> [UInt8] {
+        let wasFrozen = evbuffer_drain(buffer, 0) != 0
+        if wasFrozen { evbuffer_unfreeze(buffer, 1) }
+        defer { if wasFrozen { evbuffer_freeze(buffer, 1) } }
         var position = evbuffer_ptr()
         guard evbuffer_ptr_set(buffer, &position, offset, EVBUFFER_PTR_SET) == 0 else { return [] }
         return [UInt8](unsafeUninitializedCapacity: count) { bytes, initialized in
