@@ -67,6 +67,14 @@ extension RelyingPartyServer {
             OAuthAuthorizationController.authorize
         ),
         Route("GET", "/oauth/sign-in", [.noStore, .sessionIgnored], \.oauthAuthorization, OAuthAuthorizationController.signInPage),
+        Route("GET", "/oauth/consent", [.noStore, .sessionIgnored], \.oauthAuthorization, OAuthAuthorizationController.consentRequest),
+        Route(
+            "POST",
+            "/oauth/consent",
+            [.rateLimitedPerAddress, .noStore, .sessionIgnored],
+            \.oauthAuthorization,
+            OAuthAuthorizationController.consent
+        ),
         Route("POST", "/oauth/token", [.rateLimitedPerAddress, .noStore, .sessionIgnored], \.oauthTokens, OAuthTokenController.token),
         Route("POST", "/oauth/revoke", [.rateLimitedPerAddress, .noStore, .sessionIgnored], \.oauthTokens, OAuthTokenController.revokeOAuthToken),
         Route("GET", "/oauth/userinfo", [.noStore, .sessionIgnored], \.oauthTokens, OAuthTokenController.userInfo),

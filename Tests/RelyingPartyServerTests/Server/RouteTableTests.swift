@@ -56,6 +56,8 @@ struct RouteTableTests {
         "POST /oauth/token": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
         "POST /oauth/revoke": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
         "GET /oauth/userinfo": [.noStore, .sessionIgnored], "POST /oauth/userinfo": [.noStore, .sessionIgnored],
+        // The consent view's calls read the cookie themselves (a bearer token, an app's, cannot consent).
+        "GET /oauth/consent": [.noStore, .sessionIgnored], "POST /oauth/consent": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
     ]
 
     /// Routes whose handler may run for a request with stale credentials; nothing else.
@@ -63,7 +65,7 @@ struct RouteTableTests {
         "GET /healthz", "GET /readyz", "GET /openapi.json", "POST /auth/apple/notifications", "GET /session/handoff", "POST /introspect",
         "GET /.well-known/jwks.json", "GET /.well-known/openid-configuration", "GET /oauth/authorize", "GET /oauth/sign-in",
         "POST /oauth/token", "POST /oauth/revoke", "GET /oauth/userinfo", "POST /oauth/userinfo", "GET /auth/apple/start",
-        "POST /auth/apple/callback", "GET /auth/{provider}/start", "GET /auth/{provider}/callback",
+        "POST /auth/apple/callback", "GET /auth/{provider}/start", "GET /auth/{provider}/callback", "GET /oauth/consent", "POST /oauth/consent",
     ]
 
     /// Routes whose answers may be cached; every other route must be `no-store` (a new one is, unless listed here).
