@@ -211,6 +211,27 @@ import WebAuthnCore
         }
     }
 
+    /// An earlier release issued high-S tokens as often as low ones: a token issued before this server started (an
+    /// upgrade) verifies in either form until it expires; one issued since does not (the test above).
+    @Test func highSIsToleratedOnlyForTokensIssuedBeforeTheServerStarted() throws {
+        let store = InMemoryStore()
+        let clock = ManualClock()
+        let before = try TokenFixture(store: store, clock: clock)
+        let (_, token) = try before.register("upgraded")
+        let parts = token.split(separator: ".").map(String.init)
+        let twin = parts[0] + "." + parts[1] + "." + Base64URL.encode(ECDSAHighSTwin.of(try #require(Base64URL.decode(parts[2]))))
+        clock.advance(by: 60)
+        let after = try TokenFixture(store: store, clock: clock)
+        #expect(try after.introspect(twin).object["active"] as? Bool == true, "issued before this server started")
+        #expect(try after.introspect(token).object["active"] as? Bool == true)
+        #expect(try before.introspect(twin).text == #"{"active":false}"#, "the server that issued it refuses it")
+        let (_, fresh) = try after.register("fresh")
+        let freshParts = fresh.split(separator: ".").map(String.init)
+        let freshTwin =
+            freshParts[0] + "." + freshParts[1] + "." + Base64URL.encode(ECDSAHighSTwin.of(try #require(Base64URL.decode(freshParts[2]))))
+        #expect(try after.introspect(freshTwin).text == #"{"active":false}"#)
+    }
+
     @Test func appleSignInsCarryAnAccessTokenWithTheAppleEmail() throws {
         let fixture = try AppleFixture()
         let reply = try fixture.signInFresh()
