@@ -56,6 +56,13 @@ extension RelyingPartyServer {
         Route("POST", "/session/token", [.noStore], \.accessTokens, AccessTokenController.sessionToken),
         Route("POST", "/session/handoff", [.rateLimitedPerAddress, .noStore], \.sessions, SessionsController.startHandoff),
         Route("GET", "/session/handoff", [.rateLimitedPerAddress, .noStore, .sessionIgnored], \.sessions, SessionsController.completeHandoff),
+        Route(
+            "POST",
+            "/session/handoff/switch",
+            [.rateLimitedPerAddress, .noStore, .sessionIgnored],
+            \.sessions,
+            SessionsController.switchHandoff
+        ),
         Route("POST", "/introspect", [.noStore, .sessionIgnored], \.accessTokens, AccessTokenController.introspect),
         Route("GET", "/.well-known/jwks.json", [.sessionIgnored], \.accessTokens, AccessTokenController.jwks),
         Route("GET", "/.well-known/openid-configuration", [.sessionIgnored, .answersFromMemory], \.accessTokens, AccessTokenController.discovery),

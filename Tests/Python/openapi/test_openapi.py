@@ -296,6 +296,16 @@ def test_passkeys_and_the_account(world):
     code = handoff["url"].split("code=")[1]
     api.call("GET", f"/session/handoff?code={code}", status=303)
     api.call("GET", f"/session/handoff?code={code}", status=400)
+    # A browser signed in to another account is asked (a page whose form carries a new code), not switched; the form,
+    # posted from this origin, switches.
+    other = register(api, device, "katherine")["token"]
+    code = api.call("POST", "/session/handoff", token=token)["url"].split("code=")[1]
+    page = api.call("GET", f"/session/handoff?code={code}", headers={"Cookie": f"__Host-passkeyd_session={other}"})
+    assert "Switch account?" in page
+    fresh = page.split('name="code" value="')[1].split('"')[0]
+    form = {**FORM, "Origin": f"https://{RP_ID}"}
+    api.call("POST", "/session/handoff/switch", raw=urlencode({"code": fresh}).encode(), headers=FORM, status=403)
+    api.call("POST", "/session/handoff/switch", raw=urlencode({"code": fresh}).encode(), headers=form, status=303)
     api.call("POST", "/logout", {}, token=token)
     api.call("DELETE", "/me", token=signed_in["token"])
 
