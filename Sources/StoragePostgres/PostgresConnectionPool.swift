@@ -18,6 +18,10 @@ final class PostgresConnectionPool: Sendable {
 
     let connectionString: String
     let size: Int
+    /// Whether the connection string reaches PostgreSQL through a transaction-mode pooler (see `PostgresConnection`).
+    let transactionPooling: Bool
+    /// Where every connection's notices go.
+    let notices: PostgresNoticeReceiver
     private let waitTimeout: DispatchTimeInterval
     private let permits: DispatchSemaphore
     private let state = Mutex(State())
@@ -25,9 +29,17 @@ final class PostgresConnectionPool: Sendable {
     private let waits = Atomic<Int>(0)
     private let waitTimeouts = Atomic<Int>(0)
 
-    init(connectionString: String, size: Int, waitTimeout: Duration) {
+    init(
+        connectionString: String,
+        size: Int,
+        waitTimeout: Duration,
+        transactionPooling: Bool = false,
+        notices: PostgresNoticeReceiver = PostgresNoticeReceiver { _ in }
+    ) {
+        self.notices = notices
         self.connectionString = connectionString
         self.size = size
+        self.transactionPooling = transactionPooling
         let (seconds, attoseconds) = waitTimeout.components
         self.waitTimeout = .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
         permits = DispatchSemaphore(value: size)
@@ -70,7 +82,11 @@ final class PostgresConnectionPool: Sendable {
             connection = reused
         } else {
             do throws(PostgresError) {
-                connection = try PostgresConnection(connectionString: connectionString)
+                connection = try PostgresConnection(
+                    connectionString: connectionString,
+                    transactionPooling: transactionPooling,
+                    notices: notices
+                )
             } catch {
                 throw error.storageError
             }
