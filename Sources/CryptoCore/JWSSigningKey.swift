@@ -54,10 +54,14 @@ public final class JWSSigningKey: Sendable {
         signature.removeSubrange(length...)
         guard algorithm == .es256 else { return signature }
         // RFC 7518 §3.4: the JWS form of an ECDSA signature is r || s, each 32 bytes for P-256, not DER.
-        guard let raw = ECDSASignatureEncoding.rawEncoded(der: signature, curve: .p256) else {
+        // Only the low-S twin is issued (s ≤ n/2), so every token has one valid signature and verifiers of passkeyd's
+        // own tokens refuse the other.
+        guard let raw = ECDSASignatureEncoding.rawEncoded(der: signature, curve: .p256),
+            let low = ECDSASignatureEncoding.lowS(raw: raw, curve: .p256)
+        else {
             throw CryptoError(.internalFailure, "OpenSSL produced an ECDSA signature that is not P-256 DER")
         }
-        return raw
+        return low
     }
 
     /// EdDSA signs the message itself (no prehash): one `EVP_DigestSign` on a fresh context.

@@ -58,6 +58,9 @@ final class ConnectionState {
     /// Its places in the loop's lists of idle connections, all and of its address (maintained there).
     var idleLinks = IdleLinks()
     var addressIdleLinks = IdleLinks()
+    /// Its places in the loop's lists of connections whose request is still arriving, all and of its address.
+    var incompleteLinks = IdleLinks()
+    var addressIncompleteLinks = IdleLinks()
 
     init(listener: EventLoopListener, bufferEvent: OpaquePointer, isRefused: Bool) {
         self.listener = listener
@@ -162,24 +165,30 @@ final class ConnectionState {
         let limit = configuration.maximumConnectionsPerAddress
         if !loop.connections.admit(peer, limit: limit) {
             // The address's own connection idle the longest makes way (a person behind the same NAT as a flood still
-            // gets in); with none idle here, the new one is closed.
-            let madeRoom = loop.closeIdleConnections(upTo: 1, of: peer) == 1 && loop.connections.admit(peer, limit: limit)
+            // gets in), else its oldest incomplete request (a trickling one); with neither, the new one is closed.
+            let madeRoom =
+                (loop.closeIdleConnections(upTo: 1, of: peer) == 1 || loop.closeOldestIncompleteConnection(of: peer))
+                && loop.connections.admit(peer, limit: limit)
             loop.reports.note(
                 "perAddress",
                 "a client address holds \(limit) connections (limits.maximumConnectionsPerAddress): "
-                    + (madeRoom ? "closed its connection idle the longest for a new one" : "none idle, closed a new one"),
+                    + (madeRoom
+                        ? "closed its connection idle the longest, or else its oldest incomplete request, for a new one"
+                        : "none idle or incomplete, closed a new one"),
                 now: ThrottledLog.now
             )
             guard madeRoom else { return false }
         }
         address = peer
         guard loop.connections.current > configuration.maximumConnections else { return true }
-        let madeRoom = loop.closeIdleConnections(upTo: 1) == 1
+        // Under pressure: the connection idle the longest, else the oldest incomplete request (trickling clients go
+        // before anyone whose request is whole and being answered, who is never closed for room).
+        let madeRoom = loop.closeIdleConnections(upTo: 1) == 1 || loop.closeOldestIncompleteConnection()
         loop.reports.note(
             "maximumConnections",
             madeRoom
-                ? "\(configuration.maximumConnections) connections open (limits.maximumConnections): closed the one idle the longest for a new one"
-                : "\(configuration.maximumConnections) connections open (limits.maximumConnections), none idle: closed a new connection",
+                ? "\(configuration.maximumConnections) connections open (limits.maximumConnections): closed the one idle the longest, or else the oldest incomplete request, for a new one"
+                : "\(configuration.maximumConnections) connections open (limits.maximumConnections), none idle or incomplete: closed a new connection",
             now: ThrottledLog.now
         )
         return madeRoom
@@ -196,6 +205,7 @@ final class ConnectionState {
     /// it), so a slow handler is never cut off by it; the handler's own waits are bounded.
     func awaitResponse(_ request: PendingRequest) {
         pending = request
+        if let address { listener.loop.requestEnded(self, address: address) }
         if let deadline { event_del(deadline) }
     }
 
@@ -208,6 +218,7 @@ final class ConnectionState {
     /// answer line by line (a dozen changes for one answer), and the watch has nothing to do in one of ours but arm
     /// the deadline, which this does once instead.
     func queueingOwnAnswer(_ queue: () -> Void) {
+        if let address { listener.loop.requestEnded(self, address: address) }
         guard let outputWatch else { return queue() }
         let output = bufferevent_get_output(bufferEvent)
         evbuffer_cb_clear_flags(output, outputWatch, UInt32(EVBUFFER_CB_ENABLED))
@@ -251,6 +262,7 @@ final class ConnectionState {
         connection = nil
         if let address {
             listener.loop.becameBusy(self, address: address, isClosing: true)
+            listener.loop.requestEnded(self, address: address, isClosing: true)
             listener.loop.connections.release(address)
             self.address = nil
         }
@@ -270,7 +282,12 @@ final class ConnectionState {
             isHandshakeCounted = true
             listener.loop.connections.handshakeEnded(completed: true)
         }
-        if let address { listener.loop.becameBusy(self, address: address) }
+        if let address {
+            listener.loop.becameBusy(self, address: address)
+            // The first byte of a request starts it (bytes of a next request that arrive while this one is handled
+            // count once that answer is queued and more arrive).
+            if pending == nil { listener.loop.requestStarted(self, address: address) }
+        }
         guard !hasReceivedNUL else { return }
         var start = evbuffer_ptr()
         guard evbuffer_ptr_set(buffer, &start, max(0, evbuffer_get_length(buffer) - added), EVBUFFER_PTR_SET) == 0 else { return }
@@ -346,8 +363,13 @@ final class ConnectionState {
         }
     }
 
-    /// Copies up to `count` bytes from `offset` without removing them.
+    /// Copies up to `count` bytes from `offset` without removing them. libevent refuses to copy out of a buffer whose
+    /// front is frozen (a socket bufferevent's output between writes, as when an error page follows a pipelined
+    /// request's answer): the front is thawed for the copy.
     private static func peek(_ buffer: OpaquePointer, from offset: Int, count: Int) -> [UInt8] {
+        let wasFrozen = evbuffer_drain(buffer, 0) != 0
+        if wasFrozen { evbuffer_unfreeze(buffer, 1) }
+        defer { if wasFrozen { evbuffer_freeze(buffer, 1) } }
         var position = evbuffer_ptr()
         guard evbuffer_ptr_set(buffer, &position, offset, EVBUFFER_PTR_SET) == 0 else { return [] }
         return [UInt8](unsafeUninitializedCapacity: count) { bytes, initialized in

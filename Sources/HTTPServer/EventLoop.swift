@@ -25,6 +25,10 @@ final class EventLoop: @unchecked Sendable {
     /// This loop's connections with no request in progress, oldest idle first, all of them and by client address.
     private let idleConnections = IdleConnections(.all)
     private var idleConnectionsByAddress: [PeerAddress: IdleConnections] = [:]
+    /// Connections whose request is still arriving (its first byte came, it is not whole yet), oldest request first:
+    /// under a connection cap with none idle, the oldest of them makes way for a new connection.
+    private let incompleteConnections = IdleConnections(.incomplete)
+    private var incompleteConnectionsByAddress: [PeerAddress: IdleConnections] = [:]
     /// The `Date` header cache of this loop.
     let date = HTTPDate()
     /// True while a listener writes a handler's response, so that output is not mistaken for a libevent error page.
@@ -122,6 +126,34 @@ final class EventLoop: @unchecked Sendable {
         guard let byAddress = idleConnectionsByAddress[address] else { return }
         byAddress.remove(connection)
         if isClosing && byAddress.count == 0 { idleConnectionsByAddress[address] = nil }
+    }
+
+    /// A request of `connection` started arriving (nothing when it is already listed: its first byte counts).
+    func requestStarted(_ connection: ConnectionState, address: PeerAddress) {
+        incompleteConnections.append(connection)
+        if let byAddress = incompleteConnectionsByAddress[address] {
+            byAddress.append(connection)
+        } else {
+            let byAddress = IdleConnections(.addressIncomplete)
+            byAddress.append(connection)
+            incompleteConnectionsByAddress[address] = byAddress
+        }
+    }
+
+    /// The request of `connection` is whole (handed to a worker), was answered, or (`isClosing`) the connection closed.
+    func requestEnded(_ connection: ConnectionState, address: PeerAddress, isClosing: Bool = false) {
+        incompleteConnections.remove(connection)
+        guard let byAddress = incompleteConnectionsByAddress[address] else { return }
+        byAddress.remove(connection)
+        if isClosing && byAddress.count == 0 { incompleteConnectionsByAddress[address] = nil }
+    }
+
+    /// Closes this loop's connection (of `address` only, when given) whose incomplete request is the oldest: a
+    /// trickling client's, first. Whether there was one.
+    func closeOldestIncompleteConnection(of address: PeerAddress? = nil) -> Bool {
+        guard let oldest = address.map({ incompleteConnectionsByAddress[$0]?.first }) ?? incompleteConnections.first else { return false }
+        oldest.close()
+        return true
     }
 
     /// Closes up to `limit` of this loop's idle connections, the oldest first (of `address` only, when given); how

@@ -9,6 +9,11 @@ final class IdleConnections {
         case all
         /// A list of one client address's idle connections: `ConnectionState.addressIdleLinks`.
         case address
+        /// The loop's list of connections whose request is still arriving, oldest request first (the same order and
+        /// operations serve it): `ConnectionState.incompleteLinks`.
+        case incomplete
+        /// A list of one client address's such connections: `ConnectionState.addressIncompleteLinks`.
+        case addressIncomplete
     }
 
     private let membership: Membership
@@ -47,6 +52,8 @@ final class IdleConnections {
         switch membership {
         case .all: connection.idleLinks
         case .address: connection.addressIdleLinks
+        case .incomplete: connection.incompleteLinks
+        case .addressIncomplete: connection.addressIncompleteLinks
         }
     }
 
@@ -54,6 +61,8 @@ final class IdleConnections {
         switch membership {
         case .all: change(&connection.idleLinks)
         case .address: change(&connection.addressIdleLinks)
+        case .incomplete: change(&connection.incompleteLinks)
+        case .addressIncomplete: change(&connection.addressIncompleteLinks)
         }
     }
 }

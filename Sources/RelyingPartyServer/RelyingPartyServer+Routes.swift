@@ -56,6 +56,13 @@ extension RelyingPartyServer {
         Route("POST", "/session/token", [.noStore], \.accessTokens, AccessTokenController.sessionToken),
         Route("POST", "/session/handoff", [.rateLimitedPerAddress, .noStore], \.sessions, SessionsController.startHandoff),
         Route("GET", "/session/handoff", [.rateLimitedPerAddress, .noStore, .sessionIgnored], \.sessions, SessionsController.completeHandoff),
+        Route(
+            "POST",
+            "/session/handoff/switch",
+            [.rateLimitedPerAddress, .noStore, .sessionIgnored],
+            \.sessions,
+            SessionsController.switchHandoff
+        ),
         Route("POST", "/introspect", [.noStore, .sessionIgnored], \.accessTokens, AccessTokenController.introspect),
         Route("GET", "/.well-known/jwks.json", [.sessionIgnored], \.accessTokens, AccessTokenController.jwks),
         Route("GET", "/.well-known/openid-configuration", [.sessionIgnored, .answersFromMemory], \.accessTokens, AccessTokenController.discovery),
@@ -67,6 +74,14 @@ extension RelyingPartyServer {
             OAuthAuthorizationController.authorize
         ),
         Route("GET", "/oauth/sign-in", [.noStore, .sessionIgnored], \.oauthAuthorization, OAuthAuthorizationController.signInPage),
+        Route("GET", "/oauth/consent", [.noStore, .sessionIgnored], \.oauthAuthorization, OAuthAuthorizationController.consentRequest),
+        Route(
+            "POST",
+            "/oauth/consent",
+            [.rateLimitedPerAddress, .noStore, .sessionIgnored],
+            \.oauthAuthorization,
+            OAuthAuthorizationController.consent
+        ),
         Route("POST", "/oauth/token", [.rateLimitedPerAddress, .noStore, .sessionIgnored], \.oauthTokens, OAuthTokenController.token),
         Route("POST", "/oauth/revoke", [.rateLimitedPerAddress, .noStore, .sessionIgnored], \.oauthTokens, OAuthTokenController.revokeOAuthToken),
         Route("GET", "/oauth/userinfo", [.noStore, .sessionIgnored], \.oauthTokens, OAuthTokenController.userInfo),

@@ -77,6 +77,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case invalidScope = "invalid_scope"
             case loginRequired = "login_required"
             case accessDenied = "access_denied"
+            case consentRequired = "consent_required"
             case appleStateInvalid = "apple_state_invalid"
             case appleSignInCancelled = "apple_sign_in_cancelled"
             case invalidReturnPath = "invalid_return_path"
@@ -245,6 +246,8 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         static let loginRequired = Code(.loginRequired)
         /// The person cancelled the sign-in page (sent to the redirect URI).
         static let accessDenied = Code(.accessDenied)
+        /// `prompt=none` and the client needs the person's consent first (sent to the redirect URI).
+        static let consentRequired = Code(.consentRequired)
         /// `POST /auth/apple/callback`: the form's `state` is missing, unknown, used, expired or not this browser's.
         static let appleStateInvalid = Code(.appleStateInvalid)
         /// Apple's web flow came back with an `error` (the person cancelled at Apple).
@@ -322,6 +325,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case .invalidScope: (400, "The scope must include openid and only scopes the client may ask for.")
             case .loginRequired: (400, "Nobody is signed in.")
             case .accessDenied: (400, "The person did not sign in.")
+            case .consentRequired: (400, "The person has not allowed this app yet.")
             case .appleStateInvalid: (400, "This Sign in with Apple answer is not one this browser started, or it was already used; start again.")
             case .appleSignInCancelled: (400, "Sign in with Apple was cancelled.")
             case .invalidReturnPath: (400, "The return address must be a path on this server.")

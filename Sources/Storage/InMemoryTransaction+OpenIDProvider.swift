@@ -33,6 +33,14 @@ extension InMemoryTransaction {
         try run { $0.oauthGrants[id] }
     }
 
+    func oauthGrants(userID: [UInt8], clientID: String) throws(StorageError) -> [OAuthGrantRecord] {
+        try run { state in
+            state.oauthGrants.values.filter { $0.userID == userID && $0.clientID == clientID }.sorted {
+                $0.createdAt != $1.createdAt ? $0.createdAt < $1.createdAt : $0.id.lexicographicallyPrecedes($1.id)
+            }
+        }
+    }
+
     func deleteOAuthGrant(id: [UInt8]) throws(StorageError) -> Bool {
         try run { state in
             guard state.oauthGrants.removeValue(forKey: id) != nil else { return false }

@@ -23,6 +23,10 @@ public protocol OpenIDProviderTransactions {
     /// The grant with this ID, expired or not, or nil.
     func oauthGrant(id: [UInt8]) throws(StorageError) -> OAuthGrantRecord?
 
+    /// Every grant of this account to this client, expired or not, oldest first (by `createdAt`, then `id`): for the
+    /// cap on grants per account and client, and the consent a first grant asks for.
+    func oauthGrants(userID: [UInt8], clientID: String) throws(StorageError) -> [OAuthGrantRecord]
+
     /// Deletes the grant with its refresh tokens (revocation, reuse detection).
     /// - Returns: whether there was such a grant.
     func deleteOAuthGrant(id: [UInt8]) throws(StorageError) -> Bool

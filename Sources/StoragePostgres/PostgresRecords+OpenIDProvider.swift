@@ -77,20 +77,32 @@ extension PostgresRecords {
 
     func oauthGrant(id: [UInt8]) throws(StorageError) -> OAuthGrantRecord? {
         try run { connection throws(PostgresError) in
-            try connection.run("SELECT \(Self.grantColumns) FROM oauth_grants WHERE id = $1", [.bytea(id)]) { row throws(PostgresError) in
-                OAuthGrantRecord(
-                    id: row.bytes(0),
-                    clientID: row.text(1),
-                    userID: row.bytes(2),
-                    sessionID: row.bytes(3),
-                    scope: row.text(4),
-                    authenticatedAt: try row.date(5),
-                    authenticationMethods: row.text(6),
-                    createdAt: try row.date(7),
-                    expiresAt: try row.date(8)
-                )
-            }.first
+            try connection.run("SELECT \(Self.grantColumns) FROM oauth_grants WHERE id = $1", [.bytea(id)], row: Self.grantRecord).first
         }
+    }
+
+    func oauthGrants(userID: [UInt8], clientID: String) throws(StorageError) -> [OAuthGrantRecord] {
+        try run { connection throws(PostgresError) in
+            try connection.run(
+                "SELECT \(Self.grantColumns) FROM oauth_grants WHERE user_id = $1 AND client_id = $2 ORDER BY created_at, id",
+                [.bytea(userID), .text(clientID)],
+                row: Self.grantRecord
+            )
+        }
+    }
+
+    static func grantRecord(_ row: PostgresRow) throws(PostgresError) -> OAuthGrantRecord {
+        OAuthGrantRecord(
+            id: row.bytes(0),
+            clientID: row.text(1),
+            userID: row.bytes(2),
+            sessionID: row.bytes(3),
+            scope: row.text(4),
+            authenticatedAt: try row.date(5),
+            authenticationMethods: row.text(6),
+            createdAt: try row.date(7),
+            expiresAt: try row.date(8)
+        )
     }
 
     /// Its refresh tokens go with it (ON DELETE CASCADE).

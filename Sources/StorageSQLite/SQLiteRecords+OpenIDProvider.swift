@@ -71,6 +71,14 @@ extension SQLiteRecords {
         }
     }
 
+    func oauthGrants(userID: [UInt8], clientID: String) throws(StorageError) -> [OAuthGrantRecord] {
+        try run { connection throws(SQLiteError) in
+            try connection.statement(
+                "SELECT \(Self.grantColumns) FROM oauth_grants WHERE user_id = ?1 AND client_id = ?2 ORDER BY created_at, id"
+            ).run([.blob(userID), .text(clientID)], row: Self.grantRecord)
+        }
+    }
+
     static func grantRecord(_ row: SQLiteRow) throws(SQLiteError) -> OAuthGrantRecord {
         OAuthGrantRecord(
             id: row.blob(0),

@@ -12,6 +12,7 @@ extension StoreContract {
         StoreContractCheck(name: "authorization codes: 16 threads using one: one winner", run: concurrentAuthorizationCodeHasOneWinner),
         StoreContractCheck(name: "grants: refresh tokens rotate, a grant's deletion takes its tokens, purged", run: grantsHoldRefreshTokens),
         StoreContractCheck(name: "refresh tokens: 16 threads using one: one winner", run: concurrentRefreshTokenHasOneWinner),
+        StoreContractCheck(name: "grants: listed by account and client, oldest first", run: grantsAreListedByAccountAndClient),
     ]
 
     static func sampleCode(_ number: UInt8, owner: UInt8, expiresIn seconds: TimeInterval = 60) -> AuthorizationCodeRecord {
@@ -239,5 +240,36 @@ extension StoreContract {
         }
         try expectEqual(failures, [], "errors")
         try expectEqual(winners.withLock { $0 }, 1, "winners")
+    }
+
+    public static func grantsAreListedByAccountAndClient(_ makeStore: StoreFactory) throws {
+        let store = try makeStore()
+        try store.seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
+        try store.seedUser(StoreSamples.user(2), credential: StoreSamples.credential(2, owner: 2))
+        // Three of the account's grants to one client, made out of order (two at the same instant: by id), one to
+        // another client, one of another account's.
+        var grants = [
+            sampleGrant(5, owner: 1), sampleGrant(3, owner: 1), sampleGrant(4, owner: 1), sampleGrant(6, owner: 1), sampleGrant(7, owner: 2),
+        ]
+        for index in 0..<4 { grants[index].clientID = "app" }
+        grants[4].clientID = "app"
+        grants[3].clientID = "other"
+        grants[0].createdAt = StoreSamples.now.addingTimeInterval(-10)
+        try store.transaction { transaction throws(StorageError) in
+            for grant in grants { try transaction.insertOAuthGrant(grant) }
+        }
+        try expectEqual(
+            try store.transaction { transaction throws(StorageError) in try transaction.oauthGrants(userID: StoreSamples.userID(1), clientID: "app")
+            },
+            [grants[0], grants[1], grants[2]],
+            "the account's grants to the client, oldest first, then by id"
+        )
+        try expectEqual(
+            try store.transaction { transaction throws(StorageError) in
+                try transaction.oauthGrants(userID: StoreSamples.userID(1), clientID: "nobody").count
+            },
+            0,
+            "none to an unknown client"
+        )
     }
 }

@@ -1,20 +1,23 @@
 // The hosted sign-in page of the OpenID provider (GET /oauth/sign-in?<authorization request>), on the web client
 // module. Once the person is signed in (passkey, new account, or Apple through /auth/apple/start), the browser goes
 // back to /oauth/authorize with the same request, without prompt=login so that it does not come back here, and the
-// client gets its code. Every address this page navigates to is a path of this server.
+// client gets its code. Every address this page navigates to is a path of this server, but one: the consent view
+// (passkeyd_consent, a public client's first grant or prompt=consent) goes to the redirect POST /oauth/consent
+// answers, which the server built from the client's registered redirect URI.
 import { createPasskeyd, ErrorCode, messages } from "/passkeyd.js";
 
 const passkeyd = createPasskeyd();
 const $ = (id) => document.getElementById(id);
 const request = new URLSearchParams(window.location.search);
 // The page's own members, never forwarded.
-const OWN = ["passkeyd_apple_error", "passkeyd_resume", "passkeyd_cancel"];
+const OWN = ["passkeyd_apple_error", "passkeyd_resume", "passkeyd_cancel", "passkeyd_consent"];
 
-/** The authorization request to repeat: the page's query without its own members and without prompt=login. */
+/** The authorization request to repeat: the page's query without its own members and without prompt=login
+ * (prompt=consent stays: the server then asks for consent, once). */
 function authorizationQuery() {
   const query = new URLSearchParams(request);
   for (const name of OWN) query.delete(name);
-  const prompts = (query.get("prompt") || "").split(" ").filter((p) => p && p !== "login" && p !== "consent");
+  const prompts = (query.get("prompt") || "").split(" ").filter((p) => p && p !== "login");
   if (prompts.length) query.set("prompt", prompts.join(" "));
   else query.delete("prompt");
   return query;
@@ -37,7 +40,8 @@ function setView(view, busy) {
   $("app").setAttribute("data-view", view);
   $("app").setAttribute("data-busy", busy ? "true" : "false");
   $("sign-in-section").hidden = view !== "sign-in";
-  for (const id of ["sign-in", "register"]) $(id).disabled = !!busy;
+  $("consent-section").hidden = view !== "consent";
+  for (const id of ["sign-in", "register", "allow"]) $(id).disabled = !!busy;
 }
 
 function continueToClient() {
@@ -97,6 +101,41 @@ async function signedIn() {
   }
 }
 
+/** The consent view: what the app asks for, read from the server (never from this page's query), and Allow or Cancel. */
+async function askConsent() {
+  const query = authorizationQuery().toString();
+  const asked = await fetch("/oauth/consent?" + query, { credentials: "same-origin" });
+  const body = await asked.json().catch(() => ({}));
+  if (!asked.ok) {
+    setView("consent", true);
+    say("error", body.message || messages.unknown);
+    return;
+  }
+  $("consent-client").textContent = body.clientName;
+  $("consent-username").textContent = body.username;
+  $("consent-scopes").textContent = body.scopes.join(", ");
+  $("deny").href = authorizeURL([["passkeyd_cancel", "1"]]);
+  setView("consent", false);
+  $("consent-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    setView("consent", true);
+    const allowed = await fetch("/oauth/consent", {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ request: query }),
+    });
+    const answer = await allowed.json().catch(() => ({}));
+    if (!allowed.ok || typeof answer.redirect !== "string") {
+      setView("consent", false);
+      say("error", answer.message || messages.unknown);
+      return;
+    }
+    say("status", "Returning to the app…");
+    window.location.assign(answer.redirect);
+  });
+}
+
 async function init() {
   $("sign-in-form").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -121,6 +160,10 @@ async function init() {
     setView("sign-in", false);
     for (const id of ["sign-in", "register"]) $(id).disabled = true;
     say("error", "This page is opened by an app's sign-in link; go back to the app and start again.");
+    return;
+  }
+  if (request.has("passkeyd_consent")) {
+    await askConsent();
     return;
   }
   // prompt=none: no page may be shown; /oauth/authorize, now reached from this site, answers the app.

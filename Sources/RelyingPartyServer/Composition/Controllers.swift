@@ -128,6 +128,7 @@ struct Controllers: Sendable {
             time: time,
             random: random,
             sessions: sessions,
+            accounts: accounts,
             oidc: configuration.oidc,
             issuer: tokens.issuer,
             staticFiles: staticFiles

@@ -19,6 +19,8 @@ struct AuthorizationRequest: Sendable {
     let codeChallenge: String
     let nonce: String?
     let prompt: Prompt?
+    /// Whether `prompt` lists `consent` (with `login` too, `prompt` is `.login`).
+    let asksConsent: Bool
     /// `max_age` in seconds: an older sign-in must be repeated.
     let maximumAge: Int?
 
@@ -71,6 +73,7 @@ struct AuthorizationRequest: Sendable {
             throw ServerError(.invalidRequest, member: "prompt")
         }
         prompt = prompts.contains("login") ? .login : prompts.first.flatMap(Prompt.init(rawValue:))
+        asksConsent = prompts.contains("consent")
         if let age = fields["max_age"] {
             guard let seconds = Int(age), seconds >= 0 else { throw ServerError(.invalidRequest, member: "max_age") }
             maximumAge = seconds

@@ -14,6 +14,8 @@ struct OAuthAuthorizationController: Sendable {
     let time: any TimeSource
     let random: any RandomSource
     let sessions: SessionService
+    /// The same-origin check of the consent page's answer (a cookie-authenticated write).
+    let accounts: SignedInAccounts
     /// The provider's clients (`configuration.oidc`).
     let oidc: OIDCSettings
     /// The `iss` of every redirect (RFC 9207): the access tokens' issuer.
@@ -45,7 +47,7 @@ struct OAuthAuthorizationController: Sendable {
             let state = fields["state"].map { String($0.prefix(AuthorizationRequest.maximumStateLength)) }
             return OpenIDPages.redirect(to: Self.errorRedirect(error, redirectURI: redirectURI, state: state, issuer: issuer))
         }
-        // The sign-in page's cancel button.
+        // The sign-in page's cancel button, and the consent page's refusal.
         if fields["passkeyd_cancel"] != nil {
             return OpenIDPages.redirect(to: authorization.redirect([("error", ServerError.Code.accessDenied.rawValue)], issuer: issuer))
         }
@@ -54,6 +56,14 @@ struct OAuthAuthorizationController: Sendable {
         let fresh =
             session.map { session in authorization.maximumAge.map { now.timeIntervalSince(session.authenticatedAt) <= Double($0) } ?? true } ?? false
         if let session, fresh, authorization.prompt != .login {
+            // RFC 8252 §8.6, OpenID Connect Core §3.1.2.4: a public client's first grant, and any `prompt=consent`, is
+            // asked of the person on the consent page; `prompt=none` cannot show it.
+            if try needsConsent(authorization, userID: session.userID) {
+                guard authorization.prompt != .silent else {
+                    return OpenIDPages.redirect(to: authorization.redirect([("error", ServerError.Code.consentRequired.rawValue)], issuer: issuer))
+                }
+                return OpenIDPages.redirect(to: Self.signInPagePath + "?" + (request.query ?? "") + "&" + Self.consentMarker + "=1")
+            }
             let code = try issueAuthorizationCode(authorization, session: session, now: now)
             return OpenIDPages.redirect(to: authorization.redirect([("code", code)], issuer: issuer))
         }

@@ -188,6 +188,11 @@ struct OAuthTokenController: Sendable {
                     expiresAt: now.addingTimeInterval(lifetime)
                 )
                 try transaction.insertOAuthGrant(grant)
+                // The account keeps at most `maximumGrantsPerClient` grants with this client: the oldest go first.
+                let older = try transaction.oauthGrants(userID: grant.userID, clientID: grant.clientID).filter { $0.id != grant.id }
+                for revoked in older.dropLast(oidc.maximumGrantsPerClient - 1) {
+                    _ = try transaction.deleteOAuthGrant(id: revoked.id)
+                }
                 try transaction.insertRefreshToken(
                     RefreshTokenRecord(tokenHash: DigestAlgorithm.sha256.hash(Array(refreshToken.utf8)), grantID: grant.id, createdAt: now)
                 )

@@ -147,10 +147,13 @@ public struct OIDCClient: Sendable, Equatable {
     }
 
     /// The registered redirect URI that `requested` names, or nil: an exact match (RFC 9700 §4.1.3), or for an
-    /// `http` loopback URI, the same URI on any port (RFC 8252 §7.3: the app picks its port when it runs).
+    /// `http` loopback URI, the same URI on another port (RFC 8252 §7.3: the app picks its port when it runs). That
+    /// port is a TCP port, 1 to 65535, written in decimal without leading zeros (RFC 8252 §8.6: the provider checks
+    /// what it can of such redirects; 0 and 99999 name no port an app listens on).
     public func registeredRedirectURI(_ requested: String) -> String? {
         if redirectURIs.contains(requested) { return requested }
         guard requested.hasPrefix("http://"), var asked = URLComponents(string: requested), Self.isLoopbackHost(asked.host) else { return nil }
+        guard let port = asked.port, (1...65535).contains(port), Self.portText(of: requested).map(String.init) == String(port) else { return nil }
         asked.port = nil
         for registered in redirectURIs where registered.hasPrefix("http://") {
             guard var candidate = URLComponents(string: registered), Self.isLoopbackHost(candidate.host) else { continue }
@@ -158,6 +161,14 @@ public struct OIDCClient: Sendable, Equatable {
             if candidate.string == asked.string { return registered }
         }
         return nil
+    }
+
+    /// The port of an `http://` URI as written: what follows the authority's last ":" (after "]" for an IPv6 literal).
+    private static func portText(of uri: String) -> Substring? {
+        let authority = uri.dropFirst("http://".count).prefix { $0 != "/" && $0 != "?" }
+        let afterHost = authority.lastIndex(of: "]").map { authority[authority.index(after: $0)...] } ?? authority
+        guard let colon = afterHost.lastIndex(of: ":") else { return nil }
+        return afterHost[afterHost.index(after: colon)...]
     }
 
     /// Whether `secret` is this client's, compared in constant time (always a full comparison).

@@ -4,6 +4,9 @@ public struct OIDCSettings: Sendable, Equatable {
     public var clients: [OIDCClient] = []
     /// How long a grant's refresh tokens are accepted, from the sign-in (30 days by default; an hour to a year).
     public var refreshTokenLifetimeSeconds = 2_592_000
+    /// How many grants an account keeps with one client (20 by default; 1 to 1000): a new sign-in past it revokes the
+    /// oldest, with its refresh tokens.
+    public var maximumGrantsPerClient = 20
     /// How long an authorization code may wait for its exchange: 60 seconds, fixed (RFC 6749 §4.1.2: "a maximum
     /// authorization code lifetime of 10 minutes is RECOMMENDED"; a code is exchanged at once).
     public static let codeLifetimeSeconds = 60
@@ -16,10 +19,11 @@ public struct OIDCSettings: Sendable, Equatable {
     public init() {}
 
     init(_ reader: ConfigurationReader) throws(ConfigurationError) {
-        try reader.only(["clients", "refreshTokenLifetimeSeconds", "refreshTokenReuseGraceSeconds"])
+        try reader.only(["clients", "refreshTokenLifetimeSeconds", "refreshTokenReuseGraceSeconds", "maximumGrantsPerClient"])
         clients = try OIDCClient.list(try reader.objects("clients") ?? [], key: reader.key("clients"))
         refreshTokenLifetimeSeconds = try reader.integer("refreshTokenLifetimeSeconds", in: 3600...31_536_000) ?? refreshTokenLifetimeSeconds
         refreshTokenReuseGraceSeconds = try reader.integer("refreshTokenReuseGraceSeconds", in: 0...60) ?? refreshTokenReuseGraceSeconds
+        maximumGrantsPerClient = try reader.integer("maximumGrantsPerClient", in: 1...1000) ?? maximumGrantsPerClient
     }
 
     /// The client with this ID, or nil.

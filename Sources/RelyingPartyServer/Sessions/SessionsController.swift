@@ -102,12 +102,28 @@ struct SessionsController: Sendable {
     }
 
     /// `GET /session/handoff?code=…`: takes the code, starts a session that continues the one that asked for the link
-    /// (while that one is still valid), sets its cookie and redirects (303) to `sessions.handoffRedirect`.
+    /// (while that one is still valid), sets its cookie and redirects (303) to `sessions.handoffRedirect`. A browser
+    /// that holds a session of another account is asked first, never switched (`handoffChoicePage`); one that came
+    /// from another site, whose `SameSite=Strict` cookie was not sent, makes one same-origin round trip first.
     func completeHandoff(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let code = request.queryValue("code") ?? ""
+        if Self.cameFromAnotherSite(request), Base64URL.isAlphabet(code), code.utf8.count <= 128 { return Self.sameOriginBounce(code: code) }
         guard let record = try challenges.redeemCode(code, kind: .sessionHandoff), let userID = record.userID,
             let context = try? JSONDecoder().decode(HandoffContext.self, from: Data(record.context))
         else { throw ServerError(.handoffCodeInvalid) }
+        if let current = try sessions.cookieSession(request), current.userID != userID {
+            // Another account is signed in in this browser: asked, not switched (a link someone else made must not
+            // replace a live session). The link's code is spent; the page's "Switch" carries a new one.
+            let issued = try challenges.issueCode(.sessionHandoff, userID: userID, context: record.context, lifetime: Self.handoffLifetime)
+            let name = try storage { try store.user(id: current.userID) }?.name ?? ""
+            return handoffChoicePage(signedInAs: name, code: issued.code)
+        }
+        return try signInHandoff(userID: userID, context: context, request: request)
+    }
+
+    /// Starts the session a hand-off code stands for: it continues the one that asked for the link (while that one
+    /// is still valid), sets its cookie and redirects (303) to `handoffRedirect`.
+    func signInHandoff(userID: [UInt8], context: HandoffContext, request: HTTPRequest) throws(ServerError) -> HTTPResponse {
         let now = time.now
         let issued = try storage {
             try store.transaction { transaction throws(StorageError) -> SessionService.Issued? in

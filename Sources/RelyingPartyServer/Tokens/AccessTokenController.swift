@@ -144,7 +144,7 @@ struct AccessTokenController: Sendable {
             answer.sid = Base64URL.encode(session.id)
             answer.username = user.name
             answer.token_use = "session"
-        } else if let (session, claims) = accessToken {
+        } else if let (session, claims) = accessToken, !session.method.isRestricted {
             answer = IntrospectionResponse(active: true)
             answer.sub = claims.sub
             answer.exp = claims.exp

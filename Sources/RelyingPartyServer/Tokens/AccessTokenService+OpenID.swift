@@ -24,6 +24,7 @@ extension AccessTokenService {
         let now = time.now
         let ring = try freshRing(at: now)
         guard !clientIDs.isEmpty else { return (nil, "no OpenID client is configured") }
-        return AccessTokenVerifier(issuer: issuer, audiences: clientIDs, ring: ring).verify(token, now: now)
+        return AccessTokenVerifier(issuer: issuer, audiences: clientIDs, ring: ring, highSAcceptedBefore: verifier.highSAcceptedBefore)
+            .verify(token, now: now)
     }
 }

@@ -45,7 +45,7 @@ final class AccessTokenService: Sendable {
             metadataClaims: settings.metadataClaims,
             random: random
         )
-        verifier = AccessTokenVerifier(issuer: issuer, audiences: audiences, ring: ring)
+        verifier = AccessTokenVerifier(issuer: issuer, audiences: audiences, ring: ring, highSAcceptedBefore: time.now)
         self.store = store
         self.time = time
         self.log = log

@@ -179,6 +179,12 @@ def test_a_public_and_a_confidential_client_sign_in_with_passkeys(page, provider
     page.type_into("register-username", username)
     page.type_into("register-display-name", "Ada Lovelace")
     page.click("register")
+    # A public client's first grant: the consent view names the registered app (never the page's query) and the account.
+    page.wait_view("consent")
+    assert page.driver.find_element("id", "consent-client").text == "Native app"
+    assert page.driver.find_element("id", "consent-username").text == username
+    page.shot("consent")
+    page.click("allow")
     returned = callback.wait(1)
     assert urllib.parse.parse_qs(urllib.parse.urlsplit(returned).query)["state"] == [state]
     token = native.fetch_token(document["token_endpoint"], authorization_response=returned, code_verifier=verifier, verify=False)

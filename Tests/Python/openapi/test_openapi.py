@@ -296,6 +296,16 @@ def test_passkeys_and_the_account(world):
     code = handoff["url"].split("code=")[1]
     api.call("GET", f"/session/handoff?code={code}", status=303)
     api.call("GET", f"/session/handoff?code={code}", status=400)
+    # A browser signed in to another account is asked (a page whose form carries a new code), not switched; the form,
+    # posted from this origin, switches.
+    other = register(api, device, "katherine")["token"]
+    code = api.call("POST", "/session/handoff", token=token)["url"].split("code=")[1]
+    page = api.call("GET", f"/session/handoff?code={code}", headers={"Cookie": f"__Host-passkeyd_session={other}"})
+    assert "Switch account?" in page
+    fresh = page.split('name="code" value="')[1].split('"')[0]
+    form = {**FORM, "Origin": f"https://{RP_ID}"}
+    api.call("POST", "/session/handoff/switch", raw=urlencode({"code": fresh}).encode(), headers=FORM, status=403)
+    api.call("POST", "/session/handoff/switch", raw=urlencode({"code": fresh}).encode(), headers=form, status=303)
     api.call("POST", "/logout", {}, token=token)
     api.call("DELETE", "/me", token=signed_in["token"])
 
@@ -505,11 +515,23 @@ def test_the_openid_provider(world):
     assert api.call("POST", "/oauth/token", raw=exchange, headers={**FORM, **basic(WEB_CLIENT, OIDC_SECRET)},
                     status=400)["error"] == "invalid_grant"
 
-    # A public client: PKCE and its client_id alone; revocation (RFC 7009) ends the grant.
+    # A public client: its first grant asks the person (the hosted page's consent view, which reads what to show from
+    # GET /oauth/consent and answers POST /oauth/consent); PKCE and its client_id alone; revocation (RFC 7009) ends
+    # the grant.
     query, verifier = authorize_query(client=NATIVE_CLIENT, redirect="http://127.0.0.1:49152/callback")
     api.call("GET", "/oauth/authorize?" + query, headers=cookie, status=302)
+    assert api.last.headers["Location"] == "/oauth/sign-in?" + query + "&passkeyd_consent=1"
+    # (openapi-core finds no cookie in a Cookie header, so the requests' security is not validated; the answers are.)
+    asked = api.call("GET", "/oauth/consent?" + query, headers=cookie, validate_request=False)
+    assert asked["clientId"] == NATIVE_CLIENT and asked["username"] == "grace"
+    assert api.call("GET", "/oauth/consent?" + query, status=401, validate_request=False)["error"] == "not_signed_in"
+    assert api.call("POST", "/oauth/consent", {"request": query}, headers=cookie, status=403,
+                    validate_request=False)["error"] == "origin_mismatch"
+    allowed = api.call("POST", "/oauth/consent", {"request": query}, headers={**cookie, "Origin": f"https://{RP_ID}"},
+                       validate_request=False)
     native = api.call("POST", "/oauth/token", headers=FORM, raw=urlencode({
-        "grant_type": "authorization_code", "code": redirected()["code"], "redirect_uri": "http://127.0.0.1:49152/callback",
+        "grant_type": "authorization_code", "code": parse_qs(urlsplit(allowed["redirect"]).query)["code"][0],
+        "redirect_uri": "http://127.0.0.1:49152/callback",
         "code_verifier": verifier, "client_id": NATIVE_CLIENT}).encode())
     assert api.call("POST", "/oauth/revoke", headers={**FORM, **basic(WEB_CLIENT, "wrong")},
                     raw=urlencode({"token": native["refresh_token"]}).encode(), status=401)["error"] == "invalid_client"

@@ -27,9 +27,12 @@ struct OpenIDProviderTests {
     let account: PasskeyClient.Account
     var cookie: [(String, String)] { [("Cookie", "__Host-passkeyd_session=\(account.token)")] }
 
-    init(configuration: String = OpenIDProviderTests.configuration) throws {
+    /// With `consented`, olivia has allowed the public client `ios` once (a grant), so that its authorizations go
+    /// straight through as a confidential client's do.
+    init(configuration: String = OpenIDProviderTests.configuration, consented: Bool = true) throws {
         fixture = try TokenFixture(configuration)
         account = try fixture.client.register("olivia")
+        if consented { _ = try exchange(try code()) }
     }
 
     static func query(_ pairs: [(String, String)]) -> String {
@@ -55,7 +58,11 @@ struct OpenIDProviderTests {
 
     /// The query of a redirect's Location, decoded.
     static func parameters(_ reply: ServerReply) -> [String: String] {
-        let location = reply.headers["Location"] ?? ""
+        parameters(location: reply.headers["Location"] ?? "")
+    }
+
+    /// The query of `location`, decoded.
+    static func parameters(location: String) -> [String: String] {
         guard let query = location.split(separator: "?", maxSplits: 1).dropFirst().first else { return [:] }
         return FormFields(String(query)).values
     }
@@ -69,8 +76,41 @@ struct OpenIDProviderTests {
                 without: scope == nil ? [] : ["scope"]
             )
         )
+        if Self.asksConsent(reply) {
+            let query = Self.authorizeQuery(
+                client: client,
+                redirect: redirect,
+                extra: scope.map { [("scope", $0)] } ?? [],
+                without: scope == nil ? [] : ["scope"]
+            )
+            let allowed = try Self.allow(query, cookie: cookie, with: fixture.client)
+            return try #require(Self.parameters(location: allowed.object["redirect"] as? String ?? "")["code"], "\(allowed.text)")
+        }
         let code = try #require(Self.parameters(reply)["code"], "\(reply.status) \(reply.headers["Location"] ?? reply.text)")
         return code
+    }
+
+    /// Whether `reply` sends the browser to the hosted page's consent view.
+    static func asksConsent(_ reply: ServerReply) -> Bool {
+        let location = reply.headers["Location"] ?? ""
+        return location.hasPrefix("/oauth/sign-in?") && location.hasSuffix("&passkeyd_consent=1")
+    }
+
+    /// The consent view's "Allow" (`POST /oauth/consent`) of the authorization request `query`, from the hosted page.
+    static func allow(
+        _ query: String,
+        cookie: [(String, String)],
+        with client: PasskeyClient,
+        origin: String? = "https://example.com"
+    ) throws
+        -> ServerReply
+    {
+        try client.send(
+            "POST",
+            "/oauth/consent",
+            json: Array(try JSONEncoder().encode(["request": query])),
+            headers: cookie + (origin.map { [("Origin", $0)] } ?? [])
+        )
     }
 
     func token(_ pairs: [(String, String)], headers: [(String, String)] = []) throws -> ServerReply {

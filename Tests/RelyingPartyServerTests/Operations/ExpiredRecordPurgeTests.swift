@@ -87,6 +87,10 @@ struct ExpiredRecordPurgeTests {
         let cookie = [("Cookie", "__Host-passkeyd_session=\(account.token)")]
         func code() throws -> String {
             let reply = try fixture.client.send("GET", "/oauth/authorize?" + OpenIDProviderTests.authorizeQuery(), headers: cookie)
+            if OpenIDProviderTests.asksConsent(reply) {
+                let allowed = try OpenIDProviderTests.allow(OpenIDProviderTests.authorizeQuery(), cookie: cookie, with: fixture.client)
+                return try #require(OpenIDProviderTests.parameters(location: allowed.object["redirect"] as? String ?? "")["code"])
+            }
             return try #require(OpenIDProviderTests.parameters(reply)["code"], "\(reply.status) \(reply.text)")
         }
         _ = try code()

@@ -48,6 +48,7 @@ struct RouteTableTests {
         "POST /me/merge": [.rateLimitedPerAddress, .noStore], "POST /me/link-suggestion/decline": [.noStore],
         "DELETE /me/apple/{id}": [.noStore], "POST /session/handoff": [.rateLimitedPerAddress, .noStore],
         "GET /session/handoff": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
+        "POST /session/handoff/switch": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
         "POST /session/token": [.noStore], "POST /introspect": [.noStore, .sessionIgnored],
         "GET /.well-known/jwks.json": [.sessionIgnored], "GET /.well-known/openid-configuration": [.sessionIgnored, .answersFromMemory],
         // The OpenID provider: its clients' requests carry no passkeyd session credential (the authorization endpoint
@@ -56,6 +57,8 @@ struct RouteTableTests {
         "POST /oauth/token": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
         "POST /oauth/revoke": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
         "GET /oauth/userinfo": [.noStore, .sessionIgnored], "POST /oauth/userinfo": [.noStore, .sessionIgnored],
+        // The consent view's calls read the cookie themselves (a bearer token, an app's, cannot consent).
+        "GET /oauth/consent": [.noStore, .sessionIgnored], "POST /oauth/consent": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
     ]
 
     /// Routes whose handler may run for a request with stale credentials; nothing else.
@@ -63,7 +66,8 @@ struct RouteTableTests {
         "GET /healthz", "GET /readyz", "GET /openapi.json", "POST /auth/apple/notifications", "GET /session/handoff", "POST /introspect",
         "GET /.well-known/jwks.json", "GET /.well-known/openid-configuration", "GET /oauth/authorize", "GET /oauth/sign-in",
         "POST /oauth/token", "POST /oauth/revoke", "GET /oauth/userinfo", "POST /oauth/userinfo", "GET /auth/apple/start",
-        "POST /auth/apple/callback", "GET /auth/{provider}/start", "GET /auth/{provider}/callback",
+        "POST /auth/apple/callback", "GET /auth/{provider}/start", "GET /auth/{provider}/callback", "GET /oauth/consent", "POST /oauth/consent",
+        "POST /session/handoff/switch",
     ]
 
     /// Routes whose answers may be cached; every other route must be `no-store` (a new one is, unless listed here).

@@ -407,6 +407,10 @@ private struct FailingTransaction: StoreTransaction {
         return try inner.oauthGrant(id: id)
     }
 
+    func oauthGrants(userID: [UInt8], clientID: String) throws(StorageError) -> [OAuthGrantRecord] {
+        return try inner.oauthGrants(userID: userID, clientID: clientID)
+    }
+
     func deleteOAuthGrant(id: [UInt8]) throws(StorageError) -> Bool {
         return try inner.deleteOAuthGrant(id: id)
     }

@@ -186,6 +186,52 @@ import WebAuthnCore
         }
     }
 
+    /// ECDSA malleability: the high-S twin `(r, n - s)` of an issued ES256 token verifies under OpenSSL, but passkeyd
+    /// issues only low-S signatures and refuses the twin of its own token (`GET /me`, introspection).
+    @Test func theHighSTwinOfAnIssuedTokenIsRefused() throws {
+        let fixture = try TokenFixture()
+        for index in 0..<8 {
+            let (_, token) = try fixture.register("twin-\(index)")
+            let parts = token.split(separator: ".").map(String.init)
+            let raw = try #require(Base64URL.decode(parts[2]))
+            #expect(ECDSASignatureEncoding.isLowS(raw: raw, curve: .p256), "issued low")
+            let twin = parts[0] + "." + parts[1] + "." + Base64URL.encode(ECDSAHighSTwin.of(raw))
+            let verifies = try fixture.jwks().values.contains { key in
+                key.verify(
+                    signature: try #require(ECDSASignatureEncoding.derEncoded(raw: ECDSAHighSTwin.of(raw), curve: .p256)),
+                    message: Array((parts[0] + "." + parts[1]).utf8),
+                    algorithm: .ecdsaSHA256
+                )
+            }
+            #expect(verifies, "the twin is a valid ECDSA signature")
+            #expect(try fixture.client.send("GET", "/me", headers: PasskeyClient.bearer(token)).status == 200)
+            #expect(try fixture.client.send("GET", "/me", headers: PasskeyClient.bearer(twin)).errorCode == "not_signed_in")
+            #expect(try fixture.introspect(twin).text == #"{"active":false}"#)
+            #expect(try fixture.introspect(token).object["active"] as? Bool == true)
+        }
+    }
+
+    /// An earlier release issued high-S tokens as often as low ones: a token issued before this server started (an
+    /// upgrade) verifies in either form until it expires; one issued since does not (the test above).
+    @Test func highSIsToleratedOnlyForTokensIssuedBeforeTheServerStarted() throws {
+        let store = InMemoryStore()
+        let clock = ManualClock()
+        let before = try TokenFixture(store: store, clock: clock)
+        let (_, token) = try before.register("upgraded")
+        let parts = token.split(separator: ".").map(String.init)
+        let twin = parts[0] + "." + parts[1] + "." + Base64URL.encode(ECDSAHighSTwin.of(try #require(Base64URL.decode(parts[2]))))
+        clock.advance(by: 60)
+        let after = try TokenFixture(store: store, clock: clock)
+        #expect(try after.introspect(twin).object["active"] as? Bool == true, "issued before this server started")
+        #expect(try after.introspect(token).object["active"] as? Bool == true)
+        #expect(try before.introspect(twin).text == #"{"active":false}"#, "the server that issued it refuses it")
+        let (_, fresh) = try after.register("fresh")
+        let freshParts = fresh.split(separator: ".").map(String.init)
+        let freshTwin =
+            freshParts[0] + "." + freshParts[1] + "." + Base64URL.encode(ECDSAHighSTwin.of(try #require(Base64URL.decode(freshParts[2]))))
+        #expect(try after.introspect(freshTwin).text == #"{"active":false}"#)
+    }
+
     @Test func appleSignInsCarryAnAccessTokenWithTheAppleEmail() throws {
         let fixture = try AppleFixture()
         let reply = try fixture.signInFresh()

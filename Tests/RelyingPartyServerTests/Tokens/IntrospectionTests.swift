@@ -1,9 +1,10 @@
 import CryptoCore
 import Dispatch
 import Foundation
-import Storage
 import TestSupport
 import Testing
+
+@testable import Storage
 
 /// `POST /introspect` (RFC 7662) for the app's backends: the backend key, both kinds of token, the transitions to
 /// inactive on logout and deletion (merge and consent-revoked: `AccessTokenLifecycleTests`), and the same work for
@@ -91,6 +92,27 @@ import Testing
         #expect(try fixture.introspect(deletedAccess).text == #"{"active":false}"#)
 
         // A merge (`POST /me/merge`) and Apple's consent-revoked: AccessTokenLifecycleTests.
+    }
+
+    /// A restricted session speaks for nobody to a backend: a recovery code's session token is inactive, and so is an
+    /// access token whose session is restricted (none is minted for one; the check fails closed all the same).
+    @Test func restrictedSessionsAreInactive() throws {
+        let store = InMemoryStore()
+        let fixture = try TokenFixture(store: store)
+        let (account, accessToken) = try fixture.register("uma")
+        let codes = try fixture.client.send("POST", "/me/recovery-codes", headers: PasskeyClient.bearer(account.token))
+        let code = try #require((codes.object["codes"] as? [String])?.first)
+        let recovered = try fixture.client.send("POST", "/auth/recovery", json: Array(#"{"username": "uma", "code": "\#(code)"}"#.utf8))
+        let recoveryToken = try #require(recovered.object["token"] as? String)
+        #expect(try fixture.introspect(recoveryToken).text == #"{"active":false}"#)
+        #expect(try fixture.introspect(accessToken).object["active"] as? Bool == true)
+        store.state.withLock { state in
+            for (hash, session) in state.sessions where session.userID == account.userID && session.method == .passkey {
+                state.sessions[hash]?.method = .recoveryCode
+            }
+        }
+        #expect(try fixture.introspect(accessToken).text == #"{"active":false}"#, "an access token of a restricted session")
+        #expect(try fixture.introspect(account.token).text == #"{"active":false}"#)
     }
 
     /// Unknown tokens of four kinds, introspected in alternating rounds: garbage, an opaque token that is no session's,
