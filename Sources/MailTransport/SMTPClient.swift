@@ -24,18 +24,23 @@ public final class SMTPClient: Sendable {
 
     /// Sends `message` from `message.from` to `message.to`; returns once the relay accepted it (250 after the data).
     public func send(_ message: MailMessage) throws(MailError) {
+        try send(message.rendered(), from: message.from, to: message.to)
+    }
+
+    /// Sends an already rendered message (`MailMessage.rendered()`, as the outbox stores it) with this envelope.
+    public func send(_ bytes: [UInt8], from sender: MailAddress, to recipient: MailAddress) throws(MailError) {
+        guard !bytes.isEmpty else { throw MailError(.messageTooLarge, "the message is empty") }
         guard let handle = curl_easy_init() else { throw MailError(.sendFailed, "curl_easy_init failed") }
         defer { curl_easy_cleanup(handle) }
         var recipients: UnsafeMutablePointer<curl_slist>? = nil
         defer { curl_slist_free_all(recipients) }
-        recipients = curl_slist_append(nil, "<\(message.to.address)>")
+        recipients = curl_slist_append(nil, "<\(recipient.address)>")
         guard let recipients else { throw MailError(.sendFailed, "curl_slist_append failed") }
-        let bytes = message.rendered()
         let result: CURLcode = bytes.withUnsafeBufferPointer { buffer in
             buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { start in
                 var upload = pk_curl_upload(bytes: start, length: buffer.count, offset: 0)
                 return withUnsafeMutablePointer(to: &upload) { upload in
-                    let configured = configure(handle, sender: message.from.address, recipients: recipients, upload: upload)
+                    let configured = configure(handle, sender: sender.address, recipients: recipients, upload: upload)
                     return configured == CURLE_OK ? curl_easy_perform(handle) : configured
                 }
             }

@@ -18,6 +18,8 @@ struct AccountService: Sendable {
     /// `recovery.enrollmentLinkLifetimeSeconds`.
     let enrollmentLinkLifetime: TimeInterval
     let log: Logger
+    /// The messages to queue with the changes (`email`); nil sends none.
+    let mail: MailComposer?
 
     // MARK: creating and changing
 
@@ -86,6 +88,7 @@ struct AccountService: Sendable {
                     }
                 }
                 try transaction.appendEvent(AccountEvent.passkeyDeleted(userID: userID, credentialID: credentialID).event(at: now, random: random))
+                try queueNotice(.passkeyRemoved, userID: userID, in: transaction, now: now)
                 try endSessions(ofPasskey: credentialID, userID: userID, keeping: keptSession, in: transaction, now: now)
                 return .deleted
             }
@@ -133,6 +136,7 @@ struct AccountService: Sendable {
                 for session in ended {
                     try transaction.appendEvent(AccountEvent.sessionRevoked(session, reason: reason).event(at: now, random: random))
                 }
+                if reason == .admin { try queueNotice(.sessionsRevokedByAdministrator, userID: userID, in: transaction, now: now) }
                 return ended.count
             }
         }
@@ -162,6 +166,7 @@ struct AccountService: Sendable {
                 try transaction.insertSession(session)
                 let remaining = try transaction.recoveryCodeCount(userID: userID)
                 try transaction.appendEvent(AccountEvent.recoveryCodeUsed(userID: userID, remaining: remaining).event(at: now, random: random))
+                try queueNotice(.recoveryCodeUsed, userID: userID, in: transaction, now: now)
                 try transaction.appendEvent(AccountEvent.sessionCreated(session).event(at: now, random: random))
                 return true
             }
@@ -306,8 +311,10 @@ struct AccountService: Sendable {
         for identity in identities {
             queued += try AppleIntegration.queueRevocations(of: identity.subject, in: transaction, now: now)
         }
-        let externalID = try transaction.user(id: userID)?.externalID
+        let account = try transaction.user(id: userID)
+        let externalID = account?.externalID
         guard try transaction.deleteUser(id: userID) else { return nil }
+        if let account { try queueNotice(.accountDeleted, userID: userID, account: account, in: transaction, now: now) }
         try transaction.appendEvent(AccountEvent.userDeleted(userID: userID, reason: reason, externalID: externalID).event(at: now, random: random))
         return Deletion(credentialIDs: credentials.map(\.id), queuedRevocations: queued, appleIdentities: identities.count)
     }

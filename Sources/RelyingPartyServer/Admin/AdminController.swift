@@ -123,4 +123,13 @@ struct AdminController: Sendable {
         try service.retryWebhookDelivery(id: context.identifier)
         return JSONBody.ok(["queued": true])
     }
+
+    /// `GET /admin/mail?status=&cursor=&limit=`: the mail outbox, without bodies.
+    func mailMessages(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+        let limit = try request.queryValue("limit").map { (text: String) throws(ServerError) -> Int in
+            guard let limit = Int(text) else { throw ServerError(.invalidRequest, member: "limit") }
+            return limit
+        }
+        return JSONBody.ok(try service.mailMessages(status: request.queryValue("status"), cursor: request.queryValue("cursor"), limit: limit))
+    }
 }

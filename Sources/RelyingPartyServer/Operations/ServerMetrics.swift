@@ -23,6 +23,8 @@ final class ServerMetrics: Sendable {
     let metadataRefreshes: MetricFamily<Counter>
     /// `passkeyd_webhook_attempts_total{endpoint, outcome}`: `delivered`, `failed` (to be retried), `dead` (given up).
     let webhookAttempts: MetricFamily<Counter>
+    /// `passkeyd_mail_attempts_total{kind, outcome}`: `sent`, `failed` (to be retried), `dead` (given up).
+    let mailAttempts: MetricFamily<Counter>
     private let requestDurations: MetricFamily<Histogram>
     /// The latency series of every route of the table and well-known file, and the ceremony stage a route is, made up
     /// front: a request's one lookup takes no lock.
@@ -90,6 +92,11 @@ final class ServerMetrics: Sendable {
             "passkeyd_webhook_attempts_total",
             "Webhook delivery attempts by configured endpoint ID and outcome (delivered; failed, to be retried; dead, given up).",
             labels: ["endpoint", "outcome"]
+        )
+        mailAttempts = registry.counter(
+            "passkeyd_mail_attempts_total",
+            "Attempts at sending mail by message kind and outcome (sent; failed, to be retried; dead, given up).",
+            labels: ["kind", "outcome"]
         )
         requestDurations = registry.histogram(
             "passkeyd_request_duration_seconds",
