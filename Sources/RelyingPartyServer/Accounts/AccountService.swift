@@ -199,8 +199,13 @@ struct AccountService: Sendable {
 
     /// A single-use enrollment link's token for the account (only its SHA-256 is stored; `enrollment_link.created`),
     /// valid for `enrollmentLinkLifetime`.
+    /// With `mailedAs`, the link (that prefix and the token) is also queued by email to the account's verified address,
+    /// in the same transaction.
     /// - Returns: the token and when it expires, or nil when there is no such account.
-    func createEnrollmentLink(userID: [UInt8]) throws(ServerError) -> (token: String, expiresAt: Date)? {
+    /// - Throws: `400 email_not_configured` when mailing it was asked of a server that does not send enrollment mail;
+    ///   `409 email_not_verified` when the account has no verified address (nothing is written).
+    func createEnrollmentLink(userID: [UInt8], mailedAs linkPrefix: String? = nil) throws(ServerError) -> (token: String, expiresAt: Date)? {
+        if linkPrefix != nil, mail?.settings.isEnabled(.enrollment) != true { throw ServerError(.emailNotConfigured) }
         let token = Base64URL.encode(random.bytes(count: 32))
         let now = time.now
         let link = EnrollmentTokenRecord(
@@ -209,14 +214,24 @@ struct AccountService: Sendable {
             createdAt: now,
             expiresAt: now.addingTimeInterval(enrollmentLinkLifetime)
         )
+        let lifetimeHours = String(Int((enrollmentLinkLifetime / 3_600).rounded(.up)))
         let made = try storage {
-            try store.transaction { transaction throws(StorageError) -> Bool in
-                guard try transaction.user(id: userID) != nil else { return false }
+            try store.transaction { transaction throws(StorageError) -> Bool? in
+                guard let user = try transaction.user(id: userID) else { return false }
+                var message: NewMail?
+                if let linkPrefix, let mail {
+                    guard user.emailVerified, let address = user.email else { return nil }
+                    let values = ["link": linkPrefix + token, "expiresHours": lifetimeHours]
+                    message = mail.mail(.enrollment, to: address, userID: userID, values: values, now: now)
+                    guard message != nil else { return nil }
+                }
                 try transaction.insertEnrollmentToken(link)
                 try transaction.appendEvent(AccountEvent.enrollmentLinkCreated(userID: userID).event(at: now, random: random))
+                if let message { _ = try transaction.enqueueMail(message) }
                 return true
             }
         }
+        guard let made else { throw ServerError(.emailNotVerified) }
         return made ? (token, link.expiresAt) : nil
     }
 

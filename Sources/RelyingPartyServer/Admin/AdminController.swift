@@ -62,7 +62,8 @@ struct AdminController: Sendable {
 
     /// `POST /admin/users/{id}/enrollment-links`: 201 `{"url", "expiresAt"}`.
     func createEnrollmentLink(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
-        JSONBody.ok(try service.createEnrollmentLink(userID: context.identifier), status: 201)
+        let send = request.body.isEmpty ? false : try JSONBody.decode(EnrollmentLinkRequest.self, from: request).send ?? false
+        return JSONBody.ok(try service.createEnrollmentLink(userID: context.identifier, send: send), status: 201)
     }
 
     /// `GET /admin/export`: NDJSON (`AdminExport`).
