@@ -66,13 +66,17 @@ public struct EmailSettings: Sendable {
             port: port,
             security: security,
             username: username,
-            password: passwordSource == nil ? nil : "unread",
+            password: nil,
             caFile: try reader.string("caFile"),
             connectTimeoutMilliseconds: 1_000 * (try reader.integer("connectTimeoutSeconds", in: 1...60) ?? 10),
             timeoutMilliseconds: 1_000 * (try reader.integer("timeoutSeconds", in: 1...300) ?? 30)
         )
+        // Checked with a stand-in password: the real one is read by `load`, and until then a client cannot be made
+        // (a user name without a password is refused), so nothing is ever sent with a wrong one.
         do throws(MailError) {
-            try relay.validate()
+            var checked = relay
+            checked.password = passwordSource == nil ? nil : "stand-in"
+            try checked.validate()
         } catch {
             throw ConfigurationError(.invalidValue, key: reader.key("host"), error.reason)
         }

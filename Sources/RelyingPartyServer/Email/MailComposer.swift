@@ -46,12 +46,6 @@ struct MailComposer: Sendable {
         return NewMail(kind: kind.rawValue, recipient: to.address, userID: userID, messageID: identifier, message: message.rendered(), createdAt: now)
     }
 
-    /// A link to `path` under `email.baseURL`, with `token` in its fragment (never sent to a server by a browser,
-    /// never in a log) when given.
-    func link(_ path: String, token: String? = nil) -> String {
-        settings.baseURL + path + (token.map { "#token=" + $0 } ?? "")
-    }
-
     /// `2026-12-05 23:50 UTC`, for `{{time}}`.
     static func timeText(_ date: Date) -> String {
         let formatter = DateFormatter()

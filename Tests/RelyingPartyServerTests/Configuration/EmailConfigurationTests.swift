@@ -1,5 +1,7 @@
+import CryptoCore
 import Foundation
 import MailTransport
+import Storage
 import Testing
 
 @testable import RelyingPartyServer
@@ -97,6 +99,11 @@ struct EmailConfigurationTests {
         try fromEnvironment.load(environment: ["SMTP_PASSWORD": "from the environment"])
         #expect(fromEnvironment.relay.password == "from the environment")
         #expect(throws: ConfigurationError.self) { try fromEnvironment.load(environment: [:]) }
+        let unread = try #require(try Self.parse(Self.minimal + #", "username": "u", "passwordFile": "\#(folder)/password""#))
+        #expect(unread.relay.password == nil, "parsed only: no password yet")
+        #expect(throws: ConfigurationError.self, "no client without the password") {
+            try MailWorker(settings: unread, store: InMemoryStore(), time: SystemTime(), random: SystemRandom(), attempts: nil, log: .discarding)
+        }
         var missing = try #require(try Self.parse(Self.minimal + #", "username": "u", "passwordFile": "\#(folder)/none""#))
         #expect(throws: ConfigurationError.self) { try missing.load(environment: [:]) }
     }
