@@ -30,7 +30,7 @@ final class MailWorker: Sendable {
     private let store: any MailOutboxStore
     private let time: any TimeSource
     private let random: any RandomSource
-    /// `passkeyd_mail_attempts_total{kind, outcome}`, when metrics are on.
+    /// `passkeyd_mail_attempts_total{kind, outcome, recipient}`, when metrics are on.
     private let attempts: MetricFamily<Counter>?
     private let log: Logger
     private let state = Mutex(State())
@@ -127,14 +127,14 @@ final class MailWorker: Sendable {
         let outcome = outcome(of: send(mail), attempts: mail.attempts)
         switch outcome {
         case .sent:
-            attempts?.increment([mail.kind, "sent"])
+            attempts?.increment([mail.kind, "sent", Self.recipientKind(mail.recipient)])
         case .retry(let next, let error, let replyCode):
-            attempts?.increment([mail.kind, "failed"])
+            attempts?.increment([mail.kind, "failed", Self.recipientKind(mail.recipient)])
             log.warning(
                 "email: message \(mail.id) (\(mail.kind)) failed (\(error)\(replyCode.map { ", reply \($0)" } ?? "")); next attempt \(RFC3339Timestamp.milliseconds(next))"
             )
         case .dead(let error, let replyCode):
-            attempts?.increment([mail.kind, "dead"])
+            attempts?.increment([mail.kind, "dead", Self.recipientKind(mail.recipient)])
             log.warning("email: message \(mail.id) (\(mail.kind)) is dead (\(error)\(replyCode.map { ", reply \($0)" } ?? ""))")
         }
         do throws(StorageError) {
@@ -174,6 +174,12 @@ final class MailWorker: Sendable {
             error: failure.code.rawValue,
             replyCode: failure.replyCode
         )
+    }
+
+    /// `apple_private_relay` for an address of Apple's private email relay (mail it refuses usually means the sending
+    /// domain is not registered for the app, or fails SPF or DKIM), else `other`: never the address itself.
+    static func recipientKind(_ address: String) -> String {
+        address.lowercased().hasSuffix("@privaterelay.appleid.com") ? "apple_private_relay" : "other"
     }
 
     private func purge() {

@@ -106,6 +106,27 @@ import Testing
         #expect(try fixture.admin.send("GET", "/admin/mail").status == 401)
     }
 
+    @Test func aRefusedApplePrivateRelayAddressIsDeadAndCountedApart() throws {
+        let relay = try SMTPStandIn(security: .starttls)
+        try relay.start()
+        try relay.misbehave(rcpt: 550)
+        let fixture = try Fixture(relay: relay)
+        fixture.server.startMail()
+        defer { fixture.server.stopMail() }
+        let leo = try fixture.client.register("leo")
+        try fixture.setEmail(leo.userID, "x7y8z9@privaterelay.appleid.com", verified: true)
+        #expect(try fixture.client.send("DELETE", "/me", headers: PasskeyClient.bearer(leo.token)).status < 300)
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, try fixture.store.mailOutboxCounts() != [.dead: 1] { usleep(50_000) }
+        let dead = try fixture.store.mailOutbox(status: .dead, after: 0, limit: 5)
+        #expect(dead.count == 1 && dead.first?.lastError == "mail.rejectedPermanently" && dead.first?.lastReplyCode == 550)
+        #expect(dead.first?.attempts == 1, "a 5xx is not retried")
+        let attempts = try #require(fixture.server.metrics?.mailAttempts)
+        #expect(attempts.series(["securityNotice", "dead", "apple_private_relay"]).value == 1)
+        #expect(attempts.series(["securityNotice", "dead", "other"]).value == 0)
+        #expect(relay.received().isEmpty)
+    }
+
     @Test func anUnverifiedAddressIsNeverWrittenTo() throws {
         let relay = try SMTPStandIn(security: .starttls)
         try relay.start()
