@@ -435,22 +435,10 @@ enum SQLiteMigrations {
             version: 16,
             sql: """
                 CREATE TABLE mail_outbox (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    kind TEXT NOT NULL,
-                    recipient TEXT NOT NULL,
-                    user_id BLOB,
-                    message_id TEXT NOT NULL,
-                    message BLOB,
-                    status TEXT NOT NULL,
-                    attempts INTEGER NOT NULL,
-                    created_at REAL NOT NULL,
-                    next_attempt_at REAL,
-                    last_attempt_at REAL,
-                    last_error TEXT,
-                    last_reply_code INTEGER,
-                    lease_owner TEXT,
-                    lease_until REAL NOT NULL,
-                    updated_at REAL NOT NULL
+                    id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, recipient TEXT NOT NULL, user_id BLOB,
+                    message_id TEXT NOT NULL, message BLOB, status TEXT NOT NULL, attempts INTEGER NOT NULL, created_at REAL NOT NULL,
+                    next_attempt_at REAL, last_attempt_at REAL, last_error TEXT, last_reply_code INTEGER, lease_owner TEXT,
+                    lease_until REAL NOT NULL, updated_at REAL NOT NULL
                 );
                 CREATE INDEX mail_outbox_due ON mail_outbox(next_attempt_at) WHERE status = 'pending';
                 CREATE INDEX mail_outbox_by_status ON mail_outbox(status, id);
