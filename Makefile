@@ -1,7 +1,7 @@
 # passkeyd: `make run` starts the demo (examples/passkeyd.json), `make test` runs every test.
 SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEBIAN_PACKAGES := libssl-dev libcbor-dev libsqlite3-dev libevent-dev libpq-dev libargon2-dev libcrypt-dev pkg-config
+DEBIAN_PACKAGES := libssl-dev libcbor-dev libsqlite3-dev libevent-dev libpq-dev libargon2-dev libcrypt-dev libcurl4-openssl-dev pkg-config
 SWIFT ?= swift
 # The browser suite (Tests/Python/browser): Debian's Chromium and chromedriver, selenium + pytest in a venv.
 BROWSER_PACKAGES := chromium chromium-driver python3-venv esbuild
@@ -12,7 +12,7 @@ BACKEND_VENV := .venv-backend
 # The PostgreSQL tests start throwaway clusters of Debian's server (initdb + pg_ctl) in temporary folders.
 TEST_PACKAGES := postgresql pgbouncer
 
-.PHONY: docs docs-deps test-docs client-swift-docs image image-deps test-upgrade client-swift-test test-openapi openapi-deps webhook-deps backend-deps metrics-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak bench-stall clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
+.PHONY: docs docs-deps test-docs client-swift-docs image image-deps test-upgrade client-swift-test test-openapi openapi-deps webhook-deps backend-deps metrics-deps mail-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak bench-stall clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
 
 # Installs the Debian packages of $(1) that are missing; nothing at all when everything is there. Runs
 # `apt-get update` first when the package lists are missing, and again when an install fails on stale lists.
@@ -81,7 +81,7 @@ docs-deps:
 test-deps:
 	$(call install_missing,$(TEST_PACKAGES))
 
-test-swift: test-deps webhook-deps backend-deps metrics-deps
+test-swift: test-deps webhook-deps backend-deps metrics-deps mail-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --parallel && $(MAKE) fuzz-replay
 
@@ -135,6 +135,12 @@ METRICS_VENV := .venv-metrics
 metrics-deps:
 	$(call install_missing,python3-venv)
 	$(call python_venv,$(METRICS_VENV),Tests/Python/metrics/requirements.txt)
+
+# The mail tests' SMTP relay (Tests/Python/mail/smtp_server.py) is aiosmtpd from PyPI, in its own venv.
+MAIL_VENV := .venv-mail
+mail-deps:
+	$(call install_missing,python3-venv)
+	$(call python_venv,$(MAIL_VENV),Tests/Python/mail/requirements.txt)
 
 # python3-venv when missing; the venv of the PyJWT test backend when missing or when its requirements changed.
 backend-deps:

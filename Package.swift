@@ -21,6 +21,8 @@ let package = Package(
         // Imported password hashes only: bcrypt (libxcrypt) and Argon2 (the reference implementation).
         .systemLibrary(name: "CXCrypt", pkgConfig: "libcrypt", providers: [.apt(["libcrypt-dev"])]),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
+        // Outbound mail: libcurl's SMTP client, imported only by MailTransport.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // The client library (clients/swift), offered here too so that an app can add the repository by its URL.
         .systemLibrary(
@@ -55,6 +57,9 @@ let package = Package(
         .target(name: "StorageSQLite", dependencies: ["Storage", "CSQLite"]),
         .target(name: "StoragePostgres", dependencies: ["Storage", "CLibPQ"]),
 
+        // Mail that passkeyd sends itself: composing RFC 5322 messages and sending them to an SMTP relay with libcurl.
+        .target(name: "MailTransport", dependencies: ["CCurl"]),
+
         // Logs and metrics: the one logger type, the metrics registry and its Prometheus text.
         .target(name: "Observability"),
         // HTTP/1.1 over TLS on libevent; the relying-party server composes everything.
@@ -64,6 +69,7 @@ let package = Package(
             name: "RelyingPartyServer",
             dependencies: [
                 "WebAuthnCore", "CryptoCore", "JSON", "Storage", "HTTPServer", "AppleSignIn", "OpenIDConnect", "Observability", "PasswordHashes",
+                "MailTransport",
             ],
             resources: [.embedInCode("OpenAPI/openapi.json")]
         ),
@@ -110,20 +116,21 @@ let package = Package(
         .testTarget(name: "AppleSignInTests", dependencies: ["AppleSignIn", "CryptoCore", "TestSupport"]),
         .testTarget(name: "PasswordHashesTests", dependencies: ["PasswordHashes", "CryptoCore"]),
         .testTarget(name: "OpenIDConnectTests", dependencies: ["OpenIDConnect", "CryptoCore", "TestSupport"]),
+        .testTarget(name: "MailTransportTests", dependencies: ["MailTransport", "TestSupport"]),
         // passkeydTests also holds the whole-tree checks (every error code type), so it sees every module.
         .testTarget(
             name: "passkeydTests",
             dependencies: [
                 "passkeyd", "RelyingPartyServer", "HTTPServer", "Storage", "StorageSQLite", "StoragePostgres", "AppleSignIn", "OpenIDConnect",
                 "WebAuthnCore", "CryptoCore", "JSON", "PasswordHashes",
-                "CBOR", "Observability",
+                "CBOR", "Observability", "MailTransport",
             ]
         ),
         .testTarget(
             name: "RelyingPartyServerTests",
             dependencies: [
                 "RelyingPartyServer", "TestSupport", "Storage", "StorageSQLite", "StoragePostgres", "HTTPServer", "WebAuthnCore", "CryptoCore",
-                "JSON", "AppleSignIn", "OpenIDConnect", "Observability", "PasswordHashes",
+                "JSON", "AppleSignIn", "OpenIDConnect", "Observability", "PasswordHashes", "MailTransport",
             ],
             // Read by path (`#filePath`), like the repository's `www`.
             exclude: ["Fixtures"]

@@ -18,5 +18,6 @@ extension RelyingPartyServer {
         Route("GET", "/admin/webhooks/deliveries", [.noStore], \.admin, AdminController.webhookDeliveries),
         Route("POST", "/admin/webhooks/deliveries/{id}/retry", [.noStore], \.admin, AdminController.retryWebhookDelivery),
         Route("GET", "/metrics", [.noStore, .openOnLoopback], \.operations, OperationsController.metrics),
+        Route("GET", "/admin/mail", [.noStore], \.admin, AdminController.mailMessages),
     ]
 }

@@ -44,6 +44,8 @@ public final class RelyingPartyServer: HTTPHandler {
     let webhooks: WebhookDispatcherInForce
     /// What delivers webhooks (nil when none can be).
     let webhookSender: (any WebhookSender)?
+    /// The mail outbox's sending thread (`email`); nil sends no mail. Runs from `startMail` to `stopMail`.
+    let mailWorker: MailWorker?
     /// Access tokens, their keys and the JWKS.
     let tokens: AccessTokenService
     let cors: CORSPolicy
@@ -156,6 +158,13 @@ public final class RelyingPartyServer: HTTPHandler {
             metrics: self.metrics,
             log: log
         )
+        let mailComposer = try configuration.email.map { settings throws(ConfigurationError) in
+            try MailComposer(settings: settings, appName: configuration.relyingPartyName, random: random)
+        }
+        let mailAttempts = self.metrics?.mailAttempts
+        mailWorker = try configuration.email.map { settings throws(ConfigurationError) in
+            try MailWorker(settings: settings, store: store, time: time, random: random, attempts: mailAttempts, log: log)
+        }
         let accountService = AccountService(
             store: store,
             time: time,
@@ -163,7 +172,8 @@ public final class RelyingPartyServer: HTTPHandler {
             keys: keys,
             apple: apple,
             enrollmentLinkLifetime: TimeInterval(configuration.enrollmentLinkLifetimeSeconds),
-            log: log
+            log: log,
+            mail: mailComposer
         )
         webhooks = WebhookDispatcherInForce(
             try WebhookDispatcher(
@@ -292,7 +302,10 @@ public final class RelyingPartyServer: HTTPHandler {
             }
             var response = try route.handler(self, request, RouteContext(parameters: parameters, session: session))
             // A write may have appended events: their deliveries are due now.
-            if method != "GET" { wakeWebhooks() }
+            if method != "GET" {
+                wakeWebhooks()
+                mailWorker?.wake()
+            }
             if route.flags.contains(.noStore) { response.headers.add("Cache-Control", "no-store") }
             return response
         case .wrongMethod(let allowed) where method == "OPTIONS":

@@ -59,6 +59,8 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case deliveryNotFound = "delivery_not_found"
             case sessionNotFound = "session_not_found"
             case enrollmentLinkInvalid = "enrollment_link_invalid"
+            case emailNotConfigured = "email_not_configured"
+            case emailNotVerified = "email_not_verified"
             case enrollmentLinkExpired = "enrollment_link_expired"
             case recoveryCodeInvalid = "recovery_code_invalid"
             case passwordInvalid = "password_invalid"
@@ -202,6 +204,10 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         static let sessionNotFound = Code(.sessionNotFound)
         /// The enrollment link is unknown, was used, or its account is gone.
         static let enrollmentLinkInvalid = Code(.enrollmentLinkInvalid)
+        /// passkeyd was asked to send a message it does not send: no `email` block, or that message switched off.
+        static let emailNotConfigured = Code(.emailNotConfigured)
+        /// passkeyd was asked to mail an account that has no verified email address.
+        static let emailNotVerified = Code(.emailNotVerified)
         /// The enrollment link expired.
         static let enrollmentLinkExpired = Code(.enrollmentLinkExpired)
         /// The username and recovery code do not match an unused code (an unknown username reads the same).
@@ -307,6 +313,8 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case .deliveryNotFound: (404, "There is no dead webhook delivery with that ID.")
             case .sessionNotFound: (404, "You have no session with that ID.")
             case .enrollmentLinkInvalid: (400, "This enrollment link is not valid, or was already used.")
+            case .emailNotConfigured: (400, "This server does not send this message by email.")
+            case .emailNotVerified: (409, "The account has no verified email address to send to.")
             case .enrollmentLinkExpired: (400, "This enrollment link expired; ask for a new one.")
             case .recoveryCodeInvalid: (401, "The username or recovery code is not valid.")
             case .passwordInvalid: (401, "The username or password is not valid.")

@@ -34,6 +34,8 @@ public final class InMemoryStore: PasskeyStore {
         var authorizationCodes: [[UInt8]: AuthorizationCodeRecord] = [:]
         var oauthGrants: [[UInt8]: OAuthGrantRecord] = [:]
         var refreshTokens: [[UInt8]: RefreshTokenRecord] = [:]
+        var mailOutbox: [Int64: MailOutboxRecord] = [:]
+        var lastMailID: Int64 = 0
     }
 
     let state = Mutex(State())

@@ -16,3 +16,4 @@
 /// Drivers write the SQL of each record-level operation once: the transaction type and the single calls share it.
 public typealias PasskeyStore = UserStore & CredentialStore & ChallengeStore & SessionStore & CeremonyStore
     & AppleNonceStore & AppleRevocationQueue & EventStore & WebhookDeliveryStore & TransactionalStore & StoreStatusReporting
+    & MailOutboxStore

@@ -18,7 +18,8 @@ public protocol StoreTransaction:
     SigningKeyTransactions,
     OpenIDProviderTransactions,
     EventTransactions,
-    WebhookTransactions
+    WebhookTransactions,
+    MailOutboxTransactions
 {}
 
 extension StoreTransaction {

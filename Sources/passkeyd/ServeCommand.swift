@@ -74,6 +74,7 @@ struct ServeCommand {
         do {
             deployment = try Deployment(configuration, metrics: metrics, log: log)
             try deployment.server.startWebhooks()
+            deployment.server.startMail()
         } catch let error as ConfigurationError {
             return fail("invalid configuration: \(error)")
         } catch let error as HTTPServerError {
@@ -121,6 +122,7 @@ struct ServeCommand {
         server.stopAppleWorker()
         server.stopMetadataRefresh()
         server.stopWebhooks()
+        server.stopMail()
         server.stopKeyWorker()
         deployment.close()
         withExtendedLifetime(folderLock) { log("stopped") }

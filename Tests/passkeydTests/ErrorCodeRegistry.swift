@@ -1,6 +1,7 @@
 import AppleSignIn
 import CBOR
 import CryptoCore
+import MailTransport
 import OpenIDConnect
 import PasswordHashes
 import Storage
@@ -36,6 +37,7 @@ enum ErrorCodeRegistry {
         Entry(type: "ConfigurationError.Code", wireStrings: ConfigurationError.Code.allCases.map(\.rawValue)),
         Entry(type: "CommandLineError.Code", wireStrings: CommandLineError.Code.allCases.map(\.rawValue)),
         Entry(type: "WebhookError.Code", wireStrings: WebhookError.Code.allCases.map(\.rawValue)),
+        Entry(type: "MailError.Code", wireStrings: MailError.Code.allCases.map(\.rawValue)),
     ]
 
     /// Wire strings two code types define on purpose: the HTTP layer answers `method_not_allowed` before any handler

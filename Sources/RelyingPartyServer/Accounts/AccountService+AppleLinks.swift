@@ -14,7 +14,7 @@ extension AccountService {
 
     /// Unlinks the Apple identity `subject` from the account, in one transaction: ends the sessions it made
     /// (`session.revoked`, `apple_unlinked`), queues the revocation of its refresh tokens, deletes the identity and
-    /// appends `apple.unlinked` (`reason: user`); then wakes the revocation worker. Refused, changing nothing, when it is
+    /// appends `apple.unlinked` (`reason: user`) with a security notice to the verified address; then wakes the revocation worker. Refused, changing nothing, when it is
     /// the account's last way in.
     func unlinkAppleIdentity(_ subject: String, from userID: [UInt8]) throws(ServerError) -> AppleUnlink {
         let now = time.now
@@ -34,6 +34,7 @@ extension AccountService {
                 _ = try transaction.deleteAppleIdentity(subject: subject)
                 events.append(.appleUnlinked(userID: userID, appleUserID: subject, reason: .user))
                 try transaction.appendEvents(events.map { $0.event(at: now, random: random) })
+                try queueNotice(.identityUnlinked, userID: userID, in: transaction, now: now)
                 return .unlinked(endedSessionIDs: ended.map(\.id))
             }
         }

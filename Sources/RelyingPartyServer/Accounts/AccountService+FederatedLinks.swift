@@ -12,7 +12,7 @@ extension AccountService {
     }
 
     /// Unlinks the account's identity that `provider` (the configured name) gave with `subject`, in one transaction
-    /// with its `identity.unlinked` event. Refused, changing nothing, when it is the account's last way in. The sessions
+    /// with its `identity.unlinked` event (and a security notice to the verified address). Refused, changing nothing, when it is the account's last way in. The sessions
     /// it signed in stay: they are the account's.
     func unlinkFederatedIdentity(provider: String, subject: String, from userID: [UInt8]) throws(ServerError) -> FederatedUnlink {
         let now = time.now
@@ -26,6 +26,7 @@ extension AccountService {
                 _ = try transaction.deleteFederatedIdentity(issuer: identity.issuer, subject: identity.subject)
                 let event = AccountEvent.identityUnlinked(userID: userID, provider: provider, issuer: identity.issuer, subject: identity.subject)
                 try transaction.appendEvent(event.event(at: now, random: random))
+                try queueNotice(.identityUnlinked, userID: userID, in: transaction, now: now)
                 return .unlinked
             }
         }

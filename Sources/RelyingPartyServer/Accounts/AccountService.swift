@@ -18,6 +18,8 @@ struct AccountService: Sendable {
     /// `recovery.enrollmentLinkLifetimeSeconds`.
     let enrollmentLinkLifetime: TimeInterval
     let log: Logger
+    /// The messages to queue with the changes (`email`); nil sends none.
+    let mail: MailComposer?
 
     // MARK: creating and changing
 
@@ -91,6 +93,7 @@ struct AccountService: Sendable {
                     }
                 }
                 try transaction.appendEvent(AccountEvent.passkeyDeleted(userID: userID, credentialID: credentialID).event(at: now, random: random))
+                try queueNotice(.passkeyRemoved, userID: userID, in: transaction, now: now)
                 try endSessions(ofPasskey: credentialID, userID: userID, keeping: keptSession, in: transaction, now: now)
                 return .deleted
             }
@@ -138,6 +141,7 @@ struct AccountService: Sendable {
                 for session in ended {
                     try transaction.appendEvent(AccountEvent.sessionRevoked(session, reason: reason).event(at: now, random: random))
                 }
+                if reason == .admin { try queueNotice(.sessionsRevokedByAdministrator, userID: userID, in: transaction, now: now) }
                 return ended.count
             }
         }
@@ -167,6 +171,7 @@ struct AccountService: Sendable {
                 try transaction.insertSession(session)
                 let remaining = try transaction.recoveryCodeCount(userID: userID)
                 try transaction.appendEvent(AccountEvent.recoveryCodeUsed(userID: userID, remaining: remaining).event(at: now, random: random))
+                try queueNotice(.recoveryCodeUsed, userID: userID, in: transaction, now: now)
                 try transaction.appendEvent(AccountEvent.sessionCreated(session).event(at: now, random: random))
                 return true
             }
@@ -199,8 +204,13 @@ struct AccountService: Sendable {
 
     /// A single-use enrollment link's token for the account (only its SHA-256 is stored; `enrollment_link.created`),
     /// valid for `enrollmentLinkLifetime`.
+    /// With `mailedAs`, the link (that prefix and the token) is also queued by email to the account's verified address,
+    /// in the same transaction.
     /// - Returns: the token and when it expires, or nil when there is no such account.
-    func createEnrollmentLink(userID: [UInt8]) throws(ServerError) -> (token: String, expiresAt: Date)? {
+    /// - Throws: `400 email_not_configured` when mailing it was asked of a server that does not send enrollment mail;
+    ///   `409 email_not_verified` when the account has no verified address (nothing is written).
+    func createEnrollmentLink(userID: [UInt8], mailedAs linkPrefix: String? = nil) throws(ServerError) -> (token: String, expiresAt: Date)? {
+        if linkPrefix != nil, mail?.settings.isEnabled(.enrollment) != true { throw ServerError(.emailNotConfigured) }
         let token = Base64URL.encode(random.bytes(count: 32))
         let now = time.now
         let link = EnrollmentTokenRecord(
@@ -209,14 +219,24 @@ struct AccountService: Sendable {
             createdAt: now,
             expiresAt: now.addingTimeInterval(enrollmentLinkLifetime)
         )
+        let lifetimeHours = String(Int((enrollmentLinkLifetime / 3_600).rounded(.up)))
         let made = try storage {
-            try store.transaction { transaction throws(StorageError) -> Bool in
-                guard try transaction.user(id: userID) != nil else { return false }
+            try store.transaction { transaction throws(StorageError) -> Bool? in
+                guard let user = try transaction.user(id: userID) else { return false }
+                var message: NewMail?
+                if let linkPrefix, let mail {
+                    guard user.emailVerified, let address = user.email else { return nil }
+                    let values = ["link": linkPrefix + token, "expiresHours": lifetimeHours]
+                    message = mail.mail(.enrollment, to: address, userID: userID, values: values, now: now)
+                    guard message != nil else { return nil }
+                }
                 try transaction.insertEnrollmentToken(link)
                 try transaction.appendEvent(AccountEvent.enrollmentLinkCreated(userID: userID).event(at: now, random: random))
+                if let message { _ = try transaction.enqueueMail(message) }
                 return true
             }
         }
+        guard let made else { throw ServerError(.emailNotVerified) }
         return made ? (token, link.expiresAt) : nil
     }
 
@@ -317,8 +337,10 @@ struct AccountService: Sendable {
         for identity in identities {
             queued += try AppleIntegration.queueRevocations(of: identity.subject, in: transaction, now: now)
         }
-        let externalID = try transaction.user(id: userID)?.externalID
+        let account = try transaction.user(id: userID)
+        let externalID = account?.externalID
         guard try transaction.deleteUser(id: userID) else { return nil }
+        if let account { try queueNotice(.accountDeleted, userID: userID, account: account, in: transaction, now: now) }
         let deletion = Deletion(credentialIDs: credentials.map(\.id), queuedRevocations: queued, appleIdentities: identities.count)
         let event = AccountEvent.userDeleted(userID: userID, reason: reason, externalID: externalID, appleRevocation: deletion.appleRevocation)
         try transaction.appendEvent(event.event(at: now, random: random))

@@ -62,7 +62,8 @@ struct AdminController: Sendable {
 
     /// `POST /admin/users/{id}/enrollment-links`: 201 `{"url", "expiresAt"}`.
     func createEnrollmentLink(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
-        JSONBody.ok(try service.createEnrollmentLink(userID: context.identifier), status: 201)
+        let send = request.body.isEmpty ? false : try JSONBody.decode(EnrollmentLinkRequest.self, from: request).send ?? false
+        return JSONBody.ok(try service.createEnrollmentLink(userID: context.identifier, send: send), status: 201)
     }
 
     /// `GET /admin/export`: NDJSON (`AdminExport`).
@@ -122,5 +123,14 @@ struct AdminController: Sendable {
     func retryWebhookDelivery(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         try service.retryWebhookDelivery(id: context.identifier)
         return JSONBody.ok(["queued": true])
+    }
+
+    /// `GET /admin/mail?status=&cursor=&limit=`: the mail outbox, without bodies.
+    func mailMessages(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+        let limit = try request.queryValue("limit").map { (text: String) throws(ServerError) -> Int in
+            guard let limit = Int(text) else { throw ServerError(.invalidRequest, member: "limit") }
+            return limit
+        }
+        return JSONBody.ok(try service.mailMessages(status: request.queryValue("status"), cursor: request.queryValue("cursor"), limit: limit))
     }
 }

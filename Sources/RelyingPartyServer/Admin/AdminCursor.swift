@@ -25,6 +25,17 @@ enum AdminCursor {
         return id
     }
 
+    static func make(mailID: Int64, status: String?) -> String {
+        Base64URL.encode(Array("m\u{0}\(status ?? "")\u{0}\(mailID)".utf8))
+    }
+
+    /// The mail outbox ID the page starts after.
+    static func mailID(_ cursor: String, status: String?) throws(ServerError) -> Int64 {
+        let parts = try fields(cursor, kind: "m")
+        guard parts.count == 2, parts[0] == status ?? "", let id = Int64(parts[1]), id > 0 else { throw ServerError(.invalidCursor) }
+        return id
+    }
+
     private static func fields(_ cursor: String, kind: String) throws(ServerError) -> [String] {
         guard cursor.utf8.count <= 2048, let bytes = Base64URL.decode(cursor), let text = String(validating: bytes, as: UTF8.self) else {
             throw ServerError(.invalidCursor)

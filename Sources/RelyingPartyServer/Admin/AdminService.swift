@@ -222,9 +222,10 @@ public struct AdminService: Sendable {
     /// A single-use link that registers a passkey on the account (`POST /webauthn/registration/options
     /// {"enrollmentToken"}`), valid for `recovery.enrollmentLinkLifetimeSeconds`: for a person who lost every passkey, or
     /// an invited account. Only the token's SHA-256 is stored; `enrollment_link.created`.
-    public func createEnrollmentLink(userID id: String) throws(ServerError) -> EnrollmentLinkJSON {
+    public func createEnrollmentLink(userID id: String, send: Bool = false) throws(ServerError) -> EnrollmentLinkJSON {
         let userID = try Self.userID(id)
-        guard let link = try accounts.createEnrollmentLink(userID: userID) else { throw ServerError(.userNotFound) }
+        let prefix = enrollmentPageURL + "?token="
+        guard let link = try accounts.createEnrollmentLink(userID: userID, mailedAs: send ? prefix : nil) else { throw ServerError(.userNotFound) }
         webhooks.wake()
         return EnrollmentLinkJSON(url: enrollmentPageURL + "?token=" + link.token, expiresAt: link.expiresAt)
     }

@@ -10,11 +10,12 @@ extension ServerConfiguration {
         return try load(json: data)
     }
 
-    /// Parses `data` (`init(json:)`) and reads the attestation trust material and the webhook CA files it names.
+    /// Parses `data` (`init(json:)`) and reads the attestation trust material, the webhook CA files and the email password and templates it names.
     public static func load(json data: Data) throws(ConfigurationError) -> ServerConfiguration {
         var configuration = try ServerConfiguration(json: data)
         configuration.attestation.material = try TrustMaterial.load(configuration.attestation.sources)
         try configuration.loadWebhookCAFiles()
+        try configuration.loadEmail()
         return configuration
     }
 }

@@ -20,6 +20,7 @@ extension ServerConfiguration {
             "metrics",
             "admin", "recovery",
             "tokens", "backends", "cors", "oidc", "passwords", "identityProviders",
+            "email",
         ])
         if let block = try reader.object("relyingParty") { try parseRelyingParty(block) }
         if let block = try reader.object("listen") { try parseListen(block) }
@@ -63,6 +64,7 @@ extension ServerConfiguration {
         for client in oidc.clients where tokenAudiences.contains(client.id) {
             throw ConfigurationError(.invalidValue, key: "oidc.clients", "\(client.id) is also a token audience (tokens.audiences)")
         }
+        if let block = try reader.object("email") { email = try EmailSettings(block) }
         for origin in origins { try associatedDomains.check(configuredOrigin: origin, key: "relyingParty.origins") }
     }
 }

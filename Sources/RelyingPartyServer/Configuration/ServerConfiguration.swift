@@ -51,6 +51,8 @@ public struct ServerConfiguration: Sendable {
     public var identityProviders: [IdentityProviderSettings] = []
     /// `webhooks`: where account events are delivered (empty: nowhere).
     public var webhooks: [WebhookEndpoint] = []
+    /// `email`: the SMTP relay and the messages passkeyd sends itself; nil sends no mail.
+    public var email: EmailSettings?
     /// `log.format`: nil takes text on a terminal and JSON otherwise; `log.level`.
     public var logFormat: LogFormat?
     public var logLevel = LogLevel.info

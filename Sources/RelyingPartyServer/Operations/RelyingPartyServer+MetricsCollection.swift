@@ -39,6 +39,19 @@ extension RelyingPartyServer {
                 return []
             }
         }
+        registry.collect(
+            "passkeyd_mail_messages",
+            "Messages of the mail outbox by status: pending is the queue, dead the messages given up.",
+            labels: ["status"]
+        ) { [weak self] in
+            guard let self, configuration.email != nil else { return [] }
+            do {
+                return try store.mailOutboxCounts().sorted { $0.key.rawValue < $1.key.rawValue }.map { ([$0.key.rawValue], Double($0.value)) }
+            } catch {
+                metrics?.storeErrors.increment()
+                return []
+            }
+        }
         registry.collect("passkeyd_metadata_age_seconds", "Seconds since the FIDO metadata BLOB in force was taken in.") { [weak self] in
             guard let self else { return [] }
             let settings = settings.withLock { $0 }

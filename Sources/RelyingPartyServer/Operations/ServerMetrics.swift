@@ -23,6 +23,9 @@ final class ServerMetrics: Sendable {
     let metadataRefreshes: MetricFamily<Counter>
     /// `passkeyd_webhook_attempts_total{endpoint, outcome}`: `delivered`, `failed` (to be retried), `dead` (given up).
     let webhookAttempts: MetricFamily<Counter>
+    /// `passkeyd_mail_attempts_total{kind, outcome, recipient}`: `sent`, `failed` (to be retried), `dead` (given up);
+    /// `recipient` is `apple_private_relay` for Apple's relay addresses, whose refusals are counted apart, else `other`.
+    let mailAttempts: MetricFamily<Counter>
     private let requestDurations: MetricFamily<Histogram>
     /// The latency series of every route of the table and well-known file, and the ceremony stage a route is, made up
     /// front: a request's one lookup takes no lock.
@@ -90,6 +93,11 @@ final class ServerMetrics: Sendable {
             "passkeyd_webhook_attempts_total",
             "Webhook delivery attempts by configured endpoint ID and outcome (delivered; failed, to be retried; dead, given up).",
             labels: ["endpoint", "outcome"]
+        )
+        mailAttempts = registry.counter(
+            "passkeyd_mail_attempts_total",
+            "Attempts at sending mail by message kind, outcome (sent; failed, to be retried; dead, given up) and recipient (apple_private_relay or other).",
+            labels: ["kind", "outcome", "recipient"]
         )
         requestDurations = registry.histogram(
             "passkeyd_request_duration_seconds",

@@ -601,6 +601,9 @@ def test_the_admin_api(world):
     link = api.admin("POST", f"/admin/users/{invited['id']}/enrollment-links", status=201)
     assert "?token=" in link["url"]
     api.admin("POST", "/admin/users/AAAA/enrollment-links", status=404)
+    # Mailing the link needs an `email` block, which this server has not.
+    assert api.admin("POST", f"/admin/users/{invited['id']}/enrollment-links", {"send": True},
+                     status=400)["error"] == "email_not_configured"
 
     # Sessions and passkeys.
     assert api.admin("POST", f"/admin/users/{user_id}/sessions/revoke")["revoked"] == 1
@@ -660,6 +663,11 @@ def test_the_admin_api(world):
     assert api.admin("GET", "/admin/webhooks/deliveries?status=lost", status=400, validate_request=False)["member"] == "status"
     assert api.admin("POST", f"/admin/webhooks/deliveries/{delivery['id']}/retry") == {"queued": True}
     assert api.admin("POST", "/admin/webhooks/deliveries/999999999/retry", status=404)["error"] == "delivery_not_found"
+
+    # The mail outbox: empty without an `email` block, and its refusals.
+    assert api.admin("GET", "/admin/mail?status=dead&limit=5") == {"messages": []}
+    assert api.admin("GET", "/admin/mail?status=bounced", status=400, validate_request=False)["member"] == "status"
+    assert api.admin("GET", "/admin/mail?cursor=bm9wZQ", status=400)["error"] == "invalid_cursor"
 
 
 def test_rate_limited_answers_carry_retry_after(world):

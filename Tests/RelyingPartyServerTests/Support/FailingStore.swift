@@ -96,6 +96,17 @@ final class FailingStore: PasskeyStore {
     func webhookDeliveryCounts() throws(StorageError) -> [WebhookDeliveryCount] { try inner.webhookDeliveryCounts() }
     func purgeEvents(occurredBefore cutoff: Date) throws(StorageError) -> Int { try inner.purgeEvents(occurredBefore: cutoff) }
     func publicEventIDs(of ids: [Int64]) throws(StorageError) -> [Int64: String] { try inner.publicEventIDs(of: ids) }
+    func claimMail(owner: String, now: Date, leaseUntil: Date, limit: Int) throws(StorageError) -> [MailOutboxRecord] {
+        try inner.claimMail(owner: owner, now: now, leaseUntil: leaseUntil, limit: limit)
+    }
+    func recordMailOutcome(id: Int64, _ outcome: MailOutcome, owner: String, now: Date) throws(StorageError) {
+        try inner.recordMailOutcome(id: id, outcome, owner: owner, now: now)
+    }
+    func mailOutbox(status: MailOutboxStatus?, after id: Int64, limit: Int) throws(StorageError) -> [MailOutboxRecord] {
+        try inner.mailOutbox(status: status, after: id, limit: limit)
+    }
+    func mailOutboxCounts() throws(StorageError) -> [MailOutboxStatus: Int] { try inner.mailOutboxCounts() }
+    func purgeMail(before: Date) throws(StorageError) -> Int { try inner.purgeMail(before: before) }
 }
 
 /// The transaction of a `FailingStore`: the wrapped one, with the failures.
@@ -347,6 +358,7 @@ private struct FailingTransaction: StoreTransaction {
         return try inner.webhookDelivery(id: id)
     }
 
+    func enqueueMail(_ mail: NewMail) throws(StorageError) -> Int64 { try inner.enqueueMail(mail) }
     func retryWebhookDelivery(id: Int64, now: Date) throws(StorageError) -> Bool {
         return try inner.retryWebhookDelivery(id: id, now: now)
     }

@@ -1,0 +1,34 @@
+import Foundation
+import Storage
+
+extension AccountService {
+    /// What a security notice says happened (`{{notice}}`).
+    enum Notice: String {
+        case passkeyAdded = "A passkey was added to your account."
+        case passkeyRemoved = "A passkey was removed from your account."
+        case identityLinked = "A sign-in identity was linked to your account."
+        case identityUnlinked = "A sign-in identity was removed from your account."
+        case recoveryCodeUsed = "A recovery code was used to get into your account."
+        case recoveryLinkUsed = "A recovery link sent by email was used to get into your account."
+        case accountDeleted = "Your account was deleted."
+        case sessionsRevokedByAdministrator = "An administrator signed your account out of every session."
+    }
+
+    /// Queues a security notice to the account's address, in `transaction` (the one of the change), when email is
+    /// configured with notices on and the address is verified: an unverified address is never written to.
+    func queueNotice(
+        _ notice: Notice,
+        userID: [UInt8],
+        account: UserRecord? = nil,
+        in transaction: any StoreTransaction,
+        now: Date
+    ) throws(StorageError) {
+        guard let mail else { return }
+        var user = account
+        if user == nil { user = try transaction.user(id: userID) }
+        guard let user, user.emailVerified, let address = user.email else { return }
+        let values = ["notice": notice.rawValue, "time": MailComposer.timeText(now)]
+        guard let message = mail.mail(.securityNotice, to: address, userID: userID, values: values, now: now) else { return }
+        _ = try transaction.enqueueMail(message)
+    }
+}

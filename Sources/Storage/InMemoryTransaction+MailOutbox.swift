@@ -1,0 +1,22 @@
+extension InMemoryTransaction {
+    func enqueueMail(_ mail: NewMail) throws(StorageError) -> Int64 {
+        try mail.validate()
+        return try run { state throws(StorageError) in
+            state.lastMailID += 1
+            state.mailOutbox[state.lastMailID] = MailOutboxRecord(
+                id: state.lastMailID,
+                kind: mail.kind,
+                recipient: mail.recipient,
+                userID: mail.userID,
+                messageID: mail.messageID,
+                message: mail.message,
+                status: .pending,
+                attempts: 0,
+                createdAt: mail.createdAt,
+                nextAttemptAt: mail.createdAt,
+                updatedAt: mail.createdAt
+            )
+            return state.lastMailID
+        }
+    }
+}
