@@ -4,15 +4,15 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBIAN_PACKAGES := libssl-dev libcbor-dev libsqlite3-dev libevent-dev libpq-dev libargon2-dev libcrypt-dev pkg-config
 SWIFT ?= swift
 # The browser suite (Tests/Python/browser): Debian's Chromium and chromedriver, selenium + pytest in a venv.
-BROWSER_PACKAGES := chromium chromium-driver python3-venv
+BROWSER_PACKAGES := chromium chromium-driver python3-venv esbuild
 BROWSER_VENV := .venv-browser
 PYTHON ?= /usr/bin/python3
 # The test backend that verifies access tokens with PyJWT (Tests/Python/backend), in its own venv.
 BACKEND_VENV := .venv-backend
 # The PostgreSQL tests start throwaway clusters of Debian's server (initdb + pg_ctl) in temporary folders.
-TEST_PACKAGES := postgresql
+TEST_PACKAGES := postgresql pgbouncer
 
-.PHONY: image image-deps test-upgrade client-swift-test test-openapi openapi-deps webhook-deps backend-deps metrics-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak bench-stall clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
+.PHONY: docs docs-deps test-docs client-swift-docs image image-deps test-upgrade client-swift-test test-openapi openapi-deps webhook-deps backend-deps metrics-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak bench-stall clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
 
 # Installs the Debian packages of $(1) that are missing; nothing at all when everything is there. Runs
 # `apt-get update` first when the package lists are missing, and again when an install fails on stale lists.
@@ -49,15 +49,33 @@ release: deps
 run: release
 	./.build/release/passkeyd serve --config examples/passkeyd.json
 
-test: deps lint test-swift client-swift-test test-openapi test-browser test-packaging
+test: deps lint test-docs test-swift client-swift-test client-swift-docs test-openapi test-browser test-packaging
 
 # swift-format (from the toolchain) with .swift-format: `make lint` checks the tree, `make format` rewrites it.
-SWIFT_SOURCES := Package.swift Sources Tests bench fuzz clients/swift/Package.swift clients/swift/Sources clients/swift/Tests
+SWIFT_SOURCES := Package.swift Sources Tests bench fuzz clients/swift/Package.swift clients/swift/Sources clients/swift/Tests \
+  clients/swift/PlatformStandIns clients/swift/ByURL
 lint:
 	$(SWIFT) format lint --strict --recursive $(SWIFT_SOURCES)
 
 format:
 	$(SWIFT) format format --in-place --recursive $(SWIFT_SOURCES)
+
+# The documentation site (mkdocs.yml, docs/): MkDocs and its Material theme from PyPI in .venv-docs. `make docs`
+# renders the HTTP API page from openapi.json and builds site/; `make test-docs` checks that page is the document's
+# rendering and builds the site with --strict (a broken link or anchor fails; not --quiet, which hides the warnings
+# that --strict counts).
+DOCS_VENV := .venv-docs
+docs: docs-deps
+	$(PYTHON) Tests/Python/docs/render_openapi.py
+	$(DOCS_VENV)/bin/mkdocs build --strict
+
+test-docs: docs-deps
+	$(PYTHON) Tests/Python/docs/render_openapi.py --check
+	NO_MKDOCS_2_WARNING=1 $(DOCS_VENV)/bin/mkdocs build --strict --site-dir .build/site
+
+docs-deps:
+	$(call install_missing,python3-venv)
+	$(call python_venv,$(DOCS_VENV),Tests/Python/docs/requirements.txt)
 
 # Debian's postgresql server for the tests, which make their own clusters and stop them.
 test-deps:
@@ -68,12 +86,29 @@ test-swift: test-deps webhook-deps backend-deps metrics-deps
 	$(SWIFT) test --skip-build --parallel && $(MAKE) fuzz-replay
 
 # The Swift client package (clients/swift, a package of its own) against a real `passkeyd serve` on loopback, with the
-# main package's software authenticator and Apple stand-in as the device (passkeyd-test-device).
+# main package's software authenticator and Apple stand-in as the device (passkeyd-test-device); its Apple-only files
+# type-checked against stand-ins of the SDK; and an app's package that adds this repository by URL and builds the
+# client alone.
 client-swift-test: deps
 	$(SWIFT) build --product passkeyd
 	$(SWIFT) build --product passkeyd-test-device
 	cd clients/swift && PASSKEYD_BINARY=$(abspath .build/debug/passkeyd) PASSKEYD_TEST_DEVICE=$(abspath .build/debug/passkeyd-test-device) \
 	  $(SWIFT) test
+	clients/swift/PlatformStandIns/check.sh
+	clients/swift/ByURL/check.sh
+
+# The Swift client's API documentation with DocC from the toolchain (no plugin): PasskeydClient's symbol graphs,
+# converted with its catalog (clients/swift/Sources/PasskeydClient/PasskeydClient.docc) into .build/client-swift-docs;
+# a DocC warning (a symbol link that does not resolve) fails it.
+DOCC ?= docc
+CLIENT_SWIFT_SYMBOLS := $(abspath .build/client-swift-symbols)
+client-swift-docs: deps
+	rm -rf $(CLIENT_SWIFT_SYMBOLS) && mkdir -p $(CLIENT_SWIFT_SYMBOLS)
+	cd clients/swift && $(SWIFT) build --target PasskeydClient \
+	  -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc $(CLIENT_SWIFT_SYMBOLS)
+	$(DOCC) convert clients/swift/Sources/PasskeydClient/PasskeydClient.docc --additional-symbol-graph-dir $(CLIENT_SWIFT_SYMBOLS) \
+	  --output-path .build/client-swift-docs --fallback-display-name PasskeydClient \
+	  --fallback-bundle-identifier passkeyd.PasskeydClient --warnings-as-errors
 
 # Real requests and answers of passkeyd serve validated against its OpenAPI document (openapi-core from PyPI, in its
 # own venv, made when missing or when its requirements changed).
@@ -114,12 +149,14 @@ test-browser: deps browser-deps
 	$(SWIFT) build --product passkeyd-test-device
 	PASSKEYD_TEST_DEVICE=$(abspath .build/debug/passkeyd-test-device) $(BROWSER_VENV)/bin/pytest -q Tests/Python/browser
 
-# Chromium, chromedriver and python3-venv when missing; the venv when missing or when requirements.txt changed.
+# Chromium, chromedriver, esbuild and python3-venv when missing; the venv when missing or when requirements.txt changed.
+# npm (for the web module's package test) only when no npm is there: a Node of its own (NodeSource's) carries it.
 browser-deps:
 	$(call install_missing,$(BROWSER_PACKAGES))
+	@command -v npm >/dev/null 2>&1 || $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y nodejs npm
 	$(call python_venv,$(BROWSER_VENV),Tests/Python/browser/requirements.txt)
 
-# Installing (README "Installing"): a release binary with the Swift runtime linked in, so that it runs with
+# Installing (docs/operate/install.md): a release binary with the Swift runtime linked in, so that it runs with
 # Debian's C libraries only. It has its own build folder, so switching between it and `make release` rebuilds neither.
 STATIC_SCRATCH := .build/static
 STATIC_BINARY := $(STATIC_SCRATCH)/release/passkeyd

@@ -3,9 +3,13 @@ import PackageDescription
 
 let package = Package(
     name: "passkeyd",
-    platforms: [.macOS(.v15)],
+    // The server runs on Linux (macOS for development); iOS and visionOS are here for the client library alone.
+    platforms: [.macOS(.v15), .iOS(.v16), .visionOS(.v1)],
     products: [
-        .executable(name: "passkeyd", targets: ["passkeyd"])
+        .executable(name: "passkeyd", targets: ["passkeyd"]),
+        // The Swift client for apps, by the repository's URL (clients/swift is the same library as a package of its
+        // own, with its tests). It depends on none of the server's targets; on Linux it needs libcrypto for one hash.
+        .library(name: "PasskeydClient", targets: ["PasskeydClient"]),
     ],
     targets: [
         // C libraries from Debian, each imported by exactly one Swift wrapper module.
@@ -17,6 +21,19 @@ let package = Package(
         // Imported password hashes only: bcrypt (libxcrypt) and Argon2 (the reference implementation).
         .systemLibrary(name: "CXCrypt", pkgConfig: "libcrypt", providers: [.apt(["libcrypt-dev"])]),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
+
+        // The client library (clients/swift), offered here too so that an app can add the repository by its URL.
+        .systemLibrary(
+            name: "COpenSSLDigest",
+            path: "clients/swift/Sources/COpenSSLDigest",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .target(
+            name: "PasskeydClient",
+            dependencies: [.target(name: "COpenSSLDigest", condition: .when(platforms: [.linux]))],
+            path: "clients/swift/Sources/PasskeydClient"
+        ),
 
         // Pure layers.
         // JSON reading and writing: the value tree, the strict parser, the writer, the tree decoders.

@@ -301,10 +301,11 @@ def main():
                        '{"type":"\\u0077ebauthn.get","challenge":"\\ud83d\\ude00","origin":"o","n":[1,-2.5e10,true,false,null,{}]}']:
         seeds.add("client-data", text_value.encode())
 
-    # Configuration: the README's example, the fuzz target's own, and small ones.
-    readme = open(os.path.join(ROOT, "README.md")).read()
+    # Configuration: the documentation's examples, the fuzz target's own, and small ones.
+    readme = open(os.path.join(ROOT, "docs/operate/configuration.md")).read()
     start = readme.index("```json\n") + len("```json\n")
     seeds.add("configuration", readme[start:readme.index("```", start)])
+    readme = open(os.path.join(ROOT, "docs/operate/associated-domains.md")).read()
     start = readme.index("<!-- associated-domains: configuration -->\n```json\n") + len("<!-- associated-domains: configuration -->\n```json\n")
     seeds.add("configuration", readme[start:readme.index("```", start)])
     for config in [

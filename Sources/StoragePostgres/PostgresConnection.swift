@@ -6,8 +6,15 @@ import Glibc
 #endif
 
 /// One libpq connection with its prepared statements. Not thread-safe: the pool lends it to one caller at a time.
+///
+/// Behind a transaction-mode pooler (`transactionPooling`: PgBouncer, Supabase's and RDS Proxy's poolers) each
+/// transaction may run on another server connection, so nothing may outlive one: statements are sent unnamed
+/// (parsed with each call) instead of prepared once, and no session setting is made.
 final class PostgresConnection: @unchecked Sendable {
     private let handle: OpaquePointer
+    private let transactionPooling: Bool
+    /// Where PostgreSQL's notices go (kept alive here: libpq holds a raw pointer to it).
+    private let notices: PostgresNoticeReceiver
     /// Statement names by SQL text; each SQL text is prepared once per connection, on first use.
     private var prepared: [String: String] = [:]
     /// Whether commits wait for the WAL flush (`synchronous_commit = on`, the server default).
@@ -23,14 +30,25 @@ final class PostgresConnection: @unchecked Sendable {
     /// Connects with `connectionString` (key=value pairs or a postgresql:// URI). passkeyd's defaults come first,
     /// so that the connection string overrides them: 5 s to connect, 15 s for an unacknowledged write on a dead
     /// network, keep-alives that give up on a silent server after about a minute, statements (lock waits included)
-    /// cancelled by the server after 30 s, and the application name seen in `pg_stat_activity`.
-    init(connectionString: String, replyDeadline: Duration = PostgresConnection.defaultReplyDeadline) throws(PostgresError) {
+    /// cancelled by the server after 30 s, and the application name seen in `pg_stat_activity`. Through a
+    /// transaction-mode pooler the statement timeout is not sent (poolers refuse the `options` startup parameter):
+    /// the pooler's `query_timeout` or the role's `statement_timeout` takes its place.
+    init(
+        connectionString: String,
+        transactionPooling: Bool = false,
+        notices: PostgresNoticeReceiver = PostgresNoticeReceiver { _ in },
+        replyDeadline: Duration = PostgresConnection.defaultReplyDeadline
+    ) throws(PostgresError) {
+        self.transactionPooling = transactionPooling
+        self.notices = notices
         self.replyDeadline = replyDeadline
-        let parameters = [
-            ("connect_timeout", "5"), ("tcp_user_timeout", "15000"), ("keepalives", "1"), ("keepalives_idle", "30"),
-            ("keepalives_interval", "10"), ("keepalives_count", "3"), ("options", "-c statement_timeout=30000"),
-            ("application_name", "passkeyd"), ("dbname", connectionString),
-        ]
+        let parameters =
+            [
+                ("connect_timeout", "5"), ("tcp_user_timeout", "15000"), ("keepalives", "1"), ("keepalives_idle", "30"),
+                ("keepalives_interval", "10"), ("keepalives_count", "3"),
+            ] + (transactionPooling ? [] : [("options", "-c statement_timeout=30000")]) + [
+                ("application_name", "passkeyd"), ("dbname", connectionString),
+            ]
         let keywords = parameters.map { strdup($0.0) }
         let values = parameters.map { strdup($0.1) }
         defer {
@@ -48,6 +66,7 @@ final class PostgresConnection: @unchecked Sendable {
             PQfinish(handle)
             throw error
         }
+        notices.install(on: handle)
         self.handle = handle
     }
 
@@ -114,9 +133,10 @@ final class PostgresConnection: @unchecked Sendable {
 
     /// Sets `synchronous_commit` to on (`durable`: a commit that returned survives a crash of the database server)
     /// or off (the commit is flushed with the WAL writer's next round, or by the next durable commit of any
-    /// session, since that flushes the WAL up to its own record). Runs only when the setting changes.
+    /// session, since that flushes the WAL up to its own record). Runs only when the setting changes. Through a
+    /// transaction-mode pooler every commit stays durable: a session setting would reach other clients' transactions.
     func setDurableCommits(_ durable: Bool) throws(PostgresError) {
-        guard durable != hasDurableCommits else { return }
+        guard durable != hasDurableCommits, !transactionPooling else { return }
         try execute(durable ? "SET synchronous_commit TO on" : "SET synchronous_commit TO off")
         hasDurableCommits = durable
     }
@@ -143,7 +163,7 @@ final class PostgresConnection: @unchecked Sendable {
     }
 
     private func executePrepared(_ sql: String, _ parameters: [PostgresValue]) throws(PostgresError) -> OpaquePointer {
-        let name = try statementName(sql, parameters)
+        let name = transactionPooling ? nil : try statementName(sql, parameters)
         statementsSent += 1
         // One buffer holds every value; a trailing byte keeps a pointer valid for empty (non-NULL) values.
         var buffer: [UInt8] = []
@@ -164,6 +184,10 @@ final class PostgresConnection: @unchecked Sendable {
         let sent = buffer.withUnsafeBytes { bytes in
             let base = bytes.baseAddress!.assumingMemoryBound(to: CChar.self)
             let pointers: [UnsafePointer<CChar>?] = offsets.map { offset in offset.map { UnsafePointer(base + $0) } }
+            guard let name else {
+                // The unnamed statement: parsed, bound and run in one round trip, kept by no server connection.
+                return PQsendQueryParams(handle, sql, Int32(parameters.count), parameters.map(\.typeOID), pointers, lengths, formats, 1)
+            }
             return PQsendQueryPrepared(handle, name, Int32(parameters.count), pointers, lengths, formats, 1)
         }
         guard sent == 1 else { throw PostgresError.failure("execute", result: nil, connection: handle) }

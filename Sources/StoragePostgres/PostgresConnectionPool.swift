@@ -18,6 +18,10 @@ final class PostgresConnectionPool: Sendable {
 
     let connectionString: String
     let size: Int
+    /// Whether the connection string reaches PostgreSQL through a transaction-mode pooler (see `PostgresConnection`).
+    let transactionPooling: Bool
+    /// Where every connection's notices go.
+    let notices: PostgresNoticeReceiver
     private let waitTimeout: DispatchTimeInterval
     /// How long each call waits for the server's answer (`PostgresConnection.replyDeadline`).
     let replyDeadline: Duration
@@ -27,10 +31,19 @@ final class PostgresConnectionPool: Sendable {
     private let waits = Atomic<Int>(0)
     private let waitTimeouts = Atomic<Int>(0)
 
-    init(connectionString: String, size: Int, waitTimeout: Duration, replyDeadline: Duration = PostgresConnection.defaultReplyDeadline) {
+    init(
+        connectionString: String,
+        size: Int,
+        waitTimeout: Duration,
+        transactionPooling: Bool = false,
+        notices: PostgresNoticeReceiver = PostgresNoticeReceiver { _ in },
+        replyDeadline: Duration = PostgresConnection.defaultReplyDeadline
+    ) {
+        self.notices = notices
         self.connectionString = connectionString
         self.replyDeadline = replyDeadline
         self.size = size
+        self.transactionPooling = transactionPooling
         let (seconds, attoseconds) = waitTimeout.components
         self.waitTimeout = .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
         permits = DispatchSemaphore(value: size)
@@ -73,7 +86,12 @@ final class PostgresConnectionPool: Sendable {
             connection = reused
         } else {
             do throws(PostgresError) {
-                connection = try PostgresConnection(connectionString: connectionString, replyDeadline: replyDeadline)
+                connection = try PostgresConnection(
+                    connectionString: connectionString,
+                    transactionPooling: transactionPooling,
+                    notices: notices,
+                    replyDeadline: replyDeadline
+                )
             } catch {
                 throw error.storageError
             }

@@ -7,9 +7,10 @@ import Storage
 /// a challenge is taken by one `DELETE … RETURNING`, which of any number of concurrent callers on any nodes only one
 /// completes with the row. The ceremonies are one statement each (data-modifying CTEs, events included): one round
 /// trip. `transaction` runs its body in a `SERIALIZABLE` transaction and runs it again, from the start, on a
-/// serialization failure or a deadlock (up to `maximumTransactionAttempts` times; a retry holds an advisory lock
-/// that first attempts share, so it runs alone across nodes), so bodies written once for every driver behave as if
-/// run one after the other, on any number of nodes.
+/// serialization failure or a deadlock (up to `maximumTransactionAttempts` times, after a growing pause, each retry
+/// alone under a transaction's table lock that first attempts share), so bodies written once for every driver behave
+/// as if run one after the other, on any number of nodes. No lock outlives a transaction and no statement is prepared
+/// by name with `transactionPooling`, so the store works through a transaction-mode pooler (PgBouncer) too.
 ///
 /// Durability: commits wait for the WAL flush (`synchronous_commit = on`), except `insertChallenge`,
 /// `takeChallenge` and `recordSessionUse`, which commit with `synchronous_commit = off` as their protocols allow.
@@ -29,12 +30,19 @@ public final class PostgresStore: PasskeyStore {
     public static let maximumTransactionAttempts = 10
 
     let pool: PostgresConnectionPool
+    /// A random number in a range, for the pauses between a transaction's attempts.
+    private let jitter: @Sendable (ClosedRange<UInt32>) -> UInt32
 
     /// Connects with `connectionString` (libpq key=value pairs or a postgresql:// URI), and migrates the database
     /// to the latest schema.
     /// - Parameters:
     ///   - poolSize: the most connections this store opens at once.
     ///   - waitTimeout: how long a call waits for a free connection before `storage.unavailable`.
+    ///   - transactionPooling: the connection string reaches PostgreSQL through a transaction-mode pooler (PgBouncer's
+    ///     `pool_mode = transaction`): statements are sent unnamed and every commit is durable.
+    ///   - jitter: a random number in a range, for the pauses between a transaction's attempts.
+    ///   - notices: PostgreSQL's notices and the `FATAL` that closes a connection, for the log (libpq would print
+    ///     them on standard error); dropped by default.
     ///   - replyDeadline: how long a statement waits for the server's answer before `storage.unavailable`
     ///     (`timedOut`) and the connection is closed: a server that accepts and never answers fails fast.
     /// - Throws: `storage.unavailable` when the database can't be reached; `storage.migrationFailed` when its
@@ -43,12 +51,18 @@ public final class PostgresStore: PasskeyStore {
         connectionString: String,
         poolSize: Int,
         waitTimeout: Duration = .seconds(10),
+        transactionPooling: Bool = false,
+        jitter: @escaping @Sendable (ClosedRange<UInt32>) -> UInt32 = { UInt32.random(in: $0) },
+        notices: @escaping @Sendable (PostgresNotice) -> Void = { _ in },
         replyDeadline: Duration = .seconds(10)
     ) throws(StorageError) {
+        self.jitter = jitter
         pool = PostgresConnectionPool(
             connectionString: connectionString,
             size: max(1, poolSize),
             waitTimeout: waitTimeout,
+            transactionPooling: transactionPooling,
+            notices: PostgresNoticeReceiver(notices),
             replyDeadline: replyDeadline
         )
         // The one clock of the store: the time of the events a migration writes.
@@ -65,27 +79,17 @@ public final class PostgresStore: PasskeyStore {
 
     public func transaction<Result: Sendable>(_ body: (any StoreTransaction) throws(StorageError) -> Result) throws(StorageError) -> Result {
         try pool.withConnection { connection throws(PostgresError) -> Swift.Result<Result, StorageError> in
-            // The retry lock, an advisory lock taken before each attempt's snapshot: shared by first attempts, exclusive
-            // for the retries of a body that failed to serialise. A retry thus runs alone, across nodes, and cannot
-            // lose again to transactions that started after it failed (without it, a body that keeps colliding with a
-            // busy row may lose every time); first attempts do not wait for each other.
-            var holdsRetryLock = false
-            defer {
-                if holdsRetryLock { try? connection.execute("SELECT pg_advisory_unlock_all()") }
-            }
-            holdsRetryLock = true
-            try connection.execute("SELECT pg_advisory_lock_shared(\(Self.retryLockKey))")
             var attempt = 1
-            func retry() throws(PostgresError) -> Bool {
+            // Another attempt after a random pause of up to 1, 2, 4 … 64 ms, so that bodies colliding on a busy row
+            // spread out; from the second attempt on, the attempt runs alone (see `begin`).
+            func retry() -> Bool {
                 guard attempt < Self.maximumTransactionAttempts else { return false }
-                if attempt == 1 {
-                    try connection.execute("SELECT pg_advisory_unlock_all(); SELECT pg_advisory_lock(\(Self.retryLockKey))")
-                }
+                usleep(useconds_t(1000 * jitter(0...(UInt32(1) << min(attempt - 1, 6)))))
                 attempt += 1
                 return true
             }
             while true {
-                try connection.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
+                try Self.begin(connection, alone: attempt > 1)
                 let records = PostgresRecords(connection: connection)
                 let outcome: Swift.Result<Result, StorageError>
                 do throws(StorageError) {
@@ -98,7 +102,7 @@ public final class PostgresStore: PasskeyStore {
                     connection.rollBack()
                     if failed.code == .connectionFailed { throw failed }
                     if failed.code == .serializationFailure {
-                        guard try retry() else { return .failure(Self.notSerialised(attempt)) }
+                        guard retry() else { return .failure(Self.notSerialised(attempt)) }
                         continue
                     }
                 }
@@ -112,12 +116,10 @@ public final class PostgresStore: PasskeyStore {
                     return .failure(failure)
                 }
                 do throws(PostgresError) {
-                    // One round trip for both; a failed COMMIT skips the unlock, done then by `defer` or the retry.
-                    try connection.execute("COMMIT; SELECT pg_advisory_unlock_all()")
-                    holdsRetryLock = false
+                    try connection.execute("COMMIT")
                 } catch {
                     guard error.code == .serializationFailure else { throw error }
-                    guard try retry() else { return .failure(Self.notSerialised(attempt)) }
+                    guard retry() else { return .failure(Self.notSerialised(attempt)) }
                     continue
                 }
                 return outcome
@@ -125,8 +127,32 @@ public final class PostgresStore: PasskeyStore {
         }.get()
     }
 
-    /// An arbitrary constant naming the advisory lock that retried transactions take (see `transaction`).
-    private static let retryLockKey = 0x7061_7373_7265_7472
+    /// The lock that lets a retried body run alone: first attempts share it, retries take it alone, so a body that
+    /// failed to serialise cannot lose again to transactions that started after it failed (without it, 8 threads
+    /// making 50 increments of one row each saw some lose 20 times running). A table lock, which PostgreSQL releases
+    /// with the transaction (nothing outlives it, so it works through a transaction-mode pooler) and which, taken by
+    /// `LOCK TABLE` before the first query, is held before the transaction's snapshot is (an advisory lock is taken by
+    /// a query, after the snapshot). The table is `passkeyd_schema`, which requests only read: `ROW SHARE` and
+    /// `EXCLUSIVE` leave reads alone. A wait for it is bounded by `fairnessLockTimeout`; past it the attempt runs
+    /// without it, so a stalled retry delays others by at most that.
+    private static let fairnessLockTimeout = "2s"
+
+    /// `BEGIN` of a serializable attempt with the fairness lock (shared, or `alone`), in one round trip; without the
+    /// lock when it is not had in time.
+    private static func begin(_ connection: PostgresConnection, alone: Bool) throws(PostgresError) {
+        do {
+            try connection.execute(
+                """
+                BEGIN ISOLATION LEVEL SERIALIZABLE; SET LOCAL lock_timeout = '\(fairnessLockTimeout)';
+                LOCK TABLE passkeyd_schema IN \(alone ? "EXCLUSIVE" : "ROW SHARE") MODE; SET LOCAL lock_timeout TO DEFAULT
+                """
+            )
+        } catch {
+            guard error.code == .timedOut else { throw error }
+            connection.rollBack()
+            try connection.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
+        }
+    }
 
     private static func notSerialised(_ attempts: Int) -> StorageError {
         StorageError(.unavailable, "the transaction could not be serialised in \(attempts) attempts")

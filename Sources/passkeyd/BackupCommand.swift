@@ -60,7 +60,7 @@ struct BackupCommand {
                 print(
                     """
                     wrote \(destination)/manifest.json\(files.isEmpty ? "" : " and the TLS pair"). On PostgreSQL the accounts, the sessions and the \
-                    secrets are rows of the database: back it up with pg_dump (docs/backups.md), and keep the dump as secret \
+                    secrets are rows of the database: back it up with pg_dump (docs/operate/backups.md), and keep the dump as secret \
                     as the secrets it holds. This folder alone restores nothing.
                     """
                 )

@@ -15,11 +15,14 @@ struct ConfiguredStore {
     /// PostgreSQL's pool waits (calls that waited for a connection, and those that gave up), nil on SQLite.
     let poolWaits: (@Sendable () -> (waits: Int, timeouts: Int))?
 
-    init(_ configuration: ServerConfiguration) throws {
+    /// `log` gets PostgreSQL's notices (event `postgres`), which libpq would otherwise print on standard error.
+    init(_ configuration: ServerConfiguration, log: Logger? = nil) throws {
         if let connectionString = configuration.postgresConnectionString {
             let postgres = try PostgresStore(
                 connectionString: connectionString,
-                poolSize: configuration.postgresPoolSize ?? configuration.defaultPoolSize
+                poolSize: configuration.postgresPoolSize ?? configuration.defaultPoolSize,
+                transactionPooling: configuration.postgresTransactionPooling,
+                notices: { notice in log.map { Self.write(notice, to: $0) } }
             )
             (store, secrets, close) = (postgres, .database(postgres), postgres.close)
             poolWaits = { postgres.poolWaits }
@@ -27,6 +30,17 @@ struct ConfiguredStore {
             let sqlite = try SQLiteStore(path: configuration.databasePath)
             (store, secrets, close) = (sqlite, .files(directory: configuration.dataDirectory), sqlite.close)
             poolWaits = nil
+        }
+    }
+
+    /// A notice as one log line: routine ones (`NOTICE`, `INFO`) at debug, `WARNING` as a warning, the `FATAL` of a
+    /// closed connection (a restart, an administrator's command) as an error.
+    static func write(_ notice: PostgresNotice, to log: Logger) {
+        let text = "PostgreSQL \(notice.severity) \(notice.code): \(notice.message)"
+        switch notice.severity {
+        case "DEBUG", "LOG", "INFO", "NOTICE": log.debug(text, event: "postgres")
+        case "WARNING": log.warning(text, event: "postgres")
+        default: log.error(text, event: "postgres")
         }
     }
 

@@ -17,7 +17,7 @@ final class Deployment {
     init(_ configuration: ServerConfiguration, metrics: MetricsRegistry?, log: Logger) throws {
         outbound = try HTTPClient()
         do {
-            opened = try ConfiguredStore(configuration)
+            opened = try ConfiguredStore(configuration, log: log)
         } catch {
             outbound.shutDown()
             throw error

@@ -62,7 +62,7 @@ struct RestoreCommand {
             let (manifest, contents) = try Self.verifiedBackup(source)
             guard configuration.postgresConnectionString == nil else {
                 throw Refusal(
-                    "the configuration names PostgreSQL: restore its pg_dump with pg_restore, then run restore --postgres-restored (docs/backups.md)"
+                    "the configuration names PostgreSQL: restore its pg_dump with pg_restore, then run restore --postgres-restored (docs/operate/backups.md)"
                 )
             }
             try DataFolderPermissions.createFolder(configuration.dataDirectory)
@@ -133,7 +133,7 @@ struct RestoreCommand {
         guard let json = PrivateFile.read(source + "/manifest.json") else { throw Refusal("\(source)/manifest.json cannot be read") }
         guard let manifest = BackupManifest(json: json) else { throw Refusal("\(source)/manifest.json is not a passkeyd backup manifest") }
         guard manifest.driver == "sqlite", let schemaVersion = manifest.schemaVersion else {
-            throw Refusal("\(source) is a PostgreSQL backup's manifest: restore the database's pg_dump with pg_restore (docs/backups.md)")
+            throw Refusal("\(source) is a PostgreSQL backup's manifest: restore the database's pg_dump with pg_restore (docs/operate/backups.md)")
         }
         guard schemaVersion <= SQLiteStore.latestSchemaVersion else {
             throw Refusal(

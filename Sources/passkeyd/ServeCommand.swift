@@ -40,6 +40,12 @@ struct ServeCommand {
             now: { Date() }
         ).logger(level: configuration.logLevel)
         for warning in configuration.associatedDomains.warnings { log.warning(warning, event: "configuration") }
+        if configuration.rateLimits.trustForwardedFor {
+            log.warning(
+                "rateLimits.trustForwardedFor is deprecated and removed in 0.3.0: it lets any client that reaches passkeyd directly choose its address; list your proxies in rateLimits.trustedProxies",
+                event: "configuration"
+            )
+        }
         do {
             try DataFolderPermissions.createFolder(configuration.dataDirectory)
         } catch {

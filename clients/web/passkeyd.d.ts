@@ -138,6 +138,31 @@ export interface SignInOptions {
   userVerification?: "required" | "preferred" | "discouraged";
 }
 
+/** POST /auth/password's answer, with the account: a full session (its cookie), or under
+ * `passwords.session: "upgradeOnly"` a restricted one (`restricted: true`: no cookie, no access token; this client
+ * carries its token) that may only add a passkey, read the account and sign out. */
+export interface SignedInWithPassword {
+  user: User;
+  token: string;
+  expiresAt: string;
+  restricted?: true;
+  accessToken?: string;
+  accessTokenExpiresAt?: string;
+  account: Account;
+}
+
+export interface PasswordCredentials {
+  /** One of username or email (an email signs in only when exactly one account has it). */
+  username?: string;
+  email?: string;
+  password: string;
+}
+
+/** A registration's answer; `upgrade` is true for an automatic passkey upgrade (conditional create). */
+export interface Upgraded extends SignedIn {
+  upgrade?: true;
+}
+
 export interface AutofillOptions {
   userVerification?: "required" | "preferred" | "discouraged";
   /** Called when the browser waits for the person to pick a passkey in the field's suggestions. */
@@ -152,6 +177,12 @@ export interface Passkeyd {
   register(options?: RegisterOptions): Promise<SignedIn>;
   signIn(options?: SignInOptions): Promise<SignedIn>;
   signInWithAutofill(input: HTMLInputElement | null, options?: AutofillOptions): Promise<SignedIn>;
+  /** POST /auth/password: an imported password as a bridge to a passkey; rejects with password_invalid. */
+  signInWithPassword(credentials: PasswordCredentials): Promise<SignedInWithPassword>;
+  /** Right after signInWithPassword: a passkey without a prompt (conditional create); rejects with "unsupported"
+   * when the browser cannot, passkey_upgrade_not_allowed, or a browser code when it declines (stay quiet then). */
+  upgradeToPasskey(): Promise<Upgraded>;
+  isConditionalCreateAvailable(): Promise<boolean>;
   abort(): Promise<void>;
   account(): Promise<Account>;
   listPasskeys(): Promise<Passkey[]>;

@@ -283,6 +283,9 @@ export function createPasskeyd(settings) {
   const crossOrigin = baseURL !== "" && (typeof location === "undefined" || new URL(baseURL).origin !== location.origin);
   // The one ceremony in progress (autofill or modal): a new one aborts it first.
   let pending = null;
+  // A restricted session's token (a password sign-in under `passwords.session: "upgradeOnly"`): such a session has no
+  // cookie, so every call carries it until a full sign-in or the sign-out; it is kept in memory only.
+  let restrictedToken = null;
 
   async function request(method, path, body, signal) {
     const init = {
@@ -291,6 +294,7 @@ export function createPasskeyd(settings) {
       cache: "no-store",
       headers: { Accept: "application/json" },
     };
+    if (restrictedToken) init.headers.Authorization = "Bearer " + restrictedToken;
     if (body !== undefined) {
       init.headers["Content-Type"] = "application/json";
       init.body = JSON.stringify(body);
@@ -352,6 +356,8 @@ export function createPasskeyd(settings) {
 
   // After a sign-in: the account (which proves the browser kept the session), and the signals.
   async function afterSignIn(answer) {
+    // A full session (its cookie) replaces a restricted one; a restricted one is carried by its token.
+    restrictedToken = answer && answer.restricted === true && answer.token ? answer.token : null;
     let account;
     try {
       account = await request("GET", "/me");
@@ -388,6 +394,17 @@ export function createPasskeyd(settings) {
 
   async function refreshSignals() {
     signalAccount(await request("GET", "/me"));
+  }
+
+  // Whether the browser can create a passkey without a prompt (WebAuthn L3 getClientCapabilities: conditionalCreate).
+  async function isConditionalCreateAvailable() {
+    const PKC = webAuthn();
+    if (!supported() || typeof PKC.getClientCapabilities !== "function") return false;
+    try {
+      return (await PKC.getClientCapabilities()).conditionalCreate === true;
+    } catch (ignored) {
+      return false;
+    }
   }
 
   async function isAutofillAvailable() {
@@ -469,6 +486,49 @@ export function createPasskeyd(settings) {
       });
     },
 
+    /**
+     * POST /auth/password: a password imported from the app's old system, as a bridge to a passkey. Resolves like
+     * the passkey sign-ins (the answer plus `account`); call `upgradeToPasskey()` right after. Rejects with
+     * `password_invalid` for any wrong name, email or password. Under `passwords.session: "upgradeOnly"` the session
+     * is restricted (`restricted: true`, no cookie): this client then carries its token until the passkey is added.
+     * @param {{username?: string, email?: string, password: string}} credentials
+     */
+    async signInWithPassword(credentials) {
+      const input = credentials || {};
+      await abortPending();
+      restrictedToken = null;
+      const body = input.email ? { email: input.email, password: input.password } : { username: input.username, password: input.password };
+      return afterSignIn(await request("POST", "/auth/password", body));
+    },
+
+    /**
+     * The automatic passkey upgrade, right after `signInWithPassword`: asks the browser to create a passkey without
+     * a prompt (conditional create), which it does only when its password manager filled the password just used.
+     * Resolves with the registration's answer plus `account` (its `upgrade` is true). Rejects with "unsupported"
+     * when the browser cannot create conditionally (offer `register()` then), passkeyd's
+     * `passkey_upgrade_not_allowed` when the session is not a password sign-in of the last minutes, and a browser
+     * code ("not_allowed", "cancelled") when the browser declines, which it does silently: never show these.
+     */
+    upgradeToPasskey() {
+      return ceremony("create", async (abortSignal, context) => {
+        requireSupport();
+        if (!(await isConditionalCreateAvailable())) throw new PasskeydError(ErrorCode.UNSUPPORTED);
+        const json = await request("POST", "/webauthn/registration/options", { mediation: "conditional" }, abortSignal);
+        context.startedAt = Date.now();
+        context.timeout = json.timeout;
+        const credential = await navigator.credentials.create({
+          mediation: "conditional",
+          publicKey: creationOptionsFromJSON(json),
+          signal: abortSignal,
+        });
+        if (!credential) throw new DOMException("No credential", "NotAllowedError");
+        return afterSignIn(await request("POST", "/webauthn/registration/verify", credentialToJSON(credential)));
+      });
+    },
+
+    /** Whether the browser can create a passkey without a prompt (what `upgradeToPasskey` needs). */
+    isConditionalCreateAvailable,
+
     /** Aborts the ceremony in progress (autofill included); resolves once the browser let go of it. */
     abort: abortPending,
 
@@ -506,9 +566,13 @@ export function createPasskeyd(settings) {
       return request("POST", "/session/token");
     },
 
-    /** POST /logout. */
-    signOut() {
-      return request("POST", "/logout", {});
+    /** POST /logout (and forgets a restricted session's token). */
+    async signOut() {
+      try {
+        return await request("POST", "/logout", {});
+      } finally {
+        restrictedToken = null;
+      }
     },
 
     /** DELETE /me; then tells the browser that none of the account's passkeys is accepted any more. */

@@ -16,8 +16,10 @@ struct RequestLimits: Sendable {
     let account: RateLimiter
     let challenges: RateLimiter
     let time: any TimeSource
-    /// `rateLimits.trustForwardedFor`: the client is the last `X-Forwarded-For` entry.
-    let trustForwardedFor: Bool
+    /// `rateLimits.trustedProxies`: the peers whose `X-Forwarded-For` is believed.
+    let trustedProxies: [AddressRange]
+    /// The deprecated `rateLimits.trustForwardedFor`: every peer's `X-Forwarded-For` is believed.
+    let trustsEveryPeer: Bool
     /// `passkeyd_rate_limited_total` (nil without metrics).
     let refusals: MetricFamily<Counter>?
 
@@ -31,7 +33,8 @@ struct RequestLimits: Sendable {
             capacity: limits.maximumKeys
         )
         self.time = time
-        trustForwardedFor = limits.trustForwardedFor
+        trustedProxies = limits.trustedProxies
+        trustsEveryPeer = limits.trustForwardedFor
         self.refusals = refusals
     }
 
@@ -50,16 +53,27 @@ struct RequestLimits: Sendable {
         throw error
     }
 
-    /// The client a request is limited as: the peer, or (behind a trusted proxy) the last entry of the last
-    /// `X-Forwarded-For` field (a proxy may add its own field after the client's) when it is an IP address; an IPv6
-    /// client by its /64 (one host may use any address of it), so that the key is bounded and a host has one.
+    /// The client a request is limited as: the peer; or, when the peer is a trusted proxy, the right-most address of
+    /// the `X-Forwarded-For` fields (all of them, in order: a proxy may add its own field after the client's) that is
+    /// not a trusted proxy: what the client wrote further left is never reached. An entry that is not an IP address
+    /// counts as the peer. An IPv6 client counts by its /64 (one host may use any address of it), so the key is
+    /// bounded and a host has one.
     func clientAddress(_ request: HTTPRequest) -> String {
-        if trustForwardedFor, let forwarded = request.headers.values("x-forwarded-for").last,
-            let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces),
-            let address = PeerAddress(literal: last)
-        {
-            return address.description
+        let peer = PeerAddress(literal: request.remoteAddress)?.description ?? String(request.remoteAddress.prefix(64))
+        guard trustsEveryPeer || isTrustedProxy(request.remoteAddress) else { return peer }
+        let entries = request.headers.values("x-forwarded-for").flatMap { $0.split(separator: ",") }
+        for entry in entries.suffix(Self.maximumHops).reversed() {
+            let text = entry.trimmingCharacters(in: .whitespaces)
+            guard let address = PeerAddress(literal: text) else { return peer }
+            if trustsEveryPeer || !isTrustedProxy(text) { return address.description }
         }
-        return PeerAddress(literal: request.remoteAddress)?.description ?? String(request.remoteAddress.prefix(64))
+        return peer
+    }
+
+    /// The most `X-Forwarded-For` entries walked, right to left: more proxies than this in a chain is a mistake.
+    static let maximumHops = 16
+
+    private func isTrustedProxy(_ address: String) -> Bool {
+        trustedProxies.contains { $0.contains(address) }
     }
 }

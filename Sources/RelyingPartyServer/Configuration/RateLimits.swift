@@ -1,3 +1,5 @@
+import HTTPServer
+
 /// The `rateLimits` block. Defaults let a busy office behind one NAT address sign in: 240 ceremony requests a
 /// minute per address with bursts of 60, while an attacker's guessing is slowed per account.
 public struct RateLimits: Sendable, Equatable {
@@ -9,7 +11,11 @@ public struct RateLimits: Sendable, Equatable {
     public var perAccountBurst: Double = 10
     /// Challenges a single address may hold unexpired at once.
     public var outstandingChallengesPerAddress: Int = 512
-    /// Take the client address from the last `X-Forwarded-For` entry (only behind a proxy you run).
+    /// The address ranges of the proxies in front of passkeyd (CIDRs). A request from one of them is limited as the
+    /// right-most `X-Forwarded-For` address that is not one of them; a request from anywhere else as its peer.
+    public var trustedProxies: [AddressRange] = []
+    /// Deprecated (removed in 0.3.0; `trustedProxies` replaces it): every peer is a trusted proxy and the client is
+    /// the last `X-Forwarded-For` entry, so a client that reaches passkeyd directly chooses its own address.
     public var trustForwardedFor = false
     /// The most keys (addresses, credentials) each limiter tracks at once; past it, idle buckets are dropped first.
     public var maximumKeys = 100_000
@@ -19,7 +25,7 @@ public struct RateLimits: Sendable, Equatable {
     init(_ reader: ConfigurationReader) throws(ConfigurationError) {
         try reader.only([
             "perAddressPerMinute", "perAddressBurst", "perAccountPerMinute", "perAccountBurst",
-            "outstandingChallengesPerAddress", "trustForwardedFor", "maximumKeys",
+            "outstandingChallengesPerAddress", "trustedProxies", "trustForwardedFor", "maximumKeys",
         ])
         maximumKeys = try reader.integer("maximumKeys", in: 100...10_000_000) ?? maximumKeys
         perAddressPerMinute = Double(try reader.integer("perAddressPerMinute", in: 1...1_000_000) ?? Int(perAddressPerMinute))
@@ -33,5 +39,30 @@ public struct RateLimits: Sendable, Equatable {
             }
             trustForwardedFor = flag
         }
+        if let ranges = try reader.strings("trustedProxies") {
+            guard ranges.count <= 64 else {
+                throw ConfigurationError(.invalidValue, key: reader.key("trustedProxies"), "must list at most 64 address ranges")
+            }
+            trustedProxies = try ranges.map { (text) throws(ConfigurationError) in
+                guard let range = AddressRange(text) else {
+                    throw ConfigurationError(
+                        .invalidValue,
+                        key: reader.key("trustedProxies"),
+                        "\"\(text.prefix(64))\" is not an address range such as 10.0.0.0/8 or 2001:db8::/32 (no bits set past the prefix)"
+                    )
+                }
+                return range
+            }
+        }
+        if trustForwardedFor && !trustedProxies.isEmpty {
+            throw ConfigurationError(
+                .invalidValue,
+                key: reader.key("trustForwardedFor"),
+                "is deprecated and replaced by trustedProxies: remove it when trustedProxies is set"
+            )
+        }
     }
+
+    /// Whether requests may name their client in `X-Forwarded-For` at all.
+    public var readsForwardedFor: Bool { trustForwardedFor || !trustedProxies.isEmpty }
 }

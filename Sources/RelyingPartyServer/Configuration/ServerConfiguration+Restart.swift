@@ -21,7 +21,7 @@ extension ServerConfiguration {
         note(
             "database",
             sqlitePath != running.sqlitePath || postgresConnectionString != running.postgresConnectionString
-                || postgresPoolSize != running.postgresPoolSize
+                || postgresPoolSize != running.postgresPoolSize || postgresTransactionPooling != running.postgresTransactionPooling
         )
         note("threads", threads != running.threads)
         note("workers", workerCount != running.workerCount)

@@ -18,6 +18,8 @@ public struct ServerConfiguration: Sendable {
     public var postgresConnectionString: String?
     /// `database.poolSize`: the most PostgreSQL connections one node opens; nil takes `defaultPoolSize`.
     public var postgresPoolSize: Int?
+    /// `database.pooler: "transaction"`: the connection string reaches PostgreSQL through a transaction-mode pooler.
+    public var postgresTransactionPooling = false
     public var sessionLifetimeSeconds = 604_800
     /// `sessions.handoffRedirect`: the path (same origin) a session hand-off link redirects to.
     public var handoffRedirect = "/"
@@ -101,9 +103,9 @@ public struct ServerConfiguration: Sendable {
     /// Where hand-off links point: the relying party's first `https` origin (passkeyd's own pages).
     public var handoffOrigin: String { origins.first { $0.hasPrefix("https://") } ?? "https://\(relyingPartyID)" }
 
-    /// 256 connections per client address; behind a trusted proxy every connection comes from the proxy, so the
+    /// 256 connections per client address; behind trusted proxies every connection comes from a proxy, so the
     /// per-address cap is the global one (the proxy limits its clients).
-    public var defaultConnectionsPerAddress: Int { rateLimits.trustForwardedFor ? maximumConnections : 256 }
+    public var defaultConnectionsPerAddress: Int { rateLimits.readsForwardedFor ? maximumConnections : 256 }
 
     /// `iss` of the access tokens: `tokens.issuer`, or `https://<relyingParty.id>`.
     public var tokenIssuer: String { tokens.issuer ?? "https://" + relyingPartyID }

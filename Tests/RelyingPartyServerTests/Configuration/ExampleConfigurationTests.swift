@@ -52,16 +52,12 @@ struct ExampleConfigurationTests {
     }
 }
 
-/// The README's Associated domains example: its configuration loads and publishes the assetlinks.json and the origin
-/// the README shows.
+/// The example of docs/operate/associated-domains.md: its configuration loads and publishes the assetlinks.json and the
+/// origin the page shows.
 struct ReadmeAssociatedDomainsTests {
     /// The fenced block after `<!-- associated-domains: NAME -->`.
     static func block(_ name: String) throws -> String {
-        let readme = try String(contentsOfFile: ExampleConfigurationTests.repository + "/README.md", encoding: .utf8)
-        let marker = "<!-- associated-domains: \(name) -->\n```json\n"
-        let start = try #require(readme.range(of: marker), "the README has no \(marker)")
-        let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
-        return String(readme[start.upperBound..<end.lowerBound])
+        try DocumentationPage("operate/associated-domains.md").block(after: "<!-- associated-domains: \(name) -->")
     }
 
     @Test func theReadmesExamplePublishesWhatTheReadmeShows() throws {

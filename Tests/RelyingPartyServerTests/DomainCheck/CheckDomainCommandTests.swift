@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `passkeyd check-domain` as a user runs it: the real binary against the stand-ins, its exit statuses, its JSON form,
-/// and the README's two sample outputs, which are this test's runs (with the stand-ins' ports written as 8443 for the
+/// and the two sample outputs of docs/operate/associated-domains.md, which are this test's runs (with the stand-ins' ports written as 8443 for the
 /// domain and 8444 for the CDN).
 struct CheckDomainCommandTests {
     let fixture: DomainCheckFixture
@@ -18,7 +18,7 @@ struct CheckDomainCommandTests {
         return (result.status, String(decoding: result.output, as: UTF8.self), result.errorOutput)
     }
 
-    /// The command line and its output as the README shows them.
+    /// The command line and its output as the documentation shows them.
     private func transcript(_ arguments: [String], _ output: String) -> String {
         let shown = arguments.map { $0 == fixture.authority.certificateFile ? "ca.pem" : $0 }
         let text = "$ passkeyd check-domain " + shown.joined(separator: " ") + "\n" + output
@@ -26,13 +26,11 @@ struct CheckDomainCommandTests {
             .replacingOccurrences(of: "localhost:\(fixture.cdn.port)", with: "localhost:8444")
     }
 
-    /// The fenced block after `<!-- check-domain: NAME -->` in the README.
+    static let page = "operate/associated-domains.md"
+
+    /// The fenced block after `<!-- check-domain: NAME -->` in docs/operate/associated-domains.md.
     private static func readmeBlock(_ name: String) throws -> String {
-        let readme = try String(contentsOfFile: ExampleConfigurationTests.repository + "/README.md", encoding: .utf8)
-        let marker = "<!-- check-domain: \(name) -->\n```\n"
-        let start = try #require(readme.range(of: marker), "the README has no \(marker)")
-        let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
-        return String(readme[start.upperBound..<end.lowerBound])
+        try DocumentationPage(page).block(after: "<!-- check-domain: \(name) -->")
     }
 
     private func expectReadme(_ name: String, _ transcript: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -40,7 +38,7 @@ struct CheckDomainCommandTests {
         try? transcript.write(toFile: path, atomically: true, encoding: .utf8)
         if try Self.readmeBlock(name) != transcript {
             Issue.record(
-                "the README's check-domain \(name) output is not this run's (written to \(path)):\n\(transcript)",
+                "docs/\(Self.page): the check-domain \(name) output is not this run's (written to \(path)):\n\(transcript)",
                 sourceLocation: sourceLocation
             )
         }

@@ -15,7 +15,7 @@ import Testing
 
     /// The types of the events appended so far, in order, and the payload of each.
     static func events(_ store: any PasskeyStore) throws -> [(type: String, data: [String: Any])] {
-        try (store as! any EventStore).events(after: 0, limit: 1000).map { event in
+        try store.events(after: 0, limit: 1000).map { event in
             (event.type, (try JSONSerialization.jsonObject(with: Data(event.data)) as? [String: Any]) ?? [:])
         }
     }

@@ -7,7 +7,7 @@ import WebAuthnCore
 @testable import RelyingPartyServer
 
 /// The one table from server code to status and client message, the two variants, the core and storage mappings,
-/// and the README's error tables, which must say exactly what the code does.
+/// and the error tables of docs/reference/errors.md, which must say exactly what the code does.
 struct ServerErrorTableTests {
     @Test func everyCodeHasAnErrorStatusAndAMessage() {
         for code in ServerError.Code.allCases {
@@ -80,40 +80,36 @@ struct ServerErrorTableTests {
         }
     }
 
-    // MARK: the README
+    // MARK: the error reference (docs/reference/errors.md)
 
-    static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-        .appendingPathComponent("README.md")
+    static let page = "reference/errors.md"
 
-    /// The rows of the README table that follows `heading` (the first `| code | status | meaning |` after it):
+    /// The rows of the page's table that follows `heading` (the first `| code | status | meaning |` after it):
     /// each row's code and statuses.
-    static func readmeTable(after heading: String) throws -> [(code: String, statuses: String)] {
-        let lines = try String(contentsOf: readme, encoding: .utf8).components(separatedBy: "\n")
-        guard let anchor = lines.firstIndex(where: { $0.contains(heading) }),
-            let header = lines[anchor...].firstIndex(of: "| code | status | meaning |")
-        else { return [] }
-        return lines[(header + 2)...].prefix { $0.hasPrefix("|") }.map { row in
-            let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
-            return (cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`")), cells[1])
+    static func documentedTable(after heading: String) throws -> [(code: String, statuses: String)] {
+        try DocumentationPage(page).tables(header: "| code | status | meaning |", after: heading).map { cells in
+            (cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`")), cells[1])
         }
     }
 
-    @Test func theReadmeListsEveryServerCodeWithItsStatuses() throws {
-        let rows = try Self.readmeTable(after: "status is assigned in one table")
+    @Test func theErrorReferenceListsEveryServerCodeWithItsStatuses() throws {
+        let rows = try Self.documentedTable(after: "status is assigned in one table")
         var expected: [String: [Int]] = [:]
         for code in ServerError.Code.allCases { expected[code.rawValue] = [code.answer.status] }
         for variant in ServerError.Variant.allCases { expected[variant.code.rawValue, default: []].append(variant.answer.status) }
-        #expect(rows.map(\.code).sorted() == expected.keys.sorted())
-        #expect(Set(rows.map(\.code)).count == rows.count, "a code has two rows")
+        #expect(rows.map(\.code).sorted() == expected.keys.sorted(), "docs/\(Self.page) must list exactly the codes of ServerError")
+        #expect(Set(rows.map(\.code)).count == rows.count, "docs/\(Self.page): a code has two rows")
         for row in rows {
             let statuses = row.statuses.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-            #expect(statuses == expected[row.code]?.sorted(), "README: \(row.code) is \(row.statuses)")
+            #expect(statuses == expected[row.code]?.sorted(), "docs/\(Self.page): \(row.code) is \(row.statuses)")
         }
     }
 
-    @Test func theReadmeListsEveryCodeOfTheHTTPLayer() throws {
-        let rows = try Self.readmeTable(after: "The HTTP layer answers a few requests itself")
-        #expect(rows.map(\.code).sorted() == ErrorResponse.Code.allCases.map(\.rawValue).sorted())
+    @Test func theErrorReferenceListsEveryCodeOfTheHTTPLayer() throws {
+        let rows = try Self.documentedTable(after: "The HTTP layer answers a few requests itself")
+        #expect(
+            rows.map(\.code).sorted() == ErrorResponse.Code.allCases.map(\.rawValue).sorted(),
+            "docs/\(Self.page) must list exactly the codes of the HTTP layer"
+        )
     }
 }

@@ -27,6 +27,8 @@ final class WebhookReceiver {
     let port: Int
     let logPath: String
     let statusPath: String
+    /// A documentation page whose Flask example to run instead of the receiver's own handler (`--documented`).
+    var documented: String?
     private var process: SpawnedProcess?
 
     init(folder: String, port: Int? = nil) throws {
@@ -69,6 +71,7 @@ final class WebhookReceiver {
         let process = try SpawnedProcess(
             try Self.python(),
             [Self.script(), "--port", String(port), "--secret", Self.secret, "--log", logPath, "--status", statusPath]
+                + (documented.map { ["--documented", $0] } ?? [])
         )
         self.process = process
         let deadline = Date().addingTimeInterval(15)

@@ -6,9 +6,10 @@ import TestSupport
 import Testing
 
 /// An app's own API verifying passkeyd's access tokens with PyJWT against the served JWKS (`Tests/Python/backend`), exactly
-/// as the README tells it to: valid, expired, wrong audience, wrong issuer, signed by a retired key still published,
-/// signed by a key removed after its tokens expired, and forged `alg` (none, HS256 keyed with the public key). The
-/// server runs in process behind the real HTTPS listener, its clock set back to mint tokens in the past.
+/// as docs/get-started/your-api.md tells it to: valid, expired, wrong audience, wrong issuer, signed by a retired key
+/// still published, signed by a key removed after its tokens expired, and forged `alg` (none, HS256 keyed with the
+/// public key); and the page's own PyJWT example, run as written, gives every token the same verdict. The server runs
+/// in process behind the real HTTPS listener, its clock set back to mint tokens in the past.
 @Suite(.serialized) struct PyJWTBackendTests {
     /// The backend's Python, in the venv `make backend-deps` makes.
     static func python() throws -> String {
@@ -28,13 +29,15 @@ import Testing
         _ tokens: [String: String],
         port: Int,
         issuer: String = "https://example.com",
-        audience: String = "example.com"
+        audience: String = "example.com",
+        documented: Bool = false
     )
         throws -> (verdicts: [String: String], claims: [String: [String: Any]])
     {
-        let request: [String: Any] = [
+        var request: [String: Any] = [
             "jwks_url": "https://127.0.0.1:\(port)/.well-known/jwks.json", "issuer": issuer, "audience": audience, "tokens": tokens,
         ]
+        if documented { request["documented"] = DocumentationPage.repository.path + "/docs/get-started/your-api.md" }
         let result = try ChildProcess.run(try python(), [script], input: try JSONSerialization.data(withJSONObject: request))
         guard result.status == 0, let object = try JSONSerialization.jsonObject(with: result.output) as? [String: Any] else {
             throw TransportFailure("the backend failed: \(result.errorOutput)")
@@ -96,17 +99,15 @@ import Testing
         #expect(hmac256.status == 0 && hmac256.output.count == 32, "\(hmac256.errorOutput)")
         let hmacSignature = Base64URL.encode(Array(hmac256.output))
 
-        let (verdicts, claims) = try Self.verdicts(
-            [
-                "valid": valid,
-                "retired but published": retiredButPublished,
-                "expired": keyBToken,
-                "removed key": removedKeysToken,
-                "alg none": try DecodedToken.forge(header: none, claims: decodedValid.claims, signature: ""),
-                "HS256 with the public key": String(hmacSigningInput) + "." + hmacSignature,
-            ],
-            port: server.port
-        )
+        let tokens = [
+            "valid": valid,
+            "retired but published": retiredButPublished,
+            "expired": keyBToken,
+            "removed key": removedKeysToken,
+            "alg none": try DecodedToken.forge(header: none, claims: decodedValid.claims, signature: ""),
+            "HS256 with the public key": String(hmacSigningInput) + "." + hmacSignature,
+        ]
+        let (verdicts, claims) = try Self.verdicts(tokens, port: server.port)
         #expect(verdicts["valid"] == "ok", "\(verdicts)")
         #expect(verdicts["retired but published"] == "ok", "\(verdicts)")
         #expect(verdicts["expired"]?.hasPrefix("ExpiredSignatureError") == true, "\(verdicts)")
@@ -120,5 +121,18 @@ import Testing
         #expect(wrongAudience["token"]?.hasPrefix("InvalidAudienceError") == true, "\(wrongAudience)")
         let wrongIssuer = try Self.verdicts(["token": valid], port: server.port, issuer: "https://evil.example").verdicts
         #expect(wrongIssuer["token"]?.hasPrefix("InvalidIssuerError") == true, "\(wrongIssuer)")
+
+        // The documentation's example, as written: the same verdict (the exception's class) for every token.
+        let documented = try Self.verdicts(tokens, port: server.port, documented: true)
+        for (name, verdict) in verdicts where name != "claims" {
+            let kind = { (text: String?) in text?.split(separator: ":").first.map(String.init) }
+            #expect(
+                kind(documented.verdicts[name]) == kind(verdict),
+                "docs/get-started/your-api.md's PyJWT example on \(name): \(documented.verdicts)"
+            )
+        }
+        #expect(documented.claims["valid"]?["sub"] as? String == Base64URL.encode(account.userID))
+        let documentedAudience = try Self.verdicts(["token": valid], port: server.port, audience: "another-app", documented: true).verdicts
+        #expect(documentedAudience["token"]?.hasPrefix("InvalidAudienceError") == true, "\(documentedAudience)")
     }
 }

@@ -5,7 +5,7 @@ import Testing
 
 @testable import RelyingPartyServer
 
-/// The README's table of event types is the code's: every type (`AccountEvent.Kind`) and no other, each with exactly
+/// The table of event types in docs/reference/events.md is the code's: every type (`AccountEvent.Kind`) and no other, each with exactly
 /// the payload members its events carry besides `userId`.
 struct WebhookReadmeTests {
     /// Events of each kind, covering every member its payload can have (both kinds of session).
@@ -53,37 +53,21 @@ struct WebhookReadmeTests {
         }
     }
 
-    /// The README's rows: type → the backticked member names of the payload column, values in parentheses left out.
-    static func readmeRows() throws -> [String: Set<String>] {
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-            .appendingPathComponent("README.md")
-        let text = try String(contentsOf: readme, encoding: .utf8)
-        guard let start = text.range(of: "### Event types"),
-            let end = text.range(of: "### Delivery guarantees", range: start.upperBound..<text.endIndex)
-        else {
-            throw ReadmeFailure()
-        }
+    static let page = "reference/events.md"
+
+    /// The page's rows: type → the backticked member names of the payload column, values in parentheses left out.
+    static func documentedRows() throws -> [String: Set<String>] {
         var rows: [String: Set<String>] = [:]
-        for line in text[start.upperBound..<end.lowerBound].split(separator: "\n") where line.hasPrefix("| `") {
-            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard cells.count == 3 else { throw ReadmeFailure() }
-            var members: Set<String> = []
-            var depth = 0
-            for (index, part) in cells[2].split(separator: "`", omittingEmptySubsequences: false).enumerated() {
-                if index % 2 == 1, depth == 0 { members.insert(String(part)) }
-                if index % 2 == 0 { depth += part.filter { $0 == "(" }.count - part.filter { $0 == ")" }.count }
-            }
-            rows[cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))] = members
+        for cells in try DocumentationPage(page).tables(header: "| type | when | payload besides `userId` |") {
+            guard cells.count == 3 else { throw DocumentationPage.Missing(page: "docs/" + page, what: "three cells in \(cells)") }
+            rows[cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))] = Set(DocumentationPage.codeSpans(cells[2]))
         }
         return rows
     }
 
-    struct ReadmeFailure: Error {}
-
-    @Test func theReadmeListsEveryTypeWithItsPayload() throws {
-        let rows = try Self.readmeRows()
-        #expect(Set(rows.keys) == Set(AccountEvent.Kind.allCases.map(\.rawValue)))
+    @Test func theEventReferenceListsEveryTypeWithItsPayload() throws {
+        let rows = try Self.documentedRows()
+        #expect(Set(rows.keys) == Set(AccountEvent.Kind.allCases.map(\.rawValue)), "docs/\(Self.page) must list exactly AccountEvent.Kind")
         for kind in AccountEvent.Kind.allCases {
             let events = Self.samples(kind)
             #expect(events.allSatisfy { $0.kind == kind })
@@ -94,7 +78,7 @@ struct WebhookReadmeTests {
                 #expect(object["userId"] != nil)
                 members.formUnion(object.keys.filter { $0 != "userId" })
             }
-            #expect(rows[kind.rawValue] == members, "\(kind.rawValue)")
+            #expect(rows[kind.rawValue] == members, "docs/\(Self.page): the payload of \(kind.rawValue)")
         }
     }
 }

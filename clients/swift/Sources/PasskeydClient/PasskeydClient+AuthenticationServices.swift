@@ -133,6 +133,21 @@ extension PasskeydClient {
         return try await register(PlatformRegistration(credential))
     }
 
+    /// The automatic passkey upgrade, right after `signInWithPassword`: a conditional registration request, which the
+    /// system completes without a prompt when the password came from the person's password manager, and otherwise
+    /// fails quietly (don't show that failure; offer `registerPasskey` later).
+    @available(iOS 18.0, macOS 15.0, visionOS 2.0, *)
+    @MainActor
+    public func upgradeToPasskey(anchor: ASPresentationAnchor) async throws -> SignInResult {
+        let request = try PlatformRegistrationRequest(try await registrationOptions(automaticUpgrade: true)).authorizationRequest()
+        request.requestStyle = .conditional
+        let authorization = try await PasskeydAuthorization(anchor: anchor).perform(request)
+        guard let credential = authorization.credential as? ASAuthorizationPlatformPublicKeyCredentialRegistration else {
+            throw PasskeydError(.incompleteCredential, message: "the authorization is not a passkey registration")
+        }
+        return try await register(PlatformRegistration(credential))
+    }
+
     /// Signs in with a passkey (any of the RP ID's without a username).
     @MainActor
     public func signInWithPasskey(username: String? = nil, anchor: ASPresentationAnchor) async throws -> SignInResult {

@@ -59,13 +59,21 @@ public final class PasskeydClient: Sendable {
     // MARK: Passkeys
 
     /// `POST /webauthn/registration/options`: a new account (`username`) or, signed in, a passkey for this account
-    /// (no username). Pass the answer to `PlatformRegistrationRequest`.
-    public func registrationOptions(username: String? = nil, displayName: String? = nil) async throws(PasskeydError) -> CreationOptions {
+    /// (no username). Pass the answer to `PlatformRegistrationRequest`. `automaticUpgrade` asks for the options of an
+    /// automatic passkey upgrade (`"mediation": "conditional"`, for a conditional registration request), which passkeyd
+    /// gives only to a password sign-in of the last minutes (`passkey_upgrade_not_allowed` otherwise).
+    public func registrationOptions(
+        username: String? = nil,
+        displayName: String? = nil,
+        automaticUpgrade: Bool = false
+    ) async throws(PasskeydError) -> CreationOptions {
         struct Body: Encodable {
             let username: String?
             let displayName: String?
+            let mediation: String?
         }
-        return try await send("POST", "/webauthn/registration/options", Body(username: username, displayName: displayName))
+        let body = Body(username: username, displayName: displayName, mediation: automaticUpgrade ? "conditional" : nil)
+        return try await send("POST", "/webauthn/registration/options", body)
     }
 
     /// `POST /webauthn/registration/verify` with what the authenticator made; stores the new session.
@@ -92,6 +100,29 @@ public final class PasskeydClient: Sendable {
     /// `POST /webauthn/authentication/verify` with an `AuthenticationResponseJSON` made elsewhere.
     public func verifyAuthentication(_ response: AuthenticationResponse) async throws(PasskeydError) -> SignInResult {
         try keep(try await send("POST", "/webauthn/authentication/verify", response))
+    }
+
+    // MARK: Passwords (a bridge to passkeys)
+
+    /// `POST /auth/password` with a password imported from the app's old system; stores the session. Then offer a
+    /// passkey: `upgradeToPasskey(anchor:)` (no prompt) or `registerPasskey(anchor:)`. `password_invalid` for any wrong
+    /// name or password. Under `passwords.session: "upgradeOnly"` the session is restricted (`restricted`): it may
+    /// only add a passkey, read the account and sign out.
+    public func signInWithPassword(username: String, password: String) async throws(PasskeydError) -> SignInResult {
+        struct Body: Encodable {
+            let username: String
+            let password: String
+        }
+        return try keep(try await send("POST", "/auth/password", Body(username: username, password: password)))
+    }
+
+    /// `POST /auth/password` by email: it signs in only when exactly one account has that email.
+    public func signInWithPassword(email: String, password: String) async throws(PasskeydError) -> SignInResult {
+        struct Body: Encodable {
+            let email: String
+            let password: String
+        }
+        return try keep(try await send("POST", "/auth/password", Body(email: email, password: password)))
     }
 
     // MARK: The account

@@ -4,7 +4,7 @@ import Foundation
 /// failure on this side (no connection, an answer that is not passkeyd's, options a platform authenticator cannot use).
 /// Compare codes, never messages: `error.code == .usernameTaken`.
 public struct PasskeydError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The stable codes. A server code's `rawValue` is its wire form (passkeyd's README, "Using the API"); the codes
+    /// The stable codes. A server code's `rawValue` is its wire form (passkeyd's docs/reference/errors.md); the codes
     /// this side makes start with `client.`.
     public enum Code: String, Sendable, CaseIterable, Codable {
         // passkeyd's API (Sources/RelyingPartyServer/ServerError.swift).

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Every sign-in answer: registration and authentication verify, `POST /auth/apple`, `POST /me/merge`. The client
+/// Every sign-in answer: registration and authentication verify, `POST /auth/apple`, `POST /auth/password`,
+/// `POST /me/merge`. The client
 /// has already kept `token` in its token store when there is one.
 public struct SignInResult: Codable, Sendable, Equatable {
     /// The passkey ceremonies' `true`.
@@ -23,6 +24,9 @@ public struct SignInResult: Codable, Sendable, Equatable {
     public let linkSuggestion: String?
     /// Merge: the user handle of the account that went away.
     public let previousUserId: String?
-    /// A recovery code's session: it may only register a passkey, read the account and sign out.
+    /// A restricted session (a recovery code's, or a password sign-in's under `passwords.session: "upgradeOnly"`): it
+    /// may only register a passkey, read the account and sign out.
     public let restricted: Bool?
+    /// A registration that was an automatic passkey upgrade (a conditional request after a password sign-in).
+    public let upgrade: Bool?
 }

@@ -281,6 +281,42 @@ final class LiveServerTests: XCTestCase {
         XCTAssertGreaterThan(handoff.expiresAt, Date())
     }
 
+    /// A user imported with a password from the app's old system (passlib's PBKDF2 form of "correct horse battery
+    /// staple"): a wrong password is `password_invalid`, the right one signs in, and the automatic upgrade's options
+    /// (conditional) go to the device, whose passkey then signs in. Options for an upgrade without a password
+    /// sign-in are `passkey_upgrade_not_allowed`.
+    func testPasswordSignInThenAutomaticPasskeyUpgrade() async throws {
+        let hash = "$pbkdf2-sha256$29000$cGFzc2tleWQtY2xpZW50IQ$AFRRfsWbZkyXKNpt2to1tUSNH5s83z.ve5LnPQo8Q/A"
+        try server.importUsers(
+            """
+            {"type": "passkeyd.export", "version": 1, "relyingPartyId": "example.com", "exportedAt": "2026-12-05T12:00:00.000Z"}
+            {"type": "user", "id": "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE", "username": "pat", "displayName": "Pat", \
+            "displayNameIsDefault": false, "appAccountToken": "00000000-0000-4000-8000-000000000001", "emailVerified": false, \
+            "createdAt": "2026-12-05T12:00:00.000Z", "passwordHash": "\(hash)"}
+            """
+        )
+        let client = client()
+        _ = await expectError(.passwordInvalid, status: 401) {
+            _ = try await client.signInWithPassword(username: "pat", password: "correct horse battery stapler")
+        }
+        let signedIn = try await client.signInWithPassword(username: "pat", password: "correct horse battery staple")
+        XCTAssertEqual(signedIn.user.username, "pat")
+        XCTAssertNil(signedIn.restricted)
+        XCTAssertTrue(client.isSignedIn)
+
+        let request = try PlatformRegistrationRequest(try await client.registrationOptions(automaticUpgrade: true))
+        let upgraded = try await client.register(try server.device.create(request))
+        XCTAssertEqual(upgraded.upgrade, true)
+        XCTAssertEqual(upgraded.user.id, signedIn.user.id)
+
+        try await client.signOut()
+        let passkey = try await client.signIn(try server.device.assert(try PlatformAssertionRequest(try await client.authenticationOptions())))
+        XCTAssertEqual(passkey.user.id, signedIn.user.id)
+        _ = await expectError(.passkeyUpgradeNotAllowed, status: 403) {
+            _ = try await client.registrationOptions(automaticUpgrade: true)
+        }
+    }
+
     func testErrorsMapToTheServersCodes() async throws {
         let store = InMemoryTokenStore()
         let client = client(store)

@@ -22,6 +22,7 @@ final class LoopbackServer {
     private let server = Process()
     private let folder: URL
     private let logPath: String
+    private let configurationPath: String
 
     init(extraConfiguration: String = "") throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkeyd-client-\(UUID().uuidString)")
@@ -36,7 +37,7 @@ final class LoopbackServer {
              "apple": {"teamID": "ABCDE12345", "bundleIDs": ["\(device.bundleID)"], "keyID": "KEY1234567", "privateKey": "\(p8)",
                        "jwksURL": "\(apple)/auth/keys", "tokenURL": "\(apple)/auth/token", "revokeURL": "\(apple)/auth/revoke"}\(extraConfiguration)}
             """
-        let configurationPath = folder.appendingPathComponent("passkeyd.json").path
+        configurationPath = folder.appendingPathComponent("passkeyd.json").path
         try Data(configuration.utf8).write(to: URL(fileURLWithPath: configurationPath))
         logPath = folder.appendingPathComponent("serve.log").path
         FileManager.default.createFile(atPath: logPath, contents: nil)
@@ -56,6 +57,20 @@ final class LoopbackServer {
     }
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// `passkeyd admin import FILE` on the running server's store (an operator's import of users from another system).
+    func importUsers(_ lines: String) throws {
+        let file = folder.appendingPathComponent("import-\(UUID().uuidString).jsonl")
+        try Data(lines.utf8).write(to: file)
+        let command = Process()
+        command.executableURL = server.executableURL
+        command.arguments = ["admin", "import", file.path, "--config", configurationPath]
+        command.standardOutput = FileHandle.nullDevice
+        command.standardError = FileHandle.nullDevice
+        try command.run()
+        command.waitUntilExit()
+        guard command.terminationStatus == 0 else { throw Failure("passkeyd admin import exited \(command.terminationStatus)") }
+    }
 
     func stop() {
         if server.isRunning {

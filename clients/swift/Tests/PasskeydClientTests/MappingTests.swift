@@ -119,11 +119,12 @@ final class MappingTests: XCTestCase {
         XCTAssertEqual(html.code, .invalidResponse)
     }
 
-    /// The server codes of the enum are exactly those of passkeyd's README tables (the API's and the HTTP layer's),
-    /// which a server test compares with the code: a code added to the server fails here until the client knows it.
+    /// The server codes of the enum are exactly those of the tables of docs/reference/errors.md (the API's and the HTTP
+    /// layer's), which a server test compares with the code: a code added to the server fails here until the client
+    /// knows it.
     func testServerCodesAreTheREADMEs() throws {
         let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md")
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/reference/errors.md")
         let text = try String(contentsOf: readme, encoding: .utf8)
         let row = try NSRegularExpression(pattern: #"^\| `([a-z_]+)` \| [0-9]{3}|^\| `([a-z_]+)` \| any other"#, options: .anchorsMatchLines)
         let documented = Set(
@@ -136,7 +137,7 @@ final class MappingTests: XCTestCase {
         )
         let known = Set(PasskeydError.Code.allCases.map(\.rawValue).filter { !$0.hasPrefix("client.") })
         XCTAssertFalse(documented.isEmpty)
-        XCTAssertEqual(known.subtracting(documented), [], "codes the README does not list")
+        XCTAssertEqual(known.subtracting(documented), [], "codes docs/reference/errors.md does not list")
         XCTAssertEqual(documented.subtracting(known), [], "codes the client does not know")
     }
 }
