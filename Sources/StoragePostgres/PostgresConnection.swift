@@ -39,9 +39,9 @@ final class PostgresConnection: @unchecked Sendable {
         notices: PostgresNoticeReceiver = PostgresNoticeReceiver { _ in },
         replyDeadline: Duration = PostgresConnection.defaultReplyDeadline
     ) throws(PostgresError) {
+        self.replyDeadline = replyDeadline
         self.transactionPooling = transactionPooling
         self.notices = notices
-        self.replyDeadline = replyDeadline
         let parameters =
             [
                 ("connect_timeout", "5"), ("tcp_user_timeout", "15000"), ("keepalives", "1"), ("keepalives_idle", "30"),

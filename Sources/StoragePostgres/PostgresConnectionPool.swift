@@ -35,9 +35,9 @@ final class PostgresConnectionPool: Sendable {
         connectionString: String,
         size: Int,
         waitTimeout: Duration,
+        replyDeadline: Duration = PostgresConnection.defaultReplyDeadline,
         transactionPooling: Bool = false,
-        notices: PostgresNoticeReceiver = PostgresNoticeReceiver { _ in },
-        replyDeadline: Duration = PostgresConnection.defaultReplyDeadline
+        notices: PostgresNoticeReceiver = PostgresNoticeReceiver { _ in }
     ) {
         self.notices = notices
         self.connectionString = connectionString

@@ -38,32 +38,32 @@ public final class PostgresStore: PasskeyStore {
     /// - Parameters:
     ///   - poolSize: the most connections this store opens at once.
     ///   - waitTimeout: how long a call waits for a free connection before `storage.unavailable`.
+    ///   - replyDeadline: how long a statement waits for the server's answer before `storage.unavailable`
+    ///     (`timedOut`) and the connection is closed: a server that accepts and never answers fails fast.
+    /// - Throws: `storage.unavailable` when the database can't be reached; `storage.migrationFailed` when its
+    ///   schema is newer than this build or a migration step fails.
     ///   - transactionPooling: the connection string reaches PostgreSQL through a transaction-mode pooler (PgBouncer's
     ///     `pool_mode = transaction`): statements are sent unnamed and every commit is durable.
     ///   - jitter: a random number in a range, for the pauses between a transaction's attempts.
     ///   - notices: PostgreSQL's notices and the `FATAL` that closes a connection, for the log (libpq would print
     ///     them on standard error); dropped by default.
-    ///   - replyDeadline: how long a statement waits for the server's answer before `storage.unavailable`
-    ///     (`timedOut`) and the connection is closed: a server that accepts and never answers fails fast.
-    /// - Throws: `storage.unavailable` when the database can't be reached; `storage.migrationFailed` when its
-    ///   schema is newer than this build or a migration step fails.
     public init(
         connectionString: String,
         poolSize: Int,
         waitTimeout: Duration = .seconds(10),
+        replyDeadline: Duration = .seconds(10),
         transactionPooling: Bool = false,
         jitter: @escaping @Sendable (ClosedRange<UInt32>) -> UInt32 = { UInt32.random(in: $0) },
-        notices: @escaping @Sendable (PostgresNotice) -> Void = { _ in },
-        replyDeadline: Duration = .seconds(10)
+        notices: @escaping @Sendable (PostgresNotice) -> Void = { _ in }
     ) throws(StorageError) {
         self.jitter = jitter
         pool = PostgresConnectionPool(
             connectionString: connectionString,
             size: max(1, poolSize),
             waitTimeout: waitTimeout,
+            replyDeadline: replyDeadline,
             transactionPooling: transactionPooling,
-            notices: PostgresNoticeReceiver(notices),
-            replyDeadline: replyDeadline
+            notices: PostgresNoticeReceiver(notices)
         )
         // The one clock of the store: the time of the events a migration writes.
         try PostgresMigrations.migrate(pool, now: Date())
