@@ -95,6 +95,7 @@ final class PostgresConnection: @unchecked Sendable {
     /// Runs fixed SQL text (schema, transaction control) that contains no values; may hold several statements.
     func execute(_ sql: String) throws(PostgresError) {
         statementsSent += 1
+        readWhatArrivedWhileIdle()
         guard PQsendQuery(handle, sql) == 1 else { throw PostgresError.failure("execute", result: nil, connection: handle) }
         let result = try awaitResult()
         defer { PQclear(result) }
@@ -181,6 +182,7 @@ final class PostgresConnection: @unchecked Sendable {
         }
         buffer.append(0)
         let formats = [Int32](repeating: 1, count: parameters.count)
+        readWhatArrivedWhileIdle()
         let sent = buffer.withUnsafeBytes { bytes in
             let base = bytes.baseAddress!.assumingMemoryBound(to: CChar.self)
             let pointers: [UnsafePointer<CChar>?] = offsets.map { offset in offset.map { UnsafePointer(base + $0) } }
@@ -206,6 +208,7 @@ final class PostgresConnection: @unchecked Sendable {
         let name = "passkeyd_\(prepared.count + 1)"
         statementsSent += 1
         let types = parameters.map(\.typeOID)
+        readWhatArrivedWhileIdle()
         guard PQsendPrepare(handle, name, sql, Int32(types.count), types) == 1 else {
             throw PostgresError.failure("prepare", result: nil, connection: handle)
         }
@@ -216,6 +219,13 @@ final class PostgresConnection: @unchecked Sendable {
         }
         prepared[sql] = name
         return name
+    }
+
+    /// Parses what the server sent while no command ran, as `PQexec` does before it sends: a `FATAL` that closed the
+    /// connection goes to the notice receiver (for the log) instead of passing for the next command's error. Never
+    /// waits: `PQisBusy` reads only what has arrived.
+    private func readWhatArrivedWhileIdle() {
+        _ = PQisBusy(handle)
     }
 
     /// The result of the command just sent, as `PQexec` gives it (the last of its results), waiting for the server at

@@ -79,7 +79,7 @@ struct RestoreCommand {
                 let store = try SQLiteStore(path: configuration.databasePath)
                 defer { store.close() }
                 let ended = try RestoredStore.endGrants(store, now: Date(), random: SystemRandom())
-                print(
+                RestoreCommand.say(
                     """
                     restored the backup of \(RFC3339Timestamp.seconds(manifest.createdAt)) (release \(manifest.release), schema version \
                     \(manifest.schemaVersion ?? 0), now \(SQLiteStore.latestSchemaVersion)) into \(configuration.dataDirectory); \
@@ -107,7 +107,7 @@ struct RestoreCommand {
         let store = try PostgresStore(connectionString: connectionString, poolSize: 1)
         defer { store.close() }
         let ended = try RestoredStore.endGrants(store, now: Date(), random: SystemRandom())
-        print("on the restored PostgreSQL database: \(describe(ended))")
+        RestoreCommand.say("on the restored PostgreSQL database: \(describe(ended))")
         hold(configuration, started: started, what: "this command")
     }
 
@@ -123,7 +123,7 @@ struct RestoreCommand {
     private static func hold(_ configuration: ServerConfiguration, started: Date, what: String) {
         let holdUntil = started.addingTimeInterval(Double(configuration.challengeLifetimeSeconds))
         guard holdUntil > Date() else { return }
-        print("holding \(what) until \(RFC3339Timestamp.seconds(holdUntil)), when every challenge issued before the restore has expired")
+        RestoreCommand.say("holding \(what) until \(RFC3339Timestamp.seconds(holdUntil)), when every challenge issued before the restore has expired")
         Thread.sleep(until: holdUntil)
     }
 
@@ -177,7 +177,13 @@ struct RestoreCommand {
             let target = aside + "/" + (path as NSString).lastPathComponent
             guard rename(path, target) == 0 else { throw Refusal("cannot move \(path) to \(target)") }
         }
-        print("moved the current database and secrets to \(aside)")
+        RestoreCommand.say("moved the current database and secrets to \(aside)")
+    }
+
+    /// One line on standard output, written at once (not held in a buffer when the output is a file or a journal:
+    /// the hold's line tells what the folder waits for while it waits).
+    private static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 
     private func fail(_ message: String, status: Int32 = 1) -> Int32 {

@@ -28,7 +28,8 @@ import Glibc
     @Test func aBackupIsPrivateAndWholeAndRestoresOnlyOntoAStoppedNode() throws {
         let folder = try TemporaryFolder()
         let (data, configuration, backup) = (folder.path + "/data", folder.path + "/passkeyd.json", folder.path + "/backup")
-        let server = try ServeProcess(dataDirectory: data, configurationPath: configuration, extraMembers: Self.shortChallenges)
+        // The restore below holds the folder 20 s: time for a server to try to start meanwhile, however loaded the machine.
+        let server = try ServeProcess(dataDirectory: data, configurationPath: configuration, extraMembers: #""challenges": {"lifetimeSeconds": 20}"#)
         let client = PasskeyClient(CurlTransport(port: server.port))
         let alice = try client.register("alice")
 
@@ -84,12 +85,21 @@ import Glibc
             standardOutput: .file(restoreOutput),
             standardError: .file(restoreOutput)
         )
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(20)
         while Date() < deadline, !((try? String(contentsOfFile: restoreOutput, encoding: .utf8)) ?? "").contains("holding the data folder") {
             usleep(50_000)
         }
-        let blocked = try ChildProcess.run(try ServeProcess.executable(), ["serve", "--config", configuration])
-        #expect(blocked.status == 1 && blocked.errorOutput.contains("a restore (passkeyd restore) holds the data folder"), "\(blocked.errorOutput)")
+        let blockedLog = folder.path + "/blocked.log"
+        let blocked = try SpawnedProcess(try ServeProcess.executable(), ["serve", "--config", configuration], standardError: .file(blockedLog))
+        let stopBy = Date().addingTimeInterval(10)
+        while blocked.isRunning, Date() < stopBy { usleep(50_000) }
+        if blocked.isRunning {
+            kill(blocked.processIdentifier, SIGKILL)
+            blocked.waitUntilExit()
+            Issue.record("serve started while the restore held the data folder")
+        }
+        let blockedText = (try? String(contentsOfFile: blockedLog, encoding: .utf8)) ?? ""
+        #expect(blocked.terminationStatus == 1 && blockedText.contains("a restore (passkeyd restore) holds the data folder"), "\(blockedText)")
         restoring.waitUntilExit()
         let restoreText = (try? String(contentsOfFile: restoreOutput, encoding: .utf8)) ?? ""
         #expect(restoring.terminationStatus == 0, "\(restoreText)")
