@@ -114,7 +114,8 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CryptoCore", "TestSupport", "Observability"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
         .testTarget(name: "AppleSignInTests", dependencies: ["AppleSignIn", "CryptoCore", "TestSupport"]),
-        .testTarget(name: "PasswordHashesTests", dependencies: ["PasswordHashes", "CryptoCore"]),
+        // The hashes are read from the source folder (`Fixtures/hashes.json`, written by Tests/Python/passwords).
+        .testTarget(name: "PasswordHashesTests", dependencies: ["PasswordHashes", "CryptoCore"], exclude: ["Fixtures"]),
         .testTarget(name: "OpenIDConnectTests", dependencies: ["OpenIDConnect", "CryptoCore", "TestSupport"]),
         .testTarget(name: "MailTransportTests", dependencies: ["MailTransport", "TestSupport"]),
         // passkeydTests also holds the whole-tree checks (every error code type), so it sees every module.
