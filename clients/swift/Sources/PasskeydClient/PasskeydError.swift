@@ -67,6 +67,11 @@ public struct PasskeydError: Error, Sendable, Equatable, CustomStringConvertible
         case insufficientScope = "insufficient_scope"
         case invalidBackendKey = "invalid_backend_key"
         case importInvalid = "import_invalid"
+        case unknownMember = "unknown_member"
+        case accountDisabled = "account_disabled"
+        case emailNotConfigured = "email_not_configured"
+        case emailNotVerified = "email_not_verified"
+        case consentRequired = "consent_required"
         // passkeyd's OpenID provider (/oauth/*), OAuth's own codes (RFC 6749 §4.1.2.1, §5.2; RFC 6750 §3.1).
         case invalidClient = "invalid_client"
         case invalidRedirectURI = "invalid_redirect_uri"
