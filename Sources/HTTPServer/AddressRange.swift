@@ -29,8 +29,12 @@ public struct AddressRange: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether `literal` (an IPv4 or IPv6 address as written in a socket address or `X-Forwarded-For`) is in the range.
     public func contains(_ literal: String) -> Bool {
-        guard let address = Self.bytes(literal), address.count == network.count else { return false }
-        return Self.masked(address, to: prefixLength) == network
+        Self.bytes(literal).map(contains(address:)) ?? false
+    }
+
+    /// Whether the address `bytes(_:)` read is in the range: for one address checked against several ranges.
+    public func contains(address: [UInt8]) -> Bool {
+        address.count == network.count && Self.masked(address, to: prefixLength) == network
     }
 
     public var description: String {
@@ -41,7 +45,7 @@ public struct AddressRange: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The address's bytes (`inet_pton`): 4 for IPv4 and IPv4-mapped IPv6, 16 for other IPv6; nil for anything else.
-    private static func bytes(_ literal: String) -> [UInt8]? {
+    public static func bytes(_ literal: String) -> [UInt8]? {
         guard literal.utf8.count <= 64 else { return nil }
         var ipv4 = in_addr()
         var ipv6 = in6_addr()

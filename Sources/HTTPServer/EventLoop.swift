@@ -110,42 +110,54 @@ final class EventLoop: @unchecked Sendable {
     /// `connection` has no request in progress (it is counted against `address`).
     func becameIdle(_ connection: ConnectionState, address: PeerAddress) {
         idleConnections.append(connection)
-        if let byAddress = idleConnectionsByAddress[address] {
-            byAddress.append(connection)
-        } else {
-            let byAddress = IdleConnections(.address)
-            byAddress.append(connection)
-            idleConnectionsByAddress[address] = byAddress
-        }
+        Self.append(connection, at: address, to: &idleConnectionsByAddress, as: .address)
     }
 
     /// `connection` received bytes, or (`isClosing`) closed; an address's empty list is dropped when one of its
     /// connections closes, not on every request.
     func becameBusy(_ connection: ConnectionState, address: PeerAddress, isClosing: Bool = false) {
         idleConnections.remove(connection)
-        guard let byAddress = idleConnectionsByAddress[address] else { return }
-        byAddress.remove(connection)
-        if isClosing && byAddress.count == 0 { idleConnectionsByAddress[address] = nil }
+        Self.remove(connection, at: address, from: &idleConnectionsByAddress, isClosing: isClosing)
     }
 
     /// A request of `connection` started arriving (nothing when it is already listed: its first byte counts).
     func requestStarted(_ connection: ConnectionState, address: PeerAddress) {
         incompleteConnections.append(connection)
-        if let byAddress = incompleteConnectionsByAddress[address] {
-            byAddress.append(connection)
-        } else {
-            let byAddress = IdleConnections(.addressIncomplete)
-            byAddress.append(connection)
-            incompleteConnectionsByAddress[address] = byAddress
-        }
+        Self.append(connection, at: address, to: &incompleteConnectionsByAddress, as: .addressIncomplete)
     }
 
     /// The request of `connection` is whole (handed to a worker), was answered, or (`isClosing`) the connection closed.
     func requestEnded(_ connection: ConnectionState, address: PeerAddress, isClosing: Bool = false) {
         incompleteConnections.remove(connection)
-        guard let byAddress = incompleteConnectionsByAddress[address] else { return }
-        byAddress.remove(connection)
-        if isClosing && byAddress.count == 0 { incompleteConnectionsByAddress[address] = nil }
+        Self.remove(connection, at: address, from: &incompleteConnectionsByAddress, isClosing: isClosing)
+    }
+
+    /// Lists `connection` in `address`'s list of `lists`, making the list (of `membership`) on the address's first.
+    private static func append(
+        _ connection: ConnectionState,
+        at address: PeerAddress,
+        to lists: inout [PeerAddress: IdleConnections],
+        as membership: IdleConnections.Membership
+    ) {
+        if let list = lists[address] {
+            list.append(connection)
+        } else {
+            let list = IdleConnections(membership)
+            list.append(connection)
+            lists[address] = list
+        }
+    }
+
+    /// Takes `connection` off `address`'s list of `lists`; drops the list once empty when the connection closes.
+    private static func remove(
+        _ connection: ConnectionState,
+        at address: PeerAddress,
+        from lists: inout [PeerAddress: IdleConnections],
+        isClosing: Bool
+    ) {
+        guard let list = lists[address] else { return }
+        list.remove(connection)
+        if isClosing && list.count == 0 { lists[address] = nil }
     }
 
     /// Closes this loop's connection (of `address` only, when given) whose incomplete request is the oldest: a

@@ -73,7 +73,9 @@ struct RequestLimits: Sendable {
     /// The most `X-Forwarded-For` entries walked, right to left: more proxies than this in a chain is a mistake.
     static let maximumHops = 16
 
+    /// Whether `address` is in a range of `trustedProxies`: read once, whatever the number of ranges.
     private func isTrustedProxy(_ address: String) -> Bool {
-        trustedProxies.contains { $0.contains(address) }
+        guard !trustedProxies.isEmpty, let bytes = AddressRange.bytes(address) else { return false }
+        return trustedProxies.contains { $0.contains(address: bytes) }
     }
 }
