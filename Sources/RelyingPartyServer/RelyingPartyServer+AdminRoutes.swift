@@ -11,6 +11,7 @@ extension RelyingPartyServer {
         Route("PATCH", "/admin/users/{id}", [.noStore], \.admin, AdminController.updateUser),
         Route("DELETE", "/admin/users/{id}", [.noStore], \.admin, AdminController.deleteUser),
         Route("POST", "/admin/users/{id}/sessions/revoke", [.noStore], \.admin, AdminController.revokeSessions),
+        Route("POST", "/admin/users/{id}/merge", [.noStore], \.admin, AdminController.mergeUsers),
         Route("DELETE", "/admin/users/{id}/passkeys/{credentialId}", [.noStore], \.admin, AdminController.deletePasskey),
         Route("POST", "/admin/users/{id}/enrollment-links", [.noStore], \.admin, AdminController.createEnrollmentLink),
         Route("GET", "/admin/export", [.noStore], \.admin, AdminController.export),

@@ -29,6 +29,7 @@ struct AdminCommand {
     )
     static let usersDeleteSyntax = syntax("users delete USER_ID", positionals: 1)
     static let usersRevokeSyntax = syntax("users revoke-sessions USER_ID", positionals: 1)
+    static let usersMergeSyntax = syntax("users merge USER_ID --from OTHER_USER_ID", options: ["--from"], positionals: 1)
     static let usersDeletePasskeySyntax = syntax("users delete-passkey USER_ID CREDENTIAL_ID", positionals: 2)
     static let usersEnrollLinkSyntax = syntax("users enroll-link USER_ID", positionals: 1)
     static let webhooksListSyntax = syntax(
@@ -44,8 +45,8 @@ struct AdminCommand {
     )
 
     static let all = [
-        usersListSyntax, usersShowSyntax, usersCreateSyntax, usersUpdateSyntax, usersDeleteSyntax, usersRevokeSyntax, usersDeletePasskeySyntax,
-        usersEnrollLinkSyntax, webhooksListSyntax, webhooksRetrySyntax, exportSyntax, importSyntax,
+        usersListSyntax, usersShowSyntax, usersCreateSyntax, usersUpdateSyntax, usersDeleteSyntax, usersRevokeSyntax, usersMergeSyntax,
+        usersDeletePasskeySyntax, usersEnrollLinkSyntax, webhooksListSyntax, webhooksRetrySyntax, exportSyntax, importSyntax,
     ]
 
     /// Every subcommand takes `--config FILE` and `--json`.
@@ -193,6 +194,11 @@ struct AdminCommand {
             return Operation(syntax: usersDeleteSyntax) { admin, line, _ throws(ServerError) in
                 try admin.deleteUser(id: line.positionals[0])
                 return (["deleted": true], "deleted \(line.positionals[0])")
+            }
+        case "users merge":
+            return Operation(syntax: usersMergeSyntax) { admin, line, _ throws(ServerError) in
+                let user = try admin.mergeUsers(into: line.positionals[0], from: line.value("--from") ?? "")
+                return (["user": user], "merged \(line.value("--from") ?? "") into \(user.id) \(user.username)")
             }
         case "users revoke-sessions":
             return Operation(syntax: usersRevokeSyntax) { admin, line, _ throws(ServerError) in

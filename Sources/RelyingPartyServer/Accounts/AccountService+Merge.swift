@@ -49,6 +49,21 @@ extension AccountService {
         return .merged(survivor: survivor, issued: issued)
     }
 
+    /// An administrator's merge (`POST /admin/users/{id}/merge`, `passkeyd admin users merge`): `goneID` into
+    /// `survivorID` in one transaction, as a person's merge does it but without a proof, the admin key being the
+    /// authority. The gone account's sessions end; nobody's session continues.
+    /// - Returns: the survivor as it is now, or nil when either account is gone.
+    func merge(_ goneID: [UInt8], into survivorID: [UInt8]) throws(ServerError) -> UserRecord? {
+        let now = time.now
+        let survivor = try storage {
+            try store.transaction { transaction throws(StorageError) -> UserRecord? in
+                try merge(goneID, into: survivorID, continuation: nil, in: transaction, now: now)?.0
+            }
+        }
+        if survivor != nil { log("accounts merged by an administrator", event: "account") }
+        return survivor
+    }
+
     /// The merge's writes: the survivor receives every passkey and Apple identity of the other account (and its
     /// display name or email when its own are a default or absent), the other account is deleted with its sessions
     /// (no Apple revocation: its identities moved), and `continuation`, a session for the survivor that continues the

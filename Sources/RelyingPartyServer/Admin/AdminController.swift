@@ -54,6 +54,12 @@ struct AdminController: Sendable {
         JSONBody.ok(["revoked": try service.revokeSessions(userID: context.identifier)])
     }
 
+    /// `POST /admin/users/{id}/merge` `{"from"}`: `{"user"}`, the survivor.
+    func mergeUsers(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+        let body = try JSONBody.decode(AdminMergeRequest.self, from: request)
+        return JSONBody.ok(["user": try service.mergeUsers(into: context.identifier, from: body.from)])
+    }
+
     /// `DELETE /admin/users/{id}/passkeys/{credentialId}`.
     func deletePasskey(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         try service.deletePasskey(userID: context.identifier, credentialID: context.parameters.last ?? "")

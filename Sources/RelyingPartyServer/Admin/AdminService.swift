@@ -197,6 +197,18 @@ public struct AdminService: Sendable {
         return deletion.appleRevocation?.rawValue
     }
 
+    /// Merges the account `from` into `id`, which survives with every passkey and identity of both (`user.merged`);
+    /// the other account's sessions end. Both must exist, differ and be enabled.
+    /// - Returns: the survivor.
+    public func mergeUsers(into id: String, from otherID: String) throws(ServerError) -> UserJSON {
+        let survivorID = try Self.userID(id)
+        let goneID = try Self.userID(otherID)
+        guard goneID != survivorID else { throw ServerError(.mergeSameAccount) }
+        guard let survivor = try accounts.merge(goneID, into: survivorID) else { throw ServerError(.userNotFound) }
+        webhooks.wake()
+        return UserJSON(survivor)
+    }
+
     /// Ends every session of the account, each with `session.revoked` (`reason: admin`).
     /// - Returns: how many live sessions ended.
     public func revokeSessions(userID id: String) throws(ServerError) -> Int {

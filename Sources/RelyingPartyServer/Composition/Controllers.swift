@@ -154,7 +154,7 @@ struct Controllers: Sendable {
             log: log,
             appleWebRedirectURI: configuration.tokenIssuer + "/auth/apple/callback"
         )
-        appleNotifications = AppleNotificationsController(apple: apple, store: store, time: time, accountService: accountService, log: log)
+        appleNotifications = AppleNotificationsController(apple: apple, time: time, accountService: accountService, log: log)
         appleLinks = AppleLinksController(store: store, accounts: accounts, service: accountService)
         admin = AdminController(
             service: AdminService(

@@ -605,6 +605,14 @@ def test_the_admin_api(world):
     assert api.admin("POST", f"/admin/users/{invited['id']}/enrollment-links", {"send": True},
                      status=400)["error"] == "email_not_configured"
 
+    # Merging another account into this one: the other one goes.
+    guest = api.admin("POST", "/admin/users", {"username": "guest"}, status=201)["user"]
+    assert api.admin("POST", f"/admin/users/{invited['id']}/merge", {"from": guest["id"]})["user"]["id"] == invited["id"]
+    api.admin("GET", f"/admin/users/{guest['id']}", status=404)
+    assert api.admin("POST", f"/admin/users/{invited['id']}/merge", {"from": guest["id"]}, status=404)["error"] == "user_not_found"
+    assert api.admin("POST", f"/admin/users/{invited['id']}/merge", {"from": invited["id"]},
+                     status=400)["error"] == "merge_same_account"
+
     # Sessions and passkeys.
     assert api.admin("POST", f"/admin/users/{user_id}/sessions/revoke")["revoked"] == 1
     api.call("GET", "/me", token=signed_up["token"], status=401)

@@ -219,6 +219,37 @@ struct AdminAPITests {
         #expect(reasons.last?.contains(#""reason":"admin""#) == true)
     }
 
+    @Test func mergeMovesEveryPasskeyIntoTheSurvivorAndEndsTheOtherAccountsSessions() throws {
+        let alice = try client.register("alice")
+        let bob = try client.register("bob")
+        let aliceID = Base64URL.encode(alice.userID)
+        let bobID = Base64URL.encode(bob.userID)
+
+        let merged = try call("POST", "/admin/users/\(aliceID)/merge", #"{"from": "\#(bobID)"}"#)
+        #expect(merged.status == 200, "\(merged.text)")
+        #expect((merged.object["user"] as? [String: Any])?["id"] as? String == aliceID)
+        #expect(try client.send("GET", "/me", headers: PasskeyClient.bearer(bob.token)).status == 401, "the gone account's session ended")
+        #expect(try client.send("GET", "/me", headers: PasskeyClient.bearer(alice.token)).status == 200, "the survivor's session stays")
+        let signedIn = try client.signIn(bob.credential)
+        #expect(signedIn.status == 200, "bob's passkey still signs in")
+        #expect((signedIn.object["user"] as? [String: Any])?["id"] as? String == aliceID, "into alice's account")
+        #expect(try call("GET", "/admin/users/\(bobID)").errorCode == "user_not_found")
+        let events = try store.allEvents().map(\.type)
+        #expect(events.contains("user.merged"))
+
+        // Refusals: the account itself, an unknown account either side, a missing or unknown member, a disabled account.
+        #expect(try call("POST", "/admin/users/\(aliceID)/merge", #"{"from": "\#(aliceID)"}"#).errorCode == "merge_same_account")
+        #expect(try call("POST", "/admin/users/\(aliceID)/merge", #"{"from": "\#(bobID)"}"#).errorCode == "user_not_found")
+        #expect(try call("POST", "/admin/users/\(bobID)/merge", #"{"from": "\#(aliceID)"}"#).errorCode == "user_not_found")
+        #expect(try call("POST", "/admin/users/\(aliceID)/merge", "{}").status == 400)
+        #expect(try call("POST", "/admin/users/\(aliceID)/merge", #"{"from": "\#(bobID)", "keep": "x"}"#).errorCode == "unknown_member")
+        let carol = try client.register("carol")
+        let carolID = Base64URL.encode(carol.userID)
+        #expect(try call("PATCH", "/admin/users/\(carolID)", #"{"disabled": true}"#).status == 200)
+        #expect(try call("POST", "/admin/users/\(aliceID)/merge", #"{"from": "\#(carolID)"}"#).errorCode == "account_disabled")
+        #expect(try call("GET", "/admin/users/\(carolID)").status == 200, "a refused merge deletes nothing")
+    }
+
     @Test func deadWebhookDeliveriesAreListedAndRetried() throws {
         _ = try store.transaction { transaction throws(StorageError) in
             try transaction.configureWebhookSubscriptions(

@@ -46,6 +46,14 @@ struct AdminCommandTests {
         let linkText = String(decoding: try admin("users", "enroll-link", id).output, as: UTF8.self)
         #expect(linkText.hasPrefix("https://example.com/enroll?token=") && linkText.contains("expires "))
 
+        let other = try admin("users", "create", "--username", "guest", "--json")
+        let otherID = try #require((Self.json(other)["user"] as? [String: Any])?["id"] as? String)
+        let merged = try admin("users", "merge", id, "--from", otherID, "--json")
+        #expect(merged.status == 0 && (Self.json(merged)["user"] as? [String: Any])?["id"] as? String == id, "\(merged.errorOutput)")
+        #expect(try admin("users", "show", otherID, "--json").status == 1, "the merged account is gone")
+        let again = try admin("users", "merge", id, "--from", otherID, "--json")
+        #expect(again.status == 1 && Self.json(again)["error"] as? String == "user_not_found")
+
         let taken = try admin("users", "create", "--username", "invitee", "--json")
         #expect(taken.status == 1 && Self.json(taken)["error"] as? String == "username_taken")
         #expect(taken.errorOutput.contains("username_taken"))
@@ -65,7 +73,8 @@ struct AdminCommandTests {
         defer { store.close() }
         #expect(
             try store.allEvents().map(\.type) == [
-                "user.created", "user.updated", "enrollment_link.created", "enrollment_link.created", "user.deleted",
+                "user.created", "user.updated", "enrollment_link.created", "enrollment_link.created", "user.created", "user.merged",
+                "user.deleted",
             ]
         )
     }
