@@ -9,6 +9,7 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
             case notFound = "storage.notFound"
             case unavailable = "storage.unavailable"
             case migrationFailed = "storage.migrationFailed"
+            case migrationRefused = "storage.migrationRefused"
             case duplicateKey = "storage.duplicateKey"
             case appleIdentityTaken = "storage.appleIdentityTaken"
             case externalIDTaken = "storage.externalIdTaken"
@@ -34,6 +35,9 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         public static let unavailable = Code(.unavailable)
         /// The database schema could not be brought to the expected version.
         public static let migrationFailed = Code(.migrationFailed)
+        /// A schema step would break the nodes of the previous release still running on the database, and the
+        /// operator did not allow it.
+        public static let migrationRefused = Code(.migrationRefused)
         /// A randomly generated key (user handle, challenge, session token hash or ID) is already stored.
         public static let duplicateKey = Code(.duplicateKey)
         /// The Apple identity (`sub`) is already linked to an account.

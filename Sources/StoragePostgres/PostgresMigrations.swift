@@ -15,6 +15,12 @@ enum PostgresMigrations {
         /// What the step does after its SQL that SQL cannot (Unicode normalisation), in the migration's transaction,
         /// given the migration's time.
         var rewrite: (@Sendable (PostgresRecords, Date) throws(StorageError) -> Void)? = nil
+        /// True when a node of the release before this step cannot keep serving on the schema the step leaves (a
+        /// column or table dropped or renamed, a NOT NULL column without a default, a narrower constraint): during a
+        /// rolling upgrade the older nodes still run on it. Such a step is applied only when the operator says every
+        /// older node is stopped (`passkeyd serve --allow-incompatible-migration`). Every step so far keeps the
+        /// previous release working (`make test-upgrade` runs 0.1.0's nodes on the migrated schema).
+        var breaksPreviousRelease = false
     }
 
     /// The schema version this build writes.
@@ -27,13 +33,22 @@ enum PostgresMigrations {
     private static let lockKey = 0x7061_7373_6b65_79
 
     /// Applies the missing steps in one transaction under an advisory lock, so that nodes starting together apply
-    /// each step once and none sees a half-migrated schema; `now` is the time of the events a step writes.
+    /// each step once and none sees a half-migrated schema; `now` is the time of the events a step writes. A missing
+    /// step that breaks the previous release is applied only `allowingIncompatible`; otherwise none is.
     /// - Throws: `storage.unavailable` when the server can't be reached; `storage.migrationFailed` when the database
-    ///   is newer than this build or a step fails.
-    static func migrate(_ pool: PostgresConnectionPool, now: Date) throws(StorageError) {
+    ///   is newer than this build or a step fails; `storage.migrationRefused` for a step that breaks the previous
+    ///   release, not allowed.
+    static func migrate(
+        _ pool: PostgresConnectionPool,
+        now: Date,
+        steps: [Step] = steps,
+        allowingIncompatible: Bool = false
+    ) throws(StorageError) {
+        let latestVersion = steps.last?.version ?? 0
         // Connecting first keeps an unreachable server `storage.unavailable`, apart from a failed migration.
         try pool.withConnection { _ throws(PostgresError) in }
         let found: Int
+        var refused: Step?
         do {
             found = try pool.withConnection { connection throws(PostgresError) -> Int in
                 // A migration may rewrite a large table: it gets the server's statement timeout, not a request's deadline.
@@ -48,6 +63,10 @@ enum PostgresMigrations {
                     }
                     let current = Int(versions.first ?? 0)
                     guard current <= latestVersion else { return current }
+                    if !allowingIncompatible, let breaking = steps.first(where: { current < $0.version && $0.breaksPreviousRelease }) {
+                        refused = breaking
+                        return current
+                    }
                     for step in steps where current < step.version {
                         try connection.execute(step.sql)
                         if let rewrite = step.rewrite {
@@ -76,6 +95,13 @@ enum PostgresMigrations {
             throw StorageError(
                 .migrationFailed,
                 "the database schema version \(found) is newer than version \(latestVersion), the latest this build knows"
+            )
+        }
+        if let refused {
+            throw StorageError(
+                .migrationRefused,
+                "schema version \(refused.version) (of \(found) → \(latestVersion)) breaks nodes of the previous release that still run "
+                    + "on this database: stop every older node, then start one node with --allow-incompatible-migration"
             )
         }
     }

@@ -47,6 +47,8 @@ public final class PostgresStore: PasskeyStore {
     ///   - jitter: a random number in a range, for the pauses between a transaction's attempts.
     ///   - notices: PostgreSQL's notices and the `FATAL` that closes a connection, for the log (libpq would print
     ///     them on standard error); dropped by default.
+    ///   - allowingIncompatibleMigration: the operator stopped every node of the previous release, so a schema step
+    ///     that breaks them may run (`storage.migrationRefused` otherwise).
     public init(
         connectionString: String,
         poolSize: Int,
@@ -54,7 +56,8 @@ public final class PostgresStore: PasskeyStore {
         replyDeadline: Duration = .seconds(10),
         transactionPooling: Bool = false,
         jitter: @escaping @Sendable (ClosedRange<UInt32>) -> UInt32 = { UInt32.random(in: $0) },
-        notices: @escaping @Sendable (PostgresNotice) -> Void = { _ in }
+        notices: @escaping @Sendable (PostgresNotice) -> Void = { _ in },
+        allowingIncompatibleMigration: Bool = false
     ) throws(StorageError) {
         self.jitter = jitter
         pool = PostgresConnectionPool(
@@ -66,7 +69,7 @@ public final class PostgresStore: PasskeyStore {
             notices: PostgresNoticeReceiver(notices)
         )
         // The one clock of the store: the time of the events a migration writes.
-        try PostgresMigrations.migrate(pool, now: Date())
+        try PostgresMigrations.migrate(pool, now: Date(), allowingIncompatible: allowingIncompatibleMigration)
     }
 
     /// How many calls have waited for a pooled connection (all were lent), and how many gave up after the wait timeout.

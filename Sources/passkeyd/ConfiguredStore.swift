@@ -15,14 +15,16 @@ struct ConfiguredStore {
     /// PostgreSQL's pool waits (calls that waited for a connection, and those that gave up), nil on SQLite.
     let poolWaits: (@Sendable () -> (waits: Int, timeouts: Int))?
 
-    /// `log` gets PostgreSQL's notices (event `postgres`), which libpq would otherwise print on standard error.
-    init(_ configuration: ServerConfiguration, log: Logger? = nil) throws {
+    /// `log` gets PostgreSQL's notices (event `postgres`), which libpq would otherwise print on standard error. A
+    /// PostgreSQL schema step that breaks the previous release's nodes runs only `allowingIncompatibleMigration`.
+    init(_ configuration: ServerConfiguration, log: Logger? = nil, allowingIncompatibleMigration: Bool = false) throws {
         if let connectionString = configuration.postgresConnectionString {
             let postgres = try PostgresStore(
                 connectionString: connectionString,
                 poolSize: configuration.postgresPoolSize ?? configuration.defaultPoolSize,
                 transactionPooling: configuration.postgresTransactionPooling,
-                notices: { notice in log.map { Self.write(notice, to: $0) } }
+                notices: { notice in log.map { Self.write(notice, to: $0) } },
+                allowingIncompatibleMigration: allowingIncompatibleMigration
             )
             (store, secrets, close) = (postgres, .database(postgres), postgres.close)
             poolWaits = { postgres.poolWaits }

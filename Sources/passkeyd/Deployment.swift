@@ -14,10 +14,11 @@ final class Deployment {
     let server: RelyingPartyServer
 
     /// Throws `ConfigurationError` for a configuration the server refuses, anything else for what cannot be opened.
-    init(_ configuration: ServerConfiguration, metrics: MetricsRegistry?, log: Logger) throws {
+    /// `allowingIncompatibleMigration`: `serve --allow-incompatible-migration` (`PostgresMigrations.Step`).
+    init(_ configuration: ServerConfiguration, metrics: MetricsRegistry?, log: Logger, allowingIncompatibleMigration: Bool = false) throws {
         outbound = try HTTPClient()
         do {
-            opened = try ConfiguredStore(configuration, log: log)
+            opened = try ConfiguredStore(configuration, log: log, allowingIncompatibleMigration: allowingIncompatibleMigration)
         } catch {
             outbound.shutDown()
             throw error

@@ -22,7 +22,11 @@ struct ServeCommand {
     /// Seconds a stop waits for requests in progress before it closes their connections.
     static let drainSeconds = 10.0
 
-    static let syntax = CommandLineSyntax(usage: "passkeyd serve [--config FILE] [--listen ADDRESS:PORT]", options: ["--config", "--listen"])
+    static let syntax = CommandLineSyntax(
+        usage: "passkeyd serve [--config FILE] [--listen ADDRESS:PORT] [--allow-incompatible-migration]",
+        options: ["--config", "--listen"],
+        switches: ["--allow-incompatible-migration"]
+    )
 
     func run() -> Int32 {
         // Before any thread starts, so that none of them takes a stop or reload signal (see `SignalWaiter`).
@@ -72,7 +76,12 @@ struct ServeCommand {
         if configuration.postgresConnectionString == nil { Deployment.forwardSQLiteLog(to: log) }
         let deployment: Deployment
         do {
-            deployment = try Deployment(configuration, metrics: metrics, log: log)
+            deployment = try Deployment(
+                configuration,
+                metrics: metrics,
+                log: log,
+                allowingIncompatibleMigration: overrides.allowsIncompatibleMigration
+            )
             try deployment.server.startWebhooks()
             deployment.server.startMail()
         } catch let error as ConfigurationError {
@@ -220,7 +229,9 @@ struct ServeCommand {
             return .failure(StartFailure(status: 1, message: "\(error)"))
         }
         do {
-            overrides = try ServeOverrides(listen: line.value("--listen"), environment: environment, usage: Self.syntax.usage)
+            var parsed = try ServeOverrides(listen: line.value("--listen"), environment: environment, usage: Self.syntax.usage)
+            parsed.allowsIncompatibleMigration = line.isSet("--allow-incompatible-migration")
+            overrides = parsed
         } catch {
             return .failure(StartFailure(status: 2, message: "\(error)"))
         }

@@ -14,6 +14,9 @@ struct ServeOverrides: Equatable {
     let listenAddress: String?
     /// The data folder (absolute), nil to keep the file's.
     let dataDirectory: String?
+    /// `--allow-incompatible-migration`: every node of the previous release is stopped, so a PostgreSQL schema step
+    /// that would break them may run at this start (it is refused otherwise).
+    var allowsIncompatibleMigration = false
 
     /// `listen` is the command line's `--listen` value; `environment` the process's variables.
     init(listen: String?, environment: [String: String], usage: String) throws(CommandLineError) {
