@@ -1,7 +1,7 @@
 # passkeyd: `make run` starts the demo (examples/passkeyd.json), `make test` runs every test.
 SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEBIAN_PACKAGES := libssl-dev libcbor-dev libsqlite3-dev libevent-dev libpq-dev libargon2-dev libcrypt-dev libcurl4-openssl-dev pkg-config
+DEBIAN_PACKAGES := libssl-dev libcbor-dev libsqlite3-dev libevent-dev libpq-dev libargon2-dev libcrypt-dev libcurl4-openssl-dev libicu-dev pkg-config
 SWIFT ?= swift
 # The browser suite (Tests/Python/browser): Debian's Chromium and chromedriver, selenium + pytest in a venv.
 BROWSER_PACKAGES := chromium chromium-driver python3-venv esbuild

@@ -21,6 +21,8 @@ let package = Package(
         // Imported password hashes only: bcrypt (libxcrypt) and Argon2 (the reference implementation).
         .systemLibrary(name: "CXCrypt", pkgConfig: "libcrypt", providers: [.apt(["libcrypt-dev"])]),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
+        // Unicode TS #39 confusables (ICU's spoof checker), imported only by Confusables.
+        .systemLibrary(name: "CICU", pkgConfig: "icu-i18n", providers: [.apt(["libicu-dev"])]),
         // Outbound mail: libcurl's SMTP client, imported only by MailTransport.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
@@ -52,8 +54,11 @@ let package = Package(
         // The test-vector schema and its runner (`passkeyd verify`, the vector tests): on top of the core, not in it.
         .target(name: "WebAuthnVectors", dependencies: ["WebAuthnCore", "CryptoCore", "JSON"]),
 
+        // Look-alike names (Unicode TS #39 skeletons and mixed scripts), for the usernames every store keys.
+        .target(name: "Confusables", dependencies: ["CICU"]),
+
         // Storage: protocols and the in-memory driver; SQLite driver; PostgreSQL driver for several nodes.
-        .target(name: "Storage"),
+        .target(name: "Storage", dependencies: ["Confusables"]),
         .target(name: "StorageSQLite", dependencies: ["Storage", "CSQLite"]),
         .target(name: "StoragePostgres", dependencies: ["Storage", "CLibPQ"]),
 
@@ -68,7 +73,7 @@ let package = Package(
         .target(
             name: "RelyingPartyServer",
             dependencies: [
-                "WebAuthnCore", "CryptoCore", "JSON", "Storage", "HTTPServer", "AppleSignIn", "OpenIDConnect", "Observability", "PasswordHashes",
+                "WebAuthnCore", "CryptoCore", "JSON", "Storage", "HTTPServer", "AppleSignIn", "OpenIDConnect", "Observability", "PasswordHashes", "Confusables",
                 "MailTransport",
             ],
             resources: [.embedInCode("OpenAPI/openapi.json")]
@@ -108,6 +113,7 @@ let package = Package(
         ),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "ConfusablesTests", dependencies: ["Confusables"]),
         .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore", "TestSupport"]),
         .testTarget(name: "WebAuthnCoreTests", dependencies: ["WebAuthnCore", "WebAuthnVectors", "TestSupport", "CBOR", "CryptoCore", "JSON"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "StorageSQLite", "StoragePostgres", "TestSupport", "CryptoCore"]),

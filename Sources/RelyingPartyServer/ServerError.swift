@@ -4,8 +4,8 @@ import Storage
 import WebAuthnCore
 
 /// The one error type of the server edge, and the one place that assigns HTTP statuses: the table below gives every
-/// client code its status and its client-safe message, and the core → server and storage → server mappings sit
-/// next to it. A client gets `{"error": code, "message": …}`, plus `step` (the core's code of the failed step) for
+/// client code its status and its client-safe message; the core → server and storage → server mappings are in
+/// `ServerError+Mapping.swift`. A client gets `{"error": code, "message": …}`, plus `step` (the core's code of the failed step) for
 /// verification failures and `member` (the request member at fault, never its value) where one is named; `detail`
 /// goes to the server log only.
 ///
@@ -19,6 +19,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case invalidJSON = "invalid_json"
             case invalidRequest = "invalid_request"
             case invalidUsername = "invalid_username"
+            case usernameMixedScripts = "username_mixed_scripts"
             case unsupportedMediaType = "unsupported_media_type"
             case challengeUnknown = "challenge_unknown"
             case challengeExpired = "challenge_expired"
@@ -35,6 +36,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case passkeyNotFound = "passkey_not_found"
             case methodNotAllowed = "method_not_allowed"
             case usernameTaken = "username_taken"
+            case usernameConfusable = "username_confusable"
             case externalIdTaken = "external_id_taken"
             case credentialExists = "credential_exists"
             case lastCredential = "last_credential"
@@ -104,6 +106,9 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         static let invalidRequest = Code(.invalidRequest)
         /// The username is empty, longer than 64 characters or holds control characters.
         static let invalidUsername = Code(.invalidUsername)
+        /// The username mixes scripts (Unicode TS #39 §5.2, beyond Highly Restrictive: Cyrillic letters among Latin
+        /// ones) or numbering systems.
+        static let usernameMixedScripts = Code(.usernameMixedScripts)
         /// The body is not `application/json`.
         static let unsupportedMediaType = Code(.unsupportedMediaType)
         /// The response answers a challenge this server never issued, already took, or issued for the other ceremony.
@@ -136,6 +141,8 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         static let methodNotAllowed = Code(.methodNotAllowed)
         /// Another account has that username.
         static let usernameTaken = Code(.usernameTaken)
+        /// The username can be mistaken for another account's (their Unicode TS #39 confusable skeletons are equal).
+        static let usernameConfusable = Code(.usernameConfusable)
         /// Another account has that `externalId` (the app's own user id).
         static let externalIdTaken = Code(.externalIdTaken)
         /// That passkey is already registered.
@@ -273,6 +280,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case .invalidJSON: (400, "The request body is not the JSON this endpoint expects.")
             case .invalidRequest: (400, "The request has a missing or invalid member.")
             case .invalidUsername: (400, "The username must be 1 to 64 characters, without control characters.")
+            case .usernameMixedScripts: (400, "The username mixes letters of different scripts; use one script.")
             case .unsupportedMediaType: (415, "Send the request body as application/json.")
             case .challengeUnknown: (400, "This challenge was not issued by this server, or was already used.")
             case .challengeExpired: (400, "The challenge expired; start again.")
@@ -289,6 +297,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case .passkeyNotFound: (404, "You have no passkey with that ID.")
             case .methodNotAllowed: (405, "This path does not take that method.")
             case .usernameTaken: (409, "That username is taken.")
+            case .usernameConfusable: (409, "That username looks like one that is taken.")
             case .externalIdTaken: (409, "Another account has that externalId.")
             case .credentialExists: (409, "This passkey is already registered.")
             case .lastCredential: (409, "You can't delete your only passkey.")
@@ -377,7 +386,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
 
     public let code: Code
     public let status: Int
-    public private(set) var message: String
+    public internal(set) var message: String
     /// The step that failed (a core or storage code), returned to the client for debugging; never secret.
     var step: String?
     /// The request member at fault (`residentKey`, `response.clientDataJSON`), returned to the client; never a value.
@@ -403,65 +412,6 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         code = variant.code
         (status, message) = variant.answer
     }
-
-    /// The core → server mapping: the commonest verification failures get their own code, every other step is
-    /// `verification_failed`; `step` names the step, the core's reason is for the log.
-    static func verification(_ error: WebAuthnError) -> ServerError {
-        let code: Code =
-            switch error.code {
-            case .userNotVerified: .userVerificationRequired
-            case .signCountNotIncreased: .possibleClone
-            case .algorithmNotAllowed: .algorithmNotAllowed
-            case .originMismatch, .topOriginMismatch, .crossOriginNotAllowed: .originMismatch
-            default: .verificationFailed
-            }
-        var mapped = ServerError(code, detail: error.reason)
-        mapped.step = error.code.rawValue
-        return mapped
-    }
-
-    /// A signature counter that did not increase (§7.2 step 23), found by the verification or by the store's write.
-    static func possibleClone(step: StorageError.Code) -> ServerError {
-        var error = ServerError(.possibleClone)
-        error.step = step.rawValue
-        return error
-    }
-
-    /// The storage → server mapping: conflicts are the client's; anything else is ours (503, retryable, the detail
-    /// for the log only).
-    static func storage(_ error: StorageError) -> ServerError {
-        switch error.code {
-        case .usernameTaken: ServerError(.usernameTaken)
-        case .externalIDTaken: ServerError(.externalIdTaken)
-        case .credentialExists: ServerError(.credentialExists)
-        case .appleIdentityTaken: ServerError(.appleIdentityTaken)
-        case .federatedIdentityTaken: ServerError(.identityTaken)
-        case .notFound: ServerError(.notFound)
-        // A sealed challenge another request spent first, here or on another node.
-        case .challengeSpent: ServerError(.challengeUnknown)
-        // A sign-in that verified, into an account an admin disabled (here or on another node).
-        case .userDisabled: ServerError(.accountDisabled)
-        default: storageUnavailable(error)
-        }
-    }
-
-    /// `storage_unavailable` for the driver's error: the message says what failed when the driver could tell (no
-    /// space, read-only, timed out, unreachable); the driver's reason is the detail for the log.
-    static func storageUnavailable(_ error: StorageError) -> ServerError {
-        var mapped = ServerError(.storageUnavailable, detail: error.description)
-        switch error.outage {
-        case .noSpace: mapped.message = "The server's database is out of disk space; try again later."
-        case .readOnly: mapped.message = "The server's database is read-only and takes no changes; try again later."
-        case .timedOut: mapped.message = "The server's database did not answer in time; try again shortly."
-        case .unreachable: mapped.message = "The server cannot reach its database; try again shortly."
-        case nil: break
-        }
-        return mapped
-    }
-
-    /// The `Retry-After` of every `storage_unavailable` answer, in seconds: a few, so that clients come back once a
-    /// lock is released, a connection made again or a node failed over, without hammering a database that struggles.
-    static let storageRetryAfterSeconds = 5
 
     /// The `Retry-After` header a `storage_unavailable` answer (JSON or an error page) carries, unless it has its own.
     var storageRetryAfter: (name: String, value: String)? {

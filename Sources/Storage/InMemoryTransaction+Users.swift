@@ -12,6 +12,14 @@ extension InMemoryTransaction {
         }
     }
 
+    func user(nameSkeleton skeleton: String) throws(StorageError) -> UserRecord? {
+        try run { state in
+            state.users.values.filter { $0.nameSkeleton == skeleton }.min { left, right in
+                left.createdAt != right.createdAt ? left.createdAt < right.createdAt : left.id.lexicographicallyPrecedes(right.id)
+            }
+        }
+    }
+
     func user(externalID: String) throws(StorageError) -> UserRecord? {
         try run { state in state.users.values.first { $0.externalID == externalID } }
     }

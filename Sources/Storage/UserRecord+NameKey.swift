@@ -1,3 +1,4 @@
+import Confusables
 import Foundation
 
 extension UserRecord {
@@ -13,6 +14,18 @@ extension UserRecord {
 
     /// `name`'s comparison form (`nameKey(of:)`).
     public var nameKey: String { Self.nameKey(of: name) }
+
+    /// The Unicode TS #39 confusable skeleton of a name's key: names that can be mistaken for each other (`paypal`,
+    /// and `раураl` in Cyrillic letters) have one skeleton. Every driver stores it beside the name (indexed, not
+    /// unique: names registered before it existed may share one) and finds users by it (`user(nameSkeleton:)`); a
+    /// name whose text ICU cannot read keeps its key.
+    public static func nameSkeleton(of name: String) -> String {
+        let key = nameKey(of: name)
+        return ConfusableSkeleton.of(key) ?? key
+    }
+
+    /// `name`'s skeleton (`nameSkeleton(of:)`).
+    public var nameSkeleton: String { Self.nameSkeleton(of: name) }
 
     /// The name the migration that made names case-insensitive gives a later account whose name collides with an
     /// older one's: `name` with the first suffix `-2`, `-3` … whose key `isTaken` does not hold, shortened (whole

@@ -8,6 +8,9 @@ public protocol UserTransactions {
     /// The user whose username has the key of `name` (`UserRecord.nameKey(of:)`), or nil.
     func user(name: String) throws(StorageError) -> UserRecord?
 
+    /// The oldest user whose name has the confusable skeleton `skeleton` (`UserRecord.nameSkeleton(of:)`), or nil.
+    func user(nameSkeleton skeleton: String) throws(StorageError) -> UserRecord?
+
     /// The user whose `externalID` is `externalID` (compared byte for byte), or nil.
     func user(externalID: String) throws(StorageError) -> UserRecord?
 

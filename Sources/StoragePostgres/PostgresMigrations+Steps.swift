@@ -427,5 +427,27 @@ extension PostgresMigrations {
                 CREATE INDEX mail_outbox_done ON mail_outbox(updated_at) WHERE status <> 'pending';
                 """
         ),
+        // Look-alike usernames (issue 43), as SQLite's version 18. A 0.1.0 node's new account has no skeleton until
+        // its name changes: it is still found by its exact name.
+        Step(
+            version: 17,
+            sql: """
+                ALTER TABLE users ADD COLUMN name_skeleton text;
+                CREATE INDEX users_by_name_skeleton ON users(name_skeleton);
+                """,
+            rewrite: { records, _ throws(StorageError) in
+                let names = try records.run { connection throws(PostgresError) in
+                    try connection.run("SELECT id, name FROM users", []) { row throws(PostgresError) in (row.bytes(0), row.text(1)) }
+                }
+                for (id, name) in names {
+                    try records.run { connection throws(PostgresError) in
+                        try connection.run(
+                            "UPDATE users SET name_skeleton = $2 WHERE id = $1",
+                            [.bytea(id), .text(UserRecord.nameSkeleton(of: name))]
+                        )
+                    }
+                }
+            }
+        ),
     ]
 }

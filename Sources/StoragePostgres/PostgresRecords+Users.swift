@@ -2,9 +2,11 @@ import Foundation
 import Storage
 
 extension PostgresRecords {
-    /// `name_key` (`UserRecord.nameKey`) is written from the name and never read back.
+    /// `name_key` (`UserRecord.nameKey`) and `name_skeleton` (`UserRecord.nameSkeleton`) are written from the name and
+    /// never read back.
     static let userColumns =
-        "id, name, display_name, created_at, display_name_is_default, app_account_token, email, email_verified, name_key, external_id, disabled, metadata"
+        "id, name, display_name, created_at, display_name_is_default, app_account_token, email, email_verified, name_key, external_id, disabled, metadata, "
+        + "name_skeleton"
 
     func user(id: [UInt8]) throws(StorageError) -> UserRecord? {
         try run { connection throws(PostgresError) in
@@ -44,6 +46,17 @@ extension PostgresRecords {
         }
     }
 
+    /// Through `users_by_name_skeleton`.
+    func user(nameSkeleton skeleton: String) throws(StorageError) -> UserRecord? {
+        try run { connection throws(PostgresError) in
+            try connection.run(
+                "SELECT \(Self.userColumns) FROM users WHERE name_skeleton = $1 ORDER BY created_at, id LIMIT 1",
+                [.text(skeleton)],
+                row: Self.userRecord
+            ).first
+        }
+    }
+
     func insertUser(_ user: UserRecord) throws(StorageError) {
         try validate { () throws(StorageError) in try user.validate() }
         var parameters = PostgresParameters()
@@ -59,13 +72,14 @@ extension PostgresRecords {
             try connection.run(
                 """
                 UPDATE users SET name = $2, display_name = $3, display_name_is_default = $4, email = $5, email_verified = $6, name_key = $7,
-                    external_id = $8, disabled = $9, metadata = $10
+                    external_id = $8, disabled = $9, metadata = $10, name_skeleton = $11
                 WHERE id = $1
                 """,
                 [
                     .bytea(user.id), .text(user.name), .text(user.displayName), .boolean(user.displayNameIsDefault),
                     .optional(user.email, PostgresValue.text), .boolean(user.emailVerified), .text(user.nameKey),
                     .optional(user.externalID, PostgresValue.text), .boolean(user.disabled), .optional(user.metadata, PostgresValue.text),
+                    .text(user.nameSkeleton),
                 ]
             ) == 1
         }
@@ -85,7 +99,7 @@ extension PostgresRecords {
             (.boolean(user.displayNameIsDefault), "boolean"), (.text(user.appAccountToken.lowercaseText), "text"),
             (.optional(user.email, PostgresValue.text), "text"), (.boolean(user.emailVerified), "boolean"), (.text(user.nameKey), "text"),
             (.optional(user.externalID, PostgresValue.text), "text"), (.boolean(user.disabled), "boolean"),
-            (.optional(user.metadata, PostgresValue.text), "text"),
+            (.optional(user.metadata, PostgresValue.text), "text"), (.text(user.nameSkeleton), "text"),
         ]
     }
 

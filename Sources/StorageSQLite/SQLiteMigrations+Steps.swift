@@ -441,5 +441,25 @@ extension SQLiteMigrations {
                 CREATE INDEX mail_outbox_done ON mail_outbox(updated_at) WHERE status <> 'pending';
                 """
         ),
+        // Look-alike usernames (issue 43): each name's confusable skeleton (`UserRecord.nameSkeleton`), indexed and
+        // not unique, since names registered before may share one.
+        Step(
+            version: 18,
+            sql: """
+                ALTER TABLE users ADD COLUMN name_skeleton TEXT;
+                CREATE INDEX users_by_name_skeleton ON users(name_skeleton);
+                """,
+            rewrite: { records, _ throws(StorageError) in
+                let names = try records.run { connection throws(SQLiteError) in
+                    try connection.statement("SELECT id, name FROM users").run([]) { row throws(SQLiteError) in (row.blob(0), row.text(1)) }
+                }
+                for (id, name) in names {
+                    try records.run { connection throws(SQLiteError) in
+                        try connection.statement("UPDATE users SET name_skeleton = ?2 WHERE id = ?1")
+                            .run([.blob(id), .text(UserRecord.nameSkeleton(of: name))])
+                    }
+                }
+            }
+        ),
     ]
 }

@@ -2,9 +2,11 @@ import Foundation
 import Storage
 
 extension SQLiteRecords {
-    /// `name_key` (`UserRecord.nameKey`) is written from the name and never read back.
+    /// `name_key` (`UserRecord.nameKey`) and `name_skeleton` (`UserRecord.nameSkeleton`) are written from the name and
+    /// never read back.
     static let userColumns =
-        "id, name, display_name, created_at, display_name_is_default, app_account_token, email, email_verified, name_key, external_id, disabled, metadata"
+        "id, name, display_name, created_at, display_name_is_default, app_account_token, email, email_verified, name_key, external_id, disabled, metadata, "
+        + "name_skeleton"
 
     func user(id: [UInt8]) throws(StorageError) -> UserRecord? {
         try run { connection throws(SQLiteError) in
@@ -16,6 +18,14 @@ extension SQLiteRecords {
         try run { connection throws(SQLiteError) in
             try connection.statement("SELECT \(Self.userColumns) FROM users WHERE name_key = ?1")
                 .run([.text(UserRecord.nameKey(of: name))], row: Self.userRecord).first
+        }
+    }
+
+    /// Through `users_by_name_skeleton`.
+    func user(nameSkeleton skeleton: String) throws(StorageError) -> UserRecord? {
+        try run { connection throws(SQLiteError) in
+            try connection.statement("SELECT \(Self.userColumns) FROM users WHERE name_skeleton = ?1 ORDER BY created_at, id LIMIT 1")
+                .run([.text(skeleton)], row: Self.userRecord).first
         }
     }
 
@@ -39,7 +49,7 @@ extension SQLiteRecords {
     func insertUser(_ user: UserRecord) throws(StorageError) {
         try validate { () throws(StorageError) in try user.validate() }
         try run { connection throws(SQLiteError) in
-            try connection.statement("INSERT INTO users (\(Self.userColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)").run(
+            try connection.statement("INSERT INTO users (\(Self.userColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)").run(
                 Self.userValues(user)
             )
         }
@@ -51,7 +61,7 @@ extension SQLiteRecords {
             try connection.statement(
                 """
                 UPDATE users SET name = ?2, display_name = ?3, display_name_is_default = ?5, email = ?7, email_verified = ?8, name_key = ?9,
-                    external_id = ?10, disabled = ?11, metadata = ?12
+                    external_id = ?10, disabled = ?11, metadata = ?12, name_skeleton = ?13
                 WHERE id = ?1
                 """
             ).run(Self.userValues(user)) == 1
@@ -65,12 +75,13 @@ extension SQLiteRecords {
         }
     }
 
-    /// The values of `userColumns`, as ?1 to ?12.
+    /// The values of `userColumns`, as ?1 to ?13.
     static func userValues(_ user: UserRecord) -> [SQLiteValue] {
         [
             .blob(user.id), .text(user.name), .text(user.displayName), .date(user.createdAt), .bool(user.displayNameIsDefault),
             .text(user.appAccountToken.lowercaseText), user.email.map { .text($0) } ?? .null, .bool(user.emailVerified),
             .text(user.nameKey), user.externalID.map { .text($0) } ?? .null, .bool(user.disabled), user.metadata.map { .text($0) } ?? .null,
+            .text(user.nameSkeleton),
         ]
     }
 

@@ -8,7 +8,29 @@ extension StoreContract {
         StoreContractCheck(name: "usernames: every case and width of a name finds its account", run: caseVariantsFindTheAccount),
         StoreContractCheck(name: "usernames: a case variant is refused on every insert and rename", run: caseVariantsAreRefused),
         StoreContractCheck(name: "usernames: ß, the Turkish i and full width keep their Unicode meaning", run: nameKeysFollowUnicode),
+        StoreContractCheck(name: "usernames: look-alikes are found by their skeleton, on every insert and rename", run: lookAlikesAreFound),
     ]
+
+    public static func lookAlikesAreFound(_ makeStore: StoreFactory) throws {
+        let store = try makeStore()
+        // ѕсоре in Cyrillic letters, and "scope".
+        let cyrillic = "\u{455}\u{441}\u{43E}\u{440}\u{435}"
+        func lookAlike(_ name: String) throws -> UserRecord? {
+            try store.transaction { transaction throws(StorageError) in try transaction.user(nameSkeleton: UserRecord.nameSkeleton(of: name)) }
+        }
+        try expectEqual(try lookAlike("scope"), nil, "no account yet")
+        try register(store, StoreSamples.user(1, name: "Scope"), StoreSamples.credential(1, owner: 1))
+        try expectEqual(try lookAlike(cyrillic)?.id, StoreSamples.userID(1), "registered: found by a Cyrillic look-alike")
+        try expectEqual(try lookAlike("SCOPE")?.id, StoreSamples.userID(1), "and by a case variant")
+        try expectEqual(try lookAlike("scape"), nil, "another name")
+        var other = StoreSamples.user(2, name: "other")
+        try store.seedUser(other, credential: StoreSamples.credential(2, owner: 2))
+        try expectEqual(try lookAlike("\u{43E}ther")?.id, StoreSamples.userID(2), "inserted: found by a Cyrillic о")
+        other.name = "renamed"
+        _ = try store.transaction { transaction throws(StorageError) in try transaction.updateUser(other) }
+        try expectEqual(try lookAlike("other"), nil, "a rename frees the old skeleton")
+        try expectEqual(try lookAlike("renarned")?.id, StoreSamples.userID(2), "and takes the new one (rn looks like m)")
+    }
 
     public static func caseVariantsFindTheAccount(_ makeStore: StoreFactory) throws {
         let store = try makeStore()

@@ -1,4 +1,6 @@
+import Confusables
 import Foundation
+import Storage
 
 extension RelyingPartyServer {
     /// The longest username, display name or passkey name, in UTF-8 bytes after normalisation: what every authenticator
@@ -24,6 +26,22 @@ extension RelyingPartyServer {
             throw ServerError(member == "username" ? .invalidUsername : .invalidRequest, member: member)
         }
         return normalized
+    }
+
+    /// A username a person or an administrator chooses for a new or renamed account: `validName`, and neither mixing
+    /// scripts (Unicode TS #39 §5.2 beyond Highly Restrictive, `400 username_mixed_scripts`: `pаypal` with a Cyrillic
+    /// `а`) nor confusable with another account's (`409 username_confusable`: equal skeletons, `раураl` in Cyrillic
+    /// beside `paypal`). `owner` is the account being renamed, whose own name does not count. Imports keep the names
+    /// people already have.
+    static func validNewUsername(_ value: String?, owner: [UInt8]? = nil, store: any PasskeyStore) throws(ServerError) -> String {
+        let username = try validName(value, member: "username")
+        guard !ConfusableSkeleton.mixesScripts(username) else { throw ServerError(.usernameMixedScripts, member: "username") }
+        let key = UserRecord.nameKey(of: username)
+        let lookAlike = try storage {
+            try store.transaction { transaction throws(StorageError) in try transaction.user(nameSkeleton: UserRecord.nameSkeleton(of: username)) }
+        }
+        if let lookAlike, lookAlike.id != owner, lookAlike.nameKey != key { throw ServerError(.usernameConfusable, member: "username") }
+        return username
     }
 
     /// A name in the form it is stored and shown in: NFKC, surrounding white space removed. Usernames are compared in

@@ -89,7 +89,7 @@ public struct AdminService: Sendable {
     /// `method: admin`. Idempotent by `externalId`: when an account has it, that account is the answer, as it is
     /// (`created` false), whatever else the change says.
     public func createUser(_ change: AdminUserChange) throws(ServerError) -> AdminCreatedUser {
-        let username = try RelyingPartyServer.validName(change.username, member: "username")
+        let username = try RelyingPartyServer.validNewUsername(change.username, store: store)
         let displayName = try RelyingPartyServer.validName(change.displayName ?? username, member: "displayName")
         let email = try Self.validEmail(change.email).flatMap { $0.isEmpty ? nil : $0 }
         let externalID = try change.externalId.map { (text: String) throws(ServerError) -> String in try Self.validExternalID(text) }
@@ -137,7 +137,7 @@ public struct AdminService: Sendable {
     public func updateUser(id: String, _ change: AdminUserChange) throws(ServerError) -> UserJSON {
         let userID = try Self.userID(id)
         let username = try change.username.map { (name: String) throws(ServerError) -> String in
-            try RelyingPartyServer.validName(name, member: "username")
+            try RelyingPartyServer.validNewUsername(name, owner: userID, store: store)
         }
         let displayName = try change.displayName.map { (name: String) throws(ServerError) -> String in
             try RelyingPartyServer.validName(name, member: "displayName")

@@ -94,7 +94,7 @@ struct RegistrationController: Sendable {
             )
             excluded = try storage { try store.credentials(userID: user.id) }
         } else {
-            let username = try RelyingPartyServer.validName(body.username, member: "username")
+            let username = try RelyingPartyServer.validNewUsername(body.username, store: store)
             let displayName = try RelyingPartyServer.validName(body.displayName ?? username, member: "displayName")
             guard try storage({ try store.user(name: username) }) == nil else { throw ServerError(.usernameTaken) }
             registration = RegistrationContext(

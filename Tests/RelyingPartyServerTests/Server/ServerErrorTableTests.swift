@@ -68,6 +68,7 @@ struct ServerErrorTableTests {
             (.usernameTaken, .usernameTaken), (.externalIDTaken, .externalIdTaken), (.credentialExists, .credentialExists),
             (.appleIdentityTaken, .appleIdentityTaken),
             (.notFound, .notFound), (.unavailable, .storageUnavailable), (.migrationFailed, .storageUnavailable),
+            (.migrationRefused, .storageUnavailable),
             (.duplicateKey, .storageUnavailable), (.signCountNotIncreased, .storageUnavailable), (.notEmpty, .storageUnavailable),
             (.invalidRecord, .storageUnavailable), (.challengeSpent, .challengeUnknown), (.federatedIdentityTaken, .identityTaken),
             (.userDisabled, .accountDisabled),

@@ -126,6 +126,10 @@ private struct FailingTransaction: StoreTransaction {
         return try inner.user(name: name)
     }
 
+    func user(nameSkeleton skeleton: String) throws(StorageError) -> UserRecord? {
+        return try inner.user(nameSkeleton: skeleton)
+    }
+
     func user(externalID: String) throws(StorageError) -> UserRecord? {
         return try inner.user(externalID: externalID)
     }

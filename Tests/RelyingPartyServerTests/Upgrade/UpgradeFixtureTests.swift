@@ -99,6 +99,11 @@ struct UpgradeFixtureTests {
                 let reply = try node.introspect(accessToken.token)
                 #expect(reply.object["active"] as? Bool == true, "\(context): an access token of \(account.username): \(reply.text)")
             }
+            // Names stored before skeletons existed got theirs in the migration (SQLite 18, PostgreSQL 17).
+            let lookAlike = try store.transaction { transaction throws(StorageError) in
+                try transaction.user(nameSkeleton: UserRecord.nameSkeleton(of: account.username.uppercased()))
+            }
+            #expect(lookAlike.map { Base64URL.encode($0.id) } == account.userID, "\(context): \(account.username)'s skeleton")
             let signIn = try node.client.signIn(try Self.credential(account), AssertionOptions(signCount: account.credential.signCount + 1))
             #expect(
                 signIn.status == 200 && Self.user(signIn)?["id"] as? String == account.userID,
