@@ -109,7 +109,7 @@ attack_p99s=""
 refused=0
 accepted=0
 for round in $(seq "$ATTACK_ROUNDS"); do
-    read -r quiet_p99 quiet_failed < <(genuine "$work/quiet.txt")
+    read -r quiet_p99 quiet_failed < <(genuine "$work/quiet.txt") || true
     [ -n "${quiet_p99:-}" ] || { cat "$work/quiet.txt" >&2; echo "round $round: the undisturbed run failed" >&2; exit 1; }
     sleep 1
     rm -f "$work/victims.txt"
@@ -117,7 +117,7 @@ for round in $(seq "$ATTACK_ROUNDS"); do
         --rate "$ATTACK_RATE" --addresses "$ATTACK_ADDRESSES" --provider corp --issuer "$issuer" --audience passkeyd \
         --password-users "$PASSWORD_USERS" --victims "$work/victims.txt" >"$work/attack.txt" 2>&1 &
     attack_pid=$!
-    read -r attack_p99 attack_failed < <(genuine "$work/under-attack.txt" "$work/victims.txt")
+    read -r attack_p99 attack_failed < <(genuine "$work/under-attack.txt" "$work/victims.txt") || true
     kill -TERM "$attack_pid" 2>/dev/null || true
     attack_status=0
     wait "$attack_pid" || attack_status=$?
