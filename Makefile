@@ -12,7 +12,7 @@ BACKEND_VENV := .venv-backend
 # The PostgreSQL tests start throwaway clusters of Debian's server (initdb + pg_ctl) in temporary folders.
 TEST_PACKAGES := postgresql pgbouncer
 
-.PHONY: docs docs-deps test-docs client-swift-docs image image-deps test-upgrade client-swift-test test-openapi openapi-deps webhook-deps backend-deps metrics-deps mail-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak bench-stall clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
+.PHONY: docs docs-deps test-docs client-swift-docs image image-deps test-upgrade client-swift-test test-openapi openapi-deps webhook-deps backend-deps metrics-deps mail-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak bench-stall bench-peers bench-attack clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
 
 # Installs the Debian packages of $(1) that are missing; nothing at all when everything is there. Runs
 # `apt-get update` first when the package lists are missing, and again when an install fails on stale lists.
@@ -264,6 +264,16 @@ bench-soak: deps
 bench-stall: deps
 	$(call install_missing,curl openssl)
 	bash bench/stall/run.sh
+
+# Sign-in ceremonies on passkeyd (defaults, and metrics off) next to the Go peer in ../shared/peers/go, disk and memory.
+bench-peers: deps
+	$(call install_missing,curl libsqlite3-dev python3-venv)
+	bash bench/peers/run.sh
+
+# Genuine sign-in p99 while many loopback addresses flood the server with requests it must refuse, next to undisturbed.
+bench-attack: deps
+	$(call install_missing,curl openssl)
+	bash bench/attack/run.sh
 
 bench: bench-core bench-server bench-nodes bench-stall
 

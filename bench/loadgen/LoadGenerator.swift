@@ -32,6 +32,9 @@ struct LoadGenerator {
     /// When given, the ceremonies per second all connections together start at most (each connection paces its own
     /// share): a server measured at the rate another one reached, so that both wait and wake alike between requests.
     var pacedRate: Double? = nil
+    /// When given, a file the registered passkeys are written to (`credentialID userHandle`, base64url, one a line)
+    /// before the load: the attack benchmark's flood names them in its forged assertions.
+    var credentialsFile: String? = nil
 
     struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -58,6 +61,10 @@ struct LoadGenerator {
     func run() throws {
         let recorder = recordingDirectory.map(Recorder.init)
         let credentials = try (0..<passkeys).map { index in try register(recorder: index == 0 ? recorder : nil) }
+        if let credentialsFile {
+            let lines = credentials.map { Base64URL.encode($0.id) + " " + Base64URL.encode($0.userHandle) + "\n" }.joined()
+            try Data(lines.utf8).write(to: URL(fileURLWithPath: credentialsFile), options: .atomic)
+        }
         let clients = try (0..<connections).map { index in
             try CeremonyClients(optionsPort: ports[index % ports.count], verificationPort: ports[(index + 1) % ports.count])
         }

@@ -18,6 +18,13 @@ struct LoadgenCredential: Sendable {
         self.userHandle = userHandle
     }
 
+    /// `key`'s private key under another credential ID and user handle: the attack load's forged assertions.
+    init(key: LoadgenCredential, id: [UInt8], userHandle: [UInt8]) {
+        privateKey = key.privateKey
+        self.id = id
+        self.userHandle = userHandle
+    }
+
     private var relyingPartyIDHash: [UInt8] { DigestAlgorithm.sha256.hash(Array(Self.relyingPartyID.utf8)) }
 
     private static func clientData(_ type: String, _ challenge: String) -> [UInt8] {

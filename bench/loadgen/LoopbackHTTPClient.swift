@@ -23,8 +23,9 @@ final class LoopbackHTTPClient: @unchecked Sendable {
     private var chunk = [UInt8](repeating: 0, count: 16_384)
     private static let headerEnd: [UInt8] = Array("\r\n\r\n".utf8)
 
-    init(port: Int) throws {
-        connection = try TLSClientConnection.dangerouslyUnverified(socket: try LoopbackSocket.connect(port: port))
+    /// A connection to 127.0.0.1:`port`, from the loopback address `source` (such as 127.10.0.1) when given.
+    init(port: Int, from source: String? = nil) throws {
+        connection = try TLSClientConnection.dangerouslyUnverified(socket: try LoopbackSocket.connect(port: port, from: source))
     }
 
     func post(_ path: String, json body: [UInt8]) throws -> Reply {

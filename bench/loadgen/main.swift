@@ -13,6 +13,10 @@ import Foundation
 // passkeyd-loadgen --mode apple-stream --port PORT --audience BUNDLE_ID [--connections N] [--seconds S] [--interval S]:
 // Sign in with Apple requests whose tokens name an unknown key, one every S seconds per connection (the stall
 // benchmark's disturbance), answers counted by status.
+// passkeyd-loadgen --mode attack --port PORT [--connections N] [--rate R] [--addresses N] [--per-connection N]
+// [--seconds S] [--provider NAME --issuer URL --audience ID] [--password-users N --password-prefix P] [--victims FILE]:
+// a flood of bad assertions, ID tokens naming unknown keys and password guesses from many loopback addresses, until
+// SIGTERM (`AttackFlood`). --credentials-out FILE (ceremonies): the registered passkeys, for --victims.
 var options: [String: String] = [:]
 var portTexts: [Substring] = []
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -27,7 +31,8 @@ while arguments.count >= 2, arguments[0].hasPrefix("--") {
 }
 let mode = options["mode"] ?? "ceremonies"
 let ports = portTexts.compactMap { Int($0) }.filter { (1...65_535).contains($0) }
-guard arguments.isEmpty, !ports.isEmpty, ports.count == portTexts.count, ["ceremonies", "soak", "apple-stream"].contains(mode),
+guard arguments.isEmpty, !ports.isEmpty, ports.count == portTexts.count, ["ceremonies", "soak", "apple-stream", "attack"].contains(mode),
+    mode != "attack" || ports.count == 1,
     mode != "soak" || (ports.count == 1 && options["server-pid"].flatMap(Int32.init) != nil),
     mode != "apple-stream" || (ports.count == 1 && options["audience"] != nil)
 else {
@@ -38,6 +43,8 @@ else {
                                     [--record-replies DIR] [--rate R]
                    passkeyd-loadgen --mode soak --port PORT --server-pid PID [--connections N] [--seconds S] [--warm-up S]
                    passkeyd-loadgen --mode apple-stream --port PORT --audience BUNDLE_ID [--connections N] [--seconds S] [--interval S]
+                   passkeyd-loadgen --mode attack --port PORT [--connections N] [--rate R] [--addresses N] [--per-connection N] [--seconds S]
+                                    [--provider NAME --issuer URL --audience ID] [--password-users N --password-prefix P] [--victims FILE]
             --port may be repeated; --ports is the same option.
 
             """.utf8
@@ -64,6 +71,21 @@ do {
             interval: options["interval"].flatMap(Double.init) ?? 0.1,
             audience: options["audience"] ?? ""
         ).run()
+    } else if mode == "attack" {
+        try AttackFlood(
+            port: ports[0],
+            connections: options["connections"].flatMap(Int.init) ?? 32,
+            rate: max(1, options["rate"].flatMap(Double.init) ?? 1200),
+            addresses: max(1, min(65_000, options["addresses"].flatMap(Int.init) ?? 1024)),
+            requestsPerConnection: max(1, options["per-connection"].flatMap(Int.init) ?? 50),
+            seconds: options["seconds"].flatMap(Double.init) ?? 3600,
+            provider: options["provider"] ?? "corp",
+            issuer: options["issuer"] ?? "http://127.0.0.1",
+            audience: options["audience"] ?? "passkeyd",
+            passwordUsers: max(0, options["password-users"].flatMap(Int.init) ?? 0),
+            passwordPrefix: options["password-prefix"] ?? "bench-password-",
+            victimsFile: options["victims"]
+        ).run()
     } else {
         var generator = LoadGenerator(
             ports: ports,
@@ -73,6 +95,7 @@ do {
         )
         generator.passkeys = max(1, min(1024, options["passkeys"].flatMap(Int.init) ?? 1))
         generator.recordingDirectory = options["record-replies"]
+        generator.credentialsFile = options["credentials-out"]
         generator.pacedRate = options["rate"].flatMap(Double.init).flatMap { $0 > 0 ? $0 : nil }
         if ports.count == 1, let serverProcessID = options["server-pid"].flatMap(Int32.init) {
             generator.serverCPU = ProcessCPUTime(processID: serverProcessID)
