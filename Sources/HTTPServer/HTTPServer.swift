@@ -1,4 +1,3 @@
-import CLibEvent
 import CryptoCore
 import Synchronization
 
@@ -34,16 +33,9 @@ public final class HTTPServer: @unchecked Sendable {
     private let tls: TLSContextSlot?
     private let workers: WorkerPool
 
-    /// One-time process set-up: libevent's pthread locking (before any base exists), and ignoring
-    /// SIGPIPE, which a write to a connection the peer already closed would otherwise raise.
-    static let libraryInitialization: Bool = {
-        signal(SIGPIPE, SIG_IGN)
-        return evthread_use_pthreads() == 0
-    }()
-
     /// Binds the listening sockets (so the ports are known) and prepares the event loops.
     public init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) throws(HTTPServerError) {
-        guard Self.libraryInitialization else {
+        guard LibEventSetup.isReady else {
             throw HTTPServerError(.eventLoopFailed, "evthread_use_pthreads failed")
         }
         guard configuration.httpsAddress != nil || configuration.httpAddress != nil else {

@@ -86,7 +86,7 @@ struct ServeCommand {
             deployment.server.startMail()
         } catch let error as ConfigurationError {
             return fail("invalid configuration: \(error)")
-        } catch let error as HTTPServerError {
+        } catch let error as HTTPClientError {
             return fail("cannot start the outbound HTTP client: \(error)")
         } catch {
             return fail("cannot start: \(error)")

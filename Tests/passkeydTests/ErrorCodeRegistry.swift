@@ -32,6 +32,7 @@ enum ErrorCodeRegistry {
         Entry(type: "SQLiteError.Code", wireStrings: SQLiteError.Code.allCases.map(\.rawValue)),
         Entry(type: "PostgresError.Code", wireStrings: PostgresError.Code.allCases.map(\.rawValue)),
         Entry(type: "HTTPServerError.Code", wireStrings: HTTPServerError.Code.allCases.map(\.rawValue)),
+        Entry(type: "HTTPClientError.Code", wireStrings: HTTPClientError.Code.allCases.map(\.rawValue)),
         Entry(type: "ErrorResponse.Code", wireStrings: ErrorResponse.Code.allCases.map(\.rawValue)),
         Entry(type: "ServerError.Code", wireStrings: ServerError.Code.allCases.map(\.rawValue)),
         Entry(type: "ConfigurationError.Code", wireStrings: ConfigurationError.Code.allCases.map(\.rawValue)),

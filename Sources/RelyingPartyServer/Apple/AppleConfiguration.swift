@@ -68,7 +68,7 @@ public struct AppleConfiguration: Sendable, Equatable {
         guard let components = URLComponents(string: text), let host = components.host, !host.isEmpty, let url = components.url,
             components.user == nil, components.password == nil, components.fragment == nil
         else { throw ConfigurationError(.invalidValue, key: reader.key(name), "is not a URL") }
-        do throws(HTTPServerError) {
+        do throws(HTTPClientError) {
             try HTTPClient.validate(url: text)
         } catch {
             throw ConfigurationError(

@@ -108,7 +108,7 @@ public final class HTTPClientAppleService: AppleService {
     }
 
     private func send(_ purpose: String, _ request: HTTPClientRequest) -> AppleReply {
-        do throws(HTTPServerError) {
+        do throws(HTTPClientError) {
             return Self.appleReply(try client.sendAndWait(limited(request)))
         } catch {
             log.warning("apple \(purpose): no reply: \(error)", event: "apple")

@@ -95,7 +95,7 @@ extension RelyingPartyServer {
                 }
                 outcome = .refreshed(number: blob.number)
             }
-        } catch let error as HTTPServerError {
+        } catch let error as HTTPClientError {
             outcome = .failed(error.code.rawValue)
         } catch let error as WebAuthnError {
             outcome = .failed(error.code.rawValue)

@@ -27,7 +27,7 @@ struct ConfigurationReader {
     /// checked here so that a refused URL stops start-up with its key named).
     func outboundURL(_ name: String) throws(ConfigurationError) -> String? {
         guard let url = try string(name) else { return nil }
-        do throws(HTTPServerError) {
+        do throws(HTTPClientError) {
             try HTTPClient.validate(url: url)
         } catch {
             throw ConfigurationError(.invalidValue, key: key(name), "must be an https:// URL (http:// only to a loopback address): \(error.reason)")

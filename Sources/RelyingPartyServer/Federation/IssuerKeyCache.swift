@@ -105,7 +105,7 @@ final class IssuerKeyCache: Sendable {
         }
     }
 
-    private static func describe(_ result: Result<HTTPClientReply, HTTPServerError>) -> String {
+    private static func describe(_ result: Result<HTTPClientReply, HTTPClientError>) -> String {
         switch result {
         case .success(let reply): "status \(reply.status)"
         case .failure(let error): "unreachable (\(error.code))"

@@ -26,7 +26,7 @@ extension OpenIDIdentityProvider {
         request.deadlineSeconds = Self.exchangeTimeoutSeconds
         request.maximumReplyBodySize = Self.maximumTokenReplyLength
         let reply: HTTPClientReply
-        do throws(HTTPServerError) {
+        do throws(HTTPClientError) {
             reply = try client.sendAndWait(request)
         } catch {
             log.warning("identity provider \(name): code exchange: no reply (\(error.code))", event: "identity")

@@ -10,7 +10,7 @@ struct WebhookRetryPolicy {
     let random: any RandomSource
 
     /// The outcome of an attempt at `now` of a delivery queued at `queuedAt` that had `attempts` attempts before it.
-    func outcome(of result: Result<HTTPClientReply, HTTPServerError>, attempts: Int, queuedAt: Date, now: Date) -> WebhookDeliveryOutcome {
+    func outcome(of result: Result<HTTPClientReply, HTTPClientError>, attempts: Int, queuedAt: Date, now: Date) -> WebhookDeliveryOutcome {
         let status: Int?
         let error: String
         var retryAfter: TimeInterval = 0

@@ -76,7 +76,7 @@ struct WebhookConfigurationTests {
         let endpoint = try Self.parse(#"[{"url": "https://example.com/", "secret": "\#(Self.secret)", "retryHorizonSeconds": 3600}]"#)[0]
         let policy = WebhookRetryPolicy(endpoint: endpoint, random: SystemRandom())
         let queued = Date(timeIntervalSince1970: 1_800_000_000)
-        func outcome(_ result: Result<HTTPClientReply, HTTPServerError>, attempts: Int = 0, at offset: TimeInterval = 0) -> WebhookDeliveryOutcome {
+        func outcome(_ result: Result<HTTPClientReply, HTTPClientError>, attempts: Int = 0, at offset: TimeInterval = 0) -> WebhookDeliveryOutcome {
             policy.outcome(of: result, attempts: attempts, queuedAt: queued, now: queued.addingTimeInterval(offset))
         }
         #expect(outcome(.success(HTTPClientReply(status: 204))) == .delivered(status: 204))
@@ -95,12 +95,12 @@ struct WebhookConfigurationTests {
             return
         }
         #expect(later.timeIntervalSince(queued) >= 120, "Retry-After is honoured")
-        guard case .retry(_, nil, "http.clientTimeout") = outcome(.failure(HTTPServerError(.clientTimeout, "slow"))) else {
+        guard case .retry(_, nil, "http.clientTimeout") = outcome(.failure(HTTPClientError(.timeout, "slow"))) else {
             Issue.record("a timeout is retried")
             return
         }
         #expect(
-            outcome(.failure(HTTPServerError(.clientConnectFailed, "down")), attempts: 3, at: 3_590)
+            outcome(.failure(HTTPClientError(.connectFailed, "down")), attempts: 3, at: 3_590)
                 == .dead(status: nil, error: "http.clientConnectFailed")
         )
         let delays = (1...12).map { policy.delay(afterAttempt: $0) }

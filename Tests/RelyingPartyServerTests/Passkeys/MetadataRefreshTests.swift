@@ -125,7 +125,7 @@ import WebAuthnCore
         let fixture = try Fixture(url: "http://127.0.0.1:\(try LoopbackPort.free())/blob.jwt")
         defer { fixture.client.shutDown() }
         let server = try fixture.server()
-        #expect(server.refreshMetadata(client: fixture.client) == .failed(HTTPServerError.Code.clientConnectFailed.rawValue))
+        #expect(server.refreshMetadata(client: fixture.client) == .failed(HTTPClientError.Code.connectFailed.rawValue))
         #expect(Self.number(server) == 42)
     }
 

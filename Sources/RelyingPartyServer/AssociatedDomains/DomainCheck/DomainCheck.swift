@@ -66,7 +66,7 @@ public struct DomainCheck: Sendable {
         }
         androidApps = targets
         let cdn = cdnURL ?? Self.appleCDN + self.host
-        do throws(HTTPServerError) {
+        do throws(HTTPClientError) {
             try HTTPClient.validate(url: cdn)
         } catch {
             throw ConfigurationError(.invalidValue, key: "--cdn-url", error.reason)
@@ -131,7 +131,7 @@ public struct DomainCheck: Sendable {
         _ name: String,
         path: String,
         neededFor need: String?,
-        reply fetched: Result<HTTPClientReply, HTTPServerError>? = nil,
+        reply fetched: Result<HTTPClientReply, HTTPClientError>? = nil,
         using client: HTTPClient,
         into report: inout DomainCheckReport
     ) -> Fetched? {
@@ -185,7 +185,7 @@ public struct DomainCheck: Sendable {
         return Fetched(json: json)
     }
 
-    func get(_ url: String, using client: HTTPClient) -> Result<HTTPClientReply, HTTPServerError> {
+    func get(_ url: String, using client: HTTPClient) -> Result<HTTPClientReply, HTTPClientError> {
         let request = HTTPClientRequest(
             url: url,
             headers: HTTPHeaders([("User-Agent", userAgent)]),
@@ -193,7 +193,7 @@ public struct DomainCheck: Sendable {
             deadlineSeconds: timeoutSeconds,
             maximumReplyBodySize: 1_048_576
         )
-        do throws(HTTPServerError) {
+        do throws(HTTPClientError) {
             return .success(try client.sendAndWait(request))
         } catch {
             return .failure(error)
@@ -202,10 +202,10 @@ public struct DomainCheck: Sendable {
 
     /// Whether a failed fetch is the domain's fault (its certificate, its TLS, its reply), which a device fails on too,
     /// rather than the path to it (name resolution, connection, time).
-    static func isDomainFault(_ error: HTTPServerError) -> Bool {
-        let faults: [HTTPServerError.Code] = [
-            .clientTLSHandshakeFailed, .clientCertificateUntrusted, .clientCertificateExpired, .clientCertificateNotYetValid,
-            .clientCertificateInvalid, .clientHostnameMismatch, .clientReplyMalformed, .clientReplyTooLarge,
+    static func isDomainFault(_ error: HTTPClientError) -> Bool {
+        let faults: [HTTPClientError.Code] = [
+            .tlsHandshakeFailed, .certificateUntrusted, .certificateExpired, .certificateNotYetValid,
+            .certificateInvalid, .hostnameMismatch, .replyMalformed, .replyTooLarge,
         ]
         return faults.contains(error.code)
     }

@@ -26,7 +26,7 @@ import Testing
     }
 
     /// The error of a request that must fail.
-    private func failure(_ client: HTTPClient, _ request: HTTPClientRequest) async -> HTTPServerError? {
+    private func failure(_ client: HTTPClient, _ request: HTTPClientRequest) async -> HTTPClientError? {
         do {
             let reply = try await client.send(request)
             Issue.record("expected a failure, got status \(reply.status)")
@@ -64,17 +64,17 @@ import Testing
         let server = try server()
         let client = try HTTPClient()
         let error = await failure(client, HTTPClientRequest(url: "https://127.0.0.1:\(server.httpsPort)/hello"))
-        #expect(error?.code == .clientCertificateUntrusted)
+        #expect(error?.code == .certificateUntrusted)
         #expect(error?.reason.contains("the system roots") == true)
         // A CA file that holds another authority's root is no better.
         let other = try TLSClientContext(caFile: try TestCertificateAuthority(commonName: "another test CA").certificateFile)
         let second = await failure(client, HTTPClientRequest(url: "https://127.0.0.1:\(server.httpsPort)/hello", tls: other))
-        #expect(second?.code == .clientCertificateUntrusted)
+        #expect(second?.code == .certificateUntrusted)
         #expect(second?.reason.contains(other.trustSource) == true)
         // An impostor root with the same name as the real issuer: the leaf's signature does not verify.
         let impostor = try TLSClientContext(caFile: try TestCertificateAuthority().certificateFile)
         let third = await failure(client, HTTPClientRequest(url: "https://127.0.0.1:\(server.httpsPort)/hello", tls: impostor))
-        #expect(third?.code == .clientCertificateInvalid)
+        #expect(third?.code == .certificateInvalid)
         #expect(third?.reason.contains("signature") == true)
         #expect(server.requestedPaths.isEmpty)
     }
@@ -84,7 +84,7 @@ import Testing
         let client = try HTTPClient(configuration: HTTPClientConfiguration(tls: trust))
         for host in ["127.0.0.1", "localhost"] {
             let error = await failure(client, HTTPClientRequest(url: "https://\(host):\(server.httpsPort)/hello"))
-            #expect(error?.code == .clientHostnameMismatch)
+            #expect(error?.code == .hostnameMismatch)
             #expect(error?.reason.contains("expected \(host)") == true)
         }
         #expect(server.requestedPaths.isEmpty)
@@ -94,10 +94,10 @@ import Testing
         let client = try HTTPClient(configuration: HTTPClientConfiguration(tls: trust))
         let expired = try server(notBefore: Date().addingTimeInterval(-7200), notAfter: Date().addingTimeInterval(-3600))
         let error = await failure(client, HTTPClientRequest(url: "https://localhost:\(expired.httpsPort)/hello"))
-        #expect(error?.code == .clientCertificateExpired)
+        #expect(error?.code == .certificateExpired)
         let early = try server(notBefore: Date().addingTimeInterval(3600), notAfter: Date().addingTimeInterval(7200))
         let second = await failure(client, HTTPClientRequest(url: "https://localhost:\(early.httpsPort)/hello"))
-        #expect(second?.code == .clientCertificateNotYetValid)
+        #expect(second?.code == .certificateNotYetValid)
     }
 
     @Test func aRedirectIsReturnedAndNeverFollowed() async throws {
@@ -126,9 +126,9 @@ import Testing
         let outcomes = ClientBatch.send(client, stalled + others)
         let handshake = outcomes[0]
         let reply = outcomes[1]
-        #expect(handshake.error?.code == .clientTimeout)
+        #expect(handshake.error?.code == .timeout)
         #expect(handshake.error?.reason.contains("no connection within 4.0 s") == true)
-        #expect(reply.error?.code == .clientTimeout)
+        #expect(reply.error?.code == .timeout)
         #expect(reply.error?.reason.contains("before the reply was complete") == true)
         #expect(handshake.completedAt - started >= .seconds(3.9) && reply.completedAt - started >= .seconds(4.4))
         #expect(handshake.completedAt - started < .seconds(9) && reply.completedAt - started < .seconds(9))
@@ -145,11 +145,11 @@ import Testing
         let atLimit = try await client.send(HTTPClientRequest(url: base + "/large?bytes=5000", maximumReplyBodySize: 5_000))
         #expect(atLimit.body.count == 5_000)
         let body = await failure(client, HTTPClientRequest(url: base + "/large?bytes=5001", maximumReplyBodySize: 5_000))
-        #expect(body?.code == .clientReplyTooLarge)
+        #expect(body?.code == .replyTooLarge)
         let large = await failure(client, HTTPClientRequest(url: base + "/large?bytes=3000000"))
-        #expect(large?.code == .clientReplyTooLarge)
+        #expect(large?.code == .replyTooLarge)
         let header = await failure(client, HTTPClientRequest(url: base + "/big-header", maximumReplyHeaderSize: 16_384))
-        #expect(header?.code == .clientReplyTooLarge)
+        #expect(header?.code == .replyTooLarge)
         let allowed = try await client.send(HTTPClientRequest(url: base + "/big-header", maximumReplyHeaderSize: 32_768))
         #expect(allowed.headers["X-Big"]?.count == 20_000)
     }
@@ -164,11 +164,11 @@ import Testing
         }
         for url in ["http://example.com/", "http://10.0.0.1:\(server.httpPort)/", "http://127.0.0.1.example.com/", "http://[::ffff:127.0.0.1]/"] {
             let error = await failure(client, HTTPClientRequest(url: url))
-            #expect(error?.code == .clientSchemeRefused, "\(url)")
+            #expect(error?.code == .schemeRefused, "\(url)")
         }
         for url in ["ftp://127.0.0.1/", "file:///etc/passwd", "//127.0.0.1/x", "HTTPS"] {
             let error = await failure(client, HTTPClientRequest(url: url))
-            #expect(error?.code == .clientSchemeRefused || error?.code == .clientURLInvalid, "\(url)")
+            #expect(error?.code == .schemeRefused || error?.code == .urlInvalid, "\(url)")
         }
         #expect(HTTPClient.isLoopback(host: "127.255.0.1") && HTTPClient.isLoopback(host: "[::1]") && !HTTPClient.isLoopback(host: "128.0.0.1"))
         #expect(throws: Never.self) { try HTTPClient.validate(url: "http://[::1]:8080/x") }
@@ -177,7 +177,7 @@ import Testing
     @Test func reasonsNeverShowCredentialsPathsOrQueries() async throws {
         let client = try HTTPClient()
         let credentials = await failure(client, HTTPClientRequest(url: "https://user:hunter2@127.0.0.1:1/"))
-        #expect(credentials?.code == .clientURLInvalid)
+        #expect(credentials?.code == .urlInvalid)
         let silent = try SilentListener()
         let refused = await failure(
             client,
@@ -226,7 +226,7 @@ import Testing
     func headersTheClientOwnsOrThatAreMalformedAreRefused(_ name: String, _ value: String) async throws {
         let client = try HTTPClient()
         let error = await failure(client, HTTPClientRequest(url: "http://127.0.0.1:1/", headers: HTTPHeaders([(name, value)])))
-        #expect(error?.code == .clientRequestInvalid)
+        #expect(error?.code == .requestInvalid)
         #expect(error.map { !$0.reason.contains(value) || value.isEmpty || value == "x" } == true)
     }
 
@@ -235,12 +235,12 @@ import Testing
         let client = try HTTPClient(configuration: HTTPClientConfiguration(tls: trust))
         let closedPort = try SilentListener().port  // closed again when the listener is freed at once
         let refused = await failure(client, HTTPClientRequest(url: "https://127.0.0.1:\(closedPort)/"))
-        #expect(refused?.code == .clientConnectFailed)
+        #expect(refused?.code == .connectFailed)
         // TLS to the plain-HTTP port: the server answers the ClientHello with an HTTP error, not TLS.
         let notTLS = await failure(client, HTTPClientRequest(url: "https://127.0.0.1:\(server.httpPort)/"))
-        #expect(notTLS?.code == .clientTLSHandshakeFailed)
+        #expect(notTLS?.code == .tlsHandshakeFailed)
         let unresolvable = await failure(client, HTTPClientRequest(url: "https://no-such-host.invalid/", connectTimeoutSeconds: 5))
-        #expect(unresolvable?.code == .clientResolveFailed || unresolvable?.code == .clientTimeout)
+        #expect(unresolvable?.code == .resolveFailed || unresolvable?.code == .timeout)
     }
 
     @Test func aNameIsResolvedAndEachOfItsAddressesTriedInTurn() async throws {
@@ -255,7 +255,7 @@ import Testing
         #expect(reply.status == 200)
         #expect(reply.tls?.serverName == "fallback.test")
         let refused = await failure(client, HTTPClientRequest(url: "https://refused.test:\(server.httpsPort)/hello"))
-        #expect(refused?.code == .clientConnectFailed)
+        #expect(refused?.code == .connectFailed)
     }
 
     @Test func aHundredConcurrentRequestsShareABoundedNumberOfConnections() throws {
@@ -279,14 +279,14 @@ import Testing
             }
         }
         let third = await failure(client, HTTPClientRequest(url: "http://127.0.0.1:\(silent.port)/"))
-        #expect(third?.code == .clientOverloaded)
+        #expect(third?.code == .overloaded)
         let started = ContinuousClock.now
         client.shutDown()
         #expect(ContinuousClock.now - started < .seconds(2))
         #expect(results.withLock { $0.count } == 2)
-        #expect(results.withLock { $0.allSatisfy { $0.contains(HTTPServerError.Code.clientShutDown.rawValue) } })
+        #expect(results.withLock { $0.allSatisfy { $0.contains(HTTPClientError.Code.shutDown.rawValue) } })
         let after = await failure(client, HTTPClientRequest(url: "http://127.0.0.1:\(silent.port)/"))
-        #expect(after?.code == .clientShutDown)
+        #expect(after?.code == .shutDown)
     }
 
     @Test func sendAndWaitBlocksAWorkerThreadButIsRefusedOnTheClientsOwnLoop() throws {
@@ -296,7 +296,7 @@ import Testing
         let nested = Mutex<String?>(nil)
         let done = DispatchSemaphore(value: 0)
         client.send(HTTPClientRequest(url: "https://localhost:\(server.httpsPort)/hello")) { _ in
-            do throws(HTTPServerError) {
+            do throws(HTTPClientError) {
                 _ = try client.sendAndWait(HTTPClientRequest(url: "https://localhost:\(server.httpsPort)/hello"))
                 nested.withLock { $0 = "sent" }
             } catch {
@@ -305,7 +305,7 @@ import Testing
             done.signal()
         }
         #expect(done.wait(timeout: .now() + 10) == .success)
-        #expect(nested.withLock { $0 } == HTTPServerError.Code.clientCalledOnEventLoop.rawValue)
+        #expect(nested.withLock { $0 } == HTTPClientError.Code.calledOnEventLoop.rawValue)
     }
 
     @Test func descriptorsReturnToBaselineAfterTwoThousandRequests() async throws {
@@ -328,7 +328,7 @@ import Testing
         }
         // At most 100 in flight: the client's queue holds them while 32 connections work.
         let outcomes = ClientBatch.tally(ClientBatch.send(client, requests, window: 100))
-        let codes = (HTTPServerError.Code.clientCertificateUntrusted, HTTPServerError.Code.clientReplyTooLarge, HTTPServerError.Code.clientTimeout)
+        let codes = (HTTPClientError.Code.certificateUntrusted, HTTPClientError.Code.replyTooLarge, HTTPClientError.Code.timeout)
         #expect(outcomes == ["200": 1_400, codes.0.rawValue: 200, codes.1.rawValue: 200, codes.2.rawValue: 200])
         #expect(client.statistics.outstanding == 0)
         // The server side closes its ends when it sees the clients' closes: allow it a moment.

@@ -45,22 +45,22 @@ final class HTTPClientLoop: @unchecked Sendable {
     /// Finished requests whose connection is freed on the next pass of the loop, outside libevent's callbacks.
     private var retired: [HTTPClientExchange] = []
 
-    init(configuration: HTTPClientConfiguration) throws(HTTPServerError) {
-        guard HTTPServer.libraryInitialization else { throw HTTPServerError(.eventLoopFailed, "evthread_use_pthreads failed") }
+    init(configuration: HTTPClientConfiguration) throws(HTTPClientError) {
+        guard LibEventSetup.isReady else { throw HTTPClientError(.eventLoopFailed, "evthread_use_pthreads failed") }
         guard configuration.maximumConnections >= 1, configuration.maximumWaitingRequests >= 0 else {
-            throw HTTPServerError(.invalidConfiguration, "maximumConnections must be positive and maximumWaitingRequests not negative")
+            throw HTTPClientError(.configurationInvalid, "maximumConnections must be positive and maximumWaitingRequests not negative")
         }
         do {
             defaultTLS = try configuration.tls ?? TLSClientContext()
         } catch {
-            throw HTTPServerError(.invalidConfiguration, "the TLS client context: \(error)")
+            throw HTTPClientError(.configurationInvalid, "the TLS client context: \(error)")
         }
         self.configuration = configuration
-        guard let base = event_base_new() else { throw HTTPServerError(.eventLoopFailed, "event_base_new failed") }
+        guard let base = event_base_new() else { throw HTTPClientError(.eventLoopFailed, "event_base_new failed") }
         // The system resolver configuration (/etc/resolv.conf, /etc/hosts); it keeps no descriptor open while idle.
         guard let dns = evdns_base_new(base, EVDNS_BASE_INITIALIZE_NAMESERVERS | EVDNS_BASE_DISABLE_WHEN_INACTIVE) else {
             event_base_free(base)
-            throw HTTPServerError(.eventLoopFailed, "evdns_base_new failed")
+            throw HTTPClientError(.eventLoopFailed, "evdns_base_new failed")
         }
         if let hostsFile = configuration.extraHostsFile {
             _ = evdns_base_load_hosts(dns, hostsFile)
@@ -88,8 +88,8 @@ final class HTTPClientLoop: @unchecked Sendable {
             },
             context
         )
-        do throws(HTTPServerError) {
-            guard wakeEvent != nil, reapEvent != nil else { throw HTTPServerError(.eventLoopFailed, "event_new failed") }
+        do throws(HTTPClientError) {
+            guard wakeEvent != nil, reapEvent != nil else { throw HTTPClientError(.eventLoopFailed, "event_new failed") }
             try start()
         } catch {
             freeEvents()
@@ -100,9 +100,13 @@ final class HTTPClientLoop: @unchecked Sendable {
     }
 
     /// Starts the thread; it holds the loop until the loop has shut down.
-    private func start() throws(HTTPServerError) {
-        thread = try LoopThread.start { [self] in
-            run()
+    private func start() throws(HTTPClientError) {
+        do {
+            thread = try LoopThread.start { [self] in
+                run()
+            }
+        } catch {
+            throw HTTPClientError(.eventLoopFailed, error.reason)
         }
     }
 
@@ -125,7 +129,7 @@ final class HTTPClientLoop: @unchecked Sendable {
         let (previous, _) = outstanding.add(1, ordering: .relaxed)
         guard previous < limit else {
             outstanding.subtract(1, ordering: .relaxed)
-            exchange.complete(.failure(HTTPServerError(.clientOverloaded, "\(limit) requests are already in flight or waiting")))
+            exchange.complete(.failure(HTTPClientError(.overloaded, "\(limit) requests are already in flight or waiting")))
             return
         }
         // event_active under the lock: the loop thread frees the event only after it closed the inbox under it.
@@ -137,7 +141,7 @@ final class HTTPClientLoop: @unchecked Sendable {
         }
         guard accepted else {
             outstanding.subtract(1, ordering: .relaxed)
-            exchange.complete(.failure(HTTPServerError(.clientShutDown, "the HTTP client is shut down")))
+            exchange.complete(.failure(HTTPClientError(.shutDown, "the HTTP client is shut down")))
             return
         }
     }
@@ -218,11 +222,11 @@ final class HTTPClientLoop: @unchecked Sendable {
         }
         for exchange in submitted {
             outstanding.subtract(1, ordering: .relaxed)
-            exchange.complete(.failure(HTTPServerError(.clientShutDown, "the HTTP client was shut down")))
+            exchange.complete(.failure(HTTPClientError(.shutDown, "the HTTP client was shut down")))
         }
         waiting.removeAll()
         for exchange in Array(registered.values) {
-            exchange.fail(HTTPServerError(.clientShutDown, "the HTTP client was shut down"))
+            exchange.fail(HTTPClientError(.shutDown, "the HTTP client was shut down"))
         }
         evdns_base_free(dns, 1)
         event_base_loop(base, EVLOOP_NONBLOCK)

@@ -17,7 +17,7 @@ public final class HTTPClient: Sendable {
     private let loop: HTTPClientLoop
 
     /// Starts the client's event loop thread.
-    public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration()) throws(HTTPServerError) {
+    public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration()) throws(HTTPClientError) {
         loop = try HTTPClientLoop(configuration: configuration)
     }
 
@@ -33,7 +33,7 @@ public final class HTTPClient: Sendable {
 
     /// Whether the client would send to `url` (scheme and loopback rule, host, no credentials), for checking a
     /// configuration at start-up.
-    public static func validate(url: String) throws(HTTPServerError) {
+    public static func validate(url: String) throws(HTTPClientError) {
         _ = try HTTPClientTarget(url: url)
     }
 
@@ -44,9 +44,9 @@ public final class HTTPClient: Sendable {
 
     /// Sends `request`; `completion` runs once, on the client's loop thread (or at once on the caller's thread when the
     /// request is refused before it is sent).
-    public func send(_ request: HTTPClientRequest, completion: @escaping @Sendable (Result<HTTPClientReply, HTTPServerError>) -> Void) {
+    public func send(_ request: HTTPClientRequest, completion: @escaping @Sendable (Result<HTTPClientReply, HTTPClientError>) -> Void) {
         let target: HTTPClientTarget
-        do throws(HTTPServerError) {
+        do throws(HTTPClientError) {
             target = try HTTPClientTarget(url: request.url)
             try request.validate()
         } catch {
@@ -57,7 +57,7 @@ public final class HTTPClient: Sendable {
     }
 
     /// Sends `request` and suspends until its reply or failure.
-    public func send(_ request: HTTPClientRequest) async throws(HTTPServerError) -> HTTPClientReply {
+    public func send(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientReply {
         let result = await withCheckedContinuation { continuation in
             send(request) { continuation.resume(returning: $0) }
         }
@@ -66,9 +66,9 @@ public final class HTTPClient: Sendable {
 
     /// Sends `request` and blocks the calling thread until its reply or failure (at most the request's deadline).
     /// Refused on the client's own loop thread, where it would wait for ever.
-    public func sendAndWait(_ request: HTTPClientRequest) throws(HTTPServerError) -> HTTPClientReply {
+    public func sendAndWait(_ request: HTTPClientRequest) throws(HTTPClientError) -> HTTPClientReply {
         guard !loop.isCurrentThread else {
-            throw HTTPServerError(.clientCalledOnEventLoop, "sendAndWait was called on the HTTP client's own event loop")
+            throw HTTPClientError(.calledOnEventLoop, "sendAndWait was called on the HTTP client's own event loop")
         }
         let finished = DispatchSemaphore(value: 0)
         let box = ResultBox()
@@ -82,7 +82,7 @@ public final class HTTPClient: Sendable {
 
     /// Carries the result out of the completion; the semaphore orders the write before the read.
     private final class ResultBox: @unchecked Sendable {
-        var result: Result<HTTPClientReply, HTTPServerError> = .failure(HTTPServerError(.clientShutDown, "no result"))
+        var result: Result<HTTPClientReply, HTTPClientError> = .failure(HTTPClientError(.shutDown, "no result"))
     }
 
     /// The most connections this client held at once, and the requests not finished yet (for tests).

@@ -21,24 +21,24 @@ struct HTTPClientTarget: Sendable, Equatable {
     /// The longest URL accepted.
     static let maximumURLLength = 8_192
 
-    init(url: String) throws(HTTPServerError) {
+    init(url: String) throws(HTTPClientError) {
         guard url.utf8.count <= Self.maximumURLLength, !url.utf8.contains(0) else {
-            throw HTTPServerError(.clientURLInvalid, "the URL is empty, too long or contains NUL")
+            throw HTTPClientError(.urlInvalid, "the URL is empty, too long or contains NUL")
         }
         guard let uri = evhttp_uri_parse_with_flags(url, 0) else {
-            throw HTTPServerError(.clientURLInvalid, "the URL is not an RFC 3986 URI")
+            throw HTTPClientError(.urlInvalid, "the URL is not an RFC 3986 URI")
         }
         defer { evhttp_uri_free(uri) }
         let scheme = evhttp_uri_get_scheme(uri).map { String(cString: $0).lowercased() }
         guard let rawHost = evhttp_uri_get_host(uri).map({ String(cString: $0) }), !rawHost.isEmpty else {
-            throw HTTPServerError(.clientURLInvalid, "the URL has no host")
+            throw HTTPClientError(.urlInvalid, "the URL has no host")
         }
         var host = rawHost.lowercased()
         if host.hasPrefix("[") && host.hasSuffix("]") {
             host = String(host.dropFirst().dropLast())
         }
         guard evhttp_uri_get_userinfo(uri) == nil else {
-            throw HTTPServerError(.clientURLInvalid, "the URL for \(host) carries credentials, which are never sent")
+            throw HTTPClientError(.urlInvalid, "the URL for \(host) carries credentials, which are never sent")
         }
         switch scheme {
         case "https":
@@ -46,13 +46,13 @@ struct HTTPClientTarget: Sendable, Equatable {
         case "http" where Self.isLoopback(host):
             isSecure = false
         case "http":
-            throw HTTPServerError(.clientSchemeRefused, "http://\(host) is not a loopback address: use https://")
+            throw HTTPClientError(.schemeRefused, "http://\(host) is not a loopback address: use https://")
         default:
-            throw HTTPServerError(.clientSchemeRefused, "the scheme \(scheme.map { "\"\($0)\"" } ?? "(none)") is not https")
+            throw HTTPClientError(.schemeRefused, "the scheme \(scheme.map { "\"\($0)\"" } ?? "(none)") is not https")
         }
         let port = Int(evhttp_uri_get_port(uri))
         self.port = port > 0 ? port : (isSecure ? 443 : 80)
-        guard (1...65_535).contains(self.port) else { throw HTTPServerError(.clientURLInvalid, "the port of \(host) is out of range") }
+        guard (1...65_535).contains(self.port) else { throw HTTPClientError(.urlInvalid, "the port of \(host) is out of range") }
         self.host = host
         let path = evhttp_uri_get_path(uri).map { String(cString: $0) } ?? ""
         let query = evhttp_uri_get_query(uri).map { "?" + String(cString: $0) } ?? ""

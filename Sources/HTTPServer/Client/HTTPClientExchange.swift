@@ -22,7 +22,7 @@ final class HTTPClientExchange: @unchecked Sendable {
     private unowned let loop: HTTPClientLoop
     let request: HTTPClientRequest
     let target: HTTPClientTarget
-    private let completion: @Sendable (Result<HTTPClientReply, HTTPServerError>) -> Void
+    private let completion: @Sendable (Result<HTTPClientReply, HTTPClientError>) -> Void
     /// CLOCK_MONOTONIC at submission, in seconds.
     private let submittedAt: Double
 
@@ -51,7 +51,7 @@ final class HTTPClientExchange: @unchecked Sendable {
         loop: HTTPClientLoop,
         request: HTTPClientRequest,
         target: HTTPClientTarget,
-        completion: @escaping @Sendable (Result<HTTPClientReply, HTTPServerError>) -> Void
+        completion: @escaping @Sendable (Result<HTTPClientReply, HTTPClientError>) -> Void
     ) {
         self.loop = loop
         self.request = request
@@ -61,7 +61,7 @@ final class HTTPClientExchange: @unchecked Sendable {
     }
 
     /// Calls the completion; used directly only for requests the loop never took.
-    func complete(_ result: Result<HTTPClientReply, HTTPServerError>) {
+    func complete(_ result: Result<HTTPClientReply, HTTPClientError>) {
         completion(result)
     }
 
@@ -72,7 +72,7 @@ final class HTTPClientExchange: @unchecked Sendable {
         let remaining = request.deadlineSeconds - (Self.monotonicNow() - submittedAt)
         guard remaining > 0 else {
             fail(
-                HTTPServerError(.clientTimeout, "\(target.origin): the deadline of \(request.deadlineSeconds) s passed before a connection was free")
+                HTTPClientError(.timeout, "\(target.origin): the deadline of \(request.deadlineSeconds) s passed before a connection was free")
             )
             return
         }
@@ -90,12 +90,12 @@ final class HTTPClientExchange: @unchecked Sendable {
             case .connecting: "while connecting"
             default: "before the reply was complete"
             }
-        fail(HTTPServerError(.clientTimeout, "\(target.origin): the deadline of \(request.deadlineSeconds) s passed \(stage)"))
+        fail(HTTPClientError(.timeout, "\(target.origin): the deadline of \(request.deadlineSeconds) s passed \(stage)"))
     }
 
     private func connectTimeoutPassed() {
         guard phase == .resolving || phase == .connecting else { return }
-        fail(HTTPServerError(.clientTimeout, "\(target.origin): no connection within \(request.connectTimeoutSeconds) s"))
+        fail(HTTPClientError(.timeout, "\(target.origin): no connection within \(request.connectTimeoutSeconds) s"))
     }
 
     /// A one-shot timer on the loop calling `action` on this exchange, which outlives it (`release` frees it).
@@ -156,7 +156,7 @@ final class HTTPClientExchange: @unchecked Sendable {
         }
         guard !found.isEmpty else {
             let text = result == 0 ? "no address" : String(cString: evutil_gai_strerror(result))
-            fail(HTTPServerError(.clientResolveFailed, "\(target.origin): \(text)"))
+            fail(HTTPClientError(.resolveFailed, "\(target.origin): \(text)"))
             return
         }
         untriedAddresses = Array(found.dropFirst())
@@ -172,26 +172,26 @@ final class HTTPClientExchange: @unchecked Sendable {
             do {
                 session = try (request.tls ?? loop.defaultTLS).makeSession(serverName: target.host)
             } catch {
-                fail(HTTPServerError(.clientTLSHandshakeFailed, "\(target.origin): \(error.reason)"))
+                fail(HTTPClientError(.tlsHandshakeFailed, "\(target.origin): \(error.reason)"))
                 return
             }
             guard let bufferEvent = bufferevent_openssl_socket_new(loop.base, -1, session.connection, BUFFEREVENT_SSL_CONNECTING, options) else {
                 session.discard()
-                fail(HTTPServerError(.clientConnectFailed, "\(target.origin): bufferevent_openssl_socket_new failed"))
+                fail(HTTPClientError(.connectFailed, "\(target.origin): bufferevent_openssl_socket_new failed"))
                 return
             }
             self.session = session
             self.bufferEvent = bufferEvent
         } else {
             guard let bufferEvent = bufferevent_socket_new(loop.base, -1, options) else {
-                fail(HTTPServerError(.clientConnectFailed, "\(target.origin): bufferevent_socket_new failed"))
+                fail(HTTPClientError(.connectFailed, "\(target.origin): bufferevent_socket_new failed"))
                 return
             }
             self.bufferEvent = bufferEvent
         }
         guard let bufferEvent, let connection = evhttp_connection_base_bufferevent_new(loop.base, loop.dns, bufferEvent, address, UInt16(target.port))
         else {
-            fail(HTTPServerError(.clientConnectFailed, "\(target.origin): evhttp_connection_base_bufferevent_new failed"))
+            fail(HTTPClientError(.connectFailed, "\(target.origin): evhttp_connection_base_bufferevent_new failed"))
             return
         }
         self.connection = connection
@@ -219,12 +219,12 @@ final class HTTPClientExchange: @unchecked Sendable {
             Unmanaged.passUnretained(self).toOpaque()
         )
         guard let outgoing = makeRequest() else {
-            fail(HTTPServerError(.clientConnectFailed, "\(target.origin): evhttp_request_new failed"))
+            fail(HTTPClientError(.connectFailed, "\(target.origin): evhttp_request_new failed"))
             return
         }
         // On failure evhttp has either freed the request or still holds it on the connection, which frees it.
         if evhttp_make_request(connection, outgoing, Self.command(request.method), target.requestTarget) != 0, phase != .finished {
-            fail(HTTPServerError(.clientConnectFailed, "\(target.origin): the request could not be started"))
+            fail(HTTPClientError(.connectFailed, "\(target.origin): the request could not be started"))
         }
     }
 
@@ -286,7 +286,7 @@ final class HTTPClientExchange: @unchecked Sendable {
         if target.isSecure {
             // Fail closed: a TLS reply without a completed, verified handshake is not a reply.
             guard let peer = session?.peerFacts, peer.certificateVerified else {
-                fail(HTTPServerError(.clientTLSHandshakeFailed, "\(target.origin): the reply arrived without a verified handshake"))
+                fail(HTTPClientError(.tlsHandshakeFailed, "\(target.origin): the reply arrived without a verified handshake"))
                 return
             }
             facts = peer
@@ -295,34 +295,34 @@ final class HTTPClientExchange: @unchecked Sendable {
     }
 
     /// What failed, from evhttp's error, the TLS session's observations and the phase.
-    private func failure(errorNumber: Int32, tlsFailure: TLSClientFailure?) -> HTTPServerError {
+    private func failure(errorNumber: Int32, tlsFailure: TLSClientFailure?) -> HTTPClientError {
         let origin = target.origin
         switch reportedError {
         case EVREQ_HTTP_DATA_TOO_LONG:
             // libevent also reports a broken chunked encoding this way.
-            return HTTPServerError(.clientReplyTooLarge, "\(origin): the reply's body is over \(request.maximumReplyBodySize) bytes")
+            return HTTPClientError(.replyTooLarge, "\(origin): the reply's body is over \(request.maximumReplyBodySize) bytes")
         case EVREQ_HTTP_INVALID_HEADER where receivedBytes > request.maximumReplyHeaderSize:
-            return HTTPServerError(.clientReplyTooLarge, "\(origin): the reply's header section is over \(request.maximumReplyHeaderSize) bytes")
+            return HTTPClientError(.replyTooLarge, "\(origin): the reply's header section is over \(request.maximumReplyHeaderSize) bytes")
         case EVREQ_HTTP_INVALID_HEADER:
-            return HTTPServerError(.clientReplyMalformed, "\(origin): the reply's status line or headers are malformed")
+            return HTTPClientError(.replyMalformed, "\(origin): the reply's status line or headers are malformed")
         case EVREQ_HTTP_TIMEOUT:
-            return HTTPServerError(.clientTimeout, "\(origin): the connection was idle too long")
+            return HTTPClientError(.timeout, "\(origin): the connection was idle too long")
         default:
             break
         }
         if phase == .exchanging {
-            return HTTPServerError(.clientConnectionClosed, "\(origin): the connection closed before the reply was complete")
+            return HTTPClientError(.connectionClosed, "\(origin): the connection closed before the reply was complete")
         }
         if let tlsFailure {
             let reason = "\(origin): \(tlsFailure.reason)"
             switch tlsFailure.check {
             case .certificateUntrusted:
-                return HTTPServerError(.clientCertificateUntrusted, "\(reason); trusted: \((request.tls ?? loop.defaultTLS).trustSource)")
-            case .certificateExpired: return HTTPServerError(.clientCertificateExpired, reason)
-            case .certificateNotYetValid: return HTTPServerError(.clientCertificateNotYetValid, reason)
-            case .hostnameMismatch: return HTTPServerError(.clientHostnameMismatch, "\(reason); expected \(target.host)")
-            case .certificateInvalid: return HTTPServerError(.clientCertificateInvalid, reason)
-            case .handshake: return HTTPServerError(.clientTLSHandshakeFailed, reason)
+                return HTTPClientError(.certificateUntrusted, "\(reason); trusted: \((request.tls ?? loop.defaultTLS).trustSource)")
+            case .certificateExpired: return HTTPClientError(.certificateExpired, reason)
+            case .certificateNotYetValid: return HTTPClientError(.certificateNotYetValid, reason)
+            case .hostnameMismatch: return HTTPClientError(.hostnameMismatch, "\(reason); expected \(target.host)")
+            case .certificateInvalid: return HTTPClientError(.certificateInvalid, reason)
+            case .handshake: return HTTPClientError(.tlsHandshakeFailed, reason)
             }
         }
         // errno rarely survives libevent's deferred callbacks; it is named only when it plainly is the connect's.
@@ -330,7 +330,7 @@ final class HTTPClientExchange: @unchecked Sendable {
         let detail =
             knownErrors.contains(errorNumber)
             ? String(cString: strerror(errorNumber)) : "no connection (refused, unreachable, or closed by the server at once)"
-        return HTTPServerError(.clientConnectFailed, "\(origin): \(detail)\(target.isSecure ? ", before any TLS answer" : "")")
+        return HTTPClientError(.connectFailed, "\(origin): \(detail)\(target.isSecure ? ", before any TLS answer" : "")")
     }
 
     private func collectOpenSSLErrors() -> [UInt] {
@@ -366,11 +366,11 @@ final class HTTPClientExchange: @unchecked Sendable {
     // MARK: the end
 
     /// Ends the request with a failure; safe in any phase, a second end is ignored.
-    func fail(_ error: HTTPServerError) {
+    func fail(_ error: HTTPClientError) {
         finish(.failure(error))
     }
 
-    private func finish(_ result: Result<HTTPClientReply, HTTPServerError>) {
+    private func finish(_ result: Result<HTTPClientReply, HTTPClientError>) {
         guard phase != .finished else { return }
         let wasResolving = phase == .resolving
         phase = .finished

@@ -10,7 +10,7 @@ enum ClientBatch {
     struct Outcome: Sendable {
         /// The status, or the error code.
         let result: String
-        let error: HTTPServerError?
+        let error: HTTPClientError?
         /// When the completion ran.
         let completedAt: ContinuousClock.Instant
     }

@@ -59,21 +59,21 @@ public struct HTTPClientRequest: Sendable {
 
     /// Refuses reserved or malformed header fields (RFC 9110 §5.1 token names, §5.5 values without CR, LF or NUL)
     /// and limits that are not positive. Reasons name the field, never its value.
-    func validate() throws(HTTPServerError) {
+    func validate() throws(HTTPClientError) {
         guard connectTimeoutSeconds > 0, deadlineSeconds > 0, maximumReplyBodySize >= 0, maximumReplyHeaderSize > 0,
             connectTimeoutSeconds.isFinite, deadlineSeconds.isFinite
         else {
-            throw HTTPServerError(.clientRequestInvalid, "timeouts and reply limits must be positive")
+            throw HTTPClientError(.requestInvalid, "timeouts and reply limits must be positive")
         }
         for (name, value) in headers {
             guard !name.isEmpty, name.utf8.allSatisfy(Self.isTokenCharacter) else {
-                throw HTTPServerError(.clientRequestInvalid, "a header name is not an RFC 9110 token")
+                throw HTTPClientError(.requestInvalid, "a header name is not an RFC 9110 token")
             }
             guard !Self.reservedFields.contains(where: { HTTPHeaders.namesMatch($0, name) }) else {
-                throw HTTPServerError(.clientRequestInvalid, "the \(name) header is set by the client")
+                throw HTTPClientError(.requestInvalid, "the \(name) header is set by the client")
             }
             guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
-                throw HTTPServerError(.clientRequestInvalid, "the value of \(name) contains CR, LF or NUL")
+                throw HTTPClientError(.requestInvalid, "the value of \(name) contains CR, LF or NUL")
             }
         }
     }
