@@ -62,6 +62,10 @@ let package = Package(
         .target(name: "StorageSQLite", dependencies: ["Storage", "CSQLite"]),
         .target(name: "StoragePostgres", dependencies: ["Storage", "CLibPQ"]),
 
+        // The readers of user exports: passkeyd's own NDJSON (and its lines' writer), and the files of the systems an app
+        // moves from (Firebase, Supabase, Auth0), parsed into typed records; applying them to accounts is the server's.
+        .target(name: "UserImport", dependencies: ["CryptoCore", "JSON", "Storage", "PasswordHashes", "WebAuthnCore"]),
+
         // Mail that passkeyd sends itself: composing RFC 5322 messages and sending them to an SMTP relay with libcurl.
         .target(name: "MailTransport", dependencies: ["CCurl"]),
 
@@ -73,8 +77,8 @@ let package = Package(
         .target(
             name: "RelyingPartyServer",
             dependencies: [
-                "WebAuthnCore", "CryptoCore", "JSON", "Storage", "HTTPServer", "AppleSignIn", "OpenIDConnect", "Observability", "PasswordHashes", "Confusables",
-                "MailTransport",
+                "WebAuthnCore", "CryptoCore", "JSON", "Storage", "HTTPServer", "AppleSignIn", "OpenIDConnect", "Observability", "PasswordHashes",
+                "Confusables", "MailTransport", "UserImport",
             ],
             resources: [.embedInCode("OpenAPI/openapi.json")]
         ),
@@ -82,7 +86,7 @@ let package = Package(
             name: "passkeyd",
             dependencies: [
                 "RelyingPartyServer", "StorageSQLite", "StoragePostgres", "Storage", "WebAuthnCore", "WebAuthnVectors", "HTTPServer", "CryptoCore",
-                "JSON", "AppleSignIn", "Observability",
+                "JSON", "AppleSignIn", "Observability", "UserImport",
             ]
         ),
 
@@ -127,20 +131,21 @@ let package = Package(
         .testTarget(name: "PasswordHashesTests", dependencies: ["PasswordHashes", "CryptoCore"], exclude: ["Fixtures"]),
         .testTarget(name: "OpenIDConnectTests", dependencies: ["OpenIDConnect", "CryptoCore", "TestSupport"]),
         .testTarget(name: "MailTransportTests", dependencies: ["MailTransport", "TestSupport"]),
+        .testTarget(name: "UserImportTests", dependencies: ["UserImport", "Storage", "JSON"]),
         // passkeydTests also holds the whole-tree checks (every error code type), so it sees every module.
         .testTarget(
             name: "passkeydTests",
             dependencies: [
                 "passkeyd", "RelyingPartyServer", "HTTPServer", "Storage", "StorageSQLite", "StoragePostgres", "AppleSignIn", "OpenIDConnect",
                 "WebAuthnCore", "CryptoCore", "JSON", "PasswordHashes",
-                "CBOR", "Observability", "MailTransport",
+                "CBOR", "Observability", "MailTransport", "UserImport",
             ]
         ),
         .testTarget(
             name: "RelyingPartyServerTests",
             dependencies: [
                 "RelyingPartyServer", "TestSupport", "Storage", "StorageSQLite", "StoragePostgres", "HTTPServer", "WebAuthnCore", "CryptoCore",
-                "JSON", "AppleSignIn", "OpenIDConnect", "Observability", "PasswordHashes", "MailTransport",
+                "JSON", "AppleSignIn", "OpenIDConnect", "Observability", "PasswordHashes", "MailTransport", "UserImport",
             ],
             // Read by path (`#filePath`), like the repository's `www`.
             exclude: ["Fixtures"]

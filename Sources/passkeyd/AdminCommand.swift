@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import Observability
 import RelyingPartyServer
+import UserImport
 
 /// `passkeyd admin …`: the admin API's operations on the configured store, through the same `AdminService`, so they
 /// work with the server stopped (and a deletion still queues the Apple revocations and appends its events, which a
@@ -241,12 +242,14 @@ struct AdminCommand {
                     return (report, importText(report))
                 }
                 // The project's password hash parameters, named as `firebase auth:import` takes them.
-                let parameters = try FirebaseHashParameters.given(
-                    signerKey: line.value("--hash-key"),
-                    saltSeparator: line.value("--salt-separator"),
-                    rounds: line.value("--rounds"),
-                    memoryCost: line.value("--mem-cost")
-                )
+                let parameters = try ServerError.importing { () throws(UserImportError) -> FirebaseHashParameters? in
+                    try FirebaseHashParameters.given(
+                        signerKey: line.value("--hash-key"),
+                        saltSeparator: line.value("--salt-separator"),
+                        rounds: line.value("--rounds"),
+                        memoryCost: line.value("--mem-cost")
+                    )
+                }
                 let report = try admin.importFirebase(input, hashParameters: parameters)
                 return (report, importText(report))
             }

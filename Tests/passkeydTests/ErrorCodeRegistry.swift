@@ -5,6 +5,7 @@ import MailTransport
 import OpenIDConnect
 import PasswordHashes
 import Storage
+import UserImport
 import WebAuthnCore
 
 @testable import HTTPServer
@@ -39,6 +40,7 @@ enum ErrorCodeRegistry {
         Entry(type: "CommandLineError.Code", wireStrings: CommandLineError.Code.allCases.map(\.rawValue)),
         Entry(type: "WebhookError.Code", wireStrings: WebhookError.Code.allCases.map(\.rawValue)),
         Entry(type: "MailError.Code", wireStrings: MailError.Code.allCases.map(\.rawValue)),
+        Entry(type: "UserImportError.Code", wireStrings: UserImportError.Code.allCases.map(\.rawValue)),
     ]
 
     /// Wire strings two code types define on purpose: the HTTP layer answers `method_not_allowed` before any handler

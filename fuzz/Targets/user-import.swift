@@ -1,4 +1,5 @@
-// Target `user-import`: the readers of user imports — passkeyd's NDJSON (`AdminExport.parse`, with `passwordHash`),
+// Target `user-import`: the readers of user imports (module UserImport) — passkeyd's NDJSON (`AdminExport.parse`, with
+// `passwordHash`),
 // a `firebase auth:export` file (with the project's hash parameters), Supabase's `auth.users` JSON and Auth0's export
 // (JSON or NDJSON) — through `AdminService` into an in-memory store. The first byte chooses the format; the rest is the
 // file. Every refusal must be a stable code, never a crash.
@@ -6,6 +7,7 @@ import CryptoCore
 import Foundation
 import RelyingPartyServer
 import Storage
+import UserImport
 
 @testable import RelyingPartyServer
 

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import UserImport
 
 /// The admin API's routes (`listen.admin`, behind an admin key checked by `AdminAPI`): each translates HTTP to one
 /// `AdminService` call, which `passkeyd admin` makes too.
@@ -95,12 +96,14 @@ struct AdminController: Sendable {
         case "firebase":
             guard contentType == "application/json" else { throw ServerError(.unsupportedMediaType) }
             // The project's password hash parameters, named as the Firebase console shows them.
-            let parameters = try FirebaseHashParameters.given(
-                signerKey: request.queryValue("base64_signer_key"),
-                saltSeparator: request.queryValue("base64_salt_separator"),
-                rounds: request.queryValue("rounds"),
-                memoryCost: request.queryValue("mem_cost")
-            )
+            let parameters = try ServerError.importing { () throws(UserImportError) -> FirebaseHashParameters? in
+                try FirebaseHashParameters.given(
+                    signerKey: request.queryValue("base64_signer_key"),
+                    saltSeparator: request.queryValue("base64_salt_separator"),
+                    rounds: request.queryValue("rounds"),
+                    memoryCost: request.queryValue("mem_cost")
+                )
+            }
             return JSONBody.ok(try service.importFirebase(request.body, hashParameters: parameters))
         case let name?:
             guard let format = AdminService.ImportFormat(rawValue: name) else { throw ServerError(.invalidRequest, member: "format") }

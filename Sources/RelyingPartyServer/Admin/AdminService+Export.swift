@@ -1,6 +1,7 @@
 import CryptoCore
 import Foundation
 import Storage
+import UserImport
 
 extension AdminService {
     /// Users read per transaction by the export.
@@ -29,7 +30,7 @@ extension AdminService {
                 }
             }
             for account in page {
-                output += AdminExport.line(AdminExport.User(account.user))
+                output += AdminExport.line(AdminExport.User(account.user, metadata: UserMetadata.value(of: account.user.metadata)))
                 for passkey in account.passkeys { output += AdminExport.line(AdminExport.Passkey(passkey)) }
                 for identity in account.appleIdentities { output += AdminExport.line(AdminExport.AppleIdentity(identity)) }
                 for identity in account.identities { output += AdminExport.line(AdminExport.Identity(identity)) }
@@ -49,7 +50,10 @@ extension AdminService {
 
     /// Imports an export (`AdminExport`) of a deployment of the same relying party, idempotently, in one transaction.
     public func importExport(_ body: [UInt8]) throws(ServerError) -> AdminImportReport {
-        try importBatch(try AdminExport.parse(body, relyingPartyID: relyingPartyID, now: time.now))
+        let batch = try ServerError.importing { () throws(UserImportError) -> AdminExport.Batch in
+            try AdminExport.parse(body, relyingPartyID: relyingPartyID, now: time.now, rules: AdminFieldRules())
+        }
+        return try importBatch(batch)
     }
 
     /// Writes `batch` in ONE transaction, all of it or, on any refusal, nothing: users upserted by ID (a new one

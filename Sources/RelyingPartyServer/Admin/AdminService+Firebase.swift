@@ -2,11 +2,9 @@ import CryptoCore
 import Foundation
 import PasswordHashes
 import Storage
+import UserImport
 
 extension AdminService {
-    /// The largest Firebase file read (`firebase auth:export`), and its most accounts.
-    public static let maximumFirebaseFileBytes = 256 << 20
-
     /// Imports the accounts of a `firebase auth:export` JSON file that sign in with Apple, Google or, given the
     /// project's `hashParameters`, a password, idempotently: each such user becomes an account (its ID derived from the
     /// Firebase `localId`, so a second import finds it) with its Apple identity (`rawId` is Apple's `sub`, the same
@@ -19,10 +17,7 @@ extension AdminService {
     ///   user's hash that the parameters cannot read (with `line`: the user's position in the file, from 1); what
     ///   `importBatch` throws.
     public func importFirebase(_ body: [UInt8], hashParameters: FirebaseHashParameters? = nil) throws(ServerError) -> AdminImportReport {
-        guard body.count <= Self.maximumFirebaseFileBytes,
-            let file = try? JSONDecoder().decode(FirebaseAuthExport.self, from: Data(body)),
-            file.users.count <= AdminExport.maximumLines
-        else { throw ServerError(.importInvalid, member: "users") }
+        let file = try ServerError.importing { () throws(UserImportError) -> FirebaseAuthExport in try FirebaseAuthExport.read(body) }
         var batch = AdminExport.Batch()
         var skipped = AdminImportReport.Skipped()
         let now = time.now

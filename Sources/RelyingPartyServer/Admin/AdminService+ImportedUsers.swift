@@ -1,6 +1,7 @@
 import CryptoCore
 import Foundation
 import Storage
+import UserImport
 
 extension AdminService {
     /// The formats of other auth systems' exports `POST /admin/import?format=` takes besides Firebase's.
@@ -19,14 +20,13 @@ extension AdminService {
     /// - Throws: `400 import_invalid` (with `line`: the user's position in the file, from 1) for a file that is not the
     ///   format, a user id out of bounds, a hash that does not read; what `importBatch` throws.
     public func importUsers(_ body: [UInt8], format: ImportFormat) throws(ServerError) -> AdminImportReport {
-        guard body.count <= Self.maximumFirebaseFileBytes else { throw ServerError(.importInvalid, member: "users") }
         let now = time.now
-        let users =
+        let users = try ServerError.importing { () throws(UserImportError) -> [ImportedUser] in
             switch format {
             case .supabase: try SupabaseUsersExport.users(body, now: now)
             case .auth0: try Auth0UsersExport.users(body)
             }
-        guard users.count <= AdminExport.maximumLines else { throw ServerError(.importInvalid, member: "users") }
+        }
         var batch = AdminExport.Batch()
         var skipped = AdminImportReport.Skipped()
         for (index, user) in users.enumerated() {
@@ -39,7 +39,10 @@ extension AdminService {
                 let account = try account(user, source: format.rawValue, now: now)
                 batch.users.append((index + 1, account))
                 if let hash = user.passwordHash {
-                    batch.passwords.append((index + 1, try AdminExport.passwordHash(hash, userID: account.id, now: now)))
+                    let password = try ServerError.importing { () throws(UserImportError) -> PasswordHashRecord in
+                        try AdminExport.passwordHash(hash, userID: account.id, now: now)
+                    }
+                    batch.passwords.append((index + 1, password))
                 }
             } catch {
                 throw error.onLine(index + 1)

@@ -5,6 +5,7 @@ import StoragePostgres
 import StorageSQLite
 import TestSupport
 import Testing
+import UserImport
 
 @testable import RelyingPartyServer
 

@@ -10,24 +10,31 @@ import WebAuthnCore
 /// each account (`user`) followed by its passkeys (`passkey`), Apple identities (`appleIdentity`) and identities at
 /// OpenID providers (`identity`). Byte strings are
 /// base64url, times ISO 8601 with milliseconds. Never a session, a refresh token, a recovery code or an enrollment
-/// link, hashed or not: a passkey's public key is all a passkey carries, and it is not a secret.
+/// link, hashed or not: a passkey's public key is all a passkey carries, and it is not a secret. An import's lines are
+/// checked by the server's `AccountFieldRules`, as the admin API checks its calls.
 public enum AdminExport {
     /// The format's version, checked on import.
-    static let version = 1
+    public static let version = 1
     /// The longest line an import takes, and the most lines.
     public static let maximumLineBytes = 64 << 10
     public static let maximumLines = 200_000
 
     static let headerType = "passkeyd.export"
 
-    struct Header: Codable {
+    public struct Header: Codable, Sendable {
         var type = AdminExport.headerType
         var version: Int
         var relyingPartyId: String
         var exportedAt: Date
+
+        public init(version: Int, relyingPartyId: String, exportedAt: Date) {
+            self.version = version
+            self.relyingPartyId = relyingPartyId
+            self.exportedAt = exportedAt
+        }
     }
 
-    struct User: Codable {
+    public struct User: Codable, Sendable {
         var type = "user"
         var id: String
         var username: String
@@ -45,10 +52,12 @@ public enum AdminExport {
         /// Whether the account is disabled; absent on an import (as 0.1.0 wrote them): an account's is left as it is,
         /// a new one is enabled.
         var disabled: Bool?
-        /// The app's metadata (`UserMetadata`); absent on an import: the account's is left as it is (`{}` removes it).
+        /// The app's metadata (the server's `UserMetadata`); absent on an import: the account's is left as it is (`{}`
+        /// removes it).
         var metadata: JSONValue?
 
-        init(_ user: UserRecord) {
+        /// The line of `user`, whose stored metadata reads as `metadata`.
+        public init(_ user: UserRecord, metadata: JSONValue?) {
             id = Base64URL.encode(user.id)
             username = user.name
             displayName = user.displayName
@@ -59,45 +68,39 @@ public enum AdminExport {
             createdAt = user.createdAt
             externalId = user.externalID
             disabled = user.disabled
-            metadata = UserMetadata.value(of: user.metadata)
+            self.metadata = metadata
         }
 
-        /// The record, each member checked as the admin API checks it.
-        func record() throws(ServerError) -> UserRecord {
-            let email = try AdminService.validEmail(email)
+        /// The record, each member checked as the admin API checks it (`rules`).
+        func record(_ rules: some AccountFieldRules) throws(UserImportError) -> UserRecord {
+            let email = try AdminExport.email(email, rules)
             return UserRecord(
                 id: try AdminExport.bytes(id, member: "id", sizes: 1...64),
-                name: try RelyingPartyServer.validName(username, member: "username"),
-                displayName: try RelyingPartyServer.validName(displayName, member: "displayName"),
+                name: try AdminExport.name(username, member: "username", rules),
+                displayName: try AdminExport.name(displayName, member: "displayName", rules),
                 displayNameIsDefault: displayNameIsDefault,
                 appAccountToken: appAccountToken,
                 email: email?.isEmpty == true ? nil : email,
                 emailVerified: email?.isEmpty == false && emailVerified,
                 createdAt: createdAt,
-                externalID: try externalId.map { (text: String) throws(ServerError) -> String in
-                    do {
-                        return try AdminService.validExternalID(text)
-                    } catch {
-                        throw ServerError(.importInvalid, member: "externalId")
-                    }
+                externalID: try externalId.map { (text: String) throws(UserImportError) -> String in
+                    guard let externalID = rules.externalID(text) else { throw UserImportError(.invalid, member: "externalId") }
+                    return externalID
                 },
                 disabled: disabled ?? false,
-                metadata: try storedMetadata() ?? nil
+                metadata: try storedMetadata(rules) ?? nil
             )
         }
 
         /// The metadata's stored text (nil inside for `{}`), or nil when the line has none.
-        func storedMetadata() throws(ServerError) -> String?? {
+        func storedMetadata(_ rules: some AccountFieldRules) throws(UserImportError) -> String?? {
             guard let metadata else { return nil }
-            do {
-                return .some(try UserMetadata.text(of: metadata))
-            } catch {
-                throw ServerError(.importInvalid, member: "metadata")
-            }
+            guard let text = rules.metadata(metadata) else { throw UserImportError(.invalid, member: "metadata") }
+            return .some(text)
         }
     }
 
-    struct Passkey: Codable {
+    public struct Passkey: Codable, Sendable {
         var type = "passkey"
         var id: String
         var userId: String
@@ -117,7 +120,7 @@ public enum AdminExport {
         var cloneWarning: Bool
         var backupEligibilityChanged: Bool
 
-        init(_ credential: CredentialRecord) {
+        public init(_ credential: CredentialRecord) {
             id = Base64URL.encode(credential.id)
             userId = Base64URL.encode(credential.userID)
             userHandle = Base64URL.encode(credential.userHandle)
@@ -138,16 +141,16 @@ public enum AdminExport {
         }
 
         /// The record; its public key must be a COSE key of its algorithm.
-        func record() throws(ServerError) -> CredentialRecord {
+        func record(_ rules: some AccountFieldRules) throws(UserImportError) -> CredentialRecord {
             let key = try AdminExport.bytes(publicKey, member: "publicKey", sizes: 1...4096)
             guard let parsed = try? COSEKey(bytes: key), parsed.algorithm.rawValue == algorithm else {
-                throw ServerError(.importInvalid, member: "publicKey")
+                throw UserImportError(.invalid, member: "publicKey")
             }
             guard transports.count <= 8, transports.allSatisfy({ (1...32).contains($0.utf8.count) }) else {
-                throw ServerError(.importInvalid, member: "transports")
+                throw UserImportError(.invalid, member: "transports")
             }
-            guard attestationFormat.utf8.count <= 64 else { throw ServerError(.importInvalid, member: "attestationFormat") }
-            guard attestationSummary.utf8.count <= 4096 else { throw ServerError(.importInvalid, member: "attestationSummary") }
+            guard attestationFormat.utf8.count <= 64 else { throw UserImportError(.invalid, member: "attestationFormat") }
+            guard attestationSummary.utf8.count <= 4096 else { throw UserImportError(.invalid, member: "attestationSummary") }
             return CredentialRecord(
                 id: try AdminExport.bytes(id, member: "id", sizes: 1...1023),
                 userID: try AdminExport.bytes(userId, member: "userId", sizes: 1...64),
@@ -160,7 +163,7 @@ public enum AdminExport {
                 backupState: backupState,
                 attestationFormat: attestationFormat,
                 attestationSummary: attestationSummary,
-                name: try RelyingPartyServer.validName(name, member: "name"),
+                name: try AdminExport.name(name, member: "name", rules),
                 createdAt: createdAt,
                 lastUsedAt: lastUsedAt,
                 cloneWarning: cloneWarning,
@@ -170,7 +173,7 @@ public enum AdminExport {
         }
     }
 
-    struct AppleIdentity: Codable {
+    public struct AppleIdentity: Codable, Sendable {
         var type = "appleIdentity"
         var appleUserId: String
         var userId: String
@@ -185,7 +188,7 @@ public enum AdminExport {
         var lastSignInAt: Date?
         var createdAt: Date
 
-        init(_ identity: AppleIdentityRecord) {
+        public init(_ identity: AppleIdentityRecord) {
             appleUserId = identity.subject
             userId = Base64URL.encode(identity.userID)
             email = identity.email
@@ -200,11 +203,11 @@ public enum AdminExport {
             createdAt = identity.createdAt
         }
 
-        func record() throws(ServerError) -> AppleIdentityRecord {
-            guard AdminExport.isAppleSubject(appleUserId) else { throw ServerError(.importInvalid, member: "appleUserId") }
-            guard transferSubject.map(AdminExport.isAppleSubject) ?? true else { throw ServerError(.importInvalid, member: "transferSubject") }
-            guard realUserStatus.map({ (0...2).contains($0) }) ?? true else { throw ServerError(.importInvalid, member: "realUserStatus") }
-            let email = try AdminService.validEmail(email)
+        func record(_ rules: some AccountFieldRules) throws(UserImportError) -> AppleIdentityRecord {
+            guard AdminExport.isAppleSubject(appleUserId) else { throw UserImportError(.invalid, member: "appleUserId") }
+            guard transferSubject.map(AdminExport.isAppleSubject) ?? true else { throw UserImportError(.invalid, member: "transferSubject") }
+            guard realUserStatus.map({ (0...2).contains($0) }) ?? true else { throw UserImportError(.invalid, member: "realUserStatus") }
+            let email = try AdminExport.email(email, rules)
             return AppleIdentityRecord(
                 subject: appleUserId,
                 userID: try AdminExport.bytes(userId, member: "userId", sizes: 1...64),
@@ -222,37 +225,55 @@ public enum AdminExport {
         }
     }
 
+    /// The `type` every line has.
+    private struct LineType: Decodable { let type: String }
+
     /// What an import writes: the records of the lines, each with its line number (1-based) for the errors.
-    struct Batch {
-        var users: [(line: Int, record: UserRecord)] = []
-        var passkeys: [(line: Int, record: CredentialRecord)] = []
-        var appleIdentities: [(line: Int, record: AppleIdentityRecord)] = []
-        var passwords: [(line: Int, record: PasswordHashRecord)] = []
-        var identities: [(line: Int, record: FederatedIdentityRecord)] = []
+    public struct Batch: Sendable {
+        public var users: [(line: Int, record: UserRecord)] = []
+        public var passkeys: [(line: Int, record: CredentialRecord)] = []
+        public var appleIdentities: [(line: Int, record: AppleIdentityRecord)] = []
+        public var passwords: [(line: Int, record: PasswordHashRecord)] = []
+        public var identities: [(line: Int, record: FederatedIdentityRecord)] = []
         /// The user lines that state `disabled` and `metadata` (by line number): only those change an existing account's.
-        var disabled: [Int: Bool] = [:]
-        var metadata: [Int: String?] = [:]
+        public var disabled: [Int: Bool] = [:]
+        public var metadata: [Int: String?] = [:]
+
+        public init() {}
     }
 
     /// An Apple `sub` as Apple makes them: 1 to 255 printable ASCII characters.
-    static func isAppleSubject(_ subject: String) -> Bool {
+    public static func isAppleSubject(_ subject: String) -> Bool {
         (1...255).contains(subject.utf8.count) && subject.utf8.allSatisfy { (0x21...0x7E).contains($0) }
     }
 
-    /// An imported hash, read and bounded as sign-in will read it (`400 import_invalid` with `member: passwordHash`).
-    static func passwordHash(_ text: String, userID: [UInt8], now: Date) throws(ServerError) -> PasswordHashRecord {
+    /// An imported hash, read and bounded as sign-in will read it (`invalid` with `member: passwordHash`).
+    public static func passwordHash(_ text: String, userID: [UInt8], now: Date) throws(UserImportError) -> PasswordHashRecord {
         do {
             return PasswordHashRecord(userID: userID, hash: try PasswordHash(text).encoded, createdAt: now)
         } catch {
-            throw ServerError(.importInvalid, member: "passwordHash", detail: error.description)
+            throw UserImportError(.invalid, member: "passwordHash", reason: error.description)
         }
     }
 
-    static func bytes(_ text: String, member: String, sizes: ClosedRange<Int>) throws(ServerError) -> [UInt8] {
+    static func bytes(_ text: String, member: String, sizes: ClosedRange<Int>) throws(UserImportError) -> [UInt8] {
         guard text.utf8.count <= 4 * sizes.upperBound, let bytes = Base64URL.decode(text), sizes.contains(bytes.count) else {
-            throw ServerError(.importInvalid, member: member)
+            throw UserImportError(.invalid, member: member)
         }
         return bytes
+    }
+
+    /// A name as `rules` store it; refused, `usernameRefused` for the username and `valueRefused` for any other.
+    static func name(_ value: String, member: String, _ rules: some AccountFieldRules) throws(UserImportError) -> String {
+        guard let name = rules.name(value) else { throw UserImportError(member == "username" ? .usernameRefused : .valueRefused, member: member) }
+        return name
+    }
+
+    /// An email address as `rules` store it ("" for a blank one), nil when there is none (`valueRefused` when refused).
+    static func email(_ value: String?, _ rules: some AccountFieldRules) throws(UserImportError) -> String? {
+        guard let value else { return nil }
+        guard let email = rules.email(value) else { throw UserImportError(.valueRefused, member: "email") }
+        return email
     }
 
     static var encoder: JSONEncoder {
@@ -289,14 +310,21 @@ public enum AdminExport {
     }
 
     /// One line of the export.
-    static func line(_ value: some Encodable) -> [UInt8] {
+    public static func line(_ value: some Encodable) -> [UInt8] {
         ((try? Array(encoder.encode(value))) ?? Array("{}".utf8)) + [UInt8(ascii: "\n")]
     }
 
-    /// The records of an export's lines, in order, after the header (whose relying party must be `relyingPartyID`).
-    /// - Throws: `400 import_invalid` with `line` (and `member`) for a line that is too long, not JSON, of an unknown
-    ///   type or with a member out of bounds, for a missing or foreign header, and for more than `maximumLines` lines.
-    static func parse(_ body: [UInt8], relyingPartyID: String, now: Date) throws(ServerError) -> Batch {
+    /// The records of an export's lines, in order, after the header (whose relying party must be `relyingPartyID`),
+    /// each checked by `rules`.
+    /// - Throws: `invalid` with `line` (and `member`) for a line that is too long, not JSON, of an unknown type or with
+    ///   a member out of bounds, for a missing or foreign header, and for more than `maximumLines` lines; with the line,
+    ///   what `rules` refuse.
+    public static func parse(
+        _ body: [UInt8],
+        relyingPartyID: String,
+        now: Date,
+        rules: some AccountFieldRules
+    ) throws(UserImportError) -> Batch {
         var batch = Batch()
         var number = 0
         var sawHeader = false
@@ -304,79 +332,69 @@ public enum AdminExport {
             number += 1
             // An empty line (the one after the last newline) is not counted.
             guard number <= maximumLines || slice.isEmpty else {
-                throw ServerError(.importInvalid, detail: "more than \(maximumLines) lines").onLine(number)
+                throw UserImportError(.invalid, reason: "more than \(maximumLines) lines").onLine(number)
             }
             let bytes = slice.last == UInt8(ascii: "\r") ? slice.dropLast() : slice
             if bytes.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
-            do throws(ServerError) {
-                guard bytes.count <= maximumLineBytes else { throw ServerError(.importInvalid, detail: "a line over \(maximumLineBytes) bytes") }
+            do throws(UserImportError) {
+                guard bytes.count <= maximumLineBytes else { throw UserImportError(.invalid, reason: "a line over \(maximumLineBytes) bytes") }
                 let data = Data(bytes)
-                struct Kind: Decodable { let type: String }
-                let type = try decode(Kind.self, data).type
+                let type = try decode(LineType.self, data).type
                 if !sawHeader {
                     let header = try type == headerType ? decodeLine(Header.self, data) : nil
-                    guard let header, header.version == version else { throw ServerError(.importInvalid, member: "version") }
-                    guard header.relyingPartyId == relyingPartyID else { throw ServerError(.importInvalid, member: "relyingPartyId") }
+                    guard let header, header.version == version else { throw UserImportError(.invalid, member: "version") }
+                    guard header.relyingPartyId == relyingPartyID else { throw UserImportError(.invalid, member: "relyingPartyId") }
                     sawHeader = true
                     continue
                 }
                 switch type {
                 case "user":
                     let user = try decodeLine(User.self, data)
-                    let record = try user.record()
+                    let record = try user.record(rules)
                     batch.users.append((number, record))
                     batch.disabled[number] = user.disabled
-                    if let metadata = try user.storedMetadata() { batch.metadata[number] = metadata }
+                    if let metadata = try user.storedMetadata(rules) { batch.metadata[number] = metadata }
                     if let text = user.passwordHash {
                         batch.passwords.append((number, try AdminExport.passwordHash(text, userID: record.id, now: now)))
                     }
-                case "passkey": batch.passkeys.append((number, try decodeLine(Passkey.self, data).record()))
-                case "appleIdentity": batch.appleIdentities.append((number, try decodeLine(AppleIdentity.self, data).record()))
-                case "identity": batch.identities.append((number, try decodeLine(Identity.self, data).record()))
-                default: throw ServerError(.importInvalid, member: "type")
+                case "passkey": batch.passkeys.append((number, try decodeLine(Passkey.self, data).record(rules)))
+                case "appleIdentity": batch.appleIdentities.append((number, try decodeLine(AppleIdentity.self, data).record(rules)))
+                case "identity": batch.identities.append((number, try decodeLine(Identity.self, data).record(rules)))
+                default: throw UserImportError(.invalid, member: "type")
                 }
             } catch {
                 throw error.onLine(number)
             }
         }
-        guard sawHeader else { throw ServerError(.importInvalid, member: "version").onLine(1) }
+        guard sawHeader else { throw UserImportError(.invalid, member: "version").onLine(1) }
         return batch
     }
 
     /// A line of `type`, whose every member the type takes: one it does not (a misspelling, a newer release's) is
-    /// `400 unknown_member` naming it, never dropped (`JSONBody.refusesUnknownMembers`, for the lines of an import).
+    /// `unknownMember` naming it, never dropped (as the admin API refuses a call's unknown members).
     /// The decoded line written back has every member the type read but a `null` one.
-    private static func decodeLine<Value: Codable>(_ type: Value.Type, _ data: Data) throws(ServerError) -> Value {
+    private static func decodeLine<Value: Codable>(_ type: Value.Type, _ data: Data) throws(UserImportError) -> Value {
         let value = try decode(type, data)
         guard let given = StrictJSONParser.strictValue(Array(data))?.objectValue,
             let taken = (try? JSONDecoder().decode(JSONValue.self, from: encoder.encode(value)))?.objectValue
-        else { throw ServerError(.importInvalid, detail: "not strict JSON") }
+        else { throw UserImportError(.invalid, reason: "not strict JSON") }
         if let unknown = given.filter({ taken[$0.key] == nil && $0.value != .null }).map(\.key).min() {
-            throw ServerError(.unknownMember, member: unknown)
+            throw UserImportError(.unknownMember, member: unknown)
         }
         return value
     }
 
-    private static func decode<Value: Decodable>(_ type: Value.Type, _ data: Data) throws(ServerError) -> Value {
+    private static func decode<Value: Decodable>(_ type: Value.Type, _ data: Data) throws(UserImportError) -> Value {
         do {
             return try decoder.decode(type, from: data)
         } catch let DecodingError.keyNotFound(key, _) {
-            throw ServerError(.importInvalid, member: key.stringValue)
+            throw UserImportError(.invalid, member: key.stringValue)
         } catch let DecodingError.typeMismatch(_, context) {
-            throw ServerError(.importInvalid, member: context.codingPath.last?.stringValue)
+            throw UserImportError(.invalid, member: context.codingPath.last?.stringValue)
         } catch let DecodingError.dataCorrupted(context) {
-            throw ServerError(.importInvalid, member: context.codingPath.last?.stringValue)
+            throw UserImportError(.invalid, member: context.codingPath.last?.stringValue)
         } catch {
-            throw ServerError(.importInvalid)
+            throw UserImportError(.invalid)
         }
-    }
-}
-
-extension ServerError {
-    /// The error with the import line it is about (`line` in the body).
-    func onLine(_ number: Int) -> ServerError {
-        var error = self
-        error.members["line"] = .number(Double(number))
-        return error
     }
 }

@@ -6,24 +6,24 @@ import Foundation
 /// `passwordHash` and `salt` (base64; Firebase's scrypt under the project's parameters). Phone numbers and custom
 /// claims are in the file too; they are not read. For Sign in with Apple the `rawId` of the
 /// `apple.com` entry is Apple's `sub`, the same for passkeyd when the app's Team ID is unchanged.
-struct FirebaseAuthExport: Decodable, Sendable {
-    struct User: Decodable, Sendable {
-        let localId: String
-        let email: String?
-        let emailVerified: Bool?
-        let displayName: String?
+public struct FirebaseAuthExport: Decodable, Sendable {
+    public struct User: Decodable, Sendable {
+        public let localId: String
+        public let email: String?
+        public let emailVerified: Bool?
+        public let displayName: String?
         /// Milliseconds since 1970.
-        let createdAt: Date?
-        let disabled: Bool?
-        let providerUserInfo: [ProviderUserInfo]
-        let passwordHash: String?
-        let salt: String?
+        public let createdAt: Date?
+        public let disabled: Bool?
+        public let providerUserInfo: [ProviderUserInfo]
+        public let passwordHash: String?
+        public let salt: String?
 
         enum CodingKeys: String, CodingKey {
             case localId, email, emailVerified, displayName, createdAt, disabled, providerUserInfo, passwordHash, salt
         }
 
-        init(from decoder: any Decoder) throws {
+        public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             localId = try container.decode(String.self, forKey: .localId)
             email = try container.decodeIfPresent(String.self, forKey: .email)
@@ -41,20 +41,30 @@ struct FirebaseAuthExport: Decodable, Sendable {
         }
     }
 
-    struct ProviderUserInfo: Decodable, Sendable {
+    public struct ProviderUserInfo: Decodable, Sendable {
         /// "apple.com", "google.com", "password" …
-        let providerId: String
+        public let providerId: String
         /// The provider's user ID: Apple's `sub` for "apple.com".
-        let rawId: String?
-        let email: String?
-        let displayName: String?
+        public let rawId: String?
+        public let email: String?
+        public let displayName: String?
     }
 
     /// The provider ID of Sign in with Apple.
-    static let appleProvider = "apple.com"
+    public static let appleProvider = "apple.com"
     /// Sign in with Google's provider: its `rawId` is Google's `sub` (the ID tokens' issuer is `googleIssuer`).
-    static let googleProvider = "google.com"
-    static let googleIssuer = "https://accounts.google.com"
+    public static let googleProvider = "google.com"
+    public static let googleIssuer = "https://accounts.google.com"
 
-    let users: [User]
+    public let users: [User]
+
+    /// The file of `body`; `invalid` (`member: users`) for one that is not Firebase's format, over
+    /// `ImportedUser.maximumFileBytes` or with more than `AdminExport.maximumLines` users.
+    public static func read(_ body: [UInt8]) throws(UserImportError) -> FirebaseAuthExport {
+        guard body.count <= ImportedUser.maximumFileBytes,
+            let file = try? JSONDecoder().decode(FirebaseAuthExport.self, from: Data(body)),
+            file.users.count <= AdminExport.maximumLines
+        else { throw UserImportError(.invalid, member: "users") }
+        return file
+    }
 }

@@ -4,17 +4,21 @@ import Foundation
 /// A user of another auth system's export (Supabase's `auth.users`, Auth0's export), in the one shape their imports
 /// share: the previous system's user id becomes the account's `externalId`, so that an app reading its user id from
 /// `sub` (`tokens.subject: externalId`) keeps working.
-struct ImportedUser: Sendable {
+public struct ImportedUser: Sendable {
+    /// The largest export of another system read (Firebase's, Supabase's, Auth0's), in bytes; its most users are
+    /// `AdminExport.maximumLines`.
+    public static let maximumFileBytes = 256 << 20
+
     /// The previous system's user id (Supabase's UUID, Auth0's `user_id`).
-    let externalID: String
-    let email: String?
-    let emailVerified: Bool
-    let displayName: String?
-    let createdAt: Date?
+    public let externalID: String
+    public let email: String?
+    public let emailVerified: Bool
+    public let displayName: String?
+    public let createdAt: Date?
     /// Its password hash as the previous system stored it (bcrypt for both), or nil for a user without a password.
-    let passwordHash: String?
+    public let passwordHash: String?
     /// Deleted, banned or blocked: not imported, counted.
-    let disabled: Bool
+    public let disabled: Bool
 
     /// A time as PostgreSQL's JSON and Auth0 write them: RFC 3339 with up to six fractional digits, or PostgreSQL's
     /// text form (`2024-05-01 10:00:00.123456+00`).

@@ -4,7 +4,7 @@ import Storage
 
 extension AdminExport {
     /// An identity at an OpenID provider (`identity` line): its provider name, issuer and subject, and the account.
-    struct Identity: Codable {
+    public struct Identity: Codable, Sendable {
         var type = "identity"
         var provider: String
         var issuer: String
@@ -15,7 +15,7 @@ extension AdminExport {
         var lastSignInAt: Date?
         var createdAt: Date
 
-        init(_ identity: FederatedIdentityRecord) {
+        public init(_ identity: FederatedIdentityRecord) {
             provider = identity.provider
             issuer = identity.issuer
             subject = identity.subject
@@ -26,18 +26,18 @@ extension AdminExport {
             createdAt = identity.createdAt
         }
 
-        func record() throws(ServerError) -> FederatedIdentityRecord {
+        func record(_ rules: some AccountFieldRules) throws(UserImportError) -> FederatedIdentityRecord {
             // The store's bounds, each refusal naming its member.
             guard !provider.isEmpty, provider.utf8.count <= FederatedIdentityRecord.maximumProviderBytes else {
-                throw ServerError(.importInvalid, member: "provider")
+                throw UserImportError(.invalid, member: "provider")
             }
             guard !issuer.isEmpty, issuer.utf8.count <= FederatedIdentityRecord.maximumIssuerBytes else {
-                throw ServerError(.importInvalid, member: "issuer")
+                throw UserImportError(.invalid, member: "issuer")
             }
             guard !subject.isEmpty, subject.utf8.count <= FederatedIdentityRecord.maximumSubjectBytes else {
-                throw ServerError(.importInvalid, member: "subject")
+                throw UserImportError(.invalid, member: "subject")
             }
-            let email = try AdminService.validEmail(email)
+            let email = try AdminExport.email(email, rules)
             return FederatedIdentityRecord(
                 issuer: issuer,
                 subject: subject,

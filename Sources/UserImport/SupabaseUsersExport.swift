@@ -3,7 +3,7 @@ import Foundation
 /// Supabase (GoTrue) users: a JSON array of `auth.users` rows, as `select json_agg(u) from auth.users u` writes them
 /// (`id`, `email`, `encrypted_password`: bcrypt, `email_confirmed_at`, `created_at`, `raw_user_meta_data` with
 /// `full_name` or `name`, `deleted_at`, `banned_until`). Identities of `auth.identities` (Google, Apple) are not read.
-enum SupabaseUsersExport {
+public enum SupabaseUsersExport {
     struct Row: Decodable {
         let id: String
         let email: String?
@@ -20,9 +20,12 @@ enum SupabaseUsersExport {
         let name: String?
     }
 
-    /// The users of `body`, or `400 import_invalid` (`member: users`) for a body that is not such an array.
-    static func users(_ body: [UInt8], now: Date) throws(ServerError) -> [ImportedUser] {
-        guard let rows = try? JSONDecoder().decode([Row].self, from: Data(body)) else { throw ServerError(.importInvalid, member: "users") }
+    /// The users of `body`, or `invalid` (`member: users`) for a body that is not such an array, is over
+    /// `ImportedUser.maximumFileBytes` or has more than `AdminExport.maximumLines` users.
+    public static func users(_ body: [UInt8], now: Date) throws(UserImportError) -> [ImportedUser] {
+        guard body.count <= ImportedUser.maximumFileBytes, let rows = try? JSONDecoder().decode([Row].self, from: Data(body)),
+            rows.count <= AdminExport.maximumLines
+        else { throw UserImportError(.invalid, member: "users") }
         return rows.map { row in
             ImportedUser(
                 externalID: row.id,

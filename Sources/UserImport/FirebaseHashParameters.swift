@@ -15,18 +15,18 @@ public struct FirebaseHashParameters: Sendable, Equatable {
     }
 
     /// The four values of a request or a command line (each nil when absent): none (no password users imported) or
-    /// all (`400 import_invalid` naming the first missing or malformed one otherwise).
+    /// all (`invalid` naming the first missing or malformed one otherwise).
     public static func given(
         signerKey: String?,
         saltSeparator: String?,
         rounds: String?,
         memoryCost: String?
-    ) throws(ServerError) -> FirebaseHashParameters? {
+    ) throws(UserImportError) -> FirebaseHashParameters? {
         if signerKey == nil, saltSeparator == nil, rounds == nil, memoryCost == nil { return nil }
-        guard let signerKey, !signerKey.isEmpty else { throw ServerError(.importInvalid, member: "base64_signer_key") }
-        guard let saltSeparator else { throw ServerError(.importInvalid, member: "base64_salt_separator") }
-        guard let rounds = rounds.flatMap({ Int($0) }) else { throw ServerError(.importInvalid, member: "rounds") }
-        guard let memoryCost = memoryCost.flatMap({ Int($0) }) else { throw ServerError(.importInvalid, member: "mem_cost") }
+        guard let signerKey, !signerKey.isEmpty else { throw UserImportError(.invalid, member: "base64_signer_key") }
+        guard let saltSeparator else { throw UserImportError(.invalid, member: "base64_salt_separator") }
+        guard let rounds = rounds.flatMap({ Int($0) }) else { throw UserImportError(.invalid, member: "rounds") }
+        guard let memoryCost = memoryCost.flatMap({ Int($0) }) else { throw UserImportError(.invalid, member: "mem_cost") }
         return FirebaseHashParameters(signerKey: signerKey, saltSeparator: saltSeparator, rounds: rounds, memoryCost: memoryCost)
     }
 }
