@@ -25,7 +25,9 @@ struct PostgresNoticeTests {
         #expect(notice.severity == "NOTICE" && notice.code == "00000")
         #expect(notice.message.hasPrefix("passkeyd xxx") && notice.message.utf8.count == PostgresNotice.maximumMessageLength)
 
-        try cluster.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'passkeyd'")
+        try cluster.psql("SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE application_name = 'passkeyd'")
+        // With a timeout, pg_terminate_backend returns once the backend has gone, its farewell sent: without one it
+        // returned at once and both calls below could run before the backend died, leaving the farewell unread.
         // The next call reads the server's farewell (when it arrived before the call, the pool connects afresh at once;
         // otherwise that call fails and the pool reconnects for the next).
         _ = try? store.user(id: StoreSamples.userID(1))

@@ -103,6 +103,21 @@ extension AccountService {
         return (survivor, issued)
     }
 
+    /// Whether the signed-in account holds nothing a merge could lose (issue 43 item 14): it was made by the very sign-in
+    /// of `session` (the session proved who the person is when the account was created), and has no passkey, no
+    /// password, no recovery codes and at most the one identity it signed in with. A merge without `keep` then goes
+    /// ahead into the other account instead of asking.
+    func holdsNothingToLose(_ user: UserRecord, session: SessionRecord) throws(ServerError) -> Bool {
+        guard session.userID == user.id, abs(session.authenticatedAt.timeIntervalSince(user.createdAt)) < 1 else { return false }
+        return try storage {
+            try store.transaction { transaction throws(StorageError) -> Bool in
+                let identities = try transaction.appleIdentities(userID: user.id).count + transaction.federatedIdentities(userID: user.id).count
+                return try transaction.credentials(userID: user.id).isEmpty && identities <= 1
+                    && transaction.passwordHash(userID: user.id) == nil && transaction.recoveryCodeCount(userID: user.id) == 0
+            }
+        }
+    }
+
     /// An account's merge summary, or nil when it is gone.
     func summary(of userID: [UInt8], in transaction: any StoreTransaction) throws(StorageError) -> MergeSummary? {
         guard let user = try transaction.user(id: userID) else { return nil }

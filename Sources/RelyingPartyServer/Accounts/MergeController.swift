@@ -43,14 +43,16 @@ struct MergeController: Sendable {
     let answers: SignInAnswers
 
     /// `POST /me/merge`: merges the account a proof identifies with the signed-in one. Without `keep`, `409
-    /// merge_conflict` with both accounts' summaries and a merge token; with it, one transaction moves every passkey
+    /// merge_conflict` with both accounts' summaries and a merge token, unless the signed-in account holds nothing to
+    /// lose (`AccountService.holdsNothingToLose`: the other one survives); with it, one transaction moves every passkey
     /// and Apple identity to the survivor and deletes the other account with its sessions.
     func merge(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let (user, caller) = try accounts.user(request, context, writing: true)
         let body = try JSONBody.decode(MergeRequest.self, from: request)
         let proof = try mergeProof(body.proof, user: user, session: caller.session)
         guard proof.otherUserID != user.id else { throw ServerError(.mergeSameAccount) }
-        guard let keep = body.keep else {
+        let chosen = try body.keep ?? (service.holdsNothingToLose(user, session: caller.session) ? .other : nil)
+        guard let keep = chosen else {
             guard let (current, other) = try service.mergeSummaries(current: user.id, proof: proof) else {
                 throw ServerError(.mergeProofRejected)
             }

@@ -146,7 +146,8 @@ extension AdminService {
                     guard try transaction.user(id: identity.userID) != nil else { throw refuse(ServerError(.importInvalid, member: "userId")) }
                     try transaction.insertAppleIdentity(identity)
                     try transaction.appendEvent(
-                        AccountEvent.appleLinked(userID: identity.userID, appleUserID: identity.subject).event(at: now, random: random)
+                        AccountEvent.appleLinked(userID: identity.userID, appleUserID: identity.subject, realUserStatus: identity.realUserStatus)
+                            .event(at: now, random: random)
                     )
                     report.appleIdentities.created += 1
                 }

@@ -56,7 +56,7 @@ struct AppleIdentityProvider: IdentityProvider {
         now: Date
     ) throws(StorageError) -> [AccountEvent] {
         try transaction.insertAppleIdentity(Self.newIdentity(identity.claims, userID: userID, now: now))
-        return [.appleLinked(userID: userID, appleUserID: identity.subject)]
+        return [.appleLinked(userID: userID, appleUserID: identity.subject, realUserStatus: identity.claims.realUserStatus?.rawValue)]
     }
 
     /// Records what the token says (`AppleIdentityRecord.signedIn(with:)`); an identity found by its `transfer_sub` is

@@ -1,3 +1,4 @@
+import AppleSignIn
 import CryptoCore
 import Foundation
 import JSON
@@ -43,8 +44,9 @@ enum AccountEvent: Equatable {
     case sessionCreated(SessionRecord)
     /// A session was ended before it expired.
     case sessionRevoked(SessionRecord, reason: RevocationReason)
-    /// An Apple identity was linked to the account (also on the first Sign in with Apple of a new account).
-    case appleLinked(userID: [UInt8], appleUserID: String)
+    /// An Apple identity was linked to the account (also on the first Sign in with Apple of a new account), with
+    /// Apple's `real_user_status` of that sign-in (0, 1, 2) when Apple sent one.
+    case appleLinked(userID: [UInt8], appleUserID: String, realUserStatus: Int?)
     /// An Apple identity was removed from the account.
     case appleUnlinked(userID: [UInt8], appleUserID: String, reason: UnlinkReason)
     /// Apple's `consent-revoked`: the identity's sessions ended and its refresh tokens were dropped; the link stays.
@@ -198,7 +200,7 @@ enum AccountEvent: Equatable {
         switch self {
         case .userCreated(let userID, _, _), .userDeleted(let userID, _, _, _), .userUpdated(let userID, _, _), .userMerged(let userID, _),
             .passkeyRegistered(let userID, _, _), .passkeyRenamed(let userID, _), .passkeyDeleted(let userID, _),
-            .passkeyCloneWarning(let userID, _), .passkeyBackupEligibilityChanged(let userID, _, _), .appleLinked(let userID, _),
+            .passkeyCloneWarning(let userID, _), .passkeyBackupEligibilityChanged(let userID, _, _), .appleLinked(let userID, _, _),
             .appleUnlinked(let userID, _, _), .appleConsentRevoked(let userID, _), .appleTransferred(let userID, _, _),
             .appleEmailDisabled(let userID, _), .appleEmailEnabled(let userID, _), .recoveryCodesCreated(let userID),
             .recoveryCodeUsed(let userID, _), .enrollmentLinkCreated(let userID), .enrollmentLinkUsed(let userID, _),
@@ -222,6 +224,8 @@ enum AccountEvent: Equatable {
         var backupEligible: Bool?
         var previousUserId: String?
         var previousAppleUserId: String?
+        /// `apple.linked`: Apple's `real_user_status` (`unsupported`, `unknown`, `likelyReal`), as `/me` shows it.
+        var realUserStatus: String?
         var changes: [String]?
         var remaining: Int?
         var externalId: String?
@@ -263,8 +267,10 @@ enum AccountEvent: Equatable {
         case .sessionRevoked(let session, let reason):
             payload.describe(session)
             payload.reason = reason.rawValue
-        case .appleLinked(_, let subject), .appleConsentRevoked(_, let subject), .appleEmailDisabled(_, let subject),
-            .appleEmailEnabled(_, let subject):
+        case .appleLinked(_, let subject, let status):
+            payload.appleUserId = subject
+            payload.realUserStatus = status.flatMap(RealUserStatus.init(rawValue:)).map { "\($0)" }
+        case .appleConsentRevoked(_, let subject), .appleEmailDisabled(_, let subject), .appleEmailEnabled(_, let subject):
             payload.appleUserId = subject
         case .appleTransferred(_, let subject, let previousSubject):
             payload.appleUserId = subject
@@ -301,6 +307,7 @@ extension AccountEvent.Payload {
         if let issuer { object.add("issuer", issuer) }
         if let method { object.add("method", method) }
         if let previousAppleUserId { object.add("previousAppleUserId", previousAppleUserId) }
+        if let realUserStatus { object.add("realUserStatus", realUserStatus) }
         if let previousUserId { object.add("previousUserId", previousUserId) }
         if let provider { object.add("provider", provider) }
         if let reason { object.add("reason", reason) }

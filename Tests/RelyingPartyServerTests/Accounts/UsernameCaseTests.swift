@@ -40,12 +40,15 @@ struct UsernameCaseTests {
     }
 
     @Test func distinctLettersStayDistinctAccounts() throws {
-        for name in ["straße", "STRASSE", "ılık", "ilik"] {
+        for name in ["straße", "STRASSE", "ılık"] {
             #expect(try client.registrationOptions(username: name).status == 200, "\(name) is free")
             _ = try client.register(name)
         }
         #expect(try client.registrationOptions(username: "STRAßE").errorCode == "username_taken")
         #expect(try client.registrationOptions(username: "ILIK").errorCode == "username_taken")
+        // The Turkish dotless ı keeps its own key, so ilik is not ılık's name: yet it looks like it (issue 43 item 8).
+        #expect(try store.user(name: "ilik") == nil)
+        #expect(try client.registrationOptions(username: "ilik").errorCode == "username_confusable")
     }
 
     @Test func decoysAreTheSameForEveryCaseOfAnUnknownName() throws {

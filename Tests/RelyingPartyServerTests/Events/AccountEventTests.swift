@@ -239,7 +239,7 @@ struct AppleAccountEventTests {
         #expect(
             try events.next() == [
                 EventRow("user.created", userID, ["method": "apple"]),
-                EventRow("apple.linked", userID, ["appleUserId": AppleTokenMinter.subject]),
+                EventRow("apple.linked", userID, ["appleUserId": AppleTokenMinter.subject, "realUserStatus": "likelyReal"]),
                 EventRow(
                     "session.created",
                     userID,
@@ -267,7 +267,7 @@ struct AppleAccountEventTests {
         _ = try events.next()
         #expect(try fixture.signInFresh(headers: PasskeyClient.bearer(alice.token)).status == 200)
         let rows = try events.next()
-        #expect(rows.first == EventRow("apple.linked", alice.userID, ["appleUserId": AppleTokenMinter.subject]))
+        #expect(rows.first == EventRow("apple.linked", alice.userID, ["appleUserId": AppleTokenMinter.subject, "realUserStatus": "likelyReal"]))
         #expect(rows.map(\.type) == ["apple.linked", "user.updated", "session.created"])
         #expect(rows[1] == EventRow("user.updated", alice.userID, ["changes": "email"]), "the account had no email: it takes Apple's")
         // The identity is now taken: linking it to another account fails and writes nothing.

@@ -45,7 +45,7 @@ struct WebhookReadmeTests {
                 .sessionRevoked(passkeySession, reason: .logout), .sessionRevoked(appleSession, reason: .appleConsentRevoked),
                 .sessionRevoked(passkeySession, reason: .userDisabled),
             ]
-        case .appleLinked: [.appleLinked(userID: user, appleUserID: "001.apple")]
+        case .appleLinked: [.appleLinked(userID: user, appleUserID: "001.apple", realUserStatus: 2)]
         case .appleConsentRevoked: [.appleConsentRevoked(userID: user, appleUserID: "001.apple")]
         case .appleUnlinked: [.appleUnlinked(userID: user, appleUserID: "001.apple", reason: .user)]
         case .appleTransferred: [.appleTransferred(userID: user, appleUserID: "002.apple", previousAppleUserID: "001.apple")]
