@@ -64,12 +64,15 @@ let package = Package(
         .target(name: "Observability"),
         // HTTP/1.1 over TLS on libevent; the relying-party server composes everything.
         .target(name: "HTTPServer", dependencies: ["CLibEvent", "CryptoCore", "Observability"]),
+        // Reading the configuration file: typed access to one block with errors naming the full key, and the one
+        // configuration error type, so that each feature module parses its own settings block.
+        .target(name: "ConfigurationReading", dependencies: ["JSON", "HTTPServer"]),
         // The OpenAPI document of the API is compiled in (`GET /openapi.json`), so the binary needs no file to serve it.
         .target(
             name: "RelyingPartyServer",
             dependencies: [
                 "WebAuthnCore", "CryptoCore", "JSON", "Storage", "HTTPServer", "AppleSignIn", "OpenIDConnect", "Observability", "PasswordHashes",
-                "MailTransport",
+                "MailTransport", "ConfigurationReading",
             ],
             resources: [.embedInCode("OpenAPI/openapi.json")]
         ),
@@ -77,7 +80,7 @@ let package = Package(
             name: "passkeyd",
             dependencies: [
                 "RelyingPartyServer", "StorageSQLite", "StoragePostgres", "Storage", "WebAuthnCore", "WebAuthnVectors", "HTTPServer", "CryptoCore",
-                "JSON", "AppleSignIn", "Observability",
+                "JSON", "AppleSignIn", "Observability", "ConfigurationReading",
             ]
         ),
 
@@ -124,14 +127,14 @@ let package = Package(
             dependencies: [
                 "passkeyd", "RelyingPartyServer", "HTTPServer", "Storage", "StorageSQLite", "StoragePostgres", "AppleSignIn", "OpenIDConnect",
                 "WebAuthnCore", "CryptoCore", "JSON", "PasswordHashes",
-                "CBOR", "Observability", "MailTransport",
+                "CBOR", "Observability", "MailTransport", "ConfigurationReading",
             ]
         ),
         .testTarget(
             name: "RelyingPartyServerTests",
             dependencies: [
                 "RelyingPartyServer", "TestSupport", "Storage", "StorageSQLite", "StoragePostgres", "HTTPServer", "WebAuthnCore", "CryptoCore",
-                "JSON", "AppleSignIn", "OpenIDConnect", "Observability", "PasswordHashes", "MailTransport",
+                "JSON", "AppleSignIn", "OpenIDConnect", "Observability", "PasswordHashes", "MailTransport", "ConfigurationReading",
             ],
             // Read by path (`#filePath`), like the repository's `www`.
             exclude: ["Fixtures"]

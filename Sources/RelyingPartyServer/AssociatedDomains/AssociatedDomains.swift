@@ -1,3 +1,4 @@
+import ConfigurationReading
 import WebAuthnCore
 
 /// The `associatedDomains` block: the one source of truth for the well-known files and for the origins they imply.

@@ -1,3 +1,4 @@
+import ConfigurationReading
 import CryptoCore
 
 /// The SHA-256 fingerprint of an Android app's signing certificate: 32 bytes, written in a configuration as 64 hex
