@@ -67,12 +67,16 @@ let package = Package(
         // Reading the configuration file: typed access to one block with errors naming the full key, and the one
         // configuration error type, so that each feature module parses its own settings block.
         .target(name: "ConfigurationReading", dependencies: ["JSON", "HTTPServer"]),
+        // Associated domains: the `associatedDomains` block, the files it publishes (apple-app-site-association,
+        // assetlinks.json, webauthn, passkey-endpoints) and `passkeyd check-domain`, which fetches a domain's files
+        // through the outbound client. The server serves the files (WellKnownFiles+Response).
+        .target(name: "AssociatedDomains", dependencies: ["ConfigurationReading", "CryptoCore", "HTTPServer", "JSON"]),
         // The OpenAPI document of the API is compiled in (`GET /openapi.json`), so the binary needs no file to serve it.
         .target(
             name: "RelyingPartyServer",
             dependencies: [
                 "WebAuthnCore", "CryptoCore", "JSON", "Storage", "HTTPServer", "AppleSignIn", "OpenIDConnect", "Observability", "PasswordHashes",
-                "MailTransport", "ConfigurationReading",
+                "MailTransport", "ConfigurationReading", "AssociatedDomains",
             ],
             resources: [.embedInCode("OpenAPI/openapi.json")]
         ),
@@ -80,7 +84,7 @@ let package = Package(
             name: "passkeyd",
             dependencies: [
                 "RelyingPartyServer", "StorageSQLite", "StoragePostgres", "Storage", "WebAuthnCore", "WebAuthnVectors", "HTTPServer", "CryptoCore",
-                "JSON", "AppleSignIn", "Observability", "ConfigurationReading",
+                "JSON", "AppleSignIn", "Observability", "ConfigurationReading", "AssociatedDomains",
             ]
         ),
 
@@ -99,7 +103,10 @@ let package = Package(
         // Tests.
         .target(
             name: "TestSupport",
-            dependencies: ["WebAuthnCore", "WebAuthnVectors", "CBOR", "CryptoCore", "Storage", "HTTPServer", "Observability"],
+            dependencies: [
+                "WebAuthnCore", "WebAuthnVectors", "CBOR", "CryptoCore", "Storage", "HTTPServer", "Observability", "AssociatedDomains",
+                "ConfigurationReading", "JSON",
+            ],
             path: "Tests/TestSupport"
         ),
         // The device side of the client libraries' tests (clients/swift): the software authenticator and the Apple stand-in
@@ -121,6 +128,12 @@ let package = Package(
         .testTarget(name: "PasswordHashesTests", dependencies: ["PasswordHashes", "CryptoCore"], exclude: ["Fixtures"]),
         .testTarget(name: "OpenIDConnectTests", dependencies: ["OpenIDConnect", "CryptoCore", "TestSupport"]),
         .testTarget(name: "MailTransportTests", dependencies: ["MailTransport", "TestSupport"]),
+        // The domain check against local stand-ins of a domain and Apple's CDN (no server: the domain publishes the
+        // module's own files).
+        .testTarget(
+            name: "AssociatedDomainsTests",
+            dependencies: ["AssociatedDomains", "ConfigurationReading", "TestSupport", "HTTPServer", "CryptoCore"]
+        ),
         // passkeydTests also holds the whole-tree checks (every error code type), so it sees every module.
         .testTarget(
             name: "passkeydTests",
@@ -135,6 +148,7 @@ let package = Package(
             dependencies: [
                 "RelyingPartyServer", "TestSupport", "Storage", "StorageSQLite", "StoragePostgres", "HTTPServer", "WebAuthnCore", "CryptoCore",
                 "JSON", "AppleSignIn", "OpenIDConnect", "Observability", "PasswordHashes", "MailTransport", "ConfigurationReading",
+                "AssociatedDomains",
             ],
             // Read by path (`#filePath`), like the repository's `www`.
             exclude: ["Fixtures"]

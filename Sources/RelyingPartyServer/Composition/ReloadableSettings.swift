@@ -1,3 +1,4 @@
+import AssociatedDomains
 import ConfigurationReading
 import CryptoCore
 import Foundation

@@ -1,3 +1,4 @@
+import AssociatedDomains
 import ConfigurationReading
 import Foundation
 import JSON
