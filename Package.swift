@@ -73,12 +73,19 @@ let package = Package(
         .target(name: "Observability"),
         // HTTP/1.1 over TLS on libevent; the relying-party server composes everything.
         .target(name: "HTTPServer", dependencies: ["CLibEvent", "CryptoCore", "Observability"]),
+        // Reading the configuration file: typed access to one block with errors naming the full key, and the one
+        // configuration error type, so that each feature module parses its own settings block.
+        .target(name: "ConfigurationReading", dependencies: ["JSON", "HTTPServer"]),
+        // Associated domains: the `associatedDomains` block, the files it publishes (apple-app-site-association,
+        // assetlinks.json, webauthn, passkey-endpoints) and `passkeyd check-domain`, which fetches a domain's files
+        // through the outbound client. The server serves the files (WellKnownFiles+Response).
+        .target(name: "AssociatedDomains", dependencies: ["ConfigurationReading", "CryptoCore", "HTTPServer", "JSON"]),
         // The OpenAPI document of the API is compiled in (`GET /openapi.json`), so the binary needs no file to serve it.
         .target(
             name: "RelyingPartyServer",
             dependencies: [
                 "WebAuthnCore", "CryptoCore", "JSON", "Storage", "HTTPServer", "AppleSignIn", "OpenIDConnect", "Observability", "PasswordHashes",
-                "Confusables", "MailTransport", "UserImport",
+                "Confusables", "MailTransport", "UserImport", "ConfigurationReading", "AssociatedDomains",
             ],
             resources: [.embedInCode("OpenAPI/openapi.json")]
         ),
@@ -86,7 +93,7 @@ let package = Package(
             name: "passkeyd",
             dependencies: [
                 "RelyingPartyServer", "StorageSQLite", "StoragePostgres", "Storage", "WebAuthnCore", "WebAuthnVectors", "HTTPServer", "CryptoCore",
-                "JSON", "AppleSignIn", "Observability", "UserImport",
+                "JSON", "AppleSignIn", "Observability", "UserImport", "ConfigurationReading", "AssociatedDomains",
             ]
         ),
 
@@ -105,7 +112,10 @@ let package = Package(
         // Tests.
         .target(
             name: "TestSupport",
-            dependencies: ["WebAuthnCore", "WebAuthnVectors", "CBOR", "CryptoCore", "Storage", "HTTPServer", "Observability"],
+            dependencies: [
+                "WebAuthnCore", "WebAuthnVectors", "CBOR", "CryptoCore", "Storage", "HTTPServer", "Observability", "AssociatedDomains",
+                "ConfigurationReading", "JSON",
+            ],
             path: "Tests/TestSupport"
         ),
         // The device side of the client libraries' tests (clients/swift): the software authenticator and the Apple stand-in
@@ -132,13 +142,19 @@ let package = Package(
         .testTarget(name: "OpenIDConnectTests", dependencies: ["OpenIDConnect", "CryptoCore", "TestSupport"]),
         .testTarget(name: "MailTransportTests", dependencies: ["MailTransport", "TestSupport"]),
         .testTarget(name: "UserImportTests", dependencies: ["UserImport", "Storage", "JSON"]),
+        // The domain check against local stand-ins of a domain and Apple's CDN (no server: the domain publishes the
+        // module's own files).
+        .testTarget(
+            name: "AssociatedDomainsTests",
+            dependencies: ["AssociatedDomains", "ConfigurationReading", "TestSupport", "HTTPServer", "CryptoCore"]
+        ),
         // passkeydTests also holds the whole-tree checks (every error code type), so it sees every module.
         .testTarget(
             name: "passkeydTests",
             dependencies: [
                 "passkeyd", "RelyingPartyServer", "HTTPServer", "Storage", "StorageSQLite", "StoragePostgres", "AppleSignIn", "OpenIDConnect",
                 "WebAuthnCore", "CryptoCore", "JSON", "PasswordHashes",
-                "CBOR", "Observability", "MailTransport", "UserImport",
+                "CBOR", "Observability", "MailTransport", "UserImport", "ConfigurationReading",
             ]
         ),
         .testTarget(
@@ -146,6 +162,7 @@ let package = Package(
             dependencies: [
                 "RelyingPartyServer", "TestSupport", "Storage", "StorageSQLite", "StoragePostgres", "HTTPServer", "WebAuthnCore", "CryptoCore",
                 "JSON", "AppleSignIn", "OpenIDConnect", "Observability", "PasswordHashes", "MailTransport", "UserImport",
+                "ConfigurationReading", "AssociatedDomains",
             ],
             // Read by path (`#filePath`), like the repository's `www`.
             exclude: ["Fixtures"]

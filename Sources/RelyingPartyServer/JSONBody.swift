@@ -13,10 +13,7 @@ enum JSONBody {
     @TaskLocal static var refusesUnknownMembers = false
 
     static func encode<Value: Encodable>(_ value: Value) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
-        return (try? Array(encoder.encode(value))) ?? Array("{}".utf8)
+        JSONEncoding.encode(value)
     }
 
     /// Decodes a request body, refusing anything that is not `application/json`, not strict JSON (a member name twice

@@ -1,3 +1,4 @@
+import AssociatedDomains
 import HTTPServer
 
 extension RelyingPartyServer {

@@ -1,3 +1,4 @@
+import AssociatedDomains
 import CryptoCore
 import Foundation
 import HTTPServer

@@ -1,5 +1,6 @@
 import AppleSignIn
 import CBOR
+import ConfigurationReading
 import CryptoCore
 import MailTransport
 import OpenIDConnect

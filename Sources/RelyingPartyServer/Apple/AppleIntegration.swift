@@ -1,4 +1,5 @@
 import AppleSignIn
+import ConfigurationReading
 import CryptoCore
 import Foundation
 import Observability

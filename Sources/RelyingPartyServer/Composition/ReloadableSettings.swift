@@ -1,3 +1,5 @@
+import AssociatedDomains
+import ConfigurationReading
 import CryptoCore
 import Foundation
 import WebAuthnCore

@@ -1,3 +1,5 @@
+import ConfigurationReading
+
 /// The `cors` block: the other origins whose pages may call the JSON API with credentials.
 public struct CORSSettings: Sendable, Equatable {
     /// Origins answered with CORS headers; nil takes the relying party's `https` origins

@@ -1,3 +1,4 @@
+import ConfigurationReading
 import HTTPServer
 
 /// The `rateLimits` block. Defaults let a busy office behind one NAT address sign in: 240 ceremony requests a

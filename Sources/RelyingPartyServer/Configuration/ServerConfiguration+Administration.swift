@@ -1,3 +1,4 @@
+import ConfigurationReading
 import CryptoCore
 import HTTPServer
 import JSON

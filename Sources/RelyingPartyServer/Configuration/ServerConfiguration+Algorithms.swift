@@ -1,3 +1,4 @@
+import ConfigurationReading
 import WebAuthnCore
 
 extension ServerConfiguration {

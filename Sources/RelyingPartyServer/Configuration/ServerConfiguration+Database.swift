@@ -1,3 +1,5 @@
+import ConfigurationReading
+
 extension ServerConfiguration {
     /// The `database` block: `sqlite` (a file) or `postgres` (a libpq connection string, with `poolSize`).
     mutating func parseDatabase(_ block: ConfigurationReader) throws(ConfigurationError) {

@@ -1,3 +1,5 @@
+import ConfigurationReading
+
 extension ServerConfiguration {
     /// The `sessions` block: `lifetimeSeconds`, one minute to a year; `handoffRedirect`, a path of this origin.
     mutating func parseSessions(_ block: ConfigurationReader) throws(ConfigurationError) {

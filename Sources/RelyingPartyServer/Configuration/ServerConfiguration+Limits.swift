@@ -1,3 +1,5 @@
+import ConfigurationReading
+
 extension ServerConfiguration {
     /// The `limits` block: `maximumBodySize` (1 KiB to 10 MiB) and `maximumHeaderSize` (1 KiB to 1 MiB) in bytes, the
     /// read and write timeouts (1 s to an hour), `maximumConnections` and `maximumConnectionsPerAddress` (1 to a million),

@@ -1,3 +1,5 @@
+import ConfigurationReading
+
 extension ServerConfiguration {
     /// The `listen` block: `https` and `http` addresses ("host:port"); at least one. `admin` is the admin API's own
     /// listener (`parseAdminListener`).

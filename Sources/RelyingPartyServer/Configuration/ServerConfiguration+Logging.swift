@@ -1,3 +1,4 @@
+import ConfigurationReading
 import Observability
 
 extension ServerConfiguration {

@@ -1,3 +1,5 @@
+import AssociatedDomains
+import ConfigurationReading
 import Foundation
 import JSON
 import WebAuthnCore

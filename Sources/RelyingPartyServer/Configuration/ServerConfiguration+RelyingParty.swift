@@ -1,3 +1,5 @@
+import AssociatedDomains
+import ConfigurationReading
 import Foundation
 
 extension ServerConfiguration {
@@ -5,7 +7,7 @@ extension ServerConfiguration {
     mutating func parseRelyingParty(_ block: ConfigurationReader) throws(ConfigurationError) {
         try block.only(["id", "name", "origins"])
         if let id = try block.string("id") {
-            guard Self.isDomain(id) else {
+            guard DomainName.isValid(id) else {
                 throw ConfigurationError(.invalidValue, key: "relyingParty.id", "must be a domain name such as example.com")
             }
             relyingPartyID = id
@@ -25,11 +27,6 @@ extension ServerConfiguration {
         } else if block.has("id") {
             origins = ["https://" + relyingPartyID]
         }
-    }
-
-    static func isDomain(_ text: String) -> Bool {
-        !text.isEmpty && text.count <= 253 && !text.hasPrefix(".") && !text.hasSuffix(".")
-            && text.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." } && text == text.lowercased()
     }
 
     static func isOrigin(_ text: String) -> Bool {

@@ -1,3 +1,4 @@
+import AssociatedDomains
 import Foundation
 import Observability
 import WebAuthnCore

@@ -1,3 +1,4 @@
+import ConfigurationReading
 import CryptoCore
 import MailTransport
 import Observability

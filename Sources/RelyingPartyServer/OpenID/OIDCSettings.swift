@@ -1,3 +1,5 @@
+import ConfigurationReading
+
 /// The `oidc` block: passkeyd as an OpenID provider for the listed clients (`/oauth/authorize`, `/oauth/token`).
 /// Without clients the OAuth endpoints answer every request as from an unknown client.
 public struct OIDCSettings: Sendable, Equatable {

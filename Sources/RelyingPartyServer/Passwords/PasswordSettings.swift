@@ -1,3 +1,5 @@
+import ConfigurationReading
+
 /// The `passwords` block: how imported password hashes are verified at `POST /auth/password`.
 public struct PasswordSettings: Sendable, Equatable {
     /// The most password verifications running at once on this node; a sign-in beyond them is refused at once with

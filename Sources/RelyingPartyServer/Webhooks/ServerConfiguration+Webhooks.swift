@@ -1,3 +1,4 @@
+import ConfigurationReading
 import CryptoCore
 import JSON
 import WebAuthnCore

@@ -1,6 +1,9 @@
+import ConfigurationReading
 import Foundation
+import TestSupport
 import Testing
 
+@testable import AssociatedDomains
 @testable import RelyingPartyServer
 
 /// The `associatedDomains` block at start-up: every refusal names its key, fingerprints in every accepted form are
@@ -8,9 +11,9 @@ import Testing
 /// that contradicts the block stops the start-up.
 struct AssociatedDomainsConfigurationTests {
     /// 32 bytes 0x00…0x1F, as Google writes them, and their origin.
-    static let fingerprint = (0..<32).map { String(format: "%02X", $0) }.joined(separator: ":")
-    static let origin = "android:apk-key-hash:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"
-    static let otherFingerprint = String(repeating: "AB:", count: 31) + "AB"
+    static let fingerprint = DomainCheckFixture.fingerprint
+    static let origin = DomainCheckFixture.origin
+    static let otherFingerprint = DomainCheckFixture.otherFingerprint
     static let app = #"{"package": "com.example.app", "sha256CertFingerprints": ["\#(fingerprint)"]}"#
 
     private static func load(_ block: String, relyingParty: String? = nil) throws -> ServerConfiguration {

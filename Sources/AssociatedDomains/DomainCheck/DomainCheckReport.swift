@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// What `passkeyd check-domain` found: one line per check, in order, and the exit status they add up to.
 public struct DomainCheckReport: Sendable {
@@ -80,6 +81,6 @@ public struct DomainCheckReport: Sendable {
             exitStatus: exitStatus,
             checks: checks.map { Line(check: $0.name, outcome: $0.outcome.rawValue, detail: $0.detail) }
         )
-        return String(decoding: JSONBody.encode(document), as: UTF8.self) + "\n"
+        return String(decoding: JSONEncoding.encode(document), as: UTF8.self) + "\n"
     }
 }

@@ -1,23 +1,22 @@
 import HTTPServer
 import JSON
-import WebAuthnCore
 
 /// Typed access to one object of the configuration, with errors naming the full key.
-struct ConfigurationReader {
-    let members: [String: JSONValue]
-    let path: String
+public struct ConfigurationReader: Sendable {
+    public let members: [String: JSONValue]
+    public let path: String
 
-    init(_ value: JSONValue, path: String) throws(ConfigurationError) {
+    public init(_ value: JSONValue, path: String) throws(ConfigurationError) {
         guard let members = value.objectValue else { throw ConfigurationError(.invalidValue, key: path, "must be an object") }
         self.members = members
         self.path = path
     }
 
-    func key(_ name: String) -> String { path.isEmpty ? name : path + "." + name }
+    public func key(_ name: String) -> String { path.isEmpty ? name : path + "." + name }
 
-    func has(_ name: String) -> Bool { members[name] != nil }
+    public func has(_ name: String) -> Bool { members[name] != nil }
 
-    func only(_ allowed: Set<String>) throws(ConfigurationError) {
+    public func only(_ allowed: Set<String>) throws(ConfigurationError) {
         for name in members.keys.sorted() where !allowed.contains(name) {
             throw ConfigurationError(.unknownKey, key: key(name), "is not a configuration key (known: \(allowed.sorted().joined(separator: ", ")))")
         }
@@ -25,7 +24,7 @@ struct ConfigurationReader {
 
     /// A URL passkeyd fetches or posts to: https://, or http:// to a loopback address (the outbound client's own rule,
     /// checked here so that a refused URL stops start-up with its key named).
-    func outboundURL(_ name: String) throws(ConfigurationError) -> String? {
+    public func outboundURL(_ name: String) throws(ConfigurationError) -> String? {
         guard let url = try string(name) else { return nil }
         do throws(HTTPClientError) {
             try HTTPClient.validate(url: url)
@@ -35,12 +34,12 @@ struct ConfigurationReader {
         return url
     }
 
-    func object(_ name: String) throws(ConfigurationError) -> ConfigurationReader? {
+    public func object(_ name: String) throws(ConfigurationError) -> ConfigurationReader? {
         guard let value = members[name], value != .null else { return nil }
         return try ConfigurationReader(value, path: key(name))
     }
 
-    func string(_ name: String) throws(ConfigurationError) -> String? {
+    public func string(_ name: String) throws(ConfigurationError) -> String? {
         guard let value = members[name], value != .null else { return nil }
         guard let text = value.stringValue, !text.isEmpty else {
             throw ConfigurationError(.invalidValue, key: key(name), "must be a non-empty string")
@@ -49,12 +48,12 @@ struct ConfigurationReader {
     }
 
     /// A non-empty string that must be present.
-    func requiredString(_ name: String) throws(ConfigurationError) -> String {
+    public func requiredString(_ name: String) throws(ConfigurationError) -> String {
         guard let value = try string(name) else { throw ConfigurationError(.missingValue, key: key(name), "is required") }
         return value
     }
 
-    func strings(_ name: String) throws(ConfigurationError) -> [String]? {
+    public func strings(_ name: String) throws(ConfigurationError) -> [String]? {
         guard let value = members[name], value != .null else { return nil }
         guard let items = value.arrayValue else { throw ConfigurationError(.invalidValue, key: key(name), "must be a list of strings") }
         var texts: [String] = []
@@ -67,7 +66,7 @@ struct ConfigurationReader {
         return texts
     }
 
-    func integer(_ name: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
+    public func integer(_ name: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
         guard let value = members[name], value != .null else { return nil }
         guard let number = value.integerValue, range.contains(number) else {
             throw ConfigurationError(.invalidValue, key: key(name), "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
@@ -75,24 +74,24 @@ struct ConfigurationReader {
         return number
     }
 
-    func value(_ name: String) -> JSONValue? { members[name] }
+    public func value(_ name: String) -> JSONValue? { members[name] }
 
     /// A list of any values (each checked by the caller, who names it `key(name) + "[index]"`).
-    func list(_ name: String) throws(ConfigurationError) -> [JSONValue]? {
+    public func list(_ name: String) throws(ConfigurationError) -> [JSONValue]? {
         guard let value = members[name], value != .null else { return nil }
         guard let items = value.arrayValue else { throw ConfigurationError(.invalidValue, key: key(name), "must be a list") }
         return items
     }
 
     /// Every item of a list, as an object, with its key (`details[2]`).
-    func objects(_ name: String) throws(ConfigurationError) -> [ConfigurationReader]? {
+    public func objects(_ name: String) throws(ConfigurationError) -> [ConfigurationReader]? {
         guard let items = try list(name) else { return nil }
         var readers: [ConfigurationReader] = []
         for (index, item) in items.enumerated() { readers.append(try ConfigurationReader(item, path: key(name) + "[\(index)]")) }
         return readers
     }
 
-    func bool(_ name: String) throws(ConfigurationError) -> Bool? {
+    public func bool(_ name: String) throws(ConfigurationError) -> Bool? {
         guard let value = members[name], value != .null else { return nil }
         guard let flag = value.boolValue else { throw ConfigurationError(.invalidValue, key: key(name), "must be true or false") }
         return flag

@@ -1,5 +1,5 @@
+import ConfigurationReading
 import JSON
-import WebAuthnCore
 
 /// The contents of `apple-app-site-association`, validated: `webcredentials.apps` (passkeys and passwords),
 /// `applinks` (universal links, Apple's current `details[].appIDs` + `components[]` schema or the legacy

@@ -1,3 +1,4 @@
+import AssociatedDomains
 import CryptoCore
 import Foundation
 import HTTPServer
@@ -6,19 +7,19 @@ import TestSupport
 
 /// A domain (or Apple's CDN) on https://localhost:PORT for `check-domain`'s tests: the project's own HTTPS server with a
 /// certificate from a `TestCertificateAuthority`, answering the paths it was given with their responses and any
-/// other path with `fallback` (a passkeyd `RelyingPartyServer`, for a domain served correctly) or a 404.
+/// other path with what passkeyd publishes for a configuration (`files`, for a domain served correctly) or a 404.
 ///
 /// `@unchecked Sendable`: `server` and `port` are written only in `init`; the answers are behind a lock.
-final class DomainStandIn: HTTPHandler, @unchecked Sendable {
+public final class DomainStandIn: HTTPHandler, @unchecked Sendable {
     private let answers: Mutex<[String: HTTPResponse]>
-    private let fallback: (any HTTPHandler)?
+    private let files: WellKnownFiles?
     private var server: HTTPServer?
-    private(set) var port = 0
+    public private(set) var port = 0
 
     /// `certificate` is a chain and key from `authority.issue(names:)`.
-    init(certificate: (chain: String, key: String), answers: [String: HTTPResponse] = [:], fallback: (any HTTPHandler)? = nil) throws {
+    public init(certificate: (chain: String, key: String), answers: [String: HTTPResponse] = [:], files: WellKnownFiles? = nil) throws {
         self.answers = Mutex(answers)
-        self.fallback = fallback
+        self.files = files
         let tls = try TLSServerContext(certificateChainFile: certificate.chain, privateKeyFile: certificate.key)
         let server = try HTTPServer(
             configuration: HTTPServerConfiguration(httpsAddress: "127.0.0.1:0", tls: tls, threads: 1, log: .discarding),
@@ -34,14 +35,15 @@ final class DomainStandIn: HTTPHandler, @unchecked Sendable {
     }
 
     /// `https://localhost:PORT`.
-    var origin: String { "https://localhost:\(port)" }
+    public var origin: String { "https://localhost:\(port)" }
 
-    func answer(_ path: String, with response: HTTPResponse) {
+    public func answer(_ path: String, with response: HTTPResponse) {
         answers.withLock { $0[path] = response }
     }
 
-    func handle(_ request: HTTPRequest) -> HTTPResponse {
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
         if let answer = answers.withLock({ $0[request.path] }) { return answer }
-        return fallback?.handle(request) ?? .json(status: 404, Array(#"{"error":"not_found"}"#.utf8))
+        if case .success(let file) = files?.file(at: request.path) { return file.response(to: request) }
+        return .json(status: 404, Array(#"{"error":"not_found"}"#.utf8))
     }
 }

@@ -5,11 +5,11 @@ import HTTPServer
 /// One published well-known file: its bytes, a strong `ETag` (the SHA-256 of the bytes, so equal bytes have equal
 /// tags on every node and across restarts) and `Last-Modified` (when the configuration was loaded), and the
 /// conditional requests of RFC 9110 §13 that Apple's CDN and Android's verifier send when they re-fetch.
-struct WellKnownFile: Sendable {
+public struct WellKnownFile: Sendable {
     /// Apple's CDN re-fetches about daily; an hour keeps edits visible soon without hammering the server.
     static let cacheControl = "public, max-age=3600"
 
-    let body: [UInt8]
+    public let body: [UInt8]
     let entityTag: String
     let lastModified: String
     private let lastModifiedSecond: Int
@@ -22,7 +22,7 @@ struct WellKnownFile: Sendable {
     }
 
     /// 200 with the file, or 304 when the request's validators show the client holds these bytes.
-    func response(to request: HTTPRequest) -> HTTPResponse {
+    public func response(to request: HTTPRequest) -> HTTPResponse {
         var response = isUnchanged(for: request) ? HTTPResponse(status: 304) : HTTPResponse.json(status: 200, body)
         // §15.4.5: a 304 carries the validators and Cache-Control the 200 would have.
         response.headers.add("Cache-Control", Self.cacheControl)

@@ -1,5 +1,5 @@
+import ConfigurationReading
 import JSON
-import WebAuthnCore
 
 /// One app of `associatedDomains.android`: its package, the SHA-256 fingerprints of its signing certificates and the
 /// Digital Asset Links relations it is granted. The one source of truth for both `assetlinks.json` (one statement per

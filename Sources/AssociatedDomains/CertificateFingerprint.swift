@@ -1,12 +1,13 @@
+import ConfigurationReading
 import CryptoCore
 
 /// The SHA-256 fingerprint of an Android app's signing certificate: 32 bytes, written in a configuration as 64 hex
 /// digits with or without a colon between bytes, in any case. Published in `assetlinks.json` as Google writes it
 /// (upper case, colon-separated) and, as an origin, `android:apk-key-hash:` + the unpadded base64url of the same
 /// bytes (what Credential Manager puts in `clientDataJSON.origin`).
-struct CertificateFingerprint: Sendable, Hashable {
+public struct CertificateFingerprint: Sendable, Hashable {
     /// The prefix of an Android app's origin.
-    static let originPrefix = "android:apk-key-hash:"
+    public static let originPrefix = "android:apk-key-hash:"
 
     let bytes: [UInt8]
 
@@ -35,7 +36,7 @@ struct CertificateFingerprint: Sendable, Hashable {
     }
 
     /// Nil unless `origin` is `android:apk-key-hash:` and the unpadded base64url of exactly 32 bytes.
-    init?(origin: String) {
+    public init?(origin: String) {
         guard origin.hasPrefix(Self.originPrefix), let bytes = Base64URL.decode(String(origin.dropFirst(Self.originPrefix.count))),
             bytes.count == 32
         else { return nil }

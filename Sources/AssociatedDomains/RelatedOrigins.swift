@@ -1,6 +1,6 @@
+import ConfigurationReading
 import Foundation
 import JSON
-import WebAuthnCore
 
 /// `associatedDomains.relatedOrigins`: the origins on other domains that may run ceremonies for this relying party
 /// (WebAuthn L3 §5.11, Related Origin Requests). Listed once, they are both published in `/.well-known/webauthn` and
@@ -57,7 +57,7 @@ struct RelatedOrigins: Sendable, Equatable {
         guard components.path.isEmpty, components.query == nil, components.fragment == nil else {
             return "has a path, query or fragment (an origin is scheme://host[:port], without even a trailing /)"
         }
-        guard host == host.lowercased(), ServerConfiguration.isDomain(host), host.contains(where: \.isLetter) else {
+        guard host == host.lowercased(), DomainName.isValid(host), host.contains(where: \.isLetter) else {
             return "does not name a host in lower case"
         }
         guard components.port != 443 else { return "names the default port 443, which an origin omits" }

@@ -1,4 +1,4 @@
-import WebAuthnCore
+import ConfigurationReading
 
 /// The `associatedDomains` block: the one source of truth for the well-known files and for the origins they imply.
 /// Apple's `webcredentials`, `applinks` and `appclips` make `apple-app-site-association`; `android` makes
@@ -22,7 +22,7 @@ public struct AssociatedDomains: Sendable {
     /// The origins the block adds to the relying party's: each Android app's, then the related origins.
     public var origins: [String] { android.flatMap(\.origins) + (relatedOrigins?.origins ?? []) }
 
-    init(_ reader: ConfigurationReader) throws(ConfigurationError) {
+    public init(_ reader: ConfigurationReader) throws(ConfigurationError) {
         try reader.only(AppleAppSiteAssociation.services.union(["android", "relatedOrigins", "passkeyEndpoints"]))
         appleAppSiteAssociation = try AppleAppSiteAssociation(reader)
         if let apps = try reader.objects("android") {
@@ -52,7 +52,7 @@ public struct AssociatedDomains: Sendable {
     /// An `android:apk-key-hash:` origin of `relyingParty.origins` must be the base64url of 32 bytes and, when the
     /// block lists Android apps, one of their fingerprints: an origin that contradicts the published file would let
     /// an app sign in that the domain never vouched for (or lock out the one it does).
-    func check(configuredOrigin origin: String, key: String) throws(ConfigurationError) {
+    public func check(configuredOrigin origin: String, key: String) throws(ConfigurationError) {
         guard origin.hasPrefix(CertificateFingerprint.originPrefix) else { return }
         guard let fingerprint = CertificateFingerprint(origin: origin) else {
             throw ConfigurationError(

@@ -1,7 +1,8 @@
+import AssociatedDomains
+import ConfigurationReading
 import CryptoCore
 import Foundation
 import HTTPServer
-import RelyingPartyServer
 import TestSupport
 import Testing
 
@@ -26,7 +27,7 @@ struct DomainCheckTests {
             ]
         )
         #expect(report.checks.allSatisfy { $0.outcome == .pass }, "\(report.text)")
-        #expect(report.check("android com.example.app")?.detail.contains(AssociatedDomainsConfigurationTests.origin) == true)
+        #expect(report.check("android com.example.app")?.detail.contains(DomainCheckFixture.origin) == true)
     }
 
     @Test func aRedirectIsTheError() throws {
@@ -135,7 +136,7 @@ struct DomainCheckTests {
 
     @Test func anAndroidAppSignedWithAnotherCertificateFails() throws {
         let report = try fixture.run(android: [
-            "com.example.app:" + AssociatedDomainsConfigurationTests.otherFingerprint, "com.example.other:" + DomainCheckFixture.fingerprint,
+            "com.example.app:" + DomainCheckFixture.otherFingerprint, "com.example.other:" + DomainCheckFixture.fingerprint,
         ])
         #expect(report.exitStatus == 1)
         let wrongKey = try #require(report.check("android com.example.app"))

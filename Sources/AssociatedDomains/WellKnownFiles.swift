@@ -1,13 +1,12 @@
+import ConfigurationReading
 import Foundation
-import HTTPServer
 import JSON
-import WebAuthnCore
 
 /// The associated-domain files, encoded once at start-up from the `associatedDomains` block: status 200,
 /// `application/json`, never a redirect, `Cache-Control`, a strong `ETag` and `Last-Modified` with 304 answers, and
 /// Apple's size limit checked before the server starts. A file that is not configured is a JSON 404 whose `key` names
-/// the configuration key that publishes it.
-struct WellKnownFiles: Sendable {
+/// the configuration key that publishes it (the server answers it: `WellKnownFiles+Response.swift`).
+public struct WellKnownFiles: Sendable {
     /// Apple's limit for apple-app-site-association (uncompressed).
     static let appleSizeLimit = 128 * 1024
 
@@ -15,8 +14,8 @@ struct WellKnownFiles: Sendable {
     private let files: [String: Result<WellKnownFile, NotConfigured>]
 
     /// The key of a file that is not configured.
-    struct NotConfigured: Error {
-        let key: String
+    public struct NotConfigured: Error {
+        public let key: String
     }
 
     static let appleAppSiteAssociationPaths = ["/.well-known/apple-app-site-association", "/apple-app-site-association"]
@@ -24,13 +23,13 @@ struct WellKnownFiles: Sendable {
     static let relatedOriginsPath = "/.well-known/webauthn"
     static let passkeyEndpointsPath = "/.well-known/passkey-endpoints"
     /// Every path served here.
-    static let paths: Set<String> = Set(appleAppSiteAssociationPaths + [assetLinksPath, relatedOriginsPath, passkeyEndpointsPath])
+    public static let paths: Set<String> = Set(appleAppSiteAssociationPaths + [assetLinksPath, relatedOriginsPath, passkeyEndpointsPath])
 
-    init(_ domains: AssociatedDomains, loadedAt: Date) throws(ConfigurationError) {
+    public init(_ domains: AssociatedDomains, loadedAt: Date) throws(ConfigurationError) {
         let second = Int(loadedAt.timeIntervalSince1970)
         func file(_ value: JSONValue?, key: String) -> Result<WellKnownFile, NotConfigured> {
             guard let value else { return .failure(NotConfigured(key: key)) }
-            return .success(WellKnownFile(JSONBody.encode(value), loadedAt: second))
+            return .success(WellKnownFile(JSONEncoding.encode(value), loadedAt: second))
         }
         let association = file(domains.appleAppSiteAssociation?.json, key: "associatedDomains.webcredentials")
         if case .success(let published) = association, published.body.count > Self.appleSizeLimit {
@@ -48,17 +47,6 @@ struct WellKnownFiles: Sendable {
         self.files = files
     }
 
-    /// The answer for a well-known path (the file, a 304, or the 404 naming the key), or nil for any other path.
-    func response(to request: HTTPRequest) -> HTTPResponse? {
-        switch files[request.path] {
-        case .success(let file):
-            return file.response(to: request)
-        case .failure(let missing):
-            var error = ServerError(.notConfigured)
-            error.key = missing.key
-            return error.response
-        case nil:
-            return nil
-        }
-    }
+    /// What a well-known path serves (the file, or the key that would publish it), or nil for any other path.
+    public func file(at path: String) -> Result<WellKnownFile, NotConfigured>? { files[path] }
 }

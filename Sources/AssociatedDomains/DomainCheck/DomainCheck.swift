@@ -1,8 +1,8 @@
+import ConfigurationReading
 import CryptoCore
 import Foundation
 import HTTPServer
 import JSON
-import WebAuthnCore
 
 /// `passkeyd check-domain`: fetches a domain's associated-domain files as a device does (through the one
 /// `HTTPClient`: certificate verified, no redirect followed), checks each file's status, type, size and schema with the

@@ -1,6 +1,6 @@
+import ConfigurationReading
 import Foundation
 import JSON
-import WebAuthnCore
 
 /// `associatedDomains.passkeyEndpoints`: the W3C draft "A Well-Known URL for Relying Party Passkey Endpoints",
 /// `/.well-known/passkey-endpoints`. Every member is optional and an absolute `https` URL: `enroll` (where a

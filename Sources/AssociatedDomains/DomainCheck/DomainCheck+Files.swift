@@ -1,5 +1,5 @@
+import ConfigurationReading
 import Foundation
-import WebAuthnCore
 
 /// The content checks: each file against the rules passkeyd publishes by, then the apps given against the files.
 extension DomainCheck {
