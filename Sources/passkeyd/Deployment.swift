@@ -1,3 +1,4 @@
+import ConfigurationReading
 import Foundation
 import HTTPServer
 import Observability

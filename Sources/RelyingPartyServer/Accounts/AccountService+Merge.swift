@@ -111,9 +111,12 @@ extension AccountService {
         guard session.userID == user.id, abs(session.authenticatedAt.timeIntervalSince(user.createdAt)) < 1 else { return false }
         return try storage {
             try store.transaction { transaction throws(StorageError) -> Bool in
-                let identities = try transaction.appleIdentities(userID: user.id).count + transaction.federatedIdentities(userID: user.id).count
-                return try transaction.credentials(userID: user.id).isEmpty && identities <= 1
-                    && transaction.passwordHash(userID: user.id) == nil && transaction.recoveryCodeCount(userID: user.id) == 0
+                let apple = try transaction.appleIdentities(userID: user.id).count
+                let federated = try transaction.federatedIdentities(userID: user.id).count
+                let passkeys = try transaction.credentials(userID: user.id).count
+                let password = try transaction.passwordHash(userID: user.id)
+                let recoveryCodes = try transaction.recoveryCodeCount(userID: user.id)
+                return passkeys == 0 && apple + federated <= 1 && password == nil && recoveryCodes == 0
             }
         }
     }

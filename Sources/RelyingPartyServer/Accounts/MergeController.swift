@@ -51,7 +51,8 @@ struct MergeController: Sendable {
         let body = try JSONBody.decode(MergeRequest.self, from: request)
         let proof = try mergeProof(body.proof, user: user, session: caller.session)
         guard proof.otherUserID != user.id else { throw ServerError(.mergeSameAccount) }
-        let chosen = try body.keep ?? (service.holdsNothingToLose(user, session: caller.session) ? .other : nil)
+        var chosen = body.keep
+        if chosen == nil, try service.holdsNothingToLose(user, session: caller.session) { chosen = .other }
         guard let keep = chosen else {
             guard let (current, other) = try service.mergeSummaries(current: user.id, proof: proof) else {
                 throw ServerError(.mergeProofRejected)

@@ -1,3 +1,4 @@
+import ConfigurationReading
 import CryptoCore
 import Foundation
 import MailTransport
