@@ -89,7 +89,12 @@ final class PostgresConnection: @unchecked Sendable {
     var isAliveAfterIdling: Bool {
         // A server that went away sent its farewell message and then closed: the first read takes the message,
         // the second meets the end of the stream. On a healthy connection both find nothing to read.
-        PQconsumeInput(handle) == 1 && PQconsumeInput(handle) == 1 && !isBroken
+        let alive = PQconsumeInput(handle) == 1 && PQconsumeInput(handle) == 1
+        // PQconsumeInput only reads. Parsing, which hands the farewell `FATAL` to the notice receiver, happens in
+        // PQisBusy, and libpq keeps what it read after it marked the connection broken: without this call the
+        // farewell of a connection found closed here was never logged.
+        _ = PQisBusy(handle)
+        return alive && !isBroken
     }
 
     /// Runs fixed SQL text (schema, transaction control) that contains no values; may hold several statements.

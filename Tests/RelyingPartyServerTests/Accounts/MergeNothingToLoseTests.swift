@@ -41,7 +41,7 @@ struct MergeNothingToLoseTests {
     @Test func anAccountSignedInAgainLaterIsAsked() throws {
         let fixture = try AppleFixture()
         let (alice, _) = try Self.accounts(fixture)
-        fixture.clock.advance(by: 3600)
+        fixture.clock.advance(by: 120)
         let later = try fixture.signInFresh()
         let token = try #require(later.object["token"] as? String)
         let reply = try fixture.merge(try fixture.passkeyProof(alice.credential), keep: nil, token: token)
