@@ -93,6 +93,10 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case identitySignInCancelled = "identity_sign_in_cancelled"
             case unknownMember = "unknown_member"
             case accountDisabled = "account_disabled"
+            case emailVerificationInvalid = "email_verification_invalid"
+            case emailVerificationExpired = "email_verification_expired"
+            case emailVerificationLocked = "email_verification_locked"
+            case recoveryLinkInvalid = "recovery_link_invalid"
         }
 
         private let base: Base
@@ -185,6 +189,14 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         /// The account is disabled (`PATCH /admin/users/{id} {"disabled": true}`): told only to whoever proved to be the
         /// account (a verified passkey, Apple or provider token, password or recovery code), never to a stranger.
         static let accountDisabled = Code(.accountDisabled)
+        /// An address verification's link or code is unknown, spent, replaced by a newer one, or (a code) wrong.
+        static let emailVerificationInvalid = Code(.emailVerificationInvalid)
+        /// An address verification's link or code expired.
+        static let emailVerificationExpired = Code(.emailVerificationExpired)
+        /// Too many codes were tried against one address verification (counted on every node); ask for a new one.
+        static let emailVerificationLocked = Code(.emailVerificationLocked)
+        /// A recovery link sent by email is unknown, spent, expired, or its address is no longer the account's.
+        static let recoveryLinkInvalid = Code(.recoveryLinkInvalid)
         static let internalError = Code(.internalError)
         /// The database cannot be reached; retry.
         static let storageUnavailable = Code(.storageUnavailable)
@@ -348,6 +360,10 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case .identitySignInCancelled: (400, "The sign-in with the provider was cancelled.")
             case .unknownMember: (400, "The request has a member this call does not take; member names it.")
             case .accountDisabled: (403, "This account is disabled.")
+            case .emailVerificationInvalid: (400, "This link or code is not valid: it was used, replaced by a newer one, or mistyped.")
+            case .emailVerificationExpired: (400, "This link or code expired; ask for a new one.")
+            case .emailVerificationLocked: (400, "Too many wrong codes; ask for a new one.")
+            case .recoveryLinkInvalid: (400, "This recovery link is not valid: it was used, expired, or replaced by a newer one.")
             }
         }
     }
@@ -377,7 +393,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
 
     public let code: Code
     public let status: Int
-    public private(set) var message: String
+    public internal(set) var message: String
     /// The step that failed (a core or storage code), returned to the client for debugging; never secret.
     var step: String?
     /// The request member at fault (`residentKey`, `response.clientDataJSON`), returned to the client; never a value.
@@ -425,48 +441,6 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         var error = ServerError(.possibleClone)
         error.step = step.rawValue
         return error
-    }
-
-    /// The storage → server mapping: conflicts are the client's; anything else is ours (503, retryable, the detail
-    /// for the log only).
-    static func storage(_ error: StorageError) -> ServerError {
-        switch error.code {
-        case .usernameTaken: ServerError(.usernameTaken)
-        case .externalIDTaken: ServerError(.externalIdTaken)
-        case .credentialExists: ServerError(.credentialExists)
-        case .appleIdentityTaken: ServerError(.appleIdentityTaken)
-        case .federatedIdentityTaken: ServerError(.identityTaken)
-        case .notFound: ServerError(.notFound)
-        // A sealed challenge another request spent first, here or on another node.
-        case .challengeSpent: ServerError(.challengeUnknown)
-        // A sign-in that verified, into an account an admin disabled (here or on another node).
-        case .userDisabled: ServerError(.accountDisabled)
-        default: storageUnavailable(error)
-        }
-    }
-
-    /// `storage_unavailable` for the driver's error: the message says what failed when the driver could tell (no
-    /// space, read-only, timed out, unreachable); the driver's reason is the detail for the log.
-    static func storageUnavailable(_ error: StorageError) -> ServerError {
-        var mapped = ServerError(.storageUnavailable, detail: error.description)
-        switch error.outage {
-        case .noSpace: mapped.message = "The server's database is out of disk space; try again later."
-        case .readOnly: mapped.message = "The server's database is read-only and takes no changes; try again later."
-        case .timedOut: mapped.message = "The server's database did not answer in time; try again shortly."
-        case .unreachable: mapped.message = "The server cannot reach its database; try again shortly."
-        case nil: break
-        }
-        return mapped
-    }
-
-    /// The `Retry-After` of every `storage_unavailable` answer, in seconds: a few, so that clients come back once a
-    /// lock is released, a connection made again or a node failed over, without hammering a database that struggles.
-    static let storageRetryAfterSeconds = 5
-
-    /// The `Retry-After` header a `storage_unavailable` answer (JSON or an error page) carries, unless it has its own.
-    var storageRetryAfter: (name: String, value: String)? {
-        guard code == .storageUnavailable, !headers.contains(where: { $0.0.lowercased() == "retry-after" }) else { return nil }
-        return ("Retry-After", String(Self.storageRetryAfterSeconds))
     }
 
     /// The error as OAuth's token and revocation endpoints answer it (RFC 6749 §5.2, RFC 7009 §2.2.1): `error` and

@@ -427,5 +427,18 @@ extension PostgresMigrations {
                 CREATE INDEX mail_outbox_done ON mail_outbox(updated_at) WHERE status <> 'pending';
                 """
         ),
+        // Tokens sent by email (issue 39), as SQLite's version 18.
+        Step(
+            version: 17,
+            sql: """
+                CREATE TABLE email_tokens (
+                    token_hash bytea PRIMARY KEY, purpose text NOT NULL, user_id bytea NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    address text NOT NULL, code_hash bytea, attempts bigint NOT NULL, created_at double precision NOT NULL,
+                    expires_at double precision NOT NULL
+                );
+                CREATE UNIQUE INDEX email_tokens_by_user ON email_tokens(user_id, purpose);
+                CREATE INDEX email_tokens_by_expiry ON email_tokens(expires_at);
+                """
+        ),
     ]
 }
