@@ -78,8 +78,9 @@ struct EmailController: Sendable {
 
     /// `POST /email/verify` (a form or JSON `{"token"}`): spends the link; a page, or JSON to a JSON request.
     func verifyLink(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
-        let (token, isForm) = try Self.token(of: request)
+        let isForm = Self.isForm(request)
         do throws(ServerError) {
+            let (token, _) = try Self.token(of: request)
             let user = try service.verifyAddress(linkToken: token)
             return isForm
                 ? EmailPages.done(title: "Your address is verified", text: "You can close this page.") : JSONBody.ok(["user": UserJSON(user)])
@@ -134,10 +135,15 @@ struct EmailController: Sendable {
     /// The token of a form (`token=`) or of a JSON body, and whether it came as a form; a token longer than any
     /// passkeyd makes is refused.
     static func token(of request: HTTPRequest) throws(ServerError) -> (String, Bool) {
-        let contentType = request.headers["content-type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
-        let isForm = contentType == "application/x-www-form-urlencoded"
+        let isForm = Self.isForm(request)
         let token = isForm ? FormFields(body: request.body)["token"] ?? "" : try JSONBody.decode(TokenRequest.self, from: request).token
         guard !token.isEmpty, token.utf8.count <= 128 else { throw ServerError(.invalidRequest, member: "token") }
         return (token, isForm)
+    }
+
+    /// Whether the body is a form (`application/x-www-form-urlencoded`): a link page's POST.
+    static func isForm(_ request: HTTPRequest) -> Bool {
+        request.headers["content-type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+            == "application/x-www-form-urlencoded"
     }
 }
