@@ -115,6 +115,19 @@ extension RelyingPartyServer {
             \.federatedWeb,
             FederatedWebController.callback
         ),
+        Route("PATCH", "/me", [.rateLimitedPerAddress, .noStore], \.email, EmailController.updateMe),
+        Route("POST", "/me/email/verify", [.rateLimitedPerAddress, .noStore], \.email, EmailController.verifyCode),
+        Route("GET", "/email/verify", [.noStore, .sessionIgnored], \.email, EmailController.verifyLinkPage),
+        Route("POST", "/email/verify", [.rateLimitedPerAddress, .noStore, .sessionIgnored], \.email, EmailController.verifyLink),
+        Route("POST", "/auth/recovery/email", [.rateLimitedPerAddress, .noStore], \.email, EmailController.requestRecovery),
+        Route("GET", "/auth/recovery/email", [.noStore, .sessionIgnored], \.email, EmailController.recoveryLinkPage),
+        Route(
+            "POST",
+            "/auth/recovery/email/session",
+            [.rateLimitedPerAddress, .noStore, .sessionIgnored],
+            \.email,
+            EmailController.openRecoverySession
+        ),
     ]
 
     /// What a table says about a request.

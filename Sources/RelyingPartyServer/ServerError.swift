@@ -95,6 +95,10 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case identitySignInCancelled = "identity_sign_in_cancelled"
             case unknownMember = "unknown_member"
             case accountDisabled = "account_disabled"
+            case emailVerificationInvalid = "email_verification_invalid"
+            case emailVerificationExpired = "email_verification_expired"
+            case emailVerificationLocked = "email_verification_locked"
+            case recoveryLinkInvalid = "recovery_link_invalid"
         }
 
         private let base: Base
@@ -192,6 +196,14 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         /// The account is disabled (`PATCH /admin/users/{id} {"disabled": true}`): told only to whoever proved to be the
         /// account (a verified passkey, Apple or provider token, password or recovery code), never to a stranger.
         static let accountDisabled = Code(.accountDisabled)
+        /// An address verification's link or code is unknown, spent, replaced by a newer one, or (a code) wrong.
+        static let emailVerificationInvalid = Code(.emailVerificationInvalid)
+        /// An address verification's link or code expired.
+        static let emailVerificationExpired = Code(.emailVerificationExpired)
+        /// Too many codes were tried against one address verification (counted on every node); ask for a new one.
+        static let emailVerificationLocked = Code(.emailVerificationLocked)
+        /// A recovery link sent by email is unknown, spent, expired, or its address is no longer the account's.
+        static let recoveryLinkInvalid = Code(.recoveryLinkInvalid)
         static let internalError = Code(.internalError)
         /// The database cannot be reached; retry.
         static let storageUnavailable = Code(.storageUnavailable)
@@ -357,6 +369,10 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case .identitySignInCancelled: (400, "The sign-in with the provider was cancelled.")
             case .unknownMember: (400, "The request has a member this call does not take; member names it.")
             case .accountDisabled: (403, "This account is disabled.")
+            case .emailVerificationInvalid: (400, "This link or code is not valid: it was used, replaced by a newer one, or mistyped.")
+            case .emailVerificationExpired: (400, "This link or code expired; ask for a new one.")
+            case .emailVerificationLocked: (400, "Too many wrong codes; ask for a new one.")
+            case .recoveryLinkInvalid: (400, "This recovery link is not valid: it was used, expired, or replaced by a newer one.")
             }
         }
     }

@@ -48,10 +48,27 @@ public protocol CeremonyStore: Sendable {
     ///   `storage.notFound` when `credential.userID` is not `newUser.id` (or, without `newUser`, not an existing
     ///   user), or `session.userID` is not `credential.userID`; `storage.invalidRecord` for a session or event out of
     ///   bounds. Nothing changes then.
-    func completeRegistration(newUser: UserRecord?, credential: CredentialRecord, session: SessionRecord, events: [NewEvent]) throws(StorageError)
+    /// `mail` (the *passkey added* notice) is queued in the same commit, only when the passkey is stored.
+    func completeRegistration(
+        newUser: UserRecord?,
+        credential: CredentialRecord,
+        session: SessionRecord,
+        events: [NewEvent],
+        mail: [NewMail]
+    ) throws(StorageError)
 }
 
 extension CeremonyStore {
+    /// `completeRegistration` without mail.
+    public func completeRegistration(
+        newUser: UserRecord?,
+        credential: CredentialRecord,
+        session: SessionRecord,
+        events: [NewEvent]
+    ) throws(StorageError) {
+        try completeRegistration(newUser: newUser, credential: credential, session: session, events: events, mail: [])
+    }
+
     /// `completeAuthentication` for a ceremony whose challenge was stored and taken already: nothing to spend.
     public func completeAuthentication(_ update: AuthenticationUpdate, session: SessionRecord, events: [NewEvent]) throws(StorageError) {
         try completeAuthentication(update, session: session, events: events, spending: nil)

@@ -34,11 +34,13 @@ extension InMemoryStore {
         newUser: UserRecord?,
         credential: CredentialRecord,
         session: SessionRecord,
-        events: [NewEvent]
+        events: [NewEvent],
+        mail: [NewMail]
     ) throws(StorageError) {
         try Self.checkRegistration(newUser: newUser, credential: credential, session: session, events: events)
         try transaction { transaction throws(StorageError) in
             try transaction.insertRegistration(newUser: newUser, credential: credential, session: session, events: events)
+            for message in mail { _ = try transaction.enqueueMail(message) }
         }
     }
 }

@@ -36,6 +36,7 @@ public final class InMemoryStore: PasskeyStore {
         var refreshTokens: [[UInt8]: RefreshTokenRecord] = [:]
         var mailOutbox: [Int64: MailOutboxRecord] = [:]
         var lastMailID: Int64 = 0
+        var emailTokens: [[UInt8]: EmailTokenRecord] = [:]
     }
 
     let state = Mutex(State())

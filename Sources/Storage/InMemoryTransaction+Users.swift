@@ -94,6 +94,7 @@ extension InMemoryTransaction {
             state.linkDeclines = state.linkDeclines.filter { $0.first != id && $0.second != id }
             state.enrollmentTokens = state.enrollmentTokens.filter { $0.value.userID != id }
             state.recoveryCodes[id] = nil
+            state.emailTokens = state.emailTokens.filter { $0.value.userID != id }
             state.passwordHashes[id] = nil
             state.authorizationCodes = state.authorizationCodes.filter { $0.value.userID != id }
             let grants = Set(state.oauthGrants.values.filter { $0.userID == id }.map(\.id))

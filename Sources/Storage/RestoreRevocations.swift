@@ -4,7 +4,7 @@ public struct RestoreRevocations: Sendable, Equatable {
     public var sessions: Int
     /// OpenID grants deleted, with their refresh tokens.
     public var oauthGrants: Int
-    /// Enrollment links deleted.
+    /// Enrollment links deleted, and the links and codes sent by email (address verifications, recovery links).
     public var enrollmentLinks: Int
     /// Challenges not yet spent deleted, and authorization codes not yet used.
     public var challenges: Int

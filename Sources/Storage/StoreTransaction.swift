@@ -19,7 +19,8 @@ public protocol StoreTransaction:
     OpenIDProviderTransactions,
     EventTransactions,
     WebhookTransactions,
-    MailOutboxTransactions
+    MailOutboxTransactions,
+    EmailTokenTransactions
 {}
 
 extension StoreTransaction {

@@ -98,6 +98,7 @@ struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
             case "challenges_pkey": return StorageError(.duplicateKey, "a challenge with these bytes already exists")
             case "sessions_pkey": return StorageError(.duplicateKey, "a session with this token hash already exists")
             case "sessions_id_unique": return StorageError(.duplicateKey, "a session with this ID already exists")
+            case "email_tokens_pkey": return StorageError(.duplicateKey, "an email token with this hash already exists")
             case "enrollment_tokens_pkey": return StorageError(.duplicateKey, "an enrollment link with this token hash already exists")
             case "events_uuid_unique": return StorageError(.duplicateKey, "an event with this ID already exists")
             case "signing_keys_pkey": return StorageError(.duplicateKey, "a signing key with this ID already exists")

@@ -449,5 +449,18 @@ extension PostgresMigrations {
                 }
             }
         ),
+        // Tokens sent by email (issue 39), as SQLite's version 19.
+        Step(
+            version: 18,
+            sql: """
+                CREATE TABLE email_tokens (
+                    token_hash bytea PRIMARY KEY, purpose text NOT NULL, user_id bytea NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    address text NOT NULL, code_hash bytea, attempts bigint NOT NULL, created_at double precision NOT NULL,
+                    expires_at double precision NOT NULL
+                );
+                CREATE UNIQUE INDEX email_tokens_by_user ON email_tokens(user_id, purpose);
+                CREATE INDEX email_tokens_by_expiry ON email_tokens(expires_at);
+                """
+        ),
     ]
 }

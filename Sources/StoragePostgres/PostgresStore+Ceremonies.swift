@@ -77,9 +77,11 @@ extension PostgresStore {
         newUser: UserRecord?,
         credential: CredentialRecord,
         session: SessionRecord,
-        events: [NewEvent]
+        events: [NewEvent],
+        mail: [NewMail]
     ) throws(StorageError) {
         try Self.checkRegistration(newUser: newUser, credential: credential, session: session, events: events)
+        for message in mail { try message.validate() }
         var parameters = PostgresParameters()
         var writes: [String] = []
         if let newUser {
@@ -99,6 +101,19 @@ extension PostgresStore {
             // commit, so only an existing account's row is locked.
             let lockedUser = newUser == nil ? session.userID : nil
             writes.append(PostgresRecords.appendingEvents(events, lockingUser: lockedUser, after: "started", parameters: &parameters))
+        }
+        // The notices, in the same statement, only when the session (and so the passkey) was stored.
+        for (index, message) in mail.enumerated() {
+            let created = parameters.bind(.date(message.createdAt), as: "float8")
+            let values = [
+                parameters.bind(.text(message.kind), as: "text"), parameters.bind(.text(message.recipient), as: "text"),
+                parameters.bind(.optional(message.userID, PostgresValue.bytea), as: "bytea"), parameters.bind(.text(message.messageID), as: "text"),
+                parameters.bind(.bytea(message.message), as: "bytea"), "'pending'", "0", created, created, "0", created,
+            ]
+            writes.append(
+                "mailed\(index) AS (INSERT INTO mail_outbox (kind, recipient, user_id, message_id, message, status, attempts, created_at, "
+                    + "next_attempt_at, lease_until, updated_at) SELECT \(values.joined(separator: ", ")) FROM started)"
+            )
         }
         let sql = "WITH \(writes.joined(separator: ", ")) SELECT count(*) FROM started"
         let started = try withConnection { connection throws(PostgresError) -> Int64 in

@@ -17,7 +17,8 @@ extension PostgresStore: RestorableStore {
                 _ = try connection.run("DELETE FROM sessions", [])
                 var revocations = RestoreRevocations(sessions: live.count)
                 revocations.oauthGrants = try connection.run("DELETE FROM oauth_grants", [])
-                revocations.enrollmentLinks = try connection.run("DELETE FROM enrollment_tokens", [])
+                revocations.enrollmentLinks =
+                    try connection.run("DELETE FROM enrollment_tokens", []) + connection.run("DELETE FROM email_tokens", [])
                 revocations.challenges =
                     try connection.run("DELETE FROM challenges WHERE ceremony <> 'spentAuthentication'", [])
                     + connection.run("DELETE FROM oauth_codes WHERE used_at IS NULL", [])

@@ -108,6 +108,7 @@ struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
                 return StorageError(.duplicateKey, "a session with this token hash already exists")
             }
             if constraint.hasSuffix("sessions.id") { return StorageError(.duplicateKey, "a session with this ID already exists") }
+            if constraint.hasSuffix("email_tokens.token_hash") { return StorageError(.duplicateKey, "an email token with this hash already exists") }
             if constraint.hasSuffix("enrollment_tokens.token_hash") {
                 return StorageError(.duplicateKey, "an enrollment link with this token hash already exists")
             }

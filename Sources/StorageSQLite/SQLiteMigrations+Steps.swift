@@ -461,5 +461,18 @@ extension SQLiteMigrations {
                 }
             }
         ),
+        // Tokens sent by email (issue 39): pending address verifications (a link and a code) and recovery links, one of
+        // each purpose per account, only their hashes.
+        Step(
+            version: 19,
+            sql: """
+                CREATE TABLE email_tokens (
+                    token_hash BLOB PRIMARY KEY NOT NULL, purpose TEXT NOT NULL, user_id BLOB NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    address TEXT NOT NULL, code_hash BLOB, attempts INTEGER NOT NULL, created_at REAL NOT NULL, expires_at REAL NOT NULL
+                ) WITHOUT ROWID;
+                CREATE UNIQUE INDEX email_tokens_by_user ON email_tokens(user_id, purpose);
+                CREATE INDEX email_tokens_by_expiry ON email_tokens(expires_at);
+                """
+        ),
     ]
 }

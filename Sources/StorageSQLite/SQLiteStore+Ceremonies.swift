@@ -44,11 +44,13 @@ extension SQLiteStore {
         newUser: UserRecord?,
         credential: CredentialRecord,
         session: SessionRecord,
-        events: [NewEvent]
+        events: [NewEvent],
+        mail: [NewMail]
     ) throws(StorageError) {
         try Self.checkRegistration(newUser: newUser, credential: credential, session: session, events: events)
         try groupCommit { records throws(StorageError) in
             try records.insertRegistration(newUser: newUser, credential: credential, session: session, events: events)
+            for message in mail { _ = try records.enqueueMail(message) }
         }
     }
 

@@ -14,7 +14,8 @@ extension SQLiteStore: RestorableStore {
                     try connection.statement("DELETE FROM sessions").run([])
                     var revocations = RestoreRevocations(sessions: live.count)
                     revocations.oauthGrants = try connection.statement("DELETE FROM oauth_grants").run([])
-                    revocations.enrollmentLinks = try connection.statement("DELETE FROM enrollment_tokens").run([])
+                    revocations.enrollmentLinks =
+                        try connection.statement("DELETE FROM enrollment_tokens").run([]) + connection.statement("DELETE FROM email_tokens").run([])
                     revocations.challenges =
                         try connection.statement("DELETE FROM challenges WHERE ceremony <> 'spentAuthentication'").run([])
                         + connection.statement("DELETE FROM oauth_codes WHERE used_at IS NULL").run([])

@@ -11,7 +11,8 @@ public enum StoreContract {
         ] + userChecks + usernameChecks + externalIDChecks + passwordChecks + credentialChecks + challengeChecks + sessionChecks + ceremonyChecks
         + spentChallengeChecks + transactionChecks + accountChecks + accountRecoveryChecks + appleChecks + federatedIdentityChecks
         + signingKeyChecks + openIDProviderChecks + eventChecks
-        + webhookChecks + statusChecks + disabledUserChecks + mailOutboxChecks
+        + webhookChecks + statusChecks + disabledUserChecks + mailOutboxChecks + emailTokenChecks
+        + registrationMailChecks
 
     /// Registers a new account with `completeRegistration` and a session of its own (derived from the owner and the
     /// credential's number, so that no two calls of a check collide), without events.

@@ -23,12 +23,29 @@ extension AccountService {
         in transaction: any StoreTransaction,
         now: Date
     ) throws(StorageError) {
-        guard let mail else { return }
+        try Self.queueNotice(notice, userID: userID, account: account, mail: mail, in: transaction, now: now)
+    }
+
+    /// `queueNotice` for the code that changes accounts outside this service (the sign-in resolvers).
+    static func queueNotice(
+        _ notice: Notice,
+        userID: [UInt8],
+        account: UserRecord?,
+        mail: MailComposer?,
+        in transaction: any StoreTransaction,
+        now: Date
+    ) throws(StorageError) {
+        guard mail != nil else { return }
         var user = account
         if user == nil { user = try transaction.user(id: userID) }
-        guard let user, user.emailVerified, let address = user.email else { return }
-        let values = ["notice": notice.rawValue, "time": MailComposer.timeText(now)]
-        guard let message = mail.mail(.securityNotice, to: address, userID: userID, values: values, now: now) else { return }
+        guard let user, let message = noticeMail(notice, to: user, mail: mail, now: now) else { return }
         _ = try transaction.enqueueMail(message)
+    }
+
+    /// The notice to the account's address, or nil without email, with notices off, or without a VERIFIED address.
+    static func noticeMail(_ notice: Notice, to user: UserRecord, mail: MailComposer?, now: Date) -> NewMail? {
+        guard let mail, user.emailVerified, let address = user.email else { return nil }
+        let values = ["notice": notice.rawValue, "time": MailComposer.timeText(now)]
+        return mail.mail(.securityNotice, to: address, userID: user.id, values: values, now: now)
     }
 }

@@ -191,6 +191,7 @@ struct AccountService: Sendable {
                     events: events.map { $0.event(at: now, random: random) }
                 )
                 _ = try transaction.deletePasswordHash(userID: credential.userID)
+                try queueNotice(.passkeyAdded, userID: credential.userID, in: transaction, now: now)
             }
         }
     }
@@ -281,6 +282,7 @@ struct AccountService: Sendable {
                     events: events.map { $0.event(at: now, random: random) }
                 )
                 if retiringPassword { _ = try transaction.deletePasswordHash(userID: user.id) }
+                try queueNotice(.passkeyAdded, userID: user.id, account: user, in: transaction, now: now)
                 return .enrolled(user)
             }
         }

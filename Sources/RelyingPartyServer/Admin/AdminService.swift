@@ -147,6 +147,12 @@ public struct AdminService: Sendable {
             text.isEmpty ? "" : try Self.validExternalID(text)
         }
         let metadata = try change.metadata.map { (value: JSONValue) throws(ServerError) -> String? in try UserMetadata.text(of: value) }
+        // With `email` on, a new address the app does not vouch for (`emailVerified: true`) is verified first: it stays
+        // pending, and becomes the account's when its link or code is used.
+        var pending: String?
+        if let address = email, !address.isEmpty, change.emailVerified != true, accounts.mail?.settings.isEnabled(.verifyAddress) == true {
+            pending = try EmailController.address(address)
+        }
         let updated = try accounts.update(userID: userID) { user in
             var changes: [String] = []
             if let disabled = change.disabled { user.disabled = disabled }
@@ -163,7 +169,7 @@ public struct AdminService: Sendable {
                 user.displayNameIsDefault = false
                 changes.append("displayName")
             }
-            if change.email != nil {
+            if change.email != nil, pending == nil {
                 let address = email?.isEmpty == true ? nil : email
                 if address != user.email {
                     user.email = address
@@ -174,7 +180,9 @@ public struct AdminService: Sendable {
                 user.externalID = externalID.isEmpty ? nil : externalID
                 changes.append("externalId")
             }
-            let verified = user.email != nil && (change.emailVerified ?? (changes.contains("email") ? false : user.emailVerified))
+            let verified =
+                pending != nil
+                ? user.emailVerified : user.email != nil && (change.emailVerified ?? (changes.contains("email") ? false : user.emailVerified))
             if verified != user.emailVerified {
                 user.emailVerified = verified
                 changes.append("emailVerified")
@@ -182,6 +190,9 @@ public struct AdminService: Sendable {
             return changes
         }
         guard let updated else { throw ServerError(.userNotFound) }
+        if let pending, !(updated.emailVerified && updated.email?.lowercased() == pending.lowercased()) {
+            _ = try accounts.requestAddressVerification(userID: userID, address: pending)
+        }
         webhooks.wake()
         return UserJSON(updated)
     }

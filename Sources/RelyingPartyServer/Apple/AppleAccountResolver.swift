@@ -18,6 +18,8 @@ struct AppleAccountResolver: Sendable {
     let random: any RandomSource
     let sessions: SessionService
     let log: Logger
+    /// The notices (`email`); nil sends none.
+    let mail: MailComposer?
 
     /// The integration, or `503 apple_not_configured` without an `apple` block.
     func configuredApple() throws(ServerError) -> AppleIntegration {
@@ -97,10 +99,15 @@ struct AppleAccountResolver: Sendable {
             isNewAccount = true
         }
         let name = fillsDisplayName ? sign.displayName : nil
+        // The notice of a link goes to the address the account had before it, never to one the identity brings.
+        let beforeLink = user
         if !isNewAccount, let update = user.filledIn(displayName: name, email: identity.email, emailVerified: identity.emailVerified) {
             _ = try transaction.updateUser(update.user)
             user = update.user
             events.append(.userUpdated(userID: user.id, changes: update.changes))
+        }
+        if !isNewAccount, events.contains(where: { if case .appleLinked = $0 { true } else { false } }) {
+            try AccountService.queueNotice(.identityLinked, userID: user.id, account: beforeLink, mail: mail, in: transaction, now: sign.now)
         }
         let session = sessions.prepare(for: user.id, method: .apple, appleSubject: identity.subject, userVerified: false, request: request)
         try transaction.insertSession(session.record)

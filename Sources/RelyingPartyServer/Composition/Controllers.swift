@@ -26,6 +26,7 @@ struct Controllers: Sendable {
     let federatedSignIn: FederatedSignInController
     let federatedLinks: FederatedLinksController
     let federatedWeb: FederatedWebController
+    let email: EmailController
 
     init(
         configuration: ServerConfiguration,
@@ -72,6 +73,14 @@ struct Controllers: Sendable {
             store: store,
             time: time,
             random: random,
+            sessions: sessions,
+            accounts: accounts,
+            service: accountService,
+            limits: limits,
+            sessionLifetime: TimeInterval(configuration.recoverySessionLifetimeSeconds)
+        )
+        email = EmailController(
+            time: time,
             sessions: sessions,
             accounts: accounts,
             service: accountService,
@@ -134,7 +143,15 @@ struct Controllers: Sendable {
             staticFiles: staticFiles
         )
         oauthTokens = OAuthTokenController(store: store, time: time, random: random, tokens: tokens, oidc: configuration.oidc, log: log)
-        let appleResolver = AppleAccountResolver(apple: apple, store: store, time: time, random: random, sessions: sessions, log: log)
+        let appleResolver = AppleAccountResolver(
+            apple: apple,
+            store: store,
+            time: time,
+            random: random,
+            sessions: sessions,
+            log: log,
+            mail: accountService.mail
+        )
         appleSignIn = AppleSignInController(
             resolver: appleResolver,
             challenges: challenges,
@@ -178,7 +195,7 @@ struct Controllers: Sendable {
             resolver: appleResolver,
             answers: answers
         )
-        let federatedResolver = FederatedAccountResolver(store: store, time: time, random: random, sessions: sessions)
+        let federatedResolver = FederatedAccountResolver(store: store, time: time, random: random, sessions: sessions, mail: accountService.mail)
         federatedSignIn = FederatedSignInController(
             providers: identityProviders,
             resolver: federatedResolver,

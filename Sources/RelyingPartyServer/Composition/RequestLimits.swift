@@ -3,18 +3,24 @@ import HTTPServer
 import Observability
 
 /// The rate limits of requests: per client address (the routes flagged `rateLimitedPerAddress`), per account
-/// (sign-in failures, recovery codes, enrollment links) and challenges held per address; each refusal is counted by
+/// (sign-in failures, recovery codes, enrollment links), challenges held per address, and mail a stranger can trigger; each refusal is counted by
 /// its rule.
 struct RequestLimits: Sendable {
     enum Rule: String, Sendable {
         case address
         case account
         case challenges
+        /// Mail a stranger can trigger, per recipient and per account (`rateLimits.mailPerRecipientPerHour`).
+        case mail
+        /// The same, per client address (`rateLimits.mailPerAddressPerHour`).
+        case mailSender = "mail_sender"
     }
 
     let address: RateLimiter
     let account: RateLimiter
     let challenges: RateLimiter
+    let mail: RateLimiter
+    let mailSender: RateLimiter
     let time: any TimeSource
     /// `rateLimits.trustedProxies`: the peers whose `X-Forwarded-For` is believed.
     let trustedProxies: [AddressRange]
@@ -32,6 +38,9 @@ struct RequestLimits: Sendable {
             rule: .init(perMinute: outstanding * 60 / Double(configuration.challengeLifetimeSeconds), burst: outstanding),
             capacity: limits.maximumKeys
         )
+        let (recipient, sender) = (Double(limits.mailPerRecipientPerHour), Double(limits.mailPerAddressPerHour))
+        mail = RateLimiter(rule: .init(perMinute: recipient / 60, burst: recipient), capacity: limits.maximumKeys)
+        mailSender = RateLimiter(rule: .init(perMinute: sender / 60, burst: sender), capacity: limits.maximumKeys)
         self.time = time
         trustedProxies = limits.trustedProxies
         trustsEveryPeer = limits.trustForwardedFor
@@ -45,6 +54,8 @@ struct RequestLimits: Sendable {
             case .address: address
             case .account: account
             case .challenges: challenges
+            case .mail: mail
+            case .mailSender: mailSender
             }
         guard let retryAfter = limiter.take(key, now: time.now) else { return }
         refusals?.increment([rule.rawValue])

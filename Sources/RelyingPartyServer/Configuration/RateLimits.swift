@@ -18,6 +18,10 @@ public struct RateLimits: Sendable, Equatable {
     /// Deprecated (removed in 0.3.0; `trustedProxies` replaces it): every peer is a trusted proxy and the client is
     /// the last `X-Forwarded-For` entry, so a client that reaches passkeyd directly chooses its own address.
     public var trustForwardedFor = false
+    /// Messages a stranger can trigger (recovery links, address verifications) per recipient and per account, and
+    /// per client address, in an hour.
+    public var mailPerRecipientPerHour = 5
+    public var mailPerAddressPerHour = 30
     /// The most keys (addresses, credentials) each limiter tracks at once; past it, idle buckets are dropped first.
     public var maximumKeys = 100_000
 
@@ -26,8 +30,11 @@ public struct RateLimits: Sendable, Equatable {
     init(_ reader: ConfigurationReader) throws(ConfigurationError) {
         try reader.only([
             "perAddressPerMinute", "perAddressBurst", "perAccountPerMinute", "perAccountBurst",
-            "outstandingChallengesPerAddress", "trustedProxies", "trustForwardedFor", "maximumKeys",
+            "outstandingChallengesPerAddress", "trustedProxies", "trustForwardedFor", "maximumKeys", "mailPerRecipientPerHour",
+            "mailPerAddressPerHour",
         ])
+        mailPerRecipientPerHour = try reader.integer("mailPerRecipientPerHour", in: 1...10_000) ?? mailPerRecipientPerHour
+        mailPerAddressPerHour = try reader.integer("mailPerAddressPerHour", in: 1...1_000_000) ?? mailPerAddressPerHour
         maximumKeys = try reader.integer("maximumKeys", in: 100...10_000_000) ?? maximumKeys
         perAddressPerMinute = Double(try reader.integer("perAddressPerMinute", in: 1...1_000_000) ?? Int(perAddressPerMinute))
         perAddressBurst = Double(try reader.integer("perAddressBurst", in: 1...1_000_000) ?? Int(perAddressBurst))

@@ -67,6 +67,8 @@ enum AccountEvent: Equatable {
     case recoveryCodesCreated(userID: [UInt8])
     /// A recovery code was used (`POST /auth/recovery`); `remaining` codes are left.
     case recoveryCodeUsed(userID: [UInt8], remaining: Int)
+    /// A recovery link sent by email was used (`POST /auth/recovery/email/session`).
+    case recoveryLinkUsed(userID: [UInt8])
     /// The admin API made an enrollment link for the account.
     case enrollmentLinkCreated(userID: [UInt8])
     /// An enrollment link was used: the passkey `credentialID` was registered through it.
@@ -158,6 +160,7 @@ enum AccountEvent: Equatable {
         case identityUnlinked = "identity.unlinked"
         case recoveryCodesCreated = "recovery_codes.created"
         case recoveryCodeUsed = "recovery_code.used"
+        case recoveryLinkUsed = "recovery_link.used"
         case enrollmentLinkCreated = "enrollment_link.created"
         case enrollmentLinkUsed = "enrollment_link.used"
     }
@@ -187,6 +190,7 @@ enum AccountEvent: Equatable {
         case .identityUnlinked: .identityUnlinked
         case .recoveryCodesCreated: .recoveryCodesCreated
         case .recoveryCodeUsed: .recoveryCodeUsed
+        case .recoveryLinkUsed: .recoveryLinkUsed
         case .enrollmentLinkCreated: .enrollmentLinkCreated
         case .enrollmentLinkUsed: .enrollmentLinkUsed
         }
@@ -203,7 +207,7 @@ enum AccountEvent: Equatable {
             .passkeyCloneWarning(let userID, _), .passkeyBackupEligibilityChanged(let userID, _, _), .appleLinked(let userID, _, _),
             .appleUnlinked(let userID, _, _), .appleConsentRevoked(let userID, _), .appleTransferred(let userID, _, _),
             .appleEmailDisabled(let userID, _), .appleEmailEnabled(let userID, _), .recoveryCodesCreated(let userID),
-            .recoveryCodeUsed(let userID, _), .enrollmentLinkCreated(let userID), .enrollmentLinkUsed(let userID, _),
+            .recoveryCodeUsed(let userID, _), .recoveryLinkUsed(let userID), .enrollmentLinkCreated(let userID), .enrollmentLinkUsed(let userID, _),
             .identityLinked(let userID, _, _, _), .identityUnlinked(let userID, _, _, _), .userDisabled(let userID, _),
             .userEnabled(let userID, _):
             userID
@@ -280,7 +284,7 @@ enum AccountEvent: Equatable {
             payload.reason = reason.rawValue
         case .identityLinked(_, let provider, let issuer, let subject), .identityUnlinked(_, let provider, let issuer, let subject):
             (payload.provider, payload.issuer, payload.subject) = (provider, issuer, subject)
-        case .recoveryCodesCreated, .enrollmentLinkCreated:
+        case .recoveryCodesCreated, .enrollmentLinkCreated, .recoveryLinkUsed:
             break
         case .recoveryCodeUsed(_, let remaining):
             payload.remaining = remaining

@@ -13,6 +13,8 @@ struct FederatedAccountResolver: Sendable {
     let time: any TimeSource
     let random: any RandomSource
     let sessions: SessionService
+    /// The notices (`email`); nil sends none.
+    let mail: MailComposer?
 
     /// What one sign-in writes, decided before its transaction.
     struct SignIn {
@@ -98,10 +100,15 @@ struct FederatedAccountResolver: Sendable {
             events += try provider.link(identity, to: user.id, in: transaction, now: sign.now)
             isNewAccount = true
         }
+        // The notice of a link goes to the address the account had before it, never to one the identity brings.
+        let beforeLink = user
         if !isNewAccount, let update = user.filledIn(displayName: nil, email: email, emailVerified: emailVerified) {
             _ = try transaction.updateUser(update.user)
             user = update.user
             events.append(.userUpdated(userID: user.id, changes: update.changes))
+        }
+        if !isNewAccount, events.contains(where: { if case .identityLinked = $0 { true } else { false } }) {
+            try AccountService.queueNotice(.identityLinked, userID: user.id, account: beforeLink, mail: mail, in: transaction, now: sign.now)
         }
         let session = sessions.prepare(for: user.id, method: .identityProvider, userVerified: false, request: request)
         try transaction.insertSession(session.record)

@@ -42,6 +42,7 @@ final class ExpiredRecordPurge: Sendable {
             _ = try store.purgeExpiredNonces(now: now)
             try store.transaction { transaction throws(StorageError) in
                 _ = try transaction.purgeExpiredEnrollmentTokens(now: now)
+                _ = try transaction.purgeExpiredEmailTokens(now: now)
                 _ = try transaction.purgeExpiredOAuthRecords(now: now)
             }
             _ = try store.purgeEvents(occurredBefore: now.addingTimeInterval(-eventRetention))

@@ -235,7 +235,9 @@ struct RegistrationController: Sendable {
                 newUser: registration.newAccount ? user : nil,
                 credential: stored,
                 session: session.record,
-                events: events.map { $0.event(at: now, random: random) }
+                events: events.map { $0.event(at: now, random: random) },
+                mail: registration.newAccount
+                    ? [] : [AccountService.noticeMail(.passkeyAdded, to: user, mail: service.mail, now: now)].compactMap { $0 }
             )
         }
         metrics?.registered(format: result.attestation.format.rawValue, authenticator: result.authenticatorName)

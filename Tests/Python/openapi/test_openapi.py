@@ -678,6 +678,21 @@ def test_the_admin_api(world):
     assert api.admin("GET", "/admin/mail?cursor=bm9wZQ", status=400)["error"] == "invalid_cursor"
 
 
+def test_address_verification_and_recovery_by_email(world):
+    """This server has no `email` block: the endpoints answer their refusals, and the link pages show their forms."""
+    api, device = world
+    token = register(api, device, "ida")["token"]
+    assert api.call("PATCH", "/me", {"email": "ida@example.com"}, token=token, status=400)["error"] == "email_not_configured"
+    assert api.call("PATCH", "/me", {"email": "ida@example.com\r\nBcc: eve@example.com"}, token=token, status=400)["member"] == "email"
+    assert api.call("POST", "/me/email/verify", {"code": "123456"}, token=token, status=400)["error"] == "email_verification_invalid"
+    assert 'action="/email/verify"' in api.call("GET", "/email/verify?token=abc")
+    assert "email_verification_invalid" in api.call("POST", "/email/verify", raw=urlencode({"token": "abc"}).encode(), headers=FORM, status=400)
+    assert api.call("POST", "/email/verify", {"token": "abc"}, status=400)["error"] == "email_verification_invalid"
+    assert api.call("POST", "/auth/recovery/email", {"email": "ida@example.com"}, status=400)["error"] == "email_not_configured"
+    assert 'action="/auth/recovery/email/session"' in api.call("GET", "/auth/recovery/email?token=abc")
+    assert api.call("POST", "/auth/recovery/email/session", {"token": "abc"}, status=400)["error"] == "recovery_link_invalid"
+
+
 def test_rate_limited_answers_carry_retry_after(world):
     api, _ = world
     for _ in range(400):

@@ -59,6 +59,12 @@ struct RouteTableTests {
         "GET /oauth/userinfo": [.noStore, .sessionIgnored], "POST /oauth/userinfo": [.noStore, .sessionIgnored],
         // The consent view's calls read the cookie themselves (a bearer token, an app's, cannot consent).
         "GET /oauth/consent": [.noStore, .sessionIgnored], "POST /oauth/consent": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
+        // Mail: what a stranger can trigger is limited per address; a link's page and its POST need no session (the
+        // token is the proof).
+        "PATCH /me": [.rateLimitedPerAddress, .noStore], "POST /me/email/verify": [.rateLimitedPerAddress, .noStore],
+        "GET /email/verify": [.noStore, .sessionIgnored], "POST /email/verify": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
+        "POST /auth/recovery/email": [.rateLimitedPerAddress, .noStore], "GET /auth/recovery/email": [.noStore, .sessionIgnored],
+        "POST /auth/recovery/email/session": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
     ]
 
     /// Routes whose handler may run for a request with stale credentials; nothing else.
@@ -67,7 +73,7 @@ struct RouteTableTests {
         "GET /.well-known/jwks.json", "GET /.well-known/openid-configuration", "GET /oauth/authorize", "GET /oauth/sign-in",
         "POST /oauth/token", "POST /oauth/revoke", "GET /oauth/userinfo", "POST /oauth/userinfo", "GET /auth/apple/start",
         "POST /auth/apple/callback", "GET /auth/{provider}/start", "GET /auth/{provider}/callback", "GET /oauth/consent", "POST /oauth/consent",
-        "POST /session/handoff/switch",
+        "POST /session/handoff/switch", "GET /email/verify", "POST /email/verify", "GET /auth/recovery/email", "POST /auth/recovery/email/session",
     ]
 
     /// Routes whose answers may be cached; every other route must be `no-store` (a new one is, unless listed here).

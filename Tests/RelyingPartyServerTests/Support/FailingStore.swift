@@ -65,8 +65,14 @@ final class FailingStore: PasskeyStore {
     ) throws(StorageError) {
         try inner.completeAuthentication(update, session: session, events: events, spending: spending)
     }
-    func completeRegistration(newUser: UserRecord?, credential: CredentialRecord, session: SessionRecord, events: [NewEvent]) throws(StorageError) {
-        try inner.completeRegistration(newUser: newUser, credential: credential, session: session, events: events)
+    func completeRegistration(
+        newUser: UserRecord?,
+        credential: CredentialRecord,
+        session: SessionRecord,
+        events: [NewEvent],
+        mail: [NewMail]
+    ) throws(StorageError) {
+        try inner.completeRegistration(newUser: newUser, credential: credential, session: session, events: events, mail: mail)
     }
     func purgeExpiredNonces(now: Date) throws(StorageError) -> Int { try inner.purgeExpiredNonces(now: now) }
     func dueRevocations(now: Date, limit: Int) throws(StorageError) -> [AppleRevocationRecord] { try inner.dueRevocations(now: now, limit: limit) }
@@ -363,6 +369,18 @@ private struct FailingTransaction: StoreTransaction {
     }
 
     func enqueueMail(_ mail: NewMail) throws(StorageError) -> Int64 { try inner.enqueueMail(mail) }
+    func replaceEmailToken(_ token: EmailTokenRecord) throws(StorageError) {
+        try fail("replaceEmailToken")
+        try inner.replaceEmailToken(token)
+    }
+    func emailToken(userID: [UInt8], purpose: EmailTokenRecord.Purpose) throws(StorageError) -> EmailTokenRecord? {
+        try inner.emailToken(userID: userID, purpose: purpose)
+    }
+    func deleteEmailToken(hash: [UInt8]) throws(StorageError) -> EmailTokenRecord? { try inner.deleteEmailToken(hash: hash) }
+    func countEmailCodeAttempt(userID: [UInt8], purpose: EmailTokenRecord.Purpose) throws(StorageError) -> EmailTokenRecord? {
+        try inner.countEmailCodeAttempt(userID: userID, purpose: purpose)
+    }
+    func purgeExpiredEmailTokens(now: Date) throws(StorageError) -> Int { try inner.purgeExpiredEmailTokens(now: now) }
     func retryWebhookDelivery(id: Int64, now: Date) throws(StorageError) -> Bool {
         return try inner.retryWebhookDelivery(id: id, now: now)
     }

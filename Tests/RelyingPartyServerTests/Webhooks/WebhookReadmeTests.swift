@@ -53,6 +53,7 @@ struct WebhookReadmeTests {
         case .appleEmailEnabled: [.appleEmailEnabled(userID: user, appleUserID: "001.apple")]
         case .recoveryCodesCreated: [.recoveryCodesCreated(userID: user)]
         case .recoveryCodeUsed: [.recoveryCodeUsed(userID: user, remaining: 9)]
+        case .recoveryLinkUsed: [.recoveryLinkUsed(userID: user)]
         case .enrollmentLinkCreated: [.enrollmentLinkCreated(userID: user)]
         case .enrollmentLinkUsed: [.enrollmentLinkUsed(userID: user, credentialID: [9])]
         case .identityLinked: [.identityLinked(userID: user, provider: "google", issuer: "https://accounts.google.com", subject: "1")]
