@@ -78,7 +78,8 @@ struct AppleIdentityProvider: IdentityProvider {
         }
         if stored.subject != token.subject {
             _ = try transaction.reKeyAppleIdentity(updated, from: stored.subject)
-            return [.appleTransferred(userID: stored.userID, appleUserID: token.subject, previousAppleUserID: stored.subject)]
+            let transferred = AccountEvent.appleTransferred(userID: stored.userID, appleUserID: token.subject, previousAppleUserID: stored.subject)
+            return [transferred] + (try updated.carryRelayAddress(from: stored, in: transaction).map { [$0] } ?? [])
         } else if updated != stored {
             _ = try transaction.updateAppleIdentity(updated, subject: stored.subject)
         }

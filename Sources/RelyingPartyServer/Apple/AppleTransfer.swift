@@ -226,6 +226,9 @@ public final class AppleTransfer: Sendable {
                     _ = try transaction.reKeyAppleIdentity(updated, from: current.subject)
                     let event = AccountEvent.appleTransferred(userID: current.userID, appleUserID: subject, previousAppleUserID: current.subject)
                     try transaction.appendEvent(event.event(at: now, random: random))
+                    if let followed = try updated.carryRelayAddress(from: current, in: transaction) {
+                        try transaction.appendEvent(followed.event(at: now, random: random))
+                    }
                 }
                 return nil
             }

@@ -77,6 +77,8 @@ struct AppleTransferTests {
             let identity = try #require(try fixture.store.appleIdentity(subject: newSubject))
             #expect(identity.userID == owners[index] && identity.transferredAt == fixture.clock.now)
             #expect(identity.email == AppleStandIn.recipientEmail(for: subject) && identity.isPrivateEmail)
+            // The account's email was the old relay address: it follows the new one (issue 43 item 14).
+            #expect(try fixture.store.user(id: owners[index])?.email == AppleStandIn.recipientEmail(for: subject))
             #expect(
                 try fixture.store.sessions(userID: owners[index], now: fixture.clock.now).map(\.appleSubject)
                     == sessions[index].map { _ in newSubject }
@@ -85,6 +87,10 @@ struct AppleTransferTests {
         #expect(try fixture.store.appleRefreshTokens(subject: AppleStandIn.recipientSubject(for: "001.alpha")) == [], "the sending team's tokens")
         let transferred = try fixture.store.allEvents().filter { $0.type == "apple.transferred" }
         #expect(transferred.count == 3)
+        let followed = try fixture.store.allEvents().filter {
+            $0.type == "user.updated" && String(decoding: $0.data, as: UTF8.self).contains("email")
+        }
+        #expect(followed.count == 3, "each account's email change is told")
         #expect(String(decoding: transferred[0].data, as: UTF8.self).contains(#""previousAppleUserId":"001.alpha""#))
         let again = try transfer.run(.in, interval: 0, pause: { _ in })
         #expect(again.transferred == 0 && again.skipped == 3, "idempotent")
