@@ -43,6 +43,12 @@ final class ConnectionState {
     private var deadline: OpaquePointer?
     /// The input watch, removed when the connection goes away.
     private var inputWatch: OpaquePointer?
+    /// The bytes of its request still arriving, counted in its loop's `arrivingBytes` (on a listener with
+    /// `maximumArrivingBytes`); given back when the request is whole, answered or the connection closes.
+    var arrivingBytes = 0
+    /// Set once its bytes took the loop over `maximumArrivingBytes`: it closes on the loop's next turn, unless its
+    /// request was whole and answered first (`EventLoop.requestEnded` clears it).
+    var isOverArrivingBound = false
     /// True once the client sent a NUL byte: the listener then refuses its requests.
     private(set) var hasReceivedNUL = false
     /// The client address it is counted against, once admitted under the per-address cap.
@@ -231,10 +237,25 @@ final class ConnectionState {
         }
     }
 
-    /// (Re)starts the whole-request deadline.
+    /// Counts `added` bytes of the arriving request; when they take the loop over `bound`, this connection closes on the
+    /// loop's next turn (not inside libevent's read, which goes on with the connection after this callback).
+    private func holdArriving(_ added: Int, bound: Int) {
+        arrivingBytes += added
+        listener.loop.arrivingBytes += added
+        guard listener.loop.arrivingBytes > bound, !isOverArrivingBound else { return }
+        isOverArrivingBound = true
+        listener.loop.reports.note(
+            "arrivingBytes",
+            "requests still arriving hold more than \(bound) bytes: closed the connection that went over",
+            now: ThrottledLog.now
+        )
+        armDeadline(seconds: 0)
+    }
+
+    /// (Re)starts the whole-request deadline (at once for a connection over the arriving-bytes bound).
     private func armDeadline(seconds: Int) {
         guard let deadline else { return }
-        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        var timeout = timeval(tv_sec: isOverArrivingBound ? 0 : seconds, tv_usec: 0)
         event_add(deadline, &timeout)
     }
 
@@ -287,6 +308,7 @@ final class ConnectionState {
             // The first byte of a request starts it (bytes of a next request that arrive while this one is handled
             // count once that answer is queued and more arrive).
             if pending == nil { listener.loop.requestStarted(self, address: address) }
+            if let bound = listener.configuration.maximumArrivingBytes { holdArriving(added, bound: bound) }
         }
         guard !hasReceivedNUL else { return }
         var start = evbuffer_ptr()

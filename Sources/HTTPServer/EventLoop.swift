@@ -120,6 +120,10 @@ final class EventLoop: @unchecked Sendable {
         Self.remove(connection, at: address, from: &idleConnectionsByAddress, isClosing: isClosing)
     }
 
+    /// The bytes of requests still arriving on this loop's connections (`HTTPServerConfiguration.maximumArrivingBytes`);
+    /// counted only on a listener with that bound.
+    var arrivingBytes = 0
+
     /// A request of `connection` started arriving (nothing when it is already listed: its first byte counts).
     func requestStarted(_ connection: ConnectionState, address: PeerAddress) {
         incompleteConnections.append(connection)
@@ -128,6 +132,9 @@ final class EventLoop: @unchecked Sendable {
 
     /// The request of `connection` is whole (handed to a worker), was answered, or (`isClosing`) the connection closed.
     func requestEnded(_ connection: ConnectionState, address: PeerAddress, isClosing: Bool = false) {
+        arrivingBytes -= connection.arrivingBytes
+        connection.arrivingBytes = 0
+        connection.isOverArrivingBound = false
         incompleteConnections.remove(connection)
         Self.remove(connection, at: address, from: &incompleteConnectionsByAddress, isClosing: isClosing)
     }

@@ -38,6 +38,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// The most connections one client address holds at once (an IPv6 client: its /64); more are closed as they are
     /// accepted. Behind a proxy every connection comes from the proxy's address.
     public var maximumConnectionsPerAddress: Int
+    /// The most bytes of requests still arriving (headers and the body read so far) that one event loop holds at once;
+    /// nil for no bound but `maximumConnections` × `maximumBodySize`. The connection whose bytes go over it is closed
+    /// before its request is whole: a listener that takes large bodies (the admin API's imports) cannot be made to
+    /// hold them for every connection a flood opens, whatever its requests would have been answered.
+    public var maximumArrivingBytes: Int?
     /// Descriptors kept for everything but client connections: listening sockets, event loops, the store's files or
     /// connections, the outbound client, the log.
     public var reservedDescriptors: Int

@@ -216,6 +216,9 @@ struct ConfigurationTests {
         let quiet = Logger.discarding
         let settings = try #require(port.adminHTTPServerConfiguration(tls: nil, log: quiet))
         #expect(settings.httpAddress == "127.0.0.1:8444" && settings.httpsAddress == nil && settings.threads == 1)
+        // Large bodies still arriving (keyless ones too) are bounded to two imports' worth (issue 43 item 3).
+        #expect(settings.maximumArrivingBytes == 2 * ServerConfiguration.maximumAdminBodySize)
+        #expect(try load("{}").httpServerConfiguration(tls: nil, log: quiet).maximumArrivingBytes == nil, "the public listener: no bound")
         #expect(try load("{}").adminHTTPServerConfiguration(tls: nil, log: quiet) == nil)
         // Another address only with TLS: the keys never cross the network in the clear.
         #expect(
