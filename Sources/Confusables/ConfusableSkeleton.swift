@@ -1,4 +1,4 @@
-import CICU
+internal import CICU
 
 /// Unicode TS #39 (Unicode Security Mechanisms) for names, by ICU's spoof checker: a name's confusable skeleton (§4:
 /// two strings are confusable when their skeletons are equal, as `paypal` and `раураl` with Cyrillic letters are) and
