@@ -14,7 +14,8 @@ struct KeysCommand {
         options: ["--config"],
         switches: ["--immediately"]
     )
-    static let revokeSyntax = CommandLineSyntax(usage: "passkeyd keys revoke KID [--config FILE]", options: ["--config"], maximumPositionals: 1)
+    /// `--` before a kid that starts with "--" (one made before kids stopped starting with '-').
+    static let revokeSyntax = CommandLineSyntax(usage: "passkeyd keys revoke [--config FILE] [--] KID", options: ["--config"], maximumPositionals: 1)
 
     func run() -> Int32 {
         switch arguments.first {

@@ -25,7 +25,10 @@ public struct SigningKeyVault: Sendable {
 
     /// A new key for `algorithm`, published from `now` and signing from `activatesAt`.
     public func newKey(_ algorithm: JWSAlgorithm, now: Date, activatesAt: Date) throws(CryptoError) -> SigningKeyRecord {
-        let keyID = Base64URL.encode(random.bytes(count: Self.keyIDLength))
+        // Never with a leading '-': an operator types the kid as an argument (`passkeyd keys revoke KID`), where "--…"
+        // reads as an option (1 key in 4,096 could not be revoked without `--` before it).
+        var keyID = Base64URL.encode(random.bytes(count: Self.keyIDLength))
+        while keyID.hasPrefix("-") { keyID = Base64URL.encode(random.bytes(count: Self.keyIDLength)) }
         let privateKey = try algorithm.generateKey()
         let signing = try JWSSigningKey(privateKey: privateKey, algorithm: algorithm, keyID: keyID)
         let jwk: [UInt8]

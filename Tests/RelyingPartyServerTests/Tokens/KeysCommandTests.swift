@@ -55,6 +55,9 @@ import Testing
         let afterRevocation = try Self.run(["list", "--config", configuration]).output
         #expect(!afterRevocation.contains(String(signing)) && afterRevocation.contains(" signing "), "\(afterRevocation)")
         #expect(try Self.run(["revoke", "no-such-kid", "--config", configuration]).status == 1)
+        // A kid made before kids stopped starting with '-' is revoked after `--`.
+        let dashed = try Self.run(["revoke", "--config", configuration, "--", "--c6Hz0BOfGbvfFy"])
+        #expect(dashed.status == 1 && dashed.errors.contains("no signing key has the kid --c6Hz0BOfGbvfFy"), "\(dashed.errors)")
         #expect(try Self.run(["revoke", "--config", configuration]).status == 1)
         // The keys are sealed: the database holds no private key in the clear.
         for file in try FileManager.default.contentsOfDirectory(atPath: folder.path + "/data") where file.hasPrefix("passkeyd.sqlite") {

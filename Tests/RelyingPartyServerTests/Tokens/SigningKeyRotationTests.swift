@@ -107,6 +107,25 @@ import Testing
         #expect(try other.client.send("GET", "/me", headers: PasskeyClient.bearer(minted)).status == 200)
     }
 
+    /// Random bytes whose first draw encodes to a kid starting with "--" (0xFB 0xEF…: 62, 62 in base64url), then others.
+    final class DashFirstRandom: RandomSource, @unchecked Sendable {
+        private var draws = 0
+        func bytes(count: Int) -> [UInt8] {
+            draws += 1
+            return draws == 1 ? [0xFB, 0xEF] + Array(repeating: 0x41, count: max(0, count - 2)) : Array(repeating: 0x42, count: count)
+        }
+    }
+
+    /// A kid is typed as a command-line argument (`passkeyd keys revoke KID`): none starts with '-', which the first
+    /// draw here would have made "--…" (found by a test that revoked such a key and met "unknown option").
+    @Test func noKidStartsWithADash() throws {
+        let random = DashFirstRandom()
+        #expect(Base64URL.encode(random.bytes(count: 12)).hasPrefix("--"), "the draw the vault would have used")
+        let vault = try SigningKeyVault(serverSecret: Array(repeating: 0x5A, count: 32), random: DashFirstRandom())
+        let key = try vault.newKey(.es256, now: Date(), activatesAt: Date())
+        #expect(!key.id.hasPrefix("-") && key.id == Base64URL.encode(Array(repeating: 0x42, count: SigningKeyVault.keyIDLength)))
+    }
+
     @Test func aRotationByHandMakesTheLongPublishedStandbySign() throws {
         let store = InMemoryStore()
         let clock = ManualClock()
