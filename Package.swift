@@ -80,12 +80,19 @@ let package = Package(
         // assetlinks.json, webauthn, passkey-endpoints) and `passkeyd check-domain`, which fetches a domain's files
         // through the outbound client. The server serves the files (WellKnownFiles+Response).
         .target(name: "AssociatedDomains", dependencies: ["ConfigurationReading", "CryptoCore", "HTTPServer", "JSON"]),
+        // The access tokens passkeyd signs for the app's API and for OpenID clients: the `tokens` and `backends` settings,
+        // the signing keys (sealed in the store, rotated on a schedule, held in memory by a ring), minting and verifying.
+        // The HTTP edge (the token and introspection endpoints, the key worker) stays in the server.
+        .target(
+            name: "AccessTokens",
+            dependencies: ["ConfigurationReading", "CryptoCore", "JSON", "Observability", "Storage"]
+        ),
         // The OpenAPI document of the API is compiled in (`GET /openapi.json`), so the binary needs no file to serve it.
         .target(
             name: "RelyingPartyServer",
             dependencies: [
                 "WebAuthnCore", "CryptoCore", "JSON", "Storage", "HTTPServer", "AppleSignIn", "OpenIDConnect", "Observability", "PasswordHashes",
-                "Confusables", "MailTransport", "UserImport", "ConfigurationReading", "AssociatedDomains",
+                "Confusables", "MailTransport", "UserImport", "ConfigurationReading", "AssociatedDomains", "AccessTokens",
             ],
             resources: [.embedInCode("OpenAPI/openapi.json")]
         ),
@@ -93,14 +100,14 @@ let package = Package(
             name: "passkeyd",
             dependencies: [
                 "RelyingPartyServer", "StorageSQLite", "StoragePostgres", "Storage", "WebAuthnCore", "WebAuthnVectors", "HTTPServer", "CryptoCore",
-                "JSON", "AppleSignIn", "Observability", "UserImport", "ConfigurationReading", "AssociatedDomains",
+                "JSON", "AppleSignIn", "Observability", "UserImport", "ConfigurationReading", "AssociatedDomains", "AccessTokens",
             ]
         ),
 
         // Benchmarks (bench/): run with `make bench`.
         .executableTarget(
             name: "passkeyd-bench",
-            dependencies: ["WebAuthnCore", "CryptoCore", "CBOR", "RelyingPartyServer", "Storage"],
+            dependencies: ["WebAuthnCore", "CryptoCore", "CBOR", "AccessTokens", "Storage"],
             path: "bench/core"
         ),
         .executableTarget(
@@ -142,6 +149,8 @@ let package = Package(
         .testTarget(name: "OpenIDConnectTests", dependencies: ["OpenIDConnect", "CryptoCore", "TestSupport"]),
         .testTarget(name: "MailTransportTests", dependencies: ["MailTransport", "TestSupport"]),
         .testTarget(name: "UserImportTests", dependencies: ["UserImport", "Storage", "JSON"]),
+        // The access tokens' pieces on their own (the endpoints and the key worker are driven in RelyingPartyServerTests).
+        .testTarget(name: "AccessTokensTests", dependencies: ["AccessTokens", "CryptoCore"]),
         // The domain check against local stand-ins of a domain and Apple's CDN (no server: the domain publishes the
         // module's own files).
         .testTarget(
@@ -154,7 +163,7 @@ let package = Package(
             dependencies: [
                 "passkeyd", "RelyingPartyServer", "HTTPServer", "Storage", "StorageSQLite", "StoragePostgres", "AppleSignIn", "OpenIDConnect",
                 "WebAuthnCore", "CryptoCore", "JSON", "PasswordHashes",
-                "CBOR", "Observability", "MailTransport", "UserImport", "ConfigurationReading",
+                "CBOR", "Observability", "MailTransport", "UserImport", "ConfigurationReading", "AccessTokens",
             ]
         ),
         .testTarget(
@@ -162,7 +171,7 @@ let package = Package(
             dependencies: [
                 "RelyingPartyServer", "TestSupport", "Storage", "StorageSQLite", "StoragePostgres", "HTTPServer", "WebAuthnCore", "CryptoCore",
                 "JSON", "AppleSignIn", "OpenIDConnect", "Observability", "PasswordHashes", "MailTransport", "UserImport",
-                "ConfigurationReading", "AssociatedDomains",
+                "ConfigurationReading", "AssociatedDomains", "AccessTokens",
             ],
             // Read by path (`#filePath`), like the repository's `www`.
             exclude: ["Fixtures"]

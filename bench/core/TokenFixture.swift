@@ -1,6 +1,6 @@
+import AccessTokens
 import CryptoCore
 import Foundation
-import RelyingPartyServer
 import Storage
 
 /// One access token minted as the server mints it (claims of a passkey session with an email, the JWS header, the

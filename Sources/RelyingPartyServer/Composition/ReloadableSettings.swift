@@ -1,3 +1,4 @@
+import AccessTokens
 import AssociatedDomains
 import ConfigurationReading
 import CryptoCore

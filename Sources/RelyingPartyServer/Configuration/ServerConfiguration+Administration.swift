@@ -1,3 +1,4 @@
+import AccessTokens
 import ConfigurationReading
 import CryptoCore
 import HTTPServer

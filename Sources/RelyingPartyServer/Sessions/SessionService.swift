@@ -1,3 +1,4 @@
+import AccessTokens
 import CryptoCore
 import Foundation
 import HTTPServer

@@ -1,3 +1,5 @@
+import AccessTokens
+
 extension RelyingPartyServer {
     /// Starts the signing-key worker: every `SigningKeyRing.refreshInterval` it runs the rotation schedule and loads
     /// the keys (other nodes' too).

@@ -1,3 +1,4 @@
+import AccessTokens
 import ConfigurationReading
 import CryptoCore
 import Foundation
@@ -67,16 +68,5 @@ import Testing
             guard let error = error as? ConfigurationError else { return false }
             return error.code == code && error.key == key
         }
-    }
-
-    @Test func aBackendKeyMatchesByItsHashOnly() {
-        let backends = [
-            BackendKey(name: "a", keySHA256: Hex.encode(DigestAlgorithm.sha256.hash(Array("first".utf8)))),
-            BackendKey(name: "b", keySHA256: Hex.encode(DigestAlgorithm.sha256.hash(Array("second".utf8)))),
-        ]
-        #expect(BackendKey.matching("second", in: backends)?.name == "b")
-        #expect(BackendKey.matching("first", in: backends)?.name == "a")
-        #expect(BackendKey.matching("third", in: backends) == nil)
-        #expect(BackendKey.matching(backends[0].keySHA256, in: backends) == nil, "the hash itself is not the key")
     }
 }

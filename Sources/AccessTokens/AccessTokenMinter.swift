@@ -85,9 +85,9 @@ package struct AccessTokenMinter: Sendable {
         }
         // The configured members of the account's metadata, each under its own name (none of passkeyd's: the
         // configuration refuses those).
-        if !metadataClaims.isEmpty, let members = UserMetadata.value(of: subject.metadata)?.objectValue {
+        if !metadataClaims.isEmpty, let text = subject.metadata, let members = StrictJSONParser.strictValue(Array(text.utf8))?.objectValue {
             for name in metadataClaims {
-                if let value = members[name] { claims.add(member: name, json: JSONBody.encode(value)) }
+                if let value = members[name] { claims.add(member: name, json: JSONEncoding.encode(value)) }
             }
         }
         let token = try CompactJWS.sign(payload: claims.finished(), type: Self.type, with: key)

@@ -44,7 +44,7 @@ package struct AccessTokenSubject: Sendable {
         self.userVerified = userVerified
     }
 
-    init(user: UserRecord, session: SessionRecord) {
+    public init(user: UserRecord, session: SessionRecord) {
         self.init(
             userID: user.id,
             username: user.name,
@@ -64,7 +64,7 @@ package struct AccessTokenSubject: Sendable {
     /// software-bound, `hwk` or `swk`, the server cannot know) with a user-presence test (`user`), and with user
     /// verification (PIN or biometrics on the authenticator) a second factor: `mfa`. Sign in with Apple is `apple`
     /// (not a registered value: how Apple authenticated the person is Apple's to know).
-    var authenticationMethods: [String] {
+    public var authenticationMethods: [String] {
         switch method {
         case .passkey: userVerified ? ["pop", "user", "mfa"] : ["pop", "user"]
         case .apple: ["apple"]

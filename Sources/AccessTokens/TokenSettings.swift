@@ -32,7 +32,7 @@ public struct TokenSettings: Sendable, Equatable {
 
     public init() {}
 
-    init(_ reader: ConfigurationReader) throws(ConfigurationError) {
+    public init(_ reader: ConfigurationReader) throws(ConfigurationError) {
         try reader.only(["issuer", "audiences", "lifetimeSeconds", "algorithm", "rotationDays", "subject", "metadataClaims"])
         if let issuer = try reader.string("issuer") {
             guard Self.isIssuer(issuer) else {

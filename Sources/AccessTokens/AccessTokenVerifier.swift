@@ -4,9 +4,9 @@ import Foundation
 /// Verifies an access token this deployment signed, for passkeyd's own use (the read-only endpoints that take one,
 /// introspection): RFC 9068 §4. Every token costs one signature verification, whether or not it is well formed or
 /// names a known key, so that how long a refusal takes does not tell garbage from a token of an unknown `kid`.
-struct AccessTokenVerifier: Sendable {
+public struct AccessTokenVerifier: Sendable {
     /// The longest token looked at.
-    static let maximumLength = 8192
+    public static let maximumLength = 8192
     /// Nodes' clocks may differ this much (`nbf`, `iat`).
     static let clockLeeway: TimeInterval = 60
 
@@ -16,16 +16,16 @@ struct AccessTokenVerifier: Sendable {
     /// A token whose `iat` is before this instant (the second this server started) may carry a high-S ES256 signature:
     /// an earlier release issued either form, and its tokens verify until they expire. Every token issued since is
     /// low-S, and the high-S twin of one is refused.
-    let highSAcceptedBefore: Date
+    public let highSAcceptedBefore: Date
 
     /// Whether `text` has the form of a JWT (three parts): session tokens are one base64url string.
-    static func looksLikeJWT(_ text: String) -> Bool {
+    public static func looksLikeJWT(_ text: String) -> Bool {
         text.utf8.contains(UInt8(ascii: "."))
     }
 
     /// The token's claims when its signature, `typ`, `iss`, `aud` and times verify at `now`; otherwise nil and the
     /// rule that failed (for the log).
-    func verify(_ token: String, now: Date) -> (claims: AccessTokenClaims?, failure: String?) {
+    public func verify(_ token: String, now: Date) -> (claims: AccessTokenClaims?, failure: String?) {
         let jws = try? CompactJWS(token, maximumLength: Self.maximumLength)
         let named = jws.flatMap { $0.header.kid }.flatMap { ring.publishedKey(id: $0, at: now) }
         // RFC 7515 §5.2 steps 8–9, with RFC 8725 §3.1: the algorithm is the key's, never the header's choice.
@@ -54,6 +54,13 @@ struct AccessTokenVerifier: Sendable {
             return (nil, "a high-S signature (the twin of a token this release issued)")
         }
         return (claims, nil)
+    }
+
+    public init(issuer: String, audiences: [String], ring: SigningKeyRing, highSAcceptedBefore: Date) {
+        self.issuer = issuer
+        self.audiences = audiences
+        self.ring = ring
+        self.highSAcceptedBefore = highSAcceptedBefore
     }
 
     /// Exactly one signature verification for every token: with the key its `kid` names, or else with the key that

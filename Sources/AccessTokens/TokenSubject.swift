@@ -10,14 +10,14 @@ public enum TokenSubject: String, Sendable, Equatable {
     case externalId
 
     /// The `sub` of the account `userID` with `externalID`.
-    func subject(userID: [UInt8], externalID: String?) -> String {
+    public func subject(userID: [UInt8], externalID: String?) -> String {
         if self == .externalId, let externalID { return externalID }
         return Base64URL.encode(userID)
     }
 
     /// Whether a verified token's `sub` names the account `userID` (`externalID` read only when it is needed): its
     /// passkeyd id (every token minted before an external id was set has it), or, under `externalId`, its external id.
-    func names<Failure: Error>(_ subject: String, userID: [UInt8], externalID: () throws(Failure) -> String?) throws(Failure) -> Bool {
+    public func names<Failure: Error>(_ subject: String, userID: [UInt8], externalID: () throws(Failure) -> String?) throws(Failure) -> Bool {
         if subject == Base64URL.encode(userID) { return true }
         guard self == .externalId else { return false }
         return try externalID() == subject

@@ -6,7 +6,7 @@ extension AccessTokenMinter {
     /// An access token of the OpenID provider (RFC 9068) for the client of `subject.grant`: `aud` and `client_id` are the
     /// client's ID (never a first-party audience: the configuration refuses a client ID that is one), `sid` the grant's
     /// ID (so that revoking the grant ends it at `/oauth/userinfo`), `scope` the granted scopes, `auth_time`.
-    func mintClientAccessToken(
+    public func mintClientAccessToken(
         for subject: OpenIDGrantSubject,
         with key: JWSSigningKey,
         now: Date
@@ -35,7 +35,7 @@ extension AccessTokenMinter {
     /// `auth_time`, `nonce` when the request had one, `amr`, `at_hash` of `accessToken`, `sid` (the passkeyd session
     /// that signed the person in), and the claims of the granted scopes (`profile`: `preferred_username`, `name`;
     /// `email`: `email`, `email_verified`).
-    func mintIDToken(for subject: OpenIDGrantSubject, accessToken: String, with key: JWSSigningKey, now: Date) throws(CryptoError) -> String {
+    public func mintIDToken(for subject: OpenIDGrantSubject, accessToken: String, with key: JWSSigningKey, now: Date) throws(CryptoError) -> String {
         let issued = Int64(now.timeIntervalSince1970.rounded(.down))
         var claims = JSONObjectWriter(capacity: 512)
         claims.add("iss", issuer)
@@ -55,7 +55,7 @@ extension AccessTokenMinter {
 
     /// The claims of the granted scopes, as the ID token and `/oauth/userinfo` give them, and `external_id` (the app's
     /// own id) when the account has one.
-    static func addUserClaims(of subject: OpenIDGrantSubject, to claims: inout JSONObjectWriter) {
+    public static func addUserClaims(of subject: OpenIDGrantSubject, to claims: inout JSONObjectWriter) {
         if let externalID = subject.user.externalID { claims.add("external_id", externalID) }
         let scopes = subject.scopes
         if scopes.contains("profile") {

@@ -1,7 +1,6 @@
 import ConfigurationReading
 import CryptoCore
 import JSON
-import WebAuthnCore
 
 /// One entry of the `backends` list: a backend of the app (its API) that may call `POST /introspect`, known by the
 /// SHA-256 of its key (`passkeyd keys backend-key NAME` makes a key and the entry).
@@ -19,7 +18,7 @@ public struct BackendKey: Sendable, Equatable {
     }
 
     /// The `backends` list.
-    static func list(_ value: [JSONValue], key: String) throws(ConfigurationError) -> [BackendKey] {
+    public static func list(_ value: [JSONValue], key: String) throws(ConfigurationError) -> [BackendKey] {
         guard value.count <= maximumBackends else {
             throw ConfigurationError(.invalidValue, key: key, "must list at most \(maximumBackends) backends")
         }
@@ -44,7 +43,7 @@ public struct BackendKey: Sendable, Equatable {
     }
 
     /// The entry whose hash is the key's, compared in constant time against every entry (no early exit).
-    static func matching(_ key: String, in backends: [BackendKey]) -> BackendKey? {
+    public static func matching(_ key: String, in backends: [BackendKey]) -> BackendKey? {
         let presented = Hex.encode(DigestAlgorithm.sha256.hash(Array(key.utf8)))
         var found: BackendKey?
         for backend in backends where ConstantTime.equals(presented, backend.keySHA256) {

@@ -8,18 +8,18 @@ import Synchronization
 /// which keys the JWKS publishes, and the public key of a `kid` for verifying the server's own tokens. Loaded from
 /// the store by the key worker (every `refreshInterval`), so that a key made by another node is published and used
 /// here too; requests never wait for the store, except when the set is older than `maximumAge` (the worker stalled).
-final class SigningKeyRing: Sendable {
+public final class SigningKeyRing: Sendable {
     /// How often the worker reloads the keys (and runs the schedule): a rotation or revocation on one node (or by
     /// `passkeyd keys`) takes effect on every node within it. One read of the keys' table a second per node.
     public static let refreshInterval: TimeInterval = 1
     /// A set older than this is reloaded by the request that finds it (a stalled worker must not let a node sign with a
     /// key the others retired).
-    static let maximumAge: TimeInterval = 120
+    package static let maximumAge: TimeInterval = 120
 
-    struct Key: Sendable {
-        let record: SigningKeyRecord
+    public struct Key: Sendable {
+        public let record: SigningKeyRecord
         let signing: JWSSigningKey
-        let jwk: PublicKeyJWK
+        public let jwk: PublicKeyJWK
     }
 
     private struct Loaded: Sendable {
@@ -28,17 +28,17 @@ final class SigningKeyRing: Sendable {
     }
 
     private let loaded = Mutex(Loaded())
-    let schedule: SigningKeySchedule
+    public let schedule: SigningKeySchedule
     private let log: Logger
 
-    init(schedule: SigningKeySchedule, log: Logger) {
+    public init(schedule: SigningKeySchedule, log: Logger) {
         self.schedule = schedule
         self.log = log
     }
 
     /// Replaces the set with `records`, opening the keys it does not hold yet. A record that does not open (another
     /// server secret, an altered row) is left out and logged by its `kid`.
-    func load(_ records: [SigningKeyRecord], at now: Date) {
+    public func load(_ records: [SigningKeyRecord], at now: Date) {
         let held = loaded.withLock { loaded in Dictionary(loaded.keys.map { ($0.record.id, $0) }, uniquingKeysWith: { first, _ in first }) }
         var keys: [Key] = []
         for record in records {
@@ -56,30 +56,30 @@ final class SigningKeyRing: Sendable {
     }
 
     /// Whether the set must be loaded before it is used (never loaded, or older than `maximumAge`).
-    func isStale(at now: Date) -> Bool {
+    public func isStale(at now: Date) -> Bool {
         loaded.withLock { loaded in loaded.loadedAt.map { now.timeIntervalSince($0) >= Self.maximumAge } ?? true }
     }
 
     /// The key that signs at `now`: of the keys whose `activatesAt` has come and whose `retiresAt` has not, the one
     /// that activated last.
-    func signingKey(at now: Date) -> JWSSigningKey? {
+    public func signingKey(at now: Date) -> JWSSigningKey? {
         activeKey(at: now)?.signing
     }
 
     /// The key that signs at `now` with its record (its `createdAt` for the signing-key age metric).
-    func activeKey(at now: Date) -> Key? {
+    public func activeKey(at now: Date) -> Key? {
         loaded.withLock { loaded in
             loaded.keys.last { $0.record.activatesAt <= now && ($0.record.retiresAt.map { now < $0 } ?? true) }
         }
     }
 
     /// The keys the JWKS publishes at `now`: every key until it is no longer published (pending keys included).
-    func publishedKeys(at now: Date) -> [Key] {
+    public func publishedKeys(at now: Date) -> [Key] {
         loaded.withLock { loaded in loaded.keys.filter { key in schedule.publishedUntil(key.record).map { now < $0 } ?? true } }
     }
 
     /// The published key with this `kid`, for verifying a token the deployment signed.
-    func publishedKey(id: String, at now: Date) -> Key? {
+    public func publishedKey(id: String, at now: Date) -> Key? {
         publishedKeys(at: now).first { $0.record.id == id }
     }
 }

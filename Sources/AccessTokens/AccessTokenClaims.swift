@@ -1,23 +1,23 @@
 import Foundation
 
 /// The claims of an access token this deployment signed, as its verifier reads them back.
-struct AccessTokenClaims: Decodable, Sendable {
-    let iss: String
-    let sub: String
-    let aud: [String]
-    let iat: Int64
-    let nbf: Int64?
-    let exp: Int64
-    let sid: String
-    let username: String?
+public struct AccessTokenClaims: Decodable, Sendable {
+    public let iss: String
+    public let sub: String
+    public let aud: [String]
+    public let iat: Int64
+    public let nbf: Int64?
+    public let exp: Int64
+    public let sid: String
+    public let username: String?
     /// The app's own id of the account, when it had one at minting.
-    let external_id: String?
+    public let external_id: String?
 
     private enum CodingKeys: String, CodingKey {
         case iss, sub, aud, iat, nbf, exp, sid, username, external_id
     }
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         iss = try container.decode(String.self, forKey: .iss)
         sub = try container.decode(String.self, forKey: .sub)
