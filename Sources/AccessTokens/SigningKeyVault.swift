@@ -9,7 +9,7 @@ public struct SigningKeyVault: Sendable {
     /// HKDF `info` of the sealing key.
     static let derivationLabel = Array("passkeyd signing keys v1".utf8)
     /// Random bytes of a key ID (16 base64url characters).
-    static let keyIDLength = 12
+    package static let keyIDLength = 12
 
     private let sealing: AuthenticatedEncryption
     private let random: any RandomSource
