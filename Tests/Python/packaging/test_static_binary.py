@@ -7,6 +7,7 @@ names the toolchain's runtime folder, which is hidden from the loader.
 from __future__ import annotations
 
 import json
+import re
 import unittest
 from pathlib import Path
 
@@ -14,7 +15,10 @@ from isolation import Isolation, scratch_folder, toolchain_folders, toolchain_pa
 from repository import BINARY, needed_libraries, owning_package, require_binary, resolved_libraries, source_version
 from served import Served
 
-SWIFT_RUNTIME_PREFIXES = ("libswift", "libFoundation", "libdispatch", "libBlocksRuntime", "lib_Foundation", "libicu")
+SWIFT_RUNTIME_PREFIXES = ("libswift", "libFoundation", "libdispatch", "libBlocksRuntime", "lib_Foundation")
+# Toolchains shipped their own ICU as libicu*swift*.so; Debian's ICU (libicui18n.so.72, libicuuc.so.72, for the
+# look-alike username check) is a Debian package's library like libssl's.
+TOOLCHAIN_ICU = re.compile(r"^libicu\w*swift")
 
 
 class StaticBinaryTests(unittest.TestCase):
@@ -31,6 +35,7 @@ class StaticBinaryTests(unittest.TestCase):
         self.assertIn("libssl.so.3", needed)
         for name in needed:
             self.assertFalse(name.startswith(SWIFT_RUNTIME_PREFIXES), f"the binary names the Swift runtime library {name}")
+            self.assertIsNone(TOOLCHAIN_ICU.match(name), f"the binary names the toolchain's ICU {name}")
         hidden = [str(folder) for folder in toolchain_folders()]
         for name, path in resolved_libraries(BINARY).items():
             self.assertIsNotNone(path, f"{name} is not found")
