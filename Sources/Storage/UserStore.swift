@@ -7,4 +7,7 @@ public protocol UserStore: Sendable {
 
     /// Returns the user whose username has the key of `name` (`Frank` finds `frank`), or nil when there is none.
     func user(name: String) throws(StorageError) -> UserRecord?
+
+    /// The oldest user whose name has the confusable skeleton `skeleton` (`UserRecord.nameSkeleton(of:)`), or nil.
+    func user(nameSkeleton skeleton: String) throws(StorageError) -> UserRecord?
 }

@@ -9,6 +9,10 @@ extension SQLiteStore {
         try reading { records throws(StorageError) in try records.user(name: name) }
     }
 
+    public func user(nameSkeleton skeleton: String) throws(StorageError) -> UserRecord? {
+        try reading { records throws(StorageError) in try records.user(nameSkeleton: skeleton) }
+    }
+
     public func credential(id: [UInt8]) throws(StorageError) -> CredentialRecord? {
         try reading { records throws(StorageError) in try records.credential(id: id) }
     }

@@ -22,6 +22,11 @@ extension StoreContract {
         try register(store, StoreSamples.user(1, name: "Scope"), StoreSamples.credential(1, owner: 1))
         try expectEqual(try lookAlike(cyrillic)?.id, StoreSamples.userID(1), "registered: found by a Cyrillic look-alike")
         try expectEqual(try lookAlike("SCOPE")?.id, StoreSamples.userID(1), "and by a case variant")
+        try expectEqual(
+            try store.user(nameSkeleton: UserRecord.nameSkeleton(of: cyrillic))?.id,
+            StoreSamples.userID(1),
+            "and by the store's read outside a transaction"
+        )
         try expectEqual(try lookAlike("scape"), nil, "another name")
         var other = StoreSamples.user(2, name: "other")
         try store.seedUser(other, credential: StoreSamples.credential(2, owner: 2))

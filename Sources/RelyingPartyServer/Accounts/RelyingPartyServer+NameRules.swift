@@ -37,9 +37,8 @@ extension RelyingPartyServer {
         let username = try validName(value, member: "username")
         guard !ConfusableSkeleton.mixesScripts(username) else { throw ServerError(.usernameMixedScripts, member: "username") }
         let key = UserRecord.nameKey(of: username)
-        let lookAlike = try storage {
-            try store.transaction { transaction throws(StorageError) in try transaction.user(nameSkeleton: UserRecord.nameSkeleton(of: username)) }
-        }
+        // A read (a reader connection on SQLite), not a transaction: registration options never wait for the writer.
+        let lookAlike = try storage { try store.user(nameSkeleton: UserRecord.nameSkeleton(of: username)) }
         if let lookAlike, lookAlike.id != owner, lookAlike.nameKey != key { throw ServerError(.usernameConfusable, member: "username") }
         return username
     }

@@ -9,20 +9,20 @@ enum EmailPages {
             status: 200,
             title: title,
             body:
-                "<p>\(escaped(text))</p><form method=\"post\" action=\"\(action)\"><input type=\"hidden\" name=\"token\" value=\"\(escaped(String(token.prefix(128))))\">"
-                + "<button type=\"submit\">\(escaped(button))</button></form>"
+                "<p>\(OpenIDPages.escapedHTML(text))</p><form method=\"post\" action=\"\(action)\"><input type=\"hidden\" name=\"token\" value=\"\(OpenIDPages.escapedHTML(String(token.prefix(128))))\">"
+                + "<button type=\"submit\">\(OpenIDPages.escapedHTML(button))</button></form>"
         )
     }
 
     static func done(title: String, text: String) -> HTTPResponse {
-        page(status: 200, title: title, body: "<p>\(escaped(text))</p>")
+        page(status: 200, title: title, body: "<p>\(OpenIDPages.escapedHTML(text))</p>")
     }
 
     static func failure(_ error: ServerError) -> HTTPResponse {
         var response = page(
             status: error.status,
             title: "This link is not valid",
-            body: "<p>\(escaped(error.message))</p><p><code>\(error.code.rawValue)</code></p>"
+            body: "<p>\(OpenIDPages.escapedHTML(error.message))</p><p><code>\(error.code.rawValue)</code></p>"
         )
         if let retryAfter = error.storageRetryAfter { response.headers.add(retryAfter.name, retryAfter.value) }
         return response
@@ -31,14 +31,9 @@ enum EmailPages {
     private static func page(status: Int, title: String, body: String) -> HTTPResponse {
         let text =
             "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\">"
-            + "<title>\(escaped(title))</title><link rel=\"stylesheet\" href=\"/style.css\"><main><h1>\(escaped(title))</h1>\(body)</main></html>"
+            + "<title>\(OpenIDPages.escapedHTML(title))</title><link rel=\"stylesheet\" href=\"/style.css\"><main><h1>\(OpenIDPages.escapedHTML(title))</h1>\(body)</main></html>"
         var response = HTTPResponse(status: status, headers: HTTPHeaders([("Content-Type", "text/html; charset=utf-8")]), body: Array(text.utf8))
         OpenIDPages.addPageHeaders(to: &response)
         return response
-    }
-
-    static func escaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
-            .replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "'", with: "&#39;")
     }
 }

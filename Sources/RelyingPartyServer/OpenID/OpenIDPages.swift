@@ -15,6 +15,22 @@ enum OpenIDPages {
         response.headers.add("Referrer-Policy", "no-referrer")
     }
 
+    /// `text` with the five characters HTML gives meaning to written as character references.
+    static func escapedHTML(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&#39;"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+
     static func redirect(to location: String) -> HTTPResponse {
         var response = HTTPResponse(status: 302, headers: HTTPHeaders([("Location", location)]), body: [])
         response.headers.add("Referrer-Policy", "no-referrer")

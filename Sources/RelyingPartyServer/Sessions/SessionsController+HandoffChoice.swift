@@ -27,13 +27,13 @@ extension SessionsController {
 
     /// The choice: stay signed in as `signedInAs`, or switch to the link's account (a form with a new code).
     func handoffChoicePage(signedInAs name: String, code: String) -> HTTPResponse {
-        let escapedName = Self.escapedHTML(name)
+        let escapedName = OpenIDPages.escapedHTML(name)
         return Self.page(
             "<title>Switch account?</title><main class=\"card\"><h1>Switch account?</h1>"
                 + "<p>You are signed in here as <strong>\(escapedName)</strong>. This link signs in to a different account.</p>"
                 + "<form method=\"post\" action=\"\(Self.handoffSwitchPath)\"><input type=\"hidden\" name=\"code\" value=\"\(code)\">"
                 + "<button type=\"submit\" class=\"btn btn-secondary\">Switch to the other account</button></form>"
-                + "<p><a class=\"btn btn-primary\" href=\"\(Self.escapedHTML(handoffRedirect))\">Stay signed in as \(escapedName)</a></p></main>"
+                + "<p><a class=\"btn btn-primary\" href=\"\(OpenIDPages.escapedHTML(handoffRedirect))\">Stay signed in as \(escapedName)</a></p></main>"
         )
     }
 
@@ -57,21 +57,5 @@ extension SessionsController {
         var response = HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "text/html; charset=utf-8")]), body: Array(text.utf8))
         OpenIDPages.addPageHeaders(to: &response)
         return response
-    }
-
-    /// `text` with the five characters HTML gives meaning to written as character references.
-    static func escapedHTML(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
     }
 }

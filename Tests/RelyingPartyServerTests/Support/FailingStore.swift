@@ -45,6 +45,7 @@ final class FailingStore: PasskeyStore {
         try inner.probeWrite()
     }
     func user(name: String) throws(StorageError) -> UserRecord? { try inner.user(name: name) }
+    func user(nameSkeleton skeleton: String) throws(StorageError) -> UserRecord? { try inner.user(nameSkeleton: skeleton) }
     func credential(id: [UInt8]) throws(StorageError) -> CredentialRecord? { try inner.credential(id: id) }
     func credentialWithOwner(id: [UInt8]) throws(StorageError) -> (credential: CredentialRecord, owner: UserRecord)? {
         try inner.credentialWithOwner(id: id)
