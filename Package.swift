@@ -21,8 +21,9 @@ let package = Package(
         // Imported password hashes only: bcrypt (libxcrypt) and Argon2 (the reference implementation).
         .systemLibrary(name: "CXCrypt", pkgConfig: "libcrypt", providers: [.apt(["libcrypt-dev"])]),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
-        // Unicode TS #39 confusables (ICU's spoof checker), imported only by Confusables.
-        .systemLibrary(name: "CICU", pkgConfig: "icu-i18n", providers: [.apt(["libicu-dev"])]),
+        // Unicode TS #39 confusables (ICU's spoof checker), imported only by Confusables. A C target, not a system
+        // library: its header must not show ICU's types to Swift, which Foundation's own copy of ICU would clash with.
+        .target(name: "CICU"),
         // Outbound mail: libcurl's SMTP client, imported only by MailTransport.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 

@@ -29,6 +29,7 @@ mkdir -p "$out/modules" "$out/bin"
 package=$("${SWIFT:-swift}" package dump-package)
 derived=$(python3 fuzz/modules.py fuzz/Targets/*.swift fuzz/Support/*.swift <<<"$package")
 read -r -a modules <<<"$(sed -n 's/^modules //p' <<<"$derived")"
+read -r -a cmodules <<<"$(sed -n 's/^cmodules //p' <<<"$derived")"
 read -r -a includes <<<"$(sed -n 's/^includes //p' <<<"$derived")"
 read -r -a links <<<"$(sed -n 's/^links //p' <<<"$derived")"
 [ ${#modules[@]} -gt 0 ] || { echo "fuzz/build.sh: no modules derived from Package.swift" >&2; exit 1; }
@@ -37,6 +38,23 @@ common=(-O -wmo -swift-version 6 -package-name passkeyd -parse-as-library -enabl
         "${includes[@]/#/-I}" -I "$out/modules" "${sanitize[@]}")
 
 built=()
+# A C target (its include/module.modulemap names the header Swift sees): its .c files into lib<name>.a, uninstrumented.
+build_c_module() {
+  local name=$1 library="$out/modules/lib$1.a"
+  built+=("$library")
+  if [ -f "$library" ] && [ -z "$(find "Sources/$name" -newer "$library" \( -name '*.c' -o -name '*.h' \) -print -quit)" ]; then
+    return
+  fi
+  echo "  C module $name ($mode)" >&2
+  local objects=()
+  for source in "Sources/$name"/*.c; do
+    local object="$out/modules/$name-$(basename "$source" .c).o"
+    "${CC:-clang}" -O2 -fPIC -I "Sources/$name/include" -c "$source" -o "$object"
+    objects+=("$object")
+  done
+  rm -f "$library" && ar rcs "$library" "${objects[@]}"
+}
+
 build_module() {
   local name=$1 library="$out/modules/lib$1.a"
   # Rebuild when a source of the module, or the library of a module built before it, is newer than the library.
@@ -69,6 +87,7 @@ PYTHON
     -emit-library -static -o "$library" "${sources[@]}"
 }
 
+for module in "${cmodules[@]}"; do build_c_module "$module"; done
 for module in "${modules[@]}"; do build_module "$module"; done
 
 targets=("$@")
@@ -81,6 +100,7 @@ support=(fuzz/Support/Fixtures.swift)
 # Static libraries are linked dependents first, so that each one's references resolve in those after it.
 libraries=()
 for (( index=${#modules[@]}-1; index>=0; index-- )); do libraries+=("$out/modules/lib${modules[$index]}.a"); done
+for module in "${cmodules[@]}"; do libraries+=("$out/modules/lib$module.a"); done
 
 for target in "${targets[@]}"; do
   binary="$out/bin/$target"

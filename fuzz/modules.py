@@ -4,13 +4,15 @@
     swift package dump-package | fuzz/modules.py fuzz/Targets/*.swift fuzz/Support/*.swift
 
 reads the `import`s of the given Swift files, closes them over the dependencies of Package.swift's targets, and
-prints three lines for fuzz/build.sh:
+prints four lines for fuzz/build.sh:
 
-    modules CBOR CryptoCore ...     the library targets to compile, each after the ones it depends on
-    includes Sources/CLibCBOR ...   the folders of the system-library targets they reach (module.modulemap + shim.h)
+    modules CBOR CryptoCore ...     the Swift library targets to compile, each after the ones it depends on
+    cmodules CICU ...               the C targets among them (their .c files, their include/module.modulemap)
+    includes Sources/CLibCBOR ...   the module map folders they reach (system libraries' and C targets' include/)
     links cbor ssl crypto ...       the libraries those module maps link
 """
 import json
+import os
 import re
 import sys
 
@@ -45,13 +47,23 @@ def visit(name):
 for name in sorted(imported & set(targets)):
     visit(name)
 
-modules = [name for name in order if targets[name]["type"] == "regular"]
-systems = [name for name in order if targets[name]["type"] == "system"]
+def folder(name):
+    return targets[name].get("path") or f"Sources/{name}"
+
+
+def is_c_target(name):
+    return targets[name]["type"] == "regular" and os.path.isfile(f"{folder(name)}/include/module.modulemap")
+
+
+modules = [name for name in order if targets[name]["type"] == "regular" and not is_c_target(name)]
+cmodules = [name for name in order if is_c_target(name)]
+includes = [folder(name) for name in order if targets[name]["type"] == "system"]
+includes += [f"{folder(name)}/include" for name in cmodules]
 links = []
-for name in systems:
-    path = targets[name].get("path") or f"Sources/{name}"
-    with open(f"{path}/module.modulemap", encoding="utf-8") as modulemap:
+for include in includes:
+    with open(f"{include}/module.modulemap", encoding="utf-8") as modulemap:
         links += re.findall(r'^\s*link\s+"([^"]+)"', modulemap.read(), re.MULTILINE)
 print("modules", *modules)
-print("includes", *[targets[name].get("path") or f"Sources/{name}" for name in systems])
+print("cmodules", *cmodules)
+print("includes", *includes)
 print("links", *links)

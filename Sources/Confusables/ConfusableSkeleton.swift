@@ -7,17 +7,7 @@ internal import CICU
 /// which ICU documents as safe from any thread.
 public enum ConfusableSkeleton {
     /// ICU's checker, configured for the restriction-level and mixed-numbers checks, never changed afterwards.
-    private nonisolated(unsafe) static let checker: OpaquePointer? = {
-        var status = U_ZERO_ERROR
-        guard let checker = passkeyd_uspoof_open(&status), status.rawValue <= U_ZERO_ERROR.rawValue else { return nil }
-        passkeyd_uspoof_setChecks(checker, Int32(USPOOF_RESTRICTION_LEVEL.rawValue | USPOOF_MIXED_NUMBERS.rawValue), &status)
-        passkeyd_uspoof_setRestrictionLevel(checker, USPOOF_HIGHLY_RESTRICTIVE)
-        guard status.rawValue <= U_ZERO_ERROR.rawValue else {
-            passkeyd_uspoof_close(checker)
-            return nil
-        }
-        return checker
-    }()
+    private nonisolated(unsafe) static let checker: OpaquePointer? = passkeyd_spoof_checker_open()
 
     /// The longest text these functions read, in UTF-8 bytes: names are far shorter, and ICU takes an `Int32` length.
     public static let maximumBytes = 4096
@@ -26,23 +16,21 @@ public enum ConfusableSkeleton {
     /// `maximumBytes`. Equal skeletons mean the texts can be mistaken for each other.
     public static func of(_ text: String) -> String? {
         guard let checker, text.utf8.count <= maximumBytes else { return nil }
-        var bytes = Array(text.utf8)
-        let length = Int32(bytes.count)
+        let bytes = Array(text.utf8)
         // A skeleton can be longer than its text (one character may map to several): ask again with the size ICU says.
         var capacity = bytes.count * 3 + 16
         for _ in 0..<2 {
-            var status = U_ZERO_ERROR
             var output = [CChar](repeating: 0, count: capacity)
-            let written = bytes.withUnsafeMutableBufferPointer { input in
+            let written = bytes.withUnsafeBufferPointer { input in
                 input.withMemoryRebound(to: CChar.self) { text in
-                    passkeyd_uspoof_getSkeletonUTF8(checker, text.baseAddress, length, &output, Int32(capacity), &status)
+                    passkeyd_spoof_skeleton(checker, text.baseAddress, Int32(text.count), &output, Int32(capacity))
                 }
             }
-            if status == U_BUFFER_OVERFLOW_ERROR {
-                capacity = Int(written) + 1
+            guard written >= 0 else { return nil }
+            guard Int(written) <= capacity else {
+                capacity = Int(written)
                 continue
             }
-            guard status.rawValue <= U_ZERO_ERROR.rawValue, written >= 0, Int(written) < capacity else { return nil }
             return String(decoding: output.prefix(Int(written)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
         }
         return nil
@@ -53,13 +41,12 @@ public enum ConfusableSkeleton {
     /// failing closed, when ICU cannot tell or the text is longer than `maximumBytes`.
     public static func mixesScripts(_ text: String) -> Bool {
         guard let checker, text.utf8.count <= maximumBytes else { return true }
-        var bytes = Array(text.utf8)
-        var status = U_ZERO_ERROR
-        let result = bytes.withUnsafeMutableBufferPointer { input in
+        let bytes = Array(text.utf8)
+        let result = bytes.withUnsafeBufferPointer { input in
             input.withMemoryRebound(to: CChar.self) { text in
-                passkeyd_uspoof_check2UTF8(checker, text.baseAddress, Int32(text.count), &status)
+                passkeyd_spoof_suspicious(checker, text.baseAddress, Int32(text.count))
             }
         }
-        return status.rawValue > U_ZERO_ERROR.rawValue || result != 0
+        return result != 0
     }
 }

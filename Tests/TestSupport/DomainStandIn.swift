@@ -3,7 +3,6 @@ import CryptoCore
 import Foundation
 import HTTPServer
 import Synchronization
-import TestSupport
 
 /// A domain (or Apple's CDN) on https://localhost:PORT for `check-domain`'s tests: the project's own HTTPS server with a
 /// certificate from a `TestCertificateAuthority`, answering the paths it was given with their responses and any
