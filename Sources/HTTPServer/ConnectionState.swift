@@ -53,6 +53,17 @@ final class ConnectionState {
     private(set) var hasReceivedNUL = false
     /// The client address it is counted against, once admitted under the per-address cap.
     private var address: PeerAddress?
+    /// Whether the connection is a trusted proxy's (`proxyProtocolFrom`) whose PROXY protocol header has not been read:
+    /// its bufferevent does not read meanwhile, and it is counted against no address yet.
+    private var awaitsProxyHeader = false
+    /// The reader of that header, while it reads.
+    private var proxyHeader: ProxyProtocolReader?
+    /// The client a trusted proxy's PROXY protocol header named (its address as `inet_ntop` writes it); nil for a
+    /// connection that is its own client.
+    private(set) var proxiedClient: String?
+    /// Set when the connection must close on the loop's next turn (a refused PROXY protocol header).
+    private var isClosingSoon = false
+
     /// Whether this TLS connection's handshake outcome has been counted (plain connections have none to count).
     private var isHandshakeCounted: Bool
     /// Whether the deadline was armed for the answer being queued: evhttp adds an answer to the output line by line,
@@ -129,6 +140,7 @@ final class ConnectionState {
         }
         bufferevent_decref(bufferEvent)
         let configuration = listener.configuration
+        awaitsProxyHeader = ProxyProtocolReader.isTrusted(evhttp_connection_get_addr(connection), ranges: configuration.proxyProtocolFrom)
         guard !isRefused, admit(connection, configuration: configuration) else {
             detach()
             evhttp_connection_free(connection)
@@ -158,17 +170,39 @@ final class ConnectionState {
             Unmanaged.passUnretained(self).toOpaque()
         )
         armDeadline(seconds: configuration.readTimeoutSeconds)
-        if evbuffer_get_length(bufferevent_get_input(bufferEvent)) == 0, let address {
+        if awaitsProxyHeader {
+            readProxyHeader()
+        } else if evbuffer_get_length(bufferevent_get_input(bufferEvent)) == 0, let address {
             listener.loop.becameIdle(self, address: address)
         }
     }
 
-    /// Counts the connection against its address's cap and makes room under the global cap; false when it must be
-    /// closed instead.
+    /// Counts the connection against its address's cap (a trusted proxy's connection: once its header names the
+    /// client) and makes room under the global cap; false when it must be closed instead.
     private func admit(_ connection: OpaquePointer, configuration: HTTPServerConfiguration) -> Bool {
+        if !awaitsProxyHeader {
+            guard let peer = evhttp_connection_get_addr(connection).flatMap(PeerAddress.init), admit(peer) else { return false }
+        }
         let loop = listener.loop
-        guard let peer = evhttp_connection_get_addr(connection).flatMap(PeerAddress.init) else { return false }
-        let limit = configuration.maximumConnectionsPerAddress
+        guard loop.connections.current > configuration.maximumConnections else { return true }
+        // Under pressure: the connection idle the longest, else the oldest incomplete request (trickling clients go
+        // before anyone whose request is whole and being answered, who is never closed for room).
+        let madeRoom = loop.closeIdleConnections(upTo: 1) == 1 || loop.closeOldestIncompleteConnection()
+        loop.reports.note(
+            "maximumConnections",
+            madeRoom
+                ? "\(configuration.maximumConnections) connections open (limits.maximumConnections): closed the one idle the longest, or else the oldest incomplete request, for a new one"
+                : "\(configuration.maximumConnections) connections open (limits.maximumConnections), none idle or incomplete: closed a new connection",
+            now: ThrottledLog.now
+        )
+        return madeRoom
+    }
+
+    /// Counts the connection against `peer`'s cap, closing that address's connection idle the longest (or else its
+    /// oldest incomplete request) to make room; false when there is none and this one must be closed.
+    private func admit(_ peer: PeerAddress) -> Bool {
+        let loop = listener.loop
+        let limit = listener.configuration.maximumConnectionsPerAddress
         if !loop.connections.admit(peer, limit: limit) {
             // The address's own connection idle the longest makes way (a person behind the same NAT as a flood still
             // gets in), else its oldest incomplete request (a trickling one); with neither, the new one is closed.
@@ -186,18 +220,58 @@ final class ConnectionState {
             guard madeRoom else { return false }
         }
         address = peer
-        guard loop.connections.current > configuration.maximumConnections else { return true }
-        // Under pressure: the connection idle the longest, else the oldest incomplete request (trickling clients go
-        // before anyone whose request is whole and being answered, who is never closed for room).
-        let madeRoom = loop.closeIdleConnections(upTo: 1) == 1 || loop.closeOldestIncompleteConnection()
-        loop.reports.note(
-            "maximumConnections",
-            madeRoom
-                ? "\(configuration.maximumConnections) connections open (limits.maximumConnections): closed the one idle the longest, or else the oldest incomplete request, for a new one"
-                : "\(configuration.maximumConnections) connections open (limits.maximumConnections), none idle or incomplete: closed a new connection",
-            now: ThrottledLog.now
-        )
-        return madeRoom
+        return true
+    }
+
+    /// Reads the PROXY protocol header from the socket, with the bufferevent's reading off until it is whole (it has
+    /// read nothing yet: this runs before the loop's next poll). The whole-request deadline bounds the wait.
+    private func readProxyHeader() {
+        let reader = ProxyProtocolReader(connection: self, descriptor: bufferevent_getfd(bufferEvent))
+        guard evbuffer_get_length(bufferevent_get_input(bufferEvent)) == 0, bufferevent_disable(bufferEvent, Int16(EV_READ)) == 0,
+            reader.start(base: listener.loop.base)
+        else {
+            closeSoon(reason: "a connection from a trusted proxy was closed: its header could not be read")
+            return
+        }
+        proxyHeader = reader
+    }
+
+    /// The header was read or refused: a refused one, or a client over its cap, closes the connection; otherwise the
+    /// connection is counted against the client the header names (`nil`: its own peer) and its bufferevent reads.
+    func proxyHeaderRead(_ reading: ProxyProtocolHeader.Reading) {
+        proxyHeader = nil
+        guard let connection else { return }
+        switch reading {
+        case .incomplete:
+            return
+        case .invalid(let reason):
+            closeSoon(reason: "a connection from a trusted proxy was closed: \(reason)")
+        case .header(_, let client):
+            let peer: PeerAddress?
+            if let client {
+                peer =
+                    client.bytes.count == 4
+                    ? PeerAddress(ipv4: client.bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }) : PeerAddress(ipv6: client.bytes)
+            } else {
+                peer = evhttp_connection_get_addr(connection).flatMap(PeerAddress.init)
+            }
+            guard let peer, admit(peer) else {
+                closeSoon(reason: nil)
+                return
+            }
+            awaitsProxyHeader = false
+            proxiedClient = client?.address
+            bufferevent_enable(bufferEvent, Int16(EV_READ))
+            listener.loop.becameIdle(self, address: peer)
+        }
+    }
+
+    /// Closes the connection on the loop's next turn (not inside a libevent callback that goes on with it), noting
+    /// `reason` in the log.
+    private func closeSoon(reason: String?) {
+        if let reason { listener.loop.reports.note("proxyProtocol", reason, now: ThrottledLog.now) }
+        isClosingSoon = true
+        armDeadline(seconds: 0)
     }
 
     /// Closes the connection now.
@@ -255,7 +329,7 @@ final class ConnectionState {
     /// (Re)starts the whole-request deadline (at once for a connection over the arriving-bytes bound).
     private func armDeadline(seconds: Int) {
         guard let deadline else { return }
-        var timeout = timeval(tv_sec: isOverArrivingBound ? 0 : seconds, tv_usec: 0)
+        var timeout = timeval(tv_sec: isOverArrivingBound || isClosingSoon ? 0 : seconds, tv_usec: 0)
         event_add(deadline, &timeout)
     }
 
@@ -268,6 +342,8 @@ final class ConnectionState {
     private func detach() {
         pending?.isCancelled = true
         pending = nil
+        proxyHeader?.stop()
+        proxyHeader = nil
         guard let outputWatch else { return }
         evbuffer_remove_cb_entry(bufferevent_get_output(bufferEvent), outputWatch)
         self.outputWatch = nil

@@ -180,16 +180,16 @@ final class EventLoopListener {
     private func respond(to request: UnsafeMutablePointer<evhttp_request>) {
         let command = evhttp_request_get_command(request)
         let isHead = command == EVHTTP_REQ_HEAD
+        let connectionState = evhttp_request_get_connection(request).flatMap(evhttp_connection_get_bufferevent).flatMap { connectionStates[$0] }
         let incoming = HTTPRequest(
             method: isHead ? "GET" : Self.methodName(command),
             path: Self.decodedPath(request),
             query: evhttp_request_get_evhttp_uri(request).flatMap(evhttp_uri_get_query).map { String(cString: $0) },
             headers: EvhttpMessage.headers(request),
             body: EvhttpMessage.body(request),
-            remoteAddress: Self.peerAddress(request),
+            remoteAddress: connectionState?.proxiedClient ?? Self.peerAddress(request),
             isSecure: tls != nil
         )
-        let connectionState = evhttp_request_get_connection(request).flatMap(evhttp_connection_get_bufferevent).flatMap { connectionStates[$0] }
         // RFC 9110 §5.5: a NUL byte (which libevent cut a header value at) makes the request invalid.
         let sentNUL = connectionState?.hasReceivedNUL == true
         let framing = RequestFraming.Request(

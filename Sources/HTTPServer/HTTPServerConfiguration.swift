@@ -46,6 +46,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// Descriptors kept for everything but client connections: listening sockets, event loops, the store's files or
     /// connections, the outbound client, the log.
     public var reservedDescriptors: Int
+    /// The address ranges of the load balancers whose connections start with a PROXY protocol header (version 1 or 2)
+    /// naming the client; empty for none. The client a header names is the request's `remoteAddress` and is counted
+    /// against `maximumConnectionsPerAddress`; a connection from such a range without a valid header is closed, and a
+    /// connection from anywhere else is its own client.
+    public var proxyProtocolFrom: [AddressRange] = []
     /// The `Strict-Transport-Security` value sent with every HTTPS answer (RFC 6797), nil for none; never on plain HTTP.
     public var strictTransportSecurity: String?
     /// Receives start-up and bind messages, and rate-limited reports of accept failures and connections refused or

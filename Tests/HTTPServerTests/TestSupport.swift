@@ -52,11 +52,12 @@ final class TestServer {
         readTimeoutSeconds: Int = 5,
         workers: Int = 4,
         maximumQueuedRequests: Int = 1024,
+        proxyProtocolFrom: [AddressRange] = [],
         handler: any HTTPHandler = EchoHandler()
     ) throws {
         let files = try makeCertificate()
         let tls = try TLSServerContext(certificateChainFile: files.certificate, privateKeyFile: files.key)
-        let configuration = HTTPServerConfiguration(
+        var configuration = HTTPServerConfiguration(
             httpsAddress: "127.0.0.1:0",
             httpAddress: "127.0.0.1:0",
             tls: tls,
@@ -71,6 +72,7 @@ final class TestServer {
             maximumConnectionsPerAddress: maximumConnectionsPerAddress,
             log: .discarding
         )
+        configuration.proxyProtocolFrom = proxyProtocolFrom
         server = try HTTPServer(configuration: configuration, handler: handler)
         server.start()
     }

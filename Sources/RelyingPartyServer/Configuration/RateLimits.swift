@@ -15,6 +15,11 @@ public struct RateLimits: Sendable, Equatable {
     /// The address ranges of the proxies in front of passkeyd (CIDRs). A request from one of them is limited as the
     /// right-most `X-Forwarded-For` address that is not one of them; a request from anywhere else as its peer.
     public var trustedProxies: [AddressRange] = []
+    /// Whether connections from `trustedProxies` start with a PROXY protocol header (version 1 or 2, as HAProxy, AWS's
+    /// Network Load Balancer and Google's TCP proxy send it) naming the client: that client is then the request's
+    /// address and is counted against `limits.maximumConnectionsPerAddress`. A connection from those ranges without a
+    /// valid header is closed; one from anywhere else is its own client, with no header.
+    public var proxyProtocol = false
     /// Deprecated (removed in 0.3.0; `trustedProxies` replaces it): every peer is a trusted proxy and the client is
     /// the last `X-Forwarded-For` entry, so a client that reaches passkeyd directly chooses its own address.
     public var trustForwardedFor = false
@@ -30,7 +35,7 @@ public struct RateLimits: Sendable, Equatable {
     init(_ reader: ConfigurationReader) throws(ConfigurationError) {
         try reader.only([
             "perAddressPerMinute", "perAddressBurst", "perAccountPerMinute", "perAccountBurst",
-            "outstandingChallengesPerAddress", "trustedProxies", "trustForwardedFor", "maximumKeys", "mailPerRecipientPerHour",
+            "outstandingChallengesPerAddress", "trustedProxies", "proxyProtocol", "trustForwardedFor", "maximumKeys", "mailPerRecipientPerHour",
             "mailPerAddressPerHour",
         ])
         mailPerRecipientPerHour = try reader.integer("mailPerRecipientPerHour", in: 1...10_000) ?? mailPerRecipientPerHour
@@ -61,6 +66,19 @@ public struct RateLimits: Sendable, Equatable {
                 }
                 return range
             }
+        }
+        if let value = reader.value("proxyProtocol") {
+            guard let flag = value.boolValue else {
+                throw ConfigurationError(.invalidValue, key: reader.key("proxyProtocol"), "must be true or false")
+            }
+            guard !flag || !trustedProxies.isEmpty else {
+                throw ConfigurationError(
+                    .invalidValue,
+                    key: reader.key("proxyProtocol"),
+                    "needs trustedProxies: the address ranges of the load balancers that send the PROXY protocol header"
+                )
+            }
+            proxyProtocol = flag
         }
         if trustForwardedFor && !trustedProxies.isEmpty {
             throw ConfigurationError(

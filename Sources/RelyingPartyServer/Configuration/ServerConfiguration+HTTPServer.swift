@@ -16,7 +16,7 @@ extension ServerConfiguration {
 
     /// The HTTP listener's settings: the `listen` addresses, `threads` and the `limits`, with `tls` for HTTPS.
     public func httpServerConfiguration(tls: TLSServerContext?, log: Logger) -> HTTPServerConfiguration {
-        HTTPServerConfiguration(
+        var configuration = HTTPServerConfiguration(
             httpsAddress: httpsAddress,
             httpAddress: httpAddress,
             tls: tls,
@@ -33,5 +33,7 @@ extension ServerConfiguration {
             strictTransportSecurity: strictTransportSecurity,
             log: log
         )
+        if rateLimits.proxyProtocol { configuration.proxyProtocolFrom = rateLimits.trustedProxies }
+        return configuration
     }
 }

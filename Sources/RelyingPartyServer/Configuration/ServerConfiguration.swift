@@ -108,8 +108,9 @@ public struct ServerConfiguration: Sendable {
     public var handoffOrigin: String { origins.first { $0.hasPrefix("https://") } ?? "https://\(relyingPartyID)" }
 
     /// 256 connections per client address; behind trusted proxies every connection comes from a proxy, so the
-    /// per-address cap is the global one (the proxy limits its clients).
-    public var defaultConnectionsPerAddress: Int { rateLimits.readsForwardedFor ? maximumConnections : 256 }
+    /// per-address cap is the global one (the proxy limits its clients), unless their PROXY protocol headers name
+    /// each connection's client.
+    public var defaultConnectionsPerAddress: Int { rateLimits.readsForwardedFor && !rateLimits.proxyProtocol ? maximumConnections : 256 }
 
     /// `iss` of the access tokens: `tokens.issuer`, or `https://<relyingParty.id>`.
     public var tokenIssuer: String { tokens.issuer ?? "https://" + relyingPartyID }

@@ -94,4 +94,26 @@ struct TrustedProxyTests {
             try TestServerFactory.configuration(#"{"rateLimits": {"trustForwardedFor": true, "trustedProxies": ["10.0.0.0/8"]}}"#)
         }
     }
+
+    /// `proxyProtocol` hands the trusted ranges to the listener, and the per-address cap counts clients again.
+    @Test func theProxyProtocolNeedsTrustedProxiesAndReachesTheListener() throws {
+        let configuration = try TestServerFactory.configuration(#"{"rateLimits": {"trustedProxies": ["10.0.0.0/8"], "proxyProtocol": true}}"#)
+        let listener = configuration.httpServerConfiguration(tls: nil, log: .discarding)
+        #expect(listener.proxyProtocolFrom.map(\.description) == ["10.0.0.0/8"])
+        #expect(listener.maximumConnectionsPerAddress == 256, "each connection counts as the client its header names")
+        let off = try TestServerFactory.configuration(#"{"rateLimits": {"trustedProxies": ["10.0.0.0/8"]}}"#)
+        #expect(off.httpServerConfiguration(tls: nil, log: .discarding).proxyProtocolFrom.isEmpty)
+        #expect(
+            throws: ConfigurationError(
+                .invalidValue,
+                key: "rateLimits.proxyProtocol",
+                "needs trustedProxies: the address ranges of the load balancers that send the PROXY protocol header"
+            )
+        ) {
+            try TestServerFactory.configuration(#"{"rateLimits": {"proxyProtocol": true}}"#)
+        }
+        #expect(throws: ConfigurationError(.invalidValue, key: "rateLimits.proxyProtocol", "must be true or false")) {
+            try TestServerFactory.configuration(#"{"rateLimits": {"trustedProxies": ["10.0.0.0/8"], "proxyProtocol": "v2"}}"#)
+        }
+    }
 }
