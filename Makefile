@@ -150,7 +150,7 @@ backend-deps:
 # Real-browser tests: headless Chromium with virtual authenticators drives the demo page against a
 # `passkeyd serve` started by the suite (and the OpenID provider's sign-in page, with Authlib as the client app and
 # passkeyd-test-device's Apple stand-in). Screenshots go to Tests/Python/browser/screenshots/ (git-ignored).
-test-browser: deps browser-deps
+test-browser: deps browser-deps mail-deps
 	$(SWIFT) build --product passkeyd
 	$(SWIFT) build --product passkeyd-test-device
 	PASSKEYD_TEST_DEVICE=$(abspath .build/debug/passkeyd-test-device) $(BROWSER_VENV)/bin/pytest -q Tests/Python/browser

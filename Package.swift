@@ -88,14 +88,15 @@ let package = Package(
             name: "AccessTokens",
             dependencies: ["ConfigurationReading", "CryptoCore", "JSON", "Observability", "Storage"]
         ),
-        // The OpenAPI document of the API is compiled in (`GET /openapi.json`), so the binary needs no file to serve it.
+        // The OpenAPI document of the API (`GET /openapi.json`) and the script of the recovery link page
+        // (`GET /auth/recovery/email/page.js`) are compiled in, so the binary needs no file to serve them.
         .target(
             name: "RelyingPartyServer",
             dependencies: [
                 "WebAuthnCore", "CryptoCore", "JSON", "Storage", "HTTPServer", "AppleSignIn", "OpenIDConnect", "Observability", "PasswordHashes",
                 "Confusables", "MailTransport", "UserImport", "ConfigurationReading", "AssociatedDomains", "AccessTokens",
             ],
-            resources: [.embedInCode("OpenAPI/openapi.json")]
+            resources: [.embedInCode("OpenAPI/openapi.json"), .embedInCode("Email/recovery-page.js")]
         ),
         .executableTarget(
             name: "passkeyd",

@@ -121,6 +121,7 @@ extension RelyingPartyServer {
         Route("POST", "/email/verify", [.rateLimitedPerAddress, .noStore, .sessionIgnored], \.email, EmailController.verifyLink),
         Route("POST", "/auth/recovery/email", [.rateLimitedPerAddress, .noStore], \.email, EmailController.requestRecovery),
         Route("GET", "/auth/recovery/email", [.noStore, .sessionIgnored], \.email, EmailController.recoveryLinkPage),
+        Route("GET", "/auth/recovery/email/page.js", [.sessionIgnored, .answersFromMemory], \.email, EmailController.recoveryPageScript),
         Route(
             "POST",
             "/auth/recovery/email/session",

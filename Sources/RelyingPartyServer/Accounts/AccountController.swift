@@ -12,14 +12,16 @@ struct AccountController: Sendable {
     /// The RP ID `/me` names.
     let relyingPartyID: String
 
-    /// `GET /me`: the user, the RP ID, the passkeys and every way to sign in.
+    /// `GET /me`: the user, the RP ID, the passkeys, every way to sign in and the pending address.
     func me(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let (user, _) = try accounts.user(request, context, writing: false)
-        let (passkeys, identities, federated) = try storage {
+        let now = service.time.now
+        let (passkeys, identities, federated, pending) = try storage {
             try store.transaction { transaction throws(StorageError) in
                 (
                     try transaction.credentials(userID: user.id), try transaction.appleIdentities(userID: user.id),
-                    try transaction.federatedIdentities(userID: user.id)
+                    try transaction.federatedIdentities(userID: user.id),
+                    try AccountService.pendingAddress(userID: user.id, in: transaction, now: now)
                 )
             }
         }
@@ -32,7 +34,8 @@ struct AccountController: Sendable {
                     passkeys: passkeys.count,
                     apple: identities.map(AccountJSON.AppleIdentityJSON.init),
                     identities: federated.map(FederatedIdentityJSON.init)
-                )
+                ),
+                pendingEmail: pending
             )
         )
     }

@@ -37,4 +37,6 @@ public struct AccountJSON: Encodable {
     let rpId: String
     let passkeys: [PasskeyJSON]
     let signInMethods: SignInMethods
+    /// The new address waiting for its link or code, while valid (`AccountService.pendingAddress`).
+    let pendingEmail: String?
 }

@@ -5,12 +5,10 @@ import Storage
 /// Recovery by email: a single-use link (`EmailTokenRecord`, purpose `recovery`) sent to an account's VERIFIED address,
 /// that opens the same restricted session as a recovery code (it may only add a passkey, read `/me` and sign out).
 extension AccountService {
-    /// How long a recovery link is valid.
-    static let recoveryLinkLifetime: TimeInterval = 900
     /// The most accounts one request mails (accounts may share a verified address).
     static let maximumRecoveredAccounts = 3
 
-    /// Queues a recovery link to every enabled account (at most `maximumRecoveredAccounts`) whose verified address is
+    /// Queues a recovery link (valid `email.recoveryLinkLifetimeSeconds`) to every enabled account (at most `maximumRecoveredAccounts`) whose verified address is
     /// `address`, each replacing that account's previous link, in one transaction. An unverified address finds no
     /// account. The caller answers the same whatever this finds.
     /// - Returns: the accounts mailed.
@@ -18,6 +16,7 @@ extension AccountService {
     func requestRecoveryLinks(to address: String, admit: ([UInt8]) -> Bool) throws(ServerError) -> Int {
         guard let mail, mail.settings.isEnabled(.recovery) else { throw ServerError(.emailNotConfigured) }
         let now = time.now
+        let lifetime = mail.settings.recoveryLinkLifetimeSeconds
         return try storage {
             try store.transaction { transaction throws(StorageError) -> Int in
                 var mailed = 0
@@ -27,7 +26,7 @@ extension AccountService {
                     let token = Base64URL.encode(random.bytes(count: 32))
                     let values = [
                         "link": mail.settings.baseURL + "/auth/recovery/email?token=" + token,
-                        "expiresMinutes": String(Int(Self.recoveryLinkLifetime / 60)),
+                        "expiresMinutes": String(lifetime / 60),
                     ]
                     guard let message = mail.mail(.recovery, to: recipient, userID: user.id, values: values, now: now) else { continue }
                     try transaction.replaceEmailToken(
@@ -38,7 +37,7 @@ extension AccountService {
                             address: recipient,
                             codeHash: nil,
                             createdAt: now,
-                            expiresAt: now.addingTimeInterval(Self.recoveryLinkLifetime)
+                            expiresAt: now.addingTimeInterval(TimeInterval(lifetime))
                         )
                     )
                     _ = try transaction.enqueueMail(message)

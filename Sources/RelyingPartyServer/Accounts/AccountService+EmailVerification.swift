@@ -7,8 +7,6 @@ import Storage
 /// `emailVerified` change only then, so an unverified address is never used to link accounts, to recover, or for a
 /// notice; the old verified address is told of the change.
 extension AccountService {
-    /// How long a verification's link and code are valid: a day, long enough to find the mail.
-    static let verificationLifetime: TimeInterval = 86_400
     /// Codes tried per verification, the right one included, counted on every node (`countEmailCodeAttempt`).
     static let maximumCodeAttempts = 5
 
@@ -32,7 +30,8 @@ extension AccountService {
     }
 
     /// Records `address` as the account's pending address and queues *verify your address* (a link built on
-    /// `email.baseURL` and a 6-digit code) to it, in one transaction; a newer request replaces the pending one.
+    /// `email.baseURL` and a 6-digit code, valid `email.verificationLifetimeSeconds`) to it, in one transaction; a
+    /// newer request replaces the pending one.
     /// - Returns: when the link and code expire, or nil when there is no such account.
     /// - Throws: `400 email_not_configured` when passkeyd does not send the message.
     func requestAddressVerification(userID: [UInt8], address: String) throws(ServerError) -> Date? {
@@ -40,6 +39,7 @@ extension AccountService {
         let token = Base64URL.encode(random.bytes(count: 32))
         let code = verificationCode()
         let now = time.now
+        let lifetime = mail.settings.verificationLifetimeSeconds
         let record = EmailTokenRecord(
             tokenHash: Self.emailTokenHash(token, .verifyAddress),
             purpose: .verifyAddress,
@@ -47,11 +47,11 @@ extension AccountService {
             address: address,
             codeHash: Self.emailCodeHash(code, userID: userID),
             createdAt: now,
-            expiresAt: now.addingTimeInterval(Self.verificationLifetime)
+            expiresAt: now.addingTimeInterval(TimeInterval(lifetime))
         )
         let values = [
             "link": mail.settings.baseURL + "/email/verify?token=" + token, "code": code,
-            "expiresMinutes": String(Int(Self.verificationLifetime / 60)),
+            "expiresMinutes": String(lifetime / 60),
         ]
         guard let message = mail.mail(.verifyAddress, to: address, userID: userID, values: values, now: now) else {
             throw ServerError(.invalidRequest, member: "email")
@@ -66,13 +66,16 @@ extension AccountService {
         }
     }
 
-    /// The pending verification's address of the account, while it is valid.
-    func pendingAddress(userID: [UInt8]) throws(ServerError) -> String? {
-        let now = time.now
-        return try storage {
-            try store.transaction { transaction throws(StorageError) in
-                try transaction.emailToken(userID: userID, purpose: .verifyAddress).flatMap { now < $0.expiresAt ? $0.address : nil }
-            }
+    /// The address of the account's pending verification while it is valid (`pendingEmail` of `GET /me` and
+    /// `GET /admin/users/{id}`): the address only, never its token or code.
+    static func pendingAddress(userID: [UInt8], in transaction: any StoreTransaction, now: Date) throws(StorageError) -> String? {
+        try transaction.emailToken(userID: userID, purpose: .verifyAddress).flatMap { now < $0.expiresAt ? $0.address : nil }
+    }
+
+    /// Drops the account's pending verification (its link and code stop working): the address was set otherwise.
+    static func dropPendingAddress(userID: [UInt8], in transaction: any StoreTransaction) throws(StorageError) {
+        if let pending = try transaction.emailToken(userID: userID, purpose: .verifyAddress) {
+            _ = try transaction.deleteEmailToken(hash: pending.tokenHash)
         }
     }
 

@@ -38,13 +38,15 @@ struct AccountService: Sendable {
 
     /// Applies `change` to the account and appends `user.updated` naming the members `change` says it changed; nothing
     /// (no event) when it changed none. A change of `disabled` (which `change` does not name) ends what it must
-    /// (`recordDisabledChange`) with its own event.
+    /// (`recordDisabledChange`) with its own event. With `droppingPendingAddress`, the account's pending address
+    /// verification goes in the same transaction (an address set otherwise replaces it).
     /// - Returns: the account as it is now, or nil when there is none.
-    func update(userID: [UInt8], _ change: (inout UserRecord) -> [String]) throws(ServerError) -> UserRecord? {
+    func update(userID: [UInt8], droppingPendingAddress: Bool = false, _ change: (inout UserRecord) -> [String]) throws(ServerError) -> UserRecord? {
         let now = time.now
         return try storage {
             try store.transaction { transaction throws(StorageError) -> UserRecord? in
                 guard var user = try transaction.user(id: userID) else { return nil }
+                if droppingPendingAddress { try Self.dropPendingAddress(userID: userID, in: transaction) }
                 let wasDisabled = user.disabled
                 let changes = change(&user)
                 guard !changes.isEmpty || user.disabled != wasDisabled else { return user }

@@ -77,7 +77,8 @@ public struct AdminService: Sendable {
                 identities: try transaction.federatedIdentities(userID: userID).map(FederatedIdentityJSON.init),
                 sessions: try transaction.sessions(userID: userID, now: now).map { SessionJSON($0, current: nil) },
                 recoveryCodesLeft: try transaction.recoveryCodeCount(userID: userID),
-                metadata: UserMetadata.value(of: user.metadata)
+                metadata: UserMetadata.value(of: user.metadata),
+                pendingEmail: try AccountService.pendingAddress(userID: userID, in: transaction, now: now)
             )
         }
         guard let found else { throw ServerError(.userNotFound) }
@@ -153,7 +154,8 @@ public struct AdminService: Sendable {
         if let address = email, !address.isEmpty, change.emailVerified != true, accounts.mail?.settings.isEnabled(.verifyAddress) == true {
             pending = try EmailController.address(address)
         }
-        let updated = try accounts.update(userID: userID) { user in
+        // Any address the change sets replaces a pending one; a new pending address is requested below.
+        let updated = try accounts.update(userID: userID, droppingPendingAddress: change.email != nil) { user in
             var changes: [String] = []
             if let disabled = change.disabled { user.disabled = disabled }
             if let metadata, metadata != user.metadata {

@@ -15,4 +15,7 @@ public struct AdminUserDetail: Encodable, Sendable {
     public let recoveryCodesLeft: Int
     /// The app's metadata on the account (`UserMetadata`), when it set some.
     public let metadata: JSONValue?
+    /// The new address waiting for its link or code (`PATCH /me {"email"}`, `PATCH /admin/users/{id}`), while valid:
+    /// never the link's token or the code.
+    public let pendingEmail: String?
 }

@@ -85,7 +85,8 @@ struct Controllers: Sendable {
             accounts: accounts,
             service: accountService,
             limits: limits,
-            sessionLifetime: TimeInterval(configuration.recoverySessionLifetimeSeconds)
+            sessionLifetime: TimeInterval(configuration.recoverySessionLifetimeSeconds),
+            signInURL: (configuration.origins.first ?? "https://\(configuration.relyingPartyID)") + "/"
         )
         passwords = PasswordController(
             store: store,

@@ -28,6 +28,10 @@ public struct EmailSettings: Sendable {
     var maximumRetrySeconds = 3_600
     /// How long a sent or dead message's row is kept (without its body) before it is purged.
     var retentionSeconds = 604_800
+    /// How long a verification's link and code are valid (a day: long enough to find the mail), 5 minutes to 7 days.
+    var verificationLifetimeSeconds = 86_400
+    /// How long a recovery link is valid (15 minutes), a minute to an hour: it opens a session without a passkey.
+    var recoveryLinkLifetimeSeconds = 900
 
     func isEnabled(_ kind: MailKind) -> Bool { enabledSwitches.contains(kind.switchName) }
 
@@ -42,7 +46,7 @@ public struct EmailSettings: Sendable {
         try reader.only([
             "host", "port", "security", "username", "passwordFile", "passwordEnvironment", "caFile", "from", "fromName", "replyTo", "baseURL",
             "messages", "templates", "connectTimeoutSeconds", "timeoutSeconds", "maximumAttempts", "firstRetrySeconds", "maximumRetrySeconds",
-            "retentionSeconds",
+            "retentionSeconds", "verificationLifetimeSeconds", "recoveryLinkLifetimeSeconds",
         ])
         let securityName = try reader.string("security") ?? "starttls"
         guard let security = SMTPSecurity(rawValue: securityName) else {
@@ -109,6 +113,8 @@ public struct EmailSettings: Sendable {
         firstRetrySeconds = try reader.integer("firstRetrySeconds", in: 1...3_600) ?? firstRetrySeconds
         maximumRetrySeconds = try reader.integer("maximumRetrySeconds", in: firstRetrySeconds...86_400) ?? max(firstRetrySeconds, maximumRetrySeconds)
         retentionSeconds = try reader.integer("retentionSeconds", in: 3_600...31_536_000) ?? retentionSeconds
+        verificationLifetimeSeconds = try reader.integer("verificationLifetimeSeconds", in: 300...604_800) ?? verificationLifetimeSeconds
+        recoveryLinkLifetimeSeconds = try reader.integer("recoveryLinkLifetimeSeconds", in: 60...3_600) ?? recoveryLinkLifetimeSeconds
     }
 
     private static func address(_ reader: ConfigurationReader, _ name: String, displayName: String?) throws(ConfigurationError) -> MailAddress {

@@ -16,6 +16,8 @@ struct EmailController: Sendable {
     let limits: RequestLimits
     /// `recovery.sessionLifetimeSeconds`: how long a recovery session lives.
     let sessionLifetime: TimeInterval
+    /// Where the recovery page sends the person once a passkey is added: the first origin's `/`.
+    let signInURL: String
 
     struct AddressRequest: Decodable {
         let email: String
@@ -91,7 +93,7 @@ struct EmailController: Sendable {
     }
 
     /// `POST /auth/recovery/email` `{"email"}`: 202 with the same body whatever the address (no enumeration); a
-    /// single-use link, valid 15 minutes, goes to each account whose VERIFIED address it is. Limited per client
+    /// single-use link, valid `email.recoveryLinkLifetimeSeconds`, goes to each account whose VERIFIED address it is. Limited per client
     /// address (the route's), per recipient and per account.
     func requestRecovery(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let address = try Self.address(try JSONBody.decode(AddressRequest.self, from: request).email)
@@ -104,15 +106,15 @@ struct EmailController: Sendable {
         return JSONBody.ok(["accepted": true], status: 202)
     }
 
-    /// `GET /auth/recovery/email?token=`: a page whose button POSTs the token; nothing is spent.
+    /// `GET /auth/recovery/email?token=`: a page whose button POSTs the token, adds a passkey with the restricted
+    /// session and sends the person to sign in with it (`EmailPages.recovery`); nothing is spent.
     func recoveryLinkPage(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
-        EmailPages.confirmation(
-            title: "Recover your account",
-            text: "Confirm to open a short session in which you can add a new passkey.",
-            button: "Recover my account",
-            action: "/auth/recovery/email/session",
-            token: request.queryValue("token") ?? ""
-        )
+        EmailPages.recovery(signInURL: signInURL)
+    }
+
+    /// `GET /auth/recovery/email/page.js`: the recovery page's script.
+    func recoveryPageScript(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+        EmailPages.script()
     }
 
     /// `POST /auth/recovery/email/session` (JSON `{"token"}` or the page's form): spends the link and starts the

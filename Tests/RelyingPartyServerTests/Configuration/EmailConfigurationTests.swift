@@ -26,15 +26,17 @@ struct EmailConfigurationTests {
         #expect(email.baseURL == "https://id.example.com", "the trailing slash is dropped")
         #expect(MailKind.allCases.allSatisfy(email.isEnabled))
         #expect(email.maximumAttempts == 8 && email.firstRetrySeconds == 30 && email.maximumRetrySeconds == 3_600)
+        #expect(email.verificationLifetimeSeconds == 86_400 && email.recoveryLinkLifetimeSeconds == 900, "a day, 15 minutes")
         #expect(try ServerConfiguration(json: Data("{}".utf8)).email == nil, "no block, no mail")
     }
 
     @Test func everyMember() throws {
         let email = try #require(
             try Self.parse(
-                #""host": "127.0.0.1", "port": 2525, "security": "plain", "username": "u", "passwordEnvironment": "SMTP_PASSWORD", "caFile": "/etc/ca.pem", "from": "a@example.com", "fromName": "Zoë's app", "replyTo": "help@example.com", "baseURL": "http://127.0.0.1:8080", "messages": {"securityNotices": false, "enrollment": false}, "templates": "/etc/passkeyd/mail", "connectTimeoutSeconds": 2, "timeoutSeconds": 5, "maximumAttempts": 3, "firstRetrySeconds": 1, "maximumRetrySeconds": 2, "retentionSeconds": 3600"#
+                #""host": "127.0.0.1", "port": 2525, "security": "plain", "username": "u", "passwordEnvironment": "SMTP_PASSWORD", "caFile": "/etc/ca.pem", "from": "a@example.com", "fromName": "Zoë's app", "replyTo": "help@example.com", "baseURL": "http://127.0.0.1:8080", "messages": {"securityNotices": false, "enrollment": false}, "templates": "/etc/passkeyd/mail", "connectTimeoutSeconds": 2, "timeoutSeconds": 5, "maximumAttempts": 3, "firstRetrySeconds": 1, "maximumRetrySeconds": 2, "retentionSeconds": 3600, "verificationLifetimeSeconds": 600, "recoveryLinkLifetimeSeconds": 300"#
             )
         )
+        #expect(email.verificationLifetimeSeconds == 600 && email.recoveryLinkLifetimeSeconds == 300)
         #expect(email.relay.port == 2525 && email.relay.security == .plain && email.relay.caFile == "/etc/ca.pem")
         #expect(email.passwordSource == .environment("SMTP_PASSWORD"))
         #expect(email.from.displayName == "Zoë's app" && email.replyTo?.address == "help@example.com")
@@ -60,6 +62,11 @@ struct EmailConfigurationTests {
         (#""messages": {"marketing": true}"#, "email.messages.marketing"),
         (#""timeoutSeconds": 0"#, "email.timeoutSeconds"),
         (#""maximumAttempts": 0"#, "email.maximumAttempts"),
+        (#""verificationLifetimeSeconds": 299"#, "email.verificationLifetimeSeconds"),
+        (#""verificationLifetimeSeconds": 604801"#, "email.verificationLifetimeSeconds"),
+        (#""recoveryLinkLifetimeSeconds": 59"#, "email.recoveryLinkLifetimeSeconds"),
+        (#""recoveryLinkLifetimeSeconds": 86400"#, "email.recoveryLinkLifetimeSeconds"),
+        (#""recoveryLinkLifetimeSeconds": "900""#, "email.recoveryLinkLifetimeSeconds"),
     ])
     func refusalsNameTheKey(extra: String, key: String) {
         #expect(throws: ConfigurationError.self) { try Self.parse(Self.minimal + ", " + extra) }

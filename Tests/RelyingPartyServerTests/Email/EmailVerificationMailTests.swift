@@ -19,7 +19,8 @@ import Testing
         let client: PasskeyClient
         let admin: PasskeyClient
 
-        init(extra: String = "") throws {
+        /// `extra`: members of the configuration; `email`: more members of its `email` block.
+        init(extra: String = "", email emailExtra: String = "") throws {
             relay = try SMTPStandIn(security: .starttls)
             try relay.start()
             let folder = NSTemporaryDirectory() + "passkeyd-verify-" + UUID().uuidString
@@ -28,7 +29,7 @@ import Testing
             let email = """
                 {"host": "127.0.0.1", "port": \(relay.port), "username": "\(SMTPStandIn.user)", "passwordFile": "\(folder)/smtp-password",
                  "caFile": "\(relay.caFile)", "from": "no-reply@example.com", "fromName": "Example", "baseURL": "https://id.example.com",
-                 "timeoutSeconds": 5, "connectTimeoutSeconds": 2, "firstRetrySeconds": 1, "maximumRetrySeconds": 1}
+                 "timeoutSeconds": 5, "connectTimeoutSeconds": 2, "firstRetrySeconds": 1, "maximumRetrySeconds": 1\(emailExtra)}
                 """
             let json = AdminAPITests.configuration.trimmingCharacters(in: .whitespacesAndNewlines).dropLast() + #", "email": \#(email)\#(extra)}"#
             server = try RelyingPartyServer(
@@ -148,7 +149,7 @@ import Testing
         // A new request replaces the locked one; its code works, but not once expired.
         #expect(try fixture.patchEmail(bob.token, "bob@example.org").status == 202)
         let fresh = try Self.code(in: try #require(fixture.mail(to: "bob@example.org", count: 2).last))
-        fixture.clock.advance(by: AccountService.verificationLifetime + 1)
+        fixture.clock.advance(by: 86_401)
         #expect(try send(fresh).errorCode == "email_verification_expired")
         #expect(try send(fresh).errorCode == "email_verification_invalid", "an expired verification is gone")
         #expect(try fixture.user(bob.userID)?.emailVerified == false)
@@ -167,7 +168,7 @@ import Testing
         #expect(json.status == 400 && json.errorCode == "email_verification_invalid")
         let empty = try fixture.form("/email/verify", token: "")
         #expect(empty.status == 400 && empty.text.contains("invalid_request") && empty.headers["content-type"]?.hasPrefix("text/html") == true)
-        fixture.clock.advance(by: AccountService.verificationLifetime)
+        fixture.clock.advance(by: 86_400)  // email.verificationLifetimeSeconds, a day by default
         let expired = try fixture.form("/email/verify", token: second)
         #expect(expired.status == 400 && expired.text.contains("email_verification_expired"))
         #expect(try fixture.user(carol.userID)?.email == nil)

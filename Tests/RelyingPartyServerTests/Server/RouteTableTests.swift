@@ -65,6 +65,8 @@ struct RouteTableTests {
         "GET /email/verify": [.noStore, .sessionIgnored], "POST /email/verify": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
         "POST /auth/recovery/email": [.rateLimitedPerAddress, .noStore], "GET /auth/recovery/email": [.noStore, .sessionIgnored],
         "POST /auth/recovery/email/session": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
+        // The recovery page's script: compiled in, the same for everyone.
+        "GET /auth/recovery/email/page.js": [.sessionIgnored, .answersFromMemory],
     ]
 
     /// Routes whose handler may run for a request with stale credentials; nothing else.
@@ -74,10 +76,14 @@ struct RouteTableTests {
         "POST /oauth/token", "POST /oauth/revoke", "GET /oauth/userinfo", "POST /oauth/userinfo", "GET /auth/apple/start",
         "POST /auth/apple/callback", "GET /auth/{provider}/start", "GET /auth/{provider}/callback", "GET /oauth/consent", "POST /oauth/consent",
         "POST /session/handoff/switch", "GET /email/verify", "POST /email/verify", "GET /auth/recovery/email", "POST /auth/recovery/email/session",
+        "GET /auth/recovery/email/page.js",
     ]
 
     /// Routes whose answers may be cached; every other route must be `no-store` (a new one is, unless listed here).
-    static let cacheable: Set<String> = ["GET /healthz", "GET /openapi.json", "GET /.well-known/jwks.json", "GET /.well-known/openid-configuration"]
+    static let cacheable: Set<String> = [
+        "GET /healthz", "GET /openapi.json", "GET /.well-known/jwks.json", "GET /.well-known/openid-configuration",
+        "GET /auth/recovery/email/page.js",
+    ]
 
     @Test func everyRouteHasItsPinnedFlags() throws {
         let routes = Dictionary(uniqueKeysWithValues: RelyingPartyServer.routes.map { ("\($0.method) \($0.path)", $0.flags) })
@@ -96,7 +102,7 @@ struct RouteTableTests {
     /// JWKS may reload keys from the store) goes to the worker pool.
     @Test func onlyAnswersFromMemoryRunOnTheLoop() throws {
         let server = try TestServerFactory.make()
-        let onLoop: Set<String> = ["GET /healthz", "GET /openapi.json", "GET /.well-known/openid-configuration"]
+        let onLoop: Set<String> = ["GET /healthz", "GET /openapi.json", "GET /.well-known/openid-configuration", "GET /auth/recovery/email/page.js"]
         for route in RelyingPartyServer.routes {
             let path = route.path.replacingOccurrences(of: "{id}", with: "AAAA")
             #expect(

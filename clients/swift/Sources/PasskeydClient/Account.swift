@@ -23,4 +23,6 @@ public struct Account: Codable, Sendable, Equatable {
     public let rpId: String
     public let passkeys: [Passkey]
     public let signInMethods: SignInMethods
+    /// The new address waiting for its verification link or code (`PATCH /me {"email"}`), while valid; nil otherwise.
+    public let pendingEmail: String?
 }

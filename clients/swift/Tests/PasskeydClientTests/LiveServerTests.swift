@@ -82,6 +82,7 @@ final class LiveServerTests: XCTestCase {
         XCTAssertTrue(account.passkeys[0].backupState)
         XCTAssertEqual(account.passkeys[0].aaguid, "00000000-0000-0000-0000-000000000000")
         XCTAssertEqual(account.signInMethods.passkeys, 1)
+        XCTAssertNil(account.pendingEmail, "no address pending")
 
         // Signed out, then in by username: allowCredentials names the passkey.
         try await client.signOut()
