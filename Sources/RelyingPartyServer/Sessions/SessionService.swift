@@ -71,8 +71,8 @@ struct SessionService: Sendable {
     }
 
     /// A new session for `userID` that continues `session`: the same way in (method, passkey, Apple or OpenID provider
-    /// identity, user verification, auth_time) and the same parent (a hand-off session's continuation still ends with
-    /// the session that made its link), a new token and ID (a merge's survivor).
+    /// identity, user verification, auth_time), a new token and ID, and no parent: a merge's survivor is a session of
+    /// its own, signed in by the merge's proof of the account (a hand-off session's parent goes with the merged one).
     func prepare(continuing session: SessionRecord, for userID: [UInt8], request: HTTPRequest) -> (issued: Issued, record: SessionRecord) {
         var prepared = prepare(
             for: userID,
@@ -84,7 +84,6 @@ struct SessionService: Sendable {
             request: request
         )
         prepared.record.authenticatedAt = session.authenticatedAt
-        prepared.record.parentID = session.parentID
         return (Issued(token: prepared.issued.token, expiresAt: prepared.issued.expiresAt, session: prepared.record), prepared.record)
     }
 

@@ -141,4 +141,18 @@ struct SessionLineageTests {
         #expect(try status(browser.cookie) == 401)
         #expect(try status(PasskeyClient.bearer(alice.token)) == 200, "the parent goes on")
     }
+
+    /// A merge made in a hand-off session into the account its proof names: the merged account goes with the app's
+    /// session and the hand-off; the survivor's new session is one of its own, signed in by the proof.
+    @Test func aMergeFromAHandOffSessionContinuesInTheProvenAccount() throws {
+        let browser = try handOff(from: alice.token)
+        let bob = try fixture.client.register("bob")
+        let merged = try fixture.merge(try fixture.passkeyProof(bob.credential), keep: "other", token: browser.token)
+        #expect(merged.status == 200, "\(merged.text)")
+        let survivor = try #require(merged.object["token"] as? String)
+        let me = try fixture.client.send("GET", "/me", headers: PasskeyClient.bearer(survivor))
+        #expect(me.status == 200 && (me.object["user"] as? [String: Any])?["username"] as? String == "bob")
+        #expect(try record(of: survivor, userID: bob.userID)?.parentID == nil)
+        #expect(try status(browser.cookie) == 401 && status(PasskeyClient.bearer(alice.token)) == 401)
+    }
 }
