@@ -99,6 +99,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case emailVerificationExpired = "email_verification_expired"
             case emailVerificationLocked = "email_verification_locked"
             case recoveryLinkInvalid = "recovery_link_invalid"
+            case handoffFromHandoff = "handoff_from_handoff"
         }
 
         private let base: Base
@@ -204,6 +205,8 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         static let emailVerificationLocked = Code(.emailVerificationLocked)
         /// A recovery link sent by email is unknown, spent, expired, or its address is no longer the account's.
         static let recoveryLinkInvalid = Code(.recoveryLinkInvalid)
+        /// A hand-off session (started from a hand-off link) asked for a hand-off link: only the app's session makes one.
+        static let handoffFromHandoff = Code(.handoffFromHandoff)
         static let internalError = Code(.internalError)
         /// The database cannot be reached; retry.
         static let storageUnavailable = Code(.storageUnavailable)
@@ -373,6 +376,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case .emailVerificationExpired: (400, "This link or code expired; ask for a new one.")
             case .emailVerificationLocked: (400, "Too many wrong codes; ask for a new one.")
             case .recoveryLinkInvalid: (400, "This recovery link is not valid: it was used, expired, or replaced by a newer one.")
+            case .handoffFromHandoff: (403, "A session started from a sign-in link cannot make another one.")
             }
         }
     }

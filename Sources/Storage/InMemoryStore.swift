@@ -10,6 +10,14 @@ public final class InMemoryStore: PasskeyStore {
         var credentials: [[UInt8]: CredentialRecord] = [:]
         var challenges: [[UInt8]: ChallengeRecord] = [:]
         var sessions: [[UInt8]: SessionRecord] = [:]
+
+        /// Whether `session` signs anyone in: unexpired, its user enabled, and its parent (a hand-off's) stored and
+        /// unexpired.
+        func isLive(_ session: SessionRecord, now: Date) -> Bool {
+            guard now < session.expiresAt, users[session.userID]?.disabled == false else { return false }
+            guard let parentID = session.parentID else { return true }
+            return sessions.values.contains { $0.id == parentID && now < $0.expiresAt }
+        }
         var appleIdentities: [String: AppleIdentityRecord] = [:]
         /// By subject, then client ID.
         var appleRefreshTokens: [String: [String: [UInt8]]] = [:]
@@ -103,16 +111,14 @@ public final class InMemoryStore: PasskeyStore {
 
     public func session(tokenHash: [UInt8], now: Date) throws(StorageError) -> SessionRecord? {
         state.withLock { state in
-            guard let session = state.sessions[tokenHash], now < session.expiresAt, state.users[session.userID]?.disabled == false else {
-                return nil
-            }
+            guard let session = state.sessions[tokenHash], state.isLive(session, now: now) else { return nil }
             return session
         }
     }
 
     public func session(id: [UInt8], now: Date) throws(StorageError) -> SessionRecord? {
         state.withLock { state in
-            state.sessions.values.first { $0.id == id && now < $0.expiresAt && state.users[$0.userID]?.disabled == false }
+            state.sessions.values.first { $0.id == id && state.isLive($0, now: now) }
         }
     }
 

@@ -20,12 +20,12 @@ extension InMemoryTransaction {
         try run { state in Self.ordered(state.sessions.values.filter { $0.userID == userID && now < $0.expiresAt }) }
     }
 
-    func deleteSession(tokenHash: [UInt8]) throws(StorageError) -> SessionRecord? {
-        try run { $0.sessions.removeValue(forKey: tokenHash) }
+    func deleteSession(tokenHash: [UInt8]) throws(StorageError) -> [SessionRecord] {
+        try deleteSessions { $0.tokenHash == tokenHash }
     }
 
-    func deleteSession(id: [UInt8], userID: [UInt8]) throws(StorageError) -> SessionRecord? {
-        try deleteSessions { $0.id == id && $0.userID == userID }.first
+    func deleteSession(id: [UInt8], userID: [UInt8]) throws(StorageError) -> [SessionRecord] {
+        try deleteSessions { $0.id == id && $0.userID == userID }
     }
 
     func deleteSessions(userID: [UInt8], except keptID: [UInt8]?) throws(StorageError) -> [SessionRecord] {
@@ -40,6 +40,10 @@ extension InMemoryTransaction {
         try deleteSessions { $0.appleSubject == appleSubject }
     }
 
+    func deleteSessions(federatedIssuer: String, subject: String) throws(StorageError) -> [SessionRecord] {
+        try deleteSessions { $0.federatedIssuer == federatedIssuer && $0.federatedSubject == subject }
+    }
+
     func moveSessions(appleSubject: String, to newSubject: String) throws(StorageError) -> Int {
         try run { state in
             let moving = state.sessions.values.filter { $0.appleSubject == appleSubject }
@@ -50,11 +54,18 @@ extension InMemoryTransaction {
         }
     }
 
+    /// Deletes the sessions that match, then those handed off from a deleted one, until none is left.
     private func deleteSessions(where matches: (SessionRecord) -> Bool) throws(StorageError) -> [SessionRecord] {
         try run { state in
-            let deleted = state.sessions.values.filter(matches)
-            for session in deleted {
-                state.sessions[session.tokenHash] = nil
+            var deleted: [SessionRecord] = []
+            var round = state.sessions.values.filter(matches)
+            while !round.isEmpty {
+                for session in round {
+                    state.sessions[session.tokenHash] = nil
+                }
+                deleted += round
+                let parentIDs = Set(round.map(\.id))
+                round = state.sessions.values.filter { $0.parentID.map(parentIDs.contains) ?? false }
             }
             return Self.ordered(deleted)
         }

@@ -20,6 +20,13 @@ public struct SessionRecord: Sendable, Equatable {
     public var credentialID: [UInt8]?
     /// The Apple identity (`sub`) that signed the session in, when `method` is `.apple`; nil otherwise.
     public var appleSubject: String?
+    /// The identity at an OpenID provider that signed the session in (its `iss` and `sub`), when `method` is
+    /// `.identityProvider`; nil otherwise. Both or neither, bounded as `FederatedIdentityRecord`'s.
+    public var federatedIssuer: String?
+    public var federatedSubject: String?
+    /// The session that made the hand-off link this session was started from (`POST /session/handoff`); nil for any
+    /// other session. A session ends with its parent: every deletion deletes the sessions handed off from it.
+    public var parentID: [UInt8]?
     /// Whether the sign-in verified the user (the authenticator's UV flag); false when unknown (Sign in with Apple).
     public var userVerified: Bool
     /// When the session was created.
@@ -41,6 +48,9 @@ public struct SessionRecord: Sendable, Equatable {
         method: SessionMethod,
         credentialID: [UInt8]? = nil,
         appleSubject: String? = nil,
+        federatedIssuer: String? = nil,
+        federatedSubject: String? = nil,
+        parentID: [UInt8]? = nil,
         userVerified: Bool,
         createdAt: Date,
         authenticatedAt: Date? = nil,
@@ -54,6 +64,9 @@ public struct SessionRecord: Sendable, Equatable {
         self.method = method
         self.credentialID = credentialID
         self.appleSubject = appleSubject
+        self.federatedIssuer = federatedIssuer
+        self.federatedSubject = federatedSubject
+        self.parentID = parentID
         self.userVerified = userVerified
         self.createdAt = createdAt
         self.authenticatedAt = authenticatedAt ?? createdAt
@@ -78,10 +91,20 @@ public struct SessionRecord: Sendable, Equatable {
         return bounded.isEmpty ? nil : String(bounded)
     }
 
-    /// Refuses a record no store keeps: an `id` that is not 16 bytes, a user agent over the bound. For drivers to
-    /// check before they write.
+    /// Refuses a record no store keeps: an `id` or `parentID` that is not 16 bytes, a user agent over the bound, a
+    /// federated identity with one half or past its bounds. For drivers to check before they write.
     public func validate() throws(StorageError) {
-        guard id.count == Self.idLength else { throw StorageError(.invalidRecord, "a session ID must be \(Self.idLength) bytes") }
+        guard id.count == Self.idLength, parentID.map({ $0.count == Self.idLength && $0 != id }) ?? true else {
+            throw StorageError(.invalidRecord, "a session ID and its parent's must be \(Self.idLength) bytes")
+        }
+        switch (federatedIssuer, federatedSubject) {
+        case (nil, nil): break
+        case (let issuer?, let subject?)
+        where !issuer.isEmpty && issuer.utf8.count <= FederatedIdentityRecord.maximumIssuerBytes && !subject.isEmpty
+            && subject.utf8.count <= FederatedIdentityRecord.maximumSubjectBytes:
+            break
+        default: throw StorageError(.invalidRecord, "a session's federated identity must have an issuer and a subject within their bounds")
+        }
         if let userAgent, userAgent.utf8.count > Self.maximumUserAgentBytes {
             throw StorageError(.invalidRecord, "a session's user agent must be at most \(Self.maximumUserAgentBytes) bytes")
         }

@@ -5,11 +5,13 @@ import Foundation
 /// (`StoreTransaction.insertSession`), and listed and ended in a transaction (`sessions(userID:now:)`,
 /// `deleteSession`, `deleteSessions`), where the `session.revoked` events are written with them.
 public protocol SessionStore: Sendable {
-    /// Returns the session with this token hash, or nil when it is missing or expired (`now >= expiresAt`).
+    /// Returns the session with this token hash, or nil when it is missing or expired (`now >= expiresAt`), or when it
+    /// was handed off from a session (`parentID`) that is missing or expired.
     /// Looking up an expired session does not delete it; purging does.
     func session(tokenHash: [UInt8], now: Date) throws(StorageError) -> SessionRecord?
 
-    /// Returns the session with this public ID, or nil when it is missing or expired (`now >= expiresAt`): how an access
+    /// Returns the session with this public ID, or nil when it is missing or expired (`now >= expiresAt`), or its parent
+    /// is (as `session(tokenHash:now:)`): how an access
     /// token, which names its session by `sid`, is checked on every request that carries one.
     func session(id: [UInt8], now: Date) throws(StorageError) -> SessionRecord?
 

@@ -462,5 +462,16 @@ extension PostgresMigrations {
                 CREATE INDEX email_tokens_by_expiry ON email_tokens(expires_at);
                 """
         ),
+        // Sessions record the identity at an OpenID provider that signed them in and the session that made their
+        // hand-off link, as SQLite's version 20. Nullable columns: a 0.1.0 node names its columns and still runs.
+        Step(
+            version: 19,
+            sql: """
+                ALTER TABLE sessions ADD COLUMN federated_issuer text, ADD COLUMN federated_subject text, ADD COLUMN parent_id bytea;
+                CREATE INDEX sessions_by_federated_identity ON sessions(federated_issuer, federated_subject) WHERE federated_issuer IS NOT NULL;
+                CREATE INDEX sessions_by_parent ON sessions(parent_id) WHERE parent_id IS NOT NULL;
+                """,
+            breaksPreviousRelease: false
+        ),
     ]
 }

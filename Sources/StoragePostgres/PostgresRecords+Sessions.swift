@@ -4,7 +4,7 @@ import Storage
 extension PostgresRecords {
     static let sessionColumns = """
         token_hash, id, user_id, method, credential_id, apple_subject, user_verified, created_at, authenticated_at, \
-        expires_at, user_agent, last_used_at
+        expires_at, user_agent, last_used_at, federated_issuer, federated_subject, parent_id
         """
 
     func insertSession(_ session: SessionRecord) throws(StorageError) {
@@ -28,10 +28,16 @@ extension PostgresRecords {
     /// The condition that keeps a disabled user's sessions from signing anyone in, whatever raced with disabling it.
     static let userEnabled = "NOT EXISTS (SELECT 1 FROM users WHERE users.id = sessions.user_id AND users.disabled)"
 
+    /// The condition that a hand-off session's parent is still stored and unexpired (`$2` is now): a session whose
+    /// parent ended by any path, even one that did not delete it, signs nobody in.
+    static let parentLive = """
+        (sessions.parent_id IS NULL OR EXISTS (SELECT 1 FROM sessions AS parent WHERE parent.id = sessions.parent_id AND parent.expires_at > $2))
+        """
+
     func session(tokenHash: [UInt8], now: Date) throws(StorageError) -> SessionRecord? {
         try run { connection throws(PostgresError) in
             try connection.run(
-                "SELECT \(Self.sessionColumns) FROM sessions WHERE token_hash = $1 AND expires_at > $2 AND \(Self.userEnabled)",
+                "SELECT \(Self.sessionColumns) FROM sessions WHERE token_hash = $1 AND expires_at > $2 AND \(Self.userEnabled) AND \(Self.parentLive)",
                 [.bytea(tokenHash), .date(now)],
                 row: Self.sessionRecord
             ).first
@@ -41,7 +47,7 @@ extension PostgresRecords {
     func session(id: [UInt8], now: Date) throws(StorageError) -> SessionRecord? {
         try run { connection throws(PostgresError) in
             try connection.run(
-                "SELECT \(Self.sessionColumns) FROM sessions WHERE id = $1 AND expires_at > $2 AND \(Self.userEnabled)",
+                "SELECT \(Self.sessionColumns) FROM sessions WHERE id = $1 AND expires_at > $2 AND \(Self.userEnabled) AND \(Self.parentLive)",
                 [.bytea(id), .date(now)],
                 row: Self.sessionRecord
             ).first
@@ -58,12 +64,12 @@ extension PostgresRecords {
         }
     }
 
-    func deleteSession(tokenHash: [UInt8]) throws(StorageError) -> SessionRecord? {
-        try deleteSessions(where: "token_hash = $1", [.bytea(tokenHash)]).first
+    func deleteSession(tokenHash: [UInt8]) throws(StorageError) -> [SessionRecord] {
+        try deleteSessions(where: "token_hash = $1", [.bytea(tokenHash)])
     }
 
-    func deleteSession(id: [UInt8], userID: [UInt8]) throws(StorageError) -> SessionRecord? {
-        try deleteSessions(where: "id = $1 AND user_id = $2", [.bytea(id), .bytea(userID)]).first
+    func deleteSession(id: [UInt8], userID: [UInt8]) throws(StorageError) -> [SessionRecord] {
+        try deleteSessions(where: "id = $1 AND user_id = $2", [.bytea(id), .bytea(userID)])
     }
 
     func deleteSessions(userID: [UInt8], except keptID: [UInt8]?) throws(StorageError) -> [SessionRecord] {
@@ -78,16 +84,34 @@ extension PostgresRecords {
         try deleteSessions(where: "apple_subject = $1", [.text(appleSubject)])
     }
 
+    func deleteSessions(federatedIssuer: String, subject: String) throws(StorageError) -> [SessionRecord] {
+        try deleteSessions(where: "federated_issuer = $1 AND federated_subject = $2", [.text(federatedIssuer), .text(subject)])
+    }
+
     func moveSessions(appleSubject: String, to newSubject: String) throws(StorageError) -> Int {
         try run { connection throws(PostgresError) in
             try connection.run("UPDATE sessions SET apple_subject = $2 WHERE apple_subject = $1", [.text(appleSubject), .text(newSubject)])
         }
     }
 
-    /// One `DELETE … RETURNING` of the sessions matching `condition`, ordered as the contract says.
+    /// One `DELETE … RETURNING` of the sessions matching `condition`, then one of the sessions handed off from those
+    /// deleted, until none is left; ordered as the contract says.
     private func deleteSessions(where condition: String, _ parameters: [PostgresValue]) throws(StorageError) -> [SessionRecord] {
-        let deleted = try run { connection throws(PostgresError) in
+        var round = try run { connection throws(PostgresError) in
             try connection.run("DELETE FROM sessions WHERE \(condition) RETURNING \(Self.sessionColumns)", parameters, row: Self.sessionRecord)
+        }
+        var deleted: [SessionRecord] = []
+        while !round.isEmpty {
+            deleted += round
+            let placeholders = (1...round.count).map { "$\($0)" }.joined(separator: ", ")
+            let parentIDs: [PostgresValue] = round.map { .bytea($0.id) }
+            round = try run { connection throws(PostgresError) in
+                try connection.run(
+                    "DELETE FROM sessions WHERE parent_id IN (\(placeholders)) RETURNING \(Self.sessionColumns)",
+                    parentIDs,
+                    row: Self.sessionRecord
+                )
+            }
         }
         return deleted.sorted(by: SessionRecord.precedes)
     }
@@ -100,6 +124,8 @@ extension PostgresRecords {
             (.optional(session.appleSubject, PostgresValue.text), "text"), (.boolean(session.userVerified), "boolean"),
             (.date(session.createdAt), "float8"), (.date(session.authenticatedAt), "float8"), (.date(session.expiresAt), "float8"),
             (.optional(session.userAgent, PostgresValue.text), "text"), (.optional(session.lastUsedAt, PostgresValue.date), "float8"),
+            (.optional(session.federatedIssuer, PostgresValue.text), "text"), (.optional(session.federatedSubject, PostgresValue.text), "text"),
+            (.optional(session.parentID, PostgresValue.bytea), "bytea"),
         ]
     }
 
@@ -114,6 +140,9 @@ extension PostgresRecords {
             method: method,
             credentialID: row.isNull(4) ? nil : row.bytes(4),
             appleSubject: row.isNull(5) ? nil : row.text(5),
+            federatedIssuer: row.isNull(12) ? nil : row.text(12),
+            federatedSubject: row.isNull(13) ? nil : row.text(13),
+            parentID: row.isNull(14) ? nil : row.bytes(14),
             userVerified: try row.boolean(6),
             createdAt: try row.date(7),
             authenticatedAt: try row.date(8),

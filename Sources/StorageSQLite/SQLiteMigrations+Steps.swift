@@ -474,5 +474,18 @@ extension SQLiteMigrations {
                 CREATE INDEX email_tokens_by_expiry ON email_tokens(expires_at);
                 """
         ),
+        // A session records the identity at an OpenID provider that signed it in, so that unlinking the identity ends
+        // it, and the session that made its hand-off link, with which it ends (issue 43 item 4, issue 37). Nullable:
+        // a 0.1.0 node of a rolling upgrade names its columns, so it neither writes nor reads them.
+        Step(
+            version: 20,
+            sql: """
+                ALTER TABLE sessions ADD COLUMN federated_issuer TEXT;
+                ALTER TABLE sessions ADD COLUMN federated_subject TEXT;
+                ALTER TABLE sessions ADD COLUMN parent_id BLOB;
+                CREATE INDEX sessions_by_federated_identity ON sessions(federated_issuer, federated_subject) WHERE federated_issuer IS NOT NULL;
+                CREATE INDEX sessions_by_parent ON sessions(parent_id) WHERE parent_id IS NOT NULL;
+                """
+        ),
     ]
 }

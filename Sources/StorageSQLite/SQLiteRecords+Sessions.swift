@@ -5,11 +5,17 @@ import Storage
 extension SQLiteRecords {
     static let sessionColumns = """
         token_hash, id, user_id, method, credential_id, apple_subject, user_verified, created_at, authenticated_at, \
-        expires_at, user_agent, last_used_at
+        expires_at, user_agent, last_used_at, federated_issuer, federated_subject, parent_id
         """
 
     /// The condition that keeps a disabled user's sessions from signing anyone in, whatever raced with disabling it.
     static let userEnabled = "NOT EXISTS (SELECT 1 FROM users WHERE users.id = sessions.user_id AND users.disabled = 1)"
+
+    /// The condition that a hand-off session's parent is still stored and unexpired (`?2` is now): a session whose
+    /// parent ended by any path, even one that did not delete it, signs nobody in.
+    static let parentLive = """
+        (sessions.parent_id IS NULL OR EXISTS (SELECT 1 FROM sessions AS parent WHERE parent.id = sessions.parent_id AND parent.expires_at > ?2))
+        """
 
     func insertSession(_ session: SessionRecord) throws(StorageError) {
         try validate { () throws(StorageError) in try session.validate() }
@@ -17,7 +23,7 @@ extension SQLiteRecords {
         let inserted = try run { connection throws(SQLiteError) in
             try connection.statement(
                 """
-                INSERT INTO sessions (\(Self.sessionColumns)) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12
+                INSERT INTO sessions (\(Self.sessionColumns)) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15
                 WHERE NOT EXISTS (SELECT 1 FROM users WHERE id = ?3 AND disabled = 1)
                 """
             ).run([
@@ -25,6 +31,8 @@ extension SQLiteRecords {
                 session.credentialID.map { .blob($0) } ?? .null, session.appleSubject.map { .text($0) } ?? .null,
                 .bool(session.userVerified), .date(session.createdAt), .date(session.authenticatedAt), .date(session.expiresAt),
                 session.userAgent.map { .text($0) } ?? .null, session.lastUsedAt.map { .date($0) } ?? .null,
+                session.federatedIssuer.map { .text($0) } ?? .null, session.federatedSubject.map { .text($0) } ?? .null,
+                session.parentID.map { .blob($0) } ?? .null,
             ])
         }
         guard inserted == 1 else { throw StorageError(.userDisabled, "the user is disabled") }
@@ -32,15 +40,19 @@ extension SQLiteRecords {
 
     func session(tokenHash: [UInt8], now: Date) throws(StorageError) -> SessionRecord? {
         try run { connection throws(SQLiteError) in
-            try connection.statement("SELECT \(Self.sessionColumns) FROM sessions WHERE token_hash = ?1 AND expires_at > ?2 AND \(Self.userEnabled)")
-                .run([.blob(tokenHash), .date(now)], row: Self.sessionRecord).first
+            try connection.statement(
+                "SELECT \(Self.sessionColumns) FROM sessions WHERE token_hash = ?1 AND expires_at > ?2 AND \(Self.userEnabled) AND \(Self.parentLive)"
+            )
+            .run([.blob(tokenHash), .date(now)], row: Self.sessionRecord).first
         }
     }
 
     func session(id: [UInt8], now: Date) throws(StorageError) -> SessionRecord? {
         try run { connection throws(SQLiteError) in
-            try connection.statement("SELECT \(Self.sessionColumns) FROM sessions WHERE id = ?1 AND expires_at > ?2 AND \(Self.userEnabled)")
-                .run([.blob(id), .date(now)], row: Self.sessionRecord).first
+            try connection.statement(
+                "SELECT \(Self.sessionColumns) FROM sessions WHERE id = ?1 AND expires_at > ?2 AND \(Self.userEnabled) AND \(Self.parentLive)"
+            )
+            .run([.blob(id), .date(now)], row: Self.sessionRecord).first
         }
     }
 
@@ -52,12 +64,12 @@ extension SQLiteRecords {
         }
     }
 
-    func deleteSession(tokenHash: [UInt8]) throws(StorageError) -> SessionRecord? {
-        try deleteSessions(where: "token_hash = ?1", [.blob(tokenHash)]).first
+    func deleteSession(tokenHash: [UInt8]) throws(StorageError) -> [SessionRecord] {
+        try deleteSessions(where: "token_hash = ?1", [.blob(tokenHash)])
     }
 
-    func deleteSession(id: [UInt8], userID: [UInt8]) throws(StorageError) -> SessionRecord? {
-        try deleteSessions(where: "id = ?1 AND user_id = ?2", [.blob(id), .blob(userID)]).first
+    func deleteSession(id: [UInt8], userID: [UInt8]) throws(StorageError) -> [SessionRecord] {
+        try deleteSessions(where: "id = ?1 AND user_id = ?2", [.blob(id), .blob(userID)])
     }
 
     func deleteSessions(userID: [UInt8], except keptID: [UInt8]?) throws(StorageError) -> [SessionRecord] {
@@ -72,17 +84,32 @@ extension SQLiteRecords {
         try deleteSessions(where: "apple_subject = ?1", [.text(appleSubject)])
     }
 
+    func deleteSessions(federatedIssuer: String, subject: String) throws(StorageError) -> [SessionRecord] {
+        try deleteSessions(where: "federated_issuer = ?1 AND federated_subject = ?2", [.text(federatedIssuer), .text(subject)])
+    }
+
     func moveSessions(appleSubject: String, to newSubject: String) throws(StorageError) -> Int {
         try run { connection throws(SQLiteError) in
             try connection.statement("UPDATE sessions SET apple_subject = ?2 WHERE apple_subject = ?1").run([.text(appleSubject), .text(newSubject)])
         }
     }
 
-    /// One `DELETE … RETURNING` of the sessions matching `condition`, ordered as the contract says.
+    /// One `DELETE … RETURNING` of the sessions matching `condition`, then one of the sessions handed off from those
+    /// deleted, until none is left; ordered as the contract says.
     private func deleteSessions(where condition: String, _ parameters: [SQLiteValue]) throws(StorageError) -> [SessionRecord] {
-        let deleted = try run { connection throws(SQLiteError) in
+        var round = try run { connection throws(SQLiteError) in
             try connection.statement("DELETE FROM sessions WHERE \(condition) RETURNING \(Self.sessionColumns)")
                 .run(parameters, row: Self.sessionRecord)
+        }
+        var deleted: [SessionRecord] = []
+        while !round.isEmpty {
+            deleted += round
+            let parentIDs = round.map(\.id)
+            let placeholders = (1...parentIDs.count).map { "?\($0)" }.joined(separator: ", ")
+            round = try run { connection throws(SQLiteError) in
+                try connection.statement("DELETE FROM sessions WHERE parent_id IN (\(placeholders)) RETURNING \(Self.sessionColumns)")
+                    .run(parentIDs.map { .blob($0) }, row: Self.sessionRecord)
+            }
         }
         return deleted.sorted(by: SessionRecord.precedes)
     }
@@ -98,6 +125,9 @@ extension SQLiteRecords {
             method: method,
             credentialID: row.isNull(4) ? nil : row.blob(4),
             appleSubject: row.isNull(5) ? nil : row.text(5),
+            federatedIssuer: row.isNull(12) ? nil : row.text(12),
+            federatedSubject: row.isNull(13) ? nil : row.text(13),
+            parentID: row.isNull(14) ? nil : row.blob(14),
             userVerified: row.bool(6),
             createdAt: row.date(7),
             authenticatedAt: row.date(8),

@@ -12,7 +12,7 @@ public enum StoreContract {
         + spentChallengeChecks + transactionChecks + accountChecks + accountRecoveryChecks + appleChecks + federatedIdentityChecks
         + signingKeyChecks + openIDProviderChecks + eventChecks
         + webhookChecks + statusChecks + disabledUserChecks + mailOutboxChecks + emailTokenChecks
-        + registrationMailChecks
+        + registrationMailChecks + sessionLineageChecks
 
     /// Registers a new account with `completeRegistration` and a session of its own (derived from the owner and the
     /// credential's number, so that no two calls of a check collide), without events.
@@ -46,7 +46,7 @@ public enum StoreContract {
         )
         try expectEqual(
             try store.transaction { transaction throws(StorageError) in try transaction.deleteSession(tokenHash: [1]) },
-            nil,
+            [],
             "deleteSession"
         )
         try expectEqual(

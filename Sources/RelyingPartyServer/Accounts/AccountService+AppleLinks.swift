@@ -27,9 +27,7 @@ extension AccountService {
                 guard identities.count > 1 || !passkeys.isEmpty || !federated.isEmpty else { return .lastSignInMethod }
                 var events: [AccountEvent] = []
                 let ended = try transaction.deleteSessions(appleSubject: subject)
-                for session in ended {
-                    events.append(.sessionRevoked(session, reason: .appleUnlinked))
-                }
+                events += AccountEvent.revocations(of: ended, reason: .appleUnlinked)
                 _ = try AppleIntegration.queueRevocations(of: subject, in: transaction, now: now)
                 _ = try transaction.deleteAppleIdentity(subject: subject)
                 events.append(.appleUnlinked(userID: userID, appleUserID: subject, reason: .user))

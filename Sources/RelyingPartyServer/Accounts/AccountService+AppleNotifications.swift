@@ -63,9 +63,7 @@ extension AccountService {
         case .consentRevoked:
             // Revocation is not deletion: the link stays, so the same sub lands in the same account next time.
             if !identity.consentRevoked { events.append(.appleConsentRevoked(userID: identity.userID, appleUserID: identity.subject)) }
-            for session in try transaction.deleteSessions(appleSubject: identity.subject) {
-                events.append(.sessionRevoked(session, reason: .appleConsentRevoked))
-            }
+            events += AccountEvent.revocations(of: try transaction.deleteSessions(appleSubject: identity.subject), reason: .appleConsentRevoked)
             _ = try transaction.deleteAppleRefreshTokens(subject: identity.subject)
             updated.consentRevoked = true
         case .accountDeleted:
@@ -76,9 +74,7 @@ extension AccountService {
                 // Nothing else lets the person in: the account goes, as `DELETE /me` does it.
                 return (.applied, try delete(userID: identity.userID, reason: .appleAccountDeleted, in: transaction, now: now))
             }
-            for session in try transaction.deleteSessions(appleSubject: identity.subject) {
-                events.append(.sessionRevoked(session, reason: .appleAccountDeleted))
-            }
+            events += AccountEvent.revocations(of: try transaction.deleteSessions(appleSubject: identity.subject), reason: .appleAccountDeleted)
             _ = try AppleIntegration.queueRevocations(of: identity.subject, in: transaction, now: now)
             _ = try transaction.deleteAppleIdentity(subject: identity.subject)
             events.append(.appleUnlinked(userID: identity.userID, appleUserID: identity.subject, reason: .appleAccountDeleted))

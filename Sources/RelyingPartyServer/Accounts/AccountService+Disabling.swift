@@ -7,9 +7,8 @@ extension AccountService {
     /// codes, then `user.disabled` or `user.enabled`. Enabling ends them too: a disabled account has none but what a
     /// sign-in racing the change left (which no lookup ever accepted), and none of those may come back to life.
     func recordDisabledChange(of user: UserRecord, in transaction: any StoreTransaction, at now: Date) throws(StorageError) {
-        for session in try transaction.deleteSessions(userID: user.id, except: nil) where now < session.expiresAt {
-            try transaction.appendEvent(AccountEvent.sessionRevoked(session, reason: .userDisabled).event(at: now, random: random))
-        }
+        let ended = try transaction.deleteSessions(userID: user.id, except: nil).filter { now < $0.expiresAt }
+        try transaction.appendEvents(AccountEvent.revocations(of: ended, reason: .userDisabled).map { $0.event(at: now, random: random) })
         _ = try transaction.deleteOAuthGrants(userID: user.id)
         let event: AccountEvent =
             user.disabled ? .userDisabled(userID: user.id, externalID: user.externalID) : .userEnabled(userID: user.id, externalID: user.externalID)

@@ -82,9 +82,7 @@ extension AccountService {
         _ = try transaction.moveCredentials(from: goneID, to: survivorID)
         _ = try transaction.moveAppleIdentities(from: goneID, to: survivorID)
         _ = try transaction.moveFederatedIdentities(from: goneID, to: survivorID)
-        for session in try transaction.deleteSessions(userID: goneID, except: nil) {
-            events.append(.sessionRevoked(session, reason: .merged))
-        }
+        events += AccountEvent.revocations(of: try transaction.deleteSessions(userID: goneID, except: nil), reason: .merged)
         let name = gone.displayNameIsDefault ? nil : gone.displayName
         if let update = survivor.filledIn(displayName: name, email: gone.email, emailVerified: gone.emailVerified) {
             _ = try transaction.updateUser(update.user)

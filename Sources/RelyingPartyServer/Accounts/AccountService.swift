@@ -116,7 +116,8 @@ struct AccountService: Sendable {
         }
     }
 
-    /// Ends the account's sessions that the passkey signed in, but `keptID`, each with its `session.revoked`.
+    /// Ends the account's sessions that the passkey signed in, but `keptID`, each with its `session.revoked` (and the
+    /// sessions handed off from them, `parent_ended`).
     func endSessions(
         ofPasskey credentialID: [UInt8],
         userID: [UInt8],
@@ -124,9 +125,12 @@ struct AccountService: Sendable {
         in transaction: any StoreTransaction,
         now: Date
     ) throws(StorageError) {
-        for session in try transaction.sessions(userID: userID, now: now) where session.credentialID == credentialID && session.id != keptID {
-            guard let ended = try transaction.deleteSession(id: session.id, userID: userID) else { continue }
-            try transaction.appendEvent(AccountEvent.sessionRevoked(ended, reason: .passkeyDeleted).event(at: now, random: random))
+        let ending = try transaction.sessions(userID: userID, now: now).filter { $0.credentialID == credentialID && $0.id != keptID }
+        let endingIDs = Set(ending.map(\.id))
+        // A hand-off of one of them ends with it (`parent_ended`).
+        for session in ending where session.parentID.map(endingIDs.contains) != true {
+            let ended = try transaction.deleteSession(id: session.id, userID: userID)
+            try transaction.appendEvents(AccountEvent.revocations(of: ended, reason: .passkeyDeleted).map { $0.event(at: now, random: random) })
         }
     }
 
@@ -140,9 +144,7 @@ struct AccountService: Sendable {
             try store.transaction { transaction throws(StorageError) -> Int? in
                 guard try transaction.user(id: userID) != nil else { return nil }
                 let ended = try transaction.deleteSessions(userID: userID, except: nil).filter { now < $0.expiresAt }
-                for session in ended {
-                    try transaction.appendEvent(AccountEvent.sessionRevoked(session, reason: reason).event(at: now, random: random))
-                }
+                try transaction.appendEvents(AccountEvent.revocations(of: ended, reason: reason).map { $0.event(at: now, random: random) })
                 if reason == .admin { try queueNotice(.sessionsRevokedByAdministrator, userID: userID, in: transaction, now: now) }
                 return ended.count
             }

@@ -125,6 +125,19 @@ enum AccountEvent: Equatable {
         case restore
         /// An admin disabled the account.
         case userDisabled = "user_disabled"
+        /// The session that made the hand-off link the session was started from ended (`parentSessionId`), by any path.
+        case parentEnded = "parent_ended"
+        /// `DELETE /me/identities/{provider}/{subject}` for the identity at an OpenID provider that made the session.
+        case identityUnlinked = "identity_unlinked"
+    }
+
+    /// The `session.revoked` events of sessions a store deletion ended: `reason` for each, then `parent_ended` for
+    /// each session handed off from another one that ended with it.
+    static func revocations(of ended: [SessionRecord], reason: RevocationReason) -> [AccountEvent] {
+        let endedIDs = Set(ended.map(\.id))
+        let isTakenAlong = { (session: SessionRecord) in session.parentID.map(endedIDs.contains) == true }
+        return ended.filter { !isTakenAlong($0) }.map { .sessionRevoked($0, reason: reason) }
+            + ended.filter(isTakenAlong).map { .sessionRevoked($0, reason: .parentEnded) }
     }
 
     /// Why an Apple identity was unlinked.
@@ -238,6 +251,8 @@ enum AccountEvent: Equatable {
         var provider: String?
         var issuer: String?
         var subject: String?
+        /// Session events of a hand-off session: the session that made its link.
+        var parentSessionId: String?
     }
 
     var payload: Payload {
@@ -310,6 +325,7 @@ extension AccountEvent.Payload {
         if let externalId { object.add("externalId", externalId) }
         if let issuer { object.add("issuer", issuer) }
         if let method { object.add("method", method) }
+        if let parentSessionId { object.add("parentSessionId", parentSessionId) }
         if let previousAppleUserId { object.add("previousAppleUserId", previousAppleUserId) }
         if let realUserStatus { object.add("realUserStatus", realUserStatus) }
         if let previousUserId { object.add("previousUserId", previousUserId) }
@@ -322,11 +338,15 @@ extension AccountEvent.Payload {
         object.add("userId", userId)
     }
 
-    /// A session's public ID, method, and the passkey or Apple identity that signed it in.
+    /// A session's public ID, method, the passkey, Apple or OpenID provider identity that signed it in, and the session
+    /// that made its hand-off link.
     fileprivate mutating func describe(_ session: SessionRecord) {
         sessionId = Base64URL.encode(session.id)
         method = session.method.rawValue
         credentialId = session.credentialID.map(Base64URL.encode)
         appleUserId = session.appleSubject
+        issuer = session.federatedIssuer
+        subject = session.federatedSubject
+        parentSessionId = session.parentID.map(Base64URL.encode)
     }
 }

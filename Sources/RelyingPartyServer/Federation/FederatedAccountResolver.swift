@@ -110,7 +110,13 @@ struct FederatedAccountResolver: Sendable {
         if !isNewAccount, events.contains(where: { if case .identityLinked = $0 { true } else { false } }) {
             try AccountService.queueNotice(.identityLinked, userID: user.id, account: beforeLink, mail: mail, in: transaction, now: sign.now)
         }
-        let session = sessions.prepare(for: user.id, method: .identityProvider, userVerified: false, request: request)
+        let session = sessions.prepare(
+            for: user.id,
+            method: .identityProvider,
+            federatedIdentity: (identity.issuer, identity.subject),
+            userVerified: false,
+            request: request
+        )
         try transaction.insertSession(session.record)
         events.append(.sessionCreated(session.record))
         try transaction.appendEvents(events.map { $0.event(at: sign.now, random: random) })

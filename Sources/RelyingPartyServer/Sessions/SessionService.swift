@@ -46,6 +46,7 @@ struct SessionService: Sendable {
         method: SessionMethod,
         credentialID: [UInt8]? = nil,
         appleSubject: String? = nil,
+        federatedIdentity: (issuer: String, subject: String)? = nil,
         userVerified: Bool,
         request: HTTPRequest
     ) -> (issued: Issued, record: SessionRecord) {
@@ -59,6 +60,8 @@ struct SessionService: Sendable {
             method: method,
             credentialID: credentialID,
             appleSubject: appleSubject,
+            federatedIssuer: federatedIdentity?.issuer,
+            federatedSubject: federatedIdentity?.subject,
             userVerified: userVerified,
             createdAt: now,
             expiresAt: expiresAt,
@@ -67,19 +70,30 @@ struct SessionService: Sendable {
         return (Issued(token: token, expiresAt: expiresAt, session: record), record)
     }
 
-    /// A new session for `userID` that continues `session`: the same way in (method, passkey or Apple identity, user
-    /// verification, auth_time), a new token and ID (a merge's survivor, a session handed to a web view).
+    /// A new session for `userID` that continues `session`: the same way in (method, passkey, Apple or OpenID provider
+    /// identity, user verification, auth_time), a new token and ID, and no parent: a merge's survivor is a session of
+    /// its own, signed in by the merge's proof of the account (a hand-off session's parent goes with the merged one).
     func prepare(continuing session: SessionRecord, for userID: [UInt8], request: HTTPRequest) -> (issued: Issued, record: SessionRecord) {
         var prepared = prepare(
             for: userID,
             method: session.method,
             credentialID: session.credentialID,
             appleSubject: session.appleSubject,
+            federatedIdentity: session.federatedIssuer.flatMap { issuer in session.federatedSubject.map { (issuer, $0) } },
             userVerified: session.userVerified,
             request: request
         )
         prepared.record.authenticatedAt = session.authenticatedAt
         return (Issued(token: prepared.issued.token, expiresAt: prepared.issued.expiresAt, session: prepared.record), prepared.record)
+    }
+
+    /// A session handed to a web view (`GET /session/handoff`): it continues `parent` as its child (`parentID`), ends
+    /// with it and expires no later than it.
+    func prepare(handingOff parent: SessionRecord, request: HTTPRequest) -> (issued: Issued, record: SessionRecord) {
+        var prepared = prepare(continuing: parent, for: parent.userID, request: request)
+        prepared.record.parentID = parent.id
+        prepared.record.expiresAt = min(prepared.record.expiresAt, parent.expiresAt)
+        return (Issued(token: prepared.issued.token, expiresAt: prepared.record.expiresAt, session: prepared.record), prepared.record)
     }
 
     /// The one place a request's credentials are resolved, before any handler runs (`RelyingPartyServer.respond`): nil

@@ -27,55 +27,55 @@ struct SessionsController: Sendable {
         return JSONBody.ok(["sessions": live.map { SessionJSON($0, current: $0.id == signedIn.session.id) }])
     }
 
-    /// `DELETE /me/sessions/{id}`: ends one of the account's sessions by its public ID (the request's own too).
+    /// `DELETE /me/sessions/{id}`: ends one of the account's sessions by its public ID (the request's own too), and the
+    /// sessions handed off from it.
     func revoke(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let (user, signedIn) = try accounts.user(request, context, writing: true)
         guard let sessionID = Base64URL.decode(context.identifier), sessionID.count == SessionRecord.idLength else {
             throw ServerError(.sessionNotFound)
         }
-        let now = time.now
-        let ended = try storage {
-            try store.transaction { transaction throws(StorageError) -> Bool in
-                guard let ended = try transaction.deleteSession(id: sessionID, userID: user.id) else { return false }
-                try transaction.appendEvent(AccountEvent.sessionRevoked(ended, reason: .user).event(at: now, random: sessions.random))
-                return true
-            }
-        }
-        guard ended else { throw ServerError(.sessionNotFound) }
+        let ended = try end { transaction throws(StorageError) in try transaction.deleteSession(id: sessionID, userID: user.id) }
+        guard !ended.isEmpty else { throw ServerError(.sessionNotFound) }
         var response = JSONBody.ok(["revoked": true])
-        if sessionID == signedIn.session.id { response.headers.add("Set-Cookie", SessionService.clearingCookie) }
+        if ended.contains(where: { $0.id == signedIn.session.id }) { response.headers.add("Set-Cookie", SessionService.clearingCookie) }
         return response
     }
 
-    /// `POST /me/sessions/revoke-others`: ends every session of the account but the request's own.
+    /// `POST /me/sessions/revoke-others`: ends every session of the account but the request's own; a hand-off session's
+    /// own ends too, with the session that made it.
     func revokeOthers(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let (user, signedIn) = try accounts.user(request, context, writing: true)
-        let now = time.now
-        let ended = try storage {
-            try store.transaction { transaction throws(StorageError) -> Int in
-                let ended = try transaction.deleteSessions(userID: user.id, except: signedIn.session.id)
-                for session in ended where now < session.expiresAt {
-                    try transaction.appendEvent(AccountEvent.sessionRevoked(session, reason: .user).event(at: now, random: sessions.random))
-                }
-                return ended.count
-            }
-        }
-        return JSONBody.ok(["revoked": ended])
+        let ended = try end { transaction throws(StorageError) in try transaction.deleteSessions(userID: user.id, except: signedIn.session.id) }
+        var response = JSONBody.ok(["revoked": ended.count])
+        if ended.contains(where: { $0.id == signedIn.session.id }) { response.headers.add("Set-Cookie", SessionService.clearingCookie) }
+        return response
     }
 
-    /// `POST /logout`: ends this session.
+    /// `POST /logout`: ends this session, and the sessions handed off from it.
     func logout(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let (_, signedIn) = try accounts.user(request, context, writing: true)
-        let now = time.now
-        try storage {
-            try store.transaction { transaction throws(StorageError) in
-                guard let ended = try transaction.deleteSession(tokenHash: signedIn.session.tokenHash) else { return }
-                try transaction.appendEvent(AccountEvent.sessionRevoked(ended, reason: .logout).event(at: now, random: sessions.random))
-            }
-        }
+        _ = try end(reason: .logout) { transaction throws(StorageError) in try transaction.deleteSession(tokenHash: signedIn.session.tokenHash) }
         var response = JSONBody.ok(["signedOut": true])
         response.headers.add("Set-Cookie", SessionService.clearingCookie)
         return response
+    }
+
+    /// Deletes sessions in a transaction (`deleting`: a store deletion, which takes the sessions handed off from them
+    /// along) with a `session.revoked` for each live one (`reason`, `parent_ended` for those taken along).
+    /// - Returns: the deleted sessions.
+    private func end(
+        reason: AccountEvent.RevocationReason = .user,
+        deleting: (any StoreTransaction) throws(StorageError) -> [SessionRecord]
+    ) throws(ServerError) -> [SessionRecord] {
+        let now = time.now
+        return try storage {
+            try store.transaction { transaction throws(StorageError) -> [SessionRecord] in
+                let ended = try deleting(transaction)
+                let revocations = AccountEvent.revocations(of: ended.filter { now < $0.expiresAt }, reason: reason)
+                try transaction.appendEvents(revocations.map { $0.event(at: now, random: sessions.random) })
+                return ended
+            }
+        }
     }
 
     struct HandoffResponse: Encodable {
@@ -89,9 +89,11 @@ struct SessionsController: Sendable {
     }
 
     /// `POST /session/handoff`: a single-use link, valid for a minute, that signs a web view in to the signed-in
-    /// account. The session token never appears in it: the link carries a random code, stored only as a hash.
+    /// account. The session token never appears in it: the link carries a random code, stored only as a hash. A
+    /// hand-off session makes none (`403 handoff_from_handoff`): a session handed off ends with its parent, one level.
     func startHandoff(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let (user, caller) = try accounts.user(request, context, writing: true)
+        guard caller.session.parentID == nil else { throw ServerError(.handoffFromHandoff) }
         let issued = try challenges.issueCode(
             .sessionHandoff,
             userID: user.id,
@@ -122,14 +124,17 @@ struct SessionsController: Sendable {
     }
 
     /// Starts the session a hand-off code stands for: it continues the one that asked for the link (while that one
-    /// is still valid), sets its cookie and redirects (303) to `handoffRedirect`.
+    /// is still valid), as its child (`parentID`: it ends with it, and expires no later), sets its cookie and
+    /// redirects (303) to `handoffRedirect`.
     func signInHandoff(userID: [UInt8], context: HandoffContext, request: HTTPRequest) throws(ServerError) -> HTTPResponse {
         let now = time.now
         let issued = try storage {
             try store.transaction { transaction throws(StorageError) -> SessionService.Issued? in
-                guard let original = try transaction.sessions(userID: userID, now: now).first(where: { Base64URL.encode($0.id) == context.sessionId })
+                guard
+                    let original = try transaction.sessions(userID: userID, now: now).first(where: { Base64URL.encode($0.id) == context.sessionId }),
+                    original.parentID == nil
                 else { return nil }
-                let session = sessions.prepare(continuing: original, for: userID, request: request)
+                let session = sessions.prepare(handingOff: original, request: request)
                 try transaction.insertSession(session.record)
                 try transaction.appendEvent(AccountEvent.sessionCreated(session.record).event(at: now, random: sessions.random))
                 return session.issued

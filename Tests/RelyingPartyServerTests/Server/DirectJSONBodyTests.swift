@@ -93,6 +93,7 @@ import WebAuthnCore
         (full.credentialId, full.sessionId, full.appleUserId, full.method) = ("CQ", "AgI", "001.apple", "passkey")
         (full.reason, full.backupEligible, full.previousUserId, full.previousAppleUserId) = ("logout", false, "BAU", "000.old")
         (full.changes, full.remaining) = (["displayName", "email"], 3)
+        (full.issuer, full.subject, full.parentSessionId) = ("https://accounts.google.com", "1234", "AwM")
         payloads.append(full)
         for payload in payloads {
             #expect(String(decoding: JSONBody.encode(payload), as: UTF8.self) == String(decoding: Self.foundation(payload), as: UTF8.self))

@@ -210,11 +210,11 @@ private struct FailingTransaction: StoreTransaction {
         return try inner.sessions(userID: userID, now: now)
     }
 
-    func deleteSession(tokenHash: [UInt8]) throws(StorageError) -> SessionRecord? {
+    func deleteSession(tokenHash: [UInt8]) throws(StorageError) -> [SessionRecord] {
         return try inner.deleteSession(tokenHash: tokenHash)
     }
 
-    func deleteSession(id: [UInt8], userID: [UInt8]) throws(StorageError) -> SessionRecord? {
+    func deleteSession(id: [UInt8], userID: [UInt8]) throws(StorageError) -> [SessionRecord] {
         return try inner.deleteSession(id: id, userID: userID)
     }
 
@@ -228,6 +228,10 @@ private struct FailingTransaction: StoreTransaction {
 
     func deleteSessions(appleSubject: String) throws(StorageError) -> [SessionRecord] {
         return try inner.deleteSessions(appleSubject: appleSubject)
+    }
+
+    func deleteSessions(federatedIssuer: String, subject: String) throws(StorageError) -> [SessionRecord] {
+        return try inner.deleteSessions(federatedIssuer: federatedIssuer, subject: subject)
     }
 
     func moveSessions(appleSubject: String, to newSubject: String) throws(StorageError) -> Int {

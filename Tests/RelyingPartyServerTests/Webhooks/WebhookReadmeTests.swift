@@ -25,6 +25,10 @@ struct WebhookReadmeTests {
         appleSession.method = .apple
         appleSession.credentialID = nil
         appleSession.appleSubject = "001.apple"
+        var handedOffSession = passkeySession
+        (handedOffSession.method, handedOffSession.credentialID) = (.identityProvider, nil)
+        (handedOffSession.federatedIssuer, handedOffSession.federatedSubject) = ("https://accounts.google.com", "1234")
+        handedOffSession.parentID = [UInt8](repeating: 3, count: 16)
         return switch kind {
         case .userCreated: [.userCreated(userID: user, method: .passkey), .userCreated(userID: user, method: .admin, externalID: "42")]
         case .userDeleted:
@@ -39,11 +43,11 @@ struct WebhookReadmeTests {
         case .passkeyDeleted: [.passkeyDeleted(userID: user, credentialID: [9])]
         case .passkeyCloneWarning: [.passkeyCloneWarning(userID: user, credentialID: [9])]
         case .passkeyBackupEligibilityChanged: [.passkeyBackupEligibilityChanged(userID: user, credentialID: [9], backupEligible: true)]
-        case .sessionCreated: [.sessionCreated(passkeySession), .sessionCreated(appleSession)]
+        case .sessionCreated: [.sessionCreated(passkeySession), .sessionCreated(appleSession), .sessionCreated(handedOffSession)]
         case .sessionRevoked:
             [
                 .sessionRevoked(passkeySession, reason: .logout), .sessionRevoked(appleSession, reason: .appleConsentRevoked),
-                .sessionRevoked(passkeySession, reason: .userDisabled),
+                .sessionRevoked(passkeySession, reason: .userDisabled), .sessionRevoked(handedOffSession, reason: .parentEnded),
             ]
         case .appleLinked: [.appleLinked(userID: user, appleUserID: "001.apple", realUserStatus: 2)]
         case .appleConsentRevoked: [.appleConsentRevoked(userID: user, appleUserID: "001.apple")]

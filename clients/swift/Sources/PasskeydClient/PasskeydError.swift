@@ -77,6 +77,7 @@ public struct PasskeydError: Error, Sendable, Equatable, CustomStringConvertible
         case emailVerificationExpired = "email_verification_expired"
         case emailVerificationLocked = "email_verification_locked"
         case recoveryLinkInvalid = "recovery_link_invalid"
+        case handoffFromHandoff = "handoff_from_handoff"
         case consentRequired = "consent_required"
         // passkeyd's OpenID provider (/oauth/*), OAuth's own codes (RFC 6749 §4.1.2.1, §5.2; RFC 6750 §3.1).
         case invalidClient = "invalid_client"
