@@ -97,6 +97,8 @@ struct Controllers: Sendable {
             limits: limits,
             verifier: PasswordVerifier(limit: configuration.passwords.maximumConcurrentVerifications),
             restrictsSessions: configuration.passwords.restrictsSessions,
+            stuffing: CredentialStuffingSignals(),
+            metrics: metrics,
             log: log
         )
         let challengeTimeout = configuration.challengeLifetimeSeconds * 1000

@@ -73,6 +73,10 @@ enum AccountEvent: Equatable {
     case enrollmentLinkCreated(userID: [UInt8])
     /// An enrollment link was used: the passkey `credentialID` was registered through it.
     case enrollmentLinkUsed(userID: [UInt8], credentialID: [UInt8])
+    /// Failed password sign-ins look like credential stuffing (`CredentialStuffingSignals`): `accounts_per_address`
+    /// (`address` tried `count` accounts; no account) or `addresses_per_account` (the account, when the name or email
+    /// tried is one, was tried from `count` addresses).
+    case passwordStuffingSuspected(userID: [UInt8]?, signal: String, count: Int, address: String?)
 
     /// How an account came to be.
     enum CreationMethod: String {
@@ -176,6 +180,7 @@ enum AccountEvent: Equatable {
         case recoveryLinkUsed = "recovery_link.used"
         case enrollmentLinkCreated = "enrollment_link.created"
         case enrollmentLinkUsed = "enrollment_link.used"
+        case passwordStuffingSuspected = "password.stuffing_suspected"
     }
 
     var kind: Kind {
@@ -206,14 +211,15 @@ enum AccountEvent: Equatable {
         case .recoveryLinkUsed: .recoveryLinkUsed
         case .enrollmentLinkCreated: .enrollmentLinkCreated
         case .enrollmentLinkUsed: .enrollmentLinkUsed
+        case .passwordStuffingSuspected: .passwordStuffingSuspected
         }
     }
 
     /// The event type, such as "passkey.registered".
     var type: String { kind.rawValue }
 
-    /// The account the event concerns.
-    var userID: [UInt8] {
+    /// The account the event concerns; nil for `password.stuffing_suspected` from one address, which concerns none.
+    var userID: [UInt8]? {
         switch self {
         case .userCreated(let userID, _, _), .userDeleted(let userID, _, _, _), .userUpdated(let userID, _, _), .userMerged(let userID, _),
             .passkeyRegistered(let userID, _, _), .passkeyRenamed(let userID, _), .passkeyDeleted(let userID, _),
@@ -226,12 +232,14 @@ enum AccountEvent: Equatable {
             userID
         case .sessionCreated(let session), .sessionRevoked(let session, _):
             session.userID
+        case .passwordStuffingSuspected(let userID, _, _, _):
+            userID
         }
     }
 
     /// The payload's members; absent ones are left out of the JSON.
     struct Payload: DirectJSONBody, Equatable {
-        var userId: String
+        var userId: String?
         var appleRevocation: String?
         var credentialId: String?
         var sessionId: String?
@@ -253,10 +261,15 @@ enum AccountEvent: Equatable {
         var subject: String?
         /// Session events of a hand-off session: the session that made its link.
         var parentSessionId: String?
+        /// `password.stuffing_suspected`: the signal, its distinct count, and the client address of
+        /// `accounts_per_address`.
+        var signal: String?
+        var count: Int?
+        var address: String?
     }
 
     var payload: Payload {
-        var payload = Payload(userId: Base64URL.encode(userID))
+        var payload = Payload(userId: userID.map(Base64URL.encode))
         switch self {
         case .userCreated(_, let method, let externalID):
             payload.method = method.rawValue
@@ -303,6 +316,8 @@ enum AccountEvent: Equatable {
             break
         case .recoveryCodeUsed(_, let remaining):
             payload.remaining = remaining
+        case .passwordStuffingSuspected(_, let signal, let count, let address):
+            (payload.signal, payload.count, payload.address) = (signal, count, address)
         }
         return payload
     }
@@ -317,10 +332,12 @@ enum AccountEvent: Equatable {
 extension AccountEvent.Payload {
     /// The members in the sorted order of `JSONBody`'s encoder, nil left out (every sign-in writes one).
     func write(to object: inout JSONObjectWriter) {
+        if let address { object.add("address", address) }
         if let appleRevocation { object.add("appleRevocation", appleRevocation) }
         if let appleUserId { object.add("appleUserId", appleUserId) }
         if let backupEligible { object.add("backupEligible", backupEligible) }
         if let changes { object.add("changes", changes) }
+        if let count { object.add("count", Int64(count)) }
         if let credentialId { object.add("credentialId", credentialId) }
         if let externalId { object.add("externalId", externalId) }
         if let issuer { object.add("issuer", issuer) }
@@ -333,9 +350,10 @@ extension AccountEvent.Payload {
         if let reason { object.add("reason", reason) }
         if let remaining { object.add("remaining", Int64(remaining)) }
         if let sessionId { object.add("sessionId", sessionId) }
+        if let signal { object.add("signal", signal) }
         if let subject { object.add("subject", subject) }
         if let upgrade { object.add("upgrade", upgrade) }
-        object.add("userId", userId)
+        if let userId { object.add("userId", userId) }
     }
 
     /// A session's public ID, method, the passkey, Apple or OpenID provider identity that signed it in, and the session

@@ -27,6 +27,8 @@ final class ServerMetrics: Sendable {
     /// `passkeyd_mail_attempts_total{kind, outcome, recipient}`: `sent`, `failed` (to be retried), `dead` (given up);
     /// `recipient` is `apple_private_relay` for Apple's relay addresses, whose refusals are counted apart, else `other`.
     let mailAttempts: MetricFamily<Counter>
+    /// `passkeyd_password_stuffing_signals_total{signal}`: `accounts_per_address`, `addresses_per_account`.
+    let passwordStuffingSignals: MetricFamily<Counter>
     private let requestDurations: MetricFamily<Histogram>
     /// The latency series of every route of the table and well-known file, and the ceremony stage a route is, made up
     /// front: a request's one lookup takes no lock.
@@ -99,6 +101,11 @@ final class ServerMetrics: Sendable {
             "passkeyd_mail_attempts_total",
             "Attempts at sending mail by message kind, outcome (sent; failed, to be retried; dead, given up) and recipient (apple_private_relay or other).",
             labels: ["kind", "outcome", "recipient"]
+        )
+        passwordStuffingSignals = registry.counter(
+            "passkeyd_password_stuffing_signals_total",
+            "Signs of credential stuffing among failed password sign-ins: one address trying many accounts (accounts_per_address) or one account tried from many addresses (addresses_per_account).",
+            labels: ["signal"]
         )
         requestDurations = registry.histogram(
             "passkeyd_request_duration_seconds",

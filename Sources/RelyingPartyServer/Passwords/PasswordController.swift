@@ -17,6 +17,9 @@ struct PasswordController: Sendable {
     let verifier: PasswordVerifier
     /// `passwords.session: upgradeOnly`.
     let restrictsSessions: Bool
+    /// Failed sign-ins watched for credential stuffing, reported as `password.stuffing_suspected` and in `metrics`.
+    let stuffing: CredentialStuffingSignals
+    let metrics: ServerMetrics?
     let log: Logger
 
     struct PasswordRequest: Decodable {
@@ -66,7 +69,10 @@ struct PasswordController: Sendable {
                 log.error("a stored password hash does not read: \(error.code)", event: "password")
             }
         }
-        guard try verifier.verify(body.password, against: hash), let user = found?.0 else { throw ServerError(.passwordInvalid) }
+        guard try verifier.verify(body.password, against: hash), let user = found?.0 else {
+            noteFailure(account: key, userID: found?.0.id, request: request)
+            throw ServerError(.passwordInvalid)
+        }
         let session = sessions.prepare(
             for: user.id,
             method: restrictsSessions ? .passwordRestricted : .password,
@@ -87,5 +93,31 @@ struct PasswordController: Sendable {
             return JSONBody.ok(answer)
         }
         return try answers.answer(SignedInResponse(user: user, issued: session.issued), user: user, issued: session.issued)
+    }
+
+    /// A failed sign-in of `account` (the limiter's key of the name or email tried; `userID` when it is an account):
+    /// each sign of credential stuffing it completes is counted and written as `password.stuffing_suspected`, in a
+    /// transaction of its own (the refusal stands whatever becomes of it).
+    private func noteFailure(account: String, userID: [UInt8]?, request: HTTPRequest) {
+        let now = time.now
+        let signals = stuffing.failed(account: account, address: limits.clientAddress(request), now: now)
+        guard !signals.isEmpty else { return }
+        let events = signals.map { signal -> AccountEvent in
+            metrics?.passwordStuffingSignals.increment([signal.name])
+            switch signal {
+            case .accountsPerAddress(let address, let count):
+                return .passwordStuffingSuspected(userID: nil, signal: signal.name, count: count, address: address)
+            case .addressesPerAccount(_, let count):
+                return .passwordStuffingSuspected(userID: userID, signal: signal.name, count: count, address: nil)
+            }
+        }
+        log.warning("failed password sign-ins look like credential stuffing: " + signals.map(\.name).joined(separator: ", "), event: "password")
+        do {
+            try store.transaction { transaction throws(StorageError) in
+                for event in events { try transaction.appendEvent(event.event(at: now, random: random)) }
+            }
+        } catch {
+            log.warning("a password.stuffing_suspected event could not be written: \(error.code)", event: "password")
+        }
     }
 }

@@ -62,6 +62,11 @@ struct WebhookReadmeTests {
         case .enrollmentLinkUsed: [.enrollmentLinkUsed(userID: user, credentialID: [9])]
         case .identityLinked: [.identityLinked(userID: user, provider: "google", issuer: "https://accounts.google.com", subject: "1")]
         case .identityUnlinked: [.identityUnlinked(userID: user, provider: "google", issuer: "https://accounts.google.com", subject: "1")]
+        case .passwordStuffingSuspected:
+            [
+                .passwordStuffingSuspected(userID: nil, signal: "accounts_per_address", count: 10, address: "192.0.2.1"),
+                .passwordStuffingSuspected(userID: user, signal: "addresses_per_account", count: 10, address: nil),
+            ]
         }
     }
 
@@ -87,7 +92,7 @@ struct WebhookReadmeTests {
             for event in events {
                 let object =
                     try JSONSerialization.jsonObject(with: Data(event.event(at: Date(), random: SystemRandom()).data)) as? [String: Any] ?? [:]
-                #expect(object["userId"] != nil)
+                #expect((object["userId"] != nil) == (event.userID != nil), "userId is left out only of an event that concerns no account")
                 members.formUnion(object.keys.filter { $0 != "userId" })
             }
             #expect(rows[kind.rawValue] == members, "docs/\(Self.page): the payload of \(kind.rawValue)")
