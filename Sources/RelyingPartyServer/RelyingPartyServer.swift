@@ -120,7 +120,7 @@ public final class RelyingPartyServer: HTTPHandler {
             random: random,
             time: time,
             lifetime: TimeInterval(configuration.challengeLifetimeSeconds),
-            purge: ExpiredRecordPurge(store: store, log: log)
+            purge: ExpiredRecordPurge(store: store, passwordRetirement: configuration.passwords.retirement, log: log)
         )
         tokens = try AccessTokenService(
             configuration: configuration,

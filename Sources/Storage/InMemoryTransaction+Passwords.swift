@@ -16,4 +16,13 @@ extension InMemoryTransaction {
     func deletePasswordHash(userID: [UInt8]) throws(StorageError) -> Bool {
         try run { state in state.passwordHashes.removeValue(forKey: userID) != nil }
     }
+
+    func retirePasswordHashes(passkeyStoredBefore cutoff: Date, limit: Int) throws(StorageError) -> Int {
+        try run { state in
+            let upgraded = Set(state.credentials.values.filter { $0.createdAt <= cutoff }.map(\.userID))
+            let retired = state.passwordHashes.keys.filter(upgraded.contains).prefix(max(0, limit))
+            for userID in retired { state.passwordHashes[userID] = nil }
+            return retired.count
+        }
+    }
 }

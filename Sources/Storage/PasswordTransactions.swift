@@ -14,4 +14,9 @@ public protocol PasswordTransactions {
     /// Deletes the account's password hash.
     /// - Returns: whether it had one.
     func deletePasswordHash(userID: [UInt8]) throws(StorageError) -> Bool
+
+    /// Deletes the password hashes of at most `limit` accounts that have a passkey stored at or before `cutoff`
+    /// (`passwords.retireAfterDays`).
+    /// - Returns: how many were deleted.
+    func retirePasswordHashes(passkeyStoredBefore cutoff: Date, limit: Int) throws(StorageError) -> Int
 }

@@ -34,6 +34,20 @@ extension PostgresRecords {
         }
     }
 
+    func retirePasswordHashes(passkeyStoredBefore cutoff: Date, limit: Int) throws(StorageError) -> Int {
+        try run { connection throws(PostgresError) in
+            try connection.run(
+                """
+                DELETE FROM password_hashes WHERE user_id IN (
+                    SELECT p.user_id FROM password_hashes p
+                    WHERE EXISTS (SELECT 1 FROM credentials c WHERE c.user_id = p.user_id AND c.created_at <= $1)
+                    LIMIT $2)
+                """,
+                [.date(cutoff), .bigint(Int64(max(0, limit)))]
+            )
+        }
+    }
+
     static func passwordHashRecord(_ row: PostgresRow) throws(PostgresError) -> PasswordHashRecord {
         PasswordHashRecord(userID: row.bytes(0), hash: row.text(1), createdAt: try row.date(2))
     }

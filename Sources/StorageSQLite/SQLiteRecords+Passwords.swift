@@ -30,6 +30,19 @@ extension SQLiteRecords {
         }
     }
 
+    func retirePasswordHashes(passkeyStoredBefore cutoff: Date, limit: Int) throws(StorageError) -> Int {
+        try run { connection throws(SQLiteError) in
+            try connection.statement(
+                """
+                DELETE FROM password_hashes WHERE user_id IN (
+                    SELECT p.user_id FROM password_hashes p
+                    WHERE EXISTS (SELECT 1 FROM credentials c WHERE c.user_id = p.user_id AND c.created_at <= ?1)
+                    LIMIT ?2)
+                """
+            ).run([.date(cutoff), .integer(Int64(max(0, limit)))])
+        }
+    }
+
     static func passwordHashRecord(_ row: SQLiteRow) throws(SQLiteError) -> PasswordHashRecord {
         PasswordHashRecord(userID: row.blob(0), hash: row.text(1), createdAt: row.date(2))
     }

@@ -10,7 +10,58 @@ extension StoreContract {
             run: passwordHashesAreKeptPerAccount
         ),
         StoreContractCheck(name: "password hashes: none for a missing account, none out of bounds", run: passwordHashesAreRefusedOutOfBounds),
+        StoreContractCheck(
+            name: "password hashes: retired only for accounts with a passkey stored by the cutoff, within the limit",
+            run: passwordHashesAreRetiredAfterAPasskey
+        ),
     ]
+
+    public static func passwordHashesAreRetiredAfterAPasskey(_ makeStore: StoreFactory) throws {
+        let store = try makeStore()
+        let tenDaysAgo = StoreSamples.now.addingTimeInterval(-10 * 86_400)
+        try store.seedUser(StoreSamples.user(1, name: "ada"), credential: StoreSamples.credential(1, owner: 1))
+        try store.seedUser(StoreSamples.user(2, name: "bob"), credential: StoreSamples.credential(2, owner: 2, createdAt: tenDaysAgo))
+        try store.seedUser(StoreSamples.user(3, name: "cy"), appleIdentity: StoreSamples.appleIdentity("001.c", owner: 3))
+        try store.seedUser(StoreSamples.user(4, name: "dee"), credential: StoreSamples.credential(4, owner: 4, createdAt: tenDaysAgo))
+        try store.transaction { transaction throws(StorageError) in
+            for number: UInt8 in 1...3 {
+                try transaction.setPasswordHash(
+                    PasswordHashRecord(
+                        userID: StoreSamples.userID(number),
+                        hash: "$2b$10$" + String(repeating: "a", count: 53),
+                        createdAt: tenDaysAgo
+                    )
+                )
+            }
+        }
+        func hashes() throws -> [UInt8] {
+            try (1...3).filter { number in
+                try store.transaction { transaction throws(StorageError) in try transaction.passwordHash(userID: StoreSamples.userID(UInt8(number))) }
+                    != nil
+            }.map(UInt8.init)
+        }
+        let dayAgo = StoreSamples.now.addingTimeInterval(-86_400)
+        try expectEqual(
+            try store.transaction { transaction throws(StorageError) in try transaction.retirePasswordHashes(passkeyStoredBefore: dayAgo, limit: 0) },
+            0,
+            "nothing past the limit"
+        )
+        try expectEqual(
+            try store.transaction { transaction throws(StorageError) in try transaction.retirePasswordHashes(passkeyStoredBefore: dayAgo, limit: 10)
+            },
+            1,
+            "only bob's passkey is older than the cutoff (dee has no hash)"
+        )
+        try expectEqual(try hashes(), [1, 3], "ada's passkey is newer, cy has none")
+        try expectEqual(
+            try store.transaction { transaction throws(StorageError) in
+                try transaction.retirePasswordHashes(passkeyStoredBefore: StoreSamples.now, limit: 10)
+            },
+            1,
+            "ada's passkey is older than now"
+        )
+        try expectEqual(try hashes(), [3], "an account without a passkey keeps its password")
+    }
 
     public static func passwordHashesAreKeptPerAccount(_ makeStore: StoreFactory) throws {
         let store = try makeStore()

@@ -97,6 +97,7 @@ struct Controllers: Sendable {
             limits: limits,
             verifier: PasswordVerifier(limit: configuration.passwords.maximumConcurrentVerifications),
             restrictsSessions: configuration.passwords.restrictsSessions,
+            retirement: configuration.passwords.retirement,
             stuffing: CredentialStuffingSignals(),
             metrics: metrics,
             log: log

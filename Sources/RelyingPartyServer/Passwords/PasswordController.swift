@@ -17,6 +17,8 @@ struct PasswordController: Sendable {
     let verifier: PasswordVerifier
     /// `passwords.session: upgradeOnly`.
     let restrictsSessions: Bool
+    /// `passwords.retireAfterDays` in seconds: a hash whose account has had a passkey this long signs nobody in.
+    let retirement: TimeInterval?
     /// Failed sign-ins watched for credential stuffing, reported as `password.stuffing_suspected` and in `metrics`.
     let stuffing: CredentialStuffingSignals
     let metrics: ServerMetrics?
@@ -46,8 +48,9 @@ struct PasswordController: Sendable {
             body.username.map { "name:" + UserRecord.nameKey(of: RelyingPartyServer.normalizedName($0)) } ?? "email:"
             + (body.email ?? "").lowercased()
         try limits.take(.account, key: "password:" + key)
-        let found = try storage { () throws(StorageError) -> (UserRecord, PasswordHashRecord?)? in
-            try store.transaction { transaction throws(StorageError) -> (UserRecord, PasswordHashRecord?)? in
+        let retiredBefore = retirement.map { time.now.addingTimeInterval(-$0) }
+        let found = try storage { () throws(StorageError) -> (UserRecord, PasswordHashRecord?, isRetired: Bool)? in
+            try store.transaction { transaction throws(StorageError) -> (UserRecord, PasswordHashRecord?, isRetired: Bool)? in
                 let user: UserRecord?
                 if let username = body.username {
                     user = try transaction.user(name: RelyingPartyServer.normalizedName(username))
@@ -57,7 +60,12 @@ struct PasswordController: Sendable {
                     user = matches.count == 1 ? matches[0] : nil
                 }
                 guard let user else { return nil }
-                return (user, try transaction.passwordHash(userID: user.id))
+                guard let stored = try transaction.passwordHash(userID: user.id) else { return (user, nil, false) }
+                // `retireAfterDays`: the hash of an account that has had a passkey that long is no longer a way in.
+                if let retiredBefore, try transaction.credentials(userID: user.id).contains(where: { $0.createdAt <= retiredBefore }) {
+                    return (user, nil, true)
+                }
+                return (user, stored, false)
             }
         }
         var hash: PasswordHash?
@@ -71,6 +79,7 @@ struct PasswordController: Sendable {
         }
         guard try verifier.verify(body.password, against: hash), let user = found?.0 else {
             noteFailure(account: key, userID: found?.0.id, request: request)
+            if let user = found?.0, found?.isRetired == true { deleteRetiredHash(of: user.id) }
             throw ServerError(.passwordInvalid)
         }
         let session = sessions.prepare(
@@ -93,6 +102,16 @@ struct PasswordController: Sendable {
             return JSONBody.ok(answer)
         }
         return try answers.answer(SignedInResponse(user: user, issued: session.issued), user: user, issued: session.issued)
+    }
+
+    /// Deletes a hash `retireAfterDays` retired, found at a sign-in before the periodic purge reached it (the refusal
+    /// stands whatever becomes of it).
+    private func deleteRetiredHash(of userID: [UInt8]) {
+        do {
+            _ = try store.transaction { transaction throws(StorageError) in try transaction.deletePasswordHash(userID: userID) }
+        } catch {
+            log.warning("a retired password hash could not be deleted: \(error.code)", event: "password")
+        }
     }
 
     /// A failed sign-in of `account` (the limiter's key of the name or email tried; `userID` when it is an account):

@@ -1,4 +1,5 @@
 import ConfigurationReading
+import Foundation
 
 /// The `passwords` block: how imported password hashes are verified at `POST /auth/password`.
 public struct PasswordSettings: Sendable, Equatable {
@@ -24,15 +25,33 @@ public struct PasswordSettings: Sendable, Equatable {
     /// the password keeps working) or `retire` (the hash is deleted in the transaction that stores the passkey).
     public var retiresAfterUpgrade = false
 
+    /// `retireAfterDays` (with `afterUpgrade: keep`): an account's imported hash stops signing in this many days after
+    /// a passkey was stored for it, and is deleted (by the periodic purge, or at the next password attempt); nil keeps
+    /// it.
+    public var retireAfterDays: Int?
+
+    public static let retireAfterDaysRange = 1...3_650
+
+    /// `retireAfterDays` in seconds.
+    var retirement: TimeInterval? { retireAfterDays.map { TimeInterval($0) * 86_400 } }
+
     public init() {}
 
     init(_ reader: ConfigurationReader) throws(ConfigurationError) {
-        try reader.only(["maximumConcurrentVerifications", "upgradeWindowSeconds", "session", "afterUpgrade"])
+        try reader.only(["maximumConcurrentVerifications", "upgradeWindowSeconds", "session", "afterUpgrade", "retireAfterDays"])
         if let afterUpgrade = try reader.string("afterUpgrade") {
             guard ["keep", "retire"].contains(afterUpgrade) else {
                 throw ConfigurationError(.invalidValue, key: reader.key("afterUpgrade"), "must be keep or retire")
             }
             retiresAfterUpgrade = afterUpgrade == "retire"
+        }
+        retireAfterDays = try reader.integer("retireAfterDays", in: Self.retireAfterDaysRange)
+        if retireAfterDays != nil, retiresAfterUpgrade {
+            throw ConfigurationError(
+                .invalidValue,
+                key: reader.key("retireAfterDays"),
+                "applies to afterUpgrade keep: with retire the hash already goes with the first passkey"
+            )
         }
         if let session = try reader.string("session") {
             guard ["full", "upgradeOnly"].contains(session) else {

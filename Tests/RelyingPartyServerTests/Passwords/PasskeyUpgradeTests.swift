@@ -1,3 +1,4 @@
+import ConfigurationReading
 import CryptoCore
 import Foundation
 import TestSupport
@@ -17,6 +18,10 @@ struct PasskeyUpgradeTests {
     init(configuration: String = AdminAPITests.configuration) throws {
         passwords = try PasswordSignInTests(configuration: configuration)
         _ = try passwords.importLines(PasswordSignInTests.importFile([("ada", nil, bcrypt.hash)]))
+    }
+
+    init(passwords: PasswordSignInTests) throws {
+        self.passwords = passwords
     }
 
     var client: PasskeyClient { passwords.client }
@@ -141,5 +146,53 @@ struct PasskeyUpgradeTests {
         let (_, response) = try test.client.answer(options)
         #expect(try test.client.registrationVerify(response).status == 200)
         #expect(try test.passwords.store.transaction { transaction throws(StorageError) in try transaction.passwordHash(userID: user.id) } == nil)
+    }
+
+    /// `retireAfterDays` with `keep`: the password keeps working beside the passkey for that many days, then signs nobody
+    /// in; its hash is deleted at that attempt, or by the periodic purge for an account that never tries again.
+    @Test func retireAfterDaysEndsThePasswordThatLongAfterThePasskey() throws {
+        let configuration = AdminAPITests.configuration.replacingOccurrences(
+            of: #""www": null,"#,
+            with: #""www": null, "passwords": {"retireAfterDays": 30},"#
+        )
+        let passwords = try PasswordSignInTests(configuration: configuration)
+        _ = try passwords.importLines(PasswordSignInTests.importFile([("ada", nil, bcrypt.hash), ("bob", nil, bcrypt.hash)]))
+        let test = try PasskeyUpgradeTests(passwords: passwords)
+        for name in ["ada", "bob"] {
+            let token = try #require(try passwords.signIn(["username": name, "password": bcrypt.password]).object["token"] as? String)
+            #expect(try test.register(token: token, mediation: "conditional", flags: [.attestedCredentialData]).verify?.status == 200)
+        }
+        func hasHash(_ name: String) throws -> Bool {
+            let user = try #require(try passwords.store.user(name: name))
+            return try passwords.store.transaction { transaction throws(StorageError) in try transaction.passwordHash(userID: user.id) } != nil
+        }
+        passwords.clock.advance(by: 29 * 86_400)
+        #expect(try passwords.signIn(["username": "ada", "password": bcrypt.password]).status == 200, "kept for 30 days")
+        passwords.clock.advance(by: 2 * 86_400)
+        let retired = try passwords.signIn(["username": "ada", "password": bcrypt.password])
+        #expect(retired.status == 401 && retired.errorCode == "password_invalid", "the right password no longer signs in")
+        #expect(try !hasHash("ada"), "deleted at the attempt")
+        #expect(try hasHash("bob"), "until the purge")
+        // A stored challenge (a sign-in naming its account) runs the purge that is due.
+        #expect(try passwords.client.post("/webauthn/authentication/options", ["username": "ada"]).status == 200)
+        #expect(try !hasHash("bob"), "the periodic purge retired it")
+    }
+
+    @Test func retireAfterDaysIsBoundedAndOnlyForKeep() throws {
+        for (passwords, message) in [
+            (#"{"retireAfterDays": 0}"#, "must be a whole number from 1 to 3650"),
+            (
+                #"{"afterUpgrade": "retire", "retireAfterDays": 30}"#,
+                "applies to afterUpgrade keep: with retire the hash already goes with the first passkey"
+            ),
+        ] {
+            #expect(throws: ConfigurationError(.invalidValue, key: "passwords.retireAfterDays", message)) {
+                try TestServerFactory.configuration(#"{"passwords": \#(passwords)}"#)
+            }
+        }
+        #expect(
+            try TestServerFactory.configuration(#"{"passwords": {"afterUpgrade": "keep", "retireAfterDays": 3650}}"#).passwords.retireAfterDays
+                == 3650
+        )
     }
 }

@@ -155,6 +155,11 @@ private struct FailingTransaction: StoreTransaction {
         return try inner.deletePasswordHash(userID: userID)
     }
 
+    func retirePasswordHashes(passkeyStoredBefore cutoff: Date, limit: Int) throws(StorageError) -> Int {
+        try fail("retirePasswordHashes")
+        return try inner.retirePasswordHashes(passkeyStoredBefore: cutoff, limit: limit)
+    }
+
     func users(verifiedEmail email: String) throws(StorageError) -> [UserRecord] {
         return try inner.users(verifiedEmail: email)
     }
