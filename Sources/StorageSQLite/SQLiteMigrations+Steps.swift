@@ -474,5 +474,9 @@ extension SQLiteMigrations {
                 CREATE INDEX email_tokens_by_expiry ON email_tokens(expires_at);
                 """
         ),
+        // Rate limits shared by every node (issue 42): PostgreSQL's version 20. One SQLite node is the whole
+        // deployment and keeps its limits in memory, so nothing changes; the step keeps the two histories in step.
+        // Follows the sessions step of the same round (20).
+        Step(version: 21, sql: ""),
     ]
 }

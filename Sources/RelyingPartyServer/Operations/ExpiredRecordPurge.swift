@@ -4,7 +4,7 @@ import Storage
 import Synchronization
 
 /// Removes what has expired: challenges, sessions, remembered Apple nonces, enrollment links, the OpenID provider's
-/// authorization codes and grants (with their refresh tokens), and events older than the retention. Runs at most once a minute, on the request that stores a challenge or verifies a sealed one when one is
+/// authorization codes and grants (with their refresh tokens), events older than the retention, and the shared rate-limit buckets that have refilled. Runs at most once a minute, on the request that stores a challenge or verifies a sealed one when one is
 /// due (one request a minute pays for a few indexed deletes; no other request waits for it). A failed purge is retried
 /// a minute later.
 final class ExpiredRecordPurge: Sendable {
@@ -46,6 +46,7 @@ final class ExpiredRecordPurge: Sendable {
                 _ = try transaction.purgeExpiredOAuthRecords(now: now)
             }
             _ = try store.purgeEvents(occurredBefore: now.addingTimeInterval(-eventRetention))
+            if let shared = store as? any SharedLimitStore { _ = try shared.purgeFullLimitBuckets(now: now) }
         } catch {
             log.warning("purging expired records: \(error.code)", event: "purge")
         }
