@@ -50,6 +50,20 @@ struct PostgresSharedLimitTests {
         #expect(taken == 50)
     }
 
+    /// Through a transaction-mode pooler (PgBouncer) two nodes draw from one bucket as directly: one statement each.
+    @Test func twoNodesDrawThroughATransactionPooler() throws {
+        let cluster = try PostgresClusterScope.current()
+        let bouncer = try PgBouncer(inFrontOf: cluster, serverConnections: 1)
+        defer { bouncer.destroy() }
+        let database = bouncer.connectionString(database: try cluster.createDatabase())
+        let nodes = try (0..<2).map { _ in try PostgresStore(connectionString: database, poolSize: 2, transactionPooling: true) }
+        var taken = 0
+        for round in 0..<8 {
+            taken += try nodes[round % 2].drawTokens(limit: "account", key: Self.key, count: 2, perSecond: 0.001, burst: 10, now: Self.start).taken
+        }
+        #expect(taken == 10)
+    }
+
     @Test func bucketsArePurgedOnceFull() throws {
         let store = try Self.store(try PostgresClusterScope.current().createDatabase())
         _ = try store.drawTokens(limit: "account", key: Self.key, count: 3, perSecond: 1, burst: 10, now: Self.start)

@@ -122,6 +122,20 @@ struct SharedRateLimitTests {
         #expect(allowed <= 100 && allowed >= 90, "\(allowed)")
     }
 
+    /// The minute's purge deletes the buckets that have refilled (a full bucket limits nothing), and only those.
+    @Test func theExpiredRecordPurgeDeletesRefilledBuckets() throws {
+        let cluster = try PostgresClusterScope.current()
+        let database = try cluster.createDatabase()
+        let store = try PostgresStore(connectionString: cluster.connectionString(database: database), poolSize: 2)
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        _ = try store.drawTokens(limit: "account", key: [1], count: 1, perSecond: 1, burst: 10, now: start)
+        _ = try store.drawTokens(limit: "account", key: [2], count: 5, perSecond: 1, burst: 10, now: start)
+        ExpiredRecordPurge(store: store, log: .discarding).purgeIfDue(now: start + 2)
+        #expect(try cluster.psql("SELECT count(*) FROM limit_buckets", database: database) == "1")
+        ExpiredRecordPurge(store: store, log: .discarding).purgeIfDue(now: start + 5)
+        #expect(try cluster.psql("SELECT count(*) FROM limit_buckets", database: database) == "0")
+    }
+
     @Test(arguments: [false, true])
     func aStoppedOrFrozenDatabaseFallsBackWithoutStalling(frozen: Bool) throws {
         let cluster = try PostgresCluster()
