@@ -140,7 +140,13 @@ public final class RelyingPartyServer: HTTPHandler {
         )
         let signInAnswers = SignInAnswers(sessions: sessions, tokens: tokens)
         staticFiles = configuration.wwwDirectory.map(StaticFiles.init(root:))
-        limits = RequestLimits(configuration, time: time, refusals: self.metrics?.rateLimited)
+        limits = RequestLimits(
+            configuration,
+            time: time,
+            shared: store as? any SharedLimitStore,
+            outage: SharedLimitOutage(log: log, fallbacks: self.metrics?.rateLimitFallbacks),
+            refusals: self.metrics?.rateLimited
+        )
         if let appleConfiguration = configuration.apple {
             guard let appleSetup else { throw ConfigurationError(.missingValue, key: "apple.privateKey", "was not loaded") }
             apple = try AppleIntegration(configuration: appleConfiguration, setup: appleSetup, store: store, time: time, log: log)

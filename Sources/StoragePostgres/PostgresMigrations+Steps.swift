@@ -473,5 +473,19 @@ extension PostgresMigrations {
                 """,
             breaksPreviousRelease: false
         ),
+        // Rate limits shared by every node (issue 42): one token bucket per limit and hashed key, drawn from a few
+        // tokens at a time; `full_at` is when the bucket has refilled, after which the row is purged.
+        Step(
+            version: 20,
+            sql: """
+                CREATE TABLE limit_buckets (
+                    limit_name text NOT NULL, key bytea NOT NULL, tokens double precision NOT NULL,
+                    taken double precision NOT NULL, updated_at double precision NOT NULL, full_at double precision NOT NULL,
+                    PRIMARY KEY (limit_name, key)
+                );
+                CREATE INDEX limit_buckets_by_full_at ON limit_buckets(full_at);
+                """,
+            breaksPreviousRelease: false
+        ),
     ]
 }

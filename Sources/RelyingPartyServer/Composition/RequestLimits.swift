@@ -1,10 +1,11 @@
 import CryptoCore
 import HTTPServer
 import Observability
+import Storage
 
 /// The rate limits of requests: per client address (the routes flagged `rateLimitedPerAddress`), per account
 /// (sign-in failures, recovery codes, enrollment links), challenges held per address, and mail a stranger can trigger; each refusal is counted by
-/// its rule.
+/// its rule. On PostgreSQL every node draws from the same buckets (`SharedRateLimiter`).
 struct RequestLimits: Sendable {
     enum Rule: String, Sendable {
         case address
@@ -16,11 +17,11 @@ struct RequestLimits: Sendable {
         case mailSender = "mail_sender"
     }
 
-    let address: RateLimiter
-    let account: RateLimiter
-    let challenges: RateLimiter
-    let mail: RateLimiter
-    let mailSender: RateLimiter
+    let address: SharedRateLimiter
+    let account: SharedRateLimiter
+    let challenges: SharedRateLimiter
+    let mail: SharedRateLimiter
+    let mailSender: SharedRateLimiter
     let time: any TimeSource
     /// `rateLimits.trustedProxies`: the peers whose `X-Forwarded-For` is believed.
     let trustedProxies: [AddressRange]
@@ -29,18 +30,34 @@ struct RequestLimits: Sendable {
     /// `passkeyd_rate_limited_total` (nil without metrics).
     let refusals: MetricFamily<Counter>?
 
-    init(_ configuration: ServerConfiguration, time: any TimeSource, refusals: MetricFamily<Counter>?) {
+    /// - Parameters:
+    ///   - shared: the buckets every node draws from (PostgreSQL), or nil when this node is the deployment.
+    ///   - outage: whether those buckets are unusable, for the node's every limiter.
+    init(
+        _ configuration: ServerConfiguration,
+        time: any TimeSource,
+        shared: (any SharedLimitStore)?,
+        outage: SharedLimitOutage,
+        refusals: MetricFamily<Counter>?
+    ) {
         let limits = configuration.rateLimits
-        address = RateLimiter(rule: .init(perMinute: limits.perAddressPerMinute, burst: limits.perAddressBurst), capacity: limits.maximumKeys)
-        account = RateLimiter(rule: .init(perMinute: limits.perAccountPerMinute, burst: limits.perAccountBurst), capacity: limits.maximumKeys)
+        func limiter(_ rule: Rule, perMinute: Double, burst: Double) -> SharedRateLimiter {
+            SharedRateLimiter(
+                name: rule.rawValue,
+                rule: .init(perMinute: perMinute, burst: burst),
+                capacity: limits.maximumKeys,
+                nodes: limits.nodes,
+                shared: shared,
+                outage: outage
+            )
+        }
+        address = limiter(.address, perMinute: limits.perAddressPerMinute, burst: limits.perAddressBurst)
+        account = limiter(.account, perMinute: limits.perAccountPerMinute, burst: limits.perAccountBurst)
         let outstanding = Double(limits.outstandingChallengesPerAddress)
-        challenges = RateLimiter(
-            rule: .init(perMinute: outstanding * 60 / Double(configuration.challengeLifetimeSeconds), burst: outstanding),
-            capacity: limits.maximumKeys
-        )
+        challenges = limiter(.challenges, perMinute: outstanding * 60 / Double(configuration.challengeLifetimeSeconds), burst: outstanding)
         let (recipient, sender) = (Double(limits.mailPerRecipientPerHour), Double(limits.mailPerAddressPerHour))
-        mail = RateLimiter(rule: .init(perMinute: recipient / 60, burst: recipient), capacity: limits.maximumKeys)
-        mailSender = RateLimiter(rule: .init(perMinute: sender / 60, burst: sender), capacity: limits.maximumKeys)
+        mail = limiter(.mail, perMinute: recipient / 60, burst: recipient)
+        mailSender = limiter(.mailSender, perMinute: sender / 60, burst: sender)
         self.time = time
         trustedProxies = limits.trustedProxies
         trustsEveryPeer = limits.trustForwardedFor

@@ -29,6 +29,9 @@ public struct RateLimits: Sendable, Equatable {
     public var mailPerAddressPerHour = 30
     /// The most keys (addresses, credentials) each limiter tracks at once; past it, idle buckets are dropped first.
     public var maximumKeys = 100_000
+    /// How many nodes share one PostgreSQL database: each draws a tenth of a limit's burst divided by this from the
+    /// shared counter at a time (at least one token), so the tokens the nodes hold unspent stay within 10 % of it.
+    public var nodes = 10
 
     public init() {}
 
@@ -36,11 +39,12 @@ public struct RateLimits: Sendable, Equatable {
         try reader.only([
             "perAddressPerMinute", "perAddressBurst", "perAccountPerMinute", "perAccountBurst",
             "outstandingChallengesPerAddress", "trustedProxies", "proxyProtocol", "trustForwardedFor", "maximumKeys", "mailPerRecipientPerHour",
-            "mailPerAddressPerHour",
+            "mailPerAddressPerHour", "nodes",
         ])
         mailPerRecipientPerHour = try reader.integer("mailPerRecipientPerHour", in: 1...10_000) ?? mailPerRecipientPerHour
         mailPerAddressPerHour = try reader.integer("mailPerAddressPerHour", in: 1...1_000_000) ?? mailPerAddressPerHour
         maximumKeys = try reader.integer("maximumKeys", in: 100...10_000_000) ?? maximumKeys
+        nodes = try reader.integer("nodes", in: 1...1_000) ?? nodes
         perAddressPerMinute = Double(try reader.integer("perAddressPerMinute", in: 1...1_000_000) ?? Int(perAddressPerMinute))
         perAddressBurst = Double(try reader.integer("perAddressBurst", in: 1...1_000_000) ?? Int(perAddressBurst))
         perAccountPerMinute = Double(try reader.integer("perAccountPerMinute", in: 1...1_000_000) ?? Int(perAccountPerMinute))

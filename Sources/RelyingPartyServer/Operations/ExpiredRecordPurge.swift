@@ -4,8 +4,10 @@ import Storage
 import Synchronization
 
 /// Removes what has expired: challenges, sessions, remembered Apple nonces, enrollment links, the OpenID provider's
-/// authorization codes and grants (with their refresh tokens), events older than the retention, and the imported
-/// password hashes that `passwords.retireAfterDays` retired (at most `retiredPasswordsPerPurge` a purge). Runs at most once a minute, on the request that stores a challenge or verifies a sealed one when one is
+/// authorization codes and grants (with their refresh tokens), events older than the retention, the shared rate-limit
+/// buckets that have refilled, and the imported password hashes that `passwords.retireAfterDays` retired (at most
+/// `retiredPasswordsPerPurge` a purge). Runs at most once a minute, on the request that stores a challenge or verifies
+/// a sealed one when one is
 /// due (one request a minute pays for a few indexed deletes; no other request waits for it). A failed purge is retried
 /// a minute later.
 final class ExpiredRecordPurge: Sendable {
@@ -59,6 +61,7 @@ final class ExpiredRecordPurge: Sendable {
                 }
             }
             _ = try store.purgeEvents(occurredBefore: now.addingTimeInterval(-eventRetention))
+            if let shared = store as? any SharedLimitStore { _ = try shared.purgeFullLimitBuckets(now: now) }
         } catch {
             log.warning("purging expired records: \(error.code)", event: "purge")
         }

@@ -19,6 +19,9 @@ final class ServerMetrics: Sendable {
     let cloneWarnings: MetricFamily<Counter>
     /// `passkeyd_rate_limited_total{rule}`: `address`, `account`, `challenges`.
     let rateLimited: MetricFamily<Counter>
+    /// `passkeyd_rate_limit_fallbacks_total{rule}`: requests the node's own limit decided because the shared buckets
+    /// (PostgreSQL) could not be used.
+    let rateLimitFallbacks: MetricFamily<Counter>
     let storeErrors: MetricFamily<Counter>
     /// `passkeyd_metadata_refreshes_total{outcome}`: `refreshed`, `unchanged`, `failed`.
     let metadataRefreshes: MetricFamily<Counter>
@@ -86,6 +89,11 @@ final class ServerMetrics: Sendable {
             "Sign-ins refused because the signature counter did not increase (the passkey is flagged)."
         )
         rateLimited = registry.counter("passkeyd_rate_limited_total", "Requests refused with 429, by rate-limit rule.", labels: ["rule"])
+        rateLimitFallbacks = registry.counter(
+            "passkeyd_rate_limit_fallbacks_total",
+            "Requests limited by the node's own limits alone because the shared limit buckets could not be used, by rule.",
+            labels: ["rule"]
+        )
         storeErrors = registry.counter("passkeyd_store_errors_total", "Requests answered 503 because the store failed or could not be reached.")
         metadataRefreshes = registry.counter(
             "passkeyd_metadata_refreshes_total",

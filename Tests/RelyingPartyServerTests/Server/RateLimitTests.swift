@@ -142,12 +142,16 @@ struct RateLimitTests {
         }
     }
 
-    @Test func invalidRateLimitConfigurationNamesTheKey() {
+    @Test func invalidRateLimitConfigurationNamesTheKey() throws {
         #expect(throws: ConfigurationError(.invalidValue, key: "rateLimits.perAddressBurst", "must be a whole number from 1 to 1000000")) {
             try TestServerFactory.configuration(#"{"rateLimits": {"perAddressBurst": 0}}"#)
         }
         #expect(throws: ConfigurationError(.invalidValue, key: "rateLimits.trustForwardedFor", "must be true or false")) {
             try TestServerFactory.configuration(#"{"rateLimits": {"trustForwardedFor": "yes"}}"#)
         }
+        #expect(throws: ConfigurationError(.invalidValue, key: "rateLimits.nodes", "must be a whole number from 1 to 1000")) {
+            try TestServerFactory.configuration(#"{"rateLimits": {"nodes": 0}}"#)
+        }
+        #expect(try TestServerFactory.configuration(#"{"rateLimits": {"nodes": 2}}"#).rateLimits.nodes == 2)
     }
 }

@@ -1,0 +1,76 @@
+import Foundation
+import Storage
+import StoragePostgres
+import TestSupport
+import Testing
+
+/// The token buckets every node draws from (issue 42): atomic for any number of stores on one database, refilled
+/// by the elapsed time, purged once full.
+@Suite("PostgreSQL shared limit buckets", PostgresClusterScope())
+struct PostgresSharedLimitTests {
+    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+    static let key: [UInt8] = Array(repeating: 7, count: 32)
+
+    static func store(_ database: String) throws -> PostgresStore {
+        try PostgresStore(connectionString: try PostgresClusterScope.current().connectionString(database: database), poolSize: 2)
+    }
+
+    @Test func aBucketGivesItsBurstThenRefillsWithTime() throws {
+        let store = try Self.store(try PostgresClusterScope.current().createDatabase())
+        func draw(_ count: Int, at seconds: TimeInterval, key: [UInt8] = Self.key) throws -> (taken: Int, left: Double) {
+            try store.drawTokens(limit: "account", key: key, count: count, perSecond: 0.5, burst: 10, now: Self.start + seconds)
+        }
+        #expect(try draw(4, at: 0) == (4, 6))
+        #expect(try draw(4, at: 0) == (4, 2))
+        #expect(try draw(4, at: 0) == (2, 0), "only whole tokens left are taken")
+        #expect(try draw(1, at: 1) == (0, 0.5), "half a token is not a token")
+        #expect(try draw(1, at: 3) == (1, 0.5))
+        #expect(try draw(1, at: 2) == (0, 0.5), "a clock behind the bucket's refills nothing")
+        #expect(try draw(3, at: 100) == (3, 7), "a bucket refills up to its burst only")
+        #expect(try draw(1, at: 0, key: [1]) == (1, 9), "each key has its own bucket")
+        #expect(try store.drawTokens(limit: "address", key: Self.key, count: 1, perSecond: 1, burst: 2, now: Self.start) == (1, 1))
+    }
+
+    @Test func tenStoresDrawingAtOnceTakeTheBurstExactly() async throws {
+        let database = try PostgresClusterScope.current().createDatabase()
+        let stores = try (0..<10).map { _ in try Self.store(database) }
+        let taken = await withTaskGroup(of: Int.self) { group in
+            for store in stores {
+                group.addTask {
+                    var taken = 0
+                    for _ in 0..<20 {
+                        let drawn = try? store.drawTokens(limit: "account", key: Self.key, count: 1, perSecond: 0.001, burst: 50, now: Self.start)
+                        taken += drawn?.taken ?? 0
+                    }
+                    return taken
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(taken == 50)
+    }
+
+    /// Through a transaction-mode pooler (PgBouncer) two nodes draw from one bucket as directly: one statement each.
+    @Test func twoNodesDrawThroughATransactionPooler() throws {
+        let cluster = try PostgresClusterScope.current()
+        let bouncer = try PgBouncer(inFrontOf: cluster, serverConnections: 1)
+        defer { bouncer.destroy() }
+        let database = bouncer.connectionString(database: try cluster.createDatabase())
+        let nodes = try (0..<2).map { _ in try PostgresStore(connectionString: database, poolSize: 2, transactionPooling: true) }
+        var taken = 0
+        for round in 0..<8 {
+            taken += try nodes[round % 2].drawTokens(limit: "account", key: Self.key, count: 2, perSecond: 0.001, burst: 10, now: Self.start).taken
+        }
+        #expect(taken == 10)
+    }
+
+    @Test func bucketsArePurgedOnceFull() throws {
+        let store = try Self.store(try PostgresClusterScope.current().createDatabase())
+        _ = try store.drawTokens(limit: "account", key: Self.key, count: 3, perSecond: 1, burst: 10, now: Self.start)
+        _ = try store.drawTokens(limit: "account", key: [2], count: 2, perSecond: 1, burst: 10, now: Self.start + 2)
+        #expect(try store.purgeFullLimitBuckets(now: Self.start + 2.5) == 0)
+        #expect(try store.purgeFullLimitBuckets(now: Self.start + 3) == 1, "three tokens refill in three seconds")
+        #expect(try store.drawTokens(limit: "account", key: Self.key, count: 10, perSecond: 1, burst: 10, now: Self.start + 3) == (10, 0))
+        #expect(try store.purgeFullLimitBuckets(now: Self.start + 13) == 2)
+    }
+}
