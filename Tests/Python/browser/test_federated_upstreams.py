@@ -35,7 +35,7 @@ from authlib.oidc.core import UserInfo
 from authlib.oidc.core.grants import OpenIDCode
 from authlib.oidc.core.models import AuthorizationCodeMixin
 
-from conftest import WAIT_SECONDS, Server, _free_port, platform_authenticator, unique
+from conftest import Server, _free_port, platform_authenticator, unique
 
 PEER_CLIENT, PEER_SECRET = "passkeyd-a", "the-peer-client-secret"
 SECRET_CLIENT, SECRET_CLIENT_SECRET = "rp-secret", "the-authlib-client-secret"
