@@ -153,7 +153,7 @@ public final class RelyingPartyServer: HTTPHandler {
         } else {
             apple = nil
         }
-        identityProviders = try IdentityProviders(configuration.identityProviders, client: outbound, time: time, log: log)
+        identityProviders = try IdentityProviders(configuration.identityProviders, client: outbound, random: random, time: time, log: log)
         let assertions = AssertionVerifier(
             store: store,
             time: time,

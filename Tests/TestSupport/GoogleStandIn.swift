@@ -46,6 +46,9 @@ public final class GoogleStandIn: HTTPHandler, @unchecked Sendable {
         var mode = Mode.normal
         var publishesRotatedKey = false
         var requests: [String] = []
+        /// With a key, the token endpoint takes `private_key_jwt` (a client assertion it verifies) instead of the secret.
+        var clientAssertionKey: PublicKey?
+        var seenAssertionIDs: Set<String> = []
     }
 
     private let state = Mutex(State())
@@ -95,6 +98,12 @@ public final class GoogleStandIn: HTTPHandler, @unchecked Sendable {
     public var nextSubject: String {
         get { state.withLock { $0.nextSubject } }
         set { state.withLock { $0.nextSubject = newValue } }
+    }
+
+    /// The public key the token endpoint verifies client assertions with (`private_key_jwt`); nil: the web secret.
+    public var clientAssertionKey: PublicKey? {
+        get { state.withLock { $0.clientAssertionKey } }
+        set { state.withLock { $0.clientAssertionKey = newValue } }
     }
 
     /// The paths requested so far, in order.
@@ -157,7 +166,7 @@ public final class GoogleStandIn: HTTPHandler, @unchecked Sendable {
         guard form["grant_type"] == "authorization_code", let code = form["code"], let verifier = form["code_verifier"],
             let grant = state.withLock({ $0.grants.removeValue(forKey: code) })
         else { return refused }
-        guard form["client_id"] == grant.clientID, form["redirect_uri"] == grant.redirectURI, form["client_secret"] == Self.webClientSecret,
+        guard form["client_id"] == grant.clientID, form["redirect_uri"] == grant.redirectURI, clientAuthenticates(form, grant.clientID),
             Base64URL.encode(DigestAlgorithm.sha256.hash(Array(verifier.utf8))) == grant.codeChallenge
         else { return refused }
         var claims = Self.claims(now: time.now, rawNonce: "", subject: grant.subject)
@@ -166,6 +175,20 @@ public final class GoogleStandIn: HTTPHandler, @unchecked Sendable {
         claims["azp"] = grant.clientID
         guard let token = try? sign(claims) else { return .json(status: 500, Array("{}".utf8)) }
         return .json(status: 200, Array(#"{"access_token":"ya29.x","token_type":"Bearer","expires_in":3599,"id_token":"\#(token)"}"#.utf8))
+    }
+
+    /// The web secret, or with `clientAssertionKey` only a client assertion (RFC 7523 §3, OpenID Connect Core §9):
+    /// signed by that key, `iss` = `sub` = the client, `aud` this token endpoint, unexpired, its `jti` not seen before.
+    private func clientAuthenticates(_ form: [String: String], _ clientID: String) -> Bool {
+        guard let key = clientAssertionKey else { return form["client_secret"] == Self.webClientSecret }
+        guard form["client_secret"] == nil, form["client_assertion_type"] == "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+            let text = form["client_assertion"], let jws = try? CompactJWS(text),
+            jws.verifySignature(with: key, allowedAlgorithms: ["ES256", "RS256"]),
+            let claims = (try? JSONSerialization.jsonObject(with: Data(jws.payload))) as? [String: Any],
+            claims["iss"] as? String == clientID, claims["sub"] as? String == clientID, claims["aud"] as? String == baseURL + "/token",
+            let expires = claims["exp"] as? Double, expires > time.now.timeIntervalSince1970, let jti = claims["jti"] as? String
+        else { return false }
+        return state.withLock { $0.seenAssertionIDs.insert(jti).inserted }
     }
 
     private static func form(_ text: String) -> [String: String] {

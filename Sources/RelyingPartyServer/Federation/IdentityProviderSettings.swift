@@ -34,6 +34,10 @@ public struct IdentityProviderSettings: Sendable, Equatable {
     public var clientIDs: [String]
     /// The confidential client's secret (for the web flow); never logged.
     public var clientSecret: String?
+    /// `private_key_jwt` (OpenID Connect Core §9) instead of a secret: the PEM private key file (`privateKey`) whose
+    /// signed assertions, under `kid` `keyID`, authenticate the web flow's code exchange.
+    public var clientAssertionKeyFile: String?
+    public var clientAssertionKeyID: String?
     /// The scopes asked for in the web flow.
     public var scopes: [String]
     /// Whether the provider is authoritative for its users' email addresses: only then does a verified email suggest
@@ -90,7 +94,7 @@ public struct IdentityProviderSettings: Sendable, Equatable {
             discoveryURL = try reader.outboundURL("discoveryURL") ?? issuerText + "/.well-known/openid-configuration"
             bridge = true
         case .oidc:
-            try reader.only(["type", "issuer", "clientID", "clientSecret", "scopes", "trustEmail", "discoveryURL", "bridge"])
+            try reader.only(["type", "issuer", "clientID", "clientSecret", "privateKey", "keyID", "scopes", "trustEmail", "discoveryURL", "bridge"])
             bridge = try reader.bool("bridge") ?? false
             let issuerText = try reader.requiredString("issuer")
             do {
@@ -100,6 +104,18 @@ public struct IdentityProviderSettings: Sendable, Equatable {
             }
             clientIDs = try Self.clientIDs(reader, "clientID", [try reader.requiredString("clientID")])
             clientSecret = try reader.string("clientSecret")
+            clientAssertionKeyFile = try reader.string("privateKey")
+            clientAssertionKeyID = try reader.string("keyID")
+            guard (clientAssertionKeyFile == nil) == (clientAssertionKeyID == nil) else {
+                throw ConfigurationError(.missingValue, key: reader.key("keyID"), "privateKey and keyID go together (private_key_jwt)")
+            }
+            guard clientAssertionKeyFile == nil || clientSecret == nil else {
+                throw ConfigurationError(
+                    .invalidValue,
+                    key: reader.key("privateKey"),
+                    "a client authenticates with clientSecret or privateKey, not both"
+                )
+            }
             scopes = try reader.strings("scopes") ?? ["openid", "email", "profile"]
             guard scopes.contains("openid"), scopes.count <= 16, scopes.allSatisfy({ $0.utf8.count <= 64 && !$0.contains(" ") }) else {
                 throw ConfigurationError(.invalidValue, key: reader.key("scopes"), "must include openid, with at most 16 scopes without spaces")

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import JSON
+import OpenIDConnect
 
 extension OpenIDIdentityProvider {
     /// The largest token endpoint reply accepted.
@@ -12,7 +13,8 @@ extension OpenIDIdentityProvider {
     var webClientID: String { settings.clientIDs[0] }
 
     /// Exchanges the web flow's authorization code at the token endpoint for the ID token (RFC 6749 §4.1.3, with the
-    /// PKCE verifier of RFC 7636 §4.5 and, for a confidential client, `client_secret` in the body, §2.3.1). A refusal
+    /// PKCE verifier of RFC 7636 §4.5 and, for a confidential client, `client_secret` in the body, §2.3.1, or a signed
+    /// client assertion, `private_key_jwt` of OpenID Connect Core §9). A refusal
     /// by the provider (a code for another client, used or expired, a wrong verifier) is `401
     /// invalid_identity_token`; no answer within the deadline, or a 5xx, is `503 identity_provider_unavailable`.
     func exchange(code: String, verifier: String, redirectURI: String, at endpoint: URL) throws(ServerError) -> String {
@@ -21,6 +23,23 @@ extension OpenIDIdentityProvider {
             ("code_verifier", verifier),
         ]
         if let secret = settings.clientSecret { fields.append(("client_secret", secret)) }
+        if let assertionKey {
+            // RFC 7523 §2.2: the assertion, and its type, in the body; its aud is this token endpoint (OIDC Core §9).
+            let assertion: ClientAssertion
+            do {
+                assertion = try ClientAssertion(
+                    clientID: webClientID,
+                    audience: endpoint.absoluteString,
+                    key: assertionKey,
+                    random: random,
+                    time: time
+                )
+            } catch {
+                throw ServerError(.internalError, detail: "\(name): the client assertion could not be signed")
+            }
+            fields.append(("client_assertion_type", ClientAssertion.assertionType))
+            fields.append(("client_assertion", assertion.token))
+        }
         var request = HTTPClientAppleService.form(endpoint, fields)
         request.connectTimeoutSeconds = Self.exchangeTimeoutSeconds
         request.deadlineSeconds = Self.exchangeTimeoutSeconds

@@ -12,13 +12,24 @@ struct OpenIDIdentityProvider: IdentityProvider {
     let settings: IdentityProviderSettings
     let keyCache: IssuerKeyCache
     let verifier: IDTokenVerifier
+    /// The `private_key_jwt` key the code exchange signs its client assertion with (none: `client_secret_post`).
+    let assertionKey: JWSSigningKey?
     /// The outbound client: the key cache's fetches and the web flow's code exchange.
     let client: HTTPClient
+    let random: any RandomSource
     let time: any TimeSource
     let log: Logger
 
-    init(settings: IdentityProviderSettings, client: HTTPClient, time: any TimeSource, log: Logger) {
+    init(
+        settings: IdentityProviderSettings,
+        assertionKey: JWSSigningKey?,
+        client: HTTPClient,
+        random: any RandomSource,
+        time: any TimeSource,
+        log: Logger
+    ) {
         self.settings = settings
+        self.assertionKey = assertionKey
         keyCache = IssuerKeyCache(
             provider: settings.name,
             discoveryURL: settings.discoveryURL,
@@ -29,6 +40,7 @@ struct OpenIDIdentityProvider: IdentityProvider {
         )
         verifier = IDTokenVerifier(issuer: settings.issuer, clientIDs: settings.clientIDs, time: time)
         self.client = client
+        self.random = random
         self.time = time
         self.log = log
     }

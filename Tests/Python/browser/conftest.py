@@ -94,7 +94,7 @@ class Server:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         last_error = ""
         for _ in range(3):  # a free port can be taken between choosing and binding it: retry with another
-            self.port = _free_port()
+            self.port = self.choose_port()
             data = self.root / f"data-{self.port}"
             data.mkdir(parents=True)
             config = {
@@ -127,6 +127,14 @@ class Server:
             self.stop()
         pytest.fail(f"passkeyd did not become healthy:\n{last_error}")
 
+    def choose_port(self) -> int:
+        """A free loopback port (a subclass may hand out one chosen earlier, to name it in another server's settings)."""
+        return _free_port()
+
+    @property
+    def health_url(self) -> str:
+        return f"https://127.0.0.1:{self.port}/healthz"
+
     def _wait_healthy(self, seconds: float = 20) -> bool:
         context = ssl.create_default_context()
         context.check_hostname = False
@@ -136,7 +144,7 @@ class Server:
             if self.process.poll() is not None:
                 return False
             try:
-                with urllib.request.urlopen(f"https://127.0.0.1:{self.port}/healthz", context=context, timeout=2) as r:
+                with urllib.request.urlopen(self.health_url, context=context, timeout=2) as r:
                     if r.status == 200 and json.load(r).get("status") == "ok":
                         return True
             except OSError:

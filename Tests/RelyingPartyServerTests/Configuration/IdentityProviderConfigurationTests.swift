@@ -1,7 +1,11 @@
 import ConfigurationReading
+import CryptoCore
 import Foundation
+import HTTPServer
+import Observability
 import OpenIDConnect
 import RelyingPartyServer
+import Storage
 import TestSupport
 import Testing
 
@@ -77,6 +81,23 @@ struct IdentityProviderConfigurationTests {
             .invalidValue
         ),
         (#""corp": "https://id.example.com""#, "identityProviders.corp", .invalidValue),
+        // private_key_jwt: the key file and its kid go together, and replace the secret.
+        (
+            #""corp": {"type": "oidc", "issuer": "https://id.example.com", "clientID": "c", "privateKey": "/k.pem"}"#, "identityProviders.corp.keyID",
+            .missingValue
+        ),
+        (
+            #""corp": {"type": "oidc", "issuer": "https://id.example.com", "clientID": "c", "keyID": "k1"}"#, "identityProviders.corp.keyID",
+            .missingValue
+        ),
+        (
+            #""corp": {"type": "oidc", "issuer": "https://id.example.com", "clientID": "c", "clientSecret": "s", "privateKey": "/k.pem", "keyID": "k1"}"#,
+            "identityProviders.corp.privateKey", .invalidValue
+        ),
+        (
+            #""google": {"type": "google", "clientIDs": ["c"], "privateKey": "/k.pem"}"#, "identityProviders.google.privateKey",
+            .unknownKey
+        ),
     ])
     func aBadProviderNamesTheMember(_ providers: String, _ key: String, _ code: ConfigurationError.Code) {
         let error = Self.error(providers)
@@ -89,5 +110,44 @@ struct IdentityProviderConfigurationTests {
             #""corp": {"type": "oidc", "issuer": "http://127.0.0.1:9000", "clientID": "c", "discoveryURL": "http://127.0.0.1:9000/d"}"#
         )
         #expect(configuration.identityProviders.first?.discoveryURL == "http://127.0.0.1:9000/d")
+    }
+
+    /// `private_key_jwt`: the key file is read when the server starts; a missing file, or a key that signs neither
+    /// ES256 nor RS256, stops the start with the member named.
+    @Test func privateKeyJWTKeysAreReadAtStart() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("assertion-keys-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let usable = folder.appendingPathComponent("p256.pem").path
+        try Data(try PrivateKey.generateEC(.p256).pem().utf8).write(to: URL(fileURLWithPath: usable))
+        let edwards = folder.appendingPathComponent("ed25519.pem").path
+        try Data(try PrivateKey.generateEdwards(.ed25519).pem().utf8).write(to: URL(fileURLWithPath: edwards))
+        let outbound = try HTTPClient()
+        func start(_ path: String) -> ConfigurationError.Code? {
+            do {
+                let configuration = try Self.load(
+                    #""corp": {"type": "oidc", "issuer": "https://id.example.com", "clientID": "c", "privateKey": "\#(path)", "keyID": "k1"}"#
+                )
+                #expect(configuration.identityProviders.first?.clientAssertionKeyFile == path)
+                _ = try RelyingPartyServer(
+                    configuration: configuration,
+                    store: InMemoryStore(),
+                    time: ManualClock(),
+                    random: SystemRandom(),
+                    enumerationSecret: Array(repeating: 0x5A, count: 32),
+                    webhookClient: outbound,
+                    log: .discarding
+                )
+                return nil
+            } catch let error as ConfigurationError {
+                #expect(error.key == "identityProviders.corp.privateKey")
+                return error.code
+            } catch {
+                return .invalidJSON
+            }
+        }
+        #expect(start(usable) == nil)
+        #expect(start(folder.appendingPathComponent("missing.pem").path) == .unreadable)
+        #expect(start(edwards) == .invalidFile)
     }
 }
