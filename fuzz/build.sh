@@ -69,7 +69,7 @@ build_module() {
   # The module's `embedInCode` resources, as SwiftPM generates them: `PackageResources.<file name, . as _>` bytes.
   local embedded="$out/modules/$name-resources.swift"
   if PACKAGE_JSON=$package python3 - "$name" "$embedded" <<'PYTHON'
-import json, os, sys
+import json, os, re, sys
 name, output = sys.argv[1], sys.argv[2]
 target = next(t for t in json.loads(os.environ["PACKAGE_JSON"])["targets"] if t["name"] == name)
 files = [r["path"] for r in target.get("resources", []) if "embedInCode" in r["rule"]]
@@ -79,7 +79,11 @@ with open(output, "w") as swift:
     swift.write("enum PackageResources {\n")
     for path in files:
         data = open(os.path.join("Sources", name, path), "rb").read()
-        swift.write(f"    static let {os.path.basename(path).replace('.', '_')}: [UInt8] = [{','.join(map(str, data))}]\n")
+        # SwiftPM's name for it: every character that cannot be in an identifier becomes "_" (recovery-page.js:
+        # recovery_page_js), with "_" before a leading digit.
+        name = re.sub(r"[^A-Za-z0-9_]", "_", os.path.basename(path))
+        name = "_" + name if name[0].isdigit() else name
+        swift.write(f"    static let {name}: [UInt8] = [{','.join(map(str, data))}]\n")
     swift.write("}\n")
 PYTHON
   then sources+=("$embedded"); fi
