@@ -81,9 +81,9 @@ with open(output, "w") as swift:
         data = open(os.path.join("Sources", name, path), "rb").read()
         # SwiftPM's name for it: every character that cannot be in an identifier becomes "_" (recovery-page.js:
         # recovery_page_js), with "_" before a leading digit.
-        name = re.sub(r"[^A-Za-z0-9_]", "_", os.path.basename(path))
-        name = "_" + name if name[0].isdigit() else name
-        swift.write(f"    static let {name}: [UInt8] = [{','.join(map(str, data))}]\n")
+        identifier = re.sub(r"[^A-Za-z0-9_]", "_", os.path.basename(path))
+        identifier = "_" + identifier if identifier[0].isdigit() else identifier
+        swift.write(f"    static let {identifier}: [UInt8] = [{','.join(map(str, data))}]\n")
     swift.write("}\n")
 PYTHON
   then sources+=("$embedded"); fi
