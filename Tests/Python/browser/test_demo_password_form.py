@@ -1,7 +1,8 @@
 """The demo page's "Sign in with a password" form (www/password.js, www/README.md): a password imported by `passkeyd
 admin import` signs in through `signInWithPassword`, a wrong one shows the refusal's sentence and stays signed out,
 the automatic upgrade (`upgradeToPasskey()`) runs silently and the offer's modal registration adds a passkey with the
-virtual authenticator, which then signs in. The shipped example import (examples/demo-password-users.ndjson) signs in
+virtual authenticator, which then signs in, also from the restricted session of `passwords.session: "upgradeOnly"`.
+The shipped example import (examples/demo-password-users.ndjson) signs in
 by email with the password its script documents, and the form fits a phone's width."""
 
 import json
@@ -110,3 +111,24 @@ def test_the_example_import_signs_in_by_email_on_a_phone_width(page, servers, tm
         page.sign_out()
     finally:
         page.driver.set_window_size(size["width"], size["height"])
+
+
+def test_an_upgrade_only_session_on_the_page_adds_a_passkey_through_the_offer(page, servers, tmp_path):
+    server = servers(passwords={"session": "upgradeOnly"})
+    username = unique("form-restricted")
+    import_user(server, tmp_path, username)
+    authenticator = page.add_authenticator(platform_authenticator())
+    page.open(server)
+
+    password_sign_in(page, username, PASSWORD)
+    page.wait_view("account")
+    page.wait_status(MSG_SIGNED_IN)
+    assert page.text("account-name") == username, "GET /me with the restricted session's token"
+    assert page.element("passkey-offer").is_displayed()
+    page.click("offer-passkey")
+    page.wait_status("Passkey added.")
+    assert page.passkey_ids() and set(page.passkey_ids()) == page.credential_ids(authenticator)
+    page.sign_out()
+    page.sign_in(username)
+    page.wait_view("account")
+    assert page.text("account-name") == username
