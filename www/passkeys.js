@@ -1,6 +1,7 @@
 /* passkeyd demo page: the page's views and messages on top of passkeyd.js (a copy of clients/web/passkeyd.js, the
  * browser client), which runs every ceremony, maps every error and calls the Signal API. See README.md. */
 import { createPasskeyd, ErrorCode, messages } from "./passkeyd.js";
+import { setUpPasswordSignIn } from "./password.js";
 
 const passkeyd = createPasskeyd();
 
@@ -72,7 +73,7 @@ const passkeyd = createPasskeyd();
     };
   }
 
-  var CEREMONY_BUTTONS = ["register", "sign-in", "add-passkey"];
+  var CEREMONY_BUTTONS = ["register", "sign-in", "add-passkey", "offer-passkey"];
 
   function setView(view) {
     state.view = view;
@@ -80,6 +81,7 @@ const passkeyd = createPasskeyd();
     els.loading.hidden = view !== "loading";
     els.signedOut.hidden = view !== "signed-out";
     els.account.hidden = view !== "account";
+    if (view !== "account") els.passkeyOffer.hidden = true;
   }
 
   function refreshButtons() {
@@ -379,6 +381,7 @@ const passkeyd = createPasskeyd();
   function addPasskey() {
     ceremony(function () {
       return passkeyd.register(registrationOptions(undefined, undefined)).then(function (signedIn) {
+        els.passkeyOffer.hidden = true;
         showAccount(signedIn.account);
         return "Passkey added.";
       });
@@ -435,6 +438,7 @@ const passkeyd = createPasskeyd();
     els.passkeyList = $("passkey-list");
     els.deleteAccount = $("delete-account");
     els.deleteAccountConfirmation = $("delete-account-confirmation");
+    els.passkeyOffer = $("passkey-offer");
 
     $("auth-form").addEventListener("submit", function (e) { e.preventDefault(); });
     $("register").addEventListener("click", register);
@@ -452,6 +456,11 @@ const passkeyd = createPasskeyd();
       els.deleteAccount.focus();
     });
     $("delete-account-confirm").addEventListener("click", deleteAccount);
+    setUpPasswordSignIn({
+      passkeyd: passkeyd, run: runAction, showAccount: showAccount, showStatus: showStatus, showError: showError,
+      addPasskey: addPasskey, isSignedIn: function () { return state.view === "account"; },
+      restartAutofill: startConditional
+    });
 
     if (!state.supported) {
       setAutofillState("unavailable");

@@ -9,6 +9,7 @@ import hashlib
 import json
 import os
 import subprocess
+import uuid
 
 from conftest import BINARY, platform_authenticator, unique
 
@@ -55,7 +56,7 @@ def import_user(server, tmp_path, username: str) -> None:
     lines = [
         {"type": "passkeyd.export", "version": 1, "relyingPartyId": "example.test", "exportedAt": "2026-12-05T12:00:00.000Z"},
         {"type": "user", "id": base64.urlsafe_b64encode(os.urandom(32)).decode().rstrip("="), "username": username,
-         "displayName": username, "displayNameIsDefault": True, "appAccountToken": "00000000-0000-4000-8000-000000000001",
+         "displayName": username, "displayNameIsDefault": True, "appAccountToken": str(uuid.uuid4()),
          "emailVerified": False, "createdAt": "2026-12-05T12:00:00.000Z", "passwordHash": passlib_pbkdf2_sha256(PASSWORD)},
     ]
     path = tmp_path / f"{username}.jsonl"
