@@ -8,11 +8,17 @@
 
 Each sign-in makes or finds ONE account per (iss, sub); the refusals (a replayed state, a mix-up `iss`, an assertion
 signed with another key) end with their stable error codes.
+
+The native flow (`POST /auth/{provider}/nonce`, then `POST /auth/{provider}` `{"idToken", "rawNonce"}`) is run with ID
+tokens each upstream really issued: Python runs the upstream's code flow as A's registered client (A's client ID and
+callback; for B the person signs in at B with a passkey in Chromium) with the SHA-256 of A's raw nonce as `nonce`.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import json
 import secrets
 import threading
 import time
@@ -20,6 +26,7 @@ import urllib.parse
 from dataclasses import dataclass, field
 
 import pytest
+import requests
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from flask import Flask, jsonify, request
@@ -27,6 +34,7 @@ from joserfc.jwk import ECKey, RSAKey
 from werkzeug.serving import make_server
 
 from authlib.integrations.flask_oauth2 import AuthorizationServer
+from authlib.integrations.requests_client import OAuth2Session
 from authlib.oauth2.rfc6749 import ClientMixin, grants
 from authlib.oauth2.rfc7523 import JWTBearerClientAssertion
 from authlib.oauth2.rfc7636 import CodeChallenge
@@ -482,3 +490,141 @@ def test_a_mix_up_issuer_in_the_answer_is_refused(page, upstreams):
     assert len(authlib.token_answers) == exchanges  # the code never went to a token endpoint
     status, _ = page.fetch("GET", "/me")
     assert status == 401
+
+
+# ---------------------------------------------------------------------------------------------- the native flow
+
+
+def sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def claims_of(id_token: str) -> dict:
+    """The payload of a JWS, unverified (only to show what the upstream put in it; A does the verifying)."""
+    payload = id_token.split(".")[1]
+    return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+
+
+def post_json(page, path: str, body: dict) -> tuple[int, dict]:
+    """`POST path` with a JSON body from the page's origin (A), as the app's HTTP client would."""
+    return tuple(page.driver.execute_async_script(
+        """const [path, body, done] = arguments;
+        fetch(path, {method: "POST", credentials: "same-origin",
+                     headers: {Accept: "application/json", "Content-Type": "application/json"}, body: JSON.stringify(body)})
+          .then(r => r.text().then(t => done([r.status, t ? JSON.parse(t) : null])))
+          .catch(e => done([0, String(e)]));""", path, body))
+
+
+def raw_nonce_from_a(page, provider: str) -> str:
+    status, body = post_json(page, f"/auth/{provider}/nonce", {})
+    assert status == 200 and body["nonce"] and body["expiresAt"], (status, body)
+    return body["nonce"]
+
+
+def log_count(server: Server, text: str) -> int:
+    return server.log_path.read_text(errors="replace").count(text)
+
+
+def native_sign_in_and_refusals(page, a: Server, provider: str, issuer: str, id_token_for) -> str:
+    """The native flow with `id_token_for(nonce)`, a real upstream's ID token whose `nonce` claim is the given string:
+    a sign-in, then the refusals (the same token again; another token with another raw nonce of A). A's user id."""
+    raw_nonce = raw_nonce_from_a(page, provider)
+    id_token = id_token_for(sha256_hex(raw_nonce))
+    claims = claims_of(id_token)
+    assert claims["iss"] == issuer and claims["nonce"] == sha256_hex(raw_nonce)
+
+    status, body = post_json(page, f"/auth/{provider}", {"idToken": id_token, "rawNonce": raw_nonce})
+    assert status == 200, (status, body)
+    assert body["token"] and body["accessToken"] and body["isNewAccount"] is True
+    user_id = body["user"]["id"]
+    signed_in, linked = identities(page)  # the answer's session cookie is A's session of that account
+    assert signed_in == user_id
+    assert [(i["provider"], i["issuer"], i["subject"]) for i in linked] == [(provider, issuer, claims["sub"])]
+
+    # The same token with its raw nonce again: a replay (both were used), refused without a session.
+    page.driver.delete_all_cookies()
+    replayed = f"refused ({provider}): the raw nonce or the ID token was already used"
+    replays = log_count(a, replayed)
+    status, body = post_json(page, f"/auth/{provider}", {"idToken": id_token, "rawNonce": raw_nonce})
+    assert (status, body["error"]) == (401, "invalid_identity_token")
+    assert log_count(a, replayed) == replays + 1
+    assert page.fetch("GET", "/me")[0] == 401
+
+    # A fresh token sent with another raw nonce of A (not the one it was issued for): refused at its nonce, and the
+    # refusal uses up neither, so the token with its own raw nonce then signs in to the same account.
+    raw_nonce, other_raw_nonce = raw_nonce_from_a(page, provider), raw_nonce_from_a(page, provider)
+    id_token = id_token_for(sha256_hex(raw_nonce))
+    mismatch = f"refused ({provider}): idToken.nonceMismatch"
+    mismatches = log_count(a, mismatch)
+    status, body = post_json(page, f"/auth/{provider}", {"idToken": id_token, "rawNonce": other_raw_nonce})
+    assert (status, body["error"]) == (401, "invalid_identity_token")
+    assert log_count(a, mismatch) == mismatches + 1
+    assert page.fetch("GET", "/me")[0] == 401
+    status, body = post_json(page, f"/auth/{provider}", {"idToken": id_token, "rawNonce": raw_nonce})
+    assert status == 200 and body["user"]["id"] == user_id and body["isNewAccount"] is False, (status, body)
+    page.driver.delete_all_cookies()
+    return user_id
+
+
+def test_native_sign_in_with_id_tokens_of_a_second_passkeyd(page, upstreams):
+    a, b = upstreams.a, upstreams.b
+    page.add_authenticator(platform_authenticator())
+    document = requests.get(f"{b.url}/.well-known/openid-configuration", timeout=10).json()
+    username = unique("katherine")
+
+    def id_token_for(nonce: str) -> str:
+        """B's code flow as A's client (its ID and callback): the browser signs in at B (a passkey the first time, then
+        B's session), B answers at A's callback, which refuses a state A never issued, so the code is still unused;
+        Python exchanges it with A's client secret."""
+        session = OAuth2Session(PEER_CLIENT, PEER_SECRET, scope="openid profile", redirect_uri=f"{a.url}/auth/peer/callback",
+                                code_challenge_method="S256", token_endpoint_auth_method="client_secret_basic")
+        verifier = secrets.token_urlsafe(48)
+        url, _ = session.create_authorization_url(document["authorization_endpoint"], code_verifier=verifier, nonce=nonce)
+        page.driver.get(url)
+        callback = f"{a.url}/auth/peer/callback?"
+        page.wait(lambda: page.driver.current_url.startswith(callback)
+                  or (page.driver.current_url.startswith(f"{b.url}/oauth/sign-in?") and page.view() == "sign-in"
+                      and not page.busy()), "B's sign-in page or A's callback")
+        if not page.driver.current_url.startswith(callback):
+            page.type_into("register-username", username)
+            page.type_into("register-display-name", "Katherine Johnson")
+            page.click("register")
+            page.wait(lambda: page.driver.current_url.startswith(callback), "B's answer at A's callback")
+        answered = page.driver.current_url
+        page.wait(lambda: "identity_state_invalid" in page.driver.page_source, "A's error page")
+        token = session.fetch_token(document["token_endpoint"], authorization_response=answered, code_verifier=verifier)
+        return token["id_token"]
+
+    page.driver.get(f"{a.url}/")  # the app's requests go to A
+    user_id = native_sign_in_and_refusals(page, a, "peer", b.url, id_token_for)
+
+    # The web flow for the same person at B (B's session stays): the same (iss, sub), the same account of A.
+    start_at_a(page, a, "peer")
+    back_at_a(page, a, "/signed-in")
+    assert identities(page)[0] == user_id
+
+
+def test_native_sign_in_with_id_tokens_of_authlib(page, upstreams):
+    a, authlib = upstreams.a, upstreams.authlib
+    username = unique("dorothy").replace("-", "")
+
+    def id_token_for(nonce: str) -> str:
+        """The Authlib provider's code flow as A's client `rp-secret` (its callback, client_secret_post, PKCE S256)."""
+        session = OAuth2Session(SECRET_CLIENT, SECRET_CLIENT_SECRET, scope="openid email profile",
+                                redirect_uri=f"{a.url}/auth/authlib/callback", code_challenge_method="S256",
+                                token_endpoint_auth_method="client_secret_post")
+        verifier = secrets.token_urlsafe(48)
+        url, _ = session.create_authorization_url(authlib.issuer + "/authorize", code_verifier=verifier, nonce=nonce)
+        answer = requests.post(url, data={"username": username}, allow_redirects=False, timeout=10)
+        assert answer.status_code == 302 and answer.headers["Location"].startswith(f"{a.url}/auth/authlib/callback?")
+        token = session.fetch_token(authlib.token_url, authorization_response=answer.headers["Location"], code_verifier=verifier)
+        return token["id_token"]
+
+    page.driver.get(f"{a.url}/")
+    user_id = native_sign_in_and_refusals(page, a, "authlib", authlib.issuer, id_token_for)
+
+    # The web flow for the same username: the same (iss, sub), the same account of A.
+    sign_in_at_authlib(page, upstreams, "authlib", username)
+    back_at_a(page, a, "/signed-in")
+    again, linked = identities(page)
+    assert again == user_id and [(i["issuer"], i["subject"]) for i in linked] == [(authlib.issuer, f"sub-{username}")]
