@@ -244,17 +244,18 @@ public final class RelyingPartyServer: HTTPHandler {
         let method = request.method == "HEAD" ? "GET" : request.method
         let dispatch = Self.dispatch(method, request.path)
         if case .route(let route, _) = dispatch, !route.answersFromMemory(request) { return nil }
-        return handle(request, method: method, dispatch: dispatch)
+        return handle(request, method: method, dispatch: dispatch, isOnLoop: true)
     }
 
-    private func handle(_ request: HTTPRequest, method: String, dispatch: Dispatch) -> HTTPResponse {
+    /// `isOnLoop`: answered on the event loop's thread, which must never wait on the store (`answerOnLoop`).
+    private func handle(_ request: HTTPRequest, method: String, dispatch: Dispatch, isOnLoop: Bool = false) -> HTTPResponse {
         let started = ContinuousClock.now
         let route = Self.label(dispatch, path: request.path)
         var response: HTTPResponse
         var code: String?
         var detail: String?
         do {
-            response = try respond(to: request, method: method, dispatch: dispatch)
+            response = try respond(to: request, method: method, dispatch: dispatch, isOnLoop: isOnLoop)
             response.headers.add("X-Content-Type-Options", "nosniff")
         } catch {
             code = error.step ?? error.code.rawValue
@@ -295,10 +296,13 @@ public final class RelyingPartyServer: HTTPHandler {
     }
 
     /// Dispatches by the route table (`RelyingPartyServer+Routes.swift`), applying the route's flags.
-    private func respond(to request: HTTPRequest, method: String, dispatch: Dispatch) throws(ServerError) -> HTTPResponse {
+    private func respond(to request: HTTPRequest, method: String, dispatch: Dispatch, isOnLoop: Bool) throws(ServerError) -> HTTPResponse {
         switch dispatch {
         case .route(let route, let parameters):
-            if route.flags.contains(.rateLimitedPerAddress) { try limits.take(.address, key: limits.clientAddress(request)) }
+            // On the event loop the node's own address limit decides: the shared one may write to the database.
+            if route.flags.contains(.rateLimitedPerAddress) {
+                try limits.take(.address, key: limits.clientAddress(request), locally: isOnLoop)
+            }
             // Stale credentials are refused here, for every route at once: only a request without any may act signed out;
             // an access token only where the route allows one (`403 insufficient_scope` elsewhere).
             let session =

@@ -64,8 +64,10 @@ struct RequestLimits: Sendable {
         self.refusals = refusals
     }
 
-    /// Refuses with `429 rate_limited` and `Retry-After` when `key` has used up its bucket of `rule`.
-    func take(_ rule: Rule, key: String) throws(ServerError) {
+    /// Refuses with `429 rate_limited` and `Retry-After` when `key` has used up its bucket of `rule`. `locally`: by the
+    /// node's own bucket only, never the shared one (a request answered on the event loop, which must not wait on the
+    /// database).
+    func take(_ rule: Rule, key: String, locally: Bool = false) throws(ServerError) {
         let limiter =
             switch rule {
             case .address: address
@@ -74,7 +76,7 @@ struct RequestLimits: Sendable {
             case .mail: mail
             case .mailSender: mailSender
             }
-        guard let retryAfter = limiter.take(key, now: time.now) else { return }
+        guard let retryAfter = limiter.take(key, now: time.now, locally: locally) else { return }
         refusals?.increment([rule.rawValue])
         var error = ServerError(.rateLimited)
         error.headers = [("Retry-After", String(retryAfter))]

@@ -42,10 +42,11 @@ final class SharedRateLimiter: Sendable {
         chunk = max(1, Int(rule.burst / Double(10 * max(1, nodes))))
     }
 
-    /// Takes one token for `key`; returns nil when allowed, or the seconds until a token is available.
-    func take(_ key: String, now: Date) -> Int? {
+    /// Takes one token for `key`; returns nil when allowed, or the seconds until a token is available. `locally`: the
+    /// node's own limit only, with no database call (for a request answered on the event loop).
+    func take(_ key: String, now: Date, locally: Bool = false) -> Int? {
         if let retryAfter = local.take(key, now: now) { return retryAfter }
-        guard let shared, !outage.skips(name, now: now) else { return nil }
+        guard !locally, let shared, !outage.skips(name, now: now) else { return nil }
         if spendHeld(key, now: now) { return nil }
         let drawn: (taken: Int, left: Double)
         do throws(StorageError) {

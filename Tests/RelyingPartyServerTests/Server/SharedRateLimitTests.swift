@@ -184,4 +184,47 @@ struct SharedRateLimitTests {
         #expect(messages.all.contains("shared rate limits available again"))
         #expect(try store.drawTokens(limit: "account", key: [0], count: 1, perSecond: 1, burst: 1, now: later).taken == 1)
     }
+
+    /// Counts the draws a limiter makes, and never refuses one.
+    final class CountingBuckets: SharedLimitStore {
+        let draws = Mutex(0)
+
+        func drawTokens(
+            limit: String,
+            key: [UInt8],
+            count: Int,
+            perSecond: Double,
+            burst: Double,
+            now: Date
+        ) throws(StorageError) -> (
+            taken: Int, left: Double
+        ) {
+            draws.withLock { $0 += 1 }
+            return (count, burst - Double(count))
+        }
+
+        func purgeFullLimitBuckets(now: Date) throws(StorageError) -> Int { 0 }
+    }
+
+    /// A request answered on the event loop (a discoverable sign-in's options) must never wait on the database: its
+    /// address limit is the node's own, and only the worker pool's requests draw from the shared buckets.
+    @Test func aRequestAnsweredOnTheLoopNeverDrawsFromTheDatabase() throws {
+        let buckets = CountingBuckets()
+        let limiter = SharedRateLimiter(
+            name: "address",
+            rule: .init(perMinute: 240, burst: 3),
+            capacity: 100,
+            nodes: 10,
+            shared: buckets,
+            outage: SharedLimitOutage(log: .discarding, fallbacks: nil)
+        )
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(limiter.take("192.0.2.1", now: now, locally: true) == nil)
+        #expect(buckets.draws.withLock { $0 } == 0, "no draw on the loop")
+        #expect(limiter.take("192.0.2.1", now: now) == nil)
+        #expect(buckets.draws.withLock { $0 } == 1, "a worker's request draws")
+        #expect(limiter.take("192.0.2.1", now: now, locally: true) == nil)
+        #expect(limiter.take("192.0.2.1", now: now, locally: true) != nil, "the node's own burst of 3 still holds on the loop")
+        #expect(buckets.draws.withLock { $0 } == 1)
+    }
 }
