@@ -53,9 +53,27 @@ public struct AddressRange: Hashable, Sendable, CustomStringConvertible {
             return withUnsafeBytes(of: ipv4) { Array($0) }
         }
         guard inet_pton(AF_INET6, literal, &ipv6) == 1 else { return nil }
-        let bytes = withUnsafeBytes(of: ipv6) { Array($0) }
-        if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff { return Array(bytes[12..<16]) }
-        return bytes
+        return unmapped(withUnsafeBytes(of: ipv6) { Array($0) })
+    }
+
+    /// The bytes of a socket address (AF_INET or AF_INET6) as `bytes(_:)` gives them for its literal; nil for
+    /// another family.
+    static func bytes(_ socketAddress: UnsafePointer<sockaddr>) -> [UInt8]? {
+        switch Int32(socketAddress.pointee.sa_family) {
+        case AF_INET:
+            return socketAddress.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { withUnsafeBytes(of: $0.pointee.sin_addr) { Array($0) } }
+        case AF_INET6:
+            return unmapped(
+                socketAddress.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { withUnsafeBytes(of: $0.pointee.sin6_addr) { Array($0) } }
+            )
+        default:
+            return nil
+        }
+    }
+
+    /// An IPv4 address mapped into IPv6 (`::ffff:a.b.c.d`) as its 4 bytes; any other IPv6 address as it is.
+    private static func unmapped(_ bytes: [UInt8]) -> [UInt8] {
+        bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff ? Array(bytes[12..<16]) : bytes
     }
 
     private static func masked(_ bytes: [UInt8], to length: Int) -> [UInt8] {

@@ -247,14 +247,7 @@ final class ConnectionState {
         case .invalid(let reason):
             closeSoon(reason: "a connection from a trusted proxy was closed: \(reason)")
         case .header(_, let client):
-            let peer: PeerAddress?
-            if let client {
-                peer =
-                    client.bytes.count == 4
-                    ? PeerAddress(ipv4: client.bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }) : PeerAddress(ipv6: client.bytes)
-            } else {
-                peer = evhttp_connection_get_addr(connection).flatMap(PeerAddress.init)
-            }
+            let peer = client.map { PeerAddress(bytes: $0.bytes) } ?? evhttp_connection_get_addr(connection).flatMap(PeerAddress.init)
             guard let peer, admit(peer) else {
                 closeSoon(reason: nil)
                 return

@@ -54,6 +54,15 @@ public struct PeerAddress: Hashable, Sendable, CustomStringConvertible {
         self.low = low
     }
 
+    /// The 4 (IPv4) or 16 (IPv6) bytes of an address, in network order.
+    init(bytes: [UInt8]) {
+        if bytes.count == 4 {
+            self.init(ipv4: bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+        } else {
+            self.init(ipv6: bytes)
+        }
+    }
+
     /// An IPv4 address in host order.
     init(ipv4 address: UInt32) {
         self.init(family: AF_INET, high: 0, low: address)

@@ -20,7 +20,7 @@ final class ProxyProtocolReader {
 
     /// Whether a connection from `peer` must start with a header: its address is in one of `ranges`.
     static func isTrusted(_ peer: UnsafePointer<sockaddr>?, ranges: [AddressRange]) -> Bool {
-        guard !ranges.isEmpty, let bytes = peer.flatMap(addressBytes) else { return false }
+        guard !ranges.isEmpty, let bytes = peer.flatMap(AddressRange.bytes) else { return false }
         return ranges.contains { $0.contains(address: bytes) }
     }
 
@@ -90,23 +90,5 @@ final class ProxyProtocolReader {
     private func finish(_ reading: ProxyProtocolHeader.Reading) {
         stop()
         connection.proxyHeaderRead(reading)
-    }
-
-    /// The bytes of an IPv4 or IPv6 socket address as `AddressRange` compares them (IPv4-mapped IPv6 as IPv4).
-    private static func addressBytes(_ address: UnsafePointer<sockaddr>) -> [UInt8]? {
-        switch Int32(address.pointee.sa_family) {
-        case AF_INET:
-            return address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { pointer in
-                withUnsafeBytes(of: pointer.pointee.sin_addr) { Array($0) }
-            }
-        case AF_INET6:
-            let bytes = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in
-                withUnsafeBytes(of: pointer.pointee.sin6_addr) { Array($0) }
-            }
-            if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff { return Array(bytes[12..<16]) }
-            return bytes
-        default:
-            return nil
-        }
     }
 }

@@ -45,6 +45,9 @@ final class CredentialStuffingSignals: Sendable {
         self.maximumKeys = maximumKeys
     }
 
+    /// The keys tracked now, by address and by account (for tests).
+    var trackedKeys: (addresses: Int, accounts: Int) { state.withLock { ($0.byAddress.count, $0.byAccount.count) } }
+
     /// Notes a failed password sign-in of `account` from `address` at `now`; returns the signs it raised.
     func failed(account: String, address: String, now: Date) -> [Signal] {
         state.withLock { state in

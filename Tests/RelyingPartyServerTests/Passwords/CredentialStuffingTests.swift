@@ -31,6 +31,7 @@ struct CredentialStuffingTests {
         let signals = CredentialStuffingSignals(threshold: 2, windowSeconds: 600, maximumKeys: 100)
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         for index in 0..<1_000 { _ = signals.failed(account: "account\(index)", address: "198.51.100.\(index % 250)", now: now) }
+        #expect(signals.trackedKeys.addresses <= 100 && signals.trackedKeys.accounts <= 100, "\(signals.trackedKeys)")
         #expect(signals.failed(account: "u1", address: "203.0.113.9", now: now).isEmpty)
         #expect(signals.failed(account: "u2", address: "203.0.113.9", now: now).contains(.accountsPerAddress(address: "203.0.113.9", count: 2)))
     }
