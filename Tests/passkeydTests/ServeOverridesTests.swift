@@ -113,4 +113,18 @@ import Testing
         #expect(configuration.httpsAddress == "0.0.0.0:8443")
         #expect(configuration.dataDirectory == "/data")
     }
+
+    /// The permission to apply a PostgreSQL step that breaks the previous release's nodes comes only from this start's
+    /// command line (`PostgresMigrationCompatibilityTests` shows the store refusing without it).
+    @Test func onlyTheSwitchAllowsAnIncompatibleMigration() {
+        func allows(_ arguments: [String], _ environment: [String: String] = [:]) -> Bool? {
+            guard case .success(let (_, _, overrides)) = ServeCommand(arguments: arguments, environment: environment).loadConfiguration()
+            else { return nil }
+            return overrides.allowsIncompatibleMigration
+        }
+        #expect(allows(["--allow-incompatible-migration"]) == true)
+        #expect(allows([]) == false)
+        #expect(allows(["--listen", "127.0.0.1:8443"], ["PASSKEYD_ALLOW_INCOMPATIBLE_MIGRATION": "1"]) == false)
+        #expect(allows(["--allow-incompatible-migration=yes"]) == nil, "a switch takes no value")
+    }
 }
