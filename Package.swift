@@ -88,13 +88,20 @@ let package = Package(
             name: "AccessTokens",
             dependencies: ["ConfigurationReading", "CryptoCore", "JSON", "Observability", "Storage"]
         ),
+        // Webhooks by Standard Webhooks: the `webhooks` block's endpoints, the signed message of a delivery attempt and
+        // the retry policy. The outbox worker that claims and records deliveries (it needs the store and the server's
+        // composition) stays in the server.
+        .target(
+            name: "Webhooks",
+            dependencies: ["ConfigurationReading", "CryptoCore", "HTTPServer", "JSON", "Observability", "Storage"]
+        ),
         // The OpenAPI document of the API (`GET /openapi.json`) and the script of the recovery link page
         // (`GET /auth/recovery/email/page.js`) are compiled in, so the binary needs no file to serve them.
         .target(
             name: "RelyingPartyServer",
             dependencies: [
                 "WebAuthnCore", "CryptoCore", "JSON", "Storage", "HTTPServer", "AppleSignIn", "OpenIDConnect", "Observability", "PasswordHashes",
-                "Confusables", "MailTransport", "UserImport", "ConfigurationReading", "AssociatedDomains", "AccessTokens",
+                "Confusables", "MailTransport", "UserImport", "ConfigurationReading", "AssociatedDomains", "AccessTokens", "Webhooks",
             ],
             resources: [.embedInCode("OpenAPI/openapi.json"), .embedInCode("Email/recovery-page.js")]
         ),
@@ -153,6 +160,11 @@ let package = Package(
         .testTarget(name: "UserImportTests", dependencies: ["UserImport", "Storage", "JSON"]),
         // The access tokens' pieces on their own (the endpoints and the key worker are driven in RelyingPartyServerTests).
         .testTarget(name: "AccessTokensTests", dependencies: ["AccessTokens", "CryptoCore"]),
+        // The webhook endpoints, messages and retry policy on their own (deliveries are driven in RelyingPartyServerTests).
+        .testTarget(
+            name: "WebhooksTests",
+            dependencies: ["Webhooks", "ConfigurationReading", "CryptoCore", "HTTPServer", "JSON", "Observability", "Storage"]
+        ),
         // The domain check against local stand-ins of a domain and Apple's CDN (no server: the domain publishes the
         // module's own files).
         .testTarget(
@@ -165,7 +177,7 @@ let package = Package(
             dependencies: [
                 "passkeyd", "RelyingPartyServer", "HTTPServer", "Storage", "StorageSQLite", "StoragePostgres", "AppleSignIn", "OpenIDConnect",
                 "WebAuthnCore", "CryptoCore", "JSON", "PasswordHashes",
-                "CBOR", "Observability", "MailTransport", "UserImport", "ConfigurationReading", "AccessTokens",
+                "CBOR", "Observability", "MailTransport", "UserImport", "ConfigurationReading", "AccessTokens", "Webhooks",
             ]
         ),
         .testTarget(
@@ -173,7 +185,7 @@ let package = Package(
             dependencies: [
                 "RelyingPartyServer", "TestSupport", "Storage", "StorageSQLite", "StoragePostgres", "HTTPServer", "WebAuthnCore", "CryptoCore",
                 "JSON", "AppleSignIn", "OpenIDConnect", "Observability", "PasswordHashes", "MailTransport", "UserImport",
-                "ConfigurationReading", "AssociatedDomains", "AccessTokens",
+                "ConfigurationReading", "AssociatedDomains", "AccessTokens", "Webhooks",
             ],
             // Read by path (`#filePath`), like the repository's `www`.
             exclude: ["Fixtures"]

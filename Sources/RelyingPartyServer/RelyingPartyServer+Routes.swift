@@ -89,8 +89,8 @@ extension RelyingPartyServer {
         Route("POST", "/oauth/userinfo", [.noStore, .sessionIgnored], \.oauthTokens, OAuthTokenController.userInfo),
         Route("POST", "/auth/apple/nonce", [.rateLimitedPerAddress, .noStore, .allowsAccessToken], \.appleSignIn, AppleSignInController.nonce),
         Route("POST", "/auth/apple", [.rateLimitedPerAddress, .noStore], \.appleSignIn, AppleSignInController.signIn),
-        Route("GET", "/auth/apple/start", [.rateLimitedPerAddress, .noStore, .sessionIgnored], \.appleWeb, AppleWebController.start),
-        Route("POST", "/auth/apple/callback", [.rateLimitedPerAddress, .noStore, .sessionIgnored], \.appleWeb, AppleWebController.callback),
+        Route("GET", "/auth/apple/start", [.rateLimitedPerAddress, .noStore, .sessionIgnored], \.webSignIn, WebSignInController.start),
+        Route("POST", "/auth/apple/callback", [.rateLimitedPerAddress, .noStore, .sessionIgnored], \.webSignIn, WebSignInController.callback),
         Route(
             "POST",
             "/auth/apple/notifications",
@@ -107,13 +107,13 @@ extension RelyingPartyServer {
         ),
         Route("POST", "/auth/{provider}", [.rateLimitedPerAddress, .noStore], \.federatedSignIn, FederatedSignInController.signIn),
         Route("DELETE", "/me/identities/{provider}/{subject}", [.noStore], \.federatedLinks, FederatedLinksController.unlink),
-        Route("GET", "/auth/{provider}/start", [.rateLimitedPerAddress, .noStore, .sessionIgnored], \.federatedWeb, FederatedWebController.start),
+        Route("GET", "/auth/{provider}/start", [.rateLimitedPerAddress, .noStore, .sessionIgnored], \.webSignIn, WebSignInController.start),
         Route(
             "GET",
             "/auth/{provider}/callback",
             [.rateLimitedPerAddress, .noStore, .sessionIgnored],
-            \.federatedWeb,
-            FederatedWebController.callback
+            \.webSignIn,
+            WebSignInController.callback
         ),
         Route("PATCH", "/me", [.rateLimitedPerAddress, .noStore], \.email, EmailController.updateMe),
         Route("POST", "/me/email/verify", [.rateLimitedPerAddress, .noStore], \.email, EmailController.verifyCode),

@@ -8,6 +8,7 @@ import PasswordHashes
 import Storage
 import UserImport
 import WebAuthnCore
+import Webhooks
 
 @testable import HTTPServer
 @testable import RelyingPartyServer

@@ -17,7 +17,6 @@ struct Controllers: Sendable {
     let oauthAuthorization: OAuthAuthorizationController
     let oauthTokens: OAuthTokenController
     let appleSignIn: AppleSignInController
-    let appleWeb: AppleWebController
     let appleNotifications: AppleNotificationsController
     let appleLinks: AppleLinksController
     let admin: AdminController
@@ -25,7 +24,7 @@ struct Controllers: Sendable {
     let passwords: PasswordController
     let federatedSignIn: FederatedSignInController
     let federatedLinks: FederatedLinksController
-    let federatedWeb: FederatedWebController
+    let webSignIn: WebSignInController
     let email: EmailController
 
     init(
@@ -166,15 +165,6 @@ struct Controllers: Sendable {
             time: time,
             log: log
         )
-        appleWeb = AppleWebController(
-            resolver: appleResolver,
-            challenges: challenges,
-            sessions: sessions,
-            random: random,
-            time: time,
-            log: log,
-            appleWebRedirectURI: configuration.tokenIssuer + "/auth/apple/callback"
-        )
         appleNotifications = AppleNotificationsController(apple: apple, time: time, accountService: accountService, log: log)
         appleLinks = AppleLinksController(store: store, accounts: accounts, service: accountService)
         admin = AdminController(
@@ -212,13 +202,16 @@ struct Controllers: Sendable {
             log: log
         )
         federatedLinks = FederatedLinksController(accounts: accounts, service: accountService)
-        federatedWeb = FederatedWebController(
-            providers: identityProviders,
-            resolver: federatedResolver,
+        webSignIn = WebSignInController(
+            flows: WebSignInFlows(
+                apple: AppleWebFlow(resolver: appleResolver, time: time),
+                providers: identityProviders,
+                resolver: federatedResolver,
+                time: time
+            ),
             challenges: challenges,
             sessions: sessions,
             random: random,
-            time: time,
             log: log,
             redirectBase: configuration.tokenIssuer
         )

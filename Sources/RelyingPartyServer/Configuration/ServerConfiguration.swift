@@ -3,6 +3,7 @@ import AssociatedDomains
 import Foundation
 import Observability
 import WebAuthnCore
+import Webhooks
 
 /// `passkeyd serve --config FILE`: the JSON configuration. Every key is optional; absent keys take the embedded
 /// defaults (relying party `localhost`, origin `https://localhost:8443`, data in `data/`).

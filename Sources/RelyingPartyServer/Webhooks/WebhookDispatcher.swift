@@ -3,6 +3,7 @@ import CryptoCore
 import Foundation
 import Observability
 import Storage
+import Webhooks
 
 /// The webhooks of one node: at start-up it makes the store's subscriptions the configuration's endpoints (an endpoint
 /// no longer configured has its pending deliveries given up, `webhook.endpointRemoved`), repairs every chain, and

@@ -3,6 +3,7 @@ import Foundation
 import HTTPServer
 import Observability
 import Storage
+import Webhooks
 
 /// What the delivery thread of one endpoint (`WebhookWorker`) does: it claims due deliveries
 /// (`WebhookDeliveryStore.claimWebhookDeliveries`), keeps up to `concurrency` attempts in flight on the outbound client
@@ -43,7 +44,7 @@ struct WebhookEndpointDelivery: OutboxDelivery {
         log: Logger
     ) {
         self.endpoint = endpoint
-        signingKey = MessageAuthenticationKey(key: endpoint.secret)
+        signingKey = endpoint.signingKey
         self.store = store
         self.sender = sender
         self.time = time

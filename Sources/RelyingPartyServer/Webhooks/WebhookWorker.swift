@@ -1,6 +1,7 @@
 import CryptoCore
 import Observability
 import Storage
+import Webhooks
 
 /// The delivery thread of one endpoint: `OutboxWorker` running its `WebhookEndpointDelivery`, up to 8 attempts in
 /// flight, claiming again when an outcome came in, when the server wrote something (`wake`) and every `pollInterval`.

@@ -34,7 +34,7 @@ struct AppleWebFlowTests {
         #expect(reply.status == 302, "\(reply.text)")
         let location = try #require(reply.headers["Location"])
         let query = try #require(location.split(separator: "?", maxSplits: 1).last)
-        let setCookie = try #require(reply.headers.values("set-cookie").first { $0.hasPrefix(AppleWebController.appleStateCookieName + "=") })
+        let setCookie = try #require(reply.headers.values("set-cookie").first { $0.hasPrefix(AppleWebFlow.style.cookieName + "=") })
         let cookie = String(setCookie.split(separator: ";")[0])
         return Started(apple: FormFields(String(query)).values, cookie: cookie)
     }
@@ -104,7 +104,7 @@ struct AppleWebFlowTests {
         let escaped = Self.returnPath.replacingOccurrences(of: "&", with: "&amp;")
         #expect(reply.text.contains("content=\"0;url=\(escaped)\""))
         #expect(reply.headers["X-Frame-Options"] == "DENY")
-        #expect(reply.headers.values("set-cookie").contains(AppleWebController.clearingAppleStateCookie))
+        #expect(reply.headers.values("set-cookie").contains(AppleWebFlow.style.clearingCookie))
         let session = try #require(Self.sessionCookie(reply))
         let me = try fixture.client.send("GET", "/me", headers: [("Cookie", session)]).object
         let account = try #require(me["user"] as? [String: Any])
@@ -154,7 +154,7 @@ struct AppleWebFlowTests {
 
     @Test func anExpiredStateIsRefused() throws {
         let started = try start()
-        fixture.clock.advance(by: AppleWebController.appleWebStateLifetime + 1)
+        fixture.clock.advance(by: WebSignInController.stateLifetime + 1)
         let reply = try callback([("state", started.state), ("id_token", try token(nonce: started.nonce))], cookie: started.cookie)
         #expect(reply.status == 400 && Self.errorCode(reply) == "apple_state_invalid")
     }

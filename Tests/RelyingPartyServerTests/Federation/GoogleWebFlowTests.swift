@@ -32,7 +32,7 @@ import Testing
         let reply = try fixture.client.send("GET", "/auth/\(provider)/start?" + query)
         #expect(reply.status == 302)
         let location = try #require(reply.headers["location"])
-        let setCookie = try #require(reply.headers.values("set-cookie").first { $0.hasPrefix(FederatedWebController.stateCookieName + "=") })
+        let setCookie = try #require(reply.headers.values("set-cookie").first { $0.hasPrefix(OpenIDWebFlow.style.cookieName + "=") })
         let components = try #require(URLComponents(string: location))
         let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }) { first, _ in first }
         return Started(authorizeURL: location, query: query, cookie: String(setCookie.split(separator: ";")[0]))
@@ -72,7 +72,7 @@ import Testing
         #expect(Self.continuesTo(reply) == "/home")
         let session = try #require(reply.headers.values("set-cookie").first { $0.hasPrefix("__Host-passkeyd_session=") })
         #expect(!session.isEmpty)
-        #expect(reply.headers.values("set-cookie").contains(FederatedWebController.clearingStateCookie))
+        #expect(reply.headers.values("set-cookie").contains(OpenIDWebFlow.style.clearingCookie))
         let identity = try fixture.store.transaction { transaction throws(StorageError) in
             try transaction.federatedIdentity(issuer: GoogleStandIn.issuer, subject: "110169484474386276334")
         }

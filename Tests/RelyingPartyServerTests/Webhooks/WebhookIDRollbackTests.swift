@@ -5,6 +5,7 @@ import StorageSQLite
 import Testing
 
 @testable import RelyingPartyServer
+@testable import Webhooks
 
 /// Issue 42: after a SQLite WAL corruption the outbox's numbers started again where the data rolled back to, and 17
 /// `webhook-id`s (`evt_<number>`) were sent again for *different* events, which a receiver that drops repeats by

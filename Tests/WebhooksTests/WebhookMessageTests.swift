@@ -2,8 +2,6 @@ import Foundation
 import Observability
 import Testing
 
-@testable import RelyingPartyServer
-
 /// The `timestamp` of a webhook body: RFC 3339 in UTC with milliseconds, as Foundation's `ISO8601DateFormatter`
 /// writes it (the reference here), without a formatter per delivery.
 struct WebhookMessageTests {

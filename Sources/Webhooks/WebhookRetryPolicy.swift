@@ -5,12 +5,17 @@ import Storage
 
 /// What an attempt's result means for its delivery: 2xx is delivered; 410 Gone is dead at once; anything else (another
 /// status, no reply, a timeout) is retried with exponential backoff and jitter until the retry horizon, then dead.
-struct WebhookRetryPolicy {
+public struct WebhookRetryPolicy: Sendable {
     let endpoint: WebhookEndpoint
     let random: any RandomSource
 
+    public init(endpoint: WebhookEndpoint, random: any RandomSource) {
+        self.endpoint = endpoint
+        self.random = random
+    }
+
     /// The outcome of an attempt at `now` of a delivery queued at `queuedAt` that had `attempts` attempts before it.
-    func outcome(of result: Result<HTTPClientReply, HTTPClientError>, attempts: Int, queuedAt: Date, now: Date) -> WebhookDeliveryOutcome {
+    public func outcome(of result: Result<HTTPClientReply, HTTPClientError>, attempts: Int, queuedAt: Date, now: Date) -> WebhookDeliveryOutcome {
         let status: Int?
         let error: String
         var retryAfter: TimeInterval = 0

@@ -9,11 +9,11 @@ import Storage
 /// database rolled back or restored does not hand out again; the same on every retry and from every node, and free of
 /// the `.` that would make the signed content ambiguous), `webhook-timestamp` (this attempt's Unix seconds) and
 /// `webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">`.
-struct WebhookMessage: Equatable {
-    let id: String
+public struct WebhookMessage: Equatable, Sendable {
+    public let id: String
     let body: [UInt8]
 
-    init(_ event: EventRecord) {
+    public init(_ event: EventRecord) {
         id = event.publicID
         // The payload is the outbox's JSON object, stored by the server (`AccountEvent`); the envelope is built around it.
         let envelope = #"{"type":"\#(event.type)","timestamp":"\#(RFC3339Timestamp.milliseconds(event.occurredAt))","data":"#
@@ -28,7 +28,7 @@ struct WebhookMessage: Equatable {
 
     /// The POST of an attempt made at `now` to `endpoint`, signed with `signingKey` (the endpoint's secret, keyed once
     /// by its worker).
-    func request(to endpoint: WebhookEndpoint, signingKey: MessageAuthenticationKey, now: Date) -> HTTPClientRequest {
+    public func request(to endpoint: WebhookEndpoint, signingKey: MessageAuthenticationKey, now: Date) -> HTTPClientRequest {
         let unixSeconds = Int64(now.timeIntervalSince1970.rounded(.down))
         var headers = HTTPHeaders()
         headers.add("Content-Type", "application/json")

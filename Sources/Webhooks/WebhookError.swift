@@ -1,8 +1,8 @@
 /// Why a webhook delivery attempt failed or was given up, as recorded in the store (`WebhookDeliveryRecord.lastError`)
 /// and logged. A failure without a reply records the outbound client's code instead (`http.clientTimeout` …).
-struct WebhookError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct WebhookError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The stable code; `rawValue` is its stored and log form and never changes.
-    struct Code: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, CaseIterable {
             case unexpectedStatus = "webhook.unexpectedStatus"
             case gone = "webhook.gone"
@@ -17,20 +17,20 @@ struct WebhookError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The endpoint answered 410 Gone: it wants no more deliveries, so this one is given up at once.
         static let gone = Code(.gone)
         /// The endpoint is no longer configured: its pending deliveries were given up at start-up.
-        static let endpointRemoved = Code(.endpointRemoved)
+        public static let endpointRemoved = Code(.endpointRemoved)
 
-        var rawValue: String { base.rawValue }
-        var description: String { rawValue }
-        static var allCases: [Code] { Base.allCases.map(Code.init) }
+        public var rawValue: String { base.rawValue }
+        public var description: String { rawValue }
+        public static var allCases: [Code] { Base.allCases.map(Code.init) }
     }
 
-    let code: Code
-    let reason: String
+    public let code: Code
+    public let reason: String
 
     init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
     }
 
-    var description: String { "\(code): \(reason)" }
+    public var description: String { "\(code): \(reason)" }
 }

@@ -1,13 +1,13 @@
 import ConfigurationReading
 import CryptoCore
 import Foundation
-import HTTPServer
+import JSON
 import Storage
 
 /// One entry of `webhooks`: where events are delivered (Standard Webhooks), with the secret that signs them.
 public struct WebhookEndpoint: Sendable {
     /// The most endpoints a configuration may list.
-    static let maximumCount = 16
+    public static let maximumCount = 16
 
     /// The endpoint's stable identity in the store (`WebhookSubscription.endpointID`): `id` when given, else `ep_` and
     /// the first 16 hex digits of the SHA-256 of the URL, the same on every node and after every restart.
@@ -17,7 +17,7 @@ public struct WebhookEndpoint: Sendable {
     var secret: [UInt8]
     /// The event types delivered, or nil for every type.
     public var eventTypes: Set<String>?
-    /// The CA file for a private CA, read at start-up (`ServerConfiguration.load`) into `tls`.
+    /// The CA file for a private CA, read at start-up (`loadCAFile`) into `tls`.
     public var caFile: String?
     var tls: TLSClientContext?
     /// Seconds one attempt may take, connection included; a slower answer is a failed attempt.
@@ -29,7 +29,43 @@ public struct WebhookEndpoint: Sendable {
     public var maximumRetrySeconds = 3_600
 
     /// What the store knows of the endpoint.
-    var subscription: WebhookSubscription { WebhookSubscription(endpointID: id, eventTypes: eventTypes) }
+    public var subscription: WebhookSubscription { WebhookSubscription(endpointID: id, eventTypes: eventTypes) }
+
+    /// The `webhooks` block: at most `maximumCount` endpoints, each with a distinct ID, delivering only event types of
+    /// `knownTypes`.
+    public static func list(_ value: JSONValue, knownTypes: Set<String>) throws(ConfigurationError) -> [WebhookEndpoint] {
+        guard let items = value.arrayValue else { throw ConfigurationError(.invalidValue, key: "webhooks", "must be a list of endpoints") }
+        guard items.count <= maximumCount else {
+            throw ConfigurationError(.invalidValue, key: "webhooks", "lists more than \(maximumCount) endpoints")
+        }
+        var endpoints: [WebhookEndpoint] = []
+        for (index, item) in items.enumerated() {
+            let endpoint = try WebhookEndpoint(ConfigurationReader(item, path: "webhooks[\(index)]"), knownTypes: knownTypes)
+            guard !endpoints.contains(where: { $0.id == endpoint.id }) else {
+                throw ConfigurationError(
+                    .invalidValue,
+                    key: "webhooks[\(index)]",
+                    "has the same id as another endpoint (\(endpoint.id)); give each its own"
+                )
+            }
+            endpoints.append(endpoint)
+        }
+        return endpoints
+    }
+
+    /// Reads the endpoint's CA file, when it names one, into `tls` (at start-up); an unreadable one is refused under
+    /// `key`.
+    public mutating func loadCAFile(key: String) throws(ConfigurationError) {
+        guard let caFile else { return }
+        do {
+            tls = try TLSClientContext(caFile: caFile)
+        } catch {
+            throw ConfigurationError(.invalidFile, key: key, "\(error.reason)")
+        }
+    }
+
+    /// The endpoint's secret as the key that signs its messages (`WebhookMessage.request`).
+    public var signingKey: MessageAuthenticationKey { MessageAuthenticationKey(key: secret) }
 
     init(_ reader: ConfigurationReader, knownTypes: Set<String>) throws(ConfigurationError) {
         try reader.only([
