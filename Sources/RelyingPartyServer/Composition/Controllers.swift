@@ -27,6 +27,7 @@ struct Controllers: Sendable {
     let federatedLinks: FederatedLinksController
     let federatedWeb: FederatedWebController
     let email: EmailController
+    let mailEvents: MailEventsController
 
     init(
         configuration: ServerConfiguration,
@@ -87,6 +88,13 @@ struct Controllers: Sendable {
             limits: limits,
             sessionLifetime: TimeInterval(configuration.recoverySessionLifetimeSeconds),
             signInURL: (configuration.origins.first ?? "https://\(configuration.relyingPartyID)") + "/"
+        )
+        mailEvents = MailEventsController(
+            settings: configuration.email?.bounces,
+            time: time,
+            service: accountService,
+            bounces: metrics?.mailBounces,
+            log: log
         )
         passwords = PasswordController(
             store: store,
