@@ -20,5 +20,7 @@ extension RelyingPartyServer {
         Route("POST", "/admin/webhooks/deliveries/{id}/retry", [.noStore], \.admin, AdminController.retryWebhookDelivery),
         Route("GET", "/metrics", [.noStore, .openOnLoopback], \.operations, OperationsController.metrics),
         Route("GET", "/admin/mail", [.noStore], \.admin, AdminController.mailMessages),
+        Route("GET", "/admin/mail/suppressions", [.noStore], \.admin, AdminController.mailSuppressions),
+        Route("DELETE", "/admin/mail/suppressions/{address}", [.noStore], \.admin, AdminController.clearMailSuppression),
     ]
 }

@@ -129,6 +129,7 @@ extension RelyingPartyServer {
             \.email,
             EmailController.openRecoverySession
         ),
+        Route("POST", "/email/events/{provider}", [.noStore, .sessionIgnored], \.mailEvents, MailEventsController.receive),
     ]
 
     /// What a table says about a request.

@@ -100,6 +100,8 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case emailVerificationLocked = "email_verification_locked"
             case recoveryLinkInvalid = "recovery_link_invalid"
             case handoffFromHandoff = "handoff_from_handoff"
+            case emailEventUnauthenticated = "email_event_unauthenticated"
+            case emailEventTooLarge = "email_event_too_large"
         }
 
         private let base: Base
@@ -284,6 +286,11 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         static let invalidReturnPath = Code(.invalidReturnPath)
         /// `/oauth/userinfo` without a live access token of an OpenID client.
         static let invalidToken = Code(.invalidToken)
+        /// `POST /email/events/{provider}`: the notification is not authenticated as its provider documents (a
+        /// signature that does not match, a stale timestamp, a token used before, other Basic credentials).
+        static let emailEventUnauthenticated = Code(.emailEventUnauthenticated)
+        /// `POST /email/events/{provider}`: the notification is larger than any provider's (64 KiB).
+        static let emailEventTooLarge = Code(.emailEventTooLarge)
 
         public var rawValue: String { base.rawValue }
         public var description: String { rawValue }
@@ -377,6 +384,8 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case .emailVerificationLocked: (400, "Too many wrong codes; ask for a new one.")
             case .recoveryLinkInvalid: (400, "This recovery link is not valid: it was used, expired, or replaced by a newer one.")
             case .handoffFromHandoff: (403, "A session started from a sign-in link cannot make another one.")
+            case .emailEventUnauthenticated: (401, "This notification is not authenticated as its provider's.")
+            case .emailEventTooLarge: (413, "This notification is larger than any provider sends.")
             }
         }
     }

@@ -71,6 +71,12 @@ extension InMemoryStore {
         }
     }
 
+    public func mailSuppressions(after key: String, limit: Int) throws(StorageError) -> [MailSuppression] {
+        state.withLock { state in
+            state.mailSuppressions.filter { $0.key > key }.sorted { $0.key < $1.key }.prefix(max(0, limit)).map(\.value)
+        }
+    }
+
     public func purgeMail(before: Date) throws(StorageError) -> Int {
         state.withLock { state in
             let old = state.mailOutbox.values.filter { $0.status != .pending && $0.updatedAt < before }.map(\.id)

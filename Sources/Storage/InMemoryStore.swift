@@ -44,6 +44,8 @@ public final class InMemoryStore: PasskeyStore {
         var refreshTokens: [[UInt8]: RefreshTokenRecord] = [:]
         var mailOutbox: [Int64: MailOutboxRecord] = [:]
         var lastMailID: Int64 = 0
+        /// By `MailSuppression.key`.
+        var mailSuppressions: [String: MailSuppression] = [:]
         var emailTokens: [[UInt8]: EmailTokenRecord] = [:]
     }
 

@@ -3,17 +3,18 @@ extension InMemoryTransaction {
         try mail.validate()
         return try run { state throws(StorageError) in
             state.lastMailID += 1
+            let suppressed = state.mailSuppressions[MailSuppression.key(mail.recipient)] != nil
             state.mailOutbox[state.lastMailID] = MailOutboxRecord(
                 id: state.lastMailID,
                 kind: mail.kind,
                 recipient: mail.recipient,
                 userID: mail.userID,
                 messageID: mail.messageID,
-                message: mail.message,
-                status: .pending,
+                message: suppressed ? nil : mail.message,
+                status: suppressed ? .suppressed : .pending,
                 attempts: 0,
                 createdAt: mail.createdAt,
-                nextAttemptAt: mail.createdAt,
+                nextAttemptAt: suppressed ? nil : mail.createdAt,
                 updatedAt: mail.createdAt
             )
             return state.lastMailID

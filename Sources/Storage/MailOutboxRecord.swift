@@ -26,6 +26,8 @@ public struct MailOutboxRecord: Sendable, Equatable {
     public var leaseOwner: String?
     public var leaseUntil: Date
     public var updatedAt: Date
+    /// What a provider reported after the relay accepted it (`MailBounceTransactions.recordMailBounce`), when anything.
+    public var bounce: MailBounce?
 
     public init(
         id: Int64,
@@ -43,7 +45,8 @@ public struct MailOutboxRecord: Sendable, Equatable {
         lastReplyCode: Int? = nil,
         leaseOwner: String? = nil,
         leaseUntil: Date = MailOutboxRecord.noLease,
-        updatedAt: Date
+        updatedAt: Date,
+        bounce: MailBounce? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -61,6 +64,7 @@ public struct MailOutboxRecord: Sendable, Equatable {
         self.leaseOwner = leaseOwner
         self.leaseUntil = leaseUntil
         self.updatedAt = updatedAt
+        self.bounce = bounce
     }
 
     /// The `leaseUntil` of a message nobody holds: Foundation's reference date, stored as 0.

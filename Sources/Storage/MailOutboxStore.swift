@@ -19,7 +19,9 @@ public protocol MailOutboxStore: Sendable {
     func mailOutbox(status: MailOutboxStatus?, after id: Int64, limit: Int) throws(StorageError) -> [MailOutboxRecord]
     /// How many messages are in each status (statuses without any are left out).
     func mailOutboxCounts() throws(StorageError) -> [MailOutboxStatus: Int]
-    /// Deletes the sent and dead messages last changed before `before`.
+    /// At most `limit` suppressed addresses whose key (`MailSuppression.key`) sorts after `after`, ordered by key.
+    func mailSuppressions(after key: String, limit: Int) throws(StorageError) -> [MailSuppression]
+    /// Deletes the sent, dead and suppressed messages last changed before `before`.
     /// - Returns: how many were deleted.
     func purgeMail(before: Date) throws(StorageError) -> Int
 }

@@ -20,6 +20,7 @@ public protocol StoreTransaction:
     EventTransactions,
     WebhookTransactions,
     MailOutboxTransactions,
+    MailBounceTransactions,
     EmailTokenTransactions
 {}
 

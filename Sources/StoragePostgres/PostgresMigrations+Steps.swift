@@ -487,5 +487,7 @@ extension PostgresMigrations {
                 """,
             breaksPreviousRelease: false
         ),
+        // Bounces and complaints reported after the relay accepted a message, and suppressed addresses (issue 39).
+        Step(version: 21, sql: Self.mailBounceSchema),
     ]
 }

@@ -105,10 +105,15 @@ extension PostgresStore {
         // The notices, in the same statement, only when the session (and so the passkey) was stored.
         for (index, message) in mail.enumerated() {
             let created = parameters.bind(.date(message.createdAt), as: "float8")
+            // A suppressed recipient's notice is recorded as suppressed, without its message (`enqueueMail`).
+            let suppressed =
+                "EXISTS (SELECT 1 FROM mail_suppressions WHERE address_key = \(parameters.bind(.text(MailSuppression.key(message.recipient)), as: "text")))"
             let values = [
                 parameters.bind(.text(message.kind), as: "text"), parameters.bind(.text(message.recipient), as: "text"),
                 parameters.bind(.optional(message.userID, PostgresValue.bytea), as: "bytea"), parameters.bind(.text(message.messageID), as: "text"),
-                parameters.bind(.bytea(message.message), as: "bytea"), "'pending'", "0", created, created, "0", created,
+                "CASE WHEN \(suppressed) THEN NULL ELSE \(parameters.bind(.bytea(message.message), as: "bytea")) END",
+                "CASE WHEN \(suppressed) THEN 'suppressed' ELSE 'pending' END", "0", created, "CASE WHEN \(suppressed) THEN NULL ELSE \(created) END",
+                "0", created,
             ]
             writes.append(
                 "mailed\(index) AS (INSERT INTO mail_outbox (kind, recipient, user_id, message_id, message, status, attempts, created_at, "

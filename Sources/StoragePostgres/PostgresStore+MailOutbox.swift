@@ -69,6 +69,16 @@ extension PostgresStore {
         return Dictionary(rows, uniquingKeysWith: +)
     }
 
+    public func mailSuppressions(after key: String, limit: Int) throws(StorageError) -> [MailSuppression] {
+        try withConnection { connection throws(PostgresError) in
+            try connection.run(
+                "SELECT \(PostgresRecords.suppressionColumns) FROM mail_suppressions WHERE address_key > $1 ORDER BY address_key LIMIT $2",
+                [.text(key), .bigint(Int64(max(0, limit)))],
+                row: PostgresRecords.suppressionRecord
+            )
+        }
+    }
+
     public func purgeMail(before: Date) throws(StorageError) -> Int {
         try withConnection { connection throws(PostgresError) in
             try connection.run("DELETE FROM mail_outbox WHERE status <> 'pending' AND updated_at < $1", [.date(before)])

@@ -487,5 +487,7 @@ extension SQLiteMigrations {
                 CREATE INDEX sessions_by_parent ON sessions(parent_id) WHERE parent_id IS NOT NULL;
                 """
         ),
+        // Bounces and complaints reported after the relay accepted a message, and suppressed addresses (issue 39).
+        Step(version: 21, sql: Self.mailBounceSchema),
     ]
 }

@@ -4,7 +4,7 @@ import Storage
 extension SQLiteRecords {
     static let mailColumns = """
         id, kind, recipient, user_id, message_id, message, status, attempts, created_at, next_attempt_at, last_attempt_at, last_error,
-        last_reply_code, lease_owner, lease_until, updated_at
+        last_reply_code, lease_owner, lease_until, updated_at, bounce_kind, bounced_at, bounce_reason
         """
 
     func enqueueMail(_ mail: NewMail) throws(StorageError) -> Int64 {
@@ -14,11 +14,13 @@ extension SQLiteRecords {
                 """
                 INSERT INTO mail_outbox (kind, recipient, user_id, message_id, message, status, attempts, created_at, next_attempt_at,
                     lease_until, updated_at)
-                VALUES (?1, ?2, ?3, ?4, ?5, 'pending', 0, ?6, ?6, 0, ?6)
+                SELECT ?1, ?2, ?3, ?4, CASE WHEN suppressed THEN NULL ELSE ?5 END, CASE WHEN suppressed THEN 'suppressed' ELSE 'pending' END,
+                    0, ?6, CASE WHEN suppressed THEN NULL ELSE ?6 END, 0, ?6
+                FROM (SELECT EXISTS (SELECT 1 FROM mail_suppressions WHERE address_key = ?7) AS suppressed)
                 """
             ).run([
                 .text(mail.kind), .text(mail.recipient), mail.userID.map { .blob($0) } ?? .null, .text(mail.messageID), .blob(mail.message),
-                .date(mail.createdAt),
+                .date(mail.createdAt), .text(MailSuppression.key(mail.recipient)),
             ])
             return inserted == 1 ? connection.lastInsertedRowID : nil
         }
@@ -43,7 +45,9 @@ extension SQLiteRecords {
             lastReplyCode: row.isNull(12) ? nil : Int(row.integer(12)),
             leaseOwner: row.isNull(13) ? nil : row.text(13),
             leaseUntil: row.date(14),
-            updatedAt: row.date(15)
+            updatedAt: row.date(15),
+            bounce: row.isNull(16)
+                ? nil : MailBounce(kind: MailBounceKind(rawValue: row.text(16)) ?? .hard, at: row.date(17), reason: row.text(18))
         )
     }
 }

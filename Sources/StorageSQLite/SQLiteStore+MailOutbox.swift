@@ -62,6 +62,14 @@ extension SQLiteStore {
         return Dictionary(rows, uniquingKeysWith: +)
     }
 
+    public func mailSuppressions(after key: String, limit: Int) throws(StorageError) -> [MailSuppression] {
+        try withConnection { connection throws(SQLiteError) in
+            try connection.statement(
+                "SELECT \(SQLiteRecords.suppressionColumns) FROM mail_suppressions WHERE address_key > ?1 ORDER BY address_key LIMIT ?2"
+            ).run([.text(key), .integer(Int64(max(0, limit)))], row: SQLiteRecords.suppressionRecord)
+        }
+    }
+
     public func purgeMail(before: Date) throws(StorageError) -> Int {
         try withConnection { connection throws(SQLiteError) in
             try connection.statement("DELETE FROM mail_outbox WHERE status <> 'pending' AND updated_at < ?1").run([.date(before)])

@@ -12,7 +12,7 @@ public enum StoreContract {
         + spentChallengeChecks + transactionChecks + accountChecks + accountRecoveryChecks + appleChecks + federatedIdentityChecks
         + signingKeyChecks + openIDProviderChecks + eventChecks
         + webhookChecks + statusChecks + disabledUserChecks + mailOutboxChecks + emailTokenChecks
-        + registrationMailChecks + sessionLineageChecks
+        + registrationMailChecks + sessionLineageChecks + mailBounceChecks
 
     /// Registers a new account with `completeRegistration` and a session of its own (derived from the owner and the
     /// credential's number, so that no two calls of a check collide), without events.

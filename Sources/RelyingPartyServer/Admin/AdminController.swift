@@ -142,4 +142,19 @@ struct AdminController: Sendable {
         }
         return JSONBody.ok(try service.mailMessages(status: request.queryValue("status"), cursor: request.queryValue("cursor"), limit: limit))
     }
+
+    /// `GET /admin/mail/suppressions?cursor=&limit=`.
+    func mailSuppressions(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+        let limit = try request.queryValue("limit").map { (text: String) throws(ServerError) -> Int in
+            guard let limit = Int(text) else { throw ServerError(.invalidRequest, member: "limit") }
+            return limit
+        }
+        return JSONBody.ok(try service.mailSuppressions(cursor: request.queryValue("cursor"), limit: limit))
+    }
+
+    /// `DELETE /admin/mail/suppressions/{address}`: the suppression lifted.
+    func clearMailSuppression(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
+        let address = context.identifier.removingPercentEncoding ?? context.identifier
+        return JSONBody.ok(["suppression": try service.clearMailSuppression(address: address)])
+    }
 }

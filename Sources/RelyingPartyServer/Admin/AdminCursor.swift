@@ -36,6 +36,17 @@ enum AdminCursor {
         return id
     }
 
+    static func make(suppressionKey key: String) -> String {
+        Base64URL.encode(Array("s\u{0}\(key)".utf8))
+    }
+
+    /// The suppression key (`MailSuppression.key`) the page starts after.
+    static func suppressionKey(_ cursor: String) throws(ServerError) -> String {
+        let parts = try fields(cursor, kind: "s")
+        guard parts.count == 1, !parts[0].isEmpty else { throw ServerError(.invalidCursor) }
+        return parts[0]
+    }
+
     private static func fields(_ cursor: String, kind: String) throws(ServerError) -> [String] {
         guard cursor.utf8.count <= 2048, let bytes = Base64URL.decode(cursor), let text = String(validating: bytes, as: UTF8.self) else {
             throw ServerError(.invalidCursor)

@@ -21,6 +21,8 @@ public struct AdminMailPage: Encodable, Sendable {
         public let lastError: String?
         /// The relay's SMTP reply code of the last failure, when it answered one.
         public let lastReplyCode: Int?
+        /// What a provider reported after the relay accepted it, when anything.
+        public let bounce: Bounce?
 
         init(_ record: MailOutboxRecord) {
             id = record.id
@@ -34,6 +36,22 @@ public struct AdminMailPage: Encodable, Sendable {
             lastAttemptAt = record.lastAttemptAt
             lastError = record.lastError
             lastReplyCode = record.lastReplyCode
+            bounce = record.bounce.map(Bounce.init)
+        }
+    }
+
+    /// A bounce or complaint recorded on a message.
+    public struct Bounce: Encodable, Sendable {
+        /// `hard`, `soft` or `complaint`.
+        public let kind: String
+        public let at: Date
+        /// The provider's short reason.
+        public let reason: String
+
+        init(_ bounce: MailBounce) {
+            kind = bounce.kind.rawValue
+            at = bounce.at
+            reason = bounce.reason
         }
     }
 

@@ -26,6 +26,7 @@ struct Controllers: Sendable {
     let federatedLinks: FederatedLinksController
     let webSignIn: WebSignInController
     let email: EmailController
+    let mailEvents: MailEventsController
 
     init(
         configuration: ServerConfiguration,
@@ -86,6 +87,13 @@ struct Controllers: Sendable {
             limits: limits,
             sessionLifetime: TimeInterval(configuration.recoverySessionLifetimeSeconds),
             signInURL: (configuration.origins.first ?? "https://\(configuration.relyingPartyID)") + "/"
+        )
+        mailEvents = MailEventsController(
+            settings: configuration.email?.bounces,
+            time: time,
+            service: accountService,
+            bounces: metrics?.mailBounces,
+            log: log
         )
         passwords = PasswordController(
             store: store,

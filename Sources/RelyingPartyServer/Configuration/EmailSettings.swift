@@ -32,6 +32,8 @@ public struct EmailSettings: Sendable {
     var verificationLifetimeSeconds = 86_400
     /// How long a recovery link is valid (15 minutes), a minute to an hour: it opens a session without a passkey.
     var recoveryLinkLifetimeSeconds = 900
+    /// `bounces`: the providers' bounce and complaint webhooks; nil takes none.
+    var bounces: BounceSettings?
 
     func isEnabled(_ kind: MailKind) -> Bool { enabledSwitches.contains(kind.switchName) }
 
@@ -46,7 +48,7 @@ public struct EmailSettings: Sendable {
         try reader.only([
             "host", "port", "security", "username", "passwordFile", "passwordEnvironment", "caFile", "from", "fromName", "replyTo", "baseURL",
             "messages", "templates", "connectTimeoutSeconds", "timeoutSeconds", "maximumAttempts", "firstRetrySeconds", "maximumRetrySeconds",
-            "retentionSeconds", "verificationLifetimeSeconds", "recoveryLinkLifetimeSeconds",
+            "retentionSeconds", "verificationLifetimeSeconds", "recoveryLinkLifetimeSeconds", "bounces",
         ])
         let securityName = try reader.string("security") ?? "starttls"
         guard let security = SMTPSecurity(rawValue: securityName) else {
@@ -115,6 +117,7 @@ public struct EmailSettings: Sendable {
         retentionSeconds = try reader.integer("retentionSeconds", in: 3_600...31_536_000) ?? retentionSeconds
         verificationLifetimeSeconds = try reader.integer("verificationLifetimeSeconds", in: 300...604_800) ?? verificationLifetimeSeconds
         recoveryLinkLifetimeSeconds = try reader.integer("recoveryLinkLifetimeSeconds", in: 60...3_600) ?? recoveryLinkLifetimeSeconds
+        bounces = try reader.object("bounces").map { (block: ConfigurationReader) throws(ConfigurationError) in try BounceSettings(block) }
     }
 
     private static func address(_ reader: ConfigurationReader, _ name: String, displayName: String?) throws(ConfigurationError) -> MailAddress {
@@ -148,5 +151,6 @@ public struct EmailSettings: Sendable {
             throw ConfigurationError(.invalidValue, key: "email.passwordFile", error.reason)
         }
         templates = try MailTemplateSet(folder: templatesFolder)
+        try bounces?.load(environment: environment)
     }
 }

@@ -77,6 +77,9 @@ enum AccountEvent: Equatable {
     /// (`address` tried `count` accounts; no account) or `addresses_per_account` (the account, when the name or email
     /// tried is one, was tried from `count` addresses).
     case passwordStuffingSuspected(userID: [UInt8]?, signal: String, count: Int, address: String?)
+    /// A provider reported that a message to the account's address bounced (`hard`, `soft`) or drew a spam complaint
+    /// (`complaint`) after the relay accepted it; `suppressed` when it stopped further mail to the address.
+    case emailBounced(userID: [UInt8], bounce: MailBounceKind, provider: String, suppressed: Bool)
 
     /// How an account came to be.
     enum CreationMethod: String {
@@ -181,6 +184,7 @@ enum AccountEvent: Equatable {
         case enrollmentLinkCreated = "enrollment_link.created"
         case enrollmentLinkUsed = "enrollment_link.used"
         case passwordStuffingSuspected = "password.stuffing_suspected"
+        case emailBounced = "email.bounced"
     }
 
     var kind: Kind {
@@ -212,6 +216,7 @@ enum AccountEvent: Equatable {
         case .enrollmentLinkCreated: .enrollmentLinkCreated
         case .enrollmentLinkUsed: .enrollmentLinkUsed
         case .passwordStuffingSuspected: .passwordStuffingSuspected
+        case .emailBounced: .emailBounced
         }
     }
 
@@ -228,7 +233,7 @@ enum AccountEvent: Equatable {
             .appleEmailDisabled(let userID, _), .appleEmailEnabled(let userID, _), .recoveryCodesCreated(let userID),
             .recoveryCodeUsed(let userID, _), .recoveryLinkUsed(let userID), .enrollmentLinkCreated(let userID), .enrollmentLinkUsed(let userID, _),
             .identityLinked(let userID, _, _, _), .identityUnlinked(let userID, _, _, _), .userDisabled(let userID, _),
-            .userEnabled(let userID, _):
+            .userEnabled(let userID, _), .emailBounced(let userID, _, _, _):
             userID
         case .sessionCreated(let session), .sessionRevoked(let session, _):
             session.userID
@@ -266,6 +271,9 @@ enum AccountEvent: Equatable {
         var signal: String?
         var count: Int?
         var address: String?
+        /// `email.bounced`: `hard`, `soft` or `complaint`, and whether the address is now suppressed.
+        var bounce: String?
+        var suppressed: Bool?
     }
 
     var payload: Payload {
@@ -318,6 +326,8 @@ enum AccountEvent: Equatable {
             payload.remaining = remaining
         case .passwordStuffingSuspected(_, let signal, let count, let address):
             (payload.signal, payload.count, payload.address) = (signal, count, address)
+        case .emailBounced(_, let bounce, let provider, let suppressed):
+            (payload.bounce, payload.provider, payload.suppressed) = (bounce.rawValue, provider, suppressed)
         }
         return payload
     }
@@ -336,6 +346,7 @@ extension AccountEvent.Payload {
         if let appleRevocation { object.add("appleRevocation", appleRevocation) }
         if let appleUserId { object.add("appleUserId", appleUserId) }
         if let backupEligible { object.add("backupEligible", backupEligible) }
+        if let bounce { object.add("bounce", bounce) }
         if let changes { object.add("changes", changes) }
         if let count { object.add("count", Int64(count)) }
         if let credentialId { object.add("credentialId", credentialId) }
@@ -352,6 +363,7 @@ extension AccountEvent.Payload {
         if let sessionId { object.add("sessionId", sessionId) }
         if let signal { object.add("signal", signal) }
         if let subject { object.add("subject", subject) }
+        if let suppressed { object.add("suppressed", suppressed) }
         if let upgrade { object.add("upgrade", upgrade) }
         if let userId { object.add("userId", userId) }
     }

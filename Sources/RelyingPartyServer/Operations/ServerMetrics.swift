@@ -30,6 +30,9 @@ final class ServerMetrics: Sendable {
     /// `passkeyd_mail_attempts_total{kind, outcome, recipient}`: `sent`, `failed` (to be retried), `dead` (given up);
     /// `recipient` is `apple_private_relay` for Apple's relay addresses, whose refusals are counted apart, else `other`.
     let mailAttempts: MetricFamily<Counter>
+    /// `passkeyd_mail_bounces_total{kind, provider, recipient}`: bounces (`hard`, `soft`) and complaints (`complaint`) a
+    /// provider reported after the relay accepted the message, `recipient` as `mailAttempts`'.
+    let mailBounces: MetricFamily<Counter>
     /// `passkeyd_password_stuffing_signals_total{signal}`: `accounts_per_address`, `addresses_per_account`.
     let passwordStuffingSignals: MetricFamily<Counter>
     private let requestDurations: MetricFamily<Histogram>
@@ -109,6 +112,11 @@ final class ServerMetrics: Sendable {
             "passkeyd_mail_attempts_total",
             "Attempts at sending mail by message kind, outcome (sent; failed, to be retried; dead, given up) and recipient (apple_private_relay or other).",
             labels: ["kind", "outcome", "recipient"]
+        )
+        mailBounces = registry.counter(
+            "passkeyd_mail_bounces_total",
+            "Bounces (hard, soft) and complaints (complaint) a provider reported after the relay accepted the message, by provider and recipient (apple_private_relay or other).",
+            labels: ["kind", "provider", "recipient"]
         )
         passwordStuffingSignals = registry.counter(
             "passkeyd_password_stuffing_signals_total",

@@ -678,6 +678,10 @@ def test_the_admin_api(world):
     assert api.admin("GET", "/admin/mail?status=dead&limit=5") == {"messages": []}
     assert api.admin("GET", "/admin/mail?status=bounced", status=400, validate_request=False)["member"] == "status"
     assert api.admin("GET", "/admin/mail?cursor=bm9wZQ", status=400)["error"] == "invalid_cursor"
+    # Suppressed addresses: none, and lifting one that is not suppressed.
+    assert api.admin("GET", "/admin/mail/suppressions?limit=5") == {"suppressions": []}
+    assert api.admin("GET", "/admin/mail/suppressions?cursor=bm9wZQ", status=400)["error"] == "invalid_cursor"
+    assert api.admin("DELETE", "/admin/mail/suppressions/nobody@example.com", status=404)["error"] == "not_found"
 
 
 def test_address_verification_and_recovery_by_email(world):
@@ -696,6 +700,8 @@ def test_address_verification_and_recovery_by_email(world):
     assert 'src="/auth/recovery/email/page.js"' in page and "token=abc" not in page
     assert "/auth/recovery/email/session" in api.call("GET", "/auth/recovery/email/page.js")
     assert api.call("POST", "/auth/recovery/email/session", {"token": "abc"}, status=400)["error"] == "recovery_link_invalid"
+    # No provider's bounce webhook is configured (`email.bounces`): 404.
+    assert api.call("POST", "/email/events/mailgun", {"signature": {}, "event-data": {}}, status=404)["error"] == "not_found"
 
 
 def test_rate_limited_answers_carry_retry_after(world):

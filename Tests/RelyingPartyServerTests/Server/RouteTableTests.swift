@@ -67,6 +67,8 @@ struct RouteTableTests {
         "POST /auth/recovery/email/session": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
         // The recovery page's script: compiled in, the same for everyone.
         "GET /auth/recovery/email/page.js": [.sessionIgnored, .answersFromMemory],
+        // The mail providers' bounce webhooks: authenticated as the provider's, never by a session.
+        "POST /email/events/{provider}": [.noStore, .sessionIgnored],
     ]
 
     /// Routes whose handler may run for a request with stale credentials; nothing else.
@@ -76,7 +78,7 @@ struct RouteTableTests {
         "POST /oauth/token", "POST /oauth/revoke", "GET /oauth/userinfo", "POST /oauth/userinfo", "GET /auth/apple/start",
         "POST /auth/apple/callback", "GET /auth/{provider}/start", "GET /auth/{provider}/callback", "GET /oauth/consent", "POST /oauth/consent",
         "POST /session/handoff/switch", "GET /email/verify", "POST /email/verify", "GET /auth/recovery/email", "POST /auth/recovery/email/session",
-        "GET /auth/recovery/email/page.js",
+        "GET /auth/recovery/email/page.js", "POST /email/events/{provider}",
     ]
 
     /// Routes whose answers may be cached; every other route must be `no-store` (a new one is, unless listed here).

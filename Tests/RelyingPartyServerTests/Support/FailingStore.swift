@@ -114,6 +114,9 @@ final class FailingStore: PasskeyStore {
     }
     func mailOutboxCounts() throws(StorageError) -> [MailOutboxStatus: Int] { try inner.mailOutboxCounts() }
     func purgeMail(before: Date) throws(StorageError) -> Int { try inner.purgeMail(before: before) }
+    func mailSuppressions(after key: String, limit: Int) throws(StorageError) -> [MailSuppression] {
+        try inner.mailSuppressions(after: key, limit: limit)
+    }
 }
 
 /// The transaction of a `FailingStore`: the wrapped one, with the failures.
@@ -379,6 +382,12 @@ private struct FailingTransaction: StoreTransaction {
     }
 
     func enqueueMail(_ mail: NewMail) throws(StorageError) -> Int64 { try inner.enqueueMail(mail) }
+    func mail(messageID: String) throws(StorageError) -> MailOutboxRecord? { try inner.mail(messageID: messageID) }
+    func latestSentMail(recipient: String) throws(StorageError) -> MailOutboxRecord? { try inner.latestSentMail(recipient: recipient) }
+    func recordMailBounce(id: Int64, _ bounce: MailBounce) throws(StorageError) -> Bool { try inner.recordMailBounce(id: id, bounce) }
+    func suppressMail(_ suppression: MailSuppression) throws(StorageError) -> Bool { try inner.suppressMail(suppression) }
+    func mailSuppression(address: String) throws(StorageError) -> MailSuppression? { try inner.mailSuppression(address: address) }
+    func deleteMailSuppression(address: String) throws(StorageError) -> MailSuppression? { try inner.deleteMailSuppression(address: address) }
     func replaceEmailToken(_ token: EmailTokenRecord) throws(StorageError) {
         try fail("replaceEmailToken")
         try inner.replaceEmailToken(token)

@@ -67,6 +67,7 @@ struct WebhookReadmeTests {
                 .passwordStuffingSuspected(userID: nil, signal: "accounts_per_address", count: 10, address: "192.0.2.1"),
                 .passwordStuffingSuspected(userID: user, signal: "addresses_per_account", count: 10, address: nil),
             ]
+        case .emailBounced: [.emailBounced(userID: user, bounce: .hard, provider: "mailgun", suppressed: true)]
         }
     }
 

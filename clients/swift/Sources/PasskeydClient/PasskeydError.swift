@@ -78,6 +78,9 @@ public struct PasskeydError: Error, Sendable, Equatable, CustomStringConvertible
         case emailVerificationLocked = "email_verification_locked"
         case recoveryLinkInvalid = "recovery_link_invalid"
         case handoffFromHandoff = "handoff_from_handoff"
+        // The providers' bounce webhooks (`POST /email/events/{provider}`), answered to the provider, never to an app.
+        case emailEventUnauthenticated = "email_event_unauthenticated"
+        case emailEventTooLarge = "email_event_too_large"
         case consentRequired = "consent_required"
         // passkeyd's OpenID provider (/oauth/*), OAuth's own codes (RFC 6749 §4.1.2.1, §5.2; RFC 6750 §3.1).
         case invalidClient = "invalid_client"
