@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Storage
 import StoragePostgres
@@ -62,6 +63,36 @@ struct PostgresSharedLimitTests {
             taken += try nodes[round % 2].drawTokens(limit: "account", key: Self.key, count: 2, perSecond: 0.001, burst: 10, now: Self.start).taken
         }
         #expect(taken == 10)
+    }
+
+    /// A draw's deadline counts from its asking for a connection: with every pooled connection held by other calls,
+    /// it gives up within `limitDrawDeadline` (the limiter then decides alone), not after the pool's 10 s wait.
+    @Test func aDrawOnABusyPoolIsOverWithinItsDeadline() throws {
+        let store = try Self.store(try PostgresClusterScope.current().createDatabase())
+        let (holding, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let held = DispatchGroup()
+        for _ in 0..<2 {
+            DispatchQueue.global().async(group: held) {
+                _ = try? store.transaction { _ throws(StorageError) in
+                    holding.signal()
+                    release.wait()
+                }
+            }
+        }
+        for _ in 0..<2 { holding.wait() }
+        let started = ContinuousClock.now
+        var failure: StorageError?
+        do throws(StorageError) {
+            _ = try store.drawTokens(limit: "account", key: Self.key, count: 1, perSecond: 1, burst: 10, now: Self.start)
+        } catch {
+            failure = error
+        }
+        let waited = started.duration(to: .now)
+        for _ in 0..<2 { release.signal() }
+        held.wait()
+        #expect(failure?.code == .unavailable && failure?.outage == .timedOut, "\(String(describing: failure))")
+        #expect(waited >= .milliseconds(900) && waited < .milliseconds(1500), "\(waited)")
+        #expect(try store.drawTokens(limit: "account", key: Self.key, count: 1, perSecond: 1, burst: 10, now: Self.start) == (1, 9))
     }
 
     @Test func bucketsArePurgedOnceFull() throws {
