@@ -53,12 +53,13 @@ final class PostgresConnectionPool: Sendable {
         (waits.load(ordering: .relaxed), waitTimeouts.load(ordering: .relaxed))
     }
 
-    /// Lends one connection to `body` with `synchronous_commit` set as `durableCommits` says, connecting when no
-    /// idle connection is left. An idle connection that already has that setting is preferred, which saves a `SET`.
+    /// Lends one connection to `body` with `synchronous_commit` set as `durableCommits` says (nil: as the connection
+    /// has it), connecting when no idle connection is left. An idle connection that already has that setting is
+    /// preferred, which saves a `SET`.
     /// A call with a `deadline` of its own is over by then, whatever it waits for: a free connection (at most
     /// `waitTimeout` all the same), a new one, the `SET` and `body`'s statements.
     func withConnection<Result>(
-        durableCommits: Bool = true,
+        durableCommits: Bool? = true,
         deadline: ContinuousClock.Instant? = nil,
         _ body: (PostgresConnection) throws(PostgresError) -> Result
     ) throws(StorageError) -> Result {
@@ -102,7 +103,7 @@ final class PostgresConnectionPool: Sendable {
         connection.callDeadline = deadline
         defer { connection.callDeadline = nil }
         do throws(PostgresError) {
-            try connection.setDurableCommits(durableCommits)
+            if let durableCommits { try connection.setDurableCommits(durableCommits) }
             let result = try body(connection)
             giveBack(connection)
             return result
