@@ -252,7 +252,7 @@ bench-server: deps
 
 # Sign-in ceremonies on two passkeyd nodes sharing a throwaway PostgreSQL cluster, next to one node on SQLite.
 bench-nodes: deps
-	$(call install_missing,postgresql curl)
+	$(call install_missing,postgresql pgbouncer curl bc)
 	bash bench/nodes/run.sh
 
 # A fixed-length mixed load (SOAK_SECONDS, default 60) with error counts, p99 latency and the server's memory.

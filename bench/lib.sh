@@ -26,9 +26,13 @@ stop_process() {
     for _ in $(seq 50); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
 }
 
-# write_config PORT DATA_DIRECTORY FILE [MEMBER]: the benchmark server's configuration, release-style, with an
-# associatedDomains block (so AASA is served) and rate limits lifted (every request comes from 127.0.0.1 and every
-# sign-in from one account). MEMBER, when given, is one more top-level JSON member, e.g. '"database": {...}'.
+# The rate limits of write_config: lifted, since every request comes from 127.0.0.1 and every sign-in from one account.
+lifted_rate_limits='{"perAddressPerMinute": 1000000, "perAddressBurst": 1000000, "perAccountPerMinute": 1000000,
+                 "perAccountBurst": 1000000, "outstandingChallengesPerAddress": 1000000}'
+
+# write_config PORT DATA_DIRECTORY FILE [MEMBER [RATE_LIMITS]]: the benchmark server's configuration, release-style,
+# with an associatedDomains block (so AASA is served) and the rate limits RATE_LIMITS (a JSON object; lifted by
+# default). MEMBER, when given, is one more top-level JSON member, e.g. '"database": {...}'.
 write_config() {
     cat >"$3" <<JSON
 {
@@ -38,8 +42,7 @@ write_config() {
   "www": null,
   "threads": 2,${4:+
   $4,}
-  "rateLimits": {"perAddressPerMinute": 1000000, "perAddressBurst": 1000000, "perAccountPerMinute": 1000000,
-                 "perAccountBurst": 1000000, "outstandingChallengesPerAddress": 1000000},
+  "rateLimits": ${5:-$lifted_rate_limits},
   "associatedDomains": {
     "webcredentials": {"apps": ["ABCDE12345.com.example.app", "ABCDE12345.com.example.app.beta"]},
     "applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/account/*"}, {"/": "/open/*"}]}]}
@@ -82,4 +85,43 @@ stop_postgres_cluster() {
 # PostgreSQL refuses to run as root: as root, its programs run as the postgres system user.
 as_postgres() {
     if [ "$(id -u)" = 0 ]; then (cd / && runuser -u postgres -- "$@"); else "$@"; fi
+}
+
+# start_pgbouncer FOLDER SERVER_CONNECTIONS: Debian's PgBouncer in transaction mode (as Supabase's and RDS Proxy's
+# poolers work) on a free port of 127.0.0.1, in front of the cluster of start_postgres_cluster, with at most
+# SERVER_CONNECTIONS connections to it per database; sets pgbouncer_port and pgbouncer_database (the configuration's
+# `database` member, `"pooler": "transaction"`). stop_pgbouncer stops it by the pid in its pid file.
+start_pgbouncer() {
+    [ -x /usr/sbin/pgbouncer ] || { echo "no /usr/sbin/pgbouncer: install Debian's pgbouncer" >&2; exit 1; }
+    pgbouncer_folder=$1/pgbouncer
+    mkdir "$pgbouncer_folder"
+    pgbouncer_port=$(free_port)
+    cat >"$pgbouncer_folder/pgbouncer.ini" <<INI
+[databases]
+* = host=127.0.0.1 port=$postgres_port
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = $pgbouncer_port
+unix_socket_dir =
+auth_type = trust
+auth_file = $pgbouncer_folder/users.txt
+pool_mode = transaction
+default_pool_size = $2
+max_client_conn = 400
+server_reset_query =
+ignore_startup_parameters = extra_float_digits,options
+logfile = $pgbouncer_folder/pgbouncer.log
+pidfile = $pgbouncer_folder/pgbouncer.pid
+INI
+    echo '"passkeyd" ""' >"$pgbouncer_folder/users.txt"
+    if [ "$(id -u)" = 0 ]; then chown -R postgres:postgres "$pgbouncer_folder"; fi
+    as_postgres /usr/sbin/pgbouncer -d "$pgbouncer_folder/pgbouncer.ini" || { cat "$pgbouncer_folder/pgbouncer.log" >&2; exit 1; }
+    for _ in $(seq 50); do [ -s "$pgbouncer_folder/pgbouncer.pid" ] && break; sleep 0.1; done
+    pgbouncer_database="\"database\": {\"postgres\": \"host=127.0.0.1 port=$pgbouncer_port user=passkeyd dbname=passkeyd\", \"pooler\": \"transaction\"}"
+}
+
+stop_pgbouncer() {
+    if [ -n "${pgbouncer_folder:-}" ] && [ -s "$pgbouncer_folder/pgbouncer.pid" ]; then
+        stop_process "$(cat "$pgbouncer_folder/pgbouncer.pid")"
+    fi
 }

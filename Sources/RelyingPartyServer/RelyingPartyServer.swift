@@ -311,7 +311,7 @@ public final class RelyingPartyServer: HTTPHandler {
             if let method = session?.session.method, method.isRestricted, !route.flags.contains(.recoverySessionAllowed) {
                 throw ServerError(method == .recoveryCode ? .recoverySessionRestricted : .passwordSessionRestricted)
             }
-            var response = try route.handler(self, request, RouteContext(parameters: parameters, session: session))
+            var response = try route.handler(self, request, RouteContext(parameters: parameters, session: session, isOnLoop: isOnLoop))
             // A write may have appended events: their deliveries are due now.
             if method != "GET" {
                 wakeWebhooks()

@@ -24,6 +24,9 @@ final class PostgresConnection: @unchecked Sendable {
     private(set) var statementsSent = 0
     /// How long a call waits for the server's answer before it gives up (`timedOut`) and abandons the connection.
     var replyDeadline: Duration
+    /// When the call borrowing the connection must be over, if it has a deadline of its own (a shared-limit draw):
+    /// a reply that would come later is not waited for, whatever `replyDeadline` allows.
+    var callDeadline: ContinuousClock.Instant?
     /// Set when a call gave up waiting: the connection is in an unknown state and must not be used again.
     private var isAbandoned = false
 
@@ -32,12 +35,15 @@ final class PostgresConnection: @unchecked Sendable {
     /// network, keep-alives that give up on a silent server after about a minute, statements (lock waits included)
     /// cancelled by the server after 30 s, and the application name seen in `pg_stat_activity`. Through a
     /// transaction-mode pooler the statement timeout is not sent (poolers refuse the `options` startup parameter):
-    /// the pooler's `query_timeout` or the role's `statement_timeout` takes its place.
+    /// the pooler's `query_timeout` or the role's `statement_timeout` takes its place. With `connectDeadline`, the
+    /// connection is made without blocking and given up at that instant (libpq's `connect_timeout`, at least 2 s, does
+    /// not apply then; a host name is still resolved before the deadline is watched).
     init(
         connectionString: String,
         transactionPooling: Bool = false,
         notices: PostgresNoticeReceiver = PostgresNoticeReceiver { _ in },
-        replyDeadline: Duration = PostgresConnection.defaultReplyDeadline
+        replyDeadline: Duration = PostgresConnection.defaultReplyDeadline,
+        connectDeadline: ContinuousClock.Instant? = nil
     ) throws(PostgresError) {
         self.replyDeadline = replyDeadline
         self.transactionPooling = transactionPooling
@@ -57,10 +63,16 @@ final class PostgresConnection: @unchecked Sendable {
         }
         let handle = (keywords + [nil]).map { UnsafePointer($0) }.withUnsafeBufferPointer { keywordPointers in
             (values + [nil]).map { UnsafePointer($0) }.withUnsafeBufferPointer { valuePointers in
-                PQconnectdbParams(keywordPointers.baseAddress, valuePointers.baseAddress, 1)
+                connectDeadline == nil
+                    ? PQconnectdbParams(keywordPointers.baseAddress, valuePointers.baseAddress, 1)
+                    : PQconnectStartParams(keywordPointers.baseAddress, valuePointers.baseAddress, 1)
             }
         }
         guard let handle else { throw PostgresError(.connectionFailed, "PostgreSQL connect failed: out of memory") }
+        if let connectDeadline, !Self.finishConnecting(handle, by: connectDeadline) {
+            PQfinish(handle)
+            throw PostgresError(.timedOut, "PostgreSQL did not accept a connection within the call's deadline")
+        }
         guard PQstatus(handle) == CONNECTION_OK else {
             let error = PostgresError.failure("connect", result: nil, connection: handle)
             PQfinish(handle)
@@ -72,6 +84,31 @@ final class PostgresConnection: @unchecked Sendable {
 
     deinit {
         PQfinish(handle)
+    }
+
+    /// Drives a connection started by `PQconnectStartParams` until it is made or failed (true), or `deadline` passes
+    /// (false), as libpq's documentation of `PQconnectPoll` says: wait for the socket as its last answer asks, then
+    /// poll again, starting as if it had asked to write.
+    private static func finishConnecting(_ handle: OpaquePointer, by deadline: ContinuousClock.Instant) -> Bool {
+        guard PQstatus(handle) != CONNECTION_BAD else { return true }
+        var polling = PGRES_POLLING_WRITING
+        while polling != PGRES_POLLING_OK, polling != PGRES_POLLING_FAILED {
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero else { return false }
+            let events = polling == PGRES_POLLING_READING ? POLLIN : POLLOUT
+            var descriptor = pollfd(fd: PQsocket(handle), events: Int16(events), revents: 0)
+            let ready = poll(&descriptor, 1, pollMilliseconds(remaining))
+            guard ready != 0 else { continue }
+            guard ready > 0 || errno == EINTR else { return true }
+            polling = PQconnectPoll(handle)
+        }
+        return true
+    }
+
+    /// `remaining` in whole milliseconds for `poll`, rounded up.
+    private static func pollMilliseconds(_ remaining: Duration) -> Int32 {
+        let (seconds, attoseconds) = remaining.components
+        return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
     }
 
     /// Whether libpq has seen the connection fail; such a connection is closed rather than reused.
@@ -234,12 +271,13 @@ final class PostgresConnection: @unchecked Sendable {
     }
 
     /// The result of the command just sent, as `PQexec` gives it (the last of its results), waiting for the server at
-    /// most `replyDeadline` in all. A server that accepts and never answers (stopped, frozen, behind a network that
-    /// drops silently) is what the server-side `statement_timeout` and the TCP timeouts do not catch: past the
-    /// deadline the call throws `timedOut` and the connection, whose reply may still come, is abandoned (`isBroken`),
-    /// so that the pool closes it instead of lending it again.
+    /// most `replyDeadline` in all, and never past `callDeadline`. A server that accepts and never answers (stopped,
+    /// frozen, behind a network that drops silently) is what the server-side `statement_timeout` and the TCP timeouts
+    /// do not catch: past the deadline the call throws `timedOut` and the connection, whose reply may still come, is
+    /// abandoned (`isBroken`), so that the pool closes it instead of lending it again.
     private func awaitResult() throws(PostgresError) -> OpaquePointer? {
-        let deadline = ContinuousClock.now.advanced(by: replyDeadline)
+        var deadline = ContinuousClock.now.advanced(by: replyDeadline)
+        if let callDeadline { deadline = min(deadline, callDeadline) }
         var last: OpaquePointer?
         while true {
             while PQisBusy(handle) == 1 {
@@ -247,12 +285,10 @@ final class PostgresConnection: @unchecked Sendable {
                 guard remaining > .zero else {
                     PQclear(last)
                     isAbandoned = true
-                    throw PostgresError(.timedOut, "PostgreSQL did not answer within \(replyDeadline); the connection is closed")
+                    throw PostgresError(.timedOut, "PostgreSQL did not answer within the call's deadline; the connection is closed")
                 }
-                let (seconds, attoseconds) = remaining.components
-                let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
                 var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
-                guard poll(&descriptor, 1, milliseconds) >= 0 || errno == EINTR, PQconsumeInput(handle) == 1 else {
+                guard poll(&descriptor, 1, Self.pollMilliseconds(remaining)) >= 0 || errno == EINTR, PQconsumeInput(handle) == 1 else {
                     PQclear(last)
                     throw PostgresError.failure("read", result: nil, connection: handle)
                 }

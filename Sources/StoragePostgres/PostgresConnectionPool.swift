@@ -22,7 +22,7 @@ final class PostgresConnectionPool: Sendable {
     let transactionPooling: Bool
     /// Where every connection's notices go.
     let notices: PostgresNoticeReceiver
-    private let waitTimeout: DispatchTimeInterval
+    private let waitTimeout: Duration
     /// How long each call waits for the server's answer (`PostgresConnection.replyDeadline`).
     let replyDeadline: Duration
     private let permits: DispatchSemaphore
@@ -44,8 +44,7 @@ final class PostgresConnectionPool: Sendable {
         self.replyDeadline = replyDeadline
         self.size = size
         self.transactionPooling = transactionPooling
-        let (seconds, attoseconds) = waitTimeout.components
-        self.waitTimeout = .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        self.waitTimeout = waitTimeout
         permits = DispatchSemaphore(value: size)
     }
 
@@ -54,17 +53,21 @@ final class PostgresConnectionPool: Sendable {
         (waits.load(ordering: .relaxed), waitTimeouts.load(ordering: .relaxed))
     }
 
-    /// Lends one connection to `body` with `synchronous_commit` set as `durableCommits` says, connecting when no
-    /// idle connection is left. An idle connection that already has that setting is preferred, which saves a `SET`.
+    /// Lends one connection to `body` with `synchronous_commit` set as `durableCommits` says (nil: as the connection
+    /// has it), connecting when no idle connection is left. An idle connection that already has that setting is
+    /// preferred, which saves a `SET`.
+    /// A call with a `deadline` of its own is over by then, whatever it waits for: a free connection (at most
+    /// `waitTimeout` all the same), a new one, the `SET` and `body`'s statements.
     func withConnection<Result>(
-        durableCommits: Bool = true,
+        durableCommits: Bool? = true,
+        deadline: ContinuousClock.Instant? = nil,
         _ body: (PostgresConnection) throws(PostgresError) -> Result
     ) throws(StorageError) -> Result {
         if permits.wait(timeout: .now()) != .success {
             waits.add(1, ordering: .relaxed)
-            guard permits.wait(timeout: .now() + waitTimeout) == .success else {
+            guard permits.wait(timeout: .now() + wait(until: deadline)) == .success else {
                 waitTimeouts.add(1, ordering: .relaxed)
-                throw StorageError(.unavailable, "all \(size) PostgreSQL connections stayed busy for as long as a call may wait", outage: .timedOut)
+                throw StorageError(.unavailable, "all \(size) PostgreSQL connections stayed busy for as long as the call may wait", outage: .timedOut)
             }
         }
         defer { permits.signal() }
@@ -90,14 +93,17 @@ final class PostgresConnectionPool: Sendable {
                     connectionString: connectionString,
                     transactionPooling: transactionPooling,
                     notices: notices,
-                    replyDeadline: replyDeadline
+                    replyDeadline: replyDeadline,
+                    connectDeadline: deadline
                 )
             } catch {
                 throw error.storageError
             }
         }
+        connection.callDeadline = deadline
+        defer { connection.callDeadline = nil }
         do throws(PostgresError) {
-            try connection.setDurableCommits(durableCommits)
+            if let durableCommits { try connection.setDurableCommits(durableCommits) }
             let result = try body(connection)
             giveBack(connection)
             return result
@@ -109,6 +115,14 @@ final class PostgresConnectionPool: Sendable {
             }
             throw error.storageError
         }
+    }
+
+    /// How long a call may wait for a free connection: `waitTimeout`, or less when its `deadline` comes sooner.
+    private func wait(until deadline: ContinuousClock.Instant?) -> DispatchTimeInterval {
+        var longest = waitTimeout
+        if let deadline { longest = min(longest, max(.zero, ContinuousClock.now.duration(to: deadline))) }
+        let (seconds, attoseconds) = longest.components
+        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
     }
 
     /// Closes every idle connection and refuses new calls; lent connections close when they come back.

@@ -2,13 +2,16 @@ import Foundation
 import Storage
 
 extension PostgresStore: SharedLimitStore {
-    /// How long a draw waits for the server's answer at most: a limiter that cannot get one decides alone instead.
+    /// How long a draw takes at most, from asking the pool for a connection to the server's answer: a limiter that
+    /// cannot get one in time decides alone instead.
     public static let limitDrawDeadline: Duration = .seconds(1)
 
     /// One `INSERT … ON CONFLICT DO UPDATE`: the row lock orders concurrent draws on every node, and each `SET`
     /// expression reads the row as it was before this draw. Commits without waiting for the WAL flush: a crash of
-    /// the database can only give back tokens taken in its last moments. Waits `limitDrawDeadline` at most for the
-    /// answer.
+    /// the database can only give back tokens taken in its last moments. On a connection whose commits are durable,
+    /// by `SET LOCAL` in a transaction of its own rather than by changing the connection's setting, which the
+    /// ceremony's next durable call would change back: a `SET` with most draws, each a transaction of its own. Over within `limitDrawDeadline`, whether
+    /// every pooled connection is busy, a new one must be made, or the server is slow to answer.
     public func drawTokens(
         limit: String,
         key: [UInt8],
@@ -21,11 +24,8 @@ extension PostgresStore: SharedLimitStore {
         // clock is behind refills nothing), then what this draw takes of it.
         let refilled = "least($5, limit_buckets.tokens + greatest(0, $6 - limit_buckets.updated_at) * $4)"
         let taken = "greatest(0, least($3, floor(\(refilled))))"
-        let rows = try withConnectionDeferringDurability { connection throws(PostgresError) in
-            let deadline = connection.replyDeadline
-            connection.replyDeadline = min(deadline, Self.limitDrawDeadline)
-            defer { connection.replyDeadline = deadline }
-            return try connection.run(
+        func draw(_ connection: PostgresConnection) throws(PostgresError) -> [(Int, Double)] {
+            try connection.run(
                 """
                 INSERT INTO limit_buckets (limit_name, key, tokens, taken, updated_at, full_at)
                 VALUES ($1, $2, $5 - least($3, floor($5)), least($3, floor($5)), $6, $6 + least($3, floor($5)) / $4)
@@ -40,6 +40,19 @@ extension PostgresStore: SharedLimitStore {
                     .date(now),
                 ]
             ) { row throws(PostgresError) in (Int(try row.integer(0)), try row.double(1)) }
+        }
+        let deadline = ContinuousClock.now.advanced(by: Self.limitDrawDeadline)
+        let rows = try pool.withConnection(durableCommits: nil, deadline: deadline) { connection throws(PostgresError) in
+            guard connection.hasDurableCommits else { return try draw(connection) }
+            try connection.execute("BEGIN; SET LOCAL synchronous_commit TO off")
+            do throws(PostgresError) {
+                let rows = try draw(connection)
+                try connection.execute("COMMIT")
+                return rows
+            } catch {
+                connection.rollBack()
+                throw error
+            }
         }
         guard let row = rows.first else { throw StorageError(.unavailable, "the limit bucket was not written") }
         return (taken: row.0, left: row.1)

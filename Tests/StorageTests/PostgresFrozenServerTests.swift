@@ -51,4 +51,30 @@ struct PostgresFrozenServerTests {
         try store.seedSession(StoreSamples.session(1, owner: 1))
         #expect(try store.session(tokenHash: StoreSamples.session(1, owner: 1).tokenHash, now: StoreSamples.now) != nil)
     }
+
+    /// A shared-limit draw is over within `limitDrawDeadline` on a frozen server, whatever it waits for: the `SET` an
+    /// idle connection needs (the statement's own 10 s deadline does not apply), or a new connection (libpq's
+    /// `connect_timeout` of 5 s does not either).
+    @Test func aSharedLimitDrawOnAFrozenServerIsOverWithinItsDeadline() throws {
+        let cluster = try PostgresCluster()
+        defer {
+            try? cluster.signalEveryProcess(SIGCONT)
+            cluster.destroy()
+        }
+        let store = try PostgresStore(connectionString: cluster.connectionString(database: try cluster.createDatabase()), poolSize: 2)
+        defer { store.close() }
+        try cluster.signalEveryProcess(SIGSTOP)
+        let draw = { () throws(StorageError) in
+            _ = try store.drawTokens(limit: "account", key: [7], count: 1, perSecond: 1, burst: 10, now: StoreSamples.now)
+        }
+        let onIdleConnection = Self.timed(draw)
+        #expect(onIdleConnection.error?.outage == .timedOut, "\(String(describing: onIdleConnection.error))")
+        #expect(onIdleConnection.seconds >= 0.9 && onIdleConnection.seconds < 1.5, "\(onIdleConnection.seconds) s")
+        let onNewConnection = Self.timed(draw)
+        #expect(onNewConnection.error?.outage == .timedOut, "\(String(describing: onNewConnection.error))")
+        #expect(onNewConnection.seconds >= 0.9 && onNewConnection.seconds < 1.5, "\(onNewConnection.seconds) s")
+
+        try cluster.signalEveryProcess(SIGCONT)
+        try draw()
+    }
 }

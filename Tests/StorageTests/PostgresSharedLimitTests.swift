@@ -1,8 +1,10 @@
+import Dispatch
 import Foundation
 import Storage
-import StoragePostgres
 import TestSupport
 import Testing
+
+@testable import StoragePostgres
 
 /// The token buckets every node draws from (issue 42): atomic for any number of stores on one database, refilled
 /// by the elapsed time, purged once full.
@@ -62,6 +64,56 @@ struct PostgresSharedLimitTests {
             taken += try nodes[round % 2].drawTokens(limit: "account", key: Self.key, count: 2, perSecond: 0.001, burst: 10, now: Self.start).taken
         }
         #expect(taken == 10)
+    }
+
+    /// A draw's deadline counts from its asking for a connection: with every pooled connection held by other calls,
+    /// it gives up within `limitDrawDeadline` (the limiter then decides alone), not after the pool's 10 s wait.
+    @Test func aDrawOnABusyPoolIsOverWithinItsDeadline() throws {
+        let store = try Self.store(try PostgresClusterScope.current().createDatabase())
+        let (holding, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let held = DispatchGroup()
+        for _ in 0..<2 {
+            DispatchQueue.global().async(group: held) {
+                _ = try? store.transaction { _ throws(StorageError) in
+                    holding.signal()
+                    release.wait()
+                }
+            }
+        }
+        for _ in 0..<2 { holding.wait() }
+        let started = ContinuousClock.now
+        var failure: StorageError?
+        do throws(StorageError) {
+            _ = try store.drawTokens(limit: "account", key: Self.key, count: 1, perSecond: 1, burst: 10, now: Self.start)
+        } catch {
+            failure = error
+        }
+        let waited = started.duration(to: .now)
+        for _ in 0..<2 { release.signal() }
+        held.wait()
+        #expect(failure?.code == .unavailable && failure?.outage == .timedOut, "\(String(describing: failure))")
+        #expect(waited >= .milliseconds(900) && waited < .milliseconds(1500), "\(waited)")
+        #expect(try store.drawTokens(limit: "account", key: Self.key, count: 1, perSecond: 1, burst: 10, now: Self.start) == (1, 9))
+    }
+
+    /// A draw commits lazily without changing its connection's setting: on a connection with durable commits, by
+    /// `SET LOCAL` in a transaction of its own (before, a `SET` there, and another by the ceremony's next durable
+    /// call: two more transactions); on a lazy one, in its single statement.
+    @Test func aDrawLeavesItsConnectionsCommitSettingAlone() throws {
+        let cluster = try PostgresClusterScope.current()
+        let drawing = try PostgresStore(connectionString: cluster.connectionString(database: try cluster.createDatabase()), poolSize: 1)
+        func statements(_ body: () throws -> Void) throws -> Int {
+            let before = try drawing.pool.withConnection(durableCommits: nil) { connection throws(PostgresError) in connection.statementsSent }
+            try body()
+            return try drawing.pool.withConnection(durableCommits: nil) { connection throws(PostgresError) in connection.statementsSent } - before
+        }
+        func draw() throws { _ = try drawing.drawTokens(limit: "account", key: Self.key, count: 1, perSecond: 1, burst: 10, now: Self.start) }
+        try draw()
+        #expect(try statements(draw) == 3, "BEGIN with SET LOCAL, the draw, COMMIT")
+        #expect(try drawing.pool.withConnection(durableCommits: nil) { connection throws(PostgresError) in connection.hasDurableCommits })
+        try drawing.pool.withConnection(durableCommits: false) { _ throws(PostgresError) in }
+        #expect(try statements(draw) == 1, "on a lazy connection, the draw alone")
+        #expect(try drawing.pool.withConnection(durableCommits: nil) { connection throws(PostgresError) in !connection.hasDurableCommits })
     }
 
     @Test func bucketsArePurgedOnceFull() throws {

@@ -68,7 +68,7 @@ public final class AdminAPI: HTTPHandler, Sendable {
             // Every admin body refuses the members its call does not take (`JSONBody.refusesUnknownMembers`).
             do {
                 return try JSONBody.$refusesUnknownMembers.withValue(true) {
-                    try route.handler(server, request, RouteContext(parameters: parameters, session: nil))
+                    try route.handler(server, request, RouteContext(parameters: parameters, session: nil, isOnLoop: false))
                 }
             } catch let error as ServerError {
                 throw error

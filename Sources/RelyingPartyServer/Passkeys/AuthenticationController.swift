@@ -62,7 +62,8 @@ struct AuthenticationController: Sendable {
                 stored = JSONBody.encode(AssertionVerifier.AuthenticationContext(unknownUser: true, decoys: allowCredentials.map(\.id)))
             }
         }
-        try limits.take(.challenges, key: limits.clientAddress(request))
+        // On the event loop (a discoverable sign-in's options), by the node's own bucket: a draw may wait on the database.
+        try limits.take(.challenges, key: limits.clientAddress(request), locally: context.isOnLoop)
         // A discoverable sign-in's challenge is sealed: nothing to store until it is used (`ChallengeSeal`).
         let challenge =
             userID == nil && stored.isEmpty

@@ -1,5 +1,7 @@
 import CryptoCore
+import Dispatch
 import Foundation
+import HTTPServer
 import Observability
 import Storage
 import StoragePostgres
@@ -136,6 +138,40 @@ struct SharedRateLimitTests {
         #expect(try cluster.psql("SELECT count(*) FROM limit_buckets", database: database) == "0")
     }
 
+    /// A draw waits for a pooled connection no longer than its own deadline (not the pool's 10 s): with every
+    /// connection busy, the node decides by its own limit within `limitDrawDeadline`, and counts it.
+    @Test func aBusyPoolFallsBackWithinTheDrawDeadline() throws {
+        let cluster = try PostgresClusterScope.current()
+        let store = try PostgresStore(connectionString: cluster.connectionString(database: try cluster.createDatabase()), poolSize: 1)
+        let registry = MetricsRegistry()
+        let fallbacks = registry.counter("passkeyd_rate_limit_fallbacks_total", "Decided alone.", labels: ["rule"])
+        let limiter = SharedRateLimiter(
+            name: "account",
+            rule: .init(perMinute: 30, burst: 10),
+            capacity: 100,
+            nodes: 10,
+            shared: store,
+            outage: SharedLimitOutage(log: .discarding, fallbacks: fallbacks)
+        )
+        let (holding, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let held = DispatchGroup()
+        DispatchQueue.global().async(group: held) {
+            _ = try? store.transaction { _ throws(StorageError) in
+                holding.signal()
+                release.wait()
+            }
+        }
+        holding.wait()
+        let started = ContinuousClock.now
+        let answer = limiter.take("k", now: Date(timeIntervalSince1970: 1_800_000_000))
+        let waited = started.duration(to: .now)
+        release.signal()
+        held.wait()
+        #expect(answer == nil, "the node's own budget allows it")
+        #expect(waited < PostgresStore.limitDrawDeadline + .milliseconds(500), "\(waited)")
+        #expect(registry.render().contains(#"passkeyd_rate_limit_fallbacks_total{rule="account"} 1"#), "\(registry.render())")
+    }
+
     @Test(arguments: [false, true])
     func aStoppedOrFrozenDatabaseFallsBackWithoutStalling(frozen: Bool) throws {
         let cluster = try PostgresCluster()
@@ -226,5 +262,25 @@ struct SharedRateLimitTests {
         #expect(limiter.take("192.0.2.1", now: now, locally: true) == nil)
         #expect(limiter.take("192.0.2.1", now: now, locally: true) != nil, "the node's own burst of 3 still holds on the loop")
         #expect(buckets.draws.withLock { $0 } == 1)
+    }
+
+    /// A discoverable sign-in's options are answered on the event loop: neither their address limit nor the challenges
+    /// an address holds may draw from the database there (a draw waits up to its deadline, and every connection of
+    /// the loop with it); the same request from a worker draws.
+    @Test func discoverableOptionsOnTheLoopDrawNothing() throws {
+        let deployment = try Deployment(count: 1)
+        let options = HTTPRequest(
+            method: "POST",
+            path: "/webauthn/authentication/options",
+            headers: HTTPHeaders([("Content-Type", "application/json")]),
+            body: Array("{}".utf8)
+        )
+        func buckets() throws -> String {
+            try PostgresClusterScope.current().psql("SELECT count(*) FROM limit_buckets", database: deployment.database)
+        }
+        for _ in 0..<3 { #expect(deployment.nodes[0].answerOnLoop(options)?.status == 200) }
+        #expect(try buckets() == "0", "no draw on the loop")
+        #expect(deployment.nodes[0].handle(options).status == 200)
+        #expect(try buckets() == "2", "a worker's request draws for its address and its challenges")
     }
 }
