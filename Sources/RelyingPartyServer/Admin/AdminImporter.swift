@@ -66,39 +66,14 @@ public struct AdminImporter {
     ///   for more than `AdminExport.maximumLines` records in one transaction; what `importBatch` throws. The batches
     ///   written before stay written.
     public mutating func read(_ bytes: ArraySlice<UInt8>) throws(ServerError) {
-        var failure: ServerError?
-        // The reader is moved out while its records are added (which changes the rest of `self`).
-        var reader = ImportRecordReader(.lines)
-        swap(&reader, &self.reader)
-        defer { swap(&reader, &self.reader) }
-        do throws(UserImportError) {
-            try reader.read(bytes) { number, record throws(UserImportError) in
-                do throws(ServerError) { try add(record, number: number) } catch {
-                    failure = error
-                    throw UserImportError(.invalid)
-                }
-            }
-        } catch {
-            throw failure ?? ServerError(importing: error)
-        }
+        try reading { reader, add throws(UserImportError) in try reader.read(bytes, add) }
     }
 
     /// Reads the end of the file and writes the last batch; the whole import's report.
     public mutating func finish() throws(ServerError) -> AdminImportReport {
-        var failure: ServerError?
-        var reader = ImportRecordReader(.lines)
-        swap(&reader, &self.reader)
-        defer { swap(&reader, &self.reader) }
-        do throws(UserImportError) {
-            try reader.finish { number, record throws(UserImportError) in
-                do throws(ServerError) { try add(record, number: number) } catch {
-                    failure = error
-                    throw UserImportError(.invalid)
-                }
-            }
-            if case .export = format { try exportReader.finish() }
-        } catch {
-            throw failure ?? ServerError(importing: error)
+        try reading { reader, add throws(UserImportError) in try reader.finish(add) }
+        if case .export = format {
+            try ServerError.importing { () throws(UserImportError) in try exportReader.finish() }
         }
         try write()
         switch format {
@@ -106,6 +81,27 @@ public struct AdminImporter {
         case .firebase, .supabase, .auth0: report.skipped = skipped
         }
         return report
+    }
+
+    /// Runs `step` on the reader with `add` as what it hands its records to; the reader's refusal, or `add`'s.
+    private mutating func reading(
+        _ step: (inout ImportRecordReader, (Int, [UInt8]) throws(UserImportError) -> Void) throws(UserImportError) -> Void
+    ) throws(ServerError) {
+        var failure: ServerError?
+        // The reader is moved out while its records are added (which changes the rest of `self`).
+        var reader = ImportRecordReader(.lines)
+        swap(&reader, &self.reader)
+        defer { swap(&reader, &self.reader) }
+        do throws(UserImportError) {
+            try step(&reader) { number, record throws(UserImportError) in
+                do throws(ServerError) { try add(record, number: number) } catch {
+                    failure = error
+                    throw UserImportError(.invalid)
+                }
+            }
+        } catch {
+            throw failure ?? ServerError(importing: error)
+        }
     }
 
     /// Adds the record of line (or position) `number` to the batch, writing the batch first when it is full.
