@@ -15,8 +15,10 @@ import WebAuthnCore
 public enum AdminExport {
     /// The format's version, checked on import.
     public static let version = 1
-    /// The longest line an import takes, and the most lines.
+    /// The longest line (or element of a JSON array) an import takes.
     public static let maximumLineBytes = 64 << 10
+    /// The most lines (or users) of an import written in one transaction (`POST /admin/import`); the command line's
+    /// import writes its file in batches and has no such limit.
     public static let maximumLines = 200_000
 
     static let headerType = "passkeyd.export"
@@ -240,6 +242,9 @@ public enum AdminExport {
         public var metadata: [Int: String?] = [:]
 
         public init() {}
+
+        /// Its records, of every kind.
+        public var count: Int { users.count + passkeys.count + appleIdentities.count + passwords.count + identities.count }
     }
 
     /// An Apple `sub` as Apple makes them: 1 to 255 printable ASCII characters.
@@ -314,42 +319,40 @@ public enum AdminExport {
         ((try? Array(encoder.encode(value))) ?? Array("{}".utf8)) + [UInt8(ascii: "\n")]
     }
 
-    /// The records of an export's lines, in order, after the header (whose relying party must be `relyingPartyID`),
-    /// each checked by `rules`.
-    /// - Throws: `invalid` with `line` (and `member`) for a line that is too long, not JSON, of an unknown type or with
-    ///   a member out of bounds, for a missing or foreign header, and for more than `maximumLines` lines; with the line,
-    ///   what `rules` refuse.
-    public static func parse(
-        _ body: [UInt8],
-        relyingPartyID: String,
-        now: Date,
-        rules: some AccountFieldRules
-    ) throws(UserImportError) -> Batch {
-        var batch = Batch()
-        var number = 0
-        var sawHeader = false
-        for slice in body.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-            number += 1
-            // An empty line (the one after the last newline) is not counted.
-            guard number <= maximumLines || slice.isEmpty else {
-                throw UserImportError(.invalid, reason: "more than \(maximumLines) lines").onLine(number)
-            }
-            let bytes = slice.last == UInt8(ascii: "\r") ? slice.dropLast() : slice
-            if bytes.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
+    /// Where the records are: one a line (`ImportRecordReader`).
+    public static let layout = ImportRecordReader.Layout.lines
+
+    /// Reads an export's lines one at a time, in order: first the header (whose relying party must be
+    /// `relyingPartyID`), then the records, each checked by `rules`, into a `Batch`.
+    public struct Reader<Rules: AccountFieldRules> {
+        let relyingPartyID: String
+        let now: Date
+        let rules: Rules
+        public private(set) var sawHeader = false
+
+        public init(relyingPartyID: String, now: Date, rules: Rules) {
+            self.relyingPartyID = relyingPartyID
+            self.now = now
+            self.rules = rules
+        }
+
+        /// Adds the record of line `number` to `batch` (the header to nothing).
+        /// - Throws: `invalid` with `line` (and `member`) for a line that is not JSON, of an unknown type or with a
+        ///   member out of bounds, for a missing or foreign header; with the line, what `rules` refuse.
+        public mutating func read(_ line: [UInt8], number: Int, into batch: inout Batch) throws(UserImportError) {
             do throws(UserImportError) {
-                guard bytes.count <= maximumLineBytes else { throw UserImportError(.invalid, reason: "a line over \(maximumLineBytes) bytes") }
-                let data = Data(bytes)
-                let type = try decode(LineType.self, data).type
+                let data = Data(line)
+                let type = try AdminExport.decode(LineType.self, data).type
                 if !sawHeader {
-                    let header = try type == headerType ? decodeLine(Header.self, data) : nil
-                    guard let header, header.version == version else { throw UserImportError(.invalid, member: "version") }
+                    let header = try type == AdminExport.headerType ? AdminExport.decodeLine(Header.self, data) : nil
+                    guard let header, header.version == AdminExport.version else { throw UserImportError(.invalid, member: "version") }
                     guard header.relyingPartyId == relyingPartyID else { throw UserImportError(.invalid, member: "relyingPartyId") }
                     sawHeader = true
-                    continue
+                    return
                 }
                 switch type {
                 case "user":
-                    let user = try decodeLine(User.self, data)
+                    let user = try AdminExport.decodeLine(User.self, data)
                     let record = try user.record(rules)
                     batch.users.append((number, record))
                     batch.disabled[number] = user.disabled
@@ -357,17 +360,20 @@ public enum AdminExport {
                     if let text = user.passwordHash {
                         batch.passwords.append((number, try AdminExport.passwordHash(text, userID: record.id, now: now)))
                     }
-                case "passkey": batch.passkeys.append((number, try decodeLine(Passkey.self, data).record(rules)))
-                case "appleIdentity": batch.appleIdentities.append((number, try decodeLine(AppleIdentity.self, data).record(rules)))
-                case "identity": batch.identities.append((number, try decodeLine(Identity.self, data).record(rules)))
+                case "passkey": batch.passkeys.append((number, try AdminExport.decodeLine(Passkey.self, data).record(rules)))
+                case "appleIdentity": batch.appleIdentities.append((number, try AdminExport.decodeLine(AppleIdentity.self, data).record(rules)))
+                case "identity": batch.identities.append((number, try AdminExport.decodeLine(Identity.self, data).record(rules)))
                 default: throw UserImportError(.invalid, member: "type")
                 }
             } catch {
                 throw error.onLine(number)
             }
         }
-        guard sawHeader else { throw UserImportError(.invalid, member: "version").onLine(1) }
-        return batch
+
+        /// Checks that the file had its header (an empty file has none).
+        public func finish() throws(UserImportError) {
+            guard sawHeader else { throw UserImportError(.invalid, member: "version").onLine(1) }
+        }
     }
 
     /// A line of `type`, whose every member the type takes: one it does not (a misspelling, a newer release's) is

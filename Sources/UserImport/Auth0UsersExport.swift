@@ -19,44 +19,22 @@ public enum Auth0UsersExport {
         let passwordHash: String?
     }
 
-    /// The users of `body`, or `invalid` (with `line` for an NDJSON line, `member: user_id` for a row without
-    /// an id; `member: users` for a file over `ImportedUser.maximumFileBytes` or with more than
-    /// `AdminExport.maximumLines` users).
-    public static func users(_ body: [UInt8]) throws(UserImportError) -> [ImportedUser] {
-        guard body.count <= ImportedUser.maximumFileBytes else { throw UserImportError(.invalid, member: "users") }
-        let rows: [Row]
-        if body.first(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) == UInt8(ascii: "[") {
-            guard let array = try? JSONDecoder().decode([Row].self, from: Data(body)) else { throw UserImportError(.invalid, member: "users") }
-            rows = array
-        } else {
-            var parsed: [Row] = []
-            for (index, line) in body.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated()
-            where !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) {
-                guard line.count <= AdminExport.maximumLineBytes, let row = try? JSONDecoder().decode(Row.self, from: Data(line)) else {
-                    throw UserImportError(.invalid, member: "users").onLine(index + 1)
-                }
-                parsed.append(row)
-            }
-            rows = parsed
-        }
-        var users: [ImportedUser] = []
-        for (index, row) in rows.enumerated() {
-            guard let id = row.user_id ?? row._id.map({ "auth0|" + $0.oid }) else {
-                throw UserImportError(.invalid, member: "user_id").onLine(index + 1)
-            }
-            users.append(
-                ImportedUser(
-                    externalID: id,
-                    email: row.email,
-                    emailVerified: row.email_verified ?? false,
-                    displayName: row.name,
-                    createdAt: ImportedUser.time(row.created_at),
-                    passwordHash: row.passwordHash,
-                    disabled: row.blocked == true
-                )
-            )
-        }
-        guard users.count <= AdminExport.maximumLines else { throw UserImportError(.invalid, member: "users") }
-        return users
+    /// Where the users are in the file: one a line, or one JSON array.
+    public static let layout = ImportRecordReader.Layout.linesOrArray
+
+    /// The user of one line or element, or `invalid` (`member: users` for one that is not JSON of such a row,
+    /// `member: user_id` for a row without an id).
+    public static func user(_ record: [UInt8]) throws(UserImportError) -> ImportedUser {
+        guard let row = try? JSONDecoder().decode(Row.self, from: Data(record)) else { throw UserImportError(.invalid, member: "users") }
+        guard let id = row.user_id ?? row._id.map({ "auth0|" + $0.oid }) else { throw UserImportError(.invalid, member: "user_id") }
+        return ImportedUser(
+            externalID: id,
+            email: row.email,
+            emailVerified: row.email_verified ?? false,
+            displayName: row.name,
+            createdAt: ImportedUser.time(row.created_at),
+            passwordHash: row.passwordHash,
+            disabled: row.blocked == true
+        )
     }
 }

@@ -6,7 +6,8 @@ import Foundation
 /// `passwordHash` and `salt` (base64; Firebase's scrypt under the project's parameters). Phone numbers and custom
 /// claims are in the file too; they are not read. For Sign in with Apple the `rawId` of the
 /// `apple.com` entry is Apple's `sub`, the same for passkeyd when the app's Team ID is unchanged.
-public struct FirebaseAuthExport: Decodable, Sendable {
+/// The file is read one user at a time (`ImportRecordReader` with `.array(.member("users"))`), never whole.
+public enum FirebaseAuthExport {
     public struct User: Decodable, Sendable {
         public let localId: String
         public let email: String?
@@ -56,15 +57,12 @@ public struct FirebaseAuthExport: Decodable, Sendable {
     public static let googleProvider = "google.com"
     public static let googleIssuer = "https://accounts.google.com"
 
-    public let users: [User]
+    /// Where the users are in the file.
+    public static let layout = ImportRecordReader.Layout.array(.member("users"))
 
-    /// The file of `body`; `invalid` (`member: users`) for one that is not Firebase's format, over
-    /// `ImportedUser.maximumFileBytes` or with more than `AdminExport.maximumLines` users.
-    public static func read(_ body: [UInt8]) throws(UserImportError) -> FirebaseAuthExport {
-        guard body.count <= ImportedUser.maximumFileBytes,
-            let file = try? JSONDecoder().decode(FirebaseAuthExport.self, from: Data(body)),
-            file.users.count <= AdminExport.maximumLines
-        else { throw UserImportError(.invalid, member: "users") }
-        return file
+    /// The user of one element of the file's `users`; `invalid` (`member: users`) for one that is not Firebase's.
+    public static func user(_ record: [UInt8]) throws(UserImportError) -> User {
+        guard let user = try? JSONDecoder().decode(User.self, from: Data(record)) else { throw UserImportError(.invalid, member: "users") }
+        return user
     }
 }

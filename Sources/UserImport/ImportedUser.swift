@@ -5,10 +5,6 @@ import Foundation
 /// share: the previous system's user id becomes the account's `externalId`, so that an app reading its user id from
 /// `sub` (`tokens.subject: externalId`) keeps working.
 public struct ImportedUser: Sendable {
-    /// The largest export of another system read (Firebase's, Supabase's, Auth0's), in bytes; its most users are
-    /// `AdminExport.maximumLines`.
-    public static let maximumFileBytes = 256 << 20
-
     /// The previous system's user id (Supabase's UUID, Auth0's `user_id`).
     public let externalID: String
     public let email: String?

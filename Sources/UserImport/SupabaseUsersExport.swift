@@ -20,22 +20,20 @@ public enum SupabaseUsersExport {
         let name: String?
     }
 
-    /// The users of `body`, or `invalid` (`member: users`) for a body that is not such an array, is over
-    /// `ImportedUser.maximumFileBytes` or has more than `AdminExport.maximumLines` users.
-    public static func users(_ body: [UInt8], now: Date) throws(UserImportError) -> [ImportedUser] {
-        guard body.count <= ImportedUser.maximumFileBytes, let rows = try? JSONDecoder().decode([Row].self, from: Data(body)),
-            rows.count <= AdminExport.maximumLines
-        else { throw UserImportError(.invalid, member: "users") }
-        return rows.map { row in
-            ImportedUser(
-                externalID: row.id,
-                email: row.email.flatMap { $0.isEmpty ? nil : $0 },
-                emailVerified: row.email_confirmed_at != nil,
-                displayName: row.raw_user_meta_data?.full_name ?? row.raw_user_meta_data?.name,
-                createdAt: ImportedUser.time(row.created_at),
-                passwordHash: row.encrypted_password.flatMap { $0.isEmpty ? nil : $0 },
-                disabled: row.deleted_at != nil || (ImportedUser.time(row.banned_until).map { $0 > now } ?? false)
-            )
-        }
+    /// Where the users are in the file: the document is their array.
+    public static let layout = ImportRecordReader.Layout.array(.array)
+
+    /// The user of one element of the array, or `invalid` (`member: users`) for one that is not such a row.
+    public static func user(_ record: [UInt8], now: Date) throws(UserImportError) -> ImportedUser {
+        guard let row = try? JSONDecoder().decode(Row.self, from: Data(record)) else { throw UserImportError(.invalid, member: "users") }
+        return ImportedUser(
+            externalID: row.id,
+            email: row.email.flatMap { $0.isEmpty ? nil : $0 },
+            emailVerified: row.email_confirmed_at != nil,
+            displayName: row.raw_user_meta_data?.full_name ?? row.raw_user_meta_data?.name,
+            createdAt: ImportedUser.time(row.created_at),
+            passwordHash: row.encrypted_password.flatMap { $0.isEmpty ? nil : $0 },
+            disabled: row.deleted_at != nil || (ImportedUser.time(row.banned_until).map { $0 > now } ?? false)
+        )
     }
 }

@@ -40,8 +40,9 @@ struct AdminCommand {
     static let webhooksRetrySyntax = syntax("webhooks retry DELIVERY_ID", positionals: 1)
     static let exportSyntax = syntax("export [--output FILE]", options: ["--output"])
     static let importSyntax = syntax(
-        "import FILE | import --firebase USERS_JSON [--hash-key B64 --salt-separator B64 --rounds N --mem-cost N]",
-        options: ["--firebase", "--hash-key", "--salt-separator", "--rounds", "--mem-cost"],
+        "import FILE | import --firebase USERS_JSON [--hash-key B64 --salt-separator B64 --rounds N --mem-cost N]"
+            + " | import --supabase USERS_JSON | import --auth0 FILE [--batch-size N]",
+        options: ["--firebase", "--supabase", "--auth0", "--hash-key", "--salt-separator", "--rounds", "--mem-cost", "--batch-size"],
         positionals: 1
     )
 
@@ -64,11 +65,8 @@ struct AdminCommand {
     /// JSON, the export, is its text either way).
     private struct Operation {
         let syntax: CommandLineSyntax
-        let run: (AdminService, ParsedCommandLine, _ input: [UInt8]) throws(ServerError) -> (json: (any Encodable)?, text: String)
+        let run: (AdminService, ParsedCommandLine, _ input: FileHandle?) throws(ServerError) -> (json: (any Encodable)?, text: String)
     }
-
-    /// The largest file `import` reads.
-    static let maximumImportFileBytes = 256 << 20
 
     func run() -> Int32 {
         // `export` and `import` are one word; every other command two.
@@ -81,10 +79,11 @@ struct AdminCommand {
         }
         let line: ParsedCommandLine
         let configuration: ServerConfiguration
-        var input: [UInt8] = []
+        var input: FileHandle?
         do {
             line = try operation.syntax.parse(arguments.dropFirst(wordCount))
-            let positionals = words == "import" && line.value("--firebase") != nil ? 0 : operation.syntax.maximumPositionals
+            let named = Self.importFileOptions.compactMap { line.value($0) }
+            let positionals = words == "import" && !named.isEmpty ? 0 : operation.syntax.maximumPositionals
             guard line.positionals.count == positionals else {
                 throw CommandLineError(.missingOption, "an ID is missing", usage: operation.syntax.usage)
             }
@@ -97,17 +96,7 @@ struct AdminCommand {
                 }
             }
             if words == "import" {
-                let path = line.value("--firebase") ?? line.positionals[0]
-                guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size <= Self.maximumImportFileBytes,
-                    let data = FileManager.default.contents(atPath: path)
-                else {
-                    throw CommandLineError(
-                        .invalidArgument,
-                        "cannot read \(path) (at most \(Self.maximumImportFileBytes >> 20) MiB)",
-                        usage: operation.syntax.usage
-                    )
-                }
-                input = Array(data)
+                input = try Self.importFile(named.first ?? line.positionals[0], line, usage: operation.syntax.usage)
             }
             configuration = try line.value("--config").map(ServerConfiguration.load(path:)) ?? ServerConfiguration.load(json: Data("{}".utf8))
         } catch {
@@ -118,7 +107,10 @@ struct AdminCommand {
         let log = Logger { record in FileHandle.standardError.write(Data("passkeyd: \(record.message)\n".utf8)) }
         do {
             let deployment = try Deployment(configuration, metrics: nil, log: log)
-            defer { deployment.close() }
+            defer {
+                deployment.close()
+                try? input?.close()
+            }
             do throws(ServerError) {
                 let answer = try operation.run(deployment.server.admin, line, input)
                 if words == "export", let output = line.value("--output") {
@@ -137,8 +129,8 @@ struct AdminCommand {
                 print(json ? answer.json.map(Self.encode) ?? answer.text : answer.text)
                 return 0
             } catch {
-                FileHandle.standardError.write(Data("passkeyd admin: \(error)\n".utf8))
-                if json { print(Self.encode(["error": error.code.rawValue, "message": error.message])) }
+                FileHandle.standardError.write(Data("passkeyd admin: \(error)\(error.line.map { " on line \($0)" } ?? "")\n".utf8))
+                if json { print(Self.encode(Refusal(error: error.code.rawValue, message: error.message, line: error.line))) }
                 return 1
             }
         } catch {
@@ -237,20 +229,7 @@ struct AdminCommand {
             }
         case "import":
             return Operation(syntax: importSyntax) { admin, line, input throws(ServerError) in
-                guard line.value("--firebase") != nil else {
-                    let report = try admin.importExport(input)
-                    return (report, importText(report))
-                }
-                // The project's password hash parameters, named as `firebase auth:import` takes them.
-                let parameters = try ServerError.importing { () throws(UserImportError) -> FirebaseHashParameters? in
-                    try FirebaseHashParameters.given(
-                        signerKey: line.value("--hash-key"),
-                        saltSeparator: line.value("--salt-separator"),
-                        rounds: line.value("--rounds"),
-                        memoryCost: line.value("--mem-cost")
-                    )
-                }
-                let report = try admin.importFirebase(input, hashParameters: parameters)
+                let report = try importFile(input, format: try importFormat(line), line: line, admin: admin)
                 return (report, importText(report))
             }
         default:
@@ -258,8 +237,15 @@ struct AdminCommand {
         }
     }
 
+    /// A refusal with `--json`: the admin API's `error` and `message`, and the import's `line` when there is one.
+    private struct Refusal: Encodable {
+        let error: String
+        let message: String
+        let line: Int?
+    }
+
     /// The import's report as lines of text.
-    private static func importText(_ report: AdminImportReport) -> String {
+    static func importText(_ report: AdminImportReport) -> String {
         func counts(_ name: String, _ counts: AdminImportReport.Counts) -> String {
             "\(name): \(counts.created) created, \(counts.updated) updated, \(counts.unchanged) unchanged"
         }

@@ -38,7 +38,9 @@ enum Usage {
               Exit status: 0 when every identity is done, 1 when some failed or it could not run, 2 on a bad command line.
           \(AdminCommand.all.map(\.usage).joined(separator: "\n  "))
               The admin API's operations on the configured store (works with the server stopped; a deletion still
-              queues the Apple revocations and appends its events). --json prints the admin API's JSON.
+              queues the Apple revocations and appends its events). --json prints the admin API's JSON. import reads
+              its file a piece at a time and writes --batch-size users (default 1000) per transaction, with progress on
+              standard error; stopped half-way, the same command imports the rest.
               Exit status: 0 when done, 1 when refused (the error code on standard error), 2 on a bad command line.
           \(NewKeyCommand.Kind.admin.syntax.usage)
               Make an admin key for listen.admin and print it once, with the admin.keys entry (its SHA-256) to paste.

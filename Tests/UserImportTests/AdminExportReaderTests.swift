@@ -12,12 +12,16 @@ struct AdminExportReaderTests {
         #"{"type":"user","id":"AQ","username":"ann","displayName":"Ann","displayNameIsDefault":false,"appAccountToken":"6F9619FF-8B86-D011-B42D-00C04FC964FF","email":"ann@example.com","emailVerified":true,"createdAt":"2026-03-01T12:00:00.250Z"}"#
 
     static func parse(_ lines: [String], rules: AccountFieldRulesDouble = AccountFieldRulesDouble()) throws(UserImportError) -> AdminExport.Batch {
-        try AdminExport.parse(
-            Array(lines.joined(separator: "\n").utf8),
-            relyingPartyID: "example.com",
-            now: Date(timeIntervalSince1970: 0),
-            rules: rules
-        )
+        var reader = AdminExport.Reader(relyingPartyID: "example.com", now: Date(timeIntervalSince1970: 0), rules: rules)
+        var batch = AdminExport.Batch()
+        let body = Array(lines.joined(separator: "\n").utf8)
+        _ = try ImportRecordReader.records(body, layout: AdminExport.layout, maximumRecords: AdminExport.maximumLines) {
+            number,
+            record throws(UserImportError) in
+            try reader.read(record, number: number, into: &batch)
+        }
+        try reader.finish()
+        return batch
     }
 
     static func refusal(_ lines: [String], rules: AccountFieldRulesDouble = AccountFieldRulesDouble()) -> UserImportError? {

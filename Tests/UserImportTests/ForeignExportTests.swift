@@ -6,14 +6,36 @@ import Testing
 /// The exports of other auth systems read into users: Auth0's in either shape, Supabase's `auth.users`, Firebase's
 /// file and its hash parameters; every refusal `invalid` with its member and, where there is one, its line.
 struct ForeignExportTests {
-    /// What `read` threw (nil when it read), which is never anything but a `UserImportError`.
+    /// What `read` threw (nil when it read), which is never anything but a `UserImportError`; its code, member and
+    /// line (the reason is for the log).
     static func refusal<Value>(_ read: () throws -> Value) -> UserImportError? {
         do {
             _ = try read()
             return nil
         } catch {
             #expect(error is UserImportError, "\(error)")
-            return error as? UserImportError
+            return (error as? UserImportError).map { error in
+                let brief = UserImportError(error.code, member: error.member)
+                return error.line.map(brief.onLine) ?? brief
+            }
+        }
+    }
+
+    static func auth0(_ body: String) throws(UserImportError) -> [ImportedUser] {
+        try ImportRecordReader.records(Array(body.utf8), layout: Auth0UsersExport.layout) { _, record throws(UserImportError) in
+            try Auth0UsersExport.user(record)
+        }
+    }
+
+    static func supabase(_ body: String, now: Date) throws(UserImportError) -> [ImportedUser] {
+        try ImportRecordReader.records(Array(body.utf8), layout: SupabaseUsersExport.layout) { _, record throws(UserImportError) in
+            try SupabaseUsersExport.user(record, now: now)
+        }
+    }
+
+    static func firebase(_ body: String) throws(UserImportError) -> [FirebaseAuthExport.User] {
+        try ImportRecordReader.records(Array(body.utf8), layout: FirebaseAuthExport.layout) { _, record throws(UserImportError) in
+            try FirebaseAuthExport.user(record)
         }
     }
 
@@ -29,7 +51,7 @@ struct ForeignExportTests {
             #"{"user_id": "auth0|1", "email": "a@example.com", "email_verified": true, "name": "A", "created_at": "2024-05-01T10:00:00.123Z"}"#
             + "\n\n" + #"{"_id": {"$oid": "2"}, "passwordHash": "$2b$10$x", "blocked": true}"# + "\n"
         for body in [array, lines] {
-            let users = try Auth0UsersExport.users(Array(body.utf8))
+            let users = try Self.auth0(body)
             #expect(users.map(\.externalID) == ["auth0|1", "auth0|2"])
             #expect(users[0].email == "a@example.com" && users[0].emailVerified && users[0].displayName == "A" && !users[0].disabled)
             #expect(Self.milliseconds(users[0].createdAt) == 1_714_557_600_123)
@@ -39,14 +61,15 @@ struct ForeignExportTests {
 
     @Test func auth0RefusalsNameTheirLine() {
         #expect(
-            Self.refusal { try Auth0UsersExport.users(Array("{\"user_id\": \"a\"}\nnot json".utf8)) }
+            Self.refusal { try Self.auth0("{\"user_id\": \"a\"}\nnot json") }
                 == UserImportError(.invalid, member: "users").onLine(2)
         )
         #expect(
-            Self.refusal { try Auth0UsersExport.users(Array(#"[{"user_id": "a"}, {"email": "b@example.com"}]"#.utf8)) }
+            Self.refusal { try Self.auth0(#"[{"user_id": "a"}, {"email": "b@example.com"}]"#) }
                 == UserImportError(.invalid, member: "user_id").onLine(2)
         )
-        #expect(Self.refusal { try Auth0UsersExport.users(Array("[1".utf8)) } == UserImportError(.invalid, member: "users"))
+        #expect(Self.refusal { try Self.auth0("[1") } == UserImportError(.invalid, member: "users").onLine(1))
+        #expect(Self.refusal { try Self.auth0(#"[{"user_id": "a"}"#) } == UserImportError(.invalid, member: "users"), "it ends early")
     }
 
     @Test func supabaseRowsKeepTheirIdAndSayWhoIsGone() throws {
@@ -55,13 +78,13 @@ struct ForeignExportTests {
              {"id": "u2", "email": "b@example.com", "encrypted_password": "$2a$10$y", "email_confirmed_at": "2024-05-01 10:00:00.123456+00", "deleted_at": "2024-06-01T00:00:00Z"},
              {"id": "u3", "banned_until": "2999-01-01T00:00:00Z"}, {"id": "u4", "banned_until": "2000-01-01T00:00:00Z"}]
             """#
-        let users = try SupabaseUsersExport.users(Array(body.utf8), now: Date(timeIntervalSince1970: 1_800_000_000))
+        let users = try Self.supabase(body, now: Date(timeIntervalSince1970: 1_800_000_000))
         #expect(users.map(\.externalID) == ["u1", "u2", "u3", "u4"])
         #expect(users[0].email == nil && users[0].passwordHash == nil && users[0].displayName == "Full" && !users[0].emailVerified)
         #expect(users[1].emailVerified && users[1].passwordHash == "$2a$10$y")
         #expect(users.map(\.disabled) == [false, true, true, false], "deleted, or banned until after now")
         #expect(
-            Self.refusal { try SupabaseUsersExport.users(Array(#"{"users": []}"#.utf8), now: Date()) } == UserImportError(.invalid, member: "users")
+            Self.refusal { try Self.supabase(#"{"users": []}"#, now: Date()) } == UserImportError(.invalid, member: "users")
         )
     }
 
@@ -75,11 +98,12 @@ struct ForeignExportTests {
     @Test func aFirebaseFileIsReadWithItsProviders() throws {
         let body =
             #"{"users": [{"localId": "f1", "createdAt": "1714557600123", "providerUserInfo": [{"providerId": "apple.com", "rawId": "000.a"}]}, {"localId": "f2", "createdAt": 1714557600000}]}"#
-        let file = try FirebaseAuthExport.read(Array(body.utf8))
-        #expect(file.users.map(\.localId) == ["f1", "f2"])
-        #expect(Self.milliseconds(file.users[0].createdAt) == 1_714_557_600_123 && Self.milliseconds(file.users[1].createdAt) == 1_714_557_600_000)
-        #expect(file.users[0].providerUserInfo.first?.rawId == "000.a" && file.users[1].providerUserInfo.isEmpty)
-        #expect(Self.refusal { try FirebaseAuthExport.read(Array(#"{"accounts": []}"#.utf8)) } == UserImportError(.invalid, member: "users"))
+        let users = try Self.firebase(body)
+        #expect(users.map(\.localId) == ["f1", "f2"])
+        #expect(Self.milliseconds(users[0].createdAt) == 1_714_557_600_123 && Self.milliseconds(users[1].createdAt) == 1_714_557_600_000)
+        #expect(users[0].providerUserInfo.first?.rawId == "000.a" && users[1].providerUserInfo.isEmpty)
+        #expect(Self.refusal { try Self.firebase(#"{"accounts": []}"#) } == UserImportError(.invalid, member: "users"))
+        #expect(Self.refusal { try Self.firebase(#"{"users": [{"localId": 1}]}"#) } == UserImportError(.invalid, member: "users").onLine(1))
     }
 
     @Test func firebaseHashParametersAreNoneOrAll() throws {

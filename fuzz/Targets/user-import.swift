@@ -1,4 +1,4 @@
-// Target `user-import`: the readers of user imports (module UserImport) — passkeyd's NDJSON (`AdminExport.parse`, with
+// Target `user-import`: the readers of user imports (module UserImport) — passkeyd's NDJSON (`AdminExport.Reader`, with
 // `passwordHash`),
 // a `firebase auth:export` file (with the project's hash parameters), Supabase's `auth.users` JSON and Auth0's export
 // (JSON or NDJSON) — through `AdminService` into an in-memory store. The first byte chooses the format; the rest is the
@@ -40,10 +40,10 @@ public func test(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let report: AdminImportReport
     do {
         switch input[0] % 4 {
-        case 0: report = try admin.importExport(body)
-        case 1: report = try admin.importFirebase(body, hashParameters: input[0] & 4 == 0 ? nil : firebaseParameters)
-        case 2: report = try admin.importUsers(body, format: .supabase)
-        default: report = try admin.importUsers(body, format: .auth0)
+        case 0: report = try admin.importFile(body, format: .export)
+        case 1: report = try admin.importFile(body, format: .firebase(input[0] & 4 == 0 ? nil : firebaseParameters))
+        case 2: report = try admin.importFile(body, format: .supabase)
+        default: report = try admin.importFile(body, format: .auth0)
         }
     } catch {
         guard !error.code.rawValue.isEmpty else { fuzzFailure("a refusal without a code") }

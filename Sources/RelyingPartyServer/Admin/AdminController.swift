@@ -92,7 +92,7 @@ struct AdminController: Sendable {
         switch request.queryValue("format") {
         case nil:
             guard contentType == "application/x-ndjson" else { throw ServerError(.unsupportedMediaType) }
-            return JSONBody.ok(try service.importExport(request.body))
+            return JSONBody.ok(try service.importFile(request.body, format: .export))
         case "firebase":
             guard contentType == "application/json" else { throw ServerError(.unsupportedMediaType) }
             // The project's password hash parameters, named as the Firebase console shows them.
@@ -104,13 +104,15 @@ struct AdminController: Sendable {
                     memoryCost: request.queryValue("mem_cost")
                 )
             }
-            return JSONBody.ok(try service.importFirebase(request.body, hashParameters: parameters))
-        case let name?:
-            guard let format = AdminService.ImportFormat(rawValue: name) else { throw ServerError(.invalidRequest, member: "format") }
-            guard contentType == "application/json" || (format == .auth0 && contentType == "application/x-ndjson") else {
-                throw ServerError(.unsupportedMediaType)
-            }
-            return JSONBody.ok(try service.importUsers(request.body, format: format))
+            return JSONBody.ok(try service.importFile(request.body, format: .firebase(parameters)))
+        case "supabase":
+            guard contentType == "application/json" else { throw ServerError(.unsupportedMediaType) }
+            return JSONBody.ok(try service.importFile(request.body, format: .supabase))
+        case "auth0":
+            guard contentType == "application/json" || contentType == "application/x-ndjson" else { throw ServerError(.unsupportedMediaType) }
+            return JSONBody.ok(try service.importFile(request.body, format: .auth0))
+        default:
+            throw ServerError(.invalidRequest, member: "format")
         }
     }
 

@@ -48,14 +48,6 @@ extension AdminService {
         let identities: [FederatedIdentityRecord]
     }
 
-    /// Imports an export (`AdminExport`) of a deployment of the same relying party, idempotently, in one transaction.
-    public func importExport(_ body: [UInt8]) throws(ServerError) -> AdminImportReport {
-        let batch = try ServerError.importing { () throws(UserImportError) -> AdminExport.Batch in
-            try AdminExport.parse(body, relyingPartyID: relyingPartyID, now: time.now, rules: AdminFieldRules())
-        }
-        return try importBatch(batch)
-    }
-
     /// Writes `batch` in ONE transaction, all of it or, on any refusal, nothing: users upserted by ID (a new one
     /// `user.created` with `method: import`, a changed username, display name or email `user.updated`); password
     /// hashes set when new or changed (no event: they are a bridge, not a way in the person chose); passkeys, Apple

@@ -5,58 +5,47 @@ import Storage
 import UserImport
 
 extension AdminService {
-    /// Imports the accounts of a `firebase auth:export` JSON file that sign in with Apple, Google or, given the
-    /// project's `hashParameters`, a password, idempotently: each such user becomes an account (its ID derived from the
-    /// Firebase `localId`, so a second import finds it) with its Apple identity (`rawId` is Apple's `sub`, the same
-    /// when the app's Team ID is unchanged), its Google identity (`rawId` is Google's `sub`, keyed with Google's issuer
-    /// and shown as provider `google`) and its password hash (Firebase's scrypt), its email and display name; its
-    /// username is the email when there is one (64 bytes at most), `firebase-<localId>` otherwise. Every other user is
-    /// skipped and counted by provider (password users too without `hashParameters`), and so is a disabled one. One
-    /// transaction.
-    /// - Throws: `400 import_invalid` for a file that is not Firebase's format, too large or with too many users, or a
-    ///   user's hash that the parameters cannot read (with `line`: the user's position in the file, from 1); what
-    ///   `importBatch` throws.
-    public func importFirebase(_ body: [UInt8], hashParameters: FirebaseHashParameters? = nil) throws(ServerError) -> AdminImportReport {
-        let file = try ServerError.importing { () throws(UserImportError) -> FirebaseAuthExport in try FirebaseAuthExport.read(body) }
-        var batch = AdminExport.Batch()
-        var skipped = AdminImportReport.Skipped()
-        let now = time.now
-        for (index, user) in file.users.enumerated() {
-            let providers = user.providerUserInfo.map(\.providerId)
-            let apple = user.providerUserInfo.first { $0.providerId == FirebaseAuthExport.appleProvider }
-            let google = user.providerUserInfo.first { $0.providerId == FirebaseAuthExport.googleProvider }
-            let password = hashParameters.flatMap { parameters in user.passwordHash.map { (parameters, $0) } }
-            guard apple != nil || google != nil || password != nil else {
-                skipped.count += 1
-                skipped.providers[providers.isEmpty ? "none" : providers.sorted().joined(separator: "+"), default: 0] += 1
-                continue
-            }
-            guard user.disabled != true else {
-                skipped.count += 1
-                skipped.disabled += 1
-                continue
-            }
-            do throws(ServerError) {
-                let account = try Self.account(user, apple: apple ?? google, now: now, token: random.uuid())
-                batch.users.append((index + 1, account))
-                if let apple {
-                    batch.appleIdentities.append((index + 1, try Self.appleIdentity(user, apple: apple, account: account)))
-                }
-                if let google {
-                    batch.identities.append((index + 1, try Self.googleIdentity(user, google, of: account)))
-                }
-                if let (parameters, hash) = password {
-                    batch.passwords.append(
-                        (index + 1, try Self.passwordHash(hash, salt: user.salt, parameters: parameters, userID: account.id, now: now))
-                    )
-                }
-            } catch {
-                throw error.onLine(index + 1)
-            }
+    /// Adds a user of a `firebase auth:export` file to `batch` when it signs in with Apple, Google or, given the
+    /// project's `hashParameters`, a password: it becomes an account (its ID derived from the Firebase `localId`, so a
+    /// second import finds it) with its Apple identity (`rawId` is Apple's `sub`, the same when the app's Team ID is
+    /// unchanged), its Google identity (`rawId` is Google's `sub`, keyed with Google's issuer and shown as provider
+    /// `google`) and its password hash (Firebase's scrypt), its email and display name; its username is the email when
+    /// there is one (64 bytes at most), `firebase-<localId>` otherwise. Every other user is skipped and counted by
+    /// provider (password users too without `hashParameters`), and so is a disabled one.
+    /// `number`: the user's position in the file, which the batch's refusals name.
+    /// - Throws: `400 import_invalid` for a user out of bounds, or whose hash the parameters cannot read.
+    func addFirebaseUser(
+        _ user: FirebaseAuthExport.User,
+        hashParameters: FirebaseHashParameters?,
+        now: Date,
+        line number: Int,
+        to batch: inout AdminExport.Batch,
+        skipped: inout AdminImportReport.Skipped
+    ) throws(ServerError) {
+        let apple = user.providerUserInfo.first { $0.providerId == FirebaseAuthExport.appleProvider }
+        let google = user.providerUserInfo.first { $0.providerId == FirebaseAuthExport.googleProvider }
+        let password = hashParameters.flatMap { parameters in user.passwordHash.map { (parameters, $0) } }
+        guard apple != nil || google != nil || password != nil else {
+            skipped.count += 1
+            skipped.count(providers: user.providerUserInfo.map(\.providerId))
+            return
         }
-        var report = try importBatch(batch)
-        report.skipped = skipped
-        return report
+        guard user.disabled != true else {
+            skipped.count += 1
+            skipped.disabled += 1
+            return
+        }
+        let account = try Self.account(user, apple: apple ?? google, now: now, token: random.uuid())
+        batch.users.append((number, account))
+        if let apple {
+            batch.appleIdentities.append((number, try Self.appleIdentity(user, apple: apple, account: account)))
+        }
+        if let google {
+            batch.identities.append((number, try Self.googleIdentity(user, google, of: account)))
+        }
+        if let (parameters, hash) = password {
+            batch.passwords.append((number, try Self.passwordHash(hash, salt: user.salt, parameters: parameters, userID: account.id, now: now)))
+        }
     }
 
     /// The account of a Firebase user (`apple`: the Apple or Google provider entry, for what the user lacks).

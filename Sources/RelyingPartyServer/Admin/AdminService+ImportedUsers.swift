@@ -4,53 +4,43 @@ import Storage
 import UserImport
 
 extension AdminService {
-    /// The formats of other auth systems' exports `POST /admin/import?format=` takes besides Firebase's.
-    public enum ImportFormat: String, Sendable {
-        case supabase
-        case auth0
+    /// Imports `body`, a whole file of `format`, in one transaction: all of it or, on any refusal, nothing
+    /// (`AdminImporter`; at most `AdminExport.maximumLines` lines or users).
+    public func importFile(_ body: [UInt8], format: AdminImporter.Format) throws(ServerError) -> AdminImportReport {
+        var importer = AdminImporter(service: self, format: format, batchSize: nil)
+        try importer.read(body[...])
+        return try importer.finish()
     }
 
-    /// Imports the users of a Supabase or Auth0 export (`ImportFormat`), idempotently, in one transaction: each user
-    /// that is not deleted, banned or blocked becomes an account whose `externalId` is the previous system's user id
-    /// (an account that has that `externalId` already, such as one the app's backend made for passkeys beside the old
-    /// system, is that user's account; otherwise the account's ID is derived from the id, so a second import finds it),
-    /// with its email, display name and creation time, and its password hash when it had one (bcrypt, read and bounded
-    /// as every imported hash). Its username is the email when there is one (64 bytes at most), `<format>-<id>`
-    /// otherwise.
-    /// - Throws: `400 import_invalid` (with `line`: the user's position in the file, from 1) for a file that is not the
-    ///   format, a user id out of bounds, a hash that does not read; what `importBatch` throws.
-    public func importUsers(_ body: [UInt8], format: ImportFormat) throws(ServerError) -> AdminImportReport {
-        let now = time.now
-        let users = try ServerError.importing { () throws(UserImportError) -> [ImportedUser] in
-            switch format {
-            case .supabase: try SupabaseUsersExport.users(body, now: now)
-            case .auth0: try Auth0UsersExport.users(body)
-            }
+    /// Adds a user of a Supabase or Auth0 export (`source`) to `batch` unless it is deleted, banned or blocked: it
+    /// becomes an account whose `externalId` is the previous system's user id (an account that has that `externalId`
+    /// already, such as one the app's backend made for passkeys beside the old system, is that user's account;
+    /// otherwise the account's ID is derived from the id, so a second import finds it), with its email, display name
+    /// and creation time, and its password hash when it had one (bcrypt, read and bounded as every imported hash). Its
+    /// username is the email when there is one (64 bytes at most), `<source>-<id>` otherwise. `number`: the user's
+    /// position (or line) in the file, which the batch's refusals name.
+    /// - Throws: `400 import_invalid` for a user id out of bounds or a hash that does not read.
+    func addImportedUser(
+        _ user: ImportedUser,
+        source: String,
+        now: Date,
+        line number: Int,
+        to batch: inout AdminExport.Batch,
+        skipped: inout AdminImportReport.Skipped
+    ) throws(ServerError) {
+        guard !user.disabled else {
+            skipped.count += 1
+            skipped.disabled += 1
+            return
         }
-        var batch = AdminExport.Batch()
-        var skipped = AdminImportReport.Skipped()
-        for (index, user) in users.enumerated() {
-            guard !user.disabled else {
-                skipped.count += 1
-                skipped.disabled += 1
-                continue
+        let account = try account(user, source: source, now: now)
+        batch.users.append((number, account))
+        if let hash = user.passwordHash {
+            let password = try ServerError.importing { () throws(UserImportError) -> PasswordHashRecord in
+                try AdminExport.passwordHash(hash, userID: account.id, now: now)
             }
-            do throws(ServerError) {
-                let account = try account(user, source: format.rawValue, now: now)
-                batch.users.append((index + 1, account))
-                if let hash = user.passwordHash {
-                    let password = try ServerError.importing { () throws(UserImportError) -> PasswordHashRecord in
-                        try AdminExport.passwordHash(hash, userID: account.id, now: now)
-                    }
-                    batch.passwords.append((index + 1, password))
-                }
-            } catch {
-                throw error.onLine(index + 1)
-            }
+            batch.passwords.append((number, password))
         }
-        var report = try importBatch(batch)
-        report.skipped = skipped
-        return report
     }
 
     /// The account of an imported user: the one with its `externalId` when there is one (its name kept, the export's

@@ -25,6 +25,9 @@ extension ServerError {
         }
     }
 
+    /// The import line (or user) the error is about, when it is about one.
+    public var line: Int? { members["line"]?.integerValue }
+
     /// The error with the import line it is about (`line` in the body).
     func onLine(_ number: Int) -> ServerError {
         var error = self

@@ -26,8 +26,9 @@ struct AttestationInput {
         }
     }
 
-    /// The `x5c` array decoded into certificates (leaf first); nil when absent.
-    func certificates() throws(WebAuthnError) -> [X509Certificate]? {
+    /// The `x5c` array decoded into certificates (leaf first); nil when absent. `repairingYubicoDefect`: each through
+    /// `YubicoCertificateRepair` first (fido-u2f only).
+    func certificates(repairingYubicoDefect: Bool = false) throws(WebAuthnError) -> [X509Certificate]? {
         guard let value = statement["x5c"] else { return nil }
         guard let array = value.arrayValue, !array.isEmpty else {
             throw WebAuthnError(.malformedStatement, "x5c is not a non-empty array")
@@ -36,7 +37,7 @@ struct AttestationInput {
         for element in array {
             guard let der = element.bytesValue else { throw WebAuthnError(.malformedStatement, "x5c holds a non-byte-string element") }
             do {
-                certificates.append(try X509Certificate(der: der))
+                certificates.append(try X509Certificate(der: repairingYubicoDefect ? YubicoCertificateRepair.repaired(der) : der))
             } catch {
                 throw WebAuthnError(.invalidCertificate, "an x5c certificate could not be parsed: \(error.reason)")
             }

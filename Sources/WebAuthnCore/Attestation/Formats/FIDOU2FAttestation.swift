@@ -6,8 +6,9 @@ enum FIDOU2FAttestation {
         // §8.6: verify that attStmt is valid CBOR {x5c, sig}.
         try input.requireOnly(["sig", "x5c"], format: .fidoU2F)
         let signature = try input.signature()
-        // §8.6 step 2: check that x5c has exactly one element; let attCert be that element.
-        guard let certificates = try input.certificates(), certificates.count == 1 else {
+        // §8.6 step 2: check that x5c has exactly one element; let attCert be that element. (The few first-generation
+        // Yubico certificates with a known signature encoding defect are repaired first, by fingerprint.)
+        guard let certificates = try input.certificates(repairingYubicoDefect: true), certificates.count == 1 else {
             throw WebAuthnError(.malformedStatement, "fido-u2f x5c must hold exactly one certificate")
         }
         let certificateKey = try input.publicKey(of: certificates[0], role: "attestation certificate")
