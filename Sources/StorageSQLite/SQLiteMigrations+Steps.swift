@@ -489,5 +489,8 @@ extension SQLiteMigrations {
         ),
         // Bounces and complaints reported after the relay accepted a message, and suppressed addresses (issue 39).
         Step(version: 21, sql: Self.mailBounceSchema),
+        // No query reads events by user (the outbox is read by id and purged by time; 0.1.0's queries too), yet every
+        // event written updated this index: a page per sign-in's commit (issue 44).
+        Step(version: 22, sql: "DROP INDEX events_by_user;"),
     ]
 }

@@ -82,6 +82,23 @@ struct SQLiteStoreTests {
         #expect(try SQLiteMigrations.currentVersion(connection) == SQLiteMigrations.latestVersion)
     }
 
+    /// Every index on `events` is one a query uses: each one costs every event written a page (issue 44). The purge
+    /// finds old events by `events_by_time`; the outbox reads them by id.
+    @Test func eventIndexesAreTheOnesQueriesUse() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.newDatabasePath()
+        try SQLiteStore(path: path).close()
+        let connection = try SQLiteConnection(path: path)
+        let indexes = try connection.statement("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'events' ORDER BY name")
+            .run([]) { row throws(SQLiteError) in row.text(0) }
+        #expect(indexes == ["events_by_time", "events_by_uuid"])
+        let purgePlan = try connection.statement(
+            "EXPLAIN QUERY PLAN DELETE FROM events WHERE occurred_at < ?1 AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id)"
+        ).run([.real(0)]) { row throws(SQLiteError) in row.text(3) }
+        #expect(purgePlan.contains { $0.contains("events_by_time") })
+    }
+
     @Test func newerDatabaseIsRefused() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
