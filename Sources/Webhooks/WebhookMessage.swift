@@ -22,7 +22,14 @@ public struct WebhookMessage: Equatable, Sendable {
 
     /// The `webhook-signature` value for an attempt at `unixSeconds`, under the endpoint's secret (`signingKey`).
     func signature(signingKey: MessageAuthenticationKey, unixSeconds: Int64) -> String {
-        let signed = Array("\(id).\(unixSeconds).".utf8) + body
+        Self.signature(id: id, timestamp: String(unixSeconds), body: body, signingKey: signingKey)
+    }
+
+    /// Standard Webhooks' signature of `body` sent as message `id` at `timestamp` (the `webhook-timestamp` text):
+    /// `v1,` and the base64 of HMAC-SHA256 over `id.timestamp.body`. Signs passkeyd's deliveries and checks the
+    /// notifications it receives (a Resend bounce, through Svix).
+    public static func signature(id: String, timestamp: String, body: [UInt8], signingKey: MessageAuthenticationKey) -> String {
+        let signed = Array("\(id).\(timestamp).".utf8) + body
         return "v1," + Data(signingKey.authenticate(signed)).base64EncodedString()
     }
 

@@ -4,6 +4,7 @@ import HTTPServer
 import JSON
 import Observability
 import Storage
+import Webhooks
 
 /// `POST /email/events/{provider}`: the bounce and complaint webhooks of the SMTP relays' providers (`mailgun`,
 /// `postmark`, `resend`), each authenticated the way its provider documents, refused with `401 email_event_unauthenticated`
@@ -63,8 +64,12 @@ struct MailEventsController: Sendable {
         // Standard Webhooks, signature scheme: the content signed is `{webhook-id}.{webhook-timestamp}.{body}`, the key the
         // base64 after `whsec_`, and `webhook-signature` lists space-delimited `v1,{base64 HMAC-SHA256}`; one match
         // verifies (each is compared in constant time).
-        let signed = Array("\(id).\(timestamp).".utf8) + request.body
-        let expected = "v1," + Data(MessageAuthenticationKey(.sha256, key: key).authenticate(signed)).base64EncodedString()
+        let expected = WebhookMessage.signature(
+            id: id,
+            timestamp: timestamp,
+            body: request.body,
+            signingKey: MessageAuthenticationKey(.sha256, key: key)
+        )
         var matched = false
         for candidate in signatures.split(separator: " ") where ConstantTime.equals(String(candidate), expected) { matched = true }
         guard matched else { throw ServerError(.emailEventUnauthenticated, detail: "resend: no signature matches") }
