@@ -95,6 +95,49 @@ let package = Package(
             name: "Webhooks",
             dependencies: ["ConfigurationReading", "CryptoCore", "HTTPServer", "JSON", "Observability", "Storage"]
         ),
+        // The HTTP edge every handler shares: `ServerError` (every client code, its status and message, the mappings of the
+        // core's, the store's and the importers' errors) and the JSON bodies of requests and answers.
+        .target(name: "HTTPEdge", dependencies: ["CryptoCore", "HTTPServer", "JSON", "Storage", "UserImport", "WebAuthnCore"]),
+        // The one list of account events and their payloads, appended with each change and delivered by webhooks.
+        .target(name: "AccountEvents", dependencies: ["AppleSignIn", "CryptoCore", "HTTPEdge", "JSON", "Storage"]),
+        // Threads that work in the background: a round every interval (`PeriodicWorker`), a cached document's fetch schedule
+        // (`BackgroundRefresh`) and the durable outboxes' worker (`OutboxWorker`, run by an `OutboxDelivery`).
+        .target(name: "BackgroundWork", dependencies: ["CryptoCore"]),
+        // Mail that passkeyd writes: the `email` block with its templates, the messages (`MailComposer`) and the bounce
+        // webhooks of the mail providers, verified and read; MailTransport sends what the server's outbox worker hands it.
+        .target(name: "Email", dependencies: ["ConfigurationReading", "CryptoCore", "HTTPEdge", "JSON", "MailTransport", "Storage"]),
+        // The identity-provider seam (`IdentityProvider`, `VerifiedIdentity`) and its providers: any OpenID Connect issuer
+        // and Sign in with Apple (its configuration, keys, token endpoints, revocation worker and team transfer).
+        .target(
+            name: "FederatedIdentity",
+            dependencies: [
+                "AccountEvents", "AppleSignIn", "BackgroundWork", "ConfigurationReading", "CryptoCore", "HTTPEdge", "HTTPServer", "JSON",
+                "Observability", "OpenIDConnect", "Storage", "WebAuthnCore",
+            ]
+        ),
+        // Rate limits: the `rateLimits` block, the node's token buckets, the buckets shared through the store (with the
+        // outage rule when the store cannot answer) and the limits a request is checked against (`RequestLimits`).
+        .target(
+            name: "RateLimiting",
+            dependencies: ["ConfigurationReading", "CryptoCore", "HTTPEdge", "HTTPServer", "Observability", "Storage"]
+        ),
+        // The configuration file: `ServerConfiguration` (parsed from JSON without touching the file system, then the files
+        // it names loaded) with the server's blocks; the feature modules read their own blocks.
+        .target(
+            name: "ConfigurationFile",
+            dependencies: [
+                "AccessTokens", "AccountEvents", "AssociatedDomains", "ConfigurationReading", "CryptoCore", "Email", "FederatedIdentity",
+                "HTTPServer", "JSON", "Observability", "RateLimiting", "WebAuthnCore", "Webhooks",
+            ]
+        ),
+        // Every change of an account that spans several records (`AccountService`), each one transaction with its events,
+        // for the HTTP handlers, the admin API, the command line and Apple's notifications alike.
+        .target(
+            name: "Accounts",
+            dependencies: [
+                "AccountEvents", "AppleSignIn", "CryptoCore", "Email", "FederatedIdentity", "HTTPEdge", "Observability", "Storage", "WebAuthnCore",
+            ]
+        ),
         // The OpenAPI document of the API (`GET /openapi.json`) and the script of the recovery link page
         // (`GET /auth/recovery/email/page.js`) are compiled in, so the binary needs no file to serve them.
         .target(
@@ -102,6 +145,8 @@ let package = Package(
             dependencies: [
                 "WebAuthnCore", "CryptoCore", "JSON", "Storage", "HTTPServer", "AppleSignIn", "OpenIDConnect", "Observability", "PasswordHashes",
                 "Confusables", "MailTransport", "UserImport", "ConfigurationReading", "AssociatedDomains", "AccessTokens", "Webhooks",
+                "HTTPEdge", "AccountEvents", "ConfigurationFile", "BackgroundWork", "Email", "FederatedIdentity", "Accounts",
+                "RateLimiting",
             ],
             resources: [.embedInCode("OpenAPI/openapi.json"), .embedInCode("Email/recovery-page.js")]
         ),
@@ -110,6 +155,7 @@ let package = Package(
             dependencies: [
                 "RelyingPartyServer", "StorageSQLite", "StoragePostgres", "Storage", "WebAuthnCore", "WebAuthnVectors", "HTTPServer", "CryptoCore",
                 "JSON", "AppleSignIn", "Observability", "UserImport", "ConfigurationReading", "AssociatedDomains", "AccessTokens",
+                "ConfigurationFile", "HTTPEdge",
             ]
         ),
 
@@ -178,6 +224,7 @@ let package = Package(
                 "passkeyd", "RelyingPartyServer", "HTTPServer", "Storage", "StorageSQLite", "StoragePostgres", "AppleSignIn", "OpenIDConnect",
                 "WebAuthnCore", "CryptoCore", "JSON", "PasswordHashes",
                 "CBOR", "Observability", "MailTransport", "UserImport", "ConfigurationReading", "AccessTokens", "Webhooks",
+                "HTTPEdge", "AccountEvents", "ConfigurationFile",
             ]
         ),
         .testTarget(
@@ -185,7 +232,7 @@ let package = Package(
             dependencies: [
                 "RelyingPartyServer", "TestSupport", "Storage", "StorageSQLite", "StoragePostgres", "HTTPServer", "WebAuthnCore", "CryptoCore",
                 "JSON", "AppleSignIn", "OpenIDConnect", "Observability", "PasswordHashes", "MailTransport", "UserImport",
-                "ConfigurationReading", "AssociatedDomains", "AccessTokens", "Webhooks",
+                "ConfigurationReading", "AssociatedDomains", "AccessTokens", "Webhooks", "HTTPEdge", "AccountEvents", "ConfigurationFile",
             ],
             // Read by path (`#filePath`), like the repository's `www`.
             exclude: ["Fixtures"]

@@ -1,9 +1,10 @@
+import HTTPEdge
 import JSON
 import WebAuthnCore
 
 extension AuthenticationResponseJSON: DirectJSONDecodable {
     /// The members in the order the synthesized `init(from:)` reads them, so that the first refusal is the same.
-    init(tree: JSONValue) throws(DecodingError) {
+    package init(tree: JSONValue) throws(DecodingError) {
         let object = try JSONTreeObject(tree)
         let id = try object.string("id")
         let rawId = try object.string("rawId")

@@ -1,8 +1,14 @@
+import Accounts
+import ConfigurationFile
 import ConfigurationReading
 import CryptoCore
+import Email
+import FederatedIdentity
 import Foundation
+import HTTPEdge
 import HTTPServer
 import Observability
+import RateLimiting
 import Storage
 import Synchronization
 import WebAuthnCore
@@ -141,7 +147,8 @@ public final class RelyingPartyServer: HTTPHandler {
         let signInAnswers = SignInAnswers(sessions: sessions, tokens: tokens)
         staticFiles = configuration.wwwDirectory.map(StaticFiles.init(root:))
         limits = RequestLimits(
-            configuration,
+            configuration.rateLimits,
+            challengeLifetime: configuration.challengeLifetimeSeconds,
             time: time,
             shared: store as? any SharedLimitStore,
             outage: SharedLimitOutage(log: log, fallbacks: self.metrics?.rateLimitFallbacks),

@@ -1,3 +1,4 @@
+import HTTPEdge
 import HTTPServer
 
 /// One endpoint: its method and path, the flags the server applies around it, and its handler. A path is literal,

@@ -1,4 +1,6 @@
+import ConfigurationFile
 import Foundation
+import HTTPEdge
 import HTTPServer
 import Observability
 import RelyingPartyServer

@@ -1,3 +1,5 @@
+import ConfigurationFile
+import FederatedIdentity
 import Foundation
 import HTTPServer
 import Observability

@@ -1,4 +1,6 @@
+import ConfigurationFile
 import ConfigurationReading
+import FederatedIdentity
 import Foundation
 import HTTPServer
 import Observability

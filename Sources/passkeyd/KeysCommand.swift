@@ -1,4 +1,5 @@
 import AccessTokens
+import ConfigurationFile
 import CryptoCore
 import Foundation
 import RelyingPartyServer

@@ -1,3 +1,4 @@
+import ConfigurationFile
 import RelyingPartyServer
 
 /// What `serve` (and `healthcheck`) take over the configuration file, for containers: the HTTPS listener's address

@@ -2,6 +2,7 @@ import AppleSignIn
 import CBOR
 import ConfigurationReading
 import CryptoCore
+import HTTPEdge
 import MailTransport
 import OpenIDConnect
 import PasswordHashes

@@ -1,5 +1,7 @@
+import Accounts
 import CryptoCore
 import Foundation
+import HTTPEdge
 import HTTPServer
 import Storage
 

@@ -1,5 +1,8 @@
+import AccountEvents
+import Accounts
 import CryptoCore
 import Foundation
+import HTTPEdge
 import Storage
 
 /// Recovery by email: a single-use link (`EmailTokenRecord`, purpose `recovery`) sent to an account's VERIFIED address,

@@ -1,5 +1,8 @@
+import AccountEvents
+import Accounts
 import CryptoCore
 import Foundation
+import HTTPEdge
 import Storage
 
 extension AccountService {

@@ -1,6 +1,8 @@
+import Accounts
 import AppleSignIn
 import CryptoCore
 import Foundation
+import HTTPEdge
 import HTTPServer
 import Storage
 import WebAuthnCore

@@ -1,5 +1,6 @@
 import Confusables
 import Foundation
+import HTTPEdge
 import Storage
 
 extension RelyingPartyServer {

@@ -39,7 +39,7 @@ public struct UserJSON: Encodable, Equatable, Sendable {
     }
 
     /// The members as `JSONBody`'s encoder writes them (sorted, nil left out), into an object of the caller's.
-    func write(to object: inout JSONObjectWriter) {
+    package func write(to object: inout JSONObjectWriter) {
         object.add("appAccountToken", appAccountToken)
         object.add("disabled", disabled)
         object.add("displayName", displayName)

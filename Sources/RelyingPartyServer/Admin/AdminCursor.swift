@@ -1,4 +1,5 @@
 import CryptoCore
+import HTTPEdge
 
 /// The admin API's opaque cursors: base64url of what the next page starts after, bound to the query it was given for
 /// (a cursor of another query is `400 invalid_cursor`). Not secret, only opaque: clients pass them back unchanged.

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPEdge
 import Storage
 import UserImport
 

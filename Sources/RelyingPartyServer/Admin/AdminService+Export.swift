@@ -1,5 +1,7 @@
+import AccountEvents
 import CryptoCore
 import Foundation
+import HTTPEdge
 import Storage
 import UserImport
 

@@ -1,3 +1,4 @@
+import HTTPEdge
 import JSON
 import Storage
 

@@ -1,6 +1,11 @@
+import AccountEvents
+import Accounts
 import AppleSignIn
 import CryptoCore
+import Email
+import FederatedIdentity
 import Foundation
+import HTTPEdge
 import HTTPServer
 import JSON
 import Observability

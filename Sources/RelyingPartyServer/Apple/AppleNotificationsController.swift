@@ -1,6 +1,9 @@
+import Accounts
 import AppleSignIn
 import CryptoCore
+import FederatedIdentity
 import Foundation
+import HTTPEdge
 import HTTPServer
 import JSON
 import Observability

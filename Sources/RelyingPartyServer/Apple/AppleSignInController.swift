@@ -1,9 +1,11 @@
 import AppleSignIn
 import CryptoCore
 import Foundation
+import HTTPEdge
 import HTTPServer
 import JSON
 import Observability
+import RateLimiting
 import Storage
 import WebAuthnCore
 

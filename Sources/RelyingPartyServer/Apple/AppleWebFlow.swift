@@ -1,6 +1,7 @@
 import AppleSignIn
 import CryptoCore
 import Foundation
+import HTTPEdge
 import HTTPServer
 import JSON
 import Storage

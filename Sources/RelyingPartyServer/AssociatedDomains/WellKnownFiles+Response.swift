@@ -1,4 +1,5 @@
 import AssociatedDomains
+import HTTPEdge
 import HTTPServer
 
 /// The HTTP edge of the associated-domain files: a configured file (or its 304), or the JSON 404 `not_configured`

@@ -1,3 +1,5 @@
+import BackgroundWork
+import ConfigurationFile
 import Foundation
 import HTTPServer
 import WebAuthnCore

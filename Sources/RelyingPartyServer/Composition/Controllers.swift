@@ -1,6 +1,10 @@
+import Accounts
+import ConfigurationFile
 import CryptoCore
+import FederatedIdentity
 import Foundation
 import Observability
+import RateLimiting
 import Storage
 
 /// The server's features, each a controller that holds only what it uses, built once from the configuration and the

@@ -1,5 +1,6 @@
 import AccessTokens
 import AssociatedDomains
+import ConfigurationFile
 import ConfigurationReading
 import CryptoCore
 import Foundation

@@ -1,5 +1,6 @@
 import AccessTokens
 import CryptoCore
+import HTTPEdge
 import HTTPServer
 import Storage
 

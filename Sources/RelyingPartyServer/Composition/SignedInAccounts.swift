@@ -1,3 +1,4 @@
+import HTTPEdge
 import HTTPServer
 import Storage
 

@@ -1,7 +1,10 @@
+import Accounts
 import CryptoCore
 import Foundation
+import HTTPEdge
 import HTTPServer
 import MailTransport
+import RateLimiting
 import Storage
 
 /// The endpoints of the messages a person acts on: verifying a new address (`PATCH /me {"email"}`, its code at

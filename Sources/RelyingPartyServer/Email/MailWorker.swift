@@ -1,5 +1,8 @@
+import BackgroundWork
+import ConfigurationFile
 import ConfigurationReading
 import CryptoCore
+import Email
 import MailTransport
 import Observability
 import Storage

@@ -1,5 +1,10 @@
+import AccountEvents
+import Accounts
 import CryptoCore
+import Email
+import FederatedIdentity
 import Foundation
+import HTTPEdge
 import HTTPServer
 import OpenIDConnect
 import Storage

@@ -1,3 +1,5 @@
+import Accounts
+import HTTPEdge
 import HTTPServer
 import Storage
 

@@ -1,7 +1,10 @@
 import CryptoCore
+import FederatedIdentity
 import Foundation
+import HTTPEdge
 import HTTPServer
 import Observability
+import RateLimiting
 import Storage
 
 /// Native sign-in with an OpenID provider (Google Sign-In on iOS, Credential Manager on Android, any issuer's ID

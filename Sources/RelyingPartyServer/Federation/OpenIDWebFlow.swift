@@ -1,5 +1,7 @@
 import CryptoCore
+import FederatedIdentity
 import Foundation
+import HTTPEdge
 import HTTPServer
 import OpenIDConnect
 import Storage

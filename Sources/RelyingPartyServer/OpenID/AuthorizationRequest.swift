@@ -1,4 +1,6 @@
+import ConfigurationFile
 import Foundation
+import HTTPEdge
 
 /// A `GET /oauth/authorize` request, checked in the order RFC 6749 §4.1.2.1 requires: first the client and its
 /// redirect URI (a failure there is an error page, never a redirect: no open redirector), then everything else (a

@@ -1,6 +1,8 @@
 import AccessTokens
+import ConfigurationFile
 import CryptoCore
 import Foundation
+import HTTPEdge
 import HTTPServer
 import Storage
 

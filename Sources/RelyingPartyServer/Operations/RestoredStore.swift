@@ -1,3 +1,4 @@
+import AccountEvents
 import CryptoCore
 import Foundation
 import Storage

@@ -1,6 +1,10 @@
+import AccountEvents
+import Accounts
 import CryptoCore
 import Foundation
+import HTTPEdge
 import Observability
+import RateLimiting
 import Storage
 import WebAuthnCore
 

@@ -1,7 +1,10 @@
+import AccountEvents
 import CryptoCore
 import Foundation
+import HTTPEdge
 import HTTPServer
 import Observability
+import RateLimiting
 import Storage
 import WebAuthnCore
 

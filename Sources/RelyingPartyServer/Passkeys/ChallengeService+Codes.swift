@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import HTTPEdge
 import Storage
 
 extension ChallengeService {

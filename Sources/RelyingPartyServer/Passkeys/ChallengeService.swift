@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import HTTPEdge
 import Storage
 
 /// Issues server-side, random, single-use, expiring challenges and consumes them atomically.

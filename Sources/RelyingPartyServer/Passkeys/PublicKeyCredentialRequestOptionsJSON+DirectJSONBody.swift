@@ -1,10 +1,11 @@
 import CryptoCore
+import HTTPEdge
 import JSON
 import WebAuthnCore
 
 /// The options of every sign-in ceremony, written without Foundation's encoder (`DirectJSONBody`).
 extension PublicKeyCredentialRequestOptionsJSON: DirectJSONBody {
-    func write(to object: inout JSONObjectWriter) {
+    package func write(to object: inout JSONObjectWriter) {
         object.add("allowCredentials", objects: allowCredentials) { descriptor, credential in
             descriptor.add("id", credential.id)
             if let transports = credential.transports { descriptor.add("transports", transports) }

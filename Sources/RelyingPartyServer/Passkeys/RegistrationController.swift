@@ -1,7 +1,11 @@
+import AccountEvents
+import Accounts
 import CryptoCore
 import Foundation
+import HTTPEdge
 import HTTPServer
 import Observability
+import RateLimiting
 import Storage
 import WebAuthnCore
 

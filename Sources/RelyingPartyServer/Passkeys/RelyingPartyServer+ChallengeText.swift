@@ -1,4 +1,5 @@
 import CryptoCore
+import HTTPEdge
 import WebAuthnCore
 
 extension RelyingPartyServer {

@@ -1,8 +1,11 @@
+import AccountEvents
 import CryptoCore
 import Foundation
+import HTTPEdge
 import HTTPServer
 import Observability
 import PasswordHashes
+import RateLimiting
 import Storage
 
 /// `POST /auth/password`: a sign-in with a password whose hash was imported from the app's previous system, a bridge

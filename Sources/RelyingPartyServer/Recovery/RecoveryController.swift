@@ -1,6 +1,9 @@
+import Accounts
 import CryptoCore
 import Foundation
+import HTTPEdge
 import HTTPServer
+import RateLimiting
 import Storage
 
 /// Recovery codes: a new set for the signed-in account, and a sign-in with one that starts a restricted session.

@@ -1,6 +1,7 @@
 import AccessTokens
 import CryptoCore
 import Foundation
+import HTTPEdge
 import HTTPServer
 import Storage
 

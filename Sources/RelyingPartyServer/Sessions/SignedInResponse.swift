@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import HTTPEdge
 import JSON
 import Observability
 import Storage
@@ -38,7 +39,7 @@ struct SignedInResponse: DirectJSONBody {
         expiresAt = issued?.expiresAt
     }
 
-    func write(to object: inout JSONObjectWriter) {
+    package func write(to object: inout JSONObjectWriter) {
         if let accessToken { object.add("accessToken", accessToken) }
         if let accessTokenExpiresAt { object.add("accessTokenExpiresAt", RFC3339Timestamp.seconds(accessTokenExpiresAt)) }
         if let appleUserID { object.add("appleUserID", appleUserID) }

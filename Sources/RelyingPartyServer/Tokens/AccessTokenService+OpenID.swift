@@ -1,6 +1,7 @@
 import AccessTokens
 import CryptoCore
 import Foundation
+import HTTPEdge
 
 extension AccessTokenService {
     /// The tokens of a token response of the OpenID provider: an access token for the grant's client and an ID token

@@ -1,7 +1,10 @@
 import AccessTokens
+import BackgroundWork
+import ConfigurationFile
 import ConfigurationReading
 import CryptoCore
 import Foundation
+import HTTPEdge
 import Observability
 import Storage
 

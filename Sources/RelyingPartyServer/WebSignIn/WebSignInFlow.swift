@@ -1,3 +1,4 @@
+import HTTPEdge
 import HTTPServer
 
 /// The web (redirect and callback) sign-in of one identity provider, which `WebSignInController` runs: Sign in with

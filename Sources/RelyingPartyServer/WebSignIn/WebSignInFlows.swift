@@ -1,4 +1,6 @@
 import CryptoCore
+import FederatedIdentity
+import HTTPEdge
 
 /// The web flows the routes name: Sign in with Apple's on its literal paths (`/auth/apple/start`, `/auth/apple/callback`),
 /// a configured OpenID provider's on `/auth/{provider}/start` and `/auth/{provider}/callback`.

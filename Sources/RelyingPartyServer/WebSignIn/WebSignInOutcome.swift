@@ -1,3 +1,5 @@
+import HTTPEdge
+
 /// How a web flow's answer ended (`WebSignInFlow.complete`) when it was not refused.
 enum WebSignInOutcome: Sendable {
     /// The identity signed in: the session to set.

@@ -1,3 +1,4 @@
+import HTTPEdge
 import Storage
 
 /// How a provider's web flow is carried (`WebSignInFlow`): where its `state` is kept, the cookie that binds it to a

@@ -1,3 +1,4 @@
+import BackgroundWork
 import CryptoCore
 import Foundation
 import HTTPServer

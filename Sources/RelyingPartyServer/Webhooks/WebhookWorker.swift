@@ -1,3 +1,4 @@
+import BackgroundWork
 import CryptoCore
 import Observability
 import Storage

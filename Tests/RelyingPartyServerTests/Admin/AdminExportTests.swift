@@ -1,3 +1,4 @@
+import Accounts
 import CryptoCore
 import Foundation
 import Storage

@@ -1,4 +1,5 @@
 import AppleSignIn
+import FederatedIdentity
 import Foundation
 import TestSupport
 import Testing

@@ -1,4 +1,5 @@
 import CryptoCore
+import FederatedIdentity
 import Foundation
 import RelyingPartyServer
 import Storage

@@ -1,5 +1,7 @@
+import ConfigurationFile
 import ConfigurationReading
 import CryptoCore
+import FederatedIdentity
 import Foundation
 import HTTPServer
 import RelyingPartyServer

@@ -1,3 +1,4 @@
+import ConfigurationFile
 import ConfigurationReading
 import CryptoCore
 import Foundation

@@ -1,4 +1,6 @@
+import ConfigurationFile
 import ConfigurationReading
+import Email
 import Foundation
 import Testing
 

@@ -1,5 +1,7 @@
+import ConfigurationFile
 import ConfigurationReading
 import CryptoCore
+import Email
 import Foundation
 import MailTransport
 import Storage

@@ -1,3 +1,4 @@
+import ConfigurationFile
 import Foundation
 import RelyingPartyServer
 import Testing

@@ -1,3 +1,4 @@
+import ConfigurationFile
 import ConfigurationReading
 import Foundation
 import Testing

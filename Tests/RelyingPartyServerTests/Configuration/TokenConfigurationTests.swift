@@ -1,4 +1,5 @@
 import AccessTokens
+import ConfigurationFile
 import ConfigurationReading
 import CryptoCore
 import Foundation

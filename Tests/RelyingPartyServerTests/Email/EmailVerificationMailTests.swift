@@ -1,3 +1,5 @@
+import Accounts
+import ConfigurationFile
 import CryptoCore
 import Foundation
 import Storage

@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import HTTPEdge
 import HTTPServer
 import Observability
 import Storage

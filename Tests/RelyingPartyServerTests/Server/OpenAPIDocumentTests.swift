@@ -1,4 +1,5 @@
 import Foundation
+import HTTPEdge
 import HTTPServer
 import TestSupport
 import Testing

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import HTTPServer
 import Observability
+import RateLimiting
 import Storage
 import StoragePostgres
 import Synchronization

@@ -1,4 +1,6 @@
+import ConfigurationFile
 import CryptoCore
+import FederatedIdentity
 import Foundation
 import HTTPServer
 import RelyingPartyServer

@@ -1,3 +1,4 @@
+import ConfigurationFile
 import CryptoCore
 import Foundation
 import Observability

@@ -1,5 +1,9 @@
+import Accounts
+import ConfigurationFile
 import CryptoCore
+import Email
 import Foundation
+import HTTPEdge
 import HTTPServer
 import JSON
 import Observability

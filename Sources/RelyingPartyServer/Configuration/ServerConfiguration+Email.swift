@@ -1,9 +1,0 @@
-import ConfigurationReading
-import Foundation
-
-extension ServerConfiguration {
-    /// Reads the files and environment variables `email` names: its password and its templates.
-    mutating func loadEmail(environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError) {
-        try email?.load(environment: environment)
-    }
-}
