@@ -217,6 +217,12 @@ let package = Package(
             name: "AssociatedDomainsTests",
             dependencies: ["AssociatedDomains", "ConfigurationReading", "TestSupport", "HTTPServer", "CryptoCore"]
         ),
+        // The configuration file parsed on its own (`ServerConfiguration(json:)` and each block); what a running server
+        // makes of it is tested in RelyingPartyServerTests.
+        .testTarget(
+            name: "ConfigurationFileTests",
+            dependencies: ["ConfigurationFile", "AccessTokens", "ConfigurationReading", "CryptoCore", "Observability", "WebAuthnCore"]
+        ),
         // passkeydTests also holds the whole-tree checks (every error code type), so it sees every module.
         .testTarget(
             name: "passkeydTests",

@@ -2,7 +2,6 @@ import ConfigurationFile
 import ConfigurationReading
 import Foundation
 import Observability
-import RelyingPartyServer
 import Testing
 import WebAuthnCore
 

@@ -5,8 +5,6 @@ import CryptoCore
 import Foundation
 import Testing
 
-@testable import RelyingPartyServer
-
 /// The `tokens`, `backends` and `cors` blocks: defaults from the relying party, bounds, and errors naming the key.
 @Suite struct TokenConfigurationTests {
     static func parse(_ members: String) throws(ConfigurationError) -> ServerConfiguration {

@@ -3,8 +3,6 @@ import ConfigurationReading
 import Foundation
 import Testing
 
-@testable import RelyingPartyServer
-
 /// The `webhooks` block in the server's configuration (the endpoints themselves: `WebhooksTests.WebhookEndpointTests`).
 struct WebhookConfigurationTests {
     static let secret = "whsec_" + Data(repeating: 7, count: 32).base64EncodedString()

@@ -3,8 +3,6 @@ import ConfigurationReading
 import Foundation
 import Testing
 
-@testable import RelyingPartyServer
-
 @Suite("oidc.clients configuration")
 struct OIDCConfigurationTests {
     static let secretHash = String(repeating: "ab", count: 32)
