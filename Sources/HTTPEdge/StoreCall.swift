@@ -1,4 +1,3 @@
-import HTTPEdge
 import Storage
 
 /// Runs a storage call, mapping its error at the edge: a `StorageError` to its `ServerError`, anything else to

@@ -23,9 +23,7 @@ public final class RelyingPartyServer: HTTPHandler {
     let configuration: ServerConfiguration
     let store: any PasskeyStore
     let time: any TimeSource
-    let random: any RandomSource
     let sessions: SessionService
-    let keys = CredentialKeyCache()
     /// The associated-domain files, trust material and metadata in force (`reload` replaces them).
     let settings: SettingsInForce
     /// The features, each holding what it uses; the route table names them.
@@ -49,8 +47,6 @@ public final class RelyingPartyServer: HTTPHandler {
     /// Webhook delivery (`webhooks`); its workers run from `startWebhooks` to `stopWebhooks`, and a reload with other
     /// endpoints replaces it.
     let webhooks: WebhookDispatcherInForce
-    /// What delivers webhooks (nil when none can be).
-    let webhookSender: (any WebhookSender)?
     /// The mail outbox's sending thread (`email`); nil sends no mail. Runs from `startMail` to `stopMail`.
     let mailWorker: MailWorker?
     /// Access tokens, their keys and the JWKS.
@@ -101,7 +97,6 @@ public final class RelyingPartyServer: HTTPHandler {
         self.configuration = configuration
         self.store = store
         self.time = time
-        self.random = random
         let decoys: DecoyCredentials
         do {
             decoys = try DecoyCredentials(secret: enumerationSecret)
@@ -111,7 +106,6 @@ public final class RelyingPartyServer: HTTPHandler {
         self.log = log
         requestIDs = RequestIDs(random: random)
         self.metrics = metrics.map(ServerMetrics.init)
-        self.webhookSender = webhookSender
         settings = SettingsInForce(try ReloadableSettings(configuration, time: time))
         let accounts = SignedInAccounts(store: store, settings: settings)
         let seal: ChallengeSeal
@@ -161,6 +155,7 @@ public final class RelyingPartyServer: HTTPHandler {
             apple = nil
         }
         identityProviders = try IdentityProviders(configuration.identityProviders, client: outbound, random: random, time: time, log: log)
+        let keys = CredentialKeyCache()
         let assertions = AssertionVerifier(
             store: store,
             time: time,

@@ -21,15 +21,7 @@ extension RelyingPartyServer {
         let dispatcher =
             current.endpoints.isEmpty && replacement.webhooks.isEmpty
             ? nil
-            : try WebhookDispatcher(
-                endpoints: replacement.webhooks,
-                store: store,
-                sender: webhookSender,
-                time: time,
-                random: random,
-                attempts: metrics?.webhookAttempts,
-                log: log
-            )
+            : try current.replacement(endpoints: replacement.webhooks)
         let previous = settings.withLock { settings in
             defer { settings = reloaded }
             return settings.attestation

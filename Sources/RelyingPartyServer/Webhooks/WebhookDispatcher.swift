@@ -14,6 +14,10 @@ final class WebhookDispatcher: Sendable {
     private let store: any PasskeyStore
     private let time: any TimeSource
     private let log: Logger
+    /// What the workers deliver with, their randomness and their counter, kept for a reload's replacement.
+    private let sender: (any WebhookSender)?
+    private let random: any RandomSource
+    private let attempts: MetricFamily<Counter>?
 
     init(
         endpoints: [WebhookEndpoint],
@@ -29,6 +33,9 @@ final class WebhookDispatcher: Sendable {
         self.store = store
         self.time = time
         self.log = log
+        self.sender = sender
+        self.random = random
+        self.attempts = attempts
         workers =
             sender.map { sender in
                 endpoints.enumerated().map { index, endpoint in
@@ -44,6 +51,11 @@ final class WebhookDispatcher: Sendable {
                     )
                 }
             } ?? []
+    }
+
+    /// A dispatcher for `endpoints` that delivers as this one does (a reload's new endpoints).
+    func replacement(endpoints: [WebhookEndpoint]) throws(ConfigurationError) -> WebhookDispatcher {
+        try WebhookDispatcher(endpoints: endpoints, store: store, sender: sender, time: time, random: random, attempts: attempts, log: log)
     }
 
     /// Writes the subscriptions, repairs the chains and starts the workers.
