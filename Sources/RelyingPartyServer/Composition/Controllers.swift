@@ -109,8 +109,7 @@ struct Controllers: Sendable {
             verifier: PasswordVerifier(limit: configuration.passwords.maximumConcurrentVerifications),
             restrictsSessions: configuration.passwords.restrictsSessions,
             retirement: configuration.passwords.retirement,
-            stuffing: CredentialStuffingSignals(),
-            metrics: metrics,
+            stuffing: CredentialStuffingSignals(raised: metrics?.passwordStuffingSignals),
             log: log
         )
         let challengeTimeout = configuration.challengeLifetimeSeconds * 1000

@@ -1,4 +1,5 @@
 import Foundation
+import Observability
 import Synchronization
 
 /// The two signs of credential stuffing among failed password sign-ins (issue 38): one client address trying many
@@ -37,20 +38,23 @@ final class CredentialStuffingSignals: Sendable {
     let windowSeconds: Int
     /// The most keys of each kind tracked at once; past it, windows that ended are dropped, then the oldest.
     let maximumKeys: Int
+    /// `passkeyd_password_stuffing_signals_total{signal}` (nil without metrics).
+    private let raised: MetricFamily<Counter>?
     private let state = Mutex(State())
 
-    init(threshold: Int = 10, windowSeconds: Int = 600, maximumKeys: Int = 10_000) {
+    init(threshold: Int = 10, windowSeconds: Int = 600, maximumKeys: Int = 10_000, raised: MetricFamily<Counter>? = nil) {
         self.threshold = threshold
         self.windowSeconds = windowSeconds
         self.maximumKeys = maximumKeys
+        self.raised = raised
     }
 
     /// The keys tracked now, by address and by account (for tests).
     var trackedKeys: (addresses: Int, accounts: Int) { state.withLock { ($0.byAddress.count, $0.byAccount.count) } }
 
-    /// Notes a failed password sign-in of `account` from `address` at `now`; returns the signs it raised.
+    /// Notes a failed password sign-in of `account` from `address` at `now`; returns the signs it raised, each counted.
     func failed(account: String, address: String, now: Date) -> [Signal] {
-        state.withLock { state in
+        let signals = state.withLock { state in
             var signals: [Signal] = []
             if let count = note(member: account, of: address, in: &state.byAddress, now: now) {
                 signals.append(.accountsPerAddress(address: address, count: count))
@@ -60,6 +64,8 @@ final class CredentialStuffingSignals: Sendable {
             }
             return signals
         }
+        for signal in signals { raised?.increment([signal.name]) }
+        return signals
     }
 
     /// Adds `member` to `key`'s window (a new one when it ended); the distinct count when it just reached the threshold.

@@ -22,9 +22,9 @@ struct PasswordController: Sendable {
     let restrictsSessions: Bool
     /// `passwords.retireAfterDays` in seconds: a hash whose account has had a passkey this long signs nobody in.
     let retirement: TimeInterval?
-    /// Failed sign-ins watched for credential stuffing, reported as `password.stuffing_suspected` and in `metrics`.
+    /// Failed sign-ins watched for credential stuffing (which counts the signs it raises), reported as
+    /// `password.stuffing_suspected`.
     let stuffing: CredentialStuffingSignals
-    let metrics: ServerMetrics?
     let log: Logger
 
     struct PasswordRequest: Decodable {
@@ -125,7 +125,6 @@ struct PasswordController: Sendable {
         let signals = stuffing.failed(account: account, address: limits.clientAddress(request), now: now)
         guard !signals.isEmpty else { return }
         let events = signals.map { signal -> AccountEvent in
-            metrics?.passwordStuffingSignals.increment([signal.name])
             switch signal {
             case .accountsPerAddress(let address, let count):
                 return .passwordStuffingSuspected(userID: nil, signal: signal.name, count: count, address: address)
