@@ -1,6 +1,7 @@
 // Target `configuration`: ServerConfiguration(json:) — the strict configuration parser (unknown keys, ranges, domains,
 // origins, addresses, algorithms, associatedDomains), which reads no file — and, for a configuration it accepts,
 // building the server (which encodes the well-known files and checks Apple's size limit) and fetching those files.
+import ConfigurationFile
 import CryptoCore
 import Foundation
 import HTTPServer

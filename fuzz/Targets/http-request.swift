@@ -20,6 +20,7 @@
 // - authentication challenges for alice, for the W3C packed-es256 and packed-es384 authentication vectors.
 // The relying party is example.org with origin https://example.org, as in the W3C vectors.
 // `POST /introspect` takes the backend key `backend` (Authorization: Bearer backend).
+import ConfigurationFile
 import CryptoCore
 import Foundation
 import HTTPServer

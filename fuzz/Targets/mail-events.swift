@@ -3,7 +3,9 @@
 // `ResendNotification` (`email.bounced`, `email.complained`) — and the
 // `Message-ID` identifier reader, with the input as each body. Every refusal must be a `ServerError` with a stable
 // code; what is read stays within its bounds.
+import Email
 import Foundation
+import HTTPEdge
 import Storage
 
 @testable import RelyingPartyServer

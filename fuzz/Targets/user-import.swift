@@ -3,6 +3,7 @@
 // a `firebase auth:export` file (with the project's hash parameters), Supabase's `auth.users` JSON and Auth0's export
 // (JSON or NDJSON) — through `AdminService` into an in-memory store. The first byte chooses the format; the rest is the
 // file. Every refusal must be a stable code, never a crash.
+import ConfigurationFile
 import CryptoCore
 import Foundation
 import RelyingPartyServer
