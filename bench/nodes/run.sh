@@ -18,7 +18,8 @@
 # one credential row and, on PostgreSQL, waits for the row lock of the one before it until that one's commit is
 # flushed), IDLE_SECONDS (60), SHARED_BUDGET (600), SHARED_REQUESTS (three times SHARED_BUDGET), ONLY_TEN_NODES (1: skip
 # the ceremonies and pgbench, measure only the ten nodes), IDLE_STATEMENTS (1: log every statement of the idle minute,
-# `log_statement = all`, and print how many of each kind the ten nodes sent).
+# `log_statement = all`, and print how many of each kind the ten nodes sent), TEN_NODES_MEMBERS (configuration members
+# added to the ten nodes', such as a `"webhooks": […]` endpoint whose idle claims to count).
 # Each round also prints the server CPU per ceremony (user + system time from /proc: the SQLite node; the PostgreSQL
 # nodes, PgBouncer and PostgreSQL's processes apart) and, for PostgreSQL, the commits and WAL flushes per ceremony
 # (pg_stat_database, pg_stat_wal): where the two-node figure's time goes on a machine whose cores they all share.
@@ -219,7 +220,7 @@ budget_rate_limits="{\"perAddressPerMinute\": 1, \"perAddressBurst\": $SHARED_BU
                  \"perAccountBurst\": 1000000, \"outstandingChallengesPerAddress\": 1000000}"
 ten_ports="" ten_pids=""
 for node in $(seq 10); do
-    start_node "ten-node-$node" "$ten_database" "$budget_rate_limits"
+    start_node "ten-node-$node" "$ten_database${TEN_NODES_MEMBERS:+, $TEN_NODES_MEMBERS}" "$budget_rate_limits"
     ten_ports="$ten_ports $node_port" ten_pids="$ten_pids $node_pid"
 done
 ten_transactions() {
