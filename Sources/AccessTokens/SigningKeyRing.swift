@@ -6,12 +6,24 @@ import Synchronization
 
 /// The signing keys of the deployment as this node holds them in memory, opened once each: which key signs now,
 /// which keys the JWKS publishes, and the public key of a `kid` for verifying the server's own tokens. Loaded from
-/// the store by the key worker (every `refreshInterval`), so that a key made by another node is published and used
+/// the store by the key worker (every `refreshInterval(for:)`, and at once when the store announces a change), so that a key made by another node is published and used
 /// here too; requests never wait for the store, except when the set is older than `maximumAge` (the worker stalled).
 public final class SigningKeyRing: Sendable {
-    /// How often the worker reloads the keys (and runs the schedule): a rotation or revocation on one node (or by
-    /// `passkeyd keys`) takes effect on every node within it. One read of the keys' table a second per node.
+    /// How often the worker reloads the keys (and runs the schedule) on a store of one node (SQLite): a rotation or
+    /// revocation by `passkeyd keys` takes effect within it. One read of the keys' table a second.
     public static let refreshInterval: TimeInterval = 1
+    /// How often on a shared store that announces changes (`SigningKeyChangeFeed`: PostgreSQL's `LISTEN`): a node
+    /// reloads at each announcement, so this slow round only bounds a change missed some other way.
+    public static let announcedRefreshInterval: TimeInterval = 30
+    /// How often on a shared store that cannot announce them (behind a transaction-mode pooler without a listening
+    /// connection): a change reaches every node within it, at one read per node every 5 s (ten nodes: 2 a second).
+    public static let sharedRefreshInterval: TimeInterval = 5
+
+    /// The interval of the worker for a store that is `feed` (nil: a store of one node).
+    public static func refreshInterval(for feed: (any SigningKeyChangeFeed)?) -> TimeInterval {
+        guard let feed else { return refreshInterval }
+        return feed.canWatchSigningKeys ? announcedRefreshInterval : sharedRefreshInterval
+    }
     /// A set older than this is reloaded by the request that finds it (a stalled worker must not let a node sign with a
     /// key the others retired).
     package static let maximumAge: TimeInterval = 120

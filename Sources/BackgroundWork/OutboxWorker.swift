@@ -6,7 +6,10 @@ import Synchronization
 /// The thread of a durable outbox's worker (`OutboxDelivery`: the mail outbox, each webhook endpoint). It claims due
 /// rows, keeps up to `concurrency` sends in flight, records their outcomes in batches, and claims again: when an
 /// outcome came in, when the server wrote something (`wake`, coalesced: at most one claim per
-/// `minimumClaimInterval`), and every `pollInterval` (retries that came due, rows written by other nodes). Each claim
+/// `minimumClaimInterval`), and every `pollInterval` (retries that came due, rows of a node that stopped), an interval
+/// that doubles with each claim in a row that found nothing, woken by nothing, up to `idlePollInterval`: an idle
+/// node claims every 8 s, not every second, and a retry is sent at most as late as the time since the last activity
+/// (a retry due 1 s after a failed send goes then; one due 5 s after, at 8 s). Each claim
 /// is leased to `owner`, so several nodes never send one row at once, and a node killed mid-send leaves its claims to
 /// end, after which another worker sends the rows again: at least once. `stop` stops claiming, waits for the sends in
 /// flight (each ends within its deadline), records them and ends the thread. Never on a request path.
@@ -16,6 +19,14 @@ import Synchronization
 package final class OutboxWorker<Delivery: OutboxDelivery>: Sendable {
     package static var pollInterval: TimeInterval { 1 }
     package static var minimumClaimInterval: TimeInterval { 0.01 }
+    /// The longest interval between two claims while nothing happens.
+    package static var idlePollInterval: TimeInterval { 8 }
+
+    /// The interval after `emptyClaims` claims in a row that found nothing: `pollInterval`, doubled from the second
+    /// one on, at most `idlePollInterval`.
+    package static func pollInterval(afterEmptyClaims emptyClaims: Int) -> TimeInterval {
+        min(idlePollInterval, pollInterval * Double(1 << min(max(emptyClaims - 1, 0), 16)))
+    }
 
     private struct State {
         package var stopping = false
@@ -81,6 +92,7 @@ package final class OutboxWorker<Delivery: OutboxDelivery>: Sendable {
     private func run() {
         var delivery = self.delivery
         var lastClaim = Date.distantPast
+        var emptyClaims = 0
         while true {
             let (completed, stopping, woken, inFlight) = state.withLock { state in
                 defer {
@@ -95,15 +107,18 @@ package final class OutboxWorker<Delivery: OutboxDelivery>: Sendable {
             let now = time.now
             if !stopping { delivery.keep(at: now) }
             let free = delivery.concurrency - inFlight
-            if !stopping, free > 0, woken || !completed.isEmpty || now.timeIntervalSince(lastClaim) >= Self.pollInterval {
+            let interval = Self.pollInterval(afterEmptyClaims: emptyClaims)
+            if !stopping, free > 0, woken || !completed.isEmpty || now.timeIntervalSince(lastClaim) >= interval {
                 let sinceLast = now.timeIntervalSince(lastClaim)
                 if sinceLast < Self.minimumClaimInterval { Thread.sleep(forTimeInterval: Self.minimumClaimInterval - sinceLast) }
                 lastClaim = time.now
                 let claimed = delivery.claim(owner: owner, now: lastClaim, leaseUntil: lastClaim.addingTimeInterval(leaseDuration), limit: free)
                 for claim in claimed { send(claim, by: delivery) }
                 more = claimed.count == free
+                emptyClaims = claimed.isEmpty && !woken && completed.isEmpty && inFlight == 0 ? emptyClaims + 1 : 0
             }
-            _ = signal.wait(timeout: .now() + (more ? Self.minimumClaimInterval : Self.pollInterval))
+            let wait = more ? Self.minimumClaimInterval : Self.pollInterval(afterEmptyClaims: emptyClaims)
+            _ = signal.wait(timeout: .now() + wait)
         }
     }
 

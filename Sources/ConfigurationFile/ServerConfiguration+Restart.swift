@@ -22,6 +22,7 @@ extension ServerConfiguration {
             "database",
             sqlitePath != running.sqlitePath || postgresConnectionString != running.postgresConnectionString
                 || postgresPoolSize != running.postgresPoolSize || postgresTransactionPooling != running.postgresTransactionPooling
+                || postgresListenConnectionString != running.postgresListenConnectionString
         )
         note("threads", threads != running.threads)
         note("workers", workerCount != running.workerCount)

@@ -26,6 +26,9 @@ public struct ServerConfiguration: Sendable {
     public var postgresPoolSize: Int?
     /// `database.pooler: "transaction"`: the connection string reaches PostgreSQL through a transaction-mode pooler.
     public var postgresTransactionPooling = false
+    /// `database.listen`: where the connection listening for signing-key changes goes (direct or session mode); nil
+    /// listens through `database.postgres`, or not at all behind a transaction-mode pooler.
+    public var postgresListenConnectionString: String?
     public var sessionLifetimeSeconds = 604_800
     /// `sessions.handoffRedirect`: the path (same origin) a session hand-off link redirects to.
     public var handoffRedirect = "/"

@@ -11,7 +11,7 @@ import Glibc
 /// transaction may run on another server connection, so nothing may outlive one: statements are sent unnamed
 /// (parsed with each call) instead of prepared once, and no session setting is made.
 final class PostgresConnection: @unchecked Sendable {
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
     private let transactionPooling: Bool
     /// Where PostgreSQL's notices go (kept alive here: libpq holds a raw pointer to it).
     private let notices: PostgresNoticeReceiver
@@ -106,7 +106,7 @@ final class PostgresConnection: @unchecked Sendable {
     }
 
     /// `remaining` in whole milliseconds for `poll`, rounded up.
-    private static func pollMilliseconds(_ remaining: Duration) -> Int32 {
+    static func pollMilliseconds(_ remaining: Duration) -> Int32 {
         let (seconds, attoseconds) = remaining.components
         return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
     }

@@ -25,6 +25,8 @@ final class PostgresConnectionPool: Sendable {
     private let waitTimeout: Duration
     /// How long each call waits for the server's answer (`PostgresConnection.replyDeadline`).
     let replyDeadline: Duration
+    /// How long a call without a deadline of its own takes at most, whatever it waits for (see `withConnection`).
+    let callTimeout: Duration
     private let permits: DispatchSemaphore
     private let state = Mutex(State())
     /// Calls that found every connection lent and waited, and those whose wait ran out (for the metrics).
@@ -36,12 +38,14 @@ final class PostgresConnectionPool: Sendable {
         size: Int,
         waitTimeout: Duration,
         replyDeadline: Duration = PostgresConnection.defaultReplyDeadline,
+        callTimeout: Duration = PostgresStore.defaultCallTimeout,
         transactionPooling: Bool = false,
         notices: PostgresNoticeReceiver = PostgresNoticeReceiver { _ in }
     ) {
         self.notices = notices
         self.connectionString = connectionString
         self.replyDeadline = replyDeadline
+        self.callTimeout = callTimeout
         self.size = size
         self.transactionPooling = transactionPooling
         self.waitTimeout = waitTimeout
@@ -56,13 +60,16 @@ final class PostgresConnectionPool: Sendable {
     /// Lends one connection to `body` with `synchronous_commit` set as `durableCommits` says (nil: as the connection
     /// has it), connecting when no idle connection is left. An idle connection that already has that setting is
     /// preferred, which saves a `SET`.
-    /// A call with a `deadline` of its own is over by then, whatever it waits for: a free connection (at most
-    /// `waitTimeout` all the same), a new one, the `SET` and `body`'s statements.
+    /// The call is over by its `deadline` (by default `callTimeout` from now), whatever it waits for: a free
+    /// connection (at most `waitTimeout` all the same), a new one, the `SET` and `body`'s statements (a lock wait
+    /// included, each statement at most `replyDeadline` all the same); past it the call throws `storage.unavailable`
+    /// (`timedOut`), and a connection left waiting for an answer is closed.
     func withConnection<Result>(
         durableCommits: Bool? = true,
         deadline: ContinuousClock.Instant? = nil,
         _ body: (PostgresConnection) throws(PostgresError) -> Result
     ) throws(StorageError) -> Result {
+        let deadline = deadline ?? ContinuousClock.now.advanced(by: callTimeout)
         if permits.wait(timeout: .now()) != .success {
             waits.add(1, ordering: .relaxed)
             guard permits.wait(timeout: .now() + wait(until: deadline)) == .success else {
@@ -118,9 +125,8 @@ final class PostgresConnectionPool: Sendable {
     }
 
     /// How long a call may wait for a free connection: `waitTimeout`, or less when its `deadline` comes sooner.
-    private func wait(until deadline: ContinuousClock.Instant?) -> DispatchTimeInterval {
-        var longest = waitTimeout
-        if let deadline { longest = min(longest, max(.zero, ContinuousClock.now.duration(to: deadline))) }
+    private func wait(until deadline: ContinuousClock.Instant) -> DispatchTimeInterval {
+        let longest = min(waitTimeout, max(.zero, ContinuousClock.now.duration(to: deadline)))
         let (seconds, attoseconds) = longest.components
         return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
     }

@@ -50,8 +50,8 @@ enum PostgresMigrations {
         let found: Int
         var refused: Step?
         do {
-            found = try pool.withConnection { connection throws(PostgresError) -> Int in
-                // A migration may rewrite a large table: it gets the server's statement timeout, not a request's deadline.
+            // A migration may rewrite a large table: it gets the server's statement timeout, not a request's deadline.
+            found = try pool.withConnection(deadline: .now + Self.replyDeadline) { connection throws(PostgresError) -> Int in
                 let replyDeadline = connection.replyDeadline
                 connection.replyDeadline = Self.replyDeadline
                 defer { connection.replyDeadline = replyDeadline }

@@ -13,6 +13,13 @@ public struct PostgresNotice: Sendable, Equatable {
 
     public static let maximumMessageLength = 300
 
+    /// A notice of passkeyd's own about its connections (a listener that lost its connection), logged like the server's.
+    init(severity: String, message: String) {
+        self.severity = severity
+        code = ""
+        self.message = String(String(decoding: message.utf8.prefix(Self.maximumMessageLength), as: UTF8.self))
+    }
+
     init(_ result: OpaquePointer) {
         func field(_ code: Character, _ fallback: String) -> String {
             guard let value = PQresultErrorField(result, Int32(code.asciiValue!)) else { return fallback }

@@ -24,6 +24,7 @@ extension PostgresRecords {
     func insertSigningKey(_ key: SigningKeyRecord) throws(StorageError) {
         try validate { () throws(StorageError) in try key.validate() }
         try run { connection throws(PostgresError) in try connection.run(Self.insertingSigningKey, Self.signingKeyValues(key)) }
+        try announceSigningKeyChange()
     }
 
     /// The statement of `insertSigningKey` (and of the import), with `signingKeyValues`.
@@ -38,15 +39,25 @@ extension PostgresRecords {
     }
 
     func retireSigningKey(id: String, retiresAt: Date, expiresAt: Date) throws(StorageError) -> Bool {
-        try run { connection throws(PostgresError) in
+        let retired = try run { connection throws(PostgresError) in
             try connection.run(
                 "UPDATE signing_keys SET retires_at = $2, expires_at = $3 WHERE id = $1",
                 [.text(id), .date(retiresAt), .date(expiresAt)]
             )
-        } > 0
+        }
+        if retired > 0 { try announceSigningKeyChange() }
+        return retired > 0
     }
 
     func deleteSigningKey(id: String) throws(StorageError) -> Bool {
-        try run { connection throws(PostgresError) in try connection.run("DELETE FROM signing_keys WHERE id = $1", [.text(id)]) } > 0
+        let deleted = try run { connection throws(PostgresError) in try connection.run("DELETE FROM signing_keys WHERE id = $1", [.text(id)]) }
+        if deleted > 0 { try announceSigningKeyChange() }
+        return deleted > 0
+    }
+
+    /// Tells every node's listener (`PostgresListener`) that the keys changed: PostgreSQL delivers the notification
+    /// when the transaction commits, and once however many times a transaction sends it.
+    func announceSigningKeyChange() throws(StorageError) {
+        try run { connection throws(PostgresError) in try connection.execute(PostgresListener.signingKeysNotification) }
     }
 }

@@ -96,7 +96,8 @@ extension PostgresStore: ImportableStore {
             )
             insert("events", PostgresRecords.eventColumns, [(.bigint(event.id), "int8")] + row)
         }
-        let isEmpty = try withConnection { connection throws(PostgresError) -> Bool in
+        // Many rows in one transaction: as long as a migration may take, each statement within the reply deadline.
+        let isEmpty = try pool.withConnection(deadline: .now + PostgresMigrations.replyDeadline) { connection throws(PostgresError) -> Bool in
             try connection.transaction { () throws(PostgresError) -> Bool in
                 // Blocks every writer of these tables until the import commits, so nothing slips in between the
                 // emptiness check and the copy.
@@ -150,6 +151,7 @@ extension PostgresStore: ImportableStore {
                 for key in export.signingKeys {
                     try connection.run(PostgresRecords.insertingSigningKey, PostgresRecords.signingKeyValues(key))
                 }
+                try connection.execute(PostgresListener.signingKeysNotification)
                 // Secrets a node made while the database had no records protect nothing yet: the copied ones win.
                 for (name, value) in export.sharedSecrets {
                     try connection.run(

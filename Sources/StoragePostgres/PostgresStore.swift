@@ -28,8 +28,15 @@ import Storage
 public final class PostgresStore: PasskeyStore {
     /// The most times `transaction` runs a body that keeps failing to serialise before `storage.unavailable`.
     public static let maximumTransactionAttempts = 10
+    /// The default bound of a store call, 5 s (the `callTimeout` of `init`): long enough for a busy database's slowest
+    /// ordinary call (a checkpoint's fsync, a row lock held by another node's transaction) by a wide margin, short
+    /// enough that a client told `503` with `Retry-After` retries soon rather than gives up.
+    public static let defaultCallTimeout = Duration.seconds(5)
 
     let pool: PostgresConnectionPool
+    /// The connection that listens for changes of the signing keys; nil behind a transaction-mode pooler without a
+    /// listening connection string.
+    let listener: PostgresListener?
     /// A random number in a range, for the pauses between a transaction's attempts.
     private let jitter: @Sendable (ClosedRange<UInt32>) -> UInt32
 
@@ -40,6 +47,9 @@ public final class PostgresStore: PasskeyStore {
     ///   - waitTimeout: how long a call waits for a free connection before `storage.unavailable`.
     ///   - replyDeadline: how long a statement waits for the server's answer before `storage.unavailable`
     ///     (`timedOut`) and the connection is closed: a server that accepts and never answers fails fast.
+    ///   - callTimeout: how long a call takes at most in all (pool wait, connect, statements, lock waits) before
+    ///     `storage.unavailable` (`timedOut`): 5 s by default, the bound of every store call on a request's path.
+    ///     Migrations and imports have their own, longer.
     /// - Throws: `storage.unavailable` when the database can't be reached; `storage.migrationFailed` when its
     ///   schema is newer than this build or a migration step fails.
     ///   - transactionPooling: the connection string reaches PostgreSQL through a transaction-mode pooler (PgBouncer's
@@ -49,24 +59,33 @@ public final class PostgresStore: PasskeyStore {
     ///     them on standard error); dropped by default.
     ///   - allowingIncompatibleMigration: the operator stopped every node of the previous release, so a schema step
     ///     that breaks them may run (`storage.migrationRefused` otherwise).
+    ///   - listenConnectionString: where the listener for signing-key changes connects (`SigningKeyChangeFeed`): a
+    ///     direct or session-mode connection. Nil: `connectionString`, unless `transactionPooling` (no listener then).
     public init(
         connectionString: String,
         poolSize: Int,
         waitTimeout: Duration = .seconds(10),
         replyDeadline: Duration = .seconds(10),
+        callTimeout: Duration = PostgresStore.defaultCallTimeout,
         transactionPooling: Bool = false,
         jitter: @escaping @Sendable (ClosedRange<UInt32>) -> UInt32 = { UInt32.random(in: $0) },
         notices: @escaping @Sendable (PostgresNotice) -> Void = { _ in },
-        allowingIncompatibleMigration: Bool = false
+        allowingIncompatibleMigration: Bool = false,
+        listenConnectionString: String? = nil
     ) throws(StorageError) {
         self.jitter = jitter
+        let notices = PostgresNoticeReceiver(notices)
+        listener = (listenConnectionString ?? (transactionPooling ? nil : connectionString)).map {
+            PostgresListener(connectionString: $0, notices: notices)
+        }
         pool = PostgresConnectionPool(
             connectionString: connectionString,
             size: max(1, poolSize),
             waitTimeout: waitTimeout,
             replyDeadline: replyDeadline,
+            callTimeout: callTimeout,
             transactionPooling: transactionPooling,
-            notices: PostgresNoticeReceiver(notices)
+            notices: notices
         )
         // The one clock of the store: the time of the events a migration writes.
         try PostgresMigrations.migrate(pool, now: Date(), allowingIncompatible: allowingIncompatibleMigration)
@@ -77,6 +96,7 @@ public final class PostgresStore: PasskeyStore {
 
     /// Closes the pool's connections. Later calls throw `storage.unavailable`. Idempotent.
     public func close() {
+        listener?.stop()
         pool.close()
     }
 

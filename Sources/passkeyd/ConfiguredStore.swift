@@ -27,7 +27,8 @@ struct ConfiguredStore {
                 poolSize: configuration.postgresPoolSize ?? configuration.defaultPoolSize,
                 transactionPooling: configuration.postgresTransactionPooling,
                 notices: { notice in log.map { Self.write(notice, to: $0) } },
-                allowingIncompatibleMigration: allowingIncompatibleMigration
+                allowingIncompatibleMigration: allowingIncompatibleMigration,
+                listenConnectionString: configuration.postgresListenConnectionString
             )
             (store, secrets, close) = (postgres, .database(postgres), postgres.close)
             poolWaits = { postgres.poolWaits }

@@ -105,7 +105,8 @@ struct RestoreCommand {
         guard let connectionString = configuration.postgresConnectionString else {
             throw Refusal("--postgres-restored needs a configuration that names PostgreSQL (database.postgres)")
         }
-        let store = try PostgresStore(connectionString: connectionString, poolSize: 1)
+        // One transaction ends every session of the restored database: not a request's 5 s.
+        let store = try PostgresStore(connectionString: connectionString, poolSize: 1, callTimeout: .seconds(600))
         defer { store.close() }
         let ended = try RestoredStore.endGrants(store, now: Date(), random: SystemRandom())
         RestoreCommand.say("on the restored PostgreSQL database: \(describe(ended))")

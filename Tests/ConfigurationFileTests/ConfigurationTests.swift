@@ -83,6 +83,8 @@ struct ConfigurationTests {
         #expect(throws: ConfigurationError.self) { try load(#"{"limits": {"maximumQueuedRequests": 0}}"#) }
         #expect(try load(#"{"database": {"postgres": "postgresql://db/passkeyd", "poolSize": 12}}"#).postgresPoolSize == 12)
         #expect(try load("{}").postgresConnectionString == nil)
+        let listening = try load(#"{"database": {"postgres": "host=pgbouncer", "pooler": "transaction", "listen": "host=db"}}"#)
+        #expect(listening.postgresListenConnectionString == "host=db" && listening.postgresTransactionPooling)
     }
 
     /// Issue 15: the HTTP limits and Strict-Transport-Security, as the listener gets them.
@@ -184,6 +186,8 @@ struct ConfigurationTests {
         (#"{"database": {"sqlite": "/a.sqlite", "postgres": "host=db"}}"#, "database"),
         (#"{"database": {"poolSize": 4}}"#, "database.poolSize"),
         (#"{"database": {"postgres": "host=db", "poolSize": 0}}"#, "database.poolSize"),
+        (#"{"database": {"listen": "host=db"}}"#, "database.listen"),
+        (#"{"database": {"postgres": "host=db", "listen": ""}}"#, "database.listen"),
         (#"{"database": {"mysql": "x"}}"#, "database.mysql"),
         (#"{"listen": {"admin": "127.0.0.1:8444"}}"#, "admin.keys"),
         (

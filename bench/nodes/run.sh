@@ -16,7 +16,10 @@
 # passkeyd to measure), LOAD_PASSKEYS (default LOAD_CONNECTIONS: each connection signs in with a passkey of its own
 # account, as different people do; with 1, every ceremony signs in with the same passkey, so every final write updates
 # one credential row and, on PostgreSQL, waits for the row lock of the one before it until that one's commit is
-# flushed), IDLE_SECONDS (60), SHARED_BUDGET (600), SHARED_REQUESTS (three times SHARED_BUDGET).
+# flushed), IDLE_SECONDS (60), SHARED_BUDGET (600), SHARED_REQUESTS (three times SHARED_BUDGET), ONLY_TEN_NODES (1: skip
+# the ceremonies and pgbench, measure only the ten nodes), IDLE_STATEMENTS (1: log every statement of the idle minute,
+# `log_statement = all`, and print how many of each kind the ten nodes sent), TEN_NODES_MEMBERS (configuration members
+# added to the ten nodes', such as a `"webhooks": […]` endpoint whose idle claims to count).
 # Each round also prints the server CPU per ceremony (user + system time from /proc: the SQLite node; the PostgreSQL
 # nodes, PgBouncer and PostgreSQL's processes apart) and, for PostgreSQL, the commits and WAL flushes per ceremony
 # (pg_stat_database, pg_stat_wal): where the two-node figure's time goes on a machine whose cores they all share.
@@ -37,7 +40,8 @@ IDLE_SECONDS=${IDLE_SECONDS:-60}
 SHARED_BUDGET=${SHARED_BUDGET:-600}
 SHARED_REQUESTS=${SHARED_REQUESTS:-$((3 * SHARED_BUDGET))}
 
-build_release
+# The ten idle nodes alone need no loadgen: with ONLY_TEN_NODES=1 and PASSKEYD_BIN, nothing is built.
+if [ "${ONLY_TEN_NODES:-0}" != 1 ] || [ -z "${PASSKEYD_BIN:-}" ]; then build_release; fi
 
 work=$(mktemp -d "${BENCH_TMPDIR:-/tmp}/passkeyd-nodes.XXXXXX")
 passkeyd_pids=""
@@ -74,6 +78,7 @@ start_pair() {
     start_node "$1-node-2" "$2" "${3:-}"
     pair_ports=$pair_ports,$node_port pair_pids="$pair_pids $node_pid"
 }
+if [ "${ONLY_TEN_NODES:-0}" != 1 ]; then
 start_node sqlite-node
 sqlite_port=$node_port sqlite_pid=$node_pid
 start_pair postgres "$database"
@@ -86,6 +91,7 @@ limited_rate_limits='{"perAddressPerMinute": 1000000, "perAddressBurst": 10000, 
                  "perAccountBurst": 1000000, "outstandingChallengesPerAddress": 1000000, "nodes": 1000}'
 start_pair limited "$database" "$limited_rate_limits"
 limited_ports=$pair_ports limited_node_pids=$pair_pids
+fi
 
 # cpu_ticks PID...: user + system clock ticks of the processes, with those of their waited-for children (the
 # postmaster's exited backends).
@@ -148,6 +154,7 @@ load() {
         <<<"$output" >>"$work/results"
 }
 
+if [ "${ONLY_TEN_NODES:-0}" != 1 ]; then
 setups="one-node-sqlite two-nodes-postgres two-nodes-pgbouncer two-nodes-limited"
 echo "login ceremonies: $ROUNDS alternating rounds of $LOAD_SECONDS s on $LOAD_CONNECTIONS connections;" \
     "one node on SQLite (port $sqlite_port), two nodes on PostgreSQL (ports $postgres_ports; the database on $postgres_port)," \
@@ -201,6 +208,7 @@ printf 'PostgreSQL floor: pgbench simple-update %.0f transactions/s, PostgreSQL 
 printf 'the two-node rounds used %.3f ms of PostgreSQL CPU per ceremony (%.2f times that)\n' "$measured" "$(echo "$measured / $floor" | bc -l)"
 printf 'RATIO postgres-cpu-cost-ceremony-vs-pgbench-update %.3f\n' "$(echo "$measured / $floor" | bc -l)"
 echo "server errors logged: $(cat "$work"/*-node*.log | grep -c -e storage_unavailable -e internal_error || true)"
+fi
 
 # Ten nodes on one cluster, alone on it (the nodes above are stopped: their pools would count), on a database of their
 # own, with a per-address budget of SHARED_BUDGET that refills by one token a minute.
@@ -212,7 +220,7 @@ budget_rate_limits="{\"perAddressPerMinute\": 1, \"perAddressBurst\": $SHARED_BU
                  \"perAccountBurst\": 1000000, \"outstandingChallengesPerAddress\": 1000000}"
 ten_ports="" ten_pids=""
 for node in $(seq 10); do
-    start_node "ten-node-$node" "$ten_database" "$budget_rate_limits"
+    start_node "ten-node-$node" "$ten_database${TEN_NODES_MEMBERS:+, $TEN_NODES_MEMBERS}" "$budget_rate_limits"
     ten_ports="$ten_ports $node_port" ten_pids="$ten_pids $node_pid"
 done
 ten_transactions() {
@@ -220,9 +228,16 @@ ten_transactions() {
     "$postgres_bin/psql" -h 127.0.0.1 -p "$postgres_port" -U passkeyd -d postgres -At \
         -c "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = 'tennodes'"
 }
-# What ten idle nodes cost PostgreSQL: its transactions in their database and its CPU per second, after 5 s for the
+# What ten idle nodes cost PostgreSQL: its transactions in their database and its CPU per second, after 15 s for the
 # start-up work to settle, over IDLE_SECONDS (a minute by default: the purges and leases run every minute or less).
-sleep 5
+# PostgreSQL 15 reports a backend's transactions up to 10 s late (pgstat's idle interval): after only 5 s, as before
+# 2026-12-06, the start-up's last transactions (about 120) were counted as the idle minute's.
+sleep 15
+if [ "${IDLE_STATEMENTS:-0}" = 1 ]; then
+    "$postgres_bin/psql" -h 127.0.0.1 -p "$postgres_port" -U passkeyd -d postgres -Atq \
+        -c "ALTER SYSTEM SET log_statement = 'all'" -c "SELECT pg_reload_conf()" >/dev/null
+    statements_from=$(wc -l <"$cluster/server.log")
+fi
 idle_before=$(ten_transactions) postgres_before=$(cpu_ticks $(postgres_pids)) nodes_before=$(cpu_ticks $ten_pids)
 sleep "$IDLE_SECONDS"
 postgres_after=$(cpu_ticks $(postgres_pids)) nodes_after=$(cpu_ticks $ten_pids) idle_after=$(ten_transactions)
@@ -231,6 +246,13 @@ printf 'ten idle nodes over %d s: PostgreSQL %.2f transactions/s, PostgreSQL CPU
     "$idle_rate" "$(echo "($postgres_after - $postgres_before) * $tick_milliseconds / $IDLE_SECONDS" | bc -l)" \
     "$(echo "($nodes_after - $nodes_before) * $tick_milliseconds / $IDLE_SECONDS" | bc -l)"
 printf 'RATIO ten-idle-nodes-transactions-per-second %.2f\n' "$idle_rate"
+if [ "${IDLE_STATEMENTS:-0}" = 1 ]; then
+    echo "statements of the idle nodes (log_statement = all), by kind:"
+    tail -n +"$((statements_from + 1))" "$cluster/server.log" | sed -n 's/.*LOG:  \(statement\|execute [^:]*\): //p' \
+        | cut -c1-60 | sort | uniq -c | sort -rn | sed 's/^/    /'
+    "$postgres_bin/psql" -h 127.0.0.1 -p "$postgres_port" -U passkeyd -d postgres -Atq \
+        -c "ALTER SYSTEM RESET log_statement" -c "SELECT pg_reload_conf()" >/dev/null
+fi
 
 # The shared budget: SHARED_REQUESTS rate-limited requests (a verification with an empty body: 400 when let through,
 # 429 when refused), a tenth to each node, the ten at once, each over one keep-alive connection.

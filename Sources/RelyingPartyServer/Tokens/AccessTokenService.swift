@@ -10,7 +10,7 @@ import Storage
 
 /// Access tokens for one server: minting with the current key, verifying the deployment's own tokens (signature,
 /// claims, and that their session still exists), the JWKS, and the key work of the worker (the schedule, reloading
-/// the keys other nodes made).
+/// the keys other nodes made, at once when the store announces a change).
 final class AccessTokenService: Sendable {
     let settings: TokenSettings
     let issuer: String
@@ -22,6 +22,9 @@ final class AccessTokenService: Sendable {
     let time: any TimeSource
     private let log: Logger
     let worker: PeriodicWorker
+    /// The store, when it announces changes of the keys (PostgreSQL).
+    private let changeFeed: (any SigningKeyChangeFeed)?
+    private let work: WorkBox
 
     init(
         configuration: ServerConfiguration,
@@ -55,8 +58,18 @@ final class AccessTokenService: Sendable {
         self.time = time
         self.log = log
         let work = WorkBox()
-        worker = PeriodicWorker(name: "passkeyd-keys", interval: SigningKeyRing.refreshInterval) { work.service?.updateKeys() }
+        changeFeed = store as? any SigningKeyChangeFeed
+        worker = PeriodicWorker(name: "passkeyd-keys", interval: SigningKeyRing.refreshInterval(for: changeFeed)) {
+            work.service?.updateKeys()
+        }
+        self.work = work
         work.service = self
+    }
+
+    /// Starts the worker, woken by every change the store announces.
+    func startWorker() {
+        changeFeed?.watchSigningKeys { [work] in work.service?.worker.wake() }
+        worker.start()
     }
 
     deinit {

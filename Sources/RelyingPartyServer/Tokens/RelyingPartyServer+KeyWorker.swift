@@ -1,10 +1,10 @@
 import AccessTokens
 
 extension RelyingPartyServer {
-    /// Starts the signing-key worker: every `SigningKeyRing.refreshInterval` it runs the rotation schedule and loads
-    /// the keys (other nodes' too).
+    /// Starts the signing-key worker: every `SigningKeyRing.refreshInterval(for:)`, and whenever the store announces
+    /// a change, it runs the rotation schedule and loads the keys (other nodes' too).
     public func startKeyWorker() {
-        tokens.worker.start()
+        tokens.startWorker()
     }
 
     /// Stops the signing-key worker and waits for its current round.

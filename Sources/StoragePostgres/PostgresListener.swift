@@ -1,0 +1,84 @@
+import Foundation
+import Storage
+import Synchronization
+
+/// The one connection of a store that listens for the notification announcing a change of the signing keys
+/// (`LISTEN passkeyd_signing_keys`; `PostgresRecords` sends it in the transaction that writes them), on a thread of
+/// its own, started by the first watcher. Each notification, and each (re)connection (changes may have been made while
+/// it was not listening), runs every watcher's handler. A lost connection is made again after a pause growing from 1 s
+/// to 30 s, and logged as a warning through the store's notices. Needs a direct or session-mode connection:
+/// `LISTEN` does not survive a transaction-mode pooler.
+final class PostgresListener: Sendable {
+    /// The channel, and the statement that notifies it.
+    static let signingKeysChannel = "passkeyd_signing_keys"
+    static let signingKeysNotification = "NOTIFY \(signingKeysChannel)"
+    /// The longest pause between two attempts to connect.
+    static let longestReconnectPause = Duration.seconds(30)
+    /// How long a connection attempt may take.
+    static let connectTimeout = Duration.seconds(5)
+    /// How often the thread looks whether it must stop while no notification comes.
+    private static let stopCheckInterval = Duration.milliseconds(500)
+
+    private struct State {
+        var handlers: [@Sendable () -> Void] = []
+        var isStarted = false
+        var isStopped = false
+    }
+
+    private let connectionString: String
+    private let notices: PostgresNoticeReceiver
+    private let state = Mutex(State())
+
+    init(connectionString: String, notices: PostgresNoticeReceiver) {
+        self.connectionString = connectionString
+        self.notices = notices
+    }
+
+    /// Adds `handler`, starting the thread on the first one (the handler then runs once it listens).
+    func watch(_ handler: @escaping @Sendable () -> Void) {
+        let starting = state.withLock { state in
+            state.handlers.append(handler)
+            defer { state.isStarted = true }
+            return !state.isStarted && !state.isStopped
+        }
+        guard starting else { return }
+        let thread = Thread { [self] in run() }
+        thread.name = "passkeyd-listen"
+        thread.start()
+    }
+
+    /// Makes the thread end (within `stopCheckInterval`) and close its connection. Idempotent.
+    func stop() {
+        state.withLock { $0.isStopped = true }
+    }
+
+    private var isStopped: Bool { state.withLock { $0.isStopped } }
+
+    private func announce() {
+        for handler in state.withLock({ $0.handlers }) { handler() }
+    }
+
+    private func run() {
+        var pause = Duration.seconds(1)
+        while !isStopped {
+            do throws(PostgresError) {
+                let connection = try PostgresConnection(
+                    connectionString: connectionString,
+                    notices: notices,
+                    connectDeadline: .now + Self.connectTimeout
+                )
+                try connection.execute("LISTEN \(Self.signingKeysChannel)")
+                pause = .seconds(1)
+                announce()
+                while !isStopped {
+                    if try !connection.awaitNotifications(for: Self.stopCheckInterval).isEmpty { announce() }
+                }
+            } catch {
+                notices.receive(PostgresNotice(severity: "WARNING", message: "the signing-key listener: \(error.reason); connecting again"))
+                let resume = ContinuousClock.now + pause
+                while !isStopped, ContinuousClock.now < resume { Thread.sleep(forTimeInterval: 0.1) }
+                pause = min(pause * 2, Self.longestReconnectPause)
+            }
+        }
+    }
+}
