@@ -8,6 +8,8 @@ import Storage
 /// `__Host-passkeyd_session` cookie (Secure, Path=/, no Domain: a sibling site cannot plant one).
 struct SessionService: Sendable {
     static let cookieName = "__Host-passkeyd_session"
+    /// The random bytes of a session token.
+    static let tokenLength = 32
 
     let store: any SessionStore
     let random: any RandomSource
@@ -51,11 +53,13 @@ struct SessionService: Sendable {
         request: HTTPRequest
     ) -> (issued: Issued, record: SessionRecord) {
         let now = time.now
-        let token = Base64URL.encode(random.bytes(count: 32))
+        // The token and the ID in one draw: each draw costs a system call (OpenSSL 3's fork check, `getpid`).
+        let drawn = random.bytes(count: Self.tokenLength + SessionRecord.idLength)
+        let token = Base64URL.encode(Array(drawn[..<Self.tokenLength]))
         let expiresAt = now.addingTimeInterval(lifetime)
         let record = SessionRecord(
             tokenHash: Self.hash(token),
-            id: random.bytes(count: SessionRecord.idLength),
+            id: Array(drawn[Self.tokenLength...]),
             userID: userID,
             method: method,
             credentialID: credentialID,
