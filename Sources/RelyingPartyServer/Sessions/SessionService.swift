@@ -10,6 +10,8 @@ struct SessionService: Sendable {
     static let cookieName = "__Host-passkeyd_session"
     /// The random bytes of a session token.
     static let tokenLength = 32
+    /// The random bytes a new session takes: its token's and its ID's.
+    static let randomLength = tokenLength + SessionRecord.idLength
 
     let store: any SessionStore
     let random: any RandomSource
@@ -42,7 +44,9 @@ struct SessionService: Sendable {
     /// stores it together with its own writes (`CeremonyStore`, `StoreTransaction.insertSession`).
     ///
     /// `method` and the passkey (`credentialID`) or Apple identity (`appleSubject`) say how the person signed in; the
-    /// request's `User-Agent` is kept, cut to `SessionRecord.maximumUserAgentBytes`.
+    /// request's `User-Agent` is kept, cut to `SessionRecord.maximumUserAgentBytes`. The token and the ID are one draw
+    /// (`randomLength` bytes) from `reserve`, or from the service's source: each draw costs a system call (OpenSSL 3's
+    /// fork check, `getpid`).
     func prepare(
         for userID: [UInt8],
         method: SessionMethod,
@@ -50,11 +54,11 @@ struct SessionService: Sendable {
         appleSubject: String? = nil,
         federatedIdentity: (issuer: String, subject: String)? = nil,
         userVerified: Bool,
-        request: HTTPRequest
+        request: HTTPRequest,
+        reserve: RandomReserve? = nil
     ) -> (issued: Issued, record: SessionRecord) {
         let now = time.now
-        // The token and the ID in one draw: each draw costs a system call (OpenSSL 3's fork check, `getpid`).
-        let drawn = random.bytes(count: Self.tokenLength + SessionRecord.idLength)
+        let drawn = (reserve ?? random).bytes(count: Self.randomLength)
         let token = Base64URL.encode(Array(drawn[..<Self.tokenLength]))
         let expiresAt = now.addingTimeInterval(lifetime)
         let record = SessionRecord(
