@@ -12,7 +12,7 @@ BACKEND_VENV := .venv-backend
 # The PostgreSQL tests start throwaway clusters of Debian's server (initdb + pg_ctl) in temporary folders.
 TEST_PACKAGES := postgresql pgbouncer
 
-.PHONY: docs docs-deps test-docs client-swift-docs image image-deps test-upgrade client-swift-test test-openapi openapi-deps webhook-deps backend-deps metrics-deps mail-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak bench-stall bench-peers bench-attack clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
+.PHONY: docs docs-deps test-docs client-swift-docs image image-deps test-upgrade client-swift-test test-openapi openapi-deps webhook-deps backend-deps metrics-deps mail-deps lint format test-deps deps build release run test test-swift test-browser browser-deps bench bench-core bench-server bench-nodes bench-soak bench-stall bench-peers bench-attack bench-counts clean fuzz fuzz-build fuzz-replay static install uninstall deb test-packaging packaging-deps
 
 # Installs the Debian packages of $(1) that are missing; nothing at all when everything is there. Runs
 # `apt-get update` first when the package lists are missing, and again when an install fails on stale lists.
@@ -274,6 +274,11 @@ bench-peers: deps
 bench-attack: deps
 	$(call install_missing,curl openssl)
 	bash bench/attack/run.sh
+
+# System calls, WAL frames and SQLite statements per sign-in ceremony (strace and perf's uprobes; counts, not timings).
+bench-counts: deps
+	$(call install_missing,curl strace linux-perf sqlite3)
+	bash bench/counts/run.sh
 
 bench: bench-core bench-server bench-nodes bench-stall
 

@@ -32,10 +32,6 @@ extension InMemoryTransaction {
         try deleteSessions { $0.userID == userID && $0.id != keptID }
     }
 
-    func deleteSessions(credentialID: [UInt8]) throws(StorageError) -> [SessionRecord] {
-        try deleteSessions { $0.credentialID == credentialID }
-    }
-
     func deleteSessions(appleSubject: String) throws(StorageError) -> [SessionRecord] {
         try deleteSessions { $0.appleSubject == appleSubject }
     }

@@ -29,10 +29,6 @@ public protocol SessionTransactions {
     /// - Returns: the deleted sessions, ordered by `createdAt`, then by `id`.
     func deleteSessions(userID: [UInt8], except keptID: [UInt8]?) throws(StorageError) -> [SessionRecord]
 
-    /// Deletes every session the passkey signed in (`credentialID`), whoever owns it.
-    /// - Returns: the deleted sessions, ordered by `createdAt`, then by `id`.
-    func deleteSessions(credentialID: [UInt8]) throws(StorageError) -> [SessionRecord]
-
     /// Deletes every session the Apple identity signed in (`appleSubject`).
     /// - Returns: the deleted sessions, ordered by `createdAt`, then by `id`.
     func deleteSessions(appleSubject: String) throws(StorageError) -> [SessionRecord]

@@ -76,10 +76,6 @@ extension PostgresRecords {
         try deleteSessions(where: "user_id = $1 AND id IS DISTINCT FROM $2::bytea", [.bytea(userID), .optional(keptID, PostgresValue.bytea)])
     }
 
-    func deleteSessions(credentialID: [UInt8]) throws(StorageError) -> [SessionRecord] {
-        try deleteSessions(where: "credential_id = $1", [.bytea(credentialID)])
-    }
-
     func deleteSessions(appleSubject: String) throws(StorageError) -> [SessionRecord] {
         try deleteSessions(where: "apple_subject = $1", [.text(appleSubject)])
     }

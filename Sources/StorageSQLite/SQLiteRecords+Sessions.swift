@@ -76,10 +76,6 @@ extension SQLiteRecords {
         try deleteSessions(where: "user_id = ?1 AND (?2 IS NULL OR id <> ?2)", [.blob(userID), keptID.map { .blob($0) } ?? .null])
     }
 
-    func deleteSessions(credentialID: [UInt8]) throws(StorageError) -> [SessionRecord] {
-        try deleteSessions(where: "credential_id = ?1", [.blob(credentialID)])
-    }
-
     func deleteSessions(appleSubject: String) throws(StorageError) -> [SessionRecord] {
         try deleteSessions(where: "apple_subject = ?1", [.text(appleSubject)])
     }

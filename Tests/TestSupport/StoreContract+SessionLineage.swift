@@ -95,12 +95,6 @@ extension StoreContract {
         }
         let byID = StoreSamples.session(20, owner: 1)
         try check(20, parent: byID, "by ID") { transaction throws(StorageError) in try transaction.deleteSession(id: byID.id, userID: byID.userID) }
-        var byPasskey = StoreSamples.session(30, owner: 1)
-        byPasskey.credentialID = StoreSamples.credential(5, owner: 1).id
-        try store.seedCredential(StoreSamples.credential(5, owner: 1))
-        try check(30, parent: byPasskey, "by passkey") { transaction throws(StorageError) in
-            try transaction.deleteSessions(credentialID: StoreSamples.credential(5, owner: 1).id)
-        }
         let byApple = StoreSamples.appleSession(40, owner: 1, subject: "001.a")
         try check(40, parent: byApple, "by Apple identity") { transaction throws(StorageError) in
             try transaction.deleteSessions(appleSubject: "001.a")

@@ -147,18 +147,11 @@ extension StoreContract {
         }
         let now = StoreSamples.now
         try expectEqual(
-            try store.transaction { transaction throws(StorageError) in
-                try transaction.deleteSessions(credentialID: StoreSamples.credential(1, owner: 1).id)
-            },
-            [byPasskey],
-            "the passkey's sessions"
-        )
-        try expectEqual(
             try store.transaction { transaction throws(StorageError) in try transaction.deleteSessions(appleSubject: "001.a") },
             [byApple],
             "the identity's sessions"
         )
-        try expectEqual(try store.sessions(userID: StoreSamples.userID(1), now: now), [byOtherPasskey, byAnotherApple], "the rest")
+        try expectEqual(try store.sessions(userID: StoreSamples.userID(1), now: now), [byPasskey, byOtherPasskey, byAnotherApple], "the rest")
         try expectEqual(try store.session(tokenHash: otherUser.tokenHash, now: now), otherUser, "another user's")
         try expectEqual(
             try store.transaction { transaction throws(StorageError) in try transaction.deleteSessions(appleSubject: "001.a") },

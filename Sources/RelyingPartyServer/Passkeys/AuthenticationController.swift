@@ -90,7 +90,19 @@ struct AuthenticationController: Sendable {
         // The counter, flags, session and events in one transaction: one durable commit, which also spends a sealed
         // challenge, or makes the stored challenge taken above durable (see `CeremonyStore`).
         let now = time.now
-        let session = sessions.prepare(for: user.id, method: .passkey, credentialID: stored.id, userVerified: result.userVerified, request: request)
+        // The session's token and ID and its events' IDs (16 bytes each) in one random draw.
+        let random = RandomReserve(
+            drawing: SessionService.randomLength + 16 * (result.backupEligibilityChanged ? 2 : 1),
+            from: sessions.random
+        )
+        let session = sessions.prepare(
+            for: user.id,
+            method: .passkey,
+            credentialID: stored.id,
+            userVerified: result.userVerified,
+            request: request,
+            reserve: random
+        )
         var events = [AccountEvent.sessionCreated(session.record)]
         if result.backupEligibilityChanged {
             events.append(.passkeyBackupEligibilityChanged(userID: user.id, credentialID: stored.id, backupEligible: result.backupEligible))
@@ -99,7 +111,7 @@ struct AuthenticationController: Sendable {
             try store.completeAuthentication(
                 assertion.update(at: now),
                 session: session.record,
-                events: events.map { $0.event(at: now, random: sessions.random) },
+                events: events.map { $0.event(at: now, random: random) },
                 spending: assertion.unspent
             )
         } catch  where error.code == .signCountNotIncreased {

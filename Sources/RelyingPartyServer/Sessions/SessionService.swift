@@ -9,6 +9,10 @@ import Storage
 /// `__Host-passkeyd_session` cookie (Secure, Path=/, no Domain: a sibling site cannot plant one).
 struct SessionService: Sendable {
     static let cookieName = "__Host-passkeyd_session"
+    /// The random bytes of a session token.
+    static let tokenLength = 32
+    /// The random bytes a new session takes: its token's and its ID's.
+    static let randomLength = tokenLength + SessionRecord.idLength
 
     let store: any SessionStore
     let random: any RandomSource
@@ -41,7 +45,9 @@ struct SessionService: Sendable {
     /// stores it together with its own writes (`CeremonyStore`, `StoreTransaction.insertSession`).
     ///
     /// `method` and the passkey (`credentialID`) or Apple identity (`appleSubject`) say how the person signed in; the
-    /// request's `User-Agent` is kept, cut to `SessionRecord.maximumUserAgentBytes`.
+    /// request's `User-Agent` is kept, cut to `SessionRecord.maximumUserAgentBytes`. The token and the ID are one draw
+    /// (`randomLength` bytes) from `reserve`, or from the service's source: each draw costs a system call (OpenSSL 3's
+    /// fork check, `getpid`).
     func prepare(
         for userID: [UInt8],
         method: SessionMethod,
@@ -49,14 +55,16 @@ struct SessionService: Sendable {
         appleSubject: String? = nil,
         federatedIdentity: (issuer: String, subject: String)? = nil,
         userVerified: Bool,
-        request: HTTPRequest
+        request: HTTPRequest,
+        reserve: RandomReserve? = nil
     ) -> (issued: Issued, record: SessionRecord) {
         let now = time.now
-        let token = Base64URL.encode(random.bytes(count: 32))
+        let drawn = (reserve ?? random).bytes(count: Self.randomLength)
+        let token = Base64URL.encode(Array(drawn[..<Self.tokenLength]))
         let expiresAt = now.addingTimeInterval(lifetime)
         let record = SessionRecord(
             tokenHash: Self.hash(token),
-            id: random.bytes(count: SessionRecord.idLength),
+            id: Array(drawn[Self.tokenLength...]),
             userID: userID,
             method: method,
             credentialID: credentialID,

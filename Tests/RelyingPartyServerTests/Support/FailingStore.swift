@@ -230,10 +230,6 @@ private struct FailingTransaction: StoreTransaction {
         return try inner.deleteSessions(userID: userID, except: keptID)
     }
 
-    func deleteSessions(credentialID: [UInt8]) throws(StorageError) -> [SessionRecord] {
-        return try inner.deleteSessions(credentialID: credentialID)
-    }
-
     func deleteSessions(appleSubject: String) throws(StorageError) -> [SessionRecord] {
         return try inner.deleteSessions(appleSubject: appleSubject)
     }
