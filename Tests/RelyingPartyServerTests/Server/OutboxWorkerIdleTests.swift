@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import RelyingPartyServer
+@testable import BackgroundWork
 
 /// Issue 42: an idle outbox worker (a webhook endpoint's, the mail outbox's) claims less and less often, up to every
 /// `idlePollInterval` (8 s), instead of every second on every node; a write (`wake`) or an outcome claims at once.
