@@ -3,6 +3,7 @@ import CryptoCore
 import Foundation
 import HTTPServer
 import Observability
+import OutboundHTTP
 import Storage
 import Synchronization
 import WebAuthnCore

@@ -1,7 +1,7 @@
 import ConfigurationReading
 import Foundation
-import HTTPServer
 import Observability
+import OutboundHTTP
 import RelyingPartyServer
 import Storage
 import StoragePostgres

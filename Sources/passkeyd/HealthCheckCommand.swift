@@ -1,6 +1,6 @@
 import CryptoCore
 import Foundation
-import HTTPServer
+import OutboundHTTP
 import RelyingPartyServer
 
 /// `passkeyd healthcheck [--config FILE] [--url URL]`: one `GET /readyz` of the local server, for a container's health

@@ -11,6 +11,7 @@ import WebAuthnCore
 import Webhooks
 
 @testable import HTTPServer
+@testable import OutboundHTTP
 @testable import RelyingPartyServer
 @testable import StoragePostgres
 @testable import StorageSQLite

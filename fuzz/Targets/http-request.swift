@@ -22,6 +22,7 @@
 // `POST /introspect` takes the backend key `backend` (Authorization: Bearer backend).
 import CryptoCore
 import Foundation
+import HTTPFields
 import HTTPServer
 import RelyingPartyServer
 import Storage

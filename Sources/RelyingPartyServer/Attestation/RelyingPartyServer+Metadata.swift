@@ -1,5 +1,5 @@
 import Foundation
-import HTTPServer
+import OutboundHTTP
 import WebAuthnCore
 
 extension RelyingPartyServer {

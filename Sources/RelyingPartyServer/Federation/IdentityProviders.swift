@@ -1,9 +1,9 @@
 import ConfigurationReading
 import CryptoCore
 import Foundation
-import HTTPServer
 import Observability
 import OpenIDConnect
+import OutboundHTTP
 
 /// The configured OpenID providers (`identityProviders`), by name.
 struct IdentityProviders: Sendable {

@@ -1,8 +1,9 @@
 import CryptoCore
 import Foundation
-import HTTPServer
+import HTTPFields
 import Observability
 import OpenIDConnect
+import OutboundHTTP
 
 /// One OpenID provider's discovery document and keys, on the shared background schedule (`BackgroundRefresh`, as
 /// Apple's keys are: cached until the JWKS's `Cache-Control: max-age`, else an hour; refreshed ahead of expiry; an

@@ -1,7 +1,7 @@
 import Foundation
-import HTTPServer
 import JSON
 import OpenIDConnect
+import OutboundHTTP
 
 extension OpenIDIdentityProvider {
     /// The largest token endpoint reply accepted.

@@ -1,8 +1,8 @@
 import CryptoCore
 import Foundation
-import HTTPServer
 import Observability
 import OpenIDConnect
+import OutboundHTTP
 import Storage
 
 /// A configured OpenID provider (Google, or any OpenID Connect issuer) as an `IdentityProvider`: ID tokens verified

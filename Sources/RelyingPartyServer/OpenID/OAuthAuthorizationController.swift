@@ -1,6 +1,7 @@
 import AccessTokens
 import CryptoCore
 import Foundation
+import HTTPFields
 import HTTPServer
 import Storage
 

@@ -1,3 +1,4 @@
+import HTTPFields
 import HTTPServer
 
 /// What the browser sees of the OpenID provider and of Apple's web flow: the pages' headers, the redirect, and the

@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import HTTPFields
 import HTTPServer
 
 /// The hand-off link in a browser that is not the app's fresh web view: one that came from another site (its

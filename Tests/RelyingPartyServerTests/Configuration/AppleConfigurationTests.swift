@@ -1,7 +1,7 @@
 import ConfigurationReading
 import CryptoCore
 import Foundation
-import HTTPServer
+import OutboundHTTP
 import RelyingPartyServer
 import Storage
 import TestSupport

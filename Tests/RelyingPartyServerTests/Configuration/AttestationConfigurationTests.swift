@@ -1,6 +1,7 @@
 import ConfigurationReading
 import CryptoCore
 import Foundation
+import HTTPFields
 import HTTPServer
 import RelyingPartyServer
 import Storage

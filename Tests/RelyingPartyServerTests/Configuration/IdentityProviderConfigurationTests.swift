@@ -1,9 +1,9 @@
 import ConfigurationReading
 import CryptoCore
 import Foundation
-import HTTPServer
 import Observability
 import OpenIDConnect
+import OutboundHTTP
 import RelyingPartyServer
 import Storage
 import TestSupport

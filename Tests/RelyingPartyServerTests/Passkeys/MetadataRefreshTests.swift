@@ -1,8 +1,8 @@
 import ConfigurationReading
 import CryptoCore
 import Foundation
-import HTTPServer
 import Observability
+import OutboundHTTP
 import Storage
 import TestSupport
 import Testing

@@ -1,6 +1,7 @@
 import CryptoCore
 import Foundation
 import HTTPServer
+import OutboundHTTP
 import RelyingPartyServer
 import Storage
 import Synchronization
