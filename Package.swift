@@ -72,15 +72,25 @@ let package = Package(
 
         // Logs and metrics: the one logger type, the metrics registry and its Prometheus text.
         .target(name: "Observability"),
+        // HTTP header fields, shared by the server's requests and responses and the outbound client's.
+        .target(name: "HTTPFields"),
+        // libevent's Swift face, the only importer of CLibEvent: the event base, events, buffers, bufferevents (OpenSSL's
+        // too), evhttp's server, requests and connections, the resolver. Per-request methods are `@inlinable`.
+        .target(name: "LibEvent", dependencies: ["CLibEvent", "HTTPFields"]),
         // HTTP/1.1 over TLS on libevent; the relying-party server composes everything.
-        .target(name: "HTTPServer", dependencies: ["CLibEvent", "CryptoCore", "Observability"]),
+        .target(name: "HTTPServer", dependencies: ["LibEvent", "HTTPFields", "CryptoCore", "Observability"]),
+        // The one outbound HTTP(S) client: libevent's HTTP client over OpenSSL, on a loop thread of its own.
+        .target(name: "OutboundHTTP", dependencies: ["LibEvent", "HTTPFields", "CryptoCore"]),
         // Reading the configuration file: typed access to one block with errors naming the full key, and the one
         // configuration error type, so that each feature module parses its own settings block.
-        .target(name: "ConfigurationReading", dependencies: ["JSON", "HTTPServer"]),
+        .target(name: "ConfigurationReading", dependencies: ["JSON", "OutboundHTTP"]),
         // Associated domains: the `associatedDomains` block, the files it publishes (apple-app-site-association,
         // assetlinks.json, webauthn, passkey-endpoints) and `passkeyd check-domain`, which fetches a domain's files
         // through the outbound client. The server serves the files (WellKnownFiles+Response).
-        .target(name: "AssociatedDomains", dependencies: ["ConfigurationReading", "CryptoCore", "HTTPServer", "JSON"]),
+        .target(
+            name: "AssociatedDomains",
+            dependencies: ["ConfigurationReading", "CryptoCore", "HTTPFields", "HTTPServer", "JSON", "OutboundHTTP"]
+        ),
         // The access tokens passkeyd signs for the app's API and for OpenID clients: the `tokens` and `backends` settings,
         // the signing keys (sealed in the store, rotated on a schedule, held in memory by a ring), minting and verifying.
         // The HTTP edge (the token and introspection endpoints, the key worker) stays in the server.
@@ -93,7 +103,7 @@ let package = Package(
         // composition) stays in the server.
         .target(
             name: "Webhooks",
-            dependencies: ["ConfigurationReading", "CryptoCore", "HTTPServer", "JSON", "Observability", "Storage"]
+            dependencies: ["ConfigurationReading", "CryptoCore", "HTTPFields", "JSON", "Observability", "OutboundHTTP", "Storage"]
         ),
         // The HTTP edge every handler shares: `ServerError` (every client code, its status and message, the mappings of the
         // core's, the store's and the importers' errors) and the JSON bodies of requests and answers.
@@ -111,8 +121,8 @@ let package = Package(
         .target(
             name: "FederatedIdentity",
             dependencies: [
-                "AccountEvents", "AppleSignIn", "BackgroundWork", "ConfigurationReading", "CryptoCore", "HTTPEdge", "HTTPServer", "JSON",
-                "Observability", "OpenIDConnect", "Storage", "WebAuthnCore",
+                "AccountEvents", "AppleSignIn", "BackgroundWork", "ConfigurationReading", "CryptoCore", "HTTPEdge", "HTTPFields", "JSON",
+                "Observability", "OpenIDConnect", "OutboundHTTP", "Storage", "WebAuthnCore",
             ]
         ),
         // Rate limits: the `rateLimits` block, the node's token buckets, the buckets shared through the store (with the
@@ -146,7 +156,7 @@ let package = Package(
                 "WebAuthnCore", "CryptoCore", "JSON", "Storage", "HTTPServer", "AppleSignIn", "OpenIDConnect", "Observability", "PasswordHashes",
                 "Confusables", "MailTransport", "UserImport", "ConfigurationReading", "AssociatedDomains", "AccessTokens", "Webhooks",
                 "HTTPEdge", "AccountEvents", "ConfigurationFile", "BackgroundWork", "Email", "FederatedIdentity", "Accounts",
-                "RateLimiting",
+                "RateLimiting", "OutboundHTTP", "HTTPFields",
             ],
             resources: [.embedInCode("OpenAPI/openapi.json"), .embedInCode("Email/recovery-page.js")]
         ),
@@ -155,7 +165,7 @@ let package = Package(
             dependencies: [
                 "RelyingPartyServer", "StorageSQLite", "StoragePostgres", "Storage", "WebAuthnCore", "WebAuthnVectors", "HTTPServer", "CryptoCore",
                 "JSON", "AppleSignIn", "Observability", "UserImport", "ConfigurationReading", "AssociatedDomains", "AccessTokens",
-                "ConfigurationFile", "HTTPEdge",
+                "ConfigurationFile", "HTTPEdge", "OutboundHTTP",
             ]
         ),
 
@@ -176,7 +186,7 @@ let package = Package(
             name: "TestSupport",
             dependencies: [
                 "WebAuthnCore", "WebAuthnVectors", "CBOR", "CryptoCore", "Storage", "HTTPServer", "Observability", "AssociatedDomains",
-                "ConfigurationReading", "JSON",
+                "ConfigurationReading", "JSON", "HTTPFields", "OutboundHTTP",
             ],
             path: "Tests/TestSupport"
         ),
@@ -193,10 +203,9 @@ let package = Package(
         .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore", "TestSupport"]),
         .testTarget(name: "WebAuthnCoreTests", dependencies: ["WebAuthnCore", "WebAuthnVectors", "TestSupport", "CBOR", "CryptoCore", "JSON"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "StorageSQLite", "StoragePostgres", "TestSupport", "CryptoCore"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CryptoCore", "TestSupport", "Observability"]),
-        // The outbound client against the project's own HTTPS server on loopback; the client still sits in HTTPServer
-        // (Sources/HTTPServer/Client) until libevent has a wrapper module of its own that both can use.
-        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPServer", "CryptoCore", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPFields", "CryptoCore", "TestSupport", "Observability"]),
+        // The outbound client against the project's own HTTPS server on loopback.
+        .testTarget(name: "OutboundHTTPTests", dependencies: ["OutboundHTTP", "HTTPServer", "HTTPFields", "CryptoCore", "TestSupport"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
         .testTarget(name: "AppleSignInTests", dependencies: ["AppleSignIn", "CryptoCore", "TestSupport"]),
         // The hashes are read from the source folder (`Fixtures/hashes.json`, written by Tests/Python/passwords).
@@ -209,13 +218,13 @@ let package = Package(
         // The webhook endpoints, messages and retry policy on their own (deliveries are driven in RelyingPartyServerTests).
         .testTarget(
             name: "WebhooksTests",
-            dependencies: ["Webhooks", "ConfigurationReading", "CryptoCore", "HTTPServer", "JSON", "Observability", "Storage"]
+            dependencies: ["Webhooks", "ConfigurationReading", "CryptoCore", "HTTPFields", "OutboundHTTP", "JSON", "Observability", "Storage"]
         ),
         // The domain check against local stand-ins of a domain and Apple's CDN (no server: the domain publishes the
         // module's own files).
         .testTarget(
             name: "AssociatedDomainsTests",
-            dependencies: ["AssociatedDomains", "ConfigurationReading", "TestSupport", "HTTPServer", "CryptoCore"]
+            dependencies: ["AssociatedDomains", "ConfigurationReading", "TestSupport", "HTTPServer", "HTTPFields", "OutboundHTTP", "CryptoCore"]
         ),
         // The configuration file parsed on its own (`ServerConfiguration(json:)` and each block); what a running server
         // makes of it is tested in RelyingPartyServerTests.
@@ -230,7 +239,7 @@ let package = Package(
                 "passkeyd", "RelyingPartyServer", "HTTPServer", "Storage", "StorageSQLite", "StoragePostgres", "AppleSignIn", "OpenIDConnect",
                 "WebAuthnCore", "CryptoCore", "JSON", "PasswordHashes",
                 "CBOR", "Observability", "MailTransport", "UserImport", "ConfigurationReading", "AccessTokens", "Webhooks",
-                "HTTPEdge", "AccountEvents", "ConfigurationFile",
+                "HTTPEdge", "AccountEvents", "ConfigurationFile", "OutboundHTTP",
             ]
         ),
         .testTarget(
@@ -239,6 +248,7 @@ let package = Package(
                 "RelyingPartyServer", "TestSupport", "Storage", "StorageSQLite", "StoragePostgres", "HTTPServer", "WebAuthnCore", "CryptoCore",
                 "JSON", "AppleSignIn", "OpenIDConnect", "Observability", "PasswordHashes", "MailTransport", "UserImport",
                 "ConfigurationReading", "AssociatedDomains", "AccessTokens", "Webhooks", "HTTPEdge", "AccountEvents", "ConfigurationFile",
+                "OutboundHTTP", "HTTPFields",
             ],
             // Read by path (`#filePath`), like the repository's `www`.
             exclude: ["Fixtures"]

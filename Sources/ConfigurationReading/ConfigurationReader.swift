@@ -1,5 +1,5 @@
-import HTTPServer
 import JSON
+import OutboundHTTP
 
 /// Typed access to one object of the configuration, with errors naming the full key.
 public struct ConfigurationReader: Sendable {

@@ -1,6 +1,6 @@
 import ConfigurationReading
 import Foundation
-import HTTPServer
+import OutboundHTTP
 
 /// The `apple` block: Sign in with Apple. Without it every Apple endpoint answers `400 apple_not_configured`.
 public struct AppleConfiguration: Sendable, Equatable {

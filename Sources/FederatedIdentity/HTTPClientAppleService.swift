@@ -1,6 +1,7 @@
 import Foundation
-import HTTPServer
+import HTTPFields
 import Observability
+import OutboundHTTP
 
 /// `AppleService` on the server's one outbound `HTTPClient` (libevent + OpenSSL, certificate verification always on,
 /// no redirects followed), with a short deadline and a reply-size limit. The key fetch uses the client's completion API

@@ -2,9 +2,9 @@ import ConfigurationReading
 import CryptoCore
 import Foundation
 import HTTPEdge
-import HTTPServer
 import Observability
 import OpenIDConnect
+import OutboundHTTP
 
 /// The configured OpenID providers (`identityProviders`), by name.
 package struct IdentityProviders: Sendable {

@@ -2,9 +2,10 @@ import BackgroundWork
 import CryptoCore
 import Foundation
 import HTTPEdge
-import HTTPServer
+import HTTPFields
 import Observability
 import OpenIDConnect
+import OutboundHTTP
 
 /// One OpenID provider's discovery document and keys, on the shared background schedule (`BackgroundRefresh`, as
 /// Apple's keys are: cached until the JWKS's `Cache-Control: max-age`, else an hour; refreshed ahead of expiry; an

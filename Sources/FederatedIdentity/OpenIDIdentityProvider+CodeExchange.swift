@@ -1,8 +1,8 @@
 import Foundation
 import HTTPEdge
-import HTTPServer
 import JSON
 import OpenIDConnect
+import OutboundHTTP
 
 extension OpenIDIdentityProvider {
     /// The largest token endpoint reply accepted.

@@ -2,9 +2,9 @@ import AccountEvents
 import CryptoCore
 import Foundation
 import HTTPEdge
-import HTTPServer
 import Observability
 import OpenIDConnect
+import OutboundHTTP
 import Storage
 
 /// A configured OpenID provider (Google, or any OpenID Connect issuer) as an `IdentityProvider`: ID tokens verified

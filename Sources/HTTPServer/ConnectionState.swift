@@ -1,5 +1,5 @@
-import CLibEvent
 import CryptoCore
+import LibEvent
 
 #if canImport(Glibc)
 import Glibc
@@ -28,21 +28,21 @@ final class ConnectionState {
     /// The listener that accepted the connection; it outlives every connection it accepted.
     unowned let listener: EventLoopListener
     /// The connection's bufferevent (TLS or plain), owned by libevent's evhttp connection.
-    let bufferEvent: OpaquePointer
+    let bufferEvent: BufferEvent
     /// Set when no TLS session could be made: the connection is closed as soon as it is attached.
     let isRefused: Bool
     /// The output-buffer watch, removed when the connection goes away.
-    private var outputWatch: OpaquePointer?
+    private var outputWatch: EventBuffer.Watch?
     /// True while this class edits the output buffer itself.
     private var isRewriting = false
     /// True once an error page was replaced: the rest of libevent's page is dropped.
     private var isDiscardingOutput = false
     /// The evhttp connection, once attached.
-    private var connection: OpaquePointer?
+    private var connection: EvhttpConnection?
     /// The whole-request deadline timer, once attached.
-    private var deadline: OpaquePointer?
+    private var deadline: Event?
     /// The input watch, removed when the connection goes away.
-    private var inputWatch: OpaquePointer?
+    private var inputWatch: EventBuffer.Watch?
     /// The bytes of its request still arriving, counted in its loop's `arrivingBytes` (on a listener with
     /// `maximumArrivingBytes`); given back when the request is whole, answered or the connection closes.
     var arrivingBytes = 0
@@ -79,7 +79,7 @@ final class ConnectionState {
     var incompleteLinks = IdleLinks()
     var addressIncompleteLinks = IdleLinks()
 
-    init(listener: EventLoopListener, bufferEvent: OpaquePointer, isRefused: Bool) {
+    init(listener: EventLoopListener, bufferEvent: BufferEvent, isRefused: Bool) {
         self.listener = listener
         self.bufferEvent = bufferEvent
         self.isRefused = isRefused
@@ -90,98 +90,90 @@ final class ConnectionState {
     /// has wrapped the bufferevent in a connection (still before any of its bytes are read).
     func register() {
         _ = listener.loop.connections.opened()
-        outputWatch = evbuffer_add_cb(
-            bufferevent_get_output(bufferEvent),
+        outputWatch = bufferEvent.output?.addWatch(
             { buffer, information, argument in
                 guard let buffer, let information, let argument else { return }
                 Unmanaged<ConnectionState>.fromOpaque(argument).takeUnretainedValue()
-                    .outputChanged(buffer, added: information.pointee.n_added, deleted: information.pointee.n_deleted)
+                    .outputChanged(EventBuffer(buffer), added: information.pointee.added, deleted: information.pointee.deleted)
             },
-            Unmanaged.passUnretained(self).toOpaque()
+            argument: Unmanaged.passUnretained(self).toOpaque()
         )
-        inputWatch = evbuffer_add_cb(
-            bufferevent_get_input(bufferEvent),
+        inputWatch = bufferEvent.input?.addWatch(
             { buffer, information, argument in
                 guard let buffer, let information, let argument else { return }
-                Unmanaged<ConnectionState>.fromOpaque(argument).takeUnretainedValue().inputChanged(buffer, added: information.pointee.n_added)
+                Unmanaged<ConnectionState>.fromOpaque(argument).takeUnretainedValue().inputChanged(
+                    EventBuffer(buffer),
+                    added: information.pointee.added
+                )
             },
-            Unmanaged.passUnretained(self).toOpaque()
+            argument: Unmanaged.passUnretained(self).toOpaque()
         )
-        bufferevent_incref(bufferEvent)
-        let scheduled = event_base_once(
-            listener.loop.base,
-            -1,
-            Int16(EV_TIMEOUT),
+        bufferEvent.retain()
+        let scheduled = listener.loop.base.once(
             { _, _, argument in
                 guard let argument else { return }
                 Unmanaged<ConnectionState>.fromOpaque(argument).takeRetainedValue().attach()
             },
-            Unmanaged.passRetained(self).toOpaque(),
-            nil
+            argument: Unmanaged.passRetained(self).toOpaque()
         )
-        if scheduled != 0 {
+        if !scheduled {
             Unmanaged.passUnretained(self).release()
             detach()
-            bufferevent_decref(bufferEvent)
+            bufferEvent.release()
         }
     }
 
     /// Finds the evhttp connection (the bufferevent's callback argument), then either hooks its close,
     /// or closes it when it is refused or over the cap.
     private func attach() {
-        var eventCallback: bufferevent_event_cb?
-        var callbackArgument: UnsafeMutableRawPointer?
-        bufferevent_getcb(bufferEvent, nil, nil, &eventCallback, &callbackArgument)
-        guard eventCallback != nil, let connection = OpaquePointer(callbackArgument) else {
+        guard let connection = bufferEvent.owningConnection else {
             // evhttp already gave the connection up; our reference is the last one.
             detach()
-            bufferevent_decref(bufferEvent)
+            bufferEvent.release()
             return
         }
-        bufferevent_decref(bufferEvent)
+        bufferEvent.release()
         let configuration = listener.configuration
-        awaitsProxyHeader = ProxyProtocolReader.isTrusted(evhttp_connection_get_addr(connection), ranges: configuration.proxyProtocolFrom)
+        awaitsProxyHeader = ProxyProtocolReader.isTrusted(connection.peer, ranges: configuration.proxyProtocolFrom)
         guard !isRefused, admit(connection, configuration: configuration) else {
             detach()
-            evhttp_connection_free(connection)
+            connection.free()
             return
         }
-        var readTimeout = timeval(tv_sec: configuration.readTimeoutSeconds, tv_usec: 0)
-        var writeTimeout = timeval(tv_sec: configuration.writeTimeoutSeconds, tv_usec: 0)
-        bufferevent_set_timeouts(bufferEvent, &readTimeout, &writeTimeout)
-        evhttp_connection_set_closecb(
-            connection,
+        bufferEvent.setTimeouts(
+            read: timeval(tv_sec: configuration.readTimeoutSeconds, tv_usec: 0),
+            write: timeval(tv_sec: configuration.writeTimeoutSeconds, tv_usec: 0)
+        )
+        connection.onClose(
             { _, argument in
                 guard let argument else { return }
                 Unmanaged<ConnectionState>.fromOpaque(argument).takeRetainedValue().detach()
             },
-            Unmanaged.passRetained(self).toOpaque()
+            argument: Unmanaged.passRetained(self).toOpaque()
         )
         self.connection = connection
         listener.connectionStates[bufferEvent] = self
-        deadline = event_new(
-            listener.loop.base,
-            -1,
-            0,
+        deadline = Event(
+            base: listener.loop.base,
             { _, _, argument in
                 guard let argument else { return }
                 Unmanaged<ConnectionState>.fromOpaque(argument).takeUnretainedValue().deadlinePassed()
             },
-            Unmanaged.passUnretained(self).toOpaque()
+            argument: Unmanaged.passUnretained(self).toOpaque()
         )
         armDeadline(seconds: configuration.readTimeoutSeconds)
         if awaitsProxyHeader {
             readProxyHeader()
-        } else if evbuffer_get_length(bufferevent_get_input(bufferEvent)) == 0, let address {
+        } else if bufferEvent.input?.count == 0, let address {
             listener.loop.becameIdle(self, address: address)
         }
     }
 
     /// Counts the connection against its address's cap (a trusted proxy's connection: once its header names the
     /// client) and makes room under the global cap; false when it must be closed instead.
-    private func admit(_ connection: OpaquePointer, configuration: HTTPServerConfiguration) -> Bool {
+    private func admit(_ connection: EvhttpConnection, configuration: HTTPServerConfiguration) -> Bool {
         if !awaitsProxyHeader {
-            guard let peer = evhttp_connection_get_addr(connection).flatMap(PeerAddress.init), admit(peer) else { return false }
+            guard let peer = connection.peer.flatMap(PeerAddress.init), admit(peer) else { return false }
         }
         let loop = listener.loop
         guard loop.connections.current > configuration.maximumConnections else { return true }
@@ -226,9 +218,8 @@ final class ConnectionState {
     /// Reads the PROXY protocol header from the socket, with the bufferevent's reading off until it is whole (it has
     /// read nothing yet: this runs before the loop's next poll). The whole-request deadline bounds the wait.
     private func readProxyHeader() {
-        let reader = ProxyProtocolReader(connection: self, descriptor: bufferevent_getfd(bufferEvent))
-        guard evbuffer_get_length(bufferevent_get_input(bufferEvent)) == 0, bufferevent_disable(bufferEvent, Int16(EV_READ)) == 0,
-            reader.start(base: listener.loop.base)
+        let reader = ProxyProtocolReader(connection: self, descriptor: bufferEvent.descriptor)
+        guard bufferEvent.input?.count == 0, bufferEvent.setReading(false), reader.start(base: listener.loop.base)
         else {
             closeSoon(reason: "a connection from a trusted proxy was closed: its header could not be read")
             return
@@ -247,14 +238,14 @@ final class ConnectionState {
         case .invalid(let reason):
             closeSoon(reason: "a connection from a trusted proxy was closed: \(reason)")
         case .header(_, let client):
-            let peer = client.map { PeerAddress(bytes: $0.bytes) } ?? evhttp_connection_get_addr(connection).flatMap(PeerAddress.init)
+            let peer = client.map { PeerAddress(bytes: $0.bytes) } ?? connection.peer.flatMap(PeerAddress.init)
             guard let peer, admit(peer) else {
                 closeSoon(reason: nil)
                 return
             }
             awaitsProxyHeader = false
             proxiedClient = client?.address
-            bufferevent_enable(bufferEvent, Int16(EV_READ))
+            bufferEvent.setReading(true)
             listener.loop.becameIdle(self, address: peer)
         }
     }
@@ -271,7 +262,7 @@ final class ConnectionState {
     func close() {
         guard let connection else { return }
         detach()
-        evhttp_connection_free(connection)
+        connection.free()
     }
 
     /// Its request went to the worker pool: the whole-request deadline stops until the answer is queued (which restarts
@@ -279,7 +270,7 @@ final class ConnectionState {
     func awaitResponse(_ request: PendingRequest) {
         pending = request
         if let address { listener.loop.requestEnded(self, address: address) }
-        if let deadline { event_del(deadline) }
+        deadline?.remove()
     }
 
     /// The worker's answer is back and about to be written.
@@ -292,11 +283,10 @@ final class ConnectionState {
     /// the deadline, which this does once instead.
     func queueingOwnAnswer(_ queue: () -> Void) {
         if let address { listener.loop.requestEnded(self, address: address) }
-        guard let outputWatch else { return queue() }
-        let output = bufferevent_get_output(bufferEvent)
-        evbuffer_cb_clear_flags(output, outputWatch, UInt32(EVBUFFER_CB_ENABLED))
+        guard let outputWatch, let output = bufferEvent.output else { return queue() }
+        output.setWatch(outputWatch, enabled: false)
         queue()
-        evbuffer_cb_set_flags(output, outputWatch, UInt32(EVBUFFER_CB_ENABLED))
+        output.setWatch(outputWatch, enabled: true)
         if !isAnswerDeadlineArmed {
             // An answer is queued: the next request has the write and the read timeouts to arrive.
             isAnswerDeadlineArmed = true
@@ -321,9 +311,7 @@ final class ConnectionState {
 
     /// (Re)starts the whole-request deadline (at once for a connection over the arriving-bytes bound).
     private func armDeadline(seconds: Int) {
-        guard let deadline else { return }
-        var timeout = timeval(tv_sec: isOverArrivingBound || isClosingSoon ? 0 : seconds, tv_usec: 0)
-        event_add(deadline, &timeout)
+        deadline?.add(timeout: timeval(tv_sec: isOverArrivingBound || isClosingSoon ? 0 : seconds, tv_usec: 0))
     }
 
     /// No complete request in time: the connection is closed.
@@ -338,15 +326,15 @@ final class ConnectionState {
         proxyHeader?.stop()
         proxyHeader = nil
         guard let outputWatch else { return }
-        evbuffer_remove_cb_entry(bufferevent_get_output(bufferEvent), outputWatch)
+        bufferEvent.output?.removeWatch(outputWatch)
         self.outputWatch = nil
         if let inputWatch {
-            evbuffer_remove_cb_entry(bufferevent_get_input(bufferEvent), inputWatch)
+            bufferEvent.input?.removeWatch(inputWatch)
             self.inputWatch = nil
         }
         listener.connectionStates[bufferEvent] = nil
         if let deadline {
-            event_free(deadline)
+            deadline.free()
             self.deadline = nil
         }
         connection = nil
@@ -356,7 +344,7 @@ final class ConnectionState {
             listener.loop.connections.release(address)
             self.address = nil
         }
-        if !isHandshakeCounted, let session = bufferevent_openssl_get_ssl(bufferEvent) {
+        if !isHandshakeCounted, let session = bufferEvent.tlsSession {
             isHandshakeCounted = true
             listener.loop.connections.handshakeEnded(completed: TLSServerContext.isHandshakeComplete(session))
         }
@@ -364,7 +352,7 @@ final class ConnectionState {
     }
 
     /// Called after every change to the input buffer, before evhttp parses what was added.
-    private func inputChanged(_ buffer: OpaquePointer, added: Int) {
+    private func inputChanged(_ buffer: EventBuffer, added: Int) {
         guard added > 0 else { return }
         isAnswerDeadlineArmed = false
         if !isHandshakeCounted {
@@ -380,19 +368,15 @@ final class ConnectionState {
             if let bound = listener.configuration.maximumArrivingBytes { holdArriving(added, bound: bound) }
         }
         guard !hasReceivedNUL else { return }
-        var start = evbuffer_ptr()
-        guard evbuffer_ptr_set(buffer, &start, max(0, evbuffer_get_length(buffer) - added), EVBUFFER_PTR_SET) == 0 else { return }
-        // Searched where it lies, not copied out first: the one byte of "\0".
-        if evbuffer_search(buffer, "\0", 1, &start).pos >= 0 {
+        // Searched where it lies, not copied out first.
+        if buffer.containsNUL(from: max(0, buffer.count - added)) {
             hasReceivedNUL = true
         }
     }
 
     /// Called after every change to the output buffer.
-    private func outputChanged(_ buffer: OpaquePointer, added: Int, deleted: Int) {
-        if deleted > 0, !isRewriting, connection != nil, let address, evbuffer_get_length(buffer) == 0,
-            evbuffer_get_length(bufferevent_get_input(bufferEvent)) == 0
-        {
+    private func outputChanged(_ buffer: EventBuffer, added: Int, deleted: Int) {
+        if deleted > 0, !isRewriting, connection != nil, let address, buffer.count == 0, bufferEvent.input?.count == 0 {
             // The answer is written out and nothing of a next request has arrived: idle until a byte does.
             isAnswerDeadlineArmed = false
             listener.loop.becameIdle(self, address: address)
@@ -403,7 +387,7 @@ final class ConnectionState {
             armDeadline(seconds: listener.configuration.writeTimeoutSeconds + listener.configuration.readTimeoutSeconds)
         }
         guard added > 0, !isRewriting, !listener.loop.isSendingOwnResponse else { return }
-        let start = max(0, evbuffer_get_length(buffer) - added)
+        let start = max(0, buffer.count - added)
         if isDiscardingOutput {
             replaceTail(of: buffer, from: start, with: [])
             return
@@ -430,42 +414,38 @@ final class ConnectionState {
     }
 
     /// Replaces the bytes from `start` to the end of `buffer` with `replacement`.
-    private func replaceTail(of buffer: OpaquePointer, from start: Int, with replacement: [UInt8]) {
+    private func replaceTail(of buffer: EventBuffer, from start: Int, with replacement: [UInt8]) {
         isRewriting = true
         defer { isRewriting = false }
         // A socket bufferevent freezes the front of its output buffer between writes.
-        let wasFrozen = evbuffer_drain(buffer, 0) != 0
+        let wasFrozen = buffer.isFrontFrozen
         if wasFrozen {
-            evbuffer_unfreeze(buffer, 1)
+            buffer.setFrontFrozen(false)
         }
         if start == 0 {
-            evbuffer_drain(buffer, evbuffer_get_length(buffer))
-        } else if let kept = evbuffer_new() {
-            evbuffer_remove_buffer(buffer, kept, start)
-            evbuffer_drain(buffer, evbuffer_get_length(buffer))
-            evbuffer_add_buffer(buffer, kept)
-            evbuffer_free(kept)
+            buffer.drain(buffer.count)
+        } else if let kept = EventBuffer.make() {
+            buffer.moveFront(start, to: kept)
+            buffer.drain(buffer.count)
+            buffer.append(contentsOf: kept)
+            kept.free()
         }
         if wasFrozen {
-            evbuffer_freeze(buffer, 1)
+            buffer.setFrontFrozen(true)
         }
         if !replacement.isEmpty {
-            evbuffer_add(buffer, replacement, replacement.count)
+            buffer.append(replacement)
         }
     }
 
     /// Copies up to `count` bytes from `offset` without removing them. libevent refuses to copy out of a buffer whose
     /// front is frozen (a socket bufferevent's output between writes, as when an error page follows a pipelined
     /// request's answer): the front is thawed for the copy.
-    private static func peek(_ buffer: OpaquePointer, from offset: Int, count: Int) -> [UInt8] {
-        let wasFrozen = evbuffer_drain(buffer, 0) != 0
-        if wasFrozen { evbuffer_unfreeze(buffer, 1) }
-        defer { if wasFrozen { evbuffer_freeze(buffer, 1) } }
-        var position = evbuffer_ptr()
-        guard evbuffer_ptr_set(buffer, &position, offset, EVBUFFER_PTR_SET) == 0 else { return [] }
-        return [UInt8](unsafeUninitializedCapacity: count) { bytes, initialized in
-            initialized = max(0, evbuffer_copyout_from(buffer, &position, bytes.baseAddress, count))
-        }
+    private static func peek(_ buffer: EventBuffer, from offset: Int, count: Int) -> [UInt8] {
+        let wasFrozen = buffer.isFrontFrozen
+        if wasFrozen { buffer.setFrontFrozen(false) }
+        defer { if wasFrozen { buffer.setFrontFrozen(true) } }
+        return buffer.copy(from: offset, count: count)
     }
 
     /// The status code of a status line "HTTP/1.x NNN ...", or 0.

@@ -1,5 +1,5 @@
-import CLibEvent
 import CryptoCore
+import LibEvent
 import Synchronization
 
 #if canImport(Glibc)
@@ -13,7 +13,7 @@ import Glibc
 /// `evthread_use_pthreads` ran) and, after `join`, `close`.
 final class EventLoop: @unchecked Sendable {
     /// The event base.
-    let base: OpaquePointer
+    let base: EventBase
     /// Shared by all loops of a server, for the connection caps.
     let connections: ConnectionCounter
     /// Shared by all loops of a server: reports of what floods cause, a few lines at most.
@@ -41,7 +41,7 @@ final class EventLoop: @unchecked Sendable {
     private var listeners: [EventLoopListener] = []
     private var thread: pthread_t?
     /// While draining: the timer that closes connections as they finish their requests.
-    private var drainTimer: OpaquePointer?
+    private var drainTimer: Event?
 
     /// Creates the base; `addListener` then attaches the sockets.
     ///
@@ -52,18 +52,13 @@ final class EventLoop: @unchecked Sendable {
     /// an open file description, as `dup` makes) does not apply: each base holds one duplicate of its own
     /// listening socket and the accepted sockets.
     init(connections: ConnectionCounter, reports: ThrottledLog, workers: WorkerPool) throws(HTTPServerError) {
-        guard let settings = event_config_new() else {
-            throw HTTPServerError(.eventLoopFailed, "event_config_new failed")
-        }
-        defer { event_config_free(settings) }
-        _ = event_config_set_flag(settings, Int32(EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST.rawValue))
-        guard let base = event_base_new_with_config(settings) else {
+        guard let base = EventBase.make(collectingChanges: true) else {
             throw HTTPServerError(.eventLoopFailed, "event_base_new failed")
         }
         do {
             mailbox = try LoopMailbox(base: base)
         } catch {
-            event_base_free(base)
+            base.free()
             throw error
         }
         self.base = base
@@ -88,9 +83,13 @@ final class EventLoop: @unchecked Sendable {
 
     /// Starts the loop's thread, which holds the loop while it runs.
     func start() throws(HTTPServerError) {
-        thread = try LoopThread.start { [self] in
+        let started = LoopThread.start { [self] in
             pthread_setspecific(Self.currentKey, Unmanaged.passUnretained(self).toOpaque())
-            event_base_dispatch(base)
+            base.run()
+        }
+        switch started {
+        case .success(let thread): self.thread = thread
+        case .failure(let failure): throw HTTPServerError(.eventLoopFailed, failure.reason)
         }
     }
 
@@ -188,38 +187,30 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// The listener of this loop that accepts on the evconnlistener `listener`.
-    func listener(accepting listener: OpaquePointer) -> EventLoopListener? {
+    func listener(accepting listener: ConnectionListener) -> EventLoopListener? {
         listeners.first { $0.acceptingListener == listener }
     }
 
     /// Asks the loop to return; callable from any thread, even before the loop started running
     /// (unlike `event_base_loopbreak`, the exit request is an event that a starting loop still sees).
     func requestStop() {
-        event_base_loopexit(base, nil)
+        base.exitLoop()
     }
 
     /// A draining stop, callable from any thread: the loop stops accepting, closes each connection as soon as it has no
     /// request in progress (its answer written out), and returns once none is left, or after `seconds` at the latest.
     func requestDrain(within seconds: Double) {
-        var now = timeval(tv_sec: 0, tv_usec: 0)
-        let scheduled = event_base_once(
-            base,
-            -1,
-            Int16(EV_TIMEOUT),
+        let scheduled = base.once(
+            after: timeval(tv_sec: 0, tv_usec: 0),
             { _, _, argument in
                 guard let argument else { return }
                 Unmanaged<EventLoop>.fromOpaque(argument).takeUnretainedValue().beginDrain()
             },
-            Unmanaged.passUnretained(self).toOpaque(),
-            &now
+            argument: Unmanaged.passUnretained(self).toOpaque()
         )
         let whole = max(0, seconds)
-        var deadline = timeval(tv_sec: Int(whole), tv_usec: Int((whole - whole.rounded(.down)) * 1_000_000))
-        if scheduled == 0 {
-            event_base_loopexit(base, &deadline)
-        } else {
-            event_base_loopexit(base, nil)
-        }
+        let deadline = timeval(tv_sec: Int(whole), tv_usec: Int((whole - whole.rounded(.down)) * 1_000_000))
+        base.exitLoop(after: scheduled ? deadline : nil)
     }
 
     /// How often a draining loop looks for connections that finished their requests.
@@ -227,24 +218,22 @@ final class EventLoop: @unchecked Sendable {
 
     private func beginDrain() {
         listeners.forEach { $0.stopAccepting() }
-        drainTimer = event_new(
-            base,
-            -1,
-            Int16(EV_PERSIST),
+        drainTimer = Event(
+            base: base,
+            kinds: .persist,
             { _, _, argument in
                 guard let argument else { return }
                 Unmanaged<EventLoop>.fromOpaque(argument).takeUnretainedValue().drainStep()
             },
-            Unmanaged.passUnretained(self).toOpaque()
+            argument: Unmanaged.passUnretained(self).toOpaque()
         )
-        var interval = Self.drainInterval
-        if let drainTimer { event_add(drainTimer, &interval) }
+        drainTimer?.add(timeout: Self.drainInterval)
         drainStep()
     }
 
     private func drainStep() {
         closeIdleConnections(upTo: Int.max)
-        if listeners.allSatisfy({ $0.connectionStates.isEmpty }) { event_base_loopexit(base, nil) }
+        if listeners.allSatisfy({ $0.connectionStates.isEmpty }) { base.exitLoop() }
     }
 
     /// Waits for the loop's thread to end (no-op when it never started).
@@ -257,7 +246,7 @@ final class EventLoop: @unchecked Sendable {
     /// Frees the listeners (closing their connections and sockets), then the base. Call after `join`.
     func close() {
         if let drainTimer {
-            event_free(drainTimer)
+            drainTimer.free()
             self.drainTimer = nil
         }
         mailbox.close()
@@ -265,6 +254,6 @@ final class EventLoop: @unchecked Sendable {
             listener.shutDown()
         }
         listeners.removeAll()
-        event_base_free(base)
+        base.free()
     }
 }

@@ -1,3 +1,5 @@
+import HTTPFields
+
 /// One HTTP request, copied out of libevent before the handler runs.
 public struct HTTPRequest: Sendable {
     /// The method in upper case: "GET", "POST", ... (a HEAD request reaches handlers as "GET").

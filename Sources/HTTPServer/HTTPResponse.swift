@@ -1,3 +1,5 @@
+import HTTPFields
+
 /// One HTTP response produced by a handler. The server adds `Content-Length` and `Date`.
 public struct HTTPResponse: Sendable {
     /// The status code, e.g. 200.

@@ -1,4 +1,5 @@
 import CryptoCore
+import LibEvent
 import Synchronization
 
 #if canImport(Glibc)

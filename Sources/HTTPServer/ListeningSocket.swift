@@ -1,5 +1,3 @@
-import CLibEvent
-
 #if canImport(Glibc)
 import Glibc
 #endif

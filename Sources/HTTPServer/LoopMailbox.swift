@@ -1,4 +1,4 @@
-import CLibEvent
+import LibEvent
 import Synchronization
 
 /// Work handed to an event loop from other threads: a worker's finished response, which only the loop that owns the
@@ -17,19 +17,17 @@ final class LoopMailbox: @unchecked Sendable {
 
     private let state = Mutex(State())
     /// Activated by `post` and freed by `close`, both under `state`'s lock.
-    nonisolated(unsafe) private var event: OpaquePointer?
+    nonisolated(unsafe) private var event: Event?
 
     /// Makes the event on `base`; deliveries run on the thread that runs `base`.
-    init(base: OpaquePointer) throws(HTTPServerError) {
-        let event = event_new(
-            base,
-            -1,
-            0,
+    init(base: EventBase) throws(HTTPServerError) {
+        let event = Event(
+            base: base,
             { _, _, argument in
                 guard let argument else { return }
                 Unmanaged<LoopMailbox>.fromOpaque(argument).takeUnretainedValue().deliver()
             },
-            Unmanaged.passUnretained(self).toOpaque()
+            argument: Unmanaged.passUnretained(self).toOpaque()
         )
         guard let event else { throw HTTPServerError(.eventLoopFailed, "event_new failed") }
         self.event = event
@@ -40,7 +38,7 @@ final class LoopMailbox: @unchecked Sendable {
         state.withLock { state in
             guard !state.isClosed, let event else { return }
             state.deliveries.append(delivery)
-            if state.deliveries.count == 1 { event_active(event, 0, 0) }
+            if state.deliveries.count == 1 { event.activate() }
         }
     }
 
@@ -50,7 +48,7 @@ final class LoopMailbox: @unchecked Sendable {
         state.withLock { state in
             state.isClosed = true
             state.deliveries.removeAll()
-            event.map { event_free($0) }
+            event?.free()
             event = nil
         }
     }

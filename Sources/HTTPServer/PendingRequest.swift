@@ -1,4 +1,4 @@
-import CLibEvent
+import LibEvent
 
 /// A request handed to the worker pool, until its response is written back on the loop that owns the connection.
 ///
@@ -6,14 +6,14 @@ import CLibEvent
 /// loop's thread alone. evhttp frees the request when the connection closes; the connection's close marks the pending
 /// request cancelled first, so its response is then dropped and the freed request never touched.
 final class PendingRequest: @unchecked Sendable {
-    let request: UnsafeMutablePointer<evhttp_request>
+    let request: EvhttpRequest
     let isHead: Bool
     let listener: EventLoopListener
     let connection: ConnectionState
     /// Set when the connection closed before the response came back.
     var isCancelled = false
 
-    init(request: UnsafeMutablePointer<evhttp_request>, isHead: Bool, listener: EventLoopListener, connection: ConnectionState) {
+    init(request: EvhttpRequest, isHead: Bool, listener: EventLoopListener, connection: ConnectionState) {
         self.request = request
         self.isHead = isHead
         self.listener = listener

@@ -1,4 +1,4 @@
-import CLibEvent
+import LibEvent
 
 #if canImport(Glibc)
 import Glibc
@@ -14,7 +14,7 @@ final class ProxyProtocolReader {
     private unowned let connection: ConnectionState
     private let descriptor: Int32
     /// The read watch on the socket.
-    private var event: OpaquePointer?
+    private var event: Event?
     /// The bytes of the header taken so far.
     private var taken: [UInt8] = []
 
@@ -30,18 +30,18 @@ final class ProxyProtocolReader {
     }
 
     /// Starts watching the socket on `base`; false when libevent could not.
-    func start(base: OpaquePointer) -> Bool {
-        event = event_new(
-            base,
-            descriptor,
-            Int16(EV_READ | EV_PERSIST),
+    func start(base: EventBase) -> Bool {
+        event = Event(
+            base: base,
+            descriptor: descriptor,
+            kinds: [.read, .persist],
             { _, _, argument in
                 guard let argument else { return }
                 Unmanaged<ProxyProtocolReader>.fromOpaque(argument).takeUnretainedValue().readable()
             },
-            Unmanaged.passUnretained(self).toOpaque()
+            argument: Unmanaged.passUnretained(self).toOpaque()
         )
-        guard let event, event_add(event, nil) == 0 else {
+        guard let event, event.add() else {
             stop()
             return false
         }
@@ -51,7 +51,7 @@ final class ProxyProtocolReader {
     /// Stops watching the socket; safe to call twice.
     func stop() {
         guard let event else { return }
-        event_free(event)
+        event.free()
         self.event = nil
     }
 

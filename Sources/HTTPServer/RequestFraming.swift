@@ -1,4 +1,5 @@
 import Glibc
+import HTTPFields
 
 /// Checks what libevent parsed of a request against the framing rules of RFC 9110 and RFC 9112 before any handler
 /// sees it. libevent is lenient where a proxy in front of passkeyd may not be (it keeps `Content-Length :` as a header

@@ -1,3 +1,5 @@
+import HTTPFields
+
 /// Writes a whole HTTP/1.1 response (status line, header fields, the blank line, the body) in one piece, for the
 /// answers that keep their connection as it is (see `EventLoopListener.send`). evhttp would otherwise copy every field
 /// into a list of its own (an allocation for the entry, its name and its value), search that list for the fields it

@@ -1,3 +1,4 @@
+import LibEvent
 import Synchronization
 
 #if canImport(Glibc)
@@ -28,11 +29,12 @@ final class WorkerPool: @unchecked Sendable {
         pthread_mutex_init(&mutex, nil)
         pthread_cond_init(&condition, nil)
         for _ in 0..<count {
-            do {
-                threads.append(try LoopThread.start { [self] in work() })
-            } catch {
+            switch LoopThread.start({ [self] in work() }) {
+            case .success(let thread):
+                threads.append(thread)
+            case .failure(let failure):
                 stop()
-                throw error
+                throw HTTPServerError(.eventLoopFailed, failure.reason)
             }
         }
     }

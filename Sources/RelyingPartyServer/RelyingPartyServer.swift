@@ -8,6 +8,7 @@ import Foundation
 import HTTPEdge
 import HTTPServer
 import Observability
+import OutboundHTTP
 import RateLimiting
 import Storage
 import Synchronization

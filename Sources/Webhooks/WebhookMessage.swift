@@ -1,7 +1,8 @@
 import CryptoCore
 import Foundation
-import HTTPServer
+import HTTPFields
 import Observability
+import OutboundHTTP
 import Storage
 
 /// One delivery attempt as Standard Webhooks has it: the JSON body `{"type", "timestamp", "data"}` (the same on every

@@ -1,6 +1,6 @@
 import CryptoCore
 import Foundation
-import HTTPServer
+import OutboundHTTP
 import Storage
 
 /// What an attempt's result means for its delivery: 2xx is delivered; 410 Gone is dead at once; anything else (another

@@ -1,8 +1,8 @@
 import ConfigurationFile
 import FederatedIdentity
 import Foundation
-import HTTPServer
 import Observability
+import OutboundHTTP
 import RelyingPartyServer
 
 /// `passkeyd apple transfer-out --recipient-team TEAMID [--config FILE] [--rate N]` and `passkeyd apple transfer-in

@@ -1,7 +1,7 @@
 import AssociatedDomains
 import CryptoCore
 import Foundation
-import HTTPServer
+import OutboundHTTP
 import RelyingPartyServer
 
 /// `passkeyd check-domain`: checks a domain's associated-domain files as devices fetch them (`DomainCheck`) and prints

@@ -2,8 +2,8 @@ import ConfigurationFile
 import ConfigurationReading
 import FederatedIdentity
 import Foundation
-import HTTPServer
 import Observability
+import OutboundHTTP
 import RelyingPartyServer
 import Storage
 import StoragePostgres

@@ -1,8 +1,8 @@
 import ConfigurationFile
 import ConfigurationReading
 import Foundation
-import HTTPServer
 import Observability
+import OutboundHTTP
 import RelyingPartyServer
 import StorageSQLite
 

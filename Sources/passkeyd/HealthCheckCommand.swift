@@ -1,7 +1,7 @@
 import ConfigurationFile
 import CryptoCore
 import Foundation
-import HTTPServer
+import OutboundHTTP
 import RelyingPartyServer
 
 /// `passkeyd healthcheck [--config FILE] [--url URL]`: one `GET /readyz` of the local server, for a container's health

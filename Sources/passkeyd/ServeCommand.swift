@@ -4,6 +4,7 @@ import CryptoCore
 import Foundation
 import HTTPServer
 import Observability
+import OutboundHTTP
 import RelyingPartyServer
 import Storage
 

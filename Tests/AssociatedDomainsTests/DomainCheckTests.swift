@@ -2,7 +2,9 @@ import AssociatedDomains
 import ConfigurationReading
 import CryptoCore
 import Foundation
+import HTTPFields
 import HTTPServer
+import OutboundHTTP
 import TestSupport
 import Testing
 

@@ -1,3 +1,4 @@
+import HTTPFields
 import Testing
 
 @testable import HTTPServer

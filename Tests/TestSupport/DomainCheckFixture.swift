@@ -4,6 +4,7 @@ import CryptoCore
 import Foundation
 import HTTPServer
 import JSON
+import OutboundHTTP
 
 /// A domain publishing what passkeyd publishes for an `associatedDomains` block on https://localhost:PORT (certificate
 /// from a test CA), Apple's CDN stand-in serving a copy of its apple-app-site-association, and the client and

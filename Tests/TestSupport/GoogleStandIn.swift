@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import HTTPFields
 import HTTPServer
 import Synchronization
 

@@ -1,8 +1,9 @@
 import ConfigurationReading
 import CryptoCore
 import Foundation
-import HTTPServer
+import HTTPFields
 import JSON
+import OutboundHTTP
 import Storage
 import Testing
 

@@ -12,6 +12,7 @@ import WebAuthnCore
 import Webhooks
 
 @testable import HTTPServer
+@testable import OutboundHTTP
 @testable import RelyingPartyServer
 @testable import StoragePostgres
 @testable import StorageSQLite

@@ -23,6 +23,7 @@
 import ConfigurationFile
 import CryptoCore
 import Foundation
+import HTTPFields
 import HTTPServer
 import RelyingPartyServer
 import Storage

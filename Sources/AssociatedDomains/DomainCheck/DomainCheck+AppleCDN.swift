@@ -1,6 +1,6 @@
 import Foundation
-import HTTPServer
 import JSON
+import OutboundHTTP
 
 extension DomainCheck {
     /// Apple's devices read apple-app-site-association from Apple's CDN, which re-fetches it on its own schedule: a

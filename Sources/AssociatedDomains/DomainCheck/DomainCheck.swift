@@ -1,8 +1,9 @@
 import ConfigurationReading
 import CryptoCore
 import Foundation
-import HTTPServer
+import HTTPFields
 import JSON
+import OutboundHTTP
 
 /// `passkeyd check-domain`: fetches a domain's associated-domain files as a device does (through the one
 /// `HTTPClient`: certificate verified, no redirect followed), checks each file's status, type, size and schema with the

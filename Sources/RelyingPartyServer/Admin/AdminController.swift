@@ -1,5 +1,6 @@
 import Foundation
 import HTTPEdge
+import HTTPFields
 import HTTPServer
 import UserImport
 

@@ -1,7 +1,7 @@
 import BackgroundWork
 import ConfigurationFile
 import Foundation
-import HTTPServer
+import OutboundHTTP
 import WebAuthnCore
 
 extension RelyingPartyServer {

@@ -1,4 +1,5 @@
 import HTTPEdge
+import HTTPFields
 import HTTPServer
 
 /// The pages of a link sent by email: a confirmation whose form POSTs the token (so that a mail scanner's GET spends

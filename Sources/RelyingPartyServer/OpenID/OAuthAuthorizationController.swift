@@ -3,6 +3,7 @@ import ConfigurationFile
 import CryptoCore
 import Foundation
 import HTTPEdge
+import HTTPFields
 import HTTPServer
 import Storage
 

@@ -1,4 +1,5 @@
 import HTTPEdge
+import HTTPFields
 import HTTPServer
 
 /// What the browser sees of the OpenID provider and of Apple's web flow: the pages' headers, the redirect, and the

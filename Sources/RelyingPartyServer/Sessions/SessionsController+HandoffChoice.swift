@@ -1,6 +1,7 @@
 import CryptoCore
 import Foundation
 import HTTPEdge
+import HTTPFields
 import HTTPServer
 
 /// The hand-off link in a browser that is not the app's fresh web view: one that came from another site (its

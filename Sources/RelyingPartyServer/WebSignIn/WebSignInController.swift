@@ -1,6 +1,7 @@
 import CryptoCore
 import Foundation
 import HTTPEdge
+import HTTPFields
 import HTTPServer
 import Observability
 import Storage

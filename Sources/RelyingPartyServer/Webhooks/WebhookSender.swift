@@ -1,4 +1,4 @@
-import HTTPServer
+import OutboundHTTP
 
 /// Sends one request and calls back once, from any thread: the process's `HTTPClient`, or a stand-in in tests.
 protocol WebhookSender: Sendable {

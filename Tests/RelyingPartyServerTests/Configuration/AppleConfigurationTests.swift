@@ -3,7 +3,7 @@ import ConfigurationReading
 import CryptoCore
 import FederatedIdentity
 import Foundation
-import HTTPServer
+import OutboundHTTP
 import RelyingPartyServer
 import Storage
 import TestSupport

@@ -2,6 +2,7 @@ import ConfigurationFile
 import ConfigurationReading
 import CryptoCore
 import Foundation
+import HTTPFields
 import HTTPServer
 import RelyingPartyServer
 import Storage

@@ -2,9 +2,9 @@ import ConfigurationFile
 import ConfigurationReading
 import CryptoCore
 import Foundation
-import HTTPServer
 import Observability
 import OpenIDConnect
+import OutboundHTTP
 import RelyingPartyServer
 import Storage
 import TestSupport

@@ -1,6 +1,6 @@
 import CryptoCore
 import Foundation
-import HTTPServer
+import OutboundHTTP
 import TestSupport
 import Testing
 

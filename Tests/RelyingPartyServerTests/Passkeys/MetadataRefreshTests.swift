@@ -2,8 +2,8 @@ import ConfigurationFile
 import ConfigurationReading
 import CryptoCore
 import Foundation
-import HTTPServer
 import Observability
+import OutboundHTTP
 import Storage
 import TestSupport
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPFields
 import HTTPServer
 import TestSupport
 import Testing

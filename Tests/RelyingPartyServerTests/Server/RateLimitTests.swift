@@ -1,5 +1,6 @@
 import ConfigurationReading
 import Foundation
+import HTTPFields
 import HTTPServer
 import RelyingPartyServer
 import TestSupport

@@ -1,6 +1,7 @@
 import CryptoCore
 import Dispatch
 import Foundation
+import HTTPFields
 import HTTPServer
 import Observability
 import RateLimiting

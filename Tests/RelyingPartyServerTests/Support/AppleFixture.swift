@@ -3,6 +3,7 @@ import CryptoCore
 import FederatedIdentity
 import Foundation
 import HTTPServer
+import OutboundHTTP
 import RelyingPartyServer
 import Storage
 import Synchronization

@@ -1,5 +1,5 @@
 import Foundation
-import HTTPServer
+import HTTPFields
 import TestSupport
 
 /// Sends each request with `/usr/bin/curl` over HTTPS (certificate not verified: a self-signed loopback server),

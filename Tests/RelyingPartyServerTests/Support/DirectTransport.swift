@@ -1,3 +1,4 @@
+import HTTPFields
 import HTTPServer
 
 /// Calls `RelyingPartyServer.handle` directly, without sockets; a `?` in the path starts the query, as libevent splits it.

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPFields
 import HTTPServer
 
 /// One answer of the server, whichever way it was reached (directly or over HTTPS), with JSON helpers.

@@ -1,4 +1,5 @@
 import HTTPServer
+import OutboundHTTP
 import Testing
 
 /// The client's codes are logged and recorded with webhook deliveries: moving them out of `HTTPServerError` into the

@@ -1,5 +1,5 @@
-import CLibEvent
 import CryptoCore
+import LibEvent
 
 #if canImport(Glibc)
 import Glibc
@@ -25,19 +25,18 @@ struct HTTPClientTarget: Sendable, Equatable {
         guard url.utf8.count <= Self.maximumURLLength, !url.utf8.contains(0) else {
             throw HTTPClientError(.urlInvalid, "the URL is empty, too long or contains NUL")
         }
-        guard let uri = evhttp_uri_parse_with_flags(url, 0) else {
+        guard let uri = EvhttpURI(parsing: url) else {
             throw HTTPClientError(.urlInvalid, "the URL is not an RFC 3986 URI")
         }
-        defer { evhttp_uri_free(uri) }
-        let scheme = evhttp_uri_get_scheme(uri).map { String(cString: $0).lowercased() }
-        guard let rawHost = evhttp_uri_get_host(uri).map({ String(cString: $0) }), !rawHost.isEmpty else {
+        let scheme = uri.scheme?.lowercased()
+        guard let rawHost = uri.host, !rawHost.isEmpty else {
             throw HTTPClientError(.urlInvalid, "the URL has no host")
         }
         var host = rawHost.lowercased()
         if host.hasPrefix("[") && host.hasSuffix("]") {
             host = String(host.dropFirst().dropLast())
         }
-        guard evhttp_uri_get_userinfo(uri) == nil else {
+        guard !uri.hasUserInformation else {
             throw HTTPClientError(.urlInvalid, "the URL for \(host) carries credentials, which are never sent")
         }
         switch scheme {
@@ -50,12 +49,12 @@ struct HTTPClientTarget: Sendable, Equatable {
         default:
             throw HTTPClientError(.schemeRefused, "the scheme \(scheme.map { "\"\($0)\"" } ?? "(none)") is not https")
         }
-        let port = Int(evhttp_uri_get_port(uri))
+        let port = uri.port ?? 0
         self.port = port > 0 ? port : (isSecure ? 443 : 80)
         guard (1...65_535).contains(self.port) else { throw HTTPClientError(.urlInvalid, "the port of \(host) is out of range") }
         self.host = host
-        let path = evhttp_uri_get_path(uri).map { String(cString: $0) } ?? ""
-        let query = evhttp_uri_get_query(uri).map { "?" + String(cString: $0) } ?? ""
+        let path = uri.path
+        let query = uri.query.map { "?" + $0 } ?? ""
         requestTarget = (path.isEmpty ? "/" : path) + query
         literalAddress = host == "localhost" ? "127.0.0.1" : (TLSClientSession.isIPAddress(host) ? host : nil)
     }

@@ -1,4 +1,5 @@
 import CryptoCore
+import HTTPFields
 
 /// What the server answered: any status, 3xx included (redirects are never followed).
 public struct HTTPClientReply: Sendable {

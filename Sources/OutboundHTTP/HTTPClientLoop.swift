@@ -1,5 +1,5 @@
-import CLibEvent
 import CryptoCore
+import LibEvent
 import Synchronization
 
 #if canImport(Glibc)
@@ -13,8 +13,8 @@ import Glibc
 /// thread-safe once `evthread_use_pthreads` ran) and ask it to stop. Everything else, every libevent object
 /// included, is touched only on the loop's thread; when the loop returns, that thread fails what is left and frees it all.
 final class HTTPClientLoop: @unchecked Sendable {
-    let base: OpaquePointer
-    let dns: OpaquePointer
+    let base: EventBase
+    let dns: DNSResolver
     let configuration: HTTPClientConfiguration
     /// The trust anchors of requests that bring none.
     let defaultTLS: TLSClientContext
@@ -27,8 +27,8 @@ final class HTTPClientLoop: @unchecked Sendable {
     private let inbox = Mutex(Inbox())
     /// Requests submitted and not finished, for the overload check (and tests).
     let outstanding = Atomic<Int>(0)
-    private var wakeEvent: OpaquePointer?
-    private var reapEvent: OpaquePointer?
+    private var wakeEvent: Event?
+    private var reapEvent: Event?
     private var thread = pthread_t()
     /// The loop thread's id, set by that thread before it runs anything.
     private let loopThread = Atomic<UInt>(0)
@@ -56,63 +56,53 @@ final class HTTPClientLoop: @unchecked Sendable {
             throw HTTPClientError(.configurationInvalid, "the TLS client context: \(error)")
         }
         self.configuration = configuration
-        guard let base = event_base_new() else { throw HTTPClientError(.eventLoopFailed, "event_base_new failed") }
+        guard let base = EventBase.make() else { throw HTTPClientError(.eventLoopFailed, "event_base_new failed") }
         // The system resolver configuration (/etc/resolv.conf, /etc/hosts); it keeps no descriptor open while idle.
-        guard let dns = evdns_base_new(base, EVDNS_BASE_INITIALIZE_NAMESERVERS | EVDNS_BASE_DISABLE_WHEN_INACTIVE) else {
-            event_base_free(base)
+        guard let dns = DNSResolver(base: base, extraHostsFile: configuration.extraHostsFile) else {
+            base.free()
             throw HTTPClientError(.eventLoopFailed, "evdns_base_new failed")
-        }
-        if let hostsFile = configuration.extraHostsFile {
-            _ = evdns_base_load_hosts(dns, hostsFile)
         }
         self.base = base
         self.dns = dns
         let context = Unmanaged.passUnretained(self).toOpaque()
-        wakeEvent = event_new(
-            base,
-            -1,
-            0,
+        wakeEvent = Event(
+            base: base,
             { _, _, argument in
                 guard let argument else { return }
                 Unmanaged<HTTPClientLoop>.fromOpaque(argument).takeUnretainedValue().takeSubmissions()
             },
-            context
+            argument: context
         )
-        reapEvent = event_new(
-            base,
-            -1,
-            0,
+        reapEvent = Event(
+            base: base,
             { _, _, argument in
                 guard let argument else { return }
                 Unmanaged<HTTPClientLoop>.fromOpaque(argument).takeUnretainedValue().reap()
             },
-            context
+            argument: context
         )
         do throws(HTTPClientError) {
             guard wakeEvent != nil, reapEvent != nil else { throw HTTPClientError(.eventLoopFailed, "event_new failed") }
             try start()
         } catch {
             freeEvents()
-            evdns_base_free(dns, 0)
-            event_base_free(base)
+            dns.free(failingLookups: false)
+            base.free()
             throw error
         }
     }
 
     /// Starts the thread; it holds the loop until the loop has shut down.
     private func start() throws(HTTPClientError) {
-        do {
-            thread = try LoopThread.start { [self] in
-                run()
-            }
-        } catch {
-            throw HTTPClientError(.eventLoopFailed, error.reason)
+        switch LoopThread.start({ [self] in run() }) {
+        case .success(let thread): self.thread = thread
+        case .failure(let failure): throw HTTPClientError(.eventLoopFailed, failure.reason)
         }
     }
 
     private func run() {
         loopThread.store(UInt(pthread_self()), ordering: .releasing)
-        event_base_loop(base, EVLOOP_NO_EXIT_ON_EMPTY)
+        base.runUntilExit()
         shutDownOnLoopThread()
     }
 
@@ -136,7 +126,7 @@ final class HTTPClientLoop: @unchecked Sendable {
         let accepted = inbox.withLock { inbox in
             guard !inbox.isStopping else { return false }
             inbox.submitted.append(exchange)
-            event_active(wakeEvent, 0, 0)
+            wakeEvent?.activate()
             return true
         }
         guard accepted else {
@@ -154,7 +144,7 @@ final class HTTPClientLoop: @unchecked Sendable {
             return !inbox.isStopping
         }
         if wasRunning {
-            event_base_loopexit(base, nil)
+            base.exitLoop()
         }
         if wasRunning && !isCurrentThread {
             pthread_join(thread, nil)
@@ -201,7 +191,7 @@ final class HTTPClientLoop: @unchecked Sendable {
         }
         outstanding.subtract(1, ordering: .relaxed)
         retired.append(exchange)
-        event_active(reapEvent, 0, 0)
+        reapEvent?.activate()
         startWaiting()
     }
 
@@ -228,16 +218,16 @@ final class HTTPClientLoop: @unchecked Sendable {
         for exchange in Array(registered.values) {
             exchange.fail(HTTPClientError(.shutDown, "the HTTP client was shut down"))
         }
-        evdns_base_free(dns, 1)
-        event_base_loop(base, EVLOOP_NONBLOCK)
+        dns.free(failingLookups: true)
+        base.runReadyCallbacks()
         reap()
         freeEvents()
-        event_base_free(base)
+        base.free()
     }
 
     private func freeEvents() {
-        wakeEvent.map { event_free($0) }
-        reapEvent.map { event_free($0) }
+        wakeEvent?.free()
+        reapEvent?.free()
         wakeEvent = nil
         reapEvent = nil
     }

@@ -1,10 +1,11 @@
 import CryptoCore
 import Foundation
+import HTTPFields
 import Synchronization
 import TestSupport
 import Testing
 
-@testable import HTTPServer
+@testable import OutboundHTTP
 
 /// The outbound client against the project's own HTTPS server on loopback, with certificates from a test CA.
 ///

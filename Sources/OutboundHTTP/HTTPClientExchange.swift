@@ -1,5 +1,5 @@
-import CLibEvent
 import CryptoCore
+import LibEvent
 
 #if canImport(Glibc)
 import Glibc
@@ -28,24 +28,24 @@ final class HTTPClientExchange: @unchecked Sendable {
 
     private var phase = Phase.waiting
     private var holdsConnectionSlot = false
-    private var deadlineTimer: OpaquePointer?
-    private var connectTimer: OpaquePointer?
-    private var lookup: OpaquePointer?
+    private var deadlineTimer: Event?
+    private var connectTimer: Event?
+    private var lookup: DNSResolver.Lookup?
     /// The other addresses the name resolved to, tried in turn when a connection cannot be made.
     private var untriedAddresses: [String] = []
     /// Connections given up for the next address, freed with the exchange.
-    private var abandonedConnections: [OpaquePointer] = []
+    private var abandonedConnections: [EvhttpConnection] = []
     private var abandonedSessions: [TLSClientSession] = []
     private var session: TLSClientSession?
-    private var bufferEvent: OpaquePointer?
-    private var connection: OpaquePointer?
-    private var outputWatch: OpaquePointer?
-    private var inputWatch: OpaquePointer?
+    private var bufferEvent: BufferEvent?
+    private var connection: EvhttpConnection?
+    private var outputWatch: EventBuffer.Watch?
+    private var inputWatch: EventBuffer.Watch?
     /// Bytes of the reply received so far (after TLS), to tell a header section over the limit from a malformed one:
     /// libevent reports both as an invalid header.
     private var receivedBytes = 0
     /// The failure evhttp reported through the request's error callback, just before the done callback.
-    private var reportedError: evhttp_request_error?
+    private var reportedError: EvhttpRequest.Failure?
 
     init(
         loop: HTTPClientLoop,
@@ -99,10 +99,9 @@ final class HTTPClientExchange: @unchecked Sendable {
     }
 
     /// A one-shot timer on the loop calling `action` on this exchange, which outlives it (`release` frees it).
-    private func makeTimer(seconds: Double, _ action: @escaping @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void) -> OpaquePointer? {
-        guard let timer = event_new(loop.base, -1, 0, action, Unmanaged.passUnretained(self).toOpaque()) else { return nil }
-        var timeout = Self.timeval(seconds: seconds)
-        event_add(timer, &timeout)
+    private func makeTimer(seconds: Double, _ action: EventCallback) -> Event? {
+        guard let timer = Event(base: loop.base, action, argument: Unmanaged.passUnretained(self).toOpaque()) else { return nil }
+        timer.add(timeout: Self.timeval(seconds: seconds))
         return timer
     }
 
@@ -121,21 +120,13 @@ final class HTTPClientExchange: @unchecked Sendable {
             return
         }
         phase = .resolving
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_protocol = Int32(IPPROTO_TCP)
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let pending = evdns_getaddrinfo(
-            loop.dns,
+        let pending = loop.dns.resolve(
             target.host,
-            nil,
-            &hints,
             { result, addresses, argument in
                 guard let argument else { return }
                 Unmanaged<HTTPClientExchange>.fromOpaque(argument).takeRetainedValue().resolved(result: result, addresses: addresses)
             },
-            context
+            argument: Unmanaged.passRetained(self).toOpaque()
         )
         if phase == .resolving {
             lookup = pending
@@ -144,7 +135,7 @@ final class HTTPClientExchange: @unchecked Sendable {
 
     private func resolved(result: Int32, addresses: UnsafeMutablePointer<addrinfo>?) {
         lookup = nil
-        defer { addresses.map { evutil_freeaddrinfo($0) } }
+        defer { addresses.map { DNSResolver.free($0) } }
         guard phase == .resolving else { return }
         var found: [String] = []
         var next = result == 0 ? addresses : nil
@@ -155,7 +146,7 @@ final class HTTPClientExchange: @unchecked Sendable {
             next = entry.pointee.ai_next
         }
         guard !found.isEmpty else {
-            let text = result == 0 ? "no address" : String(cString: evutil_gai_strerror(result))
+            let text = result == 0 ? "no address" : DNSResolver.errorText(result)
             fail(HTTPClientError(.resolveFailed, "\(target.origin): \(text)"))
             return
         }
@@ -166,7 +157,6 @@ final class HTTPClientExchange: @unchecked Sendable {
     /// Opens the connection to `address` and queues the request on it.
     private func connect(to address: String) {
         phase = .connecting
-        let options = Int32(BEV_OPT_CLOSE_ON_FREE.rawValue | BEV_OPT_DEFER_CALLBACKS.rawValue)
         if target.isSecure {
             let session: TLSClientSession
             do {
@@ -175,7 +165,7 @@ final class HTTPClientExchange: @unchecked Sendable {
                 fail(HTTPClientError(.tlsHandshakeFailed, "\(target.origin): \(error.reason)"))
                 return
             }
-            guard let bufferEvent = bufferevent_openssl_socket_new(loop.base, -1, session.connection, BUFFEREVENT_SSL_CONNECTING, options) else {
+            guard let bufferEvent = BufferEvent.tls(base: loop.base, session: session.connection, role: .connecting, deferringCallbacks: true) else {
                 session.discard()
                 fail(HTTPClientError(.connectFailed, "\(target.origin): bufferevent_openssl_socket_new failed"))
                 return
@@ -183,79 +173,83 @@ final class HTTPClientExchange: @unchecked Sendable {
             self.session = session
             self.bufferEvent = bufferEvent
         } else {
-            guard let bufferEvent = bufferevent_socket_new(loop.base, -1, options) else {
+            guard let bufferEvent = BufferEvent.plain(base: loop.base, deferringCallbacks: true) else {
                 fail(HTTPClientError(.connectFailed, "\(target.origin): bufferevent_socket_new failed"))
                 return
             }
             self.bufferEvent = bufferEvent
         }
-        guard let bufferEvent, let connection = evhttp_connection_base_bufferevent_new(loop.base, loop.dns, bufferEvent, address, UInt16(target.port))
+        guard let bufferEvent,
+            let connection = EvhttpConnection.client(
+                base: loop.base,
+                resolver: loop.dns,
+                bufferEvent: bufferEvent,
+                address: address,
+                port: target.port
+            )
         else {
             fail(HTTPClientError(.connectFailed, "\(target.origin): evhttp_connection_base_bufferevent_new failed"))
             return
         }
         self.connection = connection
-        evhttp_connection_set_max_headers_size(connection, request.maximumReplyHeaderSize)
-        evhttp_connection_set_max_body_size(connection, request.maximumReplyBodySize)
-        evhttp_connection_set_retries(connection, 0)
         // evhttp's own inactivity timeout stays out of the way: the exchange's timers decide.
-        var inactivity = Self.timeval(seconds: request.deadlineSeconds + 5)
-        evhttp_connection_set_timeout_tv(connection, &inactivity)
+        connection.setClientLimits(
+            maximumHeaderSize: request.maximumReplyHeaderSize,
+            maximumBodySize: request.maximumReplyBodySize,
+            inactivity: Self.timeval(seconds: request.deadlineSeconds + 5)
+        )
         // evhttp writes the request into the output buffer once the connection (and TLS) is up.
-        outputWatch = evbuffer_add_cb(
-            bufferevent_get_output(bufferEvent),
+        outputWatch = bufferEvent.output?.addWatch(
             { _, information, argument in
-                guard let information, let argument, information.pointee.n_added > 0 else { return }
+                guard let information, let argument, information.pointee.added > 0 else { return }
                 Unmanaged<HTTPClientExchange>.fromOpaque(argument).takeUnretainedValue().connected()
             },
-            Unmanaged.passUnretained(self).toOpaque()
+            argument: Unmanaged.passUnretained(self).toOpaque()
         )
-        inputWatch = evbuffer_add_cb(
-            bufferevent_get_input(bufferEvent),
+        inputWatch = bufferEvent.input?.addWatch(
             { _, information, argument in
                 guard let information, let argument else { return }
-                Unmanaged<HTTPClientExchange>.fromOpaque(argument).takeUnretainedValue().receivedBytes += information.pointee.n_added
+                Unmanaged<HTTPClientExchange>.fromOpaque(argument).takeUnretainedValue().receivedBytes += information.pointee.added
             },
-            Unmanaged.passUnretained(self).toOpaque()
+            argument: Unmanaged.passUnretained(self).toOpaque()
         )
         guard let outgoing = makeRequest() else {
             fail(HTTPClientError(.connectFailed, "\(target.origin): evhttp_request_new failed"))
             return
         }
         // On failure evhttp has either freed the request or still holds it on the connection, which frees it.
-        if evhttp_make_request(connection, outgoing, Self.command(request.method), target.requestTarget) != 0, phase != .finished {
+        if !connection.send(outgoing, method: Self.command(request.method), target: target.requestTarget), phase != .finished {
             fail(HTTPClientError(.connectFailed, "\(target.origin): the request could not be started"))
         }
     }
 
-    private func makeRequest() -> UnsafeMutablePointer<evhttp_request>? {
+    private func makeRequest() -> EvhttpRequest? {
         guard
-            let outgoing = evhttp_request_new(
+            let outgoing = EvhttpRequest.make(
                 { reply, argument in
                     guard let argument else { return }
-                    Unmanaged<HTTPClientExchange>.fromOpaque(argument).takeUnretainedValue().done(reply)
+                    Unmanaged<HTTPClientExchange>.fromOpaque(argument).takeUnretainedValue().done(reply.map(EvhttpRequest.init))
                 },
-                Unmanaged.passUnretained(self).toOpaque()
+                argument: Unmanaged.passUnretained(self).toOpaque()
             )
         else { return nil }
-        evhttp_request_set_error_cb(outgoing) { error, argument in
+        outgoing.onError { error, argument in
             guard let argument else { return }
-            Unmanaged<HTTPClientExchange>.fromOpaque(argument).takeUnretainedValue().reportedError = error
+            Unmanaged<HTTPClientExchange>.fromOpaque(argument).takeUnretainedValue().reportedError = EvhttpRequest.Failure(error)
         }
-        let headers = evhttp_request_get_output_headers(outgoing)
-        _ = evhttp_add_header(headers, "Host", target.hostHeader)
+        outgoing.addOutputHeader("Host", target.hostHeader)
         if !request.headers.contains("User-Agent") {
-            _ = evhttp_add_header(headers, "User-Agent", loop.configuration.userAgent)
+            outgoing.addOutputHeader("User-Agent", loop.configuration.userAgent)
         }
         for (name, value) in request.headers {
-            _ = evhttp_add_header(headers, name, value)
+            outgoing.addOutputHeader(name, value)
         }
         if !request.body.isEmpty || [.post, .put, .patch].contains(request.method) {
-            _ = evhttp_add_header(headers, "Content-Length", String(request.body.count))
+            outgoing.addOutputHeader("Content-Length", String(request.body.count))
         }
-        _ = evhttp_add_header(headers, "Connection", "close")
+        outgoing.addOutputHeader("Connection", "close")
         if !request.body.isEmpty {
-            evbuffer_add(evhttp_request_get_output_buffer(outgoing), request.body, request.body.count)
+            outgoing.outputBody?.append(request.body)
         }
         return outgoing
     }
@@ -263,16 +257,16 @@ final class HTTPClientExchange: @unchecked Sendable {
     private func connected() {
         guard phase == .connecting else { return }
         phase = .exchanging
-        if let connectTimer { event_del(connectTimer) }
+        connectTimer?.remove()
     }
 
     // MARK: the reply
 
     /// evhttp's done callback: a reply, or nil / a request without a status after a failure.
-    private func done(_ reply: UnsafeMutablePointer<evhttp_request>?) {
+    private func done(_ reply: EvhttpRequest?) {
         let errorNumber = errno
         guard phase != .finished else { return }
-        guard let reply, case let status = Int(evhttp_request_get_response_code(reply)), status != 0 else {
+        guard let reply, case let status = reply.responseCode, status != 0 else {
             let tlsFailure = session?.failure(openSSLErrors: collectOpenSSLErrors())
             if phase == .connecting, reportedError == nil, tlsFailure == nil, !untriedAddresses.isEmpty {
                 abandonConnection()
@@ -291,21 +285,21 @@ final class HTTPClientExchange: @unchecked Sendable {
             }
             facts = peer
         }
-        finish(.success(HTTPClientReply(status: status, headers: EvhttpMessage.headers(reply), body: EvhttpMessage.body(reply), tls: facts)))
+        finish(.success(HTTPClientReply(status: status, headers: reply.inputHeaders, body: reply.removeInputBody(), tls: facts)))
     }
 
     /// What failed, from evhttp's error, the TLS session's observations and the phase.
     private func failure(errorNumber: Int32, tlsFailure: TLSClientFailure?) -> HTTPClientError {
         let origin = target.origin
         switch reportedError {
-        case EVREQ_HTTP_DATA_TOO_LONG:
+        case .dataTooLong:
             // libevent also reports a broken chunked encoding this way.
             return HTTPClientError(.replyTooLarge, "\(origin): the reply's body is over \(request.maximumReplyBodySize) bytes")
-        case EVREQ_HTTP_INVALID_HEADER where receivedBytes > request.maximumReplyHeaderSize:
+        case .invalidHeader where receivedBytes > request.maximumReplyHeaderSize:
             return HTTPClientError(.replyTooLarge, "\(origin): the reply's header section is over \(request.maximumReplyHeaderSize) bytes")
-        case EVREQ_HTTP_INVALID_HEADER:
+        case .invalidHeader:
             return HTTPClientError(.replyMalformed, "\(origin): the reply's status line or headers are malformed")
-        case EVREQ_HTTP_TIMEOUT:
+        case .timeout:
             return HTTPClientError(.timeout, "\(origin): the connection was idle too long")
         default:
             break
@@ -336,7 +330,7 @@ final class HTTPClientExchange: @unchecked Sendable {
     private func collectOpenSSLErrors() -> [UInt] {
         guard let bufferEvent, target.isSecure else { return [] }
         var errors: [UInt] = []
-        while errors.count < 8, case let error = bufferevent_get_openssl_error(bufferEvent), error != 0 {
+        while errors.count < 8, case let error = bufferEvent.nextTLSError(), error != 0 {
             errors.append(error)
         }
         return errors
@@ -356,8 +350,8 @@ final class HTTPClientExchange: @unchecked Sendable {
 
     private func removeWatches() {
         if let bufferEvent {
-            outputWatch.map { _ = evbuffer_remove_cb_entry(bufferevent_get_output(bufferEvent), $0) }
-            inputWatch.map { _ = evbuffer_remove_cb_entry(bufferevent_get_input(bufferEvent), $0) }
+            if let outputWatch { bufferEvent.output?.removeWatch(outputWatch) }
+            if let inputWatch { bufferEvent.input?.removeWatch(inputWatch) }
         }
         outputWatch = nil
         inputWatch = nil
@@ -375,12 +369,12 @@ final class HTTPClientExchange: @unchecked Sendable {
         let wasResolving = phase == .resolving
         phase = .finished
         for timer in [deadlineTimer, connectTimer].compactMap({ $0 }) {
-            event_del(timer)
+            timer.remove()
         }
         if wasResolving, let lookup {
             // The lookup's callback still runs (with EVUTIL_EAI_CANCEL) and releases its reference.
             self.lookup = nil
-            evdns_getaddrinfo_cancel(lookup)
+            lookup.cancel()
         }
         loop.finished(self, heldConnection: holdsConnectionSlot)
         completion(result)
@@ -391,18 +385,18 @@ final class HTTPClientExchange: @unchecked Sendable {
     func release() {
         removeWatches()
         if let connection {
-            evhttp_connection_free(connection)
+            connection.free()
         } else if let bufferEvent {
-            bufferevent_free(bufferEvent)
+            bufferEvent.free()
         }
-        abandonedConnections.forEach { evhttp_connection_free($0) }
+        abandonedConnections.forEach { $0.free() }
         abandonedConnections.removeAll()
         connection = nil
         bufferEvent = nil
         session = nil
         abandonedSessions.removeAll()
         for timer in [deadlineTimer, connectTimer].compactMap({ $0 }) {
-            event_free(timer)
+            timer.free()
         }
         deadlineTimer = nil
         connectTimer = nil
@@ -410,15 +404,15 @@ final class HTTPClientExchange: @unchecked Sendable {
 
     // MARK: helpers
 
-    private static func command(_ method: HTTPClientRequest.Method) -> evhttp_cmd_type {
+    private static func command(_ method: HTTPClientRequest.Method) -> EvhttpMethods {
         switch method {
-        case .get: EVHTTP_REQ_GET
-        case .head: EVHTTP_REQ_HEAD
-        case .post: EVHTTP_REQ_POST
-        case .put: EVHTTP_REQ_PUT
-        case .patch: EVHTTP_REQ_PATCH
-        case .delete: EVHTTP_REQ_DELETE
-        case .options: EVHTTP_REQ_OPTIONS
+        case .get: .get
+        case .head: .head
+        case .post: .post
+        case .put: .put
+        case .patch: .patch
+        case .delete: .delete
+        case .options: .options
         }
     }
 

@@ -4,9 +4,14 @@ import Glibc
 
 /// Starts the plain POSIX thread an event loop runs on (not a Dispatch or Foundation thread: it blocks in
 /// `event_base_loop` for its whole life).
-enum LoopThread {
+package enum LoopThread {
+    /// Why no thread started: `pthread_create`'s error, as text.
+    package struct Failure: Error {
+        package let reason: String
+    }
+
     /// Runs `body` on a new thread, which holds it (and what it captures) until it returns.
-    static func start(_ body: @escaping @Sendable () -> Void) throws(HTTPServerError) -> pthread_t {
+    package static func start(_ body: @escaping @Sendable () -> Void) -> Result<pthread_t, Failure> {
         final class Body {
             let run: @Sendable () -> Void
             init(_ run: @escaping @Sendable () -> Void) { self.run = run }
@@ -25,8 +30,8 @@ enum LoopThread {
         )
         guard status == 0 else {
             Unmanaged<Body>.fromOpaque(context).release()
-            throw HTTPServerError(.eventLoopFailed, "pthread_create: \(String(cString: strerror(status)))")
+            return .failure(Failure(reason: "pthread_create: \(String(cString: strerror(status)))"))
         }
-        return thread
+        return .success(thread)
     }
 }

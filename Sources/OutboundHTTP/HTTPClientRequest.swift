@@ -1,4 +1,5 @@
 import CryptoCore
+import HTTPFields
 
 /// One outbound request for `HTTPClient`, with its own limits. Redirects are never followed: a 3xx is the reply.
 public struct HTTPClientRequest: Sendable {

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import HTTPServer
+import OutboundHTTP
 import Synchronization
 
 /// Sends requests through the completion API and records each outcome with the moment its completion ran (on the

@@ -1,20 +1,24 @@
-/// An ordered list of HTTP header fields with case-insensitive lookup by name.
+import Foundation
+
+/// An ordered list of HTTP header fields with case-insensitive lookup by name: the fields of the server's requests and
+/// responses and of the outbound client's requests and replies alike. Its per-request methods are `@inlinable`, so
+/// the server calls them as directly as when the type was its own.
 public struct HTTPHeaders: Sendable, Sequence {
-    private var fields: [(name: String, value: String)]
+    @usableFromInline var fields: [(name: String, value: String)]
 
     /// Room for this many fields is made at once: a response gathers about that many from its handler and the server
     /// (each growth of the list would be a new allocation and a copy).
-    private static let expectedCount = 8
+    @usableFromInline static let expectedCount = 8
 
     /// Creates headers from name/value pairs, keeping their order.
-    public init(_ pairs: [(String, String)] = []) {
+    @inlinable public init(_ pairs: [(String, String)] = []) {
         fields = []
         fields.reserveCapacity(Swift.max(pairs.count, Self.expectedCount))
         for (name, value) in pairs { fields.append((name: name, value: value)) }
     }
 
     /// The first value of the field `name` (compared case-insensitively), or nil.
-    public subscript(name: String) -> String? {
+    @inlinable public subscript(name: String) -> String? {
         fields.first { Self.namesMatch($0.name, name) }?.value
     }
 
@@ -40,28 +44,28 @@ public struct HTTPHeaders: Sendable, Sequence {
 
     /// Whether two field names are equal ignoring ASCII case (field names are ASCII tokens), without making
     /// lowercased copies: this runs for every header of every request and response.
-    static func namesMatch(_ left: String, _ right: String) -> Bool {
+    @inlinable package static func namesMatch(_ left: String, _ right: String) -> Bool {
         left.utf8.count == right.utf8.count
             && zip(left.utf8, right.utf8).allSatisfy { leftByte, rightByte in
                 leftByte == rightByte || (isASCIILetter(leftByte) && leftByte | 0x20 == rightByte | 0x20)
             }
     }
 
-    private static func isASCIILetter(_ byte: UInt8) -> Bool {
+    @inlinable static func isASCIILetter(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
     }
 
     /// Appends a field; existing fields with the same name are kept.
-    public mutating func add(_ name: String, _ value: String) {
+    @inlinable public mutating func add(_ name: String, _ value: String) {
         fields.append((name: name, value: value))
     }
 
     /// Whether a field called `name` (compared case-insensitively) is present.
-    public func contains(_ name: String) -> Bool {
+    @inlinable public func contains(_ name: String) -> Bool {
         self[name] != nil
     }
 
-    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
+    @inlinable public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
         fields.makeIterator()
     }
 }
