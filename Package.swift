@@ -114,8 +114,12 @@ let package = Package(
         // (`BackgroundRefresh`) and the durable outboxes' worker (`OutboxWorker`, run by an `OutboxDelivery`).
         .target(name: "BackgroundWork", dependencies: ["CryptoCore"]),
         // Mail that passkeyd writes: the `email` block with its templates, the messages (`MailComposer`) and the bounce
-        // webhooks of the mail providers, verified and read; MailTransport sends what the server's outbox worker hands it.
-        .target(name: "Email", dependencies: ["ConfigurationReading", "CryptoCore", "HTTPEdge", "JSON", "MailTransport", "Storage"]),
+        // webhooks of the mail providers, verified and read, and the outbox's delivery (`MailDelivery`, run by an
+        // `OutboxWorker`), which sends through MailTransport.
+        .target(
+            name: "Email",
+            dependencies: ["BackgroundWork", "ConfigurationReading", "CryptoCore", "HTTPEdge", "JSON", "MailTransport", "Observability", "Storage"]
+        ),
         // The identity-provider seam (`IdentityProvider`, `VerifiedIdentity`) and its providers: any OpenID Connect issuer
         // and Sign in with Apple (its configuration, keys, token endpoints, revocation worker and team transfer).
         .target(

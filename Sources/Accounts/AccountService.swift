@@ -210,24 +210,6 @@ package struct AccountService: Sendable {
         }
     }
 
-    /// Stores a passkey of an existing account with its session and events, and deletes the account's imported
-    /// password hash, in one transaction (`passwords.afterUpgrade: retire`).
-    package func addPasskeyRetiringPassword(credential: CredentialRecord, session: SessionRecord, events: [AccountEvent]) throws(ServerError) {
-        let now = time.now
-        try storage {
-            try store.transaction { transaction throws(StorageError) in
-                try transaction.insertRegistration(
-                    newUser: nil,
-                    credential: credential,
-                    session: session,
-                    events: events.map { $0.event(at: now, random: random) }
-                )
-                _ = try transaction.deletePasswordHash(userID: credential.userID)
-                try queueNotice(.passkeyAdded, userID: credential.userID, in: transaction, now: now)
-            }
-        }
-    }
-
     // MARK: enrollment links
 
     /// The SHA-256 of an enrollment link's token as the link carries it: all the store keeps.

@@ -25,8 +25,8 @@ package final class AppleIntegration: Sendable {
     private let service: any AppleService
     private let store: any PasskeyStore
     private let time: any TimeSource
-    private let privateKeyPEM: String
-    private let sealing: AuthenticatedEncryption
+    /// The `.p8` key (client secrets) and the key that seals refresh tokens.
+    private let credentials: AppleCredentials
     private let log: Logger
     private let exchanges = Mutex<[PendingCodeExchange]>([])
     package let worker: PeriodicWorker
@@ -38,27 +38,11 @@ package final class AppleIntegration: Sendable {
         time: any TimeSource,
         log: Logger
     ) throws(ConfigurationError) {
-        do throws(AppleSignInError) {
-            _ = try ClientSecret(
-                privateKeyPEM: setup.privateKeyPEM,
-                keyID: configuration.keyID,
-                teamID: configuration.teamID,
-                clientID: configuration.audiences[0],
-                time: time
-            )
-        } catch {
-            throw ConfigurationError(.invalidFile, key: "apple.privateKey", "is not a usable Sign in with Apple key (\(error.code))")
-        }
-        do {
-            sealing = try AuthenticatedEncryption(key: setup.refreshTokenKey)
-        } catch {
-            throw ConfigurationError(.invalidValue, key: "apple", "the refresh token key must be 32 bytes")
-        }
+        credentials = try AppleCredentials(configuration: configuration, setup: setup, time: time)
         self.configuration = configuration
         self.service = setup.service
         self.store = store
         self.time = time
-        self.privateKeyPEM = setup.privateKeyPEM
         self.log = log
         verifier = IdentityTokenVerifier(issuers: configuration.issuers, audiences: configuration.audiences, time: time)
         keyCache = AppleKeyCache(service: setup.service, time: time, log: log)
@@ -168,11 +152,7 @@ package final class AppleIntegration: Sendable {
 
     /// Seals a refresh token for storage; bound to the client ID it was issued to.
     package func seal(refreshToken: String, clientID: String) throws(CryptoError) -> [UInt8] {
-        try sealing.seal(Array(refreshToken.utf8), associatedData: Self.associatedData(clientID))
-    }
-
-    private static func associatedData(_ clientID: String) -> [UInt8] {
-        Array("passkeyd apple refresh token for \(clientID)".utf8)
+        try credentials.seal(refreshToken: refreshToken, clientID: clientID)
     }
 
     /// One round of background work: due code exchanges, then due revocations. Tests call it directly.
@@ -197,13 +177,7 @@ package final class AppleIntegration: Sendable {
     /// A client secret for `clientID` (the token, revoke and migration calls), or nil (logged) when it cannot be made.
     package func clientSecret(for clientID: String) -> String? {
         do throws(AppleSignInError) {
-            return try ClientSecret(
-                privateKeyPEM: privateKeyPEM,
-                keyID: configuration.keyID,
-                teamID: configuration.teamID,
-                clientID: clientID,
-                time: time
-            ).token
+            return try credentials.clientSecret(for: clientID, time: time)
         } catch {
             log.warning("apple client secret: \(error.code)", event: "apple")
             return nil
@@ -270,7 +244,7 @@ package final class AppleIntegration: Sendable {
     private func process(_ revocation: AppleRevocationRecord, now: Date) {
         let token: [UInt8]
         do throws(CryptoError) {
-            token = try sealing.open(revocation.encryptedToken, associatedData: Self.associatedData(revocation.clientID))
+            token = try credentials.open(revocation.encryptedToken, clientID: revocation.clientID)
         } catch {
             log.warning("apple revocation dropped: \(error.code)", event: "apple")
             try? store.completeRevocation(id: revocation.id)

@@ -11,21 +11,16 @@ import Observability
 import OutboundHTTP
 import RateLimiting
 import Storage
-import Synchronization
 import WebAuthnCore
 
-/// The relying-party server: the composition root of a node's request work and its dispatcher. Its initializer builds
-/// the shared services and the feature controllers (`Controllers`) from the configuration; `handle` applies what every
-/// route shares (rate limits, session resolution, CORS, request IDs, metrics, the request log) and hands the request to
-/// its controller by the route table. It also runs the node's background workers (webhooks, Apple, signing keys,
-/// metadata) and takes a reload. Handlers are testable without sockets.
+/// The relying-party server: the composition root of a node and its request side. Its initializer builds the shared
+/// services, the feature controllers (`Controllers`) and the node's background work (`NodeWork`) from the
+/// configuration; `handle` applies what every route shares (rate limits, session resolution, CORS, request IDs,
+/// metrics, the request log) and hands the request to its controller by the route table. Handlers are testable without
+/// sockets.
 public final class RelyingPartyServer: HTTPHandler {
-    /// The configuration the server started with (`settings` holds what a reload changed since).
-    let configuration: ServerConfiguration
-    let store: any PasskeyStore
-    let time: any TimeSource
     let sessions: SessionService
-    /// The associated-domain files, trust material and metadata in force (`reload` replaces them).
+    /// The associated-domain files, trust material and metadata in force (a reload replaces them).
     let settings: SettingsInForce
     /// The features, each holding what it uses; the route table names them.
     let controllers: Controllers
@@ -35,24 +30,12 @@ public final class RelyingPartyServer: HTTPHandler {
     let requestIDs: RequestIDs
     /// What the server counts (nil when `metrics.enabled` is false).
     let metrics: ServerMetrics?
-    /// The background fetch of the metadata BLOB: the client it fetches with (from `startMetadataRefresh` to
-    /// `stopMetadataRefresh`) and its worker while one runs (a reload that changes `attestation.metadata` replaces it).
-    let metadataRefresh = Mutex<MetadataRefresh>(MetadataRefresh())
     /// Ceremony and Apple requests per client address; failed sign-in verifications per credential; challenges held
     /// per address.
     let limits: RequestLimits
-    /// Sign in with Apple; nil without an `apple` block.
-    let apple: AppleIntegration?
-    /// Sign in with Google and other OpenID providers (`identityProviders`), fetching through `outbound`.
-    let identityProviders: IdentityProviders
-    /// Webhook delivery (`webhooks`); its workers run from `startWebhooks` to `stopWebhooks`, and a reload with other
-    /// endpoints replaces it.
-    let webhooks: WebhookDispatcherInForce
-    /// The mail outbox's sending thread (`email`); nil sends no mail. Runs from `startMail` to `stopMail`.
-    let mailWorker: MailWorker?
-    /// Access tokens, their keys and the JWKS.
-    let tokens: AccessTokenService
     let cors: CORSPolicy
+    /// The node's background workers and its reload; a write wakes its deliveries.
+    public let work: NodeWork
 
     /// `appleSetup` is required when the configuration has an `apple` block, and ignored otherwise; `webhookClient`
     /// when it lists `webhooks`. `enumerationSecret` is the server secret: it derives the decoy credentials of unknown
@@ -95,9 +78,6 @@ public final class RelyingPartyServer: HTTPHandler {
         metrics: MetricsRegistry? = MetricsRegistry(),
         log: Logger = .discarding
     ) throws(ConfigurationError) {
-        self.configuration = configuration
-        self.store = store
-        self.time = time
         let decoys: DecoyCredentials
         do {
             decoys = try DecoyCredentials(secret: enumerationSecret)
@@ -123,7 +103,7 @@ public final class RelyingPartyServer: HTTPHandler {
             lifetime: TimeInterval(configuration.challengeLifetimeSeconds),
             purge: ExpiredRecordPurge(store: store, passwordRetirement: configuration.passwords.retirement, log: log)
         )
-        tokens = try AccessTokenService(
+        let tokens = try AccessTokenService(
             configuration: configuration,
             store: store,
             serverSecret: enumerationSecret,
@@ -149,13 +129,14 @@ public final class RelyingPartyServer: HTTPHandler {
             outage: SharedLimitOutage(log: log, fallbacks: self.metrics?.rateLimitFallbacks),
             refusals: self.metrics?.rateLimited
         )
+        let apple: AppleIntegration?
         if let appleConfiguration = configuration.apple {
             guard let appleSetup else { throw ConfigurationError(.missingValue, key: "apple.privateKey", "was not loaded") }
             apple = try AppleIntegration(configuration: appleConfiguration, setup: appleSetup, store: store, time: time, log: log)
         } else {
             apple = nil
         }
-        identityProviders = try IdentityProviders(configuration.identityProviders, client: outbound, random: random, time: time, log: log)
+        let identityProviders = try IdentityProviders(configuration.identityProviders, client: outbound, random: random, time: time, log: log)
         let keys = CredentialKeyCache()
         let assertions = AssertionVerifier(
             store: store,
@@ -172,7 +153,7 @@ public final class RelyingPartyServer: HTTPHandler {
             try MailComposer(settings: settings, appName: configuration.relyingPartyName, random: random)
         }
         let mailAttempts = self.metrics?.mailAttempts
-        mailWorker = try configuration.email.map { settings throws(ConfigurationError) in
+        let mailWorker = try configuration.email.map { settings throws(ConfigurationError) in
             try MailWorker(settings: settings, store: store, time: time, random: random, attempts: mailAttempts, log: log)
         }
         let accountService = AccountService(
@@ -185,7 +166,7 @@ public final class RelyingPartyServer: HTTPHandler {
             log: log,
             mail: mailComposer
         )
-        webhooks = WebhookDispatcherInForce(
+        let webhooks = WebhookDispatcherInForce(
             try WebhookDispatcher(
                 endpoints: configuration.webhooks,
                 store: store,
@@ -220,8 +201,26 @@ public final class RelyingPartyServer: HTTPHandler {
             log: log,
             identityProviders: identityProviders
         )
+        work = NodeWork(
+            configuration: configuration,
+            settings: settings,
+            time: time,
+            log: log,
+            metadata: MetadataRefresher(
+                settings: settings,
+                cachePath: ReloadableSettings.metadataCache(configuration),
+                time: time,
+                metrics: self.metrics,
+                log: log
+            ),
+            apple: apple,
+            identityProviders: identityProviders,
+            webhooks: webhooks,
+            mailWorker: mailWorker,
+            tokens: tokens
+        )
         tokens.updateKeys()
-        if let metrics { collectMetrics(into: metrics) }
+        if let metrics { work.collectMetrics(into: metrics, store: store, metrics: self.metrics) }
     }
 
     /// The relying party in force (its origins follow a reload of the associated domains).
@@ -316,10 +315,7 @@ public final class RelyingPartyServer: HTTPHandler {
             }
             var response = try route.handler(self, request, RouteContext(parameters: parameters, session: session, isOnLoop: isOnLoop))
             // A write may have appended events: their deliveries are due now.
-            if method != "GET" {
-                wakeWebhooks()
-                mailWorker?.wake()
-            }
+            if method != "GET" { work.wake() }
             if route.flags.contains(.noStore) { response.headers.add("Cache-Control", "no-store") }
             return response
         case .wrongMethod(let allowed) where method == "OPTIONS":
@@ -344,6 +340,11 @@ public final class RelyingPartyServer: HTTPHandler {
     /// How many keys each limiter holds (tests check the capacity).
     package var rateLimiterSizes: (addresses: Int, failures: Int, challenges: Int) {
         (limits.address.count, limits.account.count, limits.challenges.count)
+    }
+
+    /// `GET /metrics` as the admin listener answers it (`OperationsController.metrics`).
+    public func metricsResponse() -> HTTPResponse {
+        controllers.operations.metricsResponse()
     }
 
     /// Seconds on the monotonic clock since `start`.

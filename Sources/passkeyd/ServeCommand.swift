@@ -85,8 +85,7 @@ struct ServeCommand {
                 log: log,
                 allowingIncompatibleMigration: overrides.allowsIncompatibleMigration
             )
-            try deployment.server.startWebhooks()
-            deployment.server.startMail()
+            try deployment.server.work.startDeliveries()
         } catch let error as ConfigurationError {
             return fail("invalid configuration: \(error)")
         } catch let error as HTTPClientError {
@@ -113,10 +112,7 @@ struct ServeCommand {
         }
         http.start()
         adminHTTP?.start()
-        server.startAppleWorker()
-        server.startIdentityProviders()
-        server.startMetadataRefresh(client: outbound)
-        server.startKeyWorker()
+        server.work.startRefreshes(client: outbound)
         if let port = http.httpsPort {
             log("serving https://\(configuration.relyingPartyID):\(port)/ (relying party \(configuration.relyingPartyID))")
         }
@@ -131,11 +127,7 @@ struct ServeCommand {
         log("stopping: no new connections, requests in progress get \(Int(Self.drainSeconds)) s")
         // Both listeners stop accepting at once and drain side by side.
         DispatchQueue.concurrentPerform(iterations: listeners.count) { index in listeners[index].stop(drainingWithin: Self.drainSeconds) }
-        server.stopAppleWorker()
-        server.stopMetadataRefresh()
-        server.stopWebhooks()
-        server.stopMail()
-        server.stopKeyWorker()
+        server.work.stop()
         deployment.close()
         withExtendedLifetime(folderLock) { log("stopped") }
         return 0

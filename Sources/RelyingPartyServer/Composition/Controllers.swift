@@ -112,11 +112,9 @@ struct Controllers: Sendable {
             stuffing: CredentialStuffingSignals(raised: metrics?.passwordStuffingSignals),
             log: log
         )
-        let challengeTimeout = configuration.challengeLifetimeSeconds * 1000
         registration = RegistrationController(
             store: store,
             time: time,
-            random: random,
             challenges: challenges,
             sessions: sessions,
             settings: settings,
@@ -126,25 +124,24 @@ struct Controllers: Sendable {
             answers: answers,
             metrics: metrics,
             log: log,
-            algorithms: configuration.algorithms,
-            maximumPasskeysPerAccount: configuration.maximumPasskeysPerAccount,
-            challengeTimeoutMilliseconds: challengeTimeout,
-            upgradeWindow: TimeInterval(configuration.passwords.upgradeWindowSeconds),
-            retiresPasswords: configuration.passwords.retiresAfterUpgrade
+            policy: RegistrationPolicy(configuration)
         )
         authentication = AuthenticationController(
+            signInOptions: PasskeySignInOptions(
+                store: store,
+                challenges: challenges,
+                decoys: decoys,
+                settings: settings,
+                limits: limits,
+                timeoutMilliseconds: configuration.challengeLifetimeSeconds * 1000
+            ),
             store: store,
             time: time,
-            challenges: challenges,
             sessions: sessions,
-            decoys: decoys,
-            settings: settings,
-            limits: limits,
             assertions: assertions,
             answers: answers,
             metrics: metrics,
-            log: log,
-            challengeTimeoutMilliseconds: challengeTimeout
+            log: log
         )
         oauthAuthorization = OAuthAuthorizationController(
             store: store,

@@ -159,7 +159,7 @@ final class ServerMetrics: Sendable {
         registrations.increment([format, label])
     }
 
-    func record(_ outcome: RelyingPartyServer.MetadataRefreshOutcome) {
+    func record(_ outcome: MetadataRefresher.Outcome) {
         switch outcome {
         case .refreshed: metadataRefreshes.increment(["refreshed"])
         case .unchanged: metadataRefreshes.increment(["unchanged"])

@@ -11,19 +11,15 @@ import WebAuthnCore
 /// Passkey sign-in: the request options (discoverable, or a username's passkeys with decoys for unknown names) and
 /// the verification that starts a session.
 struct AuthenticationController: Sendable {
+    /// What the options route answers.
+    let signInOptions: PasskeySignInOptions
     let store: any PasskeyStore
     let time: any TimeSource
-    let challenges: ChallengeService
     let sessions: SessionService
-    let decoys: DecoyCredentials
-    let settings: SettingsInForce
-    let limits: RequestLimits
     let assertions: AssertionVerifier
     let answers: SignInAnswers
     let metrics: ServerMetrics?
     let log: Logger
-    /// The options' `timeout`: the challenge's lifetime.
-    let challengeTimeoutMilliseconds: Int
 
     struct AuthenticationOptionsRequest: Decodable {
         var username: String?
@@ -46,39 +42,8 @@ struct AuthenticationController: Sendable {
     func options(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let body = try JSONBody.decode(AuthenticationOptionsRequest.self, from: request)
         let userVerification = try UserVerificationRequirement(body.userVerification ?? "preferred")
-        var allowCredentials: [PublicKeyCredentialDescriptorJSON] = []
-        var userID: [UInt8]?
-        var stored: [UInt8] = []
-        // No account has a longer name: refused before it is normalised or reaches the store or any table.
-        if let given = body.username, given.utf8.count > RelyingPartyServer.maximumLookupNameBytes {
-            throw ServerError(.invalidUsername, member: "username")
-        }
-        if let given = body.username, case let name = RelyingPartyServer.normalizedName(given), !name.isEmpty {
-            // Found by its key (`UserRecord.nameKey`): any case of the name, and one registered before names were NFKC.
-            if let user = try storage({ try store.user(name: name) }) {
-                userID = user.id
-                allowCredentials = try storage { try store.credentials(userID: user.id) }
-                    .map { PublicKeyCredentialDescriptorJSON(id: $0.id, transports: RelyingPartyServer.knownTransports($0.transports)) }
-            } else {
-                allowCredentials = decoys.descriptors(for: UserRecord.nameKey(of: name))
-                // Bound to nobody, so that signing in with one's own passkey does not reveal that the name is free.
-                stored = JSONBody.encode(AssertionVerifier.AuthenticationContext(unknownUser: true, decoys: allowCredentials.map(\.id)))
-            }
-        }
-        // On the event loop (a discoverable sign-in's options), by the node's own bucket: a draw may wait on the database.
-        try limits.take(.challenges, key: limits.clientAddress(request), locally: context.isOnLoop)
-        // A discoverable sign-in's challenge is sealed: nothing to store until it is used (`ChallengeSeal`).
-        let challenge =
-            userID == nil && stored.isEmpty
-            ? challenges.issueSealed(userVerification: userVerification.rawValue)
-            : try challenges.issue(.authentication, userID: userID, userVerification: userVerification.rawValue, context: stored)
         return JSONBody.ok(
-            settings.relyingParty.requestOptions(
-                challenge: challenge,
-                allowCredentials: allowCredentials,
-                userVerification: userVerification,
-                timeoutMilliseconds: challengeTimeoutMilliseconds
-            )
+            try signInOptions.options(username: body.username, userVerification: userVerification, request: request, isOnLoop: context.isOnLoop)
         )
     }
 

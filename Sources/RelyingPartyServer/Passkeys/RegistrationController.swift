@@ -14,7 +14,6 @@ import WebAuthnCore
 struct RegistrationController: Sendable {
     let store: any PasskeyStore
     let time: any TimeSource
-    let random: any RandomSource
     let challenges: ChallengeService
     let sessions: SessionService
     let settings: SettingsInForce
@@ -24,14 +23,8 @@ struct RegistrationController: Sendable {
     let answers: SignInAnswers
     let metrics: ServerMetrics?
     let log: Logger
-    /// `algorithms`, `limits.maximumPasskeysPerAccount`, and the options' `timeout` (the challenge's lifetime).
-    let algorithms: [COSEAlgorithm]
-    let maximumPasskeysPerAccount: Int
-    let challengeTimeoutMilliseconds: Int
-    /// `passwords.upgradeWindowSeconds`: how long after a password sign-in a conditional registration is taken.
-    let upgradeWindow: TimeInterval
-    /// `passwords.afterUpgrade: retire`: an account's imported password hash goes with its first passkey.
-    let retiresPasswords: Bool
+    /// The algorithms, the cap on passkeys, the options' timeout and the passkey upgrade.
+    let policy: RegistrationPolicy
 
     struct RegistrationOptionsRequest: Decodable {
         var username: String?
@@ -102,7 +95,7 @@ struct RegistrationController: Sendable {
             let displayName = try RelyingPartyServer.validName(body.displayName ?? username, member: "displayName")
             guard try storage({ try store.user(name: username) }) == nil else { throw ServerError(.usernameTaken) }
             registration = RegistrationContext(
-                userHandle: Base64URL.encode(random.bytes(count: 32)),
+                userHandle: Base64URL.encode(service.newUserHandle()),
                 username: username,
                 displayName: displayName,
                 newAccount: true,
@@ -112,7 +105,7 @@ struct RegistrationController: Sendable {
         }
         if upgrade { registration.upgrade = true }
         // An existing account's passkeys are its excluded credentials: one cap for the signed-in and the enrollment path.
-        guard excluded.count < maximumPasskeysPerAccount else { throw ServerError(.passkeyLimitReached) }
+        guard excluded.count < policy.maximumPasskeysPerAccount else { throw ServerError(.passkeyLimitReached) }
         try limits.take(.challenges, key: limits.clientAddress(request))
         let challenge = try challenges.issue(
             .registration,
@@ -130,7 +123,7 @@ struct RegistrationController: Sendable {
             userVerification: userVerification,
             attestation: settings.withLock { $0.attestation.policy.conveyancePreference },
             hints: hints,
-            timeoutMilliseconds: challengeTimeoutMilliseconds
+            timeoutMilliseconds: policy.challengeTimeoutMilliseconds
         )
         return JSONBody.ok(options)
     }
@@ -151,7 +144,7 @@ struct RegistrationController: Sendable {
             // §7.1 step 15: "If options.mediation is not set to conditional, verify that the UP bit of the flags in
             // authData is set." Only the options of an automatic upgrade were conditional.
             requiresUserPresence: !upgrade,
-            allowedAlgorithms: algorithms,
+            allowedAlgorithms: policy.algorithms,
             trustAnchors: attestation.trustAnchors,
             attestationPolicy: attestation.policy,
             metadata: current.metadata,
@@ -192,58 +185,35 @@ struct RegistrationController: Sendable {
                 tokenHash: tokenHash,
                 credential: stored,
                 session: session.record,
-                maximumPasskeys: maximumPasskeysPerAccount,
-                retiringPassword: retiresPasswords
+                maximumPasskeys: policy.maximumPasskeysPerAccount,
+                retiringPassword: policy.retiresPasswords
             )
             metrics?.registered(format: result.attestation.format.rawValue, authenticator: result.authenticatorName)
             return try answers.passkey(user: user, credentialID: result.credentialID, issued: session.issued)
         }
-        let user: UserRecord
-        if registration.newAccount {
-            user = UserRecord(
-                id: userHandle,
-                name: registration.username,
-                displayName: registration.displayName,
-                displayNameIsDefault: registration.displayNameIsDefault ?? false,
-                appAccountToken: random.uuid(),
-                createdAt: now
-            )
-        } else {
-            guard let existing = try storage({ try store.user(id: userHandle) }) else { throw ServerError(.notSignedIn) }
-            // Checked again here: passkeys may have been added since the options were issued.
-            guard try storage({ try store.credentials(userID: existing.id) }).count < maximumPasskeysPerAccount else {
-                throw ServerError(.passkeyLimitReached)
-            }
-            user = existing
-        }
         let session = sessions.prepare(
-            for: user.id,
+            for: userHandle,
             method: .passkey,
             credentialID: result.credentialID,
             userVerified: result.userVerified,
             request: request
         )
         let events =
-            (registration.newAccount ? [AccountEvent.userCreated(userID: user.id, method: .passkey)] : [])
-            + [.passkeyRegistered(userID: user.id, credentialID: result.credentialID, upgrade: upgrade), .sessionCreated(session.record)]
-        if retiresPasswords, !registration.newAccount {
-            // The passkey, its session and events, and the end of the account's imported password, in one transaction.
-            try service.addPasskeyRetiringPassword(credential: stored, session: session.record, events: events)
-            metrics?.registered(format: result.attestation.format.rawValue, authenticator: result.authenticatorName)
-            return try answers.passkey(user: user, credentialID: result.credentialID, issued: session.issued, upgrade: upgrade)
-        }
-        // The account or credential, the session and their events in one transaction: one durable commit (see
-        // `CeremonyStore`).
-        try storage {
-            try store.completeRegistration(
-                newUser: registration.newAccount ? user : nil,
-                credential: stored,
-                session: session.record,
-                events: events.map { $0.event(at: now, random: random) },
-                mail: registration.newAccount
-                    ? [] : [AccountService.noticeMail(.passkeyAdded, to: user, mail: service.mail, now: now)].compactMap { $0 }
-            )
-        }
+            (registration.newAccount ? [AccountEvent.userCreated(userID: userHandle, method: .passkey)] : [])
+            + [.passkeyRegistered(userID: userHandle, credentialID: result.credentialID, upgrade: upgrade), .sessionCreated(session.record)]
+        let user = try service.addPasskey(
+            stored,
+            session: session.record,
+            newAccount: registration.newAccount
+                ? AccountService.NewPasskeyAccount(
+                    name: registration.username,
+                    displayName: registration.displayName,
+                    displayNameIsDefault: registration.displayNameIsDefault ?? false
+                ) : nil,
+            events: events,
+            maximumPasskeys: policy.maximumPasskeysPerAccount,
+            retiringPassword: policy.retiresPasswords
+        )
         metrics?.registered(format: result.attestation.format.rawValue, authenticator: result.authenticatorName)
         return try answers.passkey(user: user, credentialID: result.credentialID, issued: session.issued, upgrade: upgrade)
     }
@@ -255,7 +225,7 @@ struct RegistrationController: Sendable {
         guard let mediation else { return false }
         guard mediation == "conditional" else { throw ServerError(.invalidRequest, member: "mediation") }
         guard let session = context.session?.session else { throw ServerError(.notSignedIn) }
-        guard session.method.isPassword, time.now.timeIntervalSince(session.authenticatedAt) <= upgradeWindow else {
+        guard session.method.isPassword, time.now.timeIntervalSince(session.authenticatedAt) <= policy.upgradeWindow else {
             throw ServerError(.passkeyUpgradeNotAllowed)
         }
         return true
@@ -273,13 +243,7 @@ struct RegistrationController: Sendable {
         guard !token.isEmpty, token.utf8.count <= Self.maximumEnrollmentTokenBytes else { throw ServerError(.enrollmentLinkInvalid) }
         let hash = AccountService.enrollmentTokenHash(token)
         let now = time.now
-        let found = try storage {
-            try store.transaction { transaction throws(StorageError) -> (EnrollmentTokenRecord, UserRecord?)? in
-                guard let link = try transaction.enrollmentToken(hash: hash) else { return nil }
-                return (link, try transaction.user(id: link.userID))
-            }
-        }
-        guard let (link, user) = found, let user else { throw ServerError(.enrollmentLinkInvalid) }
+        guard let (link, user) = try service.enrollmentLink(hash: hash), let user else { throw ServerError(.enrollmentLinkInvalid) }
         guard now < link.expiresAt else { throw ServerError(.enrollmentLinkExpired) }
         try limits.take(.account, key: "user:" + Base64URL.encode(user.id))
         return (user, hash)

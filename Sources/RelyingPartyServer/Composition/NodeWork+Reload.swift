@@ -2,7 +2,7 @@ import ConfigurationFile
 import Foundation
 import Storage
 
-extension RelyingPartyServer {
+extension NodeWork {
     /// `SIGHUP`: takes up `replacement`'s associated-domain files (and the origins they imply), attestation trust
     /// material, metadata BLOB and its background fetch (URL and interval), webhook endpoints and admin keys. Everything is built and verified before anything is
     /// swapped: when a part does not load, this throws and the settings in force stay. Requests in progress finish
@@ -26,7 +26,7 @@ extension RelyingPartyServer {
             defer { settings = reloaded }
             return settings.attestation
         }
-        if Self.metadataSchedule(previous) != Self.metadataSchedule(reloaded.attestation) { restartMetadataRefresh() }
+        if MetadataRefresher.schedule(previous) != MetadataRefresher.schedule(reloaded.attestation) { metadata.restart() }
         if let dispatcher {
             current.stop()
             webhooks.withLock { $0 = dispatcher }

@@ -1,6 +1,6 @@
 import AccessTokens
 
-extension RelyingPartyServer {
+extension NodeWork {
     /// Starts the signing-key worker: every `SigningKeyRing.refreshInterval(for:)`, and whenever the store announces
     /// a change, it runs the rotation schedule and loads the keys (other nodes' too).
     public func startKeyWorker() {

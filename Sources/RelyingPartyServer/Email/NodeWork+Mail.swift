@@ -1,4 +1,4 @@
-extension RelyingPartyServer {
+extension NodeWork {
     /// Starts the mail outbox's sending thread (nothing without `email`).
     public func startMail() {
         guard let mailWorker, mailWorker.start() else { return }

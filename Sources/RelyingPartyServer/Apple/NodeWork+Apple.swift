@@ -1,4 +1,4 @@
-extension RelyingPartyServer {
+extension NodeWork {
     /// Starts the Apple background worker (key refreshes, code exchanges, revocations); its first round fetches
     /// Apple's keys.
     public func startAppleWorker() {

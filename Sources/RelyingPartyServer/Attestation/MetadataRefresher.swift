@@ -1,15 +1,39 @@
 import BackgroundWork
 import ConfigurationFile
+import ConfigurationReading
+import CryptoCore
 import Foundation
+import Observability
 import OutboundHTTP
 import WebAuthnCore
 
-extension RelyingPartyServer {
+/// The background fetch of the FIDO metadata BLOB (`attestation.metadata.url`): the client it fetches with (from
+/// `start` to `stop`) and its worker while one runs (a reload that changes `attestation.metadata` replaces it). A BLOB
+/// that verifies and is newer than the one held goes into the settings in force and the data folder's cache.
+final class MetadataRefresher: Sendable {
     /// The largest metadata BLOB fetched (the FIDO Alliance's is a few MB).
     static let maximumMetadataSize = 32 * 1_048_576
 
+    /// The settings in force: where the attestation settings are read and a fresher BLOB is swapped in.
+    let settings: SettingsInForce
+    /// The data folder's copy of the last BLOB taken (`ReloadableSettings.metadataCache`).
+    let cachePath: String
+    let time: any TimeSource
+    let metrics: ServerMetrics?
+    let log: Logger
+    /// The client and the worker while one runs.
+    let state = InForce<State>(State())
+
+    init(settings: SettingsInForce, cachePath: String, time: any TimeSource, metrics: ServerMetrics?, log: Logger) {
+        self.settings = settings
+        self.cachePath = cachePath
+        self.time = time
+        self.metrics = metrics
+        self.log = log
+    }
+
     /// What one metadata refresh did.
-    enum MetadataRefreshOutcome: Equatable, Sendable {
+    enum Outcome: Equatable, Sendable {
         /// A newer BLOB verified and is in force (its `no`).
         case refreshed(number: Int)
         /// The BLOB fetched verified but is not newer than the one held.
@@ -21,22 +45,22 @@ extension RelyingPartyServer {
     }
 
     /// What runs the background fetch.
-    struct MetadataRefresh: Sendable {
+    struct State: Sendable {
         var client: HTTPClient?
         var worker: PeriodicWorker?
     }
 
     /// Starts fetching `attestation.metadata.url` in the background through `client`: at once, then every
     /// `refreshHours`. Does nothing without a metadata URL, until a reload configures one.
-    public func startMetadataRefresh(client: HTTPClient) {
-        metadataRefresh.withLock { $0.client = client }
-        restartMetadataRefresh()
+    func start(client: HTTPClient) {
+        state.withLock { $0.client = client }
+        restart()
     }
 
     /// Stops the background fetch (after a fetch in progress); a reload starts none after this.
-    public func stopMetadataRefresh() {
-        let worker = metadataRefresh.withLock { refresh in
-            defer { refresh = MetadataRefresh() }
+    func stop() {
+        let worker = state.withLock { refresh in
+            defer { refresh = State() }
             return refresh.worker
         }
         worker?.stop()
@@ -44,23 +68,23 @@ extension RelyingPartyServer {
 
     /// Replaces the worker by one for the settings in force (none without a metadata URL): after a reload that changed
     /// `attestation.metadata`, so that a new URL is fetched at once and a new `refreshHours` is followed.
-    func restartMetadataRefresh() {
+    func restart() {
         let attestation = settings.withLock { $0.attestation }
-        let (client, previous) = metadataRefresh.withLock { refresh in
+        let (client, previous) = state.withLock { refresh in
             defer { refresh.worker = nil }
             return (refresh.client, refresh.worker)
         }
         previous?.stop()
         guard let client, attestation.sources.metadata != nil, attestation.metadataURL != nil else { return }
         let worker = PeriodicWorker(name: "passkeyd-metadata", interval: attestation.metadataRefreshSeconds) { [weak self] in
-            _ = self?.refreshMetadata(client: client)
+            _ = self?.refresh(client: client)
         }
-        metadataRefresh.withLock { $0.worker = worker }
+        state.withLock { $0.worker = worker }
         worker.start()
     }
 
     /// What decides the background fetch: whether metadata is configured, its URL and its interval.
-    static func metadataSchedule(_ attestation: AttestationSettings) -> (configured: Bool, url: String?, seconds: TimeInterval) {
+    static func schedule(_ attestation: AttestationSettings) -> (configured: Bool, url: String?, seconds: TimeInterval) {
         (attestation.sources.metadata != nil, attestation.metadataURL, attestation.metadataRefreshSeconds)
     }
 
@@ -69,10 +93,10 @@ extension RelyingPartyServer {
     /// A failure is logged and counted and changes nothing: the held BLOB serves on (`/readyz` reports it once it is
     /// past its grace).
     @discardableResult
-    func refreshMetadata(client: HTTPClient) -> MetadataRefreshOutcome {
+    func refresh(client: HTTPClient) -> Outcome {
         let held = settings.withLock { $0 }
         guard held.attestation.sources.metadata != nil, let url = held.attestation.metadataURL else { return .notConfigured }
-        let outcome: MetadataRefreshOutcome
+        let outcome: Outcome
         do {
             let reply = try client.sendAndWait(
                 HTTPClientRequest(url: url, deadlineSeconds: 120, maximumReplyBodySize: Self.maximumMetadataSize)
@@ -116,7 +140,7 @@ extension RelyingPartyServer {
 
     /// Writes the BLOB to the data folder's cache atomically (a temporary file renamed over it).
     private func keepMetadata(_ text: String) throws {
-        let path = ReloadableSettings.metadataCache(configuration)
+        let path = cachePath
         let temporary = path + ".new"
         guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]),
             rename(temporary, path) == 0

@@ -1,36 +1,30 @@
 import Foundation
-import HTTPServer
 import Observability
 import Storage
 
-extension RelyingPartyServer {
-    /// `GET /metrics` as the admin listener answers it (`OperationsController.metrics`).
-    public func metricsResponse() -> HTTPResponse {
-        controllers.operations.metricsResponse()
-    }
-
+extension NodeWork {
     /// The values read at each scrape: what the store holds (challenges outstanding, live sessions, webhook deliveries
     /// by endpoint and status), the metadata BLOB's age and `nextUpdate`, the signing key's age, Apple's key fetches.
-    /// A store that does not answer leaves its series out of that scrape and counts a store error.
-    func collectMetrics(into registry: MetricsRegistry) {
+    /// A store that does not answer leaves its series out of that scrape and counts a store error (in `metrics`).
+    func collectMetrics(into registry: MetricsRegistry, store: any PasskeyStore, metrics: ServerMetrics?) {
         registry.collect(
             "passkeyd_challenges_outstanding",
             "Stored challenges issued and neither used nor expired (all nodes of the store); a discoverable sign-in's sealed challenge is not stored."
         ) {
-            [weak self] in
-            guard let self, let status = self.storeStatus() else { return [] }
+            [weak self, store, weak metrics] in
+            guard let self, let status = self.storeStatus(store, metrics: metrics) else { return [] }
             return [([], Double(status.outstandingChallenges))]
         }
-        registry.collect("passkeyd_sessions_active", "Sessions not yet expired (all nodes of the store).") { [weak self] in
-            guard let self, let status = self.storeStatus() else { return [] }
+        registry.collect("passkeyd_sessions_active", "Sessions not yet expired (all nodes of the store).") { [weak self, store, weak metrics] in
+            guard let self, let status = self.storeStatus(store, metrics: metrics) else { return [] }
             return [([], Double(status.liveSessions))]
         }
         registry.collect(
             "passkeyd_webhook_deliveries",
             "Webhook deliveries in the store by endpoint and status: pending is the queue, dead the deliveries given up.",
             labels: ["endpoint", "status"]
-        ) { [weak self] in
-            guard let self else { return [] }
+        ) { [weak self, store, weak metrics] in
+            guard self != nil else { return [] }
             do {
                 return try store.webhookDeliveryCounts().sorted { ($0.endpointID, $0.status.rawValue) < ($1.endpointID, $1.status.rawValue) }
                     .map { ([$0.endpointID, $0.status.rawValue], Double($0.count)) }
@@ -43,7 +37,7 @@ extension RelyingPartyServer {
             "passkeyd_mail_messages",
             "Messages of the mail outbox by status: pending is the queue, dead the messages given up.",
             labels: ["status"]
-        ) { [weak self] in
+        ) { [weak self, store, weak metrics] in
             guard let self, configuration.email != nil else { return [] }
             do {
                 return try store.mailOutboxCounts().sorted { $0.key.rawValue < $1.key.rawValue }.map { ([$0.key.rawValue], Double($0.value)) }
@@ -89,7 +83,7 @@ extension RelyingPartyServer {
         }
     }
 
-    private func storeStatus() -> StoreStatus? {
+    private func storeStatus(_ store: any PasskeyStore, metrics: ServerMetrics?) -> StoreStatus? {
         do {
             return try store.status(now: time.now)
         } catch {

@@ -1,8 +1,6 @@
 import BackgroundWork
-import ConfigurationFile
 import ConfigurationReading
 import CryptoCore
-import Email
 import Foundation
 import MailTransport
 import Observability
@@ -12,18 +10,18 @@ import Storage
 /// (`MailOutboxStore.claimMail`), sends it through the relay (`SMTPClient`, which blocks the worker's thread, never an
 /// event loop or a request), and records the outcome. Finished messages' rows are purged after
 /// `email.retentionSeconds`.
-struct MailDelivery: OutboxDelivery {
+package struct MailDelivery: OutboxDelivery {
     /// A message and what its send came to.
-    struct Attempt: Sendable {
-        let mail: MailOutboxRecord
-        let outcome: MailOutcome
+    package struct Attempt: Sendable {
+        package let mail: MailOutboxRecord
+        package let outcome: MailOutcome
     }
 
-    static let purgeInterval: TimeInterval = 600
-    static var threadName: String { "passkeyd-mail" }
+    package static let purgeInterval: TimeInterval = 600
+    package static var threadName: String { "passkeyd-mail" }
 
-    let settings: EmailSettings
-    let client: SMTPClient
+    package let settings: EmailSettings
+    package let client: SMTPClient
     private let store: any MailOutboxStore
     private let time: any TimeSource
     private let random: any RandomSource
@@ -32,7 +30,7 @@ struct MailDelivery: OutboxDelivery {
     private let log: Logger
     private var lastPurge = Date.distantPast
 
-    init(
+    package init(
         settings: EmailSettings,
         store: any MailOutboxStore,
         time: any TimeSource,
@@ -53,14 +51,14 @@ struct MailDelivery: OutboxDelivery {
         self.log = log
     }
 
-    var ownerLabel: String { "mail" }
-    var concurrency: Int { 1 }
+    package var ownerLabel: String { "mail" }
+    package var concurrency: Int { 1 }
 
     /// A claim is held for twice the send's deadline (the send, then the `QUIT` after a failure) and 5 s: a send in
     /// flight never outlives it, and a dead node's claim is taken over that long after it died.
-    var leaseDuration: TimeInterval { Double(2 * settings.relay.timeoutMilliseconds) / 1_000 + 5 }
+    package var leaseDuration: TimeInterval { Double(2 * settings.relay.timeoutMilliseconds) / 1_000 + 5 }
 
-    func claim(owner: String, now: Date, leaseUntil: Date, limit: Int) -> [MailOutboxRecord] {
+    package func claim(owner: String, now: Date, leaseUntil: Date, limit: Int) -> [MailOutboxRecord] {
         do throws(StorageError) {
             return try store.claimMail(owner: owner, now: now, leaseUntil: leaseUntil, limit: limit)
         } catch {
@@ -70,11 +68,11 @@ struct MailDelivery: OutboxDelivery {
     }
 
     /// Sends on the calling thread (the worker's) and completes before returning.
-    func send(_ mail: MailOutboxRecord, completion: @escaping @Sendable (Attempt) -> Void) {
+    package func send(_ mail: MailOutboxRecord, completion: @escaping @Sendable (Attempt) -> Void) {
         completion(Attempt(mail: mail, outcome: outcome(of: failure(sending: mail), attempts: mail.attempts)))
     }
 
-    func record(_ attempts: [Attempt], owner: String) {
+    package func record(_ attempts: [Attempt], owner: String) {
         for attempt in attempts { record(attempt, owner: owner) }
     }
 
@@ -113,7 +111,7 @@ struct MailDelivery: OutboxDelivery {
     /// Sent; dead at once on a permanent failure (5xx, a message that cannot be sent) or after
     /// `email.maximumAttempts`; otherwise retried after `firstRetrySeconds` × 2^(attempt − 1), at most
     /// `maximumRetrySeconds`, with jitter over the upper half.
-    func outcome(of failure: MailError?, attempts: Int) -> MailOutcome {
+    package func outcome(of failure: MailError?, attempts: Int) -> MailOutcome {
         guard let failure else { return .sent }
         if failure.isPermanent || attempts + 1 >= settings.maximumAttempts {
             return .dead(error: failure.code.rawValue, replyCode: failure.replyCode)
@@ -132,12 +130,12 @@ struct MailDelivery: OutboxDelivery {
 
     /// `apple_private_relay` for an address of Apple's private email relay (mail it refuses usually means the sending
     /// domain is not registered for the app, or fails SPF or DKIM), else `other`: never the address itself.
-    static func recipientKind(_ address: String) -> String {
+    package static func recipientKind(_ address: String) -> String {
         address.lowercased().hasSuffix("@privaterelay.appleid.com") ? "apple_private_relay" : "other"
     }
 
     /// Purges finished messages older than `email.retentionSeconds`, every `purgeInterval`.
-    mutating func keep(at now: Date) {
+    package mutating func keep(at now: Date) {
         guard now.timeIntervalSince(lastPurge) >= Self.purgeInterval else { return }
         lastPurge = now
         do throws(StorageError) {

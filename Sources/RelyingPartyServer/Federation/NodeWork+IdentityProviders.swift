@@ -1,4 +1,4 @@
-extension RelyingPartyServer {
+extension NodeWork {
     /// Starts the first fetch of every configured identity provider's discovery document and keys, so that the first
     /// sign-in finds them (a request never waits for a fetch: without keys it is `503 identity_provider_unavailable`).
     public func startIdentityProviders() {

@@ -1,14 +1,9 @@
 import Storage
 
-extension RelyingPartyServer {
+extension NodeWork {
     /// Makes the store's webhook subscriptions the configured endpoints and starts their delivery threads.
     public func startWebhooks() throws(StorageError) {
         try webhooks.withLock { $0 }.start()
-    }
-
-    /// Makes the delivery threads look for due deliveries now (after a write that appended events).
-    func wakeWebhooks() {
-        webhooks.wake()
     }
 
     /// Stops the delivery threads, each after recording its attempts in flight (at most one attempt timeout).
