@@ -56,7 +56,13 @@ extension RelyingPartyServer {
         Route("POST", "/logout", [.noStore, .recoverySessionAllowed], \.sessions, SessionsController.logout),
         Route("POST", "/session/token", [.noStore], \.accessTokens, AccessTokenController.sessionToken),
         Route("POST", "/session/handoff", [.rateLimitedPerAddress, .noStore], \.sessions, SessionsController.startHandoff),
-        Route("GET", "/session/handoff", [.rateLimitedPerAddress, .noStore, .sessionIgnored], \.sessions, SessionsController.completeHandoff),
+        Route(
+            "GET",
+            "/session/handoff",
+            [.rateLimitedPerAddress, .noStore, .sessionIgnored, .writesOnGet],
+            \.sessions,
+            SessionsController.completeHandoff
+        ),
         Route(
             "POST",
             "/session/handoff/switch",
@@ -111,7 +117,7 @@ extension RelyingPartyServer {
         Route(
             "GET",
             "/auth/{provider}/callback",
-            [.rateLimitedPerAddress, .noStore, .sessionIgnored],
+            [.rateLimitedPerAddress, .noStore, .sessionIgnored, .writesOnGet],
             \.webSignIn,
             WebSignInController.callback
         ),

@@ -313,9 +313,10 @@ public final class RelyingPartyServer: HTTPHandler {
             if let method = session?.session.method, method.isRestricted, !route.flags.contains(.recoverySessionAllowed) {
                 throw ServerError(method == .recoveryCode ? .recoverySessionRestricted : .passwordSessionRestricted)
             }
+            // A write may have appended events or mail, refused requests too (a clone warning, suspected password
+            // stuffing): their deliveries are due now, not at an idle worker's next poll.
+            defer { if route.method != "GET" || route.flags.contains(.writesOnGet) { work.wake() } }
             var response = try route.handler(self, request, RouteContext(parameters: parameters, session: session, isOnLoop: isOnLoop))
-            // A write may have appended events: their deliveries are due now.
-            if method != "GET" { work.wake() }
             if route.flags.contains(.noStore) { response.headers.add("Cache-Control", "no-store") }
             return response
         case .wrongMethod(let allowed) where method == "OPTIONS":

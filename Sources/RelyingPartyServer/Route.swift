@@ -35,6 +35,9 @@ final class Route: Sendable {
         /// On the admin listener: served without an admin key when `listen.admin` is a loopback address (`/metrics`,
         /// for a Prometheus agent on the same machine); elsewhere it needs a key like every admin route.
         static let openOnLoopback = Flags(rawValue: 1 << 6)
+        /// A GET whose handler may write events (a session started by a hand-off link or a provider's redirect): the
+        /// outbox workers are woken after it, as after every other method, whether it succeeded or not.
+        static let writesOnGet = Flags(rawValue: 1 << 7)
     }
 
     /// The handler, given the server, the request and its context.
