@@ -22,7 +22,7 @@ extension AccessTokenMinter {
         claims.add("iat", issued)
         claims.add("nbf", issued)
         claims.add("exp", expires)
-        claims.add("jti", tokenIDs.next())
+        claims.add("jti", base64URL: tokenIDs.next())
         claims.add("client_id", subject.grant.clientID)
         claims.add("sid", base64URL: subject.grant.id)
         claims.add("scope", subject.grant.scope)

@@ -51,9 +51,13 @@ package struct AccessTokenMinter: Sendable {
             self.prefix = prefix
         }
 
-        func next() -> String {
+        /// The next `jti`'s 16 bytes (its text is their base64url): the prefix, then the counter, big-endian.
+        func next() -> [UInt8] {
             let value = counter.add(1, ordering: .relaxed).newValue
-            return Base64URL.encode(prefix + (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) })
+            var bytes = prefix
+            bytes.reserveCapacity(prefix.count + 8)
+            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+            return bytes
         }
     }
 
@@ -72,7 +76,7 @@ package struct AccessTokenMinter: Sendable {
         claims.add("iat", issued)
         claims.add("nbf", issued)
         claims.add("exp", expires)
-        claims.add("jti", tokenIDs.next())
+        claims.add("jti", base64URL: tokenIDs.next())
         claims.add("client_id", clientID)
         claims.add("sid", base64URL: subject.sessionID)
         claims.add("auth_time", Int64(subject.authenticatedAt.timeIntervalSince1970.rounded(.down)))

@@ -60,13 +60,17 @@ package struct AccessTokenSubject: Sendable {
         metadata = user.metadata
     }
 
+    /// A passkey's `amr` lists, made once (not an array per token).
+    private static let verifiedPasskey = ["pop", "user", "mfa"]
+    private static let passkey = ["pop", "user"]
+
     /// `amr` (RFC 8176): a passkey is a proof of possession of a key (`pop`; whether it is hardware- or
     /// software-bound, `hwk` or `swk`, the server cannot know) with a user-presence test (`user`), and with user
     /// verification (PIN or biometrics on the authenticator) a second factor: `mfa`. Sign in with Apple is `apple`
     /// (not a registered value: how Apple authenticated the person is Apple's to know).
     public var authenticationMethods: [String] {
         switch method {
-        case .passkey: userVerified ? ["pop", "user", "mfa"] : ["pop", "user"]
+        case .passkey: userVerified ? Self.verifiedPasskey : Self.passkey
         case .apple: ["apple"]
         // Like Apple's: how the OpenID provider authenticated the person is the provider's to know.
         case .identityProvider: ["oidc"]

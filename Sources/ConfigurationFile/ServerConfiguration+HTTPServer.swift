@@ -1,6 +1,7 @@
 import CryptoCore
 import HTTPServer
 import Observability
+import RateLimiting
 
 extension ServerConfiguration {
     /// Descriptors kept for everything but client connections: listening sockets, event loops, SQLite's files, the
@@ -34,6 +35,14 @@ extension ServerConfiguration {
             log: log
         )
         if rateLimits.proxyProtocol { configuration.proxyProtocolFrom = rateLimits.trustedProxies }
+        configuration.suspectLane = suspectLane
+        if rateLimits.readsForwardedFor && !rateLimits.proxyProtocol {
+            // Behind a proxy that names its clients in `X-Forwarded-For`: the client the rate limits count.
+            let (trustedProxies, trustsEveryPeer) = (rateLimits.trustedProxies, rateLimits.trustForwardedFor)
+            configuration.clientAddress = { request in
+                RequestLimits.clientAddress(request, trustedProxies: trustedProxies, trustsEveryPeer: trustsEveryPeer)
+            }
+        }
         return configuration
     }
 }

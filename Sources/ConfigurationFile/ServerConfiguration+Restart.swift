@@ -33,6 +33,7 @@ extension ServerConfiguration {
                 || readTimeoutSeconds != running.readTimeoutSeconds || writeTimeoutSeconds != running.writeTimeoutSeconds
                 || maximumConnections != running.maximumConnections || maximumConnectionsPerAddress != running.maximumConnectionsPerAddress
                 || maximumPasskeysPerAccount != running.maximumPasskeysPerAccount || maximumQueuedRequests != running.maximumQueuedRequests
+                || suspectLane != running.suspectLane
         )
         note("rateLimits", rateLimits != running.rateLimits)
         note("sessions", sessionLifetimeSeconds != running.sessionLifetimeSeconds || handoffRedirect != running.handoffRedirect)

@@ -3,6 +3,7 @@ import AssociatedDomains
 import Email
 import FederatedIdentity
 import Foundation
+import HTTPServer
 import Observability
 import RateLimiting
 import WebAuthnCore
@@ -99,9 +100,12 @@ public struct ServerConfiguration: Sendable {
     public var workerCount: Int { workers ?? 4 * threads }
     /// `limits.maximumQueuedRequests`: the most requests waiting for a worker before `503 server_busy`.
     public var maximumQueuedRequests = 1024
+    /// `limits.suspectLane`: the worker pool's lane for addresses with recent refusals; nil (`null`) for none.
+    public var suspectLane: SuspectLane? = SuspectLane()
 
-    /// Each worker thread holds at most one connection at a time; the rest serve the Apple worker and the purges.
-    public var defaultPoolSize: Int { workerCount + 2 }
+    /// Each worker thread (the suspect lane's too) holds at most one connection at a time; the rest serve the Apple
+    /// worker and the purges.
+    public var defaultPoolSize: Int { workerCount + (suspectLane?.workers ?? 0) + 2 }
 
     /// Every origin ceremonies accept: `relyingParty.origins`, then those `associatedDomains` implies (each Android
     /// app's `android:apk-key-hash:` origins, the related origins), each once.

@@ -19,8 +19,13 @@ public enum Base64URL {
     }
 
     /// Appends the unpadded base64url text of `bytes` (as ASCII bytes) to `output`, for building a JWS in one buffer.
+    /// Written in place, after the text already there: no array of its own to allocate and copy.
     public static func append(_ bytes: [UInt8], to output: inout [UInt8]) {
-        output.append(contentsOf: encoded(bytes))
+        let start = output.count
+        output.append(contentsOf: repeatElement(0, count: encodedLength(bytes.count)))
+        output.withUnsafeMutableBufferPointer { buffer in
+            _ = bytes.withUnsafeBufferPointer { encode($0, into: UnsafeMutableBufferPointer(rebasing: buffer[start...])) }
+        }
     }
 
     /// The unpadded base64url text of `bytes` as ASCII bytes.

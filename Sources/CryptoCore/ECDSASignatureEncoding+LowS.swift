@@ -27,6 +27,29 @@ extension ECDSASignatureEncoding {
         return written ? output : nil
     }
 
+    /// The low-S `r || s` form of a DER `ECDSA-Sig-Value`: what `rawEncoded` then `lowS` give, in one step for the
+    /// signer. The DER is parsed once (OpenSSL's `ECDSA_SIG`), `s` compared with the curve's `n` and `n/2` held as
+    /// BIGNUMs, and a high `s` replaced by `n - s` in its own BIGNUM (`BN_sub`). Nil when the DER is malformed, an
+    /// integer is too long, or `s` is not in `1..<n`.
+    public static func lowSRawEncoded(der: [UInt8], curve: EllipticCurve) -> [UInt8]? {
+        der.withUnsafeBufferPointer { lowSRawEncoded(der: $0, curve: curve) }
+    }
+
+    /// `lowSRawEncoded` of DER where it lies (the signer's scratch buffer).
+    static func lowSRawEncoded(der: UnsafeBufferPointer<UInt8>, curve: EllipticCurve) -> [UInt8]? {
+        guard let order = CurveOrder.of(curve), let parsed = parse(der: der) else { return nil }
+        defer { ECDSA_SIG_free(parsed) }
+        var r: OpaquePointer?
+        var s: OpaquePointer?
+        ECDSA_SIG_get0(parsed, &r, &s)
+        guard let r, let s, BN_is_zero(s) == 0, BN_is_negative(s) == 0, BN_cmp(s, order.number) < 0 else { return nil }
+        // RFC 7518 §3.4 leaves both twins valid; only s ≤ n/2 is issued. `s` belongs to `parsed`, which is ours.
+        if BN_cmp(s, order.halfNumber) > 0 {
+            guard BN_sub(s, order.number, s) == 1 else { return nil }
+        }
+        return raw(r: r, s: s, curve: curve)
+    }
+
     /// Whether a raw `r || s` signature is in low-S form (`s` in `1...n/2`); false when malformed.
     public static func isLowS(raw: [UInt8], curve: EllipticCurve) -> Bool {
         lowS(raw: raw, curve: curve) == raw

@@ -37,31 +37,30 @@ public final class JWSSigningKey: Sendable {
     public func sign(_ signingInput: [UInt8]) throws(CryptoError) -> [UInt8] {
         let scheme = algorithm.signatureAlgorithm
         guard let digest = scheme.digest else { return try signEdwards(signingInput) }
-        let hash = digest.hash(signingInput)
         guard let context = contexts.take(scheme) ?? makeSigningContext(scheme) else {
             throw CryptoError(.internalFailure, "no signing context for \(algorithm.rawValue)")
         }
-        var signature = [UInt8](repeating: 0, count: maximumSignatureLength)
-        var length = signature.count
-        let status = signature.withUnsafeMutableBufferPointer { output in
-            hash.withUnsafeBufferPointer { input in EVP_PKEY_sign(context, output.baseAddress, &length, input.baseAddress, input.count) }
+        // The digest and OpenSSL's signature in one scratch buffer on the stack: no array for either.
+        let signed = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: digest.outputLength + maximumSignatureLength) { scratch in
+            let hash = UnsafeMutableBufferPointer(rebasing: scratch[..<digest.outputLength])
+            let output = UnsafeMutableBufferPointer(rebasing: scratch[digest.outputLength...])
+            digest.hash(signingInput, [], into: hash)
+            var length = output.count
+            guard EVP_PKEY_sign(context, output.baseAddress, &length, hash.baseAddress, hash.count) == 1 else { return nil as [UInt8]? }
+            let signature = UnsafeBufferPointer(rebasing: output[..<length])
+            guard algorithm == .es256 else { return Array(signature) }
+            // RFC 7518 §3.4: the JWS form of an ECDSA signature is r || s, each 32 bytes for P-256, not DER.
+            // Only the low-S twin is issued (s ≤ n/2), so every token has one valid signature and verifiers of
+            // passkeyd's own tokens refuse the other.
+            return ECDSASignatureEncoding.lowSRawEncoded(der: signature, curve: .p256) ?? []
         }
         contexts.give(context, for: scheme)
-        guard status == 1 else {
+        guard let signed else {
             ERR_clear_error()
             throw CryptoError(.internalFailure, "\(algorithm.rawValue) signing failed")
         }
-        signature.removeSubrange(length...)
-        guard algorithm == .es256 else { return signature }
-        // RFC 7518 §3.4: the JWS form of an ECDSA signature is r || s, each 32 bytes for P-256, not DER.
-        // Only the low-S twin is issued (s ≤ n/2), so every token has one valid signature and verifiers of passkeyd's
-        // own tokens refuse the other.
-        guard let raw = ECDSASignatureEncoding.rawEncoded(der: signature, curve: .p256),
-            let low = ECDSASignatureEncoding.lowS(raw: raw, curve: .p256)
-        else {
-            throw CryptoError(.internalFailure, "OpenSSL produced an ECDSA signature that is not P-256 DER")
-        }
-        return low
+        guard !signed.isEmpty else { throw CryptoError(.internalFailure, "OpenSSL produced an ECDSA signature that is not P-256 DER") }
+        return signed
     }
 
     /// EdDSA signs the message itself (no prehash): one `EVP_DigestSign` on a fresh context.

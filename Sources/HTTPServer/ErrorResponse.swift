@@ -12,6 +12,7 @@ enum ErrorResponse {
             case methodNotAllowed = "method_not_allowed"
             case httpError = "http_error"
             case serverBusy = "server_busy"
+            case rateLimited = "rate_limited"
         }
 
         private let base: Base
@@ -29,6 +30,10 @@ enum ErrorResponse {
         static let httpError = Code(.httpError)
         /// 503: every worker is busy and the queue of waiting requests is full; `Retry-After` says when to try again.
         static let serverBusy = Code(.serverBusy)
+
+        /// 429: the suspect lane's queue is full (`SuspectLane`); the same code and status as the relying-party
+        /// server's rate limits.
+        static let rateLimited = Code(.rateLimited)
 
         var rawValue: String { base.rawValue }
         var description: String { rawValue }
@@ -60,6 +65,17 @@ enum ErrorResponse {
     /// `503 server_busy` with `Retry-After: 1`: the worker pool's queue is full.
     static func busy() -> HTTPResponse {
         var response = HTTPResponse.json(status: 503, Array(body(.serverBusy, "The server is busy; try again shortly.").utf8))
+        response.headers.add("Retry-After", "1")
+        return response
+    }
+
+    /// `429 rate_limited` with `Retry-After: 1`: the request is from an address with recent refusals, and the queue
+    /// of such requests is full (`SuspectLane`).
+    static func rateLimited() -> HTTPResponse {
+        var response = HTTPResponse.json(
+            status: 429,
+            Array(body(.rateLimited, "Too many refused requests from this address; try again shortly.").utf8)
+        )
         response.headers.add("Retry-After", "1")
         return response
     }

@@ -20,6 +20,8 @@ final class EventLoop: @unchecked Sendable {
     let reports: ThrottledLog
     /// Shared by all loops of a server: the threads that run handlers whose answer may wait.
     let workers: WorkerPool
+    /// Shared by all loops of a server: the client addresses with recent refusals, with a suspect lane.
+    let suspects: SuspectAddresses?
     /// The workers' finished responses, written out on this loop's thread.
     let mailbox: LoopMailbox
     /// This loop's connections with no request in progress, oldest idle first, all of them and by client address.
@@ -51,7 +53,7 @@ final class EventLoop: @unchecked Sendable {
     /// two `epoll_ctl` calls per request. libevent's caveat for this flag (two descriptors of one base sharing
     /// an open file description, as `dup` makes) does not apply: each base holds one duplicate of its own
     /// listening socket and the accepted sockets.
-    init(connections: ConnectionCounter, reports: ThrottledLog, workers: WorkerPool) throws(HTTPServerError) {
+    init(connections: ConnectionCounter, reports: ThrottledLog, workers: WorkerPool, suspects: SuspectAddresses?) throws(HTTPServerError) {
         guard let base = EventBase.make(collectingChanges: true) else {
             throw HTTPServerError(.eventLoopFailed, "event_base_new failed")
         }
@@ -65,6 +67,7 @@ final class EventLoop: @unchecked Sendable {
         self.connections = connections
         self.reports = reports
         self.workers = workers
+        self.suspects = suspects
     }
 
     /// Serves `socket` on this loop through a duplicate descriptor (evhttp closes the one it is given).

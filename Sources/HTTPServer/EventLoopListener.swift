@@ -191,11 +191,15 @@ final class EventLoopListener {
             headers: incoming.headers,
             path: incoming.path
         )
+        // The client as the suspect lane counts it, with a lane.
+        let client = loop.suspects.map { _ in String(configuration.clientAddress(incoming).prefix(64)) }
         if let refusal = sentNUL ? "The request contains a NUL byte." : RequestFraming.refusal(framing) {
+            noteRefusal(of: client, status: 400)
             send(ErrorResponse.badRequest(refusal), to: request, isHead: isHead, connection: connectionState)
             return
         }
         if let response = handler.answerOnLoop(incoming) {
+            noteRefusal(of: client, status: response.status)
             send(response, to: request, isHead: isHead, connection: connectionState)
             return
         }
@@ -206,15 +210,33 @@ final class EventLoopListener {
         let pending = PendingRequest(request: request, isHead: isHead, listener: self, connection: connectionState)
         let handler = handler
         let mailbox = loop.mailbox
-        let queued = loop.workers.submit {
-            let response = handler.handle(incoming)
-            mailbox.post { pending.listener.finish(pending, with: response) }
-        }
-        guard queued else {
+        let suspects = loop.suspects
+        let lane: WorkerPool.Lane = client.map { suspects?.isSuspect($0, now: ThrottledLog.now) == true } == true ? .suspect : .clean
+        let admission = loop.workers.submit(
+            {
+                let response = handler.handle(incoming)
+                if let client, let suspects, SuspectLane.isRefusal(response.status) {
+                    suspects.noteRefusal(client, now: ThrottledLog.now)
+                }
+                mailbox.post { pending.listener.finish(pending, with: response) }
+            },
+            lane: lane
+        )
+        switch admission {
+        case .queued:
+            connectionState.awaitResponse(pending)
+        case .busy:
             send(ErrorResponse.busy(), to: request, isHead: isHead, connection: connectionState)
-            return
+        case .shed:
+            noteRefusal(of: client, status: 429)
+            send(ErrorResponse.rateLimited(), to: request, isHead: isHead, connection: connectionState)
         }
-        connectionState.awaitResponse(pending)
+    }
+
+    /// Counts an answer of `status` against `client` when it is a refusal (with a suspect lane).
+    private func noteRefusal(of client: String?, status: Int) {
+        guard let client, let suspects = loop.suspects, SuspectLane.isRefusal(status) else { return }
+        suspects.noteRefusal(client, now: ThrottledLog.now)
     }
 
     /// On the loop's thread, a worker's response: written out unless the connection closed meanwhile.

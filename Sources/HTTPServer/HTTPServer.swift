@@ -33,6 +33,8 @@ public final class HTTPServer: @unchecked Sendable {
     /// The TLS context of new HTTPS connections (`replaceTLSContext`).
     private let tls: TLSContextSlot?
     private let workers: WorkerPool
+    /// The addresses with recent refusals, with a suspect lane.
+    private let suspects: SuspectAddresses?
 
     /// Binds the listening sockets (so the ports are known) and prepares the event loops.
     public init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) throws(HTTPServerError) {
@@ -48,7 +50,7 @@ public final class HTTPServer: @unchecked Sendable {
         guard configuration.threads >= 1, configuration.maximumBodySize >= 0, configuration.maximumHeaderSize >= 1,
             configuration.readTimeoutSeconds >= 1, configuration.writeTimeoutSeconds >= 1, configuration.maximumConnections >= 1,
             configuration.maximumConnectionsPerAddress >= 1, configuration.reservedDescriptors >= 0, configuration.workers >= 1,
-            configuration.maximumQueuedRequests >= 1
+            configuration.maximumQueuedRequests >= 1, configuration.suspectLane.map(Self.isValid) ?? true
         else {
             throw HTTPServerError(.invalidConfiguration, "threads, limits and timeouts must be positive")
         }
@@ -59,8 +61,14 @@ public final class HTTPServer: @unchecked Sendable {
         self.tls = tls
         let reports = ThrottledLog(interval: Self.reportInterval, log: configuration.log)
 
-        let workers = try WorkerPool(threads: configuration.workers, maximumQueued: configuration.maximumQueuedRequests)
+        let workers = try WorkerPool(
+            threads: configuration.workers,
+            maximumQueued: configuration.maximumQueuedRequests,
+            lane: configuration.suspectLane
+        )
         self.workers = workers
+        let suspects = configuration.suspectLane.map { SuspectAddresses($0, now: ThrottledLog.now) }
+        self.suspects = suspects
         var sockets: [ListeningSocket] = []
         var loops: [EventLoop] = []
         do throws(HTTPServerError) {
@@ -73,7 +81,7 @@ public final class HTTPServer: @unchecked Sendable {
             }
             sockets += plainSockets ?? []
             for index in 0..<configuration.threads {
-                let loop = try EventLoop(connections: connections, reports: reports, workers: workers)
+                let loop = try EventLoop(connections: connections, reports: reports, workers: workers, suspects: suspects)
                 loops.append(loop)
                 if let secureSockets {
                     try loop.addListener(socket: secureSockets[index], tls: tls, configuration: configuration, handler: handler)
@@ -102,6 +110,13 @@ public final class HTTPServer: @unchecked Sendable {
 
     deinit {
         stop()
+    }
+
+    /// Whether the suspect lane's settings are in their ranges.
+    private static func isValid(_ lane: SuspectLane) -> Bool {
+        (1...64).contains(lane.workers) && (1...100_000).contains(lane.maximumQueued) && (1...1000).contains(lane.refusals)
+            && (1...86_400).contains(lane.seconds) && (0...19).contains(lane.niceness)
+            && (1000...10_000_000).contains(lane.maximumAddresses)
     }
 
     /// Seconds between two reports of one kind of flood (failed accepts, connections refused or closed at a cap).
@@ -144,6 +159,14 @@ public final class HTTPServer: @unchecked Sendable {
     public var statistics: (openConnections: Int, tlsHandshakes: Int, tlsHandshakeFailures: Int, queuedRequests: Int, busyRefusals: Int) {
         let handshakes = connections.handshakes
         return (connections.current, handshakes.completed, handshakes.failed, workers.queuedCount, workers.refusedCount)
+    }
+
+    /// What the metrics report of the suspect lane (`HTTPServerConfiguration.suspectLane`): requests waiting for one of
+    /// its threads now, requests sent to it so far, those answered `429 rate_limited` at once because its queue was full,
+    /// and the addresses that are suspects now. Zeros without a lane.
+    public var suspectLaneStatistics: (queued: Int, admitted: Int, shed: Int, suspects: Int) {
+        let lane = workers.suspectStatistics
+        return (lane.queued, lane.admitted, lane.shed, suspects?.suspectCount(now: ThrottledLog.now) ?? 0)
     }
 
     /// Runs the event loops, each on its own thread, and returns. Does nothing after `stop`.

@@ -51,6 +51,13 @@ public struct HTTPServerConfiguration: Sendable {
     /// against `maximumConnectionsPerAddress`; a connection from such a range without a valid header is closed, and a
     /// connection from anywhere else is its own client.
     public var proxyProtocolFrom: [AddressRange] = []
+    /// The worker pool's lower-priority lane for client addresses with recent refusals; nil for none (every request then
+    /// waits in the one queue).
+    public var suspectLane: SuspectLane? = SuspectLane()
+    /// The client a request counts as for `suspectLane`: by default its peer (the client a PROXY protocol header named),
+    /// an IPv6 client by its /64. Behind a proxy that names clients in `X-Forwarded-For`, set it to what the handler's
+    /// rate limits count. At most 64 characters are kept.
+    public var clientAddress: @Sendable (HTTPRequest) -> String = HTTPServerConfiguration.peerAddress
     /// The `Strict-Transport-Security` value sent with every HTTPS answer (RFC 6797), nil for none; never on plain HTTP.
     public var strictTransportSecurity: String?
     /// Receives start-up and bind messages, and rate-limited reports of accept failures and connections refused or
@@ -90,6 +97,11 @@ public struct HTTPServerConfiguration: Sendable {
         self.reservedDescriptors = reservedDescriptors
         self.strictTransportSecurity = strictTransportSecurity
         self.log = log
+    }
+
+    /// A request's peer as a key: an IPv4 address, or the /64 of an IPv6 one.
+    public static func peerAddress(_ request: HTTPRequest) -> String {
+        PeerAddress(literal: request.remoteAddress)?.description ?? String(request.remoteAddress.prefix(64))
     }
 
     /// The number of online processors (at least 1).

@@ -103,9 +103,7 @@ public struct JSONObjectWriter: Sendable {
 
     /// The bytes of a literal (no array is made for them).
     private mutating func append(_ literal: StaticString) {
-        literal.withUTF8Buffer { utf8 in
-            for byte in utf8 { bytes.append(byte) }
-        }
+        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
     /// A member name: a literal of the caller's, written as it is (names are plain ASCII and need no escape).

@@ -92,13 +92,20 @@ package struct RequestLimits: Sendable {
     /// counts as the peer. An IPv6 client counts by its /64 (one host may use any address of it), so the key is
     /// bounded and a host has one.
     package func clientAddress(_ request: HTTPRequest) -> String {
+        Self.clientAddress(request, trustedProxies: trustedProxies, trustsEveryPeer: trustsEveryPeer)
+    }
+
+    /// `clientAddress` for the given `rateLimits.trustedProxies` and `trustForwardedFor`: also what the HTTP server's
+    /// suspect lane counts a request as behind such a proxy.
+    package static func clientAddress(_ request: HTTPRequest, trustedProxies: [AddressRange], trustsEveryPeer: Bool) -> String {
         let peer = PeerAddress(literal: request.remoteAddress)?.description ?? String(request.remoteAddress.prefix(64))
-        guard trustsEveryPeer || isTrustedProxy(request.remoteAddress) else { return peer }
+        let isTrusted = { (address: String) in isTrustedProxy(address, trustedProxies) }
+        guard trustsEveryPeer || isTrusted(request.remoteAddress) else { return peer }
         let entries = request.headers.values("x-forwarded-for").flatMap { $0.split(separator: ",") }
         for entry in entries.suffix(Self.maximumHops).reversed() {
             let text = entry.trimmingCharacters(in: .whitespaces)
             guard let address = PeerAddress(literal: text) else { return peer }
-            if trustsEveryPeer || !isTrustedProxy(text) { return address.description }
+            if trustsEveryPeer || !isTrusted(text) { return address.description }
         }
         return peer
     }
@@ -107,7 +114,7 @@ package struct RequestLimits: Sendable {
     package static let maximumHops = 16
 
     /// Whether `address` is in a range of `trustedProxies`: read once, whatever the number of ranges.
-    private func isTrustedProxy(_ address: String) -> Bool {
+    private static func isTrustedProxy(_ address: String, _ trustedProxies: [AddressRange]) -> Bool {
         guard !trustedProxies.isEmpty, let bytes = AddressRange.bytes(address) else { return false }
         return trustedProxies.contains { $0.contains(address: bytes) }
     }

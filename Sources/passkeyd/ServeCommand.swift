@@ -153,6 +153,22 @@ struct ServeCommand {
             "Requests answered 503 server_busy at once because the worker queue was full (limits.maximumQueuedRequests).",
             type: .counter
         ) { [([], Double(http.statistics.busyRefusals))] }
+        metrics.collect("passkeyd_suspect_lane_queued", "Requests of suspect addresses waiting for a thread of the suspect lane now.") {
+            [([], Double(http.suspectLaneStatistics.queued))]
+        }
+        metrics.collect(
+            "passkeyd_suspect_lane_requests_total",
+            "Requests of suspect addresses (recent refusals) sent to the suspect lane (limits.suspectLane).",
+            type: .counter
+        ) { [([], Double(http.suspectLaneStatistics.admitted))] }
+        metrics.collect(
+            "passkeyd_suspect_lane_shed_total",
+            "Requests of suspect addresses answered 429 rate_limited at once because the suspect lane's queue was full.",
+            type: .counter
+        ) { [([], Double(http.suspectLaneStatistics.shed))] }
+        metrics.collect("passkeyd_suspect_addresses", "Client addresses that are suspects now (limits.suspectLane.refusals recent refusals).") {
+            [([], Double(http.suspectLaneStatistics.suspects))]
+        }
         guard let poolWaits = store.poolWaits else { return }
         metrics.collect(
             "passkeyd_postgres_pool_waits_total",

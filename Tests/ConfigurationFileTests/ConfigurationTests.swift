@@ -1,6 +1,8 @@
 import ConfigurationFile
 import ConfigurationReading
 import Foundation
+import HTTPFields
+import HTTPServer
 import Observability
 import Testing
 import WebAuthnCore
@@ -72,10 +74,12 @@ struct ConfigurationTests {
         let configuration = try load(#"{"threads": 3, "database": {"postgres": "host=db.internal dbname=passkeyd"}}"#)
         #expect(configuration.postgresConnectionString == "host=db.internal dbname=passkeyd")
         #expect(configuration.postgresPoolSize == nil)
-        // Four workers per event loop, each holding one connection at a time, and two for the background work.
+        // Four workers per event loop and the suspect lane's two, each holding one connection at a time, and two for
+        // the background work.
         #expect(configuration.workerCount == 12)
-        #expect(configuration.defaultPoolSize == 14)
-        #expect(try load(#"{"threads": 3, "workers": 2}"#).defaultPoolSize == 4)
+        #expect(configuration.defaultPoolSize == 16)
+        #expect(try load(#"{"threads": 3, "workers": 2}"#).defaultPoolSize == 6)
+        #expect(try load(#"{"workers": 2, "limits": {"suspectLane": null}}"#).defaultPoolSize == 4)
         let queued = try load(#"{"workers": 6, "limits": {"maximumQueuedRequests": 10}}"#).httpServerConfiguration(tls: nil, log: .discarding)
         #expect(queued.workers == 6)
         #expect(queued.maximumQueuedRequests == 10)
@@ -85,6 +89,23 @@ struct ConfigurationTests {
         #expect(try load("{}").postgresConnectionString == nil)
         let listening = try load(#"{"database": {"postgres": "host=pgbouncer", "pooler": "transaction", "listen": "host=db"}}"#)
         #expect(listening.postgresListenConnectionString == "host=db" && listening.postgresTransactionPooling)
+    }
+
+    /// Issue 44: `limits.suspectLane`, its defaults, `null` for none, its ranges; and the client it counts behind a
+    /// proxy that names clients in `X-Forwarded-For`.
+    @Test func theSuspectLane() throws {
+        #expect(try load("{}").httpServerConfiguration(tls: nil, log: .discarding).suspectLane == SuspectLane())
+        let lane = try load(#"{"limits": {"suspectLane": {"workers": 3, "maximumQueued": 9, "refusals": 1, "seconds": 60, "niceness": 0}}}"#)
+        #expect(lane.suspectLane == SuspectLane(workers: 3, maximumQueued: 9, refusals: 1, seconds: 60, niceness: 0))
+        #expect(try load(#"{"limits": {"suspectLane": null}}"#).httpServerConfiguration(tls: nil, log: .discarding).suspectLane == nil)
+        for member in [#""workers": 0"#, #""niceness": 20"#, #""maximumAddresses": 10"#, #""refusals": 0"#, #""seconds": 0"#, #""lanes": 1"#] {
+            #expect(throws: ConfigurationError.self) { try load(#"{"limits": {"suspectLane": {\#(member)}}}"#) }
+        }
+        let request = HTTPRequest(method: "GET", path: "/", headers: HTTPHeaders([("X-Forwarded-For", "198.51.100.7")]), remoteAddress: "10.0.0.1")
+        let direct = try load("{}").httpServerConfiguration(tls: nil, log: .discarding)
+        #expect(direct.clientAddress(request) == "10.0.0.1")
+        let proxied = try load(#"{"rateLimits": {"trustedProxies": ["10.0.0.0/8"]}}"#).httpServerConfiguration(tls: nil, log: .discarding)
+        #expect(proxied.clientAddress(request) == "198.51.100.7")
     }
 
     /// Issue 15: the HTTP limits and Strict-Transport-Security, as the listener gets them.

@@ -16,6 +16,17 @@ struct Base64URLTests {
         }
     }
 
+    /// `append` writes in place after what the buffer holds: the same text as `encode`, the prefix untouched.
+    @Test func appendWritesAfterThePrefix() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<70 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            var output = Array("header.".utf8)
+            Base64URL.append(bytes, to: &output)
+            #expect(output == Array(("header." + Base64URL.encode(bytes)).utf8))
+        }
+    }
+
     /// Outputs up to 1,024 bytes are built on the stack and copied, longer ones in the array itself: both sides of
     /// the limit decode, and refuse a bad character at the end, alike.
     @Test(arguments: [767, 768, 769, 1023, 1024, 1025, 1026, 4000])

@@ -32,6 +32,28 @@ import Testing
         #expect(high > 0 && high < 64, "\(high) of 64 high")
     }
 
+    /// The signer's one step from DER (`lowSRawEncoded`) gives what the two steps give, for low and high signatures
+    /// alike, and nothing for DER that is malformed or whose `s` is out of range.
+    @Test func theSignersOneStepIsTheTwoSteps() throws {
+        let key = try PrivateKey.generateEC(.p256)
+        var high = 0
+        for index in 0..<64 {
+            let der = try key.sign(Array("m\(index)".utf8), algorithm: .ecdsaSHA256)
+            let raw = try #require(ECDSASignatureEncoding.rawEncoded(der: der, curve: .p256))
+            if !ECDSASignatureEncoding.isLowS(raw: raw, curve: .p256) { high += 1 }
+            #expect(ECDSASignatureEncoding.lowSRawEncoded(der: der, curve: .p256) == ECDSASignatureEncoding.lowS(raw: raw, curve: .p256))
+            #expect(ECDSASignatureEncoding.lowSRawEncoded(der: der + [0], curve: .p256) == nil, "trailing bytes")
+        }
+        #expect(high > 0, "a high signature was among them")
+        let r = [UInt8](repeating: 0, count: 31) + [1]
+        let encode = { (s: [UInt8]) in try #require(ECDSASignatureEncoding.derEncoded(raw: r + s, curve: .p256)) }
+        #expect(ECDSASignatureEncoding.lowSRawEncoded(der: try encode([UInt8](repeating: 0, count: 32)), curve: .p256) == nil, "s = 0")
+        #expect(ECDSASignatureEncoding.lowSRawEncoded(der: try encode(ECDSAHighSTwin.p256Order), curve: .p256) == nil, "s = n")
+        #expect(ECDSASignatureEncoding.lowSRawEncoded(der: try encode([UInt8](repeating: 0xFF, count: 32)), curve: .p256) == nil, "s > n")
+        #expect(ECDSASignatureEncoding.lowSRawEncoded(der: [], curve: .p256) == nil)
+        #expect(ECDSASignatureEncoding.lowSRawEncoded(der: [0x30, 0x00], curve: .p256) == nil)
+    }
+
     @Test func theBoundaryAndMalformedValues() {
         let r = [UInt8](repeating: 0, count: 31) + [1]
         let one = [UInt8](repeating: 0, count: 31) + [1]

@@ -53,6 +53,7 @@ final class TestServer {
         workers: Int = 4,
         maximumQueuedRequests: Int = 1024,
         proxyProtocolFrom: [AddressRange] = [],
+        suspectLane: SuspectLane? = SuspectLane(),
         handler: any HTTPHandler = EchoHandler()
     ) throws {
         let files = try makeCertificate()
@@ -73,6 +74,7 @@ final class TestServer {
             log: .discarding
         )
         configuration.proxyProtocolFrom = proxyProtocolFrom
+        configuration.suspectLane = suspectLane
         server = try HTTPServer(configuration: configuration, handler: handler)
         server.start()
     }

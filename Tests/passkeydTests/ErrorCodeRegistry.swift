@@ -48,6 +48,7 @@ enum ErrorCodeRegistry {
     ]
 
     /// Wire strings two code types define on purpose: the HTTP layer answers `method_not_allowed` before any handler
-    /// for a method libevent does not parse, and the server for a known path asked with another method.
-    static let sharedWireStrings: Set<String> = [ErrorResponse.Code.methodNotAllowed.rawValue]
+    /// for a method libevent does not parse, and the server for a known path asked with another method; and
+    /// `rate_limited`, the server's for its rate limits and the HTTP layer's when the suspect lane is full.
+    static let sharedWireStrings: Set<String> = [ErrorResponse.Code.methodNotAllowed.rawValue, ErrorResponse.Code.rateLimited.rawValue]
 }

@@ -14,12 +14,14 @@
 #     genuine challenge signed by the wrong key and naming a genuine user's passkey and user handle, or a challenge
 #     never issued), ID tokens of the issuer naming unknown keys, and password guesses (imported names and unknown
 #     ones); every answer must be a refusal.
-# Prints every round, the attack's answers by kind and status, the key fetches the stand-in issuer saw, and
+# Prints every round, the attack's answers by kind and status, the server's worker-queue and suspect-lane metrics so far
+# (scraped from a loopback admin listener), the key fetches the stand-in issuer saw, and
 #   RATIO attack-p99-vs-quiet-p99 <median p99 under attack ÷ median p99 undisturbed>   (goal ≤ 2)
 # and fails (exit 1) when any genuine sign-in was refused or any attack request was accepted.
 # Knobs (environment): ATTACK_ROUNDS (3), LOAD_SECONDS (10), LOAD_CONNECTIONS (8), GENUINE_RATE (50), ATTACK_RATE
 # (1200), ATTACK_CONNECTIONS (32), ATTACK_ADDRESSES (1024), ATTACK_NICE (0: the flood's niceness), PASSWORD_USERS
-# (16), BENCH_TMPDIR, PASSKEYD_BIN.
+# (16), SUSPECT_LANE (the server's `limits.suspectLane`: its default when unset, `null` for none, or an object),
+# BENCH_TMPDIR, PASSKEYD_BIN.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . bench/lib.sh
@@ -33,6 +35,7 @@ ATTACK_CONNECTIONS=${ATTACK_CONNECTIONS:-32}
 ATTACK_ADDRESSES=${ATTACK_ADDRESSES:-1024}
 ATTACK_NICE=${ATTACK_NICE:-0}
 PASSWORD_USERS=${PASSWORD_USERS:-16}
+SUSPECT_LANE=${SUSPECT_LANE:-}
 
 build_release
 
@@ -53,14 +56,19 @@ for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$issuer_port/jwks
 issuer="http://127.0.0.1:$issuer_port"
 
 port=$(free_port)
+admin_port=$(free_port)
+lane_member=""
+if [ -n "$SUSPECT_LANE" ]; then lane_member="\"limits\": {\"suspectLane\": $SUSPECT_LANE},"; fi
 cat >"$work/passkeyd.json" <<JSON
 {
   "relyingParty": {"id": "example.com", "name": "Example", "origins": ["https://example.com"]},
-  "listen": {"https": "127.0.0.1:$port"},
+  "listen": {"https": "127.0.0.1:$port", "admin": "127.0.0.1:$admin_port"},
+  "admin": {"keys": [{"name": "bench", "keySHA256": "$(head -c 32 /dev/urandom | sha256sum | cut -c1-64)"}]},
   "dataDirectory": "$work/data",
   "www": null,
   "threads": 2,
   "rateLimits": {"perAddressPerMinute": 1000000, "perAddressBurst": 1000000, "outstandingChallengesPerAddress": 1000000},
+  $lane_member
   "identityProviders": {"corp": {"type": "oidc", "issuer": "$issuer", "clientID": "passkeyd"}}
 }
 JSON
@@ -102,7 +110,8 @@ genuine() {
 
 echo "attack: passkeyd $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $ATTACK_ROUNDS rounds of $LOAD_SECONDS s;" \
     "genuine $GENUINE_RATE ceremonies/s over $LOAD_CONNECTIONS connections; flood $ATTACK_RATE requests/s over" \
-    "$ATTACK_CONNECTIONS connections from $ATTACK_ADDRESSES addresses (nice $ATTACK_NICE); $PASSWORD_USERS password users"
+    "$ATTACK_CONNECTIONS connections from $ATTACK_ADDRESSES addresses (nice $ATTACK_NICE); $PASSWORD_USERS password users;" \
+    "suspect lane ${SUSPECT_LANE:-default}"
 echo "machine: $(nproc) cores; $(uptime)"
 quiet_p99s=""
 attack_p99s=""
@@ -125,6 +134,9 @@ for round in $(seq "$ATTACK_ROUNDS"); do
     echo "  round $round: undisturbed p99 $quiet_p99 ms ($quiet_failed refused), under attack p99 $attack_p99 ms ($attack_failed refused)"
     sed -n 's/^login ceremonies:/    genuine under attack:/p; s/^server CPU per ceremony:/    server CPU per genuine ceremony (flood included):/p' "$work/under-attack.txt"
     sed 's/^/    /' "$work/attack.txt"
+    # The server's own figures so far (a loopback admin listener serves /metrics without a key).
+    echo "    server metrics so far: $(curl -sk "https://127.0.0.1:$admin_port/metrics" \
+        | awk '/^passkeyd_(suspect_lane_[a-z_]+|suspect_addresses|requests_busy_total|requests_queued) / { printf "%s %s, ", $1, $2 }')"
     quiet_p99s="$quiet_p99s $quiet_p99"
     attack_p99s="$attack_p99s $attack_p99"
     refused=$((refused + quiet_failed + attack_failed))

@@ -191,6 +191,12 @@ struct MetricsTests {
         #expect(families["passkeyd_requests_queued"]?.value("passkeyd_requests_queued") == 0)
         #expect(families["passkeyd_requests_busy"]?.value("passkeyd_requests_busy_total") == 0)
         #expect(families["passkeyd_requests_busy"]?.type == "counter")
+        // The suspect lane (issue 44): nothing waiting, nothing shed, no suspect after one clean request.
+        #expect(families["passkeyd_suspect_lane_queued"]?.value("passkeyd_suspect_lane_queued") == 0)
+        #expect(families["passkeyd_suspect_lane_requests"]?.value("passkeyd_suspect_lane_requests_total") == 0)
+        #expect(families["passkeyd_suspect_lane_shed"]?.value("passkeyd_suspect_lane_shed_total") == 0)
+        #expect(families["passkeyd_suspect_lane_shed"]?.type == "counter")
+        #expect(families["passkeyd_suspect_addresses"]?.value("passkeyd_suspect_addresses") == 0)
     }
 }
 

@@ -38,10 +38,13 @@ struct ServerErrorTableTests {
     }
 
     /// `method_not_allowed` is answered by the HTTP layer (for a method libevent does not parse) and by the server
-    /// (for a known path): one meaning, one status, the same wire string.
+    /// (for a known path), `rate_limited` by the HTTP layer (the suspect lane full) and by the server (its rate limits):
+    /// one meaning, one status, the same wire string.
     @Test func theCodeTheHTTPLayerSharesMeansTheSame() {
         #expect(ErrorResponse.Code.methodNotAllowed.rawValue == ServerError.Code.methodNotAllowed.rawValue)
         #expect(ServerError.Code.methodNotAllowed.answer.status == 405)
+        #expect(ErrorResponse.Code.rateLimited.rawValue == ServerError.Code.rateLimited.rawValue)
+        #expect(ServerError.Code.rateLimited.answer.status == 429)
     }
 
     @Test func coreErrorsMapToTheirCodesWithTheStepAndWithoutTheReason() {
