@@ -22,7 +22,8 @@ struct RouteTableTests {
     /// Every route's flags: every ceremony and Apple POST counts against the per-address limit, every answer but
     /// `/healthz` and the two public documents is `no-store`; the routes that ignore session credentials (every other
     /// refuses stale ones before its handler); and an access token stands for its session only where the route reads
-    /// the account without changing it or does not use the session at all (every other refuses a live one with 403).
+    /// the account without changing it or does not use the session at all (every other refuses a live one with 403); and
+    /// the two GETs that start a session, after which the outbox workers are woken as after every other method.
     static let flags: [String: Route.Flags] = [
         "GET /healthz": [.sessionIgnored, .answersFromMemory], "GET /readyz": [.sessionIgnored, .noStore],
         "GET /openapi.json": [.sessionIgnored, .answersFromMemory],
@@ -42,13 +43,13 @@ struct RouteTableTests {
         "POST /auth/{provider}": [.rateLimitedPerAddress, .noStore],
         "DELETE /me/identities/{provider}/{subject}": [.noStore],
         "GET /auth/{provider}/start": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
-        "GET /auth/{provider}/callback": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
+        "GET /auth/{provider}/callback": [.rateLimitedPerAddress, .noStore, .sessionIgnored, .writesOnGet],
         "POST /auth/apple/notifications": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
         "GET /auth/apple/start": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
         "POST /auth/apple/callback": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
         "POST /me/merge": [.rateLimitedPerAddress, .noStore], "POST /me/link-suggestion/decline": [.noStore],
         "DELETE /me/apple/{id}": [.noStore], "POST /session/handoff": [.rateLimitedPerAddress, .noStore],
-        "GET /session/handoff": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
+        "GET /session/handoff": [.rateLimitedPerAddress, .noStore, .sessionIgnored, .writesOnGet],
         "POST /session/handoff/switch": [.rateLimitedPerAddress, .noStore, .sessionIgnored],
         "POST /session/token": [.noStore], "POST /introspect": [.noStore, .sessionIgnored],
         "GET /.well-known/jwks.json": [.sessionIgnored], "GET /.well-known/openid-configuration": [.sessionIgnored, .answersFromMemory],
