@@ -1,8 +1,10 @@
 import Foundation
 import Storage
 
-/// Each ceremony's final writes are one statement (data-modifying CTEs), events included: atomic without BEGIN and
-/// COMMIT, and one round trip to the database.
+/// Each ceremony's final writes are one statement, events included: atomic without BEGIN and COMMIT, and one round
+/// trip to the database. A sign-in's is a call of a function of the schema (`PostgresMigrations.ceremonyFunctionsSchema`),
+/// which the server plans once per connection even through a transaction-mode pooler; a registration's is data-modifying
+/// CTEs.
 extension PostgresStore {
     public func completeAuthentication(
         _ update: AuthenticationUpdate,
@@ -12,65 +14,42 @@ extension PostgresStore {
     ) throws(StorageError) {
         try Self.checkBounds(session: session, events: events)
         var parameters = PostgresParameters()
-        // The spent challenge first: of concurrent statements inserting the same bytes, on any nodes, one inserts
-        // them and the others wait for its commit and insert nothing. Nothing else is written without it.
-        var spent = ""
-        var spentCondition = ""
-        if let spending {
-            let values = [
-                parameters.bind(.bytea(spending.challenge), as: "bytea"), parameters.bind(.text(spending.ceremony.rawValue), as: "text"),
-                parameters.bind(.text(spending.userVerification), as: "text"), parameters.bind(.bytea(spending.context), as: "bytea"),
-                parameters.bind(.date(spending.expiresAt), as: "float8"),
-            ]
-            spent = """
-                spent AS (
-                    INSERT INTO challenges (challenge, ceremony, user_verification, context, expires_at)
-                    VALUES (\(values.joined(separator: ", "))) ON CONFLICT (challenge) DO NOTHING RETURNING 1
-                ),
-                """
-            spentCondition = " AND EXISTS (SELECT 1 FROM spent)"
+        // The spent challenge first (NULL: none), then the counter and flags, the session, the events.
+        var arguments = [
+            parameters.bind(.optional(spending?.challenge, PostgresValue.bytea), as: "bytea"),
+            parameters.bind(.optional(spending?.ceremony.rawValue, PostgresValue.text), as: "text"),
+            parameters.bind(.optional(spending?.userVerification, PostgresValue.text), as: "text"),
+            parameters.bind(.optional(spending?.context, PostgresValue.bytea), as: "bytea"),
+            parameters.bind(.optional(spending?.expiresAt, PostgresValue.date), as: "float8"),
+            parameters.bind(.bytea(update.credentialID), as: "bytea"), parameters.bind(.bytea(session.userID), as: "bytea"),
+            parameters.bind(.bigint(Int64(update.signCount)), as: "int8"), parameters.bind(.boolean(update.backupEligible), as: "boolean"),
+            parameters.bind(.boolean(update.backupState), as: "boolean"), parameters.bind(.date(update.usedAt), as: "float8"),
+            parameters.bind(.boolean(update.cloneWarning), as: "boolean"),
+            parameters.bind(.boolean(update.backupEligibilityChanged), as: "boolean"),
+        ]
+        // The session's columns but its user (bound above), in `sessionColumns` order.
+        var sessionValues = PostgresRecords.sessionValues(session)
+        sessionValues.remove(at: 2)
+        arguments.append(parameters.bind(sessionValues))
+        arguments += [
+            parameters.bind(.array(events, of: 25) { .text($0.type) }, as: "text[]"),
+            parameters.bind(.array(events, of: 17) { .optional($0.userID, PostgresValue.bytea) }, as: "bytea[]"),
+            parameters.bind(.array(events, of: 701) { .date($0.occurredAt) }, as: "float8[]"),
+            parameters.bind(.array(events, of: 17) { .bytea($0.data) }, as: "bytea[]"),
+            parameters.bind(.array(events, of: 25) { .text($0.id.lowercaseText) }, as: "text[]"),
+        ]
+        let sql = "SELECT passkeyd_complete_authentication(\(arguments.joined(separator: ", ")))"
+        let outcome = try withConnection { connection throws(PostgresError) -> String? in
+            try connection.run(sql, parameters.values) { row throws(PostgresError) in row.text(0) }.first
         }
-        let credentialID = parameters.bind(.bytea(update.credentialID), as: "bytea")
-        let userID = parameters.bind(.bytea(session.userID), as: "bytea")
-        let signCount = parameters.bind(.bigint(Int64(update.signCount)), as: "int8")
-        let backupEligible = parameters.bind(.boolean(update.backupEligible), as: "boolean")
-        let backupState = parameters.bind(.boolean(update.backupState), as: "boolean")
-        let usedAt = parameters.bind(.date(update.usedAt), as: "float8")
-        let cloneWarning = parameters.bind(.boolean(update.cloneWarning), as: "boolean")
-        let backupEligibilityChanged = parameters.bind(.boolean(update.backupEligibilityChanged), as: "boolean")
-        let sessionValues = parameters.bind(PostgresRecords.sessionValues(session))
-        // §7.2 step 23 against the counter stored now: the row is updated only when the counter increased (the row
-        // lock orders concurrent sign-ins on any nodes); the session is inserted only when the row was updated, and
-        // the events only when the session was; a duplicate token fails all of them.
-        var sql = """
-            WITH \(spent) recorded AS (
-                UPDATE credentials SET sign_count = \(signCount), backup_eligible = \(backupEligible), backup_state = \(backupState),
-                    last_used_at = \(usedAt), clone_warning = (clone_warning OR \(cloneWarning)),
-                    backup_eligibility_changed = (backup_eligibility_changed OR \(backupEligibilityChanged))
-                WHERE id = \(credentialID) AND user_id = \(userID) AND (sign_count < \(signCount) OR (\(signCount) = 0 AND sign_count = 0))\(spentCondition)
-                    AND NOT EXISTS (SELECT 1 FROM users WHERE id = \(userID) AND disabled)
-                RETURNING user_id
-            ), started AS (
-                INSERT INTO sessions (\(PostgresRecords.sessionColumns)) SELECT \(sessionValues) FROM recorded RETURNING user_id
-            )
-            """
-        if !events.isEmpty {
-            sql += ", " + PostgresRecords.appendingEvents(events, lockingUser: session.userID, after: "started", parameters: &parameters)
+        switch outcome {
+        case "recorded": return
+        case "challenge_spent": try CounterUpdate.challengeSpent.check()
+        case "user_disabled": try CounterUpdate.userDisabled.check()
+        case "credential_missing": try CounterUpdate.credentialMissing.check()
+        case "counter_not_increased": try CounterUpdate.counterNotIncreased.check()
+        default: throw StorageError(.unavailable, "the sign-in's function answered \(outcome ?? "nothing")")
         }
-        sql += spending == nil ? " SELECT count(*), 1 FROM started" : " SELECT (SELECT count(*) FROM started), (SELECT count(*) FROM spent)"
-        let outcome = try withConnection { connection throws(PostgresError) -> CounterUpdate in
-            let counts = try connection.run(sql, parameters.values) { row throws(PostgresError) in (try row.integer(0), try row.integer(1)) }
-            guard counts.first?.1 == 1 else { return .challengeSpent }
-            guard counts.first?.0 == 0 else { return .recorded }
-            let disabled = try connection.run("SELECT 1 FROM users WHERE id = $1 AND disabled", [.bytea(session.userID)])
-            guard disabled == 0 else { return .userDisabled }
-            let found = try connection.run(
-                "SELECT 1 FROM credentials WHERE id = $1 AND user_id = $2",
-                [.bytea(update.credentialID), .bytea(session.userID)]
-            )
-            return found == 0 ? .credentialMissing : .counterNotIncreased
-        }
-        try outcome.check()
     }
 
     public func completeRegistration(
