@@ -9,11 +9,14 @@ extension PostgresMigrations {
     /// table, and with the server's bound of a lock wait below a call's 5 s (`lock_timeout`, also through a transaction
     /// pooler, where the connection's own is not set). A 0.1.0 node calls no function and still runs.
     ///
-    /// `passkeyd_complete_authentication` (`CeremonyStore.completeAuthentication`): spends the sealed challenge (when
-    /// one is given), then records the counter and flags only when the counter increased (§7.2 step 23, against the row
-    /// as updated under its lock) and the user is enabled, then starts the session, then appends the events under the
-    /// user's row lock and queues their webhook deliveries, as `PostgresRecords.appendingEvents` does. Returns what
-    /// happened: `recorded`, or why nothing was (the spent challenge stays spent).
+    /// `passkeyd_complete_authentication` (`CeremonyStore.completeAuthentication`): the statement the ceremony sent
+    /// before (data-modifying CTEs): spends the sealed challenge (when one is given), records the counter and flags only
+    /// when the counter increased (§7.2 step 23, against the row as updated under its lock) and the user is enabled,
+    /// starts the session, appends the events under the user's row lock and queues their webhook deliveries, as
+    /// `PostgresRecords.appendingEvents` does. Returns what happened: `recorded`, or why nothing was (the spent
+    /// challenge stays spent), found in the same call. Its plan is generic (`plan_cache_mode`): made once per
+    /// server connection, whatever the planner would estimate of the events' arrays (a custom plan is made anew for
+    /// every call).
     static let ceremonyFunctionsSchema = """
         CREATE OR REPLACE FUNCTION passkeyd_complete_authentication(
             p_spent_challenge bytea, p_spent_ceremony text, p_spent_user_verification text, p_spent_context bytea,
@@ -27,51 +30,54 @@ extension PostgresMigrations {
             p_event_types text[], p_event_user_ids bytea[], p_event_occurred_at double precision[], p_event_data bytea[],
             p_event_uuids text[]
         ) RETURNS text LANGUAGE plpgsql AS $body$
+        DECLARE
+            started_count bigint;
+            spent_count bigint;
         BEGIN
-            IF p_spent_challenge IS NOT NULL THEN
-                -- Of concurrent inserts of the same bytes, on any nodes, one inserts them and the others wait for its
-                -- commit and insert nothing. Nothing else is written without it.
+            -- One statement, as the ceremony's was before this function: one snapshot, one plan. The spent challenge
+            -- first: of concurrent inserts of the same bytes, on any nodes, one inserts them and the others wait for
+            -- its commit and insert nothing; nothing else is written without it. §7.2 step 23 against the counter
+            -- stored now: the row is updated only when the counter increased (the row lock orders concurrent
+            -- sign-ins on any nodes); the session is inserted only when the row was updated, the user's row locked
+            -- and the events appended only when the session was; a duplicate token fails all of them.
+            WITH spent AS (
                 INSERT INTO challenges (challenge, ceremony, user_verification, context, expires_at)
-                VALUES (p_spent_challenge, p_spent_ceremony, p_spent_user_verification, p_spent_context, p_spent_expires_at)
-                ON CONFLICT (challenge) DO NOTHING;
-                IF NOT FOUND THEN
-                    RETURN 'challenge_spent';
-                END IF;
-            END IF;
-            -- §7.2 step 23 against the counter stored now: the row lock orders concurrent sign-ins on any nodes.
-            UPDATE credentials SET sign_count = p_sign_count, backup_eligible = p_backup_eligible,
-                backup_state = p_backup_state, last_used_at = p_used_at, clone_warning = (clone_warning OR p_clone_warning),
-                backup_eligibility_changed = (backup_eligibility_changed OR p_backup_eligibility_changed)
-            WHERE id = p_credential_id AND user_id = p_user_id
-                AND (sign_count < p_sign_count OR (p_sign_count = 0 AND sign_count = 0))
-                AND NOT EXISTS (SELECT 1 FROM users WHERE id = p_user_id AND disabled);
-            IF NOT FOUND THEN
-                IF EXISTS (SELECT 1 FROM users WHERE id = p_user_id AND disabled) THEN
-                    RETURN 'user_disabled';
-                ELSIF NOT EXISTS (SELECT 1 FROM credentials WHERE id = p_credential_id AND user_id = p_user_id) THEN
-                    RETURN 'credential_missing';
-                END IF;
-                RETURN 'counter_not_increased';
-            END IF;
-            INSERT INTO sessions (
-                token_hash, id, user_id, method, credential_id, apple_subject, user_verified, created_at, authenticated_at,
-                expires_at, user_agent, last_used_at, federated_issuer, federated_subject, parent_id
-            ) VALUES (
-                p_token_hash, p_session_id, p_user_id, p_method, p_session_credential_id, p_apple_subject, p_user_verified,
-                p_created_at, p_authenticated_at, p_expires_at, p_user_agent, p_last_used_at, p_federated_issuer,
-                p_federated_subject, p_parent_id
-            );
-            IF cardinality(p_event_types) > 0 THEN
-                -- The user's row lock first, until the commit: the ids of one user's events follow their commit order.
-                PERFORM 1 FROM users WHERE id = p_user_id FOR NO KEY UPDATE;
-                WITH appended AS (
-                    INSERT INTO events (type, user_id, occurred_at, data, uuid)
-                    SELECT event.type, event.user_id, event.occurred_at, event.data, event.uuid
-                    FROM unnest(p_event_types, p_event_user_ids, p_event_occurred_at, p_event_data, p_event_uuids)
-                        WITH ORDINALITY AS event(type, user_id, occurred_at, data, uuid, position)
-                    ORDER BY event.position
-                    RETURNING id, type, user_id, occurred_at
+                SELECT p_spent_challenge, p_spent_ceremony, p_spent_user_verification, p_spent_context, p_spent_expires_at
+                WHERE p_spent_challenge IS NOT NULL
+                ON CONFLICT (challenge) DO NOTHING RETURNING 1
+            ), recorded AS (
+                UPDATE credentials SET sign_count = p_sign_count, backup_eligible = p_backup_eligible,
+                    backup_state = p_backup_state, last_used_at = p_used_at,
+                    clone_warning = (clone_warning OR p_clone_warning),
+                    backup_eligibility_changed = (backup_eligibility_changed OR p_backup_eligibility_changed)
+                WHERE id = p_credential_id AND user_id = p_user_id
+                    AND (sign_count < p_sign_count OR (p_sign_count = 0 AND sign_count = 0))
+                    AND (p_spent_challenge IS NULL OR EXISTS (SELECT 1 FROM spent))
+                    AND NOT EXISTS (SELECT 1 FROM users WHERE id = p_user_id AND disabled)
+                RETURNING user_id
+            ), started AS (
+                INSERT INTO sessions (
+                    token_hash, id, user_id, method, credential_id, apple_subject, user_verified, created_at,
+                    authenticated_at, expires_at, user_agent, last_used_at, federated_issuer, federated_subject, parent_id
                 )
+                SELECT p_token_hash, p_session_id, p_user_id, p_method, p_session_credential_id, p_apple_subject,
+                    p_user_verified, p_created_at, p_authenticated_at, p_expires_at, p_user_agent, p_last_used_at,
+                    p_federated_issuer, p_federated_subject, p_parent_id
+                FROM recorded RETURNING user_id
+            ), locked AS (
+                -- The user's row lock before the events, until the commit: one user's event ids follow commit order.
+                SELECT id FROM users
+                WHERE id = p_user_id AND cardinality(p_event_types) > 0 AND EXISTS (SELECT 1 FROM started)
+                FOR NO KEY UPDATE
+            ), appended AS (
+                INSERT INTO events (type, user_id, occurred_at, data, uuid)
+                SELECT event.type, event.user_id, event.occurred_at, event.data, event.uuid
+                FROM unnest(p_event_types, p_event_user_ids, p_event_occurred_at, p_event_data, p_event_uuids)
+                    WITH ORDINALITY AS event(type, user_id, occurred_at, data, uuid, position)
+                    CROSS JOIN locked
+                ORDER BY event.position
+                RETURNING id, type, user_id, occurred_at
+            ), queued AS (
                 INSERT INTO webhook_deliveries (
                     event_id, endpoint_id, user_id, status, attempts, queued_at, next_attempt_at, lease_until, updated_at
                 )
@@ -84,14 +90,25 @@ extension PostgresMigrations {
                     ) THEN a.occurred_at END,
                     0, a.occurred_at
                 FROM appended a JOIN webhook_subscriptions s ON s.event_type = a.type OR s.event_type = '*'
-                ORDER BY a.id, s.endpoint_id COLLATE "C";
+                ORDER BY a.id, s.endpoint_id COLLATE "C"
+            )
+            SELECT (SELECT count(*) FROM started), (SELECT count(*) FROM spent) INTO started_count, spent_count;
+            IF p_spent_challenge IS NOT NULL AND spent_count = 0 THEN
+                RETURN 'challenge_spent';
+            ELSIF started_count = 1 THEN
+                RETURN 'recorded';
+            ELSIF EXISTS (SELECT 1 FROM users WHERE id = p_user_id AND disabled) THEN
+                RETURN 'user_disabled';
+            ELSIF NOT EXISTS (SELECT 1 FROM credentials WHERE id = p_credential_id AND user_id = p_user_id) THEN
+                RETURN 'credential_missing';
             END IF;
-            RETURN 'recorded';
+            RETURN 'counter_not_increased';
         END
         $body$;
         DO $fix$ BEGIN
             EXECUTE format('ALTER FUNCTION passkeyd_complete_authentication SET search_path = %I, pg_temp', current_schema());
         END $fix$;
         ALTER FUNCTION passkeyd_complete_authentication SET lock_timeout = '4500ms';
+        ALTER FUNCTION passkeyd_complete_authentication SET plan_cache_mode = force_generic_plan;
         """
 }
