@@ -17,6 +17,10 @@ extension PostgresMigrations {
     /// challenge stays spent), found in the same call. Its plan is generic (`plan_cache_mode`): made once per
     /// server connection, whatever the planner would estimate of the events' arrays (a custom plan is made anew for
     /// every call).
+    ///
+    /// `passkeyd_credential_with_owner` (`CredentialStore.credentialWithOwner`, the sign-in's first read): the
+    /// credential's row and its owner's, as whole rows, so that a column a later step adds needs no new function; the
+    /// caller picks the columns it reads.
     static let ceremonyFunctionsSchema = """
         CREATE OR REPLACE FUNCTION passkeyd_complete_authentication(
             p_spent_challenge bytea, p_spent_ceremony text, p_spent_user_verification text, p_spent_context bytea,
@@ -105,10 +109,18 @@ extension PostgresMigrations {
             RETURN 'counter_not_increased';
         END
         $body$;
+        CREATE OR REPLACE FUNCTION passkeyd_credential_with_owner(p_id bytea)
+        RETURNS TABLE (credential credentials, owner users) LANGUAGE plpgsql STABLE AS $body$
+        BEGIN
+            RETURN QUERY SELECT c, u FROM credentials c JOIN users u ON u.id = c.user_id WHERE c.id = p_id;
+        END
+        $body$;
         DO $fix$ BEGIN
             EXECUTE format('ALTER FUNCTION passkeyd_complete_authentication SET search_path = %I, pg_temp', current_schema());
+            EXECUTE format('ALTER FUNCTION passkeyd_credential_with_owner SET search_path = %I, pg_temp', current_schema());
         END $fix$;
         ALTER FUNCTION passkeyd_complete_authentication SET lock_timeout = '4500ms';
         ALTER FUNCTION passkeyd_complete_authentication SET plan_cache_mode = force_generic_plan;
+        ALTER FUNCTION passkeyd_credential_with_owner SET lock_timeout = '4500ms';
         """
 }
