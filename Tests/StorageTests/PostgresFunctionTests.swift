@@ -5,7 +5,7 @@ import Testing
 
 @testable import StoragePostgres
 
-/// Schema step 24's functions (issue 42): they run with the search path of the schema the migration made them in, so a
+/// Schema step 24's functions (issue 42): all three run with the search path of the schema the migration made them in, so a
 /// caller whose path puts another schema first cannot make them read or write that schema's tables.
 @Suite("PostgreSQL schema functions", PostgresClusterScope())
 struct PostgresFunctionTests {
@@ -25,6 +25,7 @@ struct PostgresFunctionTests {
         )
         #expect(fixed.contains("passkeyd_complete_authentication search_path=public, pg_temp"), "\(fixed)")
         #expect(fixed.contains("passkeyd_credential_with_owner search_path=public, pg_temp"), "\(fixed)")
+        #expect(fixed.contains("passkeyd_complete_registration search_path=public, pg_temp"), "\(fixed)")
         // Empty tables of the same names in a schema that comes first on the caller's path.
         let id = credential.id.map { String(format: "%02x", $0) }.joined()
         let found = try cluster.psql(
