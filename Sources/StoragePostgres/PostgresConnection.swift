@@ -37,22 +37,27 @@ final class PostgresConnection: @unchecked Sendable {
     /// transaction-mode pooler the statement timeout is not sent (poolers refuse the `options` startup parameter):
     /// the pooler's `query_timeout` or the role's `statement_timeout` takes its place. With `connectDeadline`, the
     /// connection is made without blocking and given up at that instant (libpq's `connect_timeout`, at least 2 s, does
-    /// not apply then; a host name is still resolved before the deadline is watched).
+    /// not apply then; a host name is still resolved before the deadline is watched). `keepalive`: seconds of silence
+    /// before the first probe, seconds between probes, probes unanswered before the connection is given up.
+    /// `lockTimeoutMilliseconds`: the server's `lock_timeout` for the connection (not through a pooler either).
     init(
         connectionString: String,
         transactionPooling: Bool = false,
         notices: PostgresNoticeReceiver = PostgresNoticeReceiver { _ in },
         replyDeadline: Duration = PostgresConnection.defaultReplyDeadline,
-        connectDeadline: ContinuousClock.Instant? = nil
+        connectDeadline: ContinuousClock.Instant? = nil,
+        keepalive: (idle: Int, interval: Int, count: Int) = (30, 10, 3),
+        lockTimeoutMilliseconds: Int? = nil
     ) throws(PostgresError) {
         self.replyDeadline = replyDeadline
         self.transactionPooling = transactionPooling
         self.notices = notices
+        let options = "-c statement_timeout=30000" + (lockTimeoutMilliseconds.map { " -c lock_timeout=\($0)" } ?? "")
         let parameters =
             [
-                ("connect_timeout", "5"), ("tcp_user_timeout", "15000"), ("keepalives", "1"), ("keepalives_idle", "30"),
-                ("keepalives_interval", "10"), ("keepalives_count", "3"),
-            ] + (transactionPooling ? [] : [("options", "-c statement_timeout=30000")]) + [
+                ("connect_timeout", "5"), ("tcp_user_timeout", "15000"), ("keepalives", "1"), ("keepalives_idle", "\(keepalive.idle)"),
+                ("keepalives_interval", "\(keepalive.interval)"), ("keepalives_count", "\(keepalive.count)"),
+            ] + (transactionPooling ? [] : [("options", options)]) + [
                 ("application_name", "passkeyd"), ("dbname", connectionString),
             ]
         let keywords = parameters.map { strdup($0.0) }

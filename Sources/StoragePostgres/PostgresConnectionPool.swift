@@ -27,6 +27,15 @@ final class PostgresConnectionPool: Sendable {
     let replyDeadline: Duration
     /// How long a call without a deadline of its own takes at most, whatever it waits for (see `withConnection`).
     let callTimeout: Duration
+    /// PostgreSQL's own bound of a call's lock waits and statements, in milliseconds: half a second below `callTimeout`,
+    /// so that the server stops waiting (and frees its lock queue and its backend) before the client gives up on it
+    /// and closes the connection, which a backend waiting for a lock would not notice. Each connection's
+    /// `lock_timeout` (direct connections: through a pooler, the session is not ours) and `PostgresStore`'s
+    /// transactions' (`SET LOCAL`, both ways).
+    var serverTimeoutMilliseconds: Int {
+        let (seconds, attoseconds) = callTimeout.components
+        return max(100, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000) - 500)
+    }
     private let permits: DispatchSemaphore
     private let state = Mutex(State())
     /// Calls that found every connection lent and waited, and those whose wait ran out (for the metrics).
@@ -101,7 +110,8 @@ final class PostgresConnectionPool: Sendable {
                     transactionPooling: transactionPooling,
                     notices: notices,
                     replyDeadline: replyDeadline,
-                    connectDeadline: deadline
+                    connectDeadline: deadline,
+                    lockTimeoutMilliseconds: serverTimeoutMilliseconds
                 )
             } catch {
                 throw error.storageError

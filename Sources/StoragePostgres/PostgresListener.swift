@@ -16,6 +16,10 @@ final class PostgresListener: Sendable {
     static let longestReconnectPause = Duration.seconds(30)
     /// How long a connection attempt may take.
     static let connectTimeout = Duration.seconds(5)
+    /// The listening connection's keep-alives: it only ever reads, so a peer gone silently (a host lost, a network
+    /// that drops, no reset) is noticed only by them, about 30 s after the last packet (10 s, then 4 probes 5 s apart),
+    /// and the connection is made again.
+    static let keepalive = (idle: 10, interval: 5, count: 4)
     /// How often the thread looks whether it must stop while no notification comes.
     private static let stopCheckInterval = Duration.milliseconds(500)
 
@@ -58,15 +62,21 @@ final class PostgresListener: Sendable {
         for handler in state.withLock({ $0.handlers }) { handler() }
     }
 
+    /// A connection as the thread listens on.
+    func connect() throws(PostgresError) -> PostgresConnection {
+        try PostgresConnection(
+            connectionString: connectionString,
+            notices: notices,
+            connectDeadline: .now + Self.connectTimeout,
+            keepalive: Self.keepalive
+        )
+    }
+
     private func run() {
         var pause = Duration.seconds(1)
         while !isStopped {
             do throws(PostgresError) {
-                let connection = try PostgresConnection(
-                    connectionString: connectionString,
-                    notices: notices,
-                    connectDeadline: .now + Self.connectTimeout
-                )
+                let connection = try connect()
                 try connection.execute("LISTEN \(Self.signingKeysChannel)")
                 pause = .seconds(1)
                 announce()

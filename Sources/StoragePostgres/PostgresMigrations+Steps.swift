@@ -495,5 +495,6 @@ extension PostgresMigrations {
         // No query reads sessions by passkey (a deleted passkey's sessions are found by user, `sessions_by_user`), yet
         // every passkey session written updated this index (issue 44; SQLite's step 23 too).
         Step(version: 23, sql: "DROP INDEX sessions_by_credential;"),
+        Step(version: 24, sql: Self.ceremonyFunctionsSchema),
     ]
 }

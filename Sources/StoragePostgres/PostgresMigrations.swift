@@ -29,6 +29,10 @@ enum PostgresMigrations {
     /// How long a migration's statements may take before the client gives up on the server.
     static let replyDeadline = Duration.seconds(600)
 
+    /// What a migration's (or an import's) transaction sets first: its lock waits (another node's migration, a table
+    /// lock) may take as long as its statements, not a request's `lock_timeout` (`PostgresConnectionPool`).
+    static let longLockWait = "SET LOCAL lock_timeout = '600s'"
+
     /// An arbitrary constant naming the advisory lock that serialises migrations across nodes starting at once.
     private static let lockKey = 0x7061_7373_6b65_79
 
@@ -56,7 +60,7 @@ enum PostgresMigrations {
                 connection.replyDeadline = Self.replyDeadline
                 defer { connection.replyDeadline = replyDeadline }
                 return try connection.transaction { () throws(PostgresError) -> Int in
-                    try connection.execute("SELECT pg_advisory_xact_lock(\(lockKey))")
+                    try connection.execute("\(longLockWait); SELECT pg_advisory_xact_lock(\(lockKey))")
                     try connection.execute("CREATE TABLE IF NOT EXISTS passkeyd_schema (version integer NOT NULL)")
                     let versions = try connection.run("SELECT version::bigint FROM passkeyd_schema", []) { row throws(PostgresError) in
                         try row.integer(0)

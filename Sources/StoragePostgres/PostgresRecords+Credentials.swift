@@ -16,10 +16,11 @@ extension PostgresRecords {
         }
     }
 
-    /// The credential's columns, then its owner's: built once, as every sign-in runs it.
+    /// The credential's columns, then its owner's, from the schema's function (planned once per server connection,
+    /// also through a transaction-mode pooler): built once, as every sign-in runs it.
     private static let credentialWithOwnerQuery = """
-        SELECT \(qualified(credentialColumns, "credentials")), \(qualified(userColumns, "users"))
-        FROM credentials JOIN users ON users.id = credentials.user_id WHERE credentials.id = $1
+        SELECT \(qualified(credentialColumns, "(owned.credential)")), \(qualified(userColumns, "(owned.owner)"))
+        FROM passkeyd_credential_with_owner($1) AS owned
         """
 
     /// How many columns `credentialColumns` names.

@@ -101,7 +101,9 @@ extension PostgresStore: ImportableStore {
             try connection.transaction { () throws(PostgresError) -> Bool in
                 // Blocks every writer of these tables until the import commits, so nothing slips in between the
                 // emptiness check and the copy.
-                try connection.execute("LOCK TABLE users, sessions, apple_identities, apple_revocations, events IN EXCLUSIVE MODE")
+                try connection.execute(
+                    "\(PostgresMigrations.longLockWait); LOCK TABLE users, sessions, apple_identities, apple_revocations, events IN EXCLUSIVE MODE"
+                )
                 let rows = try connection.run(
                     """
                     SELECT (SELECT count(*) FROM users) + (SELECT count(*) FROM sessions)

@@ -112,7 +112,7 @@ public final class PostgresStore: PasskeyStore {
                 return true
             }
             while true {
-                try Self.begin(connection, alone: attempt > 1)
+                try begin(connection, alone: attempt > 1)
                 let records = PostgresRecords(connection: connection)
                 let outcome: Swift.Result<Result, StorageError>
                 do throws(StorageError) {
@@ -161,19 +161,22 @@ public final class PostgresStore: PasskeyStore {
     private static let fairnessLockTimeout = "2s"
 
     /// `BEGIN` of a serializable attempt with the fairness lock (shared, or `alone`), in one round trip; without the
-    /// lock when it is not had in time.
-    private static func begin(_ connection: PostgresConnection, alone: Bool) throws(PostgresError) {
+    /// lock when it is not had in time. Then the server's own bound of each lock wait and statement, below the call's
+    /// (`PostgresConnectionPool.serverTimeoutMilliseconds`), by `SET LOCAL`, which holds through a transaction pooler.
+    private func begin(_ connection: PostgresConnection, alone: Bool) throws(PostgresError) {
+        let timeout = pool.serverTimeoutMilliseconds
+        let bounds = "SET LOCAL lock_timeout = \(timeout); SET LOCAL statement_timeout = \(timeout)"
         do {
             try connection.execute(
                 """
-                BEGIN ISOLATION LEVEL SERIALIZABLE; SET LOCAL lock_timeout = '\(fairnessLockTimeout)';
-                LOCK TABLE passkeyd_schema IN \(alone ? "EXCLUSIVE" : "ROW SHARE") MODE; SET LOCAL lock_timeout TO DEFAULT
+                BEGIN ISOLATION LEVEL SERIALIZABLE; SET LOCAL lock_timeout = '\(Self.fairnessLockTimeout)';
+                LOCK TABLE passkeyd_schema IN \(alone ? "EXCLUSIVE" : "ROW SHARE") MODE; \(bounds)
                 """
             )
         } catch {
             guard error.code == .timedOut else { throw error }
             connection.rollBack()
-            try connection.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
+            try connection.execute("BEGIN ISOLATION LEVEL SERIALIZABLE; \(bounds)")
         }
     }
 

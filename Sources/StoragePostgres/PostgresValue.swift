@@ -7,6 +7,8 @@ enum PostgresValue {
     case boolean(Bool)
     case text(String)
     case bytea([UInt8])
+    /// A one-dimensional array of `element`s (a type OID), each in binary format or nil for NULL.
+    case array(element: UInt32, [[UInt8]?])
     case null
 
     /// The parameter's type OID (pg_type); 0 lets the server infer it, which it does for NULL from the context.
@@ -17,6 +19,7 @@ enum PostgresValue {
         case .bigint: 20
         case .text: 25
         case .double: 701
+        case .array(let element, _): Self.arrayTypes[element] ?? 0
         case .null: 0
         }
     }
@@ -29,8 +32,32 @@ enum PostgresValue {
         case .boolean(let value): [value ? 1 : 0]
         case .text(let text): Array(text.utf8)
         case .bytea(let bytes): bytes
+        case .array(let element, let elements): Self.arrayBinary(element: element, elements)
         case .null: nil
         }
+    }
+
+    /// The array type of each element type an array parameter may have: text, bytea, double precision.
+    private static let arrayTypes: [UInt32: UInt32] = [25: 1009, 17: 1001, 701: 1022]
+
+    /// PostgreSQL's binary array format (`array_recv`): the dimensions (one, or none when empty), whether an element
+    /// is NULL, the element type, the length and lower bound (1), then each element's length (-1: NULL) and bytes.
+    private static func arrayBinary(element: UInt32, _ elements: [[UInt8]?]) -> [UInt8] {
+        func append(_ integer: Int32, to bytes: inout [UInt8]) {
+            withUnsafeBytes(of: integer.bigEndian) { bytes.append(contentsOf: $0) }
+        }
+        var bytes: [UInt8] = []
+        append(elements.isEmpty ? 0 : 1, to: &bytes)
+        append(elements.contains(nil) ? 1 : 0, to: &bytes)
+        append(Int32(bitPattern: element), to: &bytes)
+        guard !elements.isEmpty else { return bytes }
+        append(Int32(elements.count), to: &bytes)
+        append(1, to: &bytes)
+        for element in elements {
+            append(element.map { Int32($0.count) } ?? -1, to: &bytes)
+            bytes.append(contentsOf: element ?? [])
+        }
+        return bytes
     }
 }
 
@@ -38,6 +65,11 @@ extension PostgresValue {
     /// A time as double precision seconds since Foundation's reference date, which round-trips `Date` exactly.
     static func date(_ date: Date) -> PostgresValue {
         .double(date.timeIntervalSinceReferenceDate)
+    }
+
+    /// An array of `values` made by `make`, whose element type they all have (NULL elements are `.null`).
+    static func array<Element>(_ values: [Element], of element: UInt32, _ make: (Element) -> PostgresValue) -> PostgresValue {
+        .array(element: element, values.map { make($0).binary })
     }
 
     /// An optional value, NULL when absent.

@@ -94,6 +94,27 @@ struct PostgresSigningKeyFeedTests {
         #expect(announcements.next(within: 2))
     }
 
+    /// The listening connection only reads: a peer gone silently (no reset) is noticed by TCP keep-alives alone, which
+    /// the listener sets to give up within 30 s (a pooled connection's, a minute), so that it connects again.
+    @Test func theListenerGivesUpASilentPeerWithinThirtySeconds() throws {
+        let cluster = try PostgresClusterScope.current()
+        let listener = PostgresListener(
+            connectionString: cluster.connectionString(database: try cluster.createDatabase()),
+            notices: PostgresNoticeReceiver { _ in }
+        )
+        let connection = try listener.connect()
+        func option(_ level: Int32, _ name: Int32) -> Int32 {
+            var value: Int32 = -1
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            #expect(getsockopt(connection.socket, level, name, &value, &length) == 0)
+            return value
+        }
+        #expect(option(SOL_SOCKET, SO_KEEPALIVE) == 1)
+        let tcp = Int32(IPPROTO_TCP)
+        let silence = option(tcp, TCP_KEEPIDLE) + option(tcp, TCP_KEEPINTVL) * option(tcp, TCP_KEEPCNT)
+        #expect(silence > 0 && silence <= 30, "given up after \(silence) s of silence")
+    }
+
     /// Behind a transaction-mode pooler `LISTEN` does not hold: only a listening connection string of its own
     /// listens, and it hears changes made through the pooler.
     @Test func behindATransactionPoolerOnlyAListeningConnectionStringListens() throws {

@@ -1,0 +1,80 @@
+import Foundation
+import Storage
+import TestSupport
+import Testing
+
+@testable import StoragePostgres
+
+/// Issue 42: a call waiting for a lock ends by PostgreSQL's own `lock_timeout`, half a second before the client's
+/// deadline, so that the backend stops waiting too. Without it the client gave up and closed its connection, and the
+/// backend, which notices nothing while it waits, stayed in the lock's queue until the lock was released.
+@Suite("PostgreSQL lock waits on a request's path", PostgresClusterScope())
+struct PostgresLockTimeoutTests {
+    /// One store call against `table` locked by another session: it fails `storage.unavailable` (the server's 503)
+    /// within the call's `callTimeout`, and no backend still waits for a lock when it has.
+    private func waitForLockedTable(
+        _ table: String,
+        through bouncer: PgBouncer? = nil,
+        callTimeout: Duration = .seconds(2),
+        _ call: (PostgresStore) throws -> Void
+    ) throws {
+        let cluster = try PostgresClusterScope.current()
+        let name = try cluster.createDatabase()
+        let direct = cluster.connectionString(database: name)
+        let store = try PostgresStore(
+            connectionString: bouncer?.connectionString(database: name) ?? direct,
+            poolSize: 1,
+            callTimeout: callTimeout,
+            transactionPooling: bouncer != nil
+        )
+        defer { store.close() }
+        try store.seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
+        let holder = try PostgresConnection(connectionString: direct)
+        try holder.execute("BEGIN; LOCK TABLE \(table) IN ACCESS EXCLUSIVE MODE")
+        defer { holder.rollBack() }
+        let started = ContinuousClock.now
+        do {
+            try call(store)
+            Issue.record("a call went through a locked table")
+        } catch let error as StorageError {
+            #expect(error.code == .unavailable, "\(error)")
+        }
+        #expect(ContinuousClock.now - started < callTimeout + .milliseconds(500))
+        let waiting = try cluster.psql(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(name)' AND wait_event_type = 'Lock'"
+        )
+        #expect(waiting.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "a backend still waits for the lock")
+    }
+
+    @Test func aSingleCallStopsWaitingOnTheServer() throws {
+        try waitForLockedTable("credentials") { store in _ = try store.credentialWithOwner(id: StoreSamples.credential(1, owner: 1).id) }
+    }
+
+    /// 3 s: longer than the wait for the transaction's fairness lock (2 s), so that its bound is the one met.
+    @Test func aTransactionStopsWaitingOnTheServer() throws {
+        try waitForLockedTable("users", callTimeout: .seconds(3)) { store in
+            _ = try store.transaction { transaction throws(StorageError) in try transaction.user(id: StoreSamples.userID(1)) }
+        }
+    }
+
+    /// Through a transaction pooler the connection's setting is not ours: the sign-in's function carries its own, for
+    /// the default call timeout.
+    @Test func aSignInThroughAPoolerStopsWaitingOnTheServer() throws {
+        let bouncer = try PgBouncer(inFrontOf: try PostgresClusterScope.current())
+        defer { bouncer.destroy() }
+        try waitForLockedTable("credentials", through: bouncer, callTimeout: PostgresStore.defaultCallTimeout) { store in
+            try store.completeAuthentication(
+                AuthenticationUpdate(
+                    credentialID: StoreSamples.credential(1, owner: 1).id,
+                    signCount: 9,
+                    backupEligible: true,
+                    backupState: true,
+                    usedAt: StoreSamples.now,
+                    backupEligibilityChanged: false
+                ),
+                session: StoreSamples.session(1, owner: 1),
+                events: []
+            )
+        }
+    }
+}
