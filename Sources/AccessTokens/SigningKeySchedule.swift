@@ -124,7 +124,8 @@ public struct SigningKeySchedule: Sendable {
     }
 
     /// `passkeyd keys revoke KID`: withdraws the key at once, for a key that leaked: it leaves the store, so every node
-    /// stops publishing it and verifying its tokens once it reloads the keys (within `SigningKeyRing.refreshInterval`).
+    /// stops publishing it and verifying its tokens once it reloads the keys (at once on a store that announces changes, else within
+    /// `SigningKeyRing.refreshInterval(for:)`).
     /// When it signs now, the standby (or, without one, a new key) signs in its place at once.
     /// - Returns: what changed and every key afterwards; nil when no key has this ID.
     public func revoke(id: String, store: any TransactionalStore, now: Date) throws -> (change: Change, keys: [SigningKeyRecord])? {

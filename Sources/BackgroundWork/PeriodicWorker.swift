@@ -12,11 +12,16 @@ package final class PeriodicWorker: Sendable {
     private let wakeUp = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     private let name: String
-    private let interval: TimeInterval
+    private let interval: @Sendable () -> TimeInterval
     private let work: @Sendable () -> Void
 
     /// `name` is the thread's (`passkeyd-apple`); `work` runs first at `start`, then every `interval` seconds.
-    package init(name: String, interval: TimeInterval, work: @escaping @Sendable () -> Void) {
+    package convenience init(name: String, interval: TimeInterval, work: @escaping @Sendable () -> Void) {
+        self.init(name: name, interval: { interval }, work: work)
+    }
+
+    /// As above, with the wait after each round asked of `interval` then (a schedule that depends on the node's state).
+    package init(name: String, interval: @escaping @Sendable () -> TimeInterval, work: @escaping @Sendable () -> Void) {
         self.name = name
         self.interval = interval
         self.work = work
@@ -33,7 +38,7 @@ package final class PeriodicWorker: Sendable {
         let thread = Thread { [self] in
             while phase.withLock({ $0 == .running }) {
                 work()
-                _ = wakeUp.wait(timeout: .now() + interval)
+                _ = wakeUp.wait(timeout: .now() + interval())
             }
             finished.signal()
         }

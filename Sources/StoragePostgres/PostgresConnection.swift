@@ -40,9 +40,12 @@ final class PostgresConnection: @unchecked Sendable {
     /// not apply then; a host name is still resolved before the deadline is watched). `keepalive`: seconds of silence
     /// before the first probe, seconds between probes, probes unanswered before the connection is given up.
     /// `lockTimeoutMilliseconds`: the server's `lock_timeout` for the connection (not through a pooler either).
+    /// `sendsStartupOptions` false: no `options` (statement and lock timeouts) even on a direct connection, for a
+    /// connection string that may reach a session-mode pooler.
     init(
         connectionString: String,
         transactionPooling: Bool = false,
+        sendsStartupOptions: Bool = true,
         notices: PostgresNoticeReceiver = PostgresNoticeReceiver { _ in },
         replyDeadline: Duration = PostgresConnection.defaultReplyDeadline,
         connectDeadline: ContinuousClock.Instant? = nil,
@@ -57,7 +60,7 @@ final class PostgresConnection: @unchecked Sendable {
             [
                 ("connect_timeout", "5"), ("tcp_user_timeout", "15000"), ("keepalives", "1"), ("keepalives_idle", "\(keepalive.idle)"),
                 ("keepalives_interval", "\(keepalive.interval)"), ("keepalives_count", "\(keepalive.count)"),
-            ] + (transactionPooling ? [] : [("options", options)]) + [
+            ] + (transactionPooling || !sendsStartupOptions ? [] : [("options", options)]) + [
                 ("application_name", "passkeyd"), ("dbname", connectionString),
             ]
         let keywords = parameters.map { strdup($0.0) }

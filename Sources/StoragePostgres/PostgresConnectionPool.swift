@@ -125,7 +125,9 @@ final class PostgresConnectionPool: Sendable {
             giveBack(connection)
             return result
         } catch {
-            if error.code == .connectionFailed || connection.isBroken {
+            // A failed connection means the server went (its other connections with it); a call that ran out of time
+            // leaves only its own connection unusable (`giveBack` drops it), and the idle ones are kept.
+            if error.code == .connectionFailed {
                 state.withLock { $0.idle.removeAll() }
             } else {
                 giveBack(connection)

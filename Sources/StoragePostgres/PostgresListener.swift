@@ -27,6 +27,8 @@ final class PostgresListener: Sendable {
         var handlers: [@Sendable () -> Void] = []
         var isStarted = false
         var isStopped = false
+        /// Between a `LISTEN` that succeeded and the loss of its connection.
+        var isListening = false
     }
 
     private let connectionString: String
@@ -58,14 +60,24 @@ final class PostgresListener: Sendable {
 
     private var isStopped: Bool { state.withLock { $0.isStopped } }
 
+    /// Whether a change of the signing keys would be announced now: the thread has a connection that listens. False
+    /// before the first `LISTEN` and while the connection is being made again, when a node must poll instead.
+    var isListening: Bool { state.withLock { $0.isListening } }
+
+    private func setListening(_ listening: Bool) {
+        state.withLock { $0.isListening = listening }
+    }
+
     private func announce() {
         for handler in state.withLock({ $0.handlers }) { handler() }
     }
 
-    /// A connection as the thread listens on.
+    /// A connection as the thread listens on: without startup options, which a session-mode pooler (`database.listen`
+    /// may go through one) refuses as a transaction-mode one does; `LISTEN` needs none of them.
     func connect() throws(PostgresError) -> PostgresConnection {
         try PostgresConnection(
             connectionString: connectionString,
+            sendsStartupOptions: false,
             notices: notices,
             connectDeadline: .now + Self.connectTimeout,
             keepalive: Self.keepalive
@@ -79,11 +91,13 @@ final class PostgresListener: Sendable {
                 let connection = try connect()
                 try connection.execute("LISTEN \(Self.signingKeysChannel)")
                 pause = .seconds(1)
+                setListening(true)
                 announce()
                 while !isStopped {
                     if try !connection.awaitNotifications(for: Self.stopCheckInterval).isEmpty { announce() }
                 }
             } catch {
+                setListening(false)
                 notices.receive(PostgresNotice(severity: "WARNING", message: "the signing-key listener: \(error.reason); connecting again"))
                 let resume = ContinuousClock.now + pause
                 while !isStopped, ContinuousClock.now < resume { Thread.sleep(forTimeInterval: 0.1) }

@@ -174,7 +174,9 @@ public final class PostgresStore: PasskeyStore {
                 """
             )
         } catch {
-            guard error.code == .timedOut else { throw error }
+            // The fairness lock not had in time (the server's `lock_timeout`); not the call's own deadline, which leaves
+            // the connection abandoned.
+            guard error.code == .timedOut, !connection.isBroken else { throw error }
             connection.rollBack()
             try connection.execute("BEGIN ISOLATION LEVEL SERIALIZABLE; \(bounds)")
         }

@@ -1,8 +1,11 @@
+import Dispatch
 import Foundation
 import Storage
-import StoragePostgres
+import Synchronization
 import TestSupport
 import Testing
+
+@testable import StoragePostgres
 
 #if canImport(Glibc)
 import Glibc
@@ -50,6 +53,50 @@ struct PostgresFrozenServerTests {
         #expect(try store.user(id: StoreSamples.userID(1)) == StoreSamples.user(1))
         try store.seedSession(StoreSamples.session(1, owner: 1))
         #expect(try store.session(tokenHash: StoreSamples.session(1, owner: 1).tokenHash, now: StoreSamples.now) != nil)
+    }
+
+    /// A call that ran out of time gives up its own connection only: the pool's idle ones are kept and lent again
+    /// once the server answers (dropping them all made every waiting request reconnect, and left their backends).
+    @Test func aCallThatRanOutOfTimeLeavesTheOtherIdleConnectionsInThePool() throws {
+        let cluster = try PostgresCluster()
+        defer {
+            try? cluster.signalEveryProcess(SIGCONT)
+            cluster.destroy()
+        }
+        let store = try PostgresStore(
+            connectionString: cluster.connectionString(database: try cluster.createDatabase()),
+            poolSize: 2,
+            replyDeadline: .seconds(2)
+        )
+        defer { store.close() }
+        func backend() throws -> Int64 {
+            try store.withConnection { connection throws(PostgresError) in
+                try connection.run("SELECT pg_backend_pid()::int8", []) { row throws(PostgresError) in try row.integer(0) }.first ?? 0
+            }
+        }
+        // Two idle connections: two calls at once, each holding its connection until the other has one too.
+        let pids = Mutex<Set<Int64>>([])
+        let holding = Atomic(0)
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            let pid = try? store.withConnection { connection throws(PostgresError) in
+                holding.add(1, ordering: .relaxed)
+                let pid = try connection.run("SELECT pg_backend_pid()::int8", []) { row throws(PostgresError) in try row.integer(0) }.first
+                let started = Date()
+                while holding.load(ordering: .relaxed) < 2, Date().timeIntervalSince(started) < 5 { usleep(1_000) }
+                return pid ?? 0
+            }
+            if let pid { pids.withLock { _ = $0.insert(pid) } }
+        }
+        let before = pids.withLock { $0 }
+        #expect(before.count == 2)
+
+        try cluster.signalEveryProcess(SIGSTOP)
+        let read = Self.timed { () throws(StorageError) in
+            _ = try store.transaction { transaction throws(StorageError) in try transaction.user(id: StoreSamples.userID(1)) }
+        }
+        #expect(read.error?.outage == .timedOut, "\(String(describing: read.error))")
+        try cluster.signalEveryProcess(SIGCONT)
+        #expect(before.contains(try backend()), "the other idle connection is lent again, not a new one")
     }
 
     /// A shared-limit draw is over within `limitDrawDeadline` on a frozen server, whatever it waits for: the `SET` an

@@ -41,9 +41,10 @@ struct PostgresSigningKeyFeedTests {
         let writer = try PostgresStore(connectionString: database, poolSize: 2)
         let reader = try PostgresStore(connectionString: database, poolSize: 2)
         defer { [writer, reader].forEach { $0.close() } }
-        #expect(reader.canWatchSigningKeys)
+        #expect(!reader.canWatchSigningKeys, "not before it listens")
         let announcements = watch(reader)
         #expect(announcements.next(within: 5), "announced once it listens (changes before it were not)")
+        #expect(reader.canWatchSigningKeys)
 
         let key = StoreSamples.signingKey(1, activatesAt: StoreSamples.now)
         try writer.transaction { transaction throws(StorageError) in try transaction.insertSigningKey(key) }
@@ -133,12 +134,50 @@ struct PostgresSigningKeyFeedTests {
             listenConnectionString: cluster.connectionString(database: name)
         )
         defer { listening.close() }
-        #expect(listening.canWatchSigningKeys)
         let announcements = watch(listening)
         #expect(announcements.next(within: 5))
+        #expect(listening.canWatchSigningKeys)
         try deaf.transaction { transaction throws(StorageError) in
             try transaction.insertSigningKey(StoreSamples.signingKey(4, activatesAt: StoreSamples.now))
         }
         #expect(announcements.next(within: 2))
+    }
+
+    /// `database.listen` may name a session-mode pooler, which refuses the `options` startup parameter: the listener
+    /// sends none, and listens through it.
+    @Test func aListenerThroughASessionPoolerThatRefusesStartupOptionsListens() throws {
+        let cluster = try PostgresClusterScope.current()
+        let bouncer = try PgBouncer(inFrontOf: cluster, poolMode: "session", ignoredStartupParameters: "extra_float_digits")
+        defer { bouncer.destroy() }
+        let name = try cluster.createDatabase()
+        let store = try PostgresStore(
+            connectionString: cluster.connectionString(database: name),
+            poolSize: 1,
+            listenConnectionString: bouncer.connectionString(database: name)
+        )
+        defer { store.close() }
+        let announcements = watch(store)
+        #expect(announcements.next(within: 5), "listening through the session-mode pooler")
+        #expect(store.canWatchSigningKeys)
+        try store.transaction { transaction throws(StorageError) in
+            try transaction.insertSigningKey(StoreSamples.signingKey(5, activatesAt: StoreSamples.now))
+        }
+        #expect(announcements.next(within: 2))
+    }
+
+    /// A listener that cannot connect does not count as announcing: the key worker then reads the keys every 5 s, not
+    /// every 30 s, so a revoked key leaves the node within 5 s.
+    @Test func aListenerThatCannotConnectLeavesTheNodePollingEvery5Seconds() throws {
+        let cluster = try PostgresClusterScope.current()
+        let name = try cluster.createDatabase()
+        let store = try PostgresStore(
+            connectionString: cluster.connectionString(database: name),
+            poolSize: 1,
+            listenConnectionString: "host=127.0.0.1 port=\(try LoopbackPort.free()) dbname=\(name) connect_timeout=2"
+        )
+        defer { store.close() }
+        let announcements = watch(store)
+        #expect(!announcements.next(within: 2))
+        #expect(!store.canWatchSigningKeys, "the key worker then reads every 5 s (AnnouncedKeyChangeTests)")
     }
 }

@@ -15,8 +15,15 @@ public final class PgBouncer: Sendable {
     private let folder: String
     private let cluster: PostgresCluster
 
-    /// Starts PgBouncer in front of `cluster` with at most `serverConnections` connections to it per database.
-    public init(inFrontOf cluster: PostgresCluster, serverConnections: Int = 6) throws {
+    /// Starts PgBouncer in front of `cluster` with at most `serverConnections` connections to it per database, in
+    /// `poolMode`, ignoring the startup parameters `ignoredStartupParameters` (PgBouncer refuses any other it does not
+    /// know, `options` among them when not listed).
+    public init(
+        inFrontOf cluster: PostgresCluster,
+        serverConnections: Int = 6,
+        poolMode: String = "transaction",
+        ignoredStartupParameters: String = "extra_float_digits,options"
+    ) throws {
         self.cluster = cluster
         guard FileManager.default.isExecutableFile(atPath: Self.executable) else {
             throw PostgresClusterFailure("\(Self.executable) is missing; `make test-deps` installs Debian's pgbouncer")
@@ -34,11 +41,11 @@ public final class PgBouncer: Sendable {
             unix_socket_dir =
             auth_type = trust
             auth_file = \(folder)/users.txt
-            pool_mode = transaction
+            pool_mode = \(poolMode)
             default_pool_size = \(serverConnections)
             max_client_conn = 400
             server_reset_query =
-            ignore_startup_parameters = extra_float_digits,options
+            ignore_startup_parameters = \(ignoredStartupParameters)
             logfile = \(folder)/pgbouncer.log
             pidfile = \(folder)/pgbouncer.pid
             """

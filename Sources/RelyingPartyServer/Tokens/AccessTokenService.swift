@@ -58,10 +58,14 @@ final class AccessTokenService: Sendable {
         self.time = time
         self.log = log
         let work = WorkBox()
-        changeFeed = store as? any SigningKeyChangeFeed
-        worker = PeriodicWorker(name: "passkeyd-keys", interval: SigningKeyRing.refreshInterval(for: changeFeed)) {
-            work.service?.updateKeys()
-        }
+        let changeFeed = store as? any SigningKeyChangeFeed
+        self.changeFeed = changeFeed
+        // Asked after each round: a node whose listener lost its connection polls every 5 s until it listens again.
+        worker = PeriodicWorker(
+            name: "passkeyd-keys",
+            interval: { SigningKeyRing.refreshInterval(for: changeFeed) },
+            work: { work.service?.updateKeys() }
+        )
         self.work = work
         work.service = self
     }
