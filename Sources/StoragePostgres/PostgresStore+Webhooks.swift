@@ -15,39 +15,44 @@ extension PostgresStore {
         -> [ClaimedWebhookDelivery]
     {
         try withConnectionDeferringDurability { connection throws(PostgresError) in
-            let deliveries = try connection.run(
-                """
-                UPDATE webhook_deliveries SET lease_owner = $2, lease_until = $4, updated_at = $3
-                WHERE id IN (
-                    SELECT d.id FROM webhook_deliveries d
-                    WHERE d.endpoint_id = $1 AND d.status = 'pending' AND d.next_attempt_at IS NOT NULL AND d.next_attempt_at <= $3
-                        AND d.lease_until <= $3
-                        AND NOT EXISTS (
-                            SELECT 1 FROM webhook_deliveries p WHERE p.endpoint_id = d.endpoint_id AND p.user_id = d.user_id
-                                AND p.status = 'pending' AND p.event_id < d.event_id
-                        )
-                    ORDER BY d.next_attempt_at, d.event_id LIMIT $5
-                    FOR UPDATE OF d SKIP LOCKED
-                ) AND status = 'pending' AND lease_until <= $3
-                RETURNING \(PostgresRecords.webhookDeliveryColumns)
-                """,
-                [.text(endpointID), .text(owner), .date(now), .date(leaseUntil), .bigint(Int64(max(0, limit)))],
-                row: PostgresRecords.webhookDeliveryRecord
-            )
-            var claimed: [ClaimedWebhookDelivery] = []
-            for delivery in deliveries {
-                let event = try connection.run(
-                    "SELECT \(PostgresRecords.eventColumns) FROM events WHERE id = $1",
-                    [.bigint(delivery.eventID)],
-                    row: PostgresRecords.eventRecord
+            try connection.run(
+                Self.claimingWebhookDeliveries,
+                [.text(endpointID), .text(owner), .date(now), .date(leaseUntil), .bigint(Int64(max(0, limit)))]
+            ) { row throws(PostgresError) in
+                ClaimedWebhookDelivery(
+                    delivery: try PostgresRecords.webhookDeliveryRecord(row),
+                    event: try PostgresRecords.eventRecord(row.columns(from: Self.webhookDeliveryColumnCount))
                 )
-                if let event = event.first { claimed.append(ClaimedWebhookDelivery(delivery: delivery, event: event)) }
-            }
-            return claimed.sorted {
-                ($0.delivery.nextAttemptAt ?? now, $0.delivery.eventID) < ($1.delivery.nextAttemptAt ?? now, $1.delivery.eventID)
             }
         }
     }
+
+    /// The claim and the read of the claimed deliveries' events in one statement (one round trip): a claim that fails
+    /// or runs out of time leases nothing, where a lease committed before the events were read held the rows unsent
+    /// until it ended.
+    private static let claimingWebhookDeliveries = """
+        WITH claimed AS (
+            UPDATE webhook_deliveries SET lease_owner = $2, lease_until = $4, updated_at = $3
+            WHERE id IN (
+                SELECT d.id FROM webhook_deliveries d
+                WHERE d.endpoint_id = $1 AND d.status = 'pending' AND d.next_attempt_at IS NOT NULL AND d.next_attempt_at <= $3
+                    AND d.lease_until <= $3
+                    AND NOT EXISTS (
+                        SELECT 1 FROM webhook_deliveries p WHERE p.endpoint_id = d.endpoint_id AND p.user_id = d.user_id
+                            AND p.status = 'pending' AND p.event_id < d.event_id
+                    )
+                ORDER BY d.next_attempt_at, d.event_id LIMIT $5
+                FOR UPDATE OF d SKIP LOCKED
+            ) AND status = 'pending' AND lease_until <= $3
+            RETURNING \(PostgresRecords.webhookDeliveryColumns)
+        )
+        SELECT \(PostgresRecords.qualified(PostgresRecords.webhookDeliveryColumns, "claimed")), \(PostgresRecords.qualified(PostgresRecords.eventColumns, "events"))
+        FROM claimed JOIN events ON events.id = claimed.event_id
+        ORDER BY claimed.next_attempt_at, claimed.event_id
+        """
+
+    /// How many columns `PostgresRecords.webhookDeliveryColumns` names: the event's columns follow them.
+    private static let webhookDeliveryColumnCount = Int32(PostgresRecords.webhookDeliveryColumns.split(separator: ",").count)
 
     public func recordWebhookOutcomes(
         _ outcomes: [(deliveryID: Int64, outcome: WebhookDeliveryOutcome)],
