@@ -1,8 +1,23 @@
 import Foundation
 import Storage
 
+/// An import copies every record in one transaction, so its time grows with the records: it is over by
+/// `importBaseAllowance` (the wait for the table locks, the emptiness check, the commit) plus `importRowAllowance` for
+/// each row it writes (a million events: 600 s + about 14 hours), and each statement by the pool's reply deadline all the same.
+/// A server that stops answering fails the import within one reply deadline; one that answers too slowly, within the
+/// allowance.
 extension PostgresStore: ImportableStore {
+    /// The part of an import's time that does not depend on its size: as long as a migration may take.
+    static let importBaseAllowance = PostgresMigrations.replyDeadline
+    /// The time an import may take for each row it writes: 50 ms, some hundred times a local insert's round trip.
+    static let importRowAllowance = Duration.milliseconds(50)
+
     public func importRecords(_ export: StoreExport) throws(StorageError) {
+        try importRecords(export, base: Self.importBaseAllowance, perRow: Self.importRowAllowance)
+    }
+
+    /// `importRecords` over by `base` plus `perRow` for each row written.
+    func importRecords(_ export: StoreExport, base: Duration, perRow: Duration) throws(StorageError) {
         var inserts: [(sql: String, values: [PostgresValue])] = []
         func insert(_ table: String, _ columns: String, _ row: [(PostgresValue, String)]) {
             var parameters = PostgresParameters()
@@ -96,8 +111,12 @@ extension PostgresStore: ImportableStore {
             )
             insert("events", PostgresRecords.eventColumns, [(.bigint(event.id), "int8")] + row)
         }
-        // Many rows in one transaction: as long as a migration may take, each statement within the reply deadline.
-        let isEmpty = try pool.withConnection(deadline: .now + PostgresMigrations.replyDeadline) { connection throws(PostgresError) -> Bool in
+        let rows =
+            inserts.count + export.appleNonces.count + export.appleRevocations.count
+            + export.webhookSubscriptions.reduce(0) { $0 + $1.storedTypes.count } + export.webhookDeliveries.count
+            + export.signingKeys.count + export.sharedSecrets.count
+        let deadline = ContinuousClock.now + base + perRow * rows
+        let isEmpty = try pool.withConnection(deadline: deadline) { connection throws(PostgresError) -> Bool in
             try connection.transaction { () throws(PostgresError) -> Bool in
                 // Blocks every writer of these tables until the import commits, so nothing slips in between the
                 // emptiness check and the copy.
