@@ -26,6 +26,7 @@ package protocol OutboxDelivery: Sendable {
     /// Records the attempts (counted and logged); a failure of the store leaves their claims leased until they end,
     /// after which the rows are sent again (logged).
     func record(_ attempts: [Attempt], owner: String)
-    /// The outbox's upkeep at each round while running (purge, chain repair), each on its own schedule.
-    mutating func keep(at now: Date)
+    /// The outbox's upkeep at each round while running (purge, chain repair), each on its own schedule; `lastActivity`
+    /// is when the worker was last woken by a write, claimed rows or had an outcome to record (`distantPast` before).
+    mutating func keep(at now: Date, lastActivity: Date)
 }

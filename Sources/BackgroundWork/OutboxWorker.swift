@@ -93,6 +93,7 @@ package final class OutboxWorker<Delivery: OutboxDelivery>: Sendable {
         var delivery = self.delivery
         var lastClaim = Date.distantPast
         var emptyClaims = 0
+        var lastActivity = Date.distantPast
         while true {
             let (completed, stopping, woken, inFlight) = state.withLock { state in
                 defer {
@@ -105,7 +106,8 @@ package final class OutboxWorker<Delivery: OutboxDelivery>: Sendable {
             if stopping && inFlight == 0 { return }
             var more = false
             let now = time.now
-            if !stopping { delivery.keep(at: now) }
+            if woken || !completed.isEmpty { lastActivity = now }
+            if !stopping { delivery.keep(at: now, lastActivity: lastActivity) }
             let free = delivery.concurrency - inFlight
             let interval = Self.pollInterval(afterEmptyClaims: emptyClaims)
             if !stopping, free > 0, woken || !completed.isEmpty || now.timeIntervalSince(lastClaim) >= interval {
@@ -114,6 +116,7 @@ package final class OutboxWorker<Delivery: OutboxDelivery>: Sendable {
                 lastClaim = time.now
                 let claimed = delivery.claim(owner: owner, now: lastClaim, leaseUntil: lastClaim.addingTimeInterval(leaseDuration), limit: free)
                 for claim in claimed { send(claim, by: delivery) }
+                if !claimed.isEmpty { lastActivity = lastClaim }
                 more = claimed.count == free
                 emptyClaims = claimed.isEmpty && !woken && completed.isEmpty && inFlight == 0 ? emptyClaims + 1 : 0
             }

@@ -135,7 +135,7 @@ package struct MailDelivery: OutboxDelivery {
     }
 
     /// Purges finished messages older than `email.retentionSeconds`, every `purgeInterval`.
-    package mutating func keep(at now: Date) {
+    package mutating func keep(at now: Date, lastActivity: Date) {
         guard now.timeIntervalSince(lastPurge) >= Self.purgeInterval else { return }
         lastPurge = now
         do throws(StorageError) {

@@ -82,8 +82,8 @@ extension PostgresRecords {
     /// (next_attempt_at NULL) otherwise. The check reads the statement's snapshot, which may miss a delivery committed
     /// while the statement waited for the user's row lock, or still see pending a head that another node is ending
     /// (`PostgresStoreTests.aFollowerAppendedWhileItsHeadEndedWaitsForARepair`): the claim checks the chain again, and
-    /// `repairWebhookChains`, every second over the recent deliveries (`WebhookChainRepairSchedule`), makes a delivery
-    /// due that waits for nothing.
+    /// `repairWebhookChains`, every second over the recent deliveries while a node is busy (`WebhookChainRepairSchedule`),
+    /// makes a delivery due that waits for nothing.
     static let queuingWebhookDeliveries = """
         queued AS (
             INSERT INTO webhook_deliveries (event_id, endpoint_id, user_id, status, attempts, queued_at, next_attempt_at, lease_until, updated_at)

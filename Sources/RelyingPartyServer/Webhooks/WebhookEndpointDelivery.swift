@@ -108,8 +108,8 @@ struct WebhookEndpointDelivery: OutboxDelivery {
     }
 
     /// The first worker of a node repairs chains on `WebhookChainRepairSchedule`'s schedule.
-    mutating func keep(at now: Date) {
-        guard repairsChains, let since = repairs.repairDue(at: now) else { return }
+    mutating func keep(at now: Date, lastActivity: Date) {
+        guard repairsChains, let since = repairs.repairDue(at: now, lastActivity: lastActivity) else { return }
         do throws(StorageError) {
             let repaired = try store.repairWebhookChains(queuedSince: since, now: now)
             if repaired > 0 { log("webhooks: \(repaired) waiting deliveries had nothing to wait for (a head ended on another node); due now") }

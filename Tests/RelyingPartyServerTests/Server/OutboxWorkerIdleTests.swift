@@ -23,7 +23,7 @@ import Testing
 
         func send(_ claim: Int, completion: @escaping @Sendable (Int) -> Void) { completion(claim) }
         func record(_ attempts: [Int], owner: String) {}
-        mutating func keep(at now: Date) {}
+        mutating func keep(at now: Date, lastActivity: Date) {}
     }
 
     private final class Claims: Sendable {
