@@ -85,20 +85,7 @@ extension PostgresMigrations {
                     CROSS JOIN locked
                 ORDER BY event.position
                 RETURNING id, type, user_id, occurred_at
-            ), queued AS (
-                INSERT INTO webhook_deliveries (
-                    event_id, endpoint_id, user_id, status, attempts, queued_at, next_attempt_at, lease_until, updated_at
-                )
-                SELECT a.id, s.endpoint_id, a.user_id, 'pending', 0, a.occurred_at,
-                    CASE WHEN a.user_id IS NULL OR (
-                        row_number() OVER (PARTITION BY s.endpoint_id, a.user_id ORDER BY a.id) = 1 AND NOT EXISTS (
-                            SELECT 1 FROM webhook_deliveries p
-                            WHERE p.endpoint_id = s.endpoint_id AND p.user_id = a.user_id AND p.status = 'pending'
-                        )
-                    ) THEN a.occurred_at END,
-                    0, a.occurred_at
-                FROM appended a JOIN webhook_subscriptions s ON s.event_type = a.type OR s.event_type = '*'
-                ORDER BY a.id, s.endpoint_id COLLATE "C"
+            ), \(queuingDeliveries)
             )
             SELECT (SELECT count(*) FROM started), (SELECT count(*) FROM spent) INTO started_count, spent_count;
             IF p_spent_challenge IS NOT NULL AND spent_count = 0 THEN
@@ -187,20 +174,7 @@ extension PostgresMigrations {
                 WHERE p_new_user OR EXISTS (SELECT 1 FROM locked)
                 ORDER BY event.position
                 RETURNING id, type, user_id, occurred_at
-            ), queued AS (
-                INSERT INTO webhook_deliveries (
-                    event_id, endpoint_id, user_id, status, attempts, queued_at, next_attempt_at, lease_until, updated_at
-                )
-                SELECT a.id, s.endpoint_id, a.user_id, 'pending', 0, a.occurred_at,
-                    CASE WHEN a.user_id IS NULL OR (
-                        row_number() OVER (PARTITION BY s.endpoint_id, a.user_id ORDER BY a.id) = 1 AND NOT EXISTS (
-                            SELECT 1 FROM webhook_deliveries p
-                            WHERE p.endpoint_id = s.endpoint_id AND p.user_id = a.user_id AND p.status = 'pending'
-                        )
-                    ) THEN a.occurred_at END,
-                    0, a.occurred_at
-                FROM appended a JOIN webhook_subscriptions s ON s.event_type = a.type OR s.event_type = '*'
-                ORDER BY a.id, s.endpoint_id COLLATE "C"
+            ), \(queuingDeliveries)
             ), mailed AS (
                 -- A suppressed recipient's notice is recorded as suppressed, without its message (`enqueueMail`).
                 INSERT INTO mail_outbox (
@@ -233,5 +207,25 @@ extension PostgresMigrations {
         ALTER FUNCTION passkeyd_credential_with_owner SET lock_timeout = '4500ms';
         ALTER FUNCTION passkeyd_complete_registration SET lock_timeout = '4500ms';
         ALTER FUNCTION passkeyd_complete_registration SET plan_cache_mode = force_generic_plan;
+        """
+
+    /// Both ceremony functions' CTE `queued`: the webhook deliveries of the `appended` events, as
+    /// `PostgresRecords.queuingWebhookDeliveries` queues them. Written out here, not taken from that constant, so that
+    /// this step's text never changes with later code.
+    private static let queuingDeliveries = """
+        queued AS (
+            INSERT INTO webhook_deliveries (
+                event_id, endpoint_id, user_id, status, attempts, queued_at, next_attempt_at, lease_until, updated_at
+            )
+            SELECT a.id, s.endpoint_id, a.user_id, 'pending', 0, a.occurred_at,
+                CASE WHEN a.user_id IS NULL OR (
+                    row_number() OVER (PARTITION BY s.endpoint_id, a.user_id ORDER BY a.id) = 1 AND NOT EXISTS (
+                        SELECT 1 FROM webhook_deliveries p
+                        WHERE p.endpoint_id = s.endpoint_id AND p.user_id = a.user_id AND p.status = 'pending'
+                    )
+                ) THEN a.occurred_at END,
+                0, a.occurred_at
+            FROM appended a JOIN webhook_subscriptions s ON s.event_type = a.type OR s.event_type = '*'
+            ORDER BY a.id, s.endpoint_id COLLATE "C"
         """
 }
