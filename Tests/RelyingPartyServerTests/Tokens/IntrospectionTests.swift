@@ -117,8 +117,10 @@ import Testing
 
     /// Unknown tokens of four kinds, introspected in alternating rounds: garbage, an opaque token that is no session's,
     /// a well-formed JWT naming an unknown kid, and one naming the served kid with a wrong signature. Each costs one
-    /// signature verification and two lookups, so their median times agree within a factor of two (a shortcut for
-    /// garbage would make it several times faster than a verification).
+    /// signature verification and two lookups, so their typical times agree within a factor of two (a shortcut for
+    /// garbage would make it several times faster than a verification). The typical time is each kind's lower
+    /// quartile over 150 rounds whose order rotates: a busy machine (the parallel suite) only adds time, so a low
+    /// quantile is what the kind itself costs, where the median moved by up to 2.06× under the parallel suite.
     @Test func unknownTokensTakeTheSameTime() throws {
         let fixture = try TokenFixture()
         let (_, token) = try fixture.register("ray")
@@ -135,17 +137,20 @@ import Testing
                 signature: Base64URL.encode([UInt8](repeating: 7, count: 64))
             ),
         ]
+        let order = kinds.keys.sorted()
         var samples: [String: [UInt64]] = [:]
-        for _ in 0..<60 {
-            for (kind, candidate) in kinds {
+        for round in 0..<150 {
+            for offset in order.indices {
+                let kind = order[(round + offset) % order.count]
+                let candidate = kinds[kind]!
                 let start = DispatchTime.now().uptimeNanoseconds
                 let reply = try fixture.introspect(candidate)
                 samples[kind, default: []].append(DispatchTime.now().uptimeNanoseconds - start)
                 #expect(reply.text == #"{"active":false}"#, "\(kind)")
             }
         }
-        let medians = samples.mapValues { $0.sorted()[$0.count / 2] }
-        let (fastest, slowest) = (medians.values.min()!, medians.values.max()!)
-        #expect(Double(slowest) / Double(fastest) < 2, "median ns per kind: \(medians)")
+        let lowerQuartiles = samples.mapValues { $0.sorted()[$0.count / 4] }
+        let (fastest, slowest) = (lowerQuartiles.values.min()!, lowerQuartiles.values.max()!)
+        #expect(Double(slowest) / Double(fastest) < 2, "lower quartile ns per kind: \(lowerQuartiles)")
     }
 }
