@@ -70,7 +70,9 @@ extension ServerConfiguration {
 
     /// The admin listener's settings: `listen.admin` with HTTPS (the server's certificate) when `listen.https` is set, plain
     /// HTTP otherwise; one event loop (an export or import never holds up the public loops), the request limits of
-    /// `limits` but for bodies, which may be imports of up to `maximumAdminBodySize`.
+    /// `limits` but for bodies, which may be imports of up to `maximumAdminBodySize`, and no suspect lane: an operator
+    /// or a scraper refused a few times on loopback would otherwise run the imports on niced threads behind a short
+    /// queue, on threads the database pool was not sized for.
     public func adminHTTPServerConfiguration(tls: TLSServerContext?, log: Logger) -> HTTPServerConfiguration? {
         guard let adminAddress else { return nil }
         var settings = httpServerConfiguration(tls: tls, log: log)
@@ -78,6 +80,7 @@ extension ServerConfiguration {
         settings.httpAddress = tls == nil ? adminAddress : nil
         settings.threads = 1
         settings.workers = 2
+        settings.suspectLane = nil
         settings.maximumBodySize = Self.maximumAdminBodySize
         // Keyless connections sending large bodies (the key is checked once a request is whole) hold at most two
         // imports' worth between them (issue 43 item 3: 24 of them took 300 MB before).

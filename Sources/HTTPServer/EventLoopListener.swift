@@ -228,7 +228,6 @@ final class EventLoopListener {
         case .busy:
             send(ErrorResponse.busy(), to: request, isHead: isHead, connection: connectionState)
         case .shed:
-            noteRefusal(of: client, status: 429)
             send(ErrorResponse.rateLimited(), to: request, isHead: isHead, connection: connectionState)
         }
     }

@@ -28,17 +28,21 @@ final class SuspectAddresses: Sendable {
         generations = Mutex(Generations(began: now))
     }
 
-    /// Counts a refusal of `address` at `now` (seconds on the monotonic clock).
+    /// Counts a refusal of `address` at `now` (seconds on the monotonic clock). A generation dropped by a rotation (up
+    /// to half the table) is freed after the lock is released, so the event loops that look addresses up meanwhile
+    /// do not wait for it.
     func noteRefusal(_ address: String, now: Int) {
-        generations.withLock { tables in
-            rotateIfDue(&tables, now: now)
+        let dropped = generations.withLock { tables -> [[String: Record]] in
+            var dropped = [rotateIfDue(&tables, now: now)]
             var record = tables.current[address] ?? tables.previous.removeValue(forKey: address) ?? Record(refusals: 0, last: now)
             if now - record.last > lane.seconds { record.refusals = 0 }
             record.refusals = min(record.refusals + 1, lane.refusals)
             record.last = now
             tables.current[address] = record
-            if tables.current.count >= max(1, lane.maximumAddresses / 2) { rotate(&tables, now: now) }
+            if tables.current.count >= max(1, lane.maximumAddresses / 2) { dropped.append(rotate(&tables, now: now)) }
+            return dropped
         }
+        withExtendedLifetime(dropped) {}
     }
 
     /// Whether `address` had `refusals` refusals, the last of them within `seconds` of `now`.
@@ -64,13 +68,17 @@ final class SuspectAddresses: Sendable {
         }
     }
 
-    private func rotateIfDue(_ tables: inout Generations, now: Int) {
-        if now - tables.began >= lane.seconds { rotate(&tables, now: now) }
+    /// Rotates when the current generation is `seconds` old; returns the dropped generation (empty if none).
+    private func rotateIfDue(_ tables: inout Generations, now: Int) -> [String: Record] {
+        now - tables.began >= lane.seconds ? rotate(&tables, now: now) : [:]
     }
 
-    private func rotate(_ tables: inout Generations, now: Int) {
+    /// Makes the current generation the previous one; returns the one dropped, for the caller to free unlocked.
+    private func rotate(_ tables: inout Generations, now: Int) -> [String: Record] {
+        let dropped = tables.previous
         tables.previous = tables.current
         tables.current = [:]
         tables.began = now
+        return dropped
     }
 }

@@ -2,11 +2,16 @@
 ///
 /// A flood of requests that must be refused (forged assertions, guessed passwords, ID tokens naming unknown keys)
 /// costs the server the same work as a genuine sign-in until the last check fails. An address whose requests were
-/// refused `refusals` times (`400`, `401`, `403`, `429`), the last of them within `seconds`, is a suspect: its requests
+/// refused `refusals` times (`400`, `401`, `403`), the last of them within `seconds`, is a suspect: its requests
 /// that go to the worker pool run on the lane's own `workers` threads, whose scheduling priority is lowered by
 /// `niceness` (`setpriority`), and wait in the lane's own queue of at most `maximumQueued`; one more is answered
 /// `429 rate_limited` with `Retry-After` at once. Every other address's requests keep the pool's threads and queue:
-/// a flooded lane never delays, and never refuses, them.
+/// a flooded lane never refuses them, nor takes their threads or places in the queue. It still shares the store
+/// with them: a suspect's write holds the SQLite writer (or leads a group commit) at the lane's priority, so on
+/// saturated cores a genuine write may wait behind it for a scheduling period.
+///
+/// A `429` is not a refusal that counts: the rate limits' `429` is answered on the event loop at little cost, and
+/// counting the lane's own would keep a shed client that retries a suspect for as long as it retries.
 public struct SuspectLane: Sendable, Equatable {
     /// The lane's threads (1–64).
     public var workers: Int
@@ -42,6 +47,6 @@ public struct SuspectLane: Sendable, Equatable {
 
     /// Whether `status` counts as a refusal of the address that asked: a request the server would not do.
     public static func isRefusal(_ status: Int) -> Bool {
-        status == 400 || status == 401 || status == 403 || status == 429
+        status == 400 || status == 401 || status == 403
     }
 }

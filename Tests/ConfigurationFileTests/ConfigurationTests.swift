@@ -241,6 +241,8 @@ struct ConfigurationTests {
         let quiet = Logger.discarding
         let settings = try #require(port.adminHTTPServerConfiguration(tls: nil, log: quiet))
         #expect(settings.httpAddress == "127.0.0.1:8444" && settings.httpsAddress == nil && settings.threads == 1)
+        #expect(port.httpServerConfiguration(tls: nil, log: quiet).suspectLane != nil)
+        #expect(settings.suspectLane == nil, "no suspect lane on the admin listener: its threads are not in the pool's size")
         // Large bodies still arriving (keyless ones too) are bounded to two imports' worth (issue 43 item 3).
         #expect(settings.maximumArrivingBytes == 2 * ServerConfiguration.maximumAdminBodySize)
         #expect(try load("{}").httpServerConfiguration(tls: nil, log: quiet).maximumArrivingBytes == nil, "the public listener: no bound")
