@@ -64,8 +64,13 @@ final class PostgresListener: Sendable {
     /// before the first `LISTEN` and while the connection is being made again, when a node must poll instead.
     var isListening: Bool { state.withLock { $0.isListening } }
 
-    private func setListening(_ listening: Bool) {
-        state.withLock { $0.isListening = listening }
+    /// Sets `isListening`; returns what it was.
+    @discardableResult
+    private func setListening(_ listening: Bool) -> Bool {
+        state.withLock { state in
+            defer { state.isListening = listening }
+            return state.isListening
+        }
     }
 
     private func announce() {
@@ -97,8 +102,11 @@ final class PostgresListener: Sendable {
                     if try !connection.awaitNotifications(for: Self.stopCheckInterval).isEmpty { announce() }
                 }
             } catch {
-                setListening(false)
+                // A lost listener is told at once, so that a watcher that chose its next wait while listening (30 s)
+                // chooses again now that it must poll: a signing key revoked meanwhile would be trusted that long.
+                let wasListening = setListening(false)
                 notices.receive(PostgresNotice(severity: "WARNING", message: "the signing-key listener: \(error.reason); connecting again"))
+                if wasListening { announce() }
                 let resume = ContinuousClock.now + pause
                 while !isStopped, ContinuousClock.now < resume { Thread.sleep(forTimeInterval: 0.1) }
                 pause = min(pause * 2, Self.longestReconnectPause)

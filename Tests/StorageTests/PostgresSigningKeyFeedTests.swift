@@ -95,6 +95,29 @@ struct PostgresSigningKeyFeedTests {
         #expect(announcements.next(within: 2))
     }
 
+    /// The loss itself is announced, while the store says it cannot watch: a key worker that chose a 30 s wait while
+    /// the listener listened chooses again (the polling interval) instead of trusting a revoked key that long.
+    @Test func aLostListenerAnnouncesTheLossAtOnce() throws {
+        let cluster = try PostgresClusterScope.current()
+        let name = try cluster.createDatabase()
+        let store = try PostgresStore(connectionString: cluster.connectionString(database: name), poolSize: 1)
+        defer { store.close() }
+        let watching = Mutex<[Bool]>([])
+        let announced = DispatchSemaphore(value: 0)
+        store.watchSigningKeys {
+            watching.withLock { $0.append(store.canWatchSigningKeys) }
+            announced.signal()
+        }
+        #expect(announced.wait(timeout: .now() + 5) == .success)
+        _ = try cluster.psql(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)' AND query LIKE 'LISTEN%'"
+        )
+        #expect(announced.wait(timeout: .now() + 5) == .success)
+        #expect(watching.withLock { $0 } == [true, false], "announced on the loss, while not listening")
+        #expect(announced.wait(timeout: .now() + 5) == .success, "and again once it listens")
+        #expect(watching.withLock { $0.last } == true)
+    }
+
     /// The listening connection only reads: a peer gone silently (no reset) is noticed by TCP keep-alives alone, which
     /// the listener sets to give up within 30 s (a pooled connection's, a minute), so that it connects again.
     @Test func theListenerGivesUpASilentPeerWithinThirtySeconds() throws {
