@@ -7,7 +7,9 @@ extension PostgresMigrations {
     /// by `CREATE OR REPLACE` (or drops it). Each function runs with a fixed `search_path`, the schema the migration
     /// created it in (then `pg_temp`), so that no object of another schema on a caller's path can stand in for a
     /// table, and with the server's bound of a lock wait below a call's 5 s (`lock_timeout`, also through a transaction
-    /// pooler, where the connection's own is not set). A 0.1.0 node calls no function and still runs.
+    /// pooler, where the connection's own is not set; a function's setting wins over the caller's, so it is the bound
+    /// of the default call timeout, the only one their callers use, which `PostgresLockTimeoutTests` pins). A 0.1.0
+    /// node calls no function and still runs.
     ///
     /// `passkeyd_complete_authentication` (`CeremonyStore.completeAuthentication`): the statement the ceremony sent
     /// before (data-modifying CTEs): spends the sealed challenge (when one is given), records the counter and flags only

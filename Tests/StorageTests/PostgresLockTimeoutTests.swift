@@ -16,6 +16,7 @@ struct PostgresLockTimeoutTests {
         _ table: String,
         through bouncer: PgBouncer? = nil,
         callTimeout: Duration = .seconds(2),
+        warmUp: (PostgresStore) throws -> Void = { _ in },
         _ call: (PostgresStore) throws -> Void
     ) throws {
         let cluster = try PostgresClusterScope.current()
@@ -29,6 +30,7 @@ struct PostgresLockTimeoutTests {
         )
         defer { store.close() }
         try store.seedUser(StoreSamples.user(1), credential: StoreSamples.credential(1, owner: 1))
+        try warmUp(store)
         let holder = try PostgresConnection(connectionString: direct)
         try holder.execute("BEGIN; LOCK TABLE \(table) IN ACCESS EXCLUSIVE MODE")
         defer { holder.rollBack() }
@@ -46,8 +48,21 @@ struct PostgresLockTimeoutTests {
         #expect(waiting.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "a backend still waits for the lock")
     }
 
+    /// The sign-in's read is a function that carries its own bound, for the default call timeout. Called once before
+    /// the table is locked, as on a node that has signed someone in: a first call would wait for the lock while the
+    /// function is parsed, under the connection's bound, and pass whatever the function's were.
     @Test func aSingleCallStopsWaitingOnTheServer() throws {
-        try waitForLockedTable("credentials") { store in _ = try store.credentialWithOwner(id: StoreSamples.credential(1, owner: 1).id) }
+        let read = { (store: PostgresStore) throws in _ = try store.credentialWithOwner(id: StoreSamples.credential(1, owner: 1).id) }
+        try waitForLockedTable("credentials", callTimeout: PostgresStore.defaultCallTimeout, warmUp: read, read)
+    }
+
+    /// The functions' own `lock_timeout` (a fixed text of schema step 24) is the pool's bound for the default call
+    /// timeout, the only one the callers of the functions use: a change of either needs a step that sets it again.
+    @Test func theFunctionsBoundIsTheDefaultCallsBound() {
+        let bound = PostgresConnectionPool(connectionString: "", size: 1, waitTimeout: .seconds(1)).serverTimeoutMilliseconds
+        let schema = PostgresMigrations.ceremonyFunctionsSchema
+        #expect(schema.components(separatedBy: "SET lock_timeout = '\(bound)ms'").count - 1 == 3, "\(bound)")
+        #expect(schema.components(separatedBy: "SET lock_timeout").count - 1 == 3)
     }
 
     /// 3 s: longer than the wait for the transaction's fairness lock (2 s), so that its bound is the one met.
