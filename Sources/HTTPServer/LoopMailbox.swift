@@ -16,6 +16,10 @@ import Glibc
 /// same. And it is written outside the deliveries' lock, under a read lock that only `close` (closing the descriptor)
 /// takes for writing: posts never wait for one another, nor the loop for a post.
 ///
+/// TLS: a worker never touches a connection. The response crosses as a value in a delivery, and the connection's
+/// bufferevent and OpenSSL object are used by the loop's thread alone (evhttp's, in `EventLoopListener.finish`), so no
+/// SSL object is ever used by two threads, whichever thread made the response.
+///
 /// `@unchecked Sendable`: the descriptor is written under the read lock and closed under the write lock by `close`;
 /// the event is used on the loop's thread only.
 final class LoopMailbox: @unchecked Sendable {
