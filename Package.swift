@@ -207,7 +207,7 @@ let package = Package(
         .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore", "TestSupport"]),
         .testTarget(name: "WebAuthnCoreTests", dependencies: ["WebAuthnCore", "WebAuthnVectors", "TestSupport", "CBOR", "CryptoCore", "JSON"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "StorageSQLite", "StoragePostgres", "TestSupport", "CryptoCore"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPFields", "CryptoCore", "TestSupport", "Observability"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "LibEvent", "HTTPFields", "CryptoCore", "TestSupport", "Observability"]),
         // The outbound client against the project's own HTTPS server on loopback.
         .testTarget(name: "OutboundHTTPTests", dependencies: ["OutboundHTTP", "HTTPServer", "HTTPFields", "CryptoCore", "TestSupport"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/eventfd.h>
 #include <event2/event.h>
 #include <event2/thread.h>
 #include <event2/http.h>

@@ -43,6 +43,10 @@ extension ServerConfiguration {
                 RequestLimits.clientAddress(request, trustedProxies: trustedProxies, trustsEveryPeer: trustsEveryPeer)
             }
         }
+        // The rate limits' rule (`RequestLimits.clientAddress`) is this one: the peer, or the rule just set. Not with
+        // a PROXY protocol header: the client it names is the peer here, but one the limits would read
+        // `X-Forwarded-For` of when it is a trusted proxy.
+        configuration.sharesClientAddress = !(rateLimits.proxyProtocol && rateLimits.readsForwardedFor)
         return configuration
     }
 }

@@ -172,7 +172,7 @@ final class EventLoopListener {
         let command = request.method
         let isHead = command == .head
         let connectionState = request.connection?.bufferEvent.flatMap { connectionStates[$0] }
-        let incoming = HTTPRequest(
+        var incoming = HTTPRequest(
             method: isHead ? "GET" : Self.methodName(command),
             path: Self.decodedPath(request),
             query: request.query,
@@ -193,6 +193,7 @@ final class EventLoopListener {
         )
         // The client as the suspect lane counts it, with a lane.
         let client = loop.suspects.map { _ in String(configuration.clientAddress(incoming).prefix(64)) }
+        if configuration.sharesClientAddress { incoming.clientAddress = client }
         if let refusal = sentNUL ? "The request contains a NUL byte." : RequestFraming.refusal(framing) {
             noteRefusal(of: client, status: 400)
             send(ErrorResponse.badRequest(refusal), to: request, isHead: isHead, connection: connectionState)
@@ -213,7 +214,7 @@ final class EventLoopListener {
         let suspects = loop.suspects
         let lane: WorkerPool.Lane = client.map { suspects?.isSuspect($0, now: ThrottledLog.now) == true } == true ? .suspect : .clean
         let admission = loop.workers.submit(
-            {
+            { [incoming] in
                 let response = handler.handle(incoming)
                 if let client, let suspects, SuspectLane.isRefusal(response.status) {
                     suspects.noteRefusal(client, now: ThrottledLog.now)

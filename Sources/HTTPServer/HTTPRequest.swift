@@ -16,6 +16,10 @@ public struct HTTPRequest: Sendable {
     public var remoteAddress: String
     /// Whether the request arrived over TLS.
     public var isSecure: Bool
+    /// The client the server resolved for its suspect lane (`HTTPServerConfiguration.clientAddress`), handed on when
+    /// `HTTPServerConfiguration.sharesClientAddress` says that is the handler's own rule; nil otherwise (the handler
+    /// then resolves the client itself).
+    public var clientAddress: String?
 
     /// Creates a request; handlers can be tested this way without sockets.
     public init(

@@ -58,6 +58,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// an IPv6 client by its /64. Behind a proxy that names clients in `X-Forwarded-For`, set it to what the handler's
     /// rate limits count. At most 64 characters are kept.
     public var clientAddress: @Sendable (HTTPRequest) -> String = HTTPServerConfiguration.peerAddress
+    /// Whether `clientAddress` is the very rule the handler counts clients by (its rate limits): the address resolved
+    /// for the suspect lane is then handed to the handler as `HTTPRequest.clientAddress` instead of being resolved a
+    /// second time. Off by default: a handler with a rule of its own resolves the client itself.
+    public var sharesClientAddress = false
     /// The `Strict-Transport-Security` value sent with every HTTPS answer (RFC 6797), nil for none; never on plain HTTP.
     public var strictTransportSecurity: String?
     /// Receives start-up and bind messages, and rate-limited reports of accept failures and connections refused or

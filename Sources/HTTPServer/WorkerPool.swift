@@ -14,7 +14,14 @@ import Glibc
 /// scheduling priority, and its own bounded queue (full: the listener answers `429 rate_limited`). The two lanes share
 /// nothing but the mutex, so a flooded lane neither delays nor refuses the other's requests.
 ///
-/// `@unchecked Sendable`: the queues and the state are only touched under `mutex`.
+/// An idle thread parks on a semaphore of its own, listed in its lane's stack of parked threads; `submit` takes the
+/// thread parked last off that stack (its cache is the warmest) and posts its semaphore once the mutex is free: one
+/// wake-up per job, and none when no thread is parked (the busy ones look at the queue before they park). A condition
+/// variable cost one more system call per job: glibc marks the mutex contended when `pthread_cond_wait` takes it back,
+/// so the woken thread's next unlock made a `futex` wake call even with nobody waiting.
+///
+/// `@unchecked Sendable`: the queues and the state are only touched under `mutex`; each semaphore is posted by whoever
+/// took its thread off a stack (under `mutex`), and waited on by that thread alone.
 final class WorkerPool: @unchecked Sendable {
     typealias Job = @Sendable () -> Void
 
@@ -58,9 +65,12 @@ final class WorkerPool: @unchecked Sendable {
     }
 
     private var mutex = pthread_mutex_t()
-    /// The wake-ups of each lane's threads.
-    private var cleanCondition = pthread_cond_t()
-    private var suspectCondition = pthread_cond_t()
+    /// One semaphore per thread, by the thread's index: its wake-up.
+    private let wakeUps: UnsafeMutablePointer<sem_t>
+    private let wakeUpCount: Int
+    /// The indexes of each lane's parked threads, the one parked last at the end.
+    private var cleanParked: [Int] = []
+    private var suspectParked: [Int] = []
     private var clean: Queue
     private var suspect: Queue
     private var isStopping = false
@@ -74,12 +84,13 @@ final class WorkerPool: @unchecked Sendable {
         clean = Queue(limit: maximumQueued)
         suspect = Queue(limit: lane?.maximumQueued ?? 0)
         pthread_mutex_init(&mutex, nil)
-        pthread_cond_init(&cleanCondition, nil)
-        pthread_cond_init(&suspectCondition, nil)
         let niceness = Int32(lane?.niceness ?? 0)
         let threads = Array(repeating: Lane.clean, count: count) + Array(repeating: Lane.suspect, count: lane?.workers ?? 0)
-        for kind in threads {
-            switch LoopThread.start({ [self] in work(kind, niceness: niceness) }) {
+        wakeUpCount = threads.count
+        wakeUps = .allocate(capacity: threads.count)
+        for index in threads.indices { sem_init(wakeUps + index, 0, 0) }
+        for (index, kind) in threads.enumerated() {
+            switch LoopThread.start({ [self] in work(kind, index: index, niceness: niceness) }) {
             case .success(let thread):
                 self.threads.append(thread)
             case .failure(let failure):
@@ -90,8 +101,8 @@ final class WorkerPool: @unchecked Sendable {
     }
 
     deinit {
-        pthread_cond_destroy(&cleanCondition)
-        pthread_cond_destroy(&suspectCondition)
+        for index in 0..<wakeUpCount { sem_destroy(wakeUps + index) }
+        wakeUps.deallocate()
         pthread_mutex_destroy(&mutex)
     }
 
@@ -101,6 +112,7 @@ final class WorkerPool: @unchecked Sendable {
         pthread_mutex_lock(&mutex)
         let isSuspect = lane == .suspect && suspect.limit > 0
         let admission: Admission
+        var woken: Int?
         if isStopping {
             admission = .busy
         } else if isSuspect {
@@ -108,19 +120,23 @@ final class WorkerPool: @unchecked Sendable {
             if admission == .queued {
                 suspect.jobs.append(job)
                 suspectJobs += 1
+                woken = suspectParked.popLast()
             } else {
                 sheds += 1
             }
         } else {
             admission = clean.count < clean.limit ? .queued : .busy
-            if admission == .queued { clean.jobs.append(job) } else { refusals += 1 }
+            if admission == .queued {
+                clean.jobs.append(job)
+                woken = cleanParked.popLast()
+            } else {
+                refusals += 1
+            }
         }
         pthread_mutex_unlock(&mutex)
-        // Signalled once the mutex is free, so that the worker it wakes does not block on it at once (a second wait
-        // and a second context switch).
-        if admission == .queued {
-            if isSuspect { pthread_cond_signal(&suspectCondition) } else { pthread_cond_signal(&cleanCondition) }
-        }
+        // Posted once the mutex is free, so that the thread it wakes does not block on it at once (a second wait and
+        // a second context switch).
+        if let woken { sem_post(wakeUps + woken) }
         return admission
     }
 
@@ -155,33 +171,51 @@ final class WorkerPool: @unchecked Sendable {
         suspect.clear()
         let running = threads
         threads.removeAll()
-        pthread_cond_broadcast(&cleanCondition)
-        pthread_cond_broadcast(&suspectCondition)
+        let parked = cleanParked + suspectParked
+        cleanParked.removeAll()
+        suspectParked.removeAll()
         pthread_mutex_unlock(&mutex)
+        // The threads not parked see `isStopping` before they would park.
+        for index in parked { sem_post(wakeUps + index) }
         for thread in running { pthread_join(thread, nil) }
     }
 
     /// A thread's life: a suspect lane's thread first lowers its own scheduling priority (Linux gives each thread its
     /// own nice value, and `setpriority(PRIO_PROCESS, 0, …)` sets the calling thread's; lowering needs no privilege),
     /// then each thread runs its lane's jobs.
-    private func work(_ lane: Lane, niceness: Int32) {
+    private func work(_ lane: Lane, index: Int, niceness: Int32) {
         if lane == .suspect && niceness > 0 {
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness)
         }
-        while let job = next(lane) { job() }
+        while let job = next(lane, index: index) { job() }
     }
 
-    /// The next job of `lane`, waiting for one; nil once the pool stops.
-    private func next(_ lane: Lane) -> Job? {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        switch lane {
-        case .clean:
-            while !isStopping && clean.count == 0 { pthread_cond_wait(&cleanCondition, &mutex) }
-            return isStopping ? nil : clean.take()
-        case .suspect:
-            while !isStopping && suspect.count == 0 { pthread_cond_wait(&suspectCondition, &mutex) }
-            return isStopping ? nil : suspect.take()
+    /// The next job of `lane` for the thread `index`, parking it until there is one; nil once the pool stops. A post
+    /// always follows the thread's removal from its stack, so it never parks twice on one listing; woken, it may find
+    /// the job taken by a thread that was busy, and parks again.
+    private func next(_ lane: Lane, index: Int) -> Job? {
+        while true {
+            pthread_mutex_lock(&mutex)
+            if isStopping {
+                pthread_mutex_unlock(&mutex)
+                return nil
+            }
+            switch lane {
+            case .clean where clean.count > 0:
+                let job = clean.take()
+                pthread_mutex_unlock(&mutex)
+                return job
+            case .suspect where suspect.count > 0:
+                let job = suspect.take()
+                pthread_mutex_unlock(&mutex)
+                return job
+            case .clean:
+                cleanParked.append(index)
+            case .suspect:
+                suspectParked.append(index)
+            }
+            pthread_mutex_unlock(&mutex)
+            while sem_wait(wakeUps + index) != 0 && errno == EINTR {}
         }
     }
 }

@@ -90,9 +90,10 @@ package struct RequestLimits: Sendable {
     /// the `X-Forwarded-For` fields (all of them, in order: a proxy may add its own field after the client's) that is
     /// not a trusted proxy: what the client wrote further left is never reached. An entry that is not an IP address
     /// counts as the peer. An IPv6 client counts by its /64 (one host may use any address of it), so the key is
-    /// bounded and a host has one.
+    /// bounded and a host has one. The HTTP server's resolution (`HTTPRequest.clientAddress`) when it made one with this
+    /// rule (`HTTPServerConfiguration.sharesClientAddress`), rather than a second.
     package func clientAddress(_ request: HTTPRequest) -> String {
-        Self.clientAddress(request, trustedProxies: trustedProxies, trustsEveryPeer: trustsEveryPeer)
+        request.clientAddress ?? Self.clientAddress(request, trustedProxies: trustedProxies, trustsEveryPeer: trustsEveryPeer)
     }
 
     /// `clientAddress` for the given `rateLimits.trustedProxies` and `trustForwardedFor`: also what the HTTP server's

@@ -106,6 +106,11 @@ struct ConfigurationTests {
         #expect(direct.clientAddress(request) == "10.0.0.1")
         let proxied = try load(#"{"rateLimits": {"trustedProxies": ["10.0.0.0/8"]}}"#).httpServerConfiguration(tls: nil, log: .discarding)
         #expect(proxied.clientAddress(request) == "198.51.100.7")
+        // Both are the rate limits' rule, so the handler gets the server's resolution; behind PROXY protocol headers
+        // the limits may read `X-Forwarded-For` where the lane does not, and each resolves its own.
+        #expect(direct.sharesClientAddress && proxied.sharesClientAddress)
+        let headers = try load(#"{"rateLimits": {"trustedProxies": ["10.0.0.0/8"], "proxyProtocol": true}}"#)
+        #expect(!headers.httpServerConfiguration(tls: nil, log: .discarding).sharesClientAddress)
     }
 
     /// Issue 15: the HTTP limits and Strict-Transport-Security, as the listener gets them.

@@ -105,6 +105,25 @@ import Glibc
         #expect(try curl([url + "/nice"]).output == "10")
     }
 
+    /// Issue 44: the client the lane resolved reaches the handler (on a worker and on the loop) when the configuration
+    /// says it is the handler's rule too, and only then: one resolution per request instead of two.
+    @Test func theResolvedClientReachesTheHandlerWhenShared() throws {
+        final class ClientRecorder: HTTPHandler {
+            let clients = Mutex<[String: String]>([:])
+            func handle(_ request: HTTPRequest) -> HTTPResponse {
+                clients.withLock { $0[request.path] = request.clientAddress ?? "none" }
+                return .json(status: 200, Array("{}".utf8))
+            }
+            func answerOnLoop(_ request: HTTPRequest) -> HTTPResponse? { request.path == "/loop" ? handle(request) : nil }
+        }
+        for (shares, lane, expected) in [(true, Self.lane, "127.0.0.2"), (false, Self.lane, "none"), (true, nil, "none")] {
+            let handler = ClientRecorder()
+            let server = try TestServer(threads: 1, suspectLane: lane, sharesClientAddress: shares, handler: handler)
+            for path in ["/pool", "/loop"] { #expect(try Self.status(Self.flooder + [server.httpURL + path]) == "200") }
+            #expect(handler.clients.withLock { $0 } == ["/pool": expected, "/loop": expected], "shares \(shares), lane \(lane != nil)")
+        }
+    }
+
     /// Without a lane (`limits.suspectLane: null`) every request runs on the pool's threads.
     @Test func withoutALaneEveryRequestSharesThePool() throws {
         let server = try TestServer(threads: 1, suspectLane: nil, handler: LaneHandler())

@@ -54,6 +54,7 @@ final class TestServer {
         maximumQueuedRequests: Int = 1024,
         proxyProtocolFrom: [AddressRange] = [],
         suspectLane: SuspectLane? = SuspectLane(),
+        sharesClientAddress: Bool = false,
         handler: any HTTPHandler = EchoHandler()
     ) throws {
         let files = try makeCertificate()
@@ -75,6 +76,7 @@ final class TestServer {
         )
         configuration.proxyProtocolFrom = proxyProtocolFrom
         configuration.suspectLane = suspectLane
+        configuration.sharesClientAddress = sharesClientAddress
         server = try HTTPServer(configuration: configuration, handler: handler)
         server.start()
     }

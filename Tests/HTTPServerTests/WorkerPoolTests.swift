@@ -145,6 +145,36 @@ import Testing
         #expect(try curl(["-o", "/dev/null", "-w", "%{http_code}", server.httpURL + "/fast"]).output == "200")
     }
 
+    /// Issue 44: each job queued wakes one parked thread of its lane (its own semaphore), so jobs submitted while every
+    /// thread is parked run at once, side by side; and a pool whose threads are all parked stops at once.
+    @Test func everyJobWakesAParkedThreadOfItsLane() throws {
+        let pool = try WorkerPool(threads: 3, maximumQueued: 8, lane: SuspectLane(workers: 2, maximumQueued: 8, niceness: 0))
+        for (lane, count) in [(WorkerPool.Lane.clean, 3), (.suspect, 2), (.clean, 3)] {
+            usleep(100_000)  // every thread parks
+            let running = Atomic<Int>(0)
+            let together = Atomic<Int>(0)
+            for _ in 0..<count {
+                let admission = pool.submit(
+                    {
+                        running.add(1, ordering: .relaxed)
+                        // Each job waits for all of its round: only threads running side by side get there.
+                        let deadline = Date().addingTimeInterval(5)
+                        while running.load(ordering: .relaxed) < count && Date() < deadline { usleep(1_000) }
+                        if running.load(ordering: .relaxed) == count { together.add(1, ordering: .relaxed) }
+                    },
+                    lane: lane
+                )
+                #expect(admission == .queued)
+            }
+            let deadline = Date().addingTimeInterval(8)
+            while together.load(ordering: .relaxed) < count && Date() < deadline { usleep(10_000) }
+            #expect(together.load(ordering: .relaxed) == count, "\(lane): \(count) jobs side by side")
+        }
+        usleep(100_000)
+        #expect(Self.seconds { pool.stop() } < 1)
+        #expect(pool.submit({}) == .busy, "a stopped pool queues nothing")
+    }
+
     /// Stopping the server while workers hold requests returns once they end (each wait is bounded), and drops what
     /// still waits in the queue without running it.
     @Test func stopWhileWorkersHoldRequestsReturns() throws {

@@ -49,6 +49,18 @@ struct TrustedProxyTests {
         #expect(server.handle(other).status == 200)
     }
 
+    /// Issue 44: the client the HTTP server resolved for its suspect lane with this very rule
+    /// (`HTTPServerConfiguration.sharesClientAddress`) is what the limits count, not resolved a second time.
+    @Test func theClientTheServerResolvedIsCountedAsIs() throws {
+        let server = try Self.server(#"{"perAddressBurst": 1, "trustedProxies": ["10.0.0.0/8"]}"#)
+        var first = Self.request(from: "10.0.0.5", forwardedFor: ["203.0.113.60"])
+        first.clientAddress = "192.0.2.70"
+        #expect(server.handle(first).status == 200)
+        var second = Self.request(from: "10.0.0.6", forwardedFor: ["203.0.113.61"])
+        second.clientAddress = "192.0.2.70"
+        #expect(server.handle(second).status == 429, "both counted as 192.0.2.70")
+    }
+
     /// Garbage where the client should be, or only proxies in the chain: the request counts as the proxy itself.
     @Test func anUnreadableChainCountsAsTheProxy() throws {
         let server = try Self.server(#"{"perAddressBurst": 2, "trustedProxies": ["10.0.0.0/8"]}"#)
