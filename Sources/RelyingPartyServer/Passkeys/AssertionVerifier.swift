@@ -79,12 +79,13 @@ struct AssertionVerifier: Sendable {
             try spendBeforeRefusing()
             throw ServerError(.credentialUnknown)
         }
-        let failureKey = "credential:" + Base64URL.encode(DigestAlgorithm.sha256.hash(rawID))
+        /// The key a failure counts against: made only when one does (a digest and its text, on no sign-in's path).
+        func failureKey() -> String { "credential:" + Base64URL.encode(DigestAlgorithm.sha256.hash(rawID)) }
         // The owner is read with the credential: on PostgreSQL one round trip instead of two.
         guard let found = try storage({ try store.credentialWithOwner(id: rawID) }) else {
             let error = failedUnknownCredential(credential, rawID: rawID, record: record)
             try spendBeforeRefusing()
-            try limits.take(.account, key: failureKey)
+            try limits.take(.account, key: failureKey())
             throw error
         }
         let (stored, user) = found
@@ -115,7 +116,7 @@ struct AssertionVerifier: Sendable {
             if error.code == .signCountNotIncreased {
                 try markPossibleClone(stored)
             }
-            try limits.take(.account, key: failureKey)
+            try limits.take(.account, key: failureKey())
             throw .verification(error)
         }
         return VerifiedAssertion(stored: stored, result: result, user: user, unspent: unspent)
