@@ -64,7 +64,8 @@ struct AssertionVerifier: Sendable {
     /// this server does not have (a decoy, a deleted passkey, junk) runs the same steps against a key nobody holds and
     /// fails as a real passkey's junk assertion does: the same code, step and message.
     func verify(_ credential: AuthenticationResponseJSON, deferringSpend: Bool) throws(ServerError) -> VerifiedAssertion {
-        let opened = try challenges.open(try RelyingPartyServer.challengeText(credential.response.clientDataJSON))
+        let clientData = try RelyingPartyServer.clientData(credential.response.clientDataJSON)
+        let opened = try challenges.open(clientData.parsed.challenge)
         let record = opened.record
         var unspent = opened.unspent
         if !deferringSpend, let spent = unspent {
@@ -109,7 +110,8 @@ struct AssertionVerifier: Sendable {
         )
         let result: AuthenticationResult
         do {
-            result = try AuthenticationCeremony(relyingParty: settings.relyingParty).verify(credential, expecting: expectations)
+            result = try AuthenticationCeremony(relyingParty: settings.relyingParty)
+                .verify(credential, clientData: clientData, expecting: expectations)
         } catch {
             try spendBeforeRefusing()
             log("authentication refused: \(error)", event: "ceremony")
