@@ -44,11 +44,23 @@ public struct HTTPHeaders: Sendable, Sequence {
 
     /// Whether two field names are equal ignoring ASCII case (field names are ASCII tokens), without making
     /// lowercased copies: this runs for every header of every request and response.
+    /// The bytes are compared in place when both names are stored contiguously (as every name read off the wire or
+    /// written in the code is): no iterator per byte.
     @inlinable package static func namesMatch(_ left: String, _ right: String) -> Bool {
-        left.utf8.count == right.utf8.count
-            && zip(left.utf8, right.utf8).allSatisfy { leftByte, rightByte in
-                leftByte == rightByte || (isASCIILetter(leftByte) && leftByte | 0x20 == rightByte | 0x20)
+        guard left.utf8.count == right.utf8.count else { return false }
+        let compared = left.utf8.withContiguousStorageIfAvailable { leftBytes in
+            right.utf8.withContiguousStorageIfAvailable { rightBytes in
+                for index in 0..<leftBytes.count where !bytesMatch(leftBytes[index], rightBytes[index]) { return false }
+                return true
             }
+        }
+        if let compared = compared ?? nil { return compared }
+        return zip(left.utf8, right.utf8).allSatisfy(bytesMatch)
+    }
+
+    /// Whether two bytes of field names are equal ignoring ASCII case.
+    @inlinable static func bytesMatch(_ leftByte: UInt8, _ rightByte: UInt8) -> Bool {
+        leftByte == rightByte || (isASCIILetter(leftByte) && leftByte | 0x20 == rightByte | 0x20)
     }
 
     @inlinable static func isASCIILetter(_ byte: UInt8) -> Bool {

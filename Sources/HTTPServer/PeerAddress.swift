@@ -41,11 +41,38 @@ public struct PeerAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// A short stable form for keys: `192.0.2.1`, or `2001:db8:0:1::/64` style (the /64 in hex groups).
+    /// Written digit by digit into one buffer (every request's rate-limit key is one): no array of parts, no joins.
     public var description: String {
-        if family == AF_INET {
-            return [24, 16, 8, 0].map { String((low >> UInt32($0)) & 0xff) }.joined(separator: ".")
+        String(unsafeUninitializedCapacity: 24) { text in
+            var count = 0
+            func put(_ byte: UInt8) {
+                text[count] = byte
+                count += 1
+            }
+            /// `value`'s digits in `radix` (10 or 16, lowercase), without leading zeros.
+            func put(_ value: UInt64, radix: UInt64) {
+                var divisor: UInt64 = 1
+                while divisor <= value / radix { divisor *= radix }
+                while divisor > 0 {
+                    let digit = UInt8(value / divisor % radix)
+                    put(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10)
+                    divisor /= radix
+                }
+            }
+            if family == AF_INET {
+                for shift: UInt32 in [24, 16, 8, 0] {
+                    if shift != 24 { put(UInt8(ascii: ".")) }
+                    put(UInt64((low >> shift) & 0xff), radix: 10)
+                }
+            } else {
+                for shift: UInt64 in [48, 32, 16, 0] {
+                    if shift != 48 { put(UInt8(ascii: ":")) }
+                    put((high >> shift) & 0xffff, radix: 16)
+                }
+                for byte in "::/64".utf8 { put(byte) }
+            }
+            return count
         }
-        return [48, 32, 16, 0].map { String((high >> UInt64($0)) & 0xffff, radix: 16) }.joined(separator: ":") + "::/64"
     }
 
     private init(family: Int32, high: UInt64, low: UInt32) {

@@ -122,18 +122,39 @@ public struct JSONObjectWriter: Sendable {
         bytes.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { utf8 in
-            // Runs that need no escape are copied in one go.
+            // Runs that need no escape are copied in one go; they are found eight bytes at a time (an access token or a
+            // base64url key is hundreds of bytes without one).
             var start = 0
-            for index in 0..<utf8.count {
+            var index = 0
+            while index < utf8.count {
+                if index + 8 <= utf8.count, let base = utf8.baseAddress,
+                    !Self.anyNeedsEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                {
+                    index += 8
+                    continue
+                }
                 let byte = utf8[index]
+                index += 1
                 guard byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index - 1]))
                 writeEscape(byte)
-                start = index + 1
+                start = index
             }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether any of the eight bytes of `word` is one `writeString` escapes: below 0x20, 0x7F, a quote or a backslash.
+    /// A byte below `n` (at most 0x80) leaves its top bit set in `(word - n per byte) & ~word`; a byte equal to `c` is
+    /// a zero byte of `word ^ c per byte` (Hacker's Delight, "find a zero byte"). Exact for the whole word, whichever
+    /// byte it is.
+    static func anyNeedsEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ value: UInt64) -> UInt64 { (value &- ones) & ~value & highs }
+        let control = (word &- ones &* 0x20) & ~word & highs
+        return control | hasZeroByte(word ^ (ones &* 0x22)) | hasZeroByte(word ^ (ones &* 0x5C)) | hasZeroByte(word ^ (ones &* 0x7F)) != 0
     }
 
     private mutating func writeEscape(_ byte: UInt8) {

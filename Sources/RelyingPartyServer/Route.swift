@@ -87,12 +87,13 @@ final class Route: Sendable {
     }
 
     /// A route to a feature controller's handler, named by the controller's key path in `Controllers` and its method,
-    /// e.g. `\.sessions, SessionsController.list`.
+    /// e.g. `\.sessions, SessionsController.list`. The key path is taken as a function (a plain member read, where a
+    /// `KeyPath` subscript goes through the runtime's generic projection on every request).
     convenience init<Controller: Sendable>(
         _ method: String,
         _ path: String,
         _ flags: Flags,
-        _ controller: KeyPath<Controllers, Controller> & Sendable,
+        _ controller: @escaping @Sendable (Controllers) -> Controller,
         _ handler: @escaping @Sendable (Controller) -> (HTTPRequest, RouteContext) throws(ServerError) -> HTTPResponse,
         answersFromMemoryWhen: (@Sendable (HTTPRequest) -> Bool)? = nil
     ) {
@@ -100,7 +101,7 @@ final class Route: Sendable {
             method,
             path,
             flags,
-            handler: { server, request, context throws(ServerError) in try handler(server.controllers[keyPath: controller])(request, context) },
+            handler: { server, request, context throws(ServerError) in try handler(controller(server.controllers))(request, context) },
             answersFromMemoryWhen: answersFromMemoryWhen
         )
     }

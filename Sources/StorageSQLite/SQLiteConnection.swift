@@ -5,12 +5,15 @@ import CSQLite
 final class SQLiteConnection {
     let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
+    /// The statements of `SQLiteQuery`s, by the query's identity (the query is kept with its statement).
+    private var queried: [ObjectIdentifier: (query: SQLiteQuery, statement: SQLiteStatement)] = [:]
     /// Whether commits wait for the disk (`synchronous=FULL`) rather than only for the OS (`NORMAL`).
     private(set) var hasDurableCommits = false
 
     /// Opens (creating if needed) the database at `path`; ":memory:" opens a private in-memory database. A `readOnly`
     /// connection opens an existing file and refuses every write (`SQLITE_READONLY`).
     init(path: String, readOnly: Bool = false) throws(SQLiteError) {
+        _ = Self.withoutMemoryStatistics
         var handle: OpaquePointer?
         let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         let flags = access | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
@@ -23,7 +26,13 @@ final class SQLiteConnection {
         self.handle = handle
     }
 
+    /// SQLite's memory statistics switched off once per process, before its first connection opens (SQLite takes its
+    /// configuration only then, and it is process-wide as `SQLiteLog` is): nothing reads them, and counting them locks a
+    /// process-wide mutex around each of SQLite's allocations. Refused (and harmless) when a connection opened first.
+    private static let withoutMemoryStatistics: Void = { _ = passkeyd_sqlite3_config_no_memory_statistics() }()
+
     deinit {
+        queried.removeAll()
         statements.removeAll()
         sqlite3_close_v2(handle)
     }
@@ -58,13 +67,22 @@ final class SQLiteConnection {
         return statement
     }
 
+    /// The cached prepared statement of `query`, found by its identity (no text is hashed); the same statement as
+    /// `statement(query.text)`.
+    func statement(_ query: SQLiteQuery) throws(SQLiteError) -> SQLiteStatement {
+        if let found = queried[ObjectIdentifier(query)] { return found.statement }
+        let statement = try statement(query.text)
+        queried[ObjectIdentifier(query)] = (query, statement)
+        return statement
+    }
+
     /// Runs `body` in a transaction that takes the write lock at once (BEGIN IMMEDIATE), so no other
     /// connection can write between its reads and writes. Commits when `body` returns, rolls back when it throws.
     func immediateTransaction<Result>(_ body: () throws(SQLiteError) -> Result) throws(SQLiteError) -> Result {
-        try statement("BEGIN IMMEDIATE").run([])
+        try statement(SQLiteQuery.beginImmediate).run([])
         do {
             let result = try body()
-            try statement("COMMIT").run([])
+            try statement(SQLiteQuery.commit).run([])
             return result
         } catch {
             if isInTransaction {

@@ -17,11 +17,14 @@ extension SQLiteRecords {
         ]
     }
 
+    /// `challengeInsert` that does nothing when the challenge is stored already.
+    static let challengeInsertUnlessStored = SQLiteQuery(challengeInsert + " ON CONFLICT (challenge) DO NOTHING")
+
     /// Stores `challenge` unless a challenge with its bytes is stored: false then, and nothing changes. How a sign-in's
     /// final write spends its sealed challenge (`CeremonyStore.completeAuthentication`).
     func insertChallengeUnlessStored(_ challenge: ChallengeRecord) throws(StorageError) -> Bool {
         try run { connection throws(SQLiteError) in
-            try connection.statement(Self.challengeInsert + " ON CONFLICT (challenge) DO NOTHING").run(Self.challengeValues(challenge)) == 1
+            try connection.statement(Self.challengeInsertUnlessStored).run(Self.challengeValues(challenge)) == 1
         }
     }
 }

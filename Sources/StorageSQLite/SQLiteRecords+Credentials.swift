@@ -20,10 +20,12 @@ extension SQLiteRecords {
     static let credentialColumnCount = Int32(credentialColumns.split(separator: ",").count)
 
     /// A sign-in's passkey and its account in one statement (one read transaction instead of two, and one snapshot).
-    static let credentialWithOwnerQuery = """
+    static let credentialWithOwnerQuery = SQLiteQuery(
+        """
         SELECT \(qualified(credentialColumns, by: "c")), \(qualified(userColumns, by: "u"))
         FROM credentials c JOIN users u ON u.id = c.user_id WHERE c.id = ?1
         """
+    )
 
     func credentialWithOwner(id: [UInt8]) throws(StorageError) -> (credential: CredentialRecord, owner: UserRecord)? {
         try run { connection throws(SQLiteError) in
@@ -85,17 +87,20 @@ extension SQLiteRecords {
 
     /// The sign-in's write of `CeremonyStore.completeAuthentication`: §7.2 step 23 against the counter stored now,
     /// the row is updated only when the counter increased (or both are zero).
+    /// A sign-in's counter, flags and time, stored only when the counter increased and the user is not disabled.
+    static let signInRecording = SQLiteQuery(
+        """
+        UPDATE credentials SET sign_count = ?3, backup_eligible = ?4, backup_state = ?5, last_used_at = ?6,
+            clone_warning = (clone_warning OR ?7),
+            backup_eligibility_changed = (backup_eligibility_changed OR ?8)
+        WHERE id = ?1 AND user_id = ?2 AND (sign_count < ?3 OR (?3 = 0 AND sign_count = 0))
+            AND NOT EXISTS (SELECT 1 FROM users WHERE id = ?2 AND disabled = 1)
+        """
+    )
+
     func recordSignIn(_ update: AuthenticationUpdate, userID: [UInt8]) throws(StorageError) -> CounterUpdate {
         try run { connection throws(SQLiteError) -> CounterUpdate in
-            let updated = try connection.statement(
-                """
-                UPDATE credentials SET sign_count = ?3, backup_eligible = ?4, backup_state = ?5, last_used_at = ?6,
-                    clone_warning = (clone_warning OR ?7),
-                    backup_eligibility_changed = (backup_eligibility_changed OR ?8)
-                WHERE id = ?1 AND user_id = ?2 AND (sign_count < ?3 OR (?3 = 0 AND sign_count = 0))
-                    AND NOT EXISTS (SELECT 1 FROM users WHERE id = ?2 AND disabled = 1)
-                """
-            ).run([
+            let updated = try connection.statement(Self.signInRecording).run([
                 .blob(update.credentialID), .blob(userID), .integer(Int64(update.signCount)), .bool(update.backupEligible),
                 .bool(update.backupState), .date(update.usedAt), .bool(update.cloneWarning), .bool(update.backupEligibilityChanged),
             ])

@@ -3,6 +3,8 @@ import Storage
 
 extension SQLiteRecords {
     static let eventColumns = "id, type, user_id, occurred_at, data, uuid"
+    static let eventInsert = SQLiteQuery("INSERT INTO events (type, user_id, occurred_at, data, uuid) VALUES (?1, ?2, ?3, ?4, ?5)")
+    static let legacyEventInsert = SQLiteQuery("INSERT INTO events (type, user_id, occurred_at, data) VALUES (?1, ?2, ?3, ?4)")
 
     /// `AUTOINCREMENT` ids: never reused, even after the newest event is purged; a rolled-back transaction gives its
     /// ids back, so committed ids have no gaps but those of purges. The event's UUID (unique, `events_by_uuid`) is its
@@ -11,7 +13,7 @@ extension SQLiteRecords {
     func appendEvent(_ event: NewEvent) throws(StorageError) -> Int64 {
         try validate { () throws(StorageError) in try event.validate() }
         return try insertEvent(
-            "INSERT INTO events (type, user_id, occurred_at, data, uuid) VALUES (?1, ?2, ?3, ?4, ?5)",
+            Self.eventInsert,
             [.text(event.type), event.userID.map { .blob($0) } ?? .null, .date(event.occurredAt), .blob(event.data), .text(event.id.lowercaseText)],
             type: event.type,
             userID: event.userID,
@@ -23,7 +25,7 @@ extension SQLiteRecords {
     /// its sequence number's (`EventRecord.publicID`). For migrations only.
     func appendLegacyEvent(type: String, userID: [UInt8]?, occurredAt: Date, data: [UInt8]) throws(StorageError) {
         try insertEvent(
-            "INSERT INTO events (type, user_id, occurred_at, data) VALUES (?1, ?2, ?3, ?4)",
+            Self.legacyEventInsert,
             [.text(type), userID.map { .blob($0) } ?? .null, .date(occurredAt), .blob(data)],
             type: type,
             userID: userID,
@@ -32,10 +34,16 @@ extension SQLiteRecords {
     }
 
     @discardableResult
-    private func insertEvent(_ sql: String, _ values: [SQLiteValue], type: String, userID: [UInt8]?, occurredAt: Date) throws(StorageError) -> Int64 {
+    private func insertEvent(
+        _ query: SQLiteQuery,
+        _ values: [SQLiteValue],
+        type: String,
+        userID: [UInt8]?,
+        occurredAt: Date
+    ) throws(StorageError) -> Int64 {
         // The id is the rowid (INTEGER PRIMARY KEY), read after the insert instead of with RETURNING.
         let id = try run { connection throws(SQLiteError) -> Int64? in
-            let inserted = try connection.statement(sql).run(values)
+            let inserted = try connection.statement(query).run(values)
             return inserted == 1 ? connection.lastInsertedRowID : nil
         }
         guard let id else { throw StorageError(.unavailable, "the event was not appended") }

@@ -17,16 +17,19 @@ extension SQLiteRecords {
         (sessions.parent_id IS NULL OR EXISTS (SELECT 1 FROM sessions AS parent WHERE parent.id = sessions.parent_id AND parent.expires_at > ?2))
         """
 
+    /// Stores a session unless its user is disabled.
+    static let sessionInsert = SQLiteQuery(
+        """
+        INSERT INTO sessions (\(sessionColumns)) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15
+        WHERE NOT EXISTS (SELECT 1 FROM users WHERE id = ?3 AND disabled = 1)
+        """
+    )
+
     func insertSession(_ session: SessionRecord) throws(StorageError) {
         try validate { () throws(StorageError) in try session.validate() }
         // A disabled user's row stops the insert (a missing user fails the foreign key).
         let inserted = try run { connection throws(SQLiteError) in
-            try connection.statement(
-                """
-                INSERT INTO sessions (\(Self.sessionColumns)) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15
-                WHERE NOT EXISTS (SELECT 1 FROM users WHERE id = ?3 AND disabled = 1)
-                """
-            ).run([
+            try connection.statement(Self.sessionInsert).run([
                 .blob(session.tokenHash), .blob(session.id), .blob(session.userID), .text(session.method.rawValue),
                 session.credentialID.map { .blob($0) } ?? .null, session.appleSubject.map { .text($0) } ?? .null,
                 .bool(session.userVerified), .date(session.createdAt), .date(session.authenticatedAt), .date(session.expiresAt),

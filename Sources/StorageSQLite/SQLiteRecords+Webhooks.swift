@@ -7,6 +7,21 @@ extension SQLiteRecords {
         lease_owner, lease_until, updated_at
         """
 
+    static let subscriptionLookup = SQLiteQuery("SELECT 1 FROM webhook_subscriptions WHERE event_type IN (?1, '*') LIMIT 1")
+    static let deliveriesQueueing = SQLiteQuery(
+        """
+        INSERT INTO webhook_deliveries (
+            event_id, endpoint_id, user_id, status, attempts, queued_at, next_attempt_at, lease_until, updated_at
+        )
+        SELECT ?1, s.endpoint_id, ?2, 'pending', 0, ?3,
+            CASE WHEN ?2 IS NULL OR NOT EXISTS (
+                SELECT 1 FROM webhook_deliveries p WHERE p.endpoint_id = s.endpoint_id AND p.user_id = ?2 AND p.status = 'pending'
+            ) THEN ?3 END,
+            0, ?3
+        FROM (SELECT DISTINCT endpoint_id FROM webhook_subscriptions WHERE event_type IN (?4, '*') ORDER BY endpoint_id) AS s
+        """
+    )
+
     /// A delivery of the event to every endpoint subscribed to its type: due at once when no delivery of the same user
     /// to that endpoint is pending, waiting (next_attempt_at NULL) behind it otherwise. One writer at a time: the check
     /// sees every committed delivery.
@@ -16,22 +31,11 @@ extension SQLiteRecords {
     /// look-up in the few subscriptions is much cheaper.
     func queueWebhookDeliveries(eventID: Int64, type: String, userID: [UInt8]?, occurredAt: Date) throws(StorageError) {
         try run { connection throws(SQLiteError) in
-            let subscribed = try connection.statement("SELECT 1 FROM webhook_subscriptions WHERE event_type IN (?1, '*') LIMIT 1")
+            let subscribed = try connection.statement(Self.subscriptionLookup)
                 .run([.text(type)]) { _ throws(SQLiteError) in true }
             guard !subscribed.isEmpty else { return }
-            try connection.statement(
-                """
-                INSERT INTO webhook_deliveries (
-                    event_id, endpoint_id, user_id, status, attempts, queued_at, next_attempt_at, lease_until, updated_at
-                )
-                SELECT ?1, s.endpoint_id, ?2, 'pending', 0, ?3,
-                    CASE WHEN ?2 IS NULL OR NOT EXISTS (
-                        SELECT 1 FROM webhook_deliveries p WHERE p.endpoint_id = s.endpoint_id AND p.user_id = ?2 AND p.status = 'pending'
-                    ) THEN ?3 END,
-                    0, ?3
-                FROM (SELECT DISTINCT endpoint_id FROM webhook_subscriptions WHERE event_type IN (?4, '*') ORDER BY endpoint_id) AS s
-                """
-            ).run([.integer(eventID), userID.map { .blob($0) } ?? .null, .date(occurredAt), .text(type)])
+            try connection.statement(Self.deliveriesQueueing)
+                .run([.integer(eventID), userID.map { .blob($0) } ?? .null, .date(occurredAt), .text(type)])
         }
     }
 

@@ -41,11 +41,11 @@ final class SQLiteRecords: StoreTransaction {
     /// Runs `body` in a `BEGIN IMMEDIATE` transaction (the write lock is taken at once, so nothing else writes between
     /// its reads and writes): commits when it returns and no operation failed, rolls back otherwise.
     func immediateTransaction<Value>(_ body: () throws(StorageError) -> Value) throws(StorageError) -> Value {
-        try run { connection throws(SQLiteError) in try connection.statement("BEGIN IMMEDIATE").run([]) }
+        try run { connection throws(SQLiteError) in try connection.statement(SQLiteQuery.beginImmediate).run([]) }
         do throws(StorageError) {
             let value = try body()
             if let failure { throw failure }
-            try run { connection throws(SQLiteError) in try connection.statement("COMMIT").run([]) }
+            try run { connection throws(SQLiteError) in try connection.statement(SQLiteQuery.commit).run([]) }
             return value
         } catch {
             if connection.isInTransaction {

@@ -64,15 +64,12 @@ final class SQLiteStatement {
             code = sqlite3_bind_double(handle, index, real)
         case .text(let text) where text.isEmpty:
             code = sqlite3_bind_text(handle, index, "", 0, SQLiteStatement.transient)
-        case .text(let text):
-            code = Array(text.utf8).withUnsafeBytes { buffer in
-                sqlite3_bind_text(
-                    handle,
-                    index,
-                    buffer.baseAddress?.assumingMemoryBound(to: CChar.self),
-                    Int32(buffer.count),
-                    SQLiteStatement.transient
-                )
+        case .text(var text):
+            // The string's own UTF-8 (no array copy made first); SQLite copies it (transient).
+            code = text.withUTF8 { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { characters in
+                    sqlite3_bind_text(handle, index, characters.baseAddress, Int32(characters.count), SQLiteStatement.transient)
+                }
             }
         case .blob(let bytes) where bytes.isEmpty:
             code = sqlite3_bind_zeroblob(handle, index, 0)

@@ -31,6 +31,22 @@ struct ConnectionBookkeepingTests {
         #expect(Self.socketAddress("::1") != Self.socketAddress("127.0.0.1"))
     }
 
+    /// The rate limits' key of an address: dotted decimal, or the /64's four groups in lowercase hex without leading
+    /// zeros.
+    @Test func addressesAreWrittenAsTheirKeys() {
+        let written = { (text: String) in PeerAddress(literal: text)?.description }
+        #expect(written("192.0.2.1") == "192.0.2.1")
+        #expect(written("0.0.0.0") == "0.0.0.0")
+        #expect(written("255.255.255.255") == "255.255.255.255")
+        #expect(written("10.100.0.9") == "10.100.0.9")
+        #expect(written("::ffff:198.51.100.7") == "198.51.100.7")
+        #expect(written("2001:db8:0:1::5") == "2001:db8:0:1::/64")
+        #expect(written("2001:0DB8:00A0:0100:1::") == "2001:db8:a0:100::/64")
+        #expect(written("::1") == "0:0:0:0::/64")
+        #expect(written("ffff:ffff:ffff:ffff:ffff::") == "ffff:ffff:ffff:ffff::/64")
+        #expect(written("not an address") == nil)
+    }
+
     @Test func perAddressCountsStopAtTheLimit() throws {
         let counter = ConnectionCounter()
         let first = try #require(Self.socketAddress("192.0.2.1"))

@@ -64,7 +64,8 @@ struct AssertionVerifier: Sendable {
     /// this server does not have (a decoy, a deleted passkey, junk) runs the same steps against a key nobody holds and
     /// fails as a real passkey's junk assertion does: the same code, step and message.
     func verify(_ credential: AuthenticationResponseJSON, deferringSpend: Bool) throws(ServerError) -> VerifiedAssertion {
-        let opened = try challenges.open(try RelyingPartyServer.challengeText(credential.response.clientDataJSON))
+        let clientData = try RelyingPartyServer.clientData(credential.response.clientDataJSON)
+        let opened = try challenges.open(clientData.parsed.challenge)
         let record = opened.record
         var unspent = opened.unspent
         if !deferringSpend, let spent = unspent {
@@ -79,12 +80,13 @@ struct AssertionVerifier: Sendable {
             try spendBeforeRefusing()
             throw ServerError(.credentialUnknown)
         }
-        let failureKey = "credential:" + Base64URL.encode(DigestAlgorithm.sha256.hash(rawID))
+        /// The key a failure counts against: made only when one does (a digest and its text, on no sign-in's path).
+        func failureKey() -> String { "credential:" + Base64URL.encode(DigestAlgorithm.sha256.hash(rawID)) }
         // The owner is read with the credential: on PostgreSQL one round trip instead of two.
         guard let found = try storage({ try store.credentialWithOwner(id: rawID) }) else {
             let error = failedUnknownCredential(credential, rawID: rawID, record: record)
             try spendBeforeRefusing()
-            try limits.take(.account, key: failureKey)
+            try limits.take(.account, key: failureKey())
             throw error
         }
         let (stored, user) = found
@@ -108,14 +110,15 @@ struct AssertionVerifier: Sendable {
         )
         let result: AuthenticationResult
         do {
-            result = try AuthenticationCeremony(relyingParty: settings.relyingParty).verify(credential, expecting: expectations)
+            result = try AuthenticationCeremony(relyingParty: settings.relyingParty)
+                .verify(credential, clientData: clientData, expecting: expectations)
         } catch {
             try spendBeforeRefusing()
             log("authentication refused: \(error)", event: "ceremony")
             if error.code == .signCountNotIncreased {
                 try markPossibleClone(stored)
             }
-            try limits.take(.account, key: failureKey)
+            try limits.take(.account, key: failureKey())
             throw .verification(error)
         }
         return VerifiedAssertion(stored: stored, result: result, user: user, unspent: unspent)

@@ -3,6 +3,7 @@ import CryptoCore
 import Foundation
 import HTTPEdge
 import HTTPServer
+import JSON
 import Observability
 import RateLimiting
 import Storage
@@ -21,9 +22,17 @@ struct AuthenticationController: Sendable {
     let metrics: ServerMetrics?
     let log: Logger
 
-    struct AuthenticationOptionsRequest: Decodable {
+    struct AuthenticationOptionsRequest: Decodable, DirectJSONDecodable {
         var username: String?
         var userVerification: String?
+
+        /// What the synthesized `init(from:)` reads, without the `Decoder` protocol: every sign-in's options request is
+        /// read twice (`isDiscoverableOptionsRequest`, then the route).
+        init(tree: JSONValue) throws(DecodingError) {
+            let object = try JSONTreeObject(tree)
+            username = try object.optionalString("username")
+            userVerification = try object.optionalString("userVerification")
+        }
     }
 
     /// Whether `request` asks for a discoverable sign-in's options without any session credentials: its answer is a

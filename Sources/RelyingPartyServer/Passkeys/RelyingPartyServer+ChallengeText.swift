@@ -5,11 +5,17 @@ import WebAuthnCore
 extension RelyingPartyServer {
     /// The challenge text of a response's client data (verified in full later by the ceremony).
     static func challengeText(_ clientDataJSON: String) throws(ServerError) -> String {
+        try clientData(clientDataJSON).parsed.challenge
+    }
+
+    /// A response's client data decoded and parsed, for its challenge and then for the ceremony, which verifies it in
+    /// full without reading it again.
+    static func clientData(_ clientDataJSON: String) throws(ServerError) -> DecodedClientData {
         guard let bytes = Base64URL.decode(clientDataJSON) else {
             throw ServerError(.verificationFailed, member: "response.clientDataJSON")
         }
         do {
-            return try CollectedClientData(bytes: bytes).challenge
+            return try DecodedClientData(text: clientDataJSON, bytes: bytes)
         } catch {
             throw .verification(error)
         }

@@ -12,6 +12,16 @@ public struct AuthenticationCeremony: Sendable {
         _ credential: AuthenticationResponseJSON,
         expecting expectations: AuthenticationExpectations
     ) throws(WebAuthnError) -> AuthenticationResult {
+        try verify(credential, clientData: nil, expecting: expectations)
+    }
+
+    /// `verify(_:expecting:)` with the response's client data decoded and parsed by the caller already, used when its
+    /// `text` is the response's `clientDataJSON` (read afresh otherwise).
+    public func verify(
+        _ credential: AuthenticationResponseJSON,
+        clientData decoded: DecodedClientData?,
+        expecting expectations: AuthenticationExpectations
+    ) throws(WebAuthnError) -> AuthenticationResult {
         // §7.2 step 3: the response must be an AuthenticatorAssertionResponse of a public-key credential, its id the base64url of rawId.
         let rawID = try ResponseField.credentialID(type: credential.type, id: credential.id, rawId: credential.rawId)
         // §7.2 step 5: if allowCredentials is not empty, verify that credential.id identifies one of the credentials listed.
@@ -44,13 +54,25 @@ public struct AuthenticationCeremony: Sendable {
             }
         }
         // §7.2 step 7: let cData, authData and sig be the response's clientDataJSON, authenticatorData and signature.
-        let clientDataBytes = try ResponseField.decode(credential.response.clientDataJSON, member: "clientDataJSON")
+        let read = decoded.flatMap { $0.text == credential.response.clientDataJSON ? $0 : nil }
+        let clientDataBytes: [UInt8]
+        if let read {
+            clientDataBytes = read.bytes
+        } else {
+            clientDataBytes = try ResponseField.decode(credential.response.clientDataJSON, member: "clientDataJSON")
+        }
         let authenticatorDataBytes = try ResponseField.decode(credential.response.authenticatorData, member: "authenticatorData")
         let signature = try ResponseField.decode(credential.response.signature, member: "signature")
 
         // §7.2 steps 8–14: client data (UTF-8, JSON, type, challenge, origin, crossOrigin, topOrigin).
+        let clientData: CollectedClientData
+        if let read {
+            clientData = read.parsed
+        } else {
+            clientData = try CollectedClientData(bytes: clientDataBytes)
+        }
         _ = try ClientDataVerifier.verify(
-            clientDataBytes,
+            clientData,
             types: expectations.clientDataTypes,
             challenge: expectations.challenge,
             relyingParty: relyingParty

@@ -5,7 +5,16 @@ import CryptoCore
 enum ClientDataVerifier {
     static func verify(_ bytes: [UInt8], types: [String], challenge: [UInt8], relyingParty: RelyingParty) throws(WebAuthnError) -> CollectedClientData
     {
-        let clientData = try CollectedClientData(bytes: bytes)
+        try verify(CollectedClientData(bytes: bytes), types: types, challenge: challenge, relyingParty: relyingParty)
+    }
+
+    /// The checks of `verify(_:types:challenge:relyingParty:)` on client data parsed already.
+    static func verify(
+        _ clientData: CollectedClientData,
+        types: [String],
+        challenge: [UInt8],
+        relyingParty: RelyingParty
+    ) throws(WebAuthnError) -> CollectedClientData {
         // §7.1 step 7 / §7.2 step 10: verify that the value of C.type is webauthn.create (webauthn.get).
         guard types.contains(clientData.type) else {
             throw WebAuthnError(.typeMismatch, "client data type is not one the ceremony expects")

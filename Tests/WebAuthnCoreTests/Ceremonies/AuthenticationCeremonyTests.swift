@@ -152,6 +152,27 @@ struct AuthenticationCeremonyTests {
         #expect(try Fixture.authenticationFailure(try SoftwareCredential.generate(.es256), options: options) == .challengeMismatch)
     }
 
+    /// Client data the caller read already is used only when it is the response's own: another response's (here one
+    /// for another challenge) is ignored and the response's own is read, so the checks and the signature's hash always
+    /// cover the same bytes.
+    @Test func clientDataReadBeforeIsUsedOnlyWhenItIsTheResponses() throws {
+        let credential = try SoftwareCredential.generate(.es256)
+        let response = try Fixture.authenticator.authenticate(credential, challenge: Fixture.challenge)
+        let other = try Fixture.authenticator.authenticate(credential, challenge: [1, 2, 3])
+        let ceremony = AuthenticationCeremony(relyingParty: Fixture.relyingParty())
+        let read = { (text: String) in try DecodedClientData(text: text, bytes: try #require(Base64URL.decode(text))) }
+        let own = try read(response.response.clientDataJSON)
+        #expect(own.parsed.challenge == Base64URL.encode(Fixture.challenge))
+        let result = try ceremony.verify(response, clientData: own, expecting: try expectations(for: credential))
+        #expect(result.credentialID == credential.id)
+        let foreign = try read(other.response.clientDataJSON)
+        #expect(try ceremony.verify(response, clientData: foreign, expecting: try expectations(for: credential)).credentialID == credential.id)
+        #expect(
+            Fixture.failureCode { _ = try ceremony.verify(other, clientData: foreign, expecting: try expectations(for: credential)) }
+                == .challengeMismatch
+        )
+    }
+
     @Test func attestedCredentialDataInAnAssertionFails() throws {
         let options = AssertionOptions(flags: [.userPresent, .userVerified, .attestedCredentialData], includesAttestedCredentialData: true)
         #expect(
