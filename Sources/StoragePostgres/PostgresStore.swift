@@ -102,7 +102,15 @@ public final class PostgresStore: PasskeyStore {
     }
 
     public func transaction<Result: Sendable>(_ body: (any StoreTransaction) throws(StorageError) -> Result) throws(StorageError) -> Result {
-        try pool.withConnection { connection throws(PostgresError) -> Swift.Result<Result, StorageError> in
+        try transaction(deadline: nil, body)
+    }
+
+    /// `transaction`, over by `deadline` (nil: the pool's `callTimeout` from now), its attempts and pauses included.
+    func transaction<Result: Sendable>(
+        deadline: ContinuousClock.Instant?,
+        _ body: (any StoreTransaction) throws(StorageError) -> Result
+    ) throws(StorageError) -> Result {
+        try pool.withConnection(deadline: deadline) { connection throws(PostgresError) -> Swift.Result<Result, StorageError> in
             var attempt = 1
             // Another attempt after a random pause of up to 1, 2, 4 … 64 ms, so that bodies colliding on a busy row
             // spread out; from the second attempt on, the attempt runs alone (see `begin`).
