@@ -12,7 +12,8 @@ import Glibc
 /// (parsed with each call) instead of prepared once, and no session setting is made.
 final class PostgresConnection: @unchecked Sendable {
     let handle: OpaquePointer
-    private let transactionPooling: Bool
+    /// Whether the connection reaches PostgreSQL through a transaction-mode pooler (see the type's comment).
+    let transactionPooling: Bool
     /// Where PostgreSQL's notices go (kept alive here: libpq holds a raw pointer to it).
     private let notices: PostgresNoticeReceiver
     /// Statement names by SQL text; each SQL text is prepared once per connection, on first use.
