@@ -240,6 +240,7 @@ final class PostgresConnection: @unchecked Sendable {
         readWhatArrivedWhileIdle()
         if pipelined {
             guard PQenterPipelineMode(handle) == 1, send(Self.deferringDurability, settingName) == 1 else {
+                isAbandoned = true
                 throw PostgresError.failure("execute", result: nil, connection: handle)
             }
         }
@@ -253,6 +254,8 @@ final class PostgresConnection: @unchecked Sendable {
             return PQsendQueryPrepared(handle, name, Int32(parameters.count), pointers, lengths, formats, 1)
         }
         guard sent == 1, !pipelined || PQpipelineSync(handle) == 1 else {
+            // A connection left in pipeline mode must not be lent again.
+            if pipelined { isAbandoned = true }
             throw PostgresError.failure("execute", result: nil, connection: handle)
         }
         let result = pipelined ? try awaitPipelinedResult() : try awaitResult()
@@ -295,6 +298,7 @@ final class PostgresConnection: @unchecked Sendable {
         guard end.map(PQresultStatus) == PGRES_PIPELINE_SYNC, PQexitPipelineMode(handle) == 1 else {
             PQclear(setting)
             PQclear(result)
+            isAbandoned = true
             throw PostgresError.failure("execute", result: nil, connection: handle)
         }
         guard setting.map(PQresultStatus) == PGRES_TUPLES_OK else {
