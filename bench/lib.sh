@@ -110,6 +110,8 @@ default_pool_size = $2
 max_client_conn = 400
 server_reset_query =
 ignore_startup_parameters = extra_float_digits,options
+admin_users = passkeyd
+stats_period = 1
 logfile = $pgbouncer_folder/pgbouncer.log
 pidfile = $pgbouncer_folder/pgbouncer.pid
 INI

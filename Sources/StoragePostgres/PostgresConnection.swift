@@ -12,15 +12,17 @@ import Glibc
 /// (parsed with each call) instead of prepared once, and no session setting is made.
 final class PostgresConnection: @unchecked Sendable {
     let handle: OpaquePointer
-    private let transactionPooling: Bool
+    /// Whether the connection reaches PostgreSQL through a transaction-mode pooler (see the type's comment).
+    let transactionPooling: Bool
     /// Where PostgreSQL's notices go (kept alive here: libpq holds a raw pointer to it).
     private let notices: PostgresNoticeReceiver
     /// Statement names by SQL text; each SQL text is prepared once per connection, on first use.
     private var prepared: [String: String] = [:]
-    /// Whether commits wait for the WAL flush (`synchronous_commit = on`, the server default).
-    private(set) var hasDurableCommits = true
-    /// The statements sent so far, preparations included (each one round trip), for the tests that count a
-    /// ceremony's.
+    /// Set by the pool for a call whose commits need not wait for the WAL flush (`synchronous_commit = off` for its
+    /// transactions alone: see `executePrepared` and `transaction`). The session's setting is never changed.
+    var defersDurability = false
+    /// The round trips made so far: statements, preparations, and pipelines of a statement with its durability
+    /// setting (one each), for the tests that count a ceremony's.
     private(set) var statementsSent = 0
     /// How long a call waits for the server's answer before it gives up (`timedOut`) and abandons the connection.
     var replyDeadline: Duration
@@ -182,20 +184,17 @@ final class PostgresConnection: @unchecked Sendable {
         return Int(String(cString: PQcmdTuples(result))) ?? 0
     }
 
-    /// Sets `synchronous_commit` to on (`durable`: a commit that returned survives a crash of the database server)
-    /// or off (the commit is flushed with the WAL writer's next round, or by the next durable commit of any
-    /// session, since that flushes the WAL up to its own record). Runs only when the setting changes. Through a
-    /// transaction-mode pooler every commit stays durable: a session setting would reach other clients' transactions.
-    func setDurableCommits(_ durable: Bool) throws(PostgresError) {
-        guard durable != hasDurableCommits, !transactionPooling else { return }
-        try execute(durable ? "SET synchronous_commit TO on" : "SET synchronous_commit TO off")
-        hasDurableCommits = durable
-    }
+    /// `SET LOCAL synchronous_commit TO off` as one statement of the extended protocol: the setting holds until the
+    /// transaction ends, whether it was begun by `BEGIN` or is the implicit one of a pipeline (where `SET LOCAL`
+    /// would warn). With it a commit does not wait for the WAL flush: it is flushed by the WAL writer's next round, or
+    /// by the next durable commit of any session, which flushes the WAL up to its own record.
+    static let deferringDurability = "SELECT set_config('synchronous_commit', 'off', true)"
 
     /// Runs `body` in a READ COMMITTED transaction: commits when it returns, rolls back when it throws.
     /// A failed COMMIT throws, so a caller is never told that writes succeeded unless they were committed.
+    /// With `defersDurability`, the commit does not wait for the WAL flush (`SET LOCAL`, sent with the `BEGIN`).
     func transaction<Result>(_ body: () throws(PostgresError) -> Result) throws(PostgresError) -> Result {
-        try execute("BEGIN")
+        try execute(defersDurability ? "BEGIN; SET LOCAL synchronous_commit TO off" : "BEGIN")
         do {
             let result = try body()
             try execute("COMMIT")
@@ -213,7 +212,13 @@ final class PostgresConnection: @unchecked Sendable {
         }
     }
 
+    /// Sends `sql` with `parameters` and returns its result (a prepared statement, or the unnamed one through a
+    /// transaction-mode pooler). With `defersDurability` outside a transaction, `deferringDurability` and the statement
+    /// go together in one pipeline, the statement's own transaction, ended by the pipeline's `Sync`: one round trip,
+    /// as the statement alone, and nothing that outlives the transaction, so it holds through a pooler too.
     private func executePrepared(_ sql: String, _ parameters: [PostgresValue]) throws(PostgresError) -> OpaquePointer {
+        let pipelined = defersDurability && PQtransactionStatus(handle) == PQTRANS_IDLE
+        let settingName = pipelined && !transactionPooling ? try statementName(Self.deferringDurability, []) : nil
         let name = transactionPooling ? nil : try statementName(sql, parameters)
         statementsSent += 1
         // One buffer holds every value; a trailing byte keeps a pointer valid for empty (non-NULL) values.
@@ -233,6 +238,12 @@ final class PostgresConnection: @unchecked Sendable {
         buffer.append(0)
         let formats = [Int32](repeating: 1, count: parameters.count)
         readWhatArrivedWhileIdle()
+        if pipelined {
+            guard PQenterPipelineMode(handle) == 1, send(Self.deferringDurability, settingName) == 1 else {
+                isAbandoned = true
+                throw PostgresError.failure("execute", result: nil, connection: handle)
+            }
+        }
         let sent = buffer.withUnsafeBytes { bytes in
             let base = bytes.baseAddress!.assumingMemoryBound(to: CChar.self)
             let pointers: [UnsafePointer<CChar>?] = offsets.map { offset in offset.map { UnsafePointer(base + $0) } }
@@ -242,14 +253,59 @@ final class PostgresConnection: @unchecked Sendable {
             }
             return PQsendQueryPrepared(handle, name, Int32(parameters.count), pointers, lengths, formats, 1)
         }
-        guard sent == 1 else { throw PostgresError.failure("execute", result: nil, connection: handle) }
-        let result = try awaitResult()
+        guard sent == 1, !pipelined || PQpipelineSync(handle) == 1 else {
+            // A connection left in pipeline mode must not be lent again.
+            if pipelined { isAbandoned = true }
+            throw PostgresError.failure("execute", result: nil, connection: handle)
+        }
+        let result = pipelined ? try awaitPipelinedResult() : try awaitResult()
         let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK, let result else {
             let error = PostgresError.failure("execute", result: result, connection: handle)
             PQclear(result)
             throw error
         }
+        return result
+    }
+
+    /// Sends `sql`, which takes no parameters, as the prepared statement `name` or unnamed; results in binary format.
+    private func send(_ sql: String, _ name: String?) -> Int32 {
+        guard let name else { return PQsendQueryParams(handle, sql, 0, nil, nil, nil, nil, 1) }
+        return PQsendQueryPrepared(handle, name, 0, nil, nil, nil, 1)
+    }
+
+    /// The statement's result of a pipeline of `deferringDurability` and one statement, once the pipeline's end (its
+    /// `Sync`) has been read and the connection has left pipeline mode; the setting's failure if it failed (the
+    /// statement was then not run).
+    private func awaitPipelinedResult() throws(PostgresError) -> OpaquePointer? {
+        let setting = try awaitResult()
+        let result: OpaquePointer?
+        do {
+            result = try awaitResult()
+        } catch {
+            PQclear(setting)
+            throw error
+        }
+        let end: OpaquePointer?
+        do {
+            end = try awaitResult()
+        } catch {
+            PQclear(setting)
+            PQclear(result)
+            throw error
+        }
+        defer { PQclear(end) }
+        guard end.map(PQresultStatus) == PGRES_PIPELINE_SYNC, PQexitPipelineMode(handle) == 1 else {
+            PQclear(setting)
+            PQclear(result)
+            isAbandoned = true
+            throw PostgresError.failure("execute", result: nil, connection: handle)
+        }
+        guard setting.map(PQresultStatus) == PGRES_TUPLES_OK else {
+            PQclear(result)
+            return setting
+        }
+        PQclear(setting)
         return result
     }
 

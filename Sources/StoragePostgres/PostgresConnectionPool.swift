@@ -66,15 +66,15 @@ final class PostgresConnectionPool: Sendable {
         (waits.load(ordering: .relaxed), waitTimeouts.load(ordering: .relaxed))
     }
 
-    /// Lends one connection to `body` with `synchronous_commit` set as `durableCommits` says (nil: as the connection
-    /// has it), connecting when no idle connection is left. An idle connection that already has that setting is
-    /// preferred, which saves a `SET`.
+    /// Lends one connection to `body`, connecting when no idle connection is left. With `deferringDurability`, the
+    /// call's commits do not wait for the WAL flush (`PostgresConnection.defersDurability`: a setting of each of its
+    /// transactions, never of the session, so any connection serves any call, through a transaction pooler too).
     /// The call is over by its `deadline` (by default `callTimeout` from now), whatever it waits for: a free
-    /// connection (at most `waitTimeout` all the same), a new one, the `SET` and `body`'s statements (a lock wait
-    /// included, each statement at most `replyDeadline` all the same); past it the call throws `storage.unavailable`
-    /// (`timedOut`), and a connection left waiting for an answer is closed.
+    /// connection (at most `waitTimeout` all the same), a new one and `body`'s statements (a lock wait included, each
+    /// statement at most `replyDeadline` all the same); past it the call throws `storage.unavailable` (`timedOut`),
+    /// and a connection left waiting for an answer is closed.
     func withConnection<Result>(
-        durableCommits: Bool? = true,
+        deferringDurability: Bool = false,
         deadline: ContinuousClock.Instant? = nil,
         _ body: (PostgresConnection) throws(PostgresError) -> Result
     ) throws(StorageError) -> Result {
@@ -89,10 +89,7 @@ final class PostgresConnectionPool: Sendable {
         defer { permits.signal() }
         let reused = state.withLock { state -> PostgresConnection?? in
             guard !state.isClosed else { return .none }
-            guard let index = state.idle.lastIndex(where: { $0.hasDurableCommits == durableCommits }) ?? state.idle.indices.last else {
-                return .some(nil)
-            }
-            return .some(state.idle.remove(at: index))
+            return .some(state.idle.popLast())
         }
         guard var reused else { throw StorageError(.unavailable, "the store is closed") }
         if let idle = reused, !idle.isAliveAfterIdling {
@@ -118,9 +115,12 @@ final class PostgresConnectionPool: Sendable {
             }
         }
         connection.callDeadline = deadline
-        defer { connection.callDeadline = nil }
+        connection.defersDurability = deferringDurability
+        defer {
+            connection.callDeadline = nil
+            connection.defersDurability = false
+        }
         do throws(PostgresError) {
-            if let durableCommits { try connection.setDurableCommits(durableCommits) }
             let result = try body(connection)
             giveBack(connection)
             return result

@@ -7,11 +7,10 @@ extension PostgresStore: SharedLimitStore {
     public static let limitDrawDeadline: Duration = .seconds(1)
 
     /// One `INSERT … ON CONFLICT DO UPDATE`: the row lock orders concurrent draws on every node, and each `SET`
-    /// expression reads the row as it was before this draw. Commits without waiting for the WAL flush: a crash of
-    /// the database can only give back tokens taken in its last moments. On a connection whose commits are durable,
-    /// by `SET LOCAL` in a transaction of its own rather than by changing the connection's setting, which the
-    /// ceremony's next durable call would change back: a `SET` with most draws, each a transaction of its own. Over within `limitDrawDeadline`, whether
-    /// every pooled connection is busy, a new one must be made, or the server is slow to answer.
+    /// expression reads the row as it was before this draw. Commits without waiting for the WAL flush (the setting
+    /// sent with the statement, one round trip): a crash of the database can only give back tokens taken in its last
+    /// moments. Over within `limitDrawDeadline`, whether every pooled connection is busy, a new one must be made, or
+    /// the server is slow to answer.
     public func drawTokens(
         limit: String,
         key: [UInt8],
@@ -42,18 +41,7 @@ extension PostgresStore: SharedLimitStore {
             ) { row throws(PostgresError) in (Int(try row.integer(0)), try row.double(1)) }
         }
         let deadline = ContinuousClock.now.advanced(by: Self.limitDrawDeadline)
-        let rows = try pool.withConnection(durableCommits: nil, deadline: deadline) { connection throws(PostgresError) in
-            guard connection.hasDurableCommits else { return try draw(connection) }
-            try connection.execute("BEGIN; SET LOCAL synchronous_commit TO off")
-            do throws(PostgresError) {
-                let rows = try draw(connection)
-                try connection.execute("COMMIT")
-                return rows
-            } catch {
-                connection.rollBack()
-                throw error
-            }
-        }
+        let rows = try withConnectionDeferringDurability(deadline: deadline, draw)
         guard let row = rows.first else { throw StorageError(.unavailable, "the limit bucket was not written") }
         return (taken: row.0, left: row.1)
     }

@@ -60,7 +60,7 @@ extension PostgresStore {
         now: Date
     ) throws(StorageError) {
         guard !outcomes.isEmpty else { return }
-        try pool.withConnection(durableCommits: false) { connection throws(PostgresError) -> Result<Void, StorageError> in
+        try withConnectionDeferringDurability { connection throws(PostgresError) -> Result<Void, StorageError> in
             try connection.transaction { () throws(PostgresError) -> Result<Void, StorageError> in
                 let records = PostgresRecords(connection: connection)
                 defer { records.isOpen = false }

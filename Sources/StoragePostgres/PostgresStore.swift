@@ -13,7 +13,8 @@ import Storage
 /// by name with `transactionPooling`, so the store works through a transaction-mode pooler (PgBouncer) too.
 ///
 /// Durability: commits wait for the WAL flush (`synchronous_commit = on`), except `insertChallenge`,
-/// `takeChallenge` and `recordSessionUse`, which commit with `synchronous_commit = off` as their protocols allow.
+/// `takeChallenge` and `recordSessionUse`, which commit with `synchronous_commit = off` as their protocols allow
+/// (and the outbox workers' and shared limits' bookkeeping, see their files), set for their own transaction only.
 /// PostgreSQL's WAL is one sequence for all sessions, and a durable commit flushes it up to its own record: the
 /// durable commit that ends a successful ceremony (`CeremonyStore`), made after its `takeChallenge` returned,
 /// therefore makes that take durable too, whichever node made it. A crash of the database server can only lose an
@@ -53,7 +54,7 @@ public final class PostgresStore: PasskeyStore {
     /// - Throws: `storage.unavailable` when the database can't be reached; `storage.migrationFailed` when its
     ///   schema is newer than this build or a migration step fails.
     ///   - transactionPooling: the connection string reaches PostgreSQL through a transaction-mode pooler (PgBouncer's
-    ///     `pool_mode = transaction`): statements are sent unnamed and every commit is durable.
+    ///     `pool_mode = transaction`): statements are sent unnamed and no session setting is made.
     ///   - jitter: a random number in a range, for the pauses between a transaction's attempts.
     ///   - notices: PostgreSQL's notices and the `FATAL` that closes a connection, for the log (libpq would print
     ///     them on standard error); dropped by default.
@@ -101,7 +102,15 @@ public final class PostgresStore: PasskeyStore {
     }
 
     public func transaction<Result: Sendable>(_ body: (any StoreTransaction) throws(StorageError) -> Result) throws(StorageError) -> Result {
-        try pool.withConnection { connection throws(PostgresError) -> Swift.Result<Result, StorageError> in
+        try transaction(deadline: nil, body)
+    }
+
+    /// `transaction`, over by `deadline` (nil: the pool's `callTimeout` from now), its attempts and pauses included.
+    func transaction<Result: Sendable>(
+        deadline: ContinuousClock.Instant?,
+        _ body: (any StoreTransaction) throws(StorageError) -> Result
+    ) throws(StorageError) -> Result {
+        try pool.withConnection(deadline: deadline) { connection throws(PostgresError) -> Swift.Result<Result, StorageError> in
             var attempt = 1
             // Another attempt after a random pause of up to 1, 2, 4 … 64 ms, so that bodies colliding on a busy row
             // spread out; from the second attempt on, the attempt runs alone (see `begin`).
@@ -205,15 +214,17 @@ public final class PostgresStore: PasskeyStore {
     /// Runs `body` on a pooled connection with durable commits.
     @discardableResult
     func withConnection<Result>(_ body: (PostgresConnection) throws(PostgresError) -> Result) throws(StorageError) -> Result {
-        try pool.withConnection(durableCommits: true, body)
+        try pool.withConnection(body)
     }
 
-    /// Runs `body` like `withConnection`, but with commits that do not wait for the WAL flush; only for the
-    /// challenge writes and a session's last use (see the type's comment).
+    /// Runs `body` like `withConnection`, but with commits that do not wait for the WAL flush (`SET LOCAL` of each of
+    /// its transactions, in the same round trip as the statement); only for the challenge writes, a session's last
+    /// use (see the type's comment) and the outbox workers' and shared limits' bookkeeping.
     @discardableResult
     func withConnectionDeferringDurability<Result>(
+        deadline: ContinuousClock.Instant? = nil,
         _ body: (PostgresConnection) throws(PostgresError) -> Result
     ) throws(StorageError) -> Result {
-        try pool.withConnection(durableCommits: false, body)
+        try pool.withConnection(deferringDurability: true, deadline: deadline, body)
     }
 }

@@ -99,14 +99,23 @@ struct RestoreCommand {
         }
     }
 
+    /// How long each statement of `--postgres-restored` may take, and its transaction apart from the time per session.
+    static let postgresStatementDeadline = Duration.seconds(600)
+
     /// After `pg_restore`, before any node starts: ends the grants of the restored database (migrating it first, as a
     /// node's start would) and waits out the challenges, as a SQLite restore does.
     private static func endGrantsOnPostgres(_ configuration: ServerConfiguration, started: Date) throws {
         guard let connectionString = configuration.postgresConnectionString else {
             throw Refusal("--postgres-restored needs a configuration that names PostgreSQL (database.postgres)")
         }
-        // One transaction ends every session of the restored database: not a request's 5 s.
-        let store = try PostgresStore(connectionString: connectionString, poolSize: 1, callTimeout: .seconds(600))
+        // One transaction ends every session of the restored database: not a request's 5 s, but 600 s for each of its
+        // statements (the delete of every session), and 600 s plus 50 ms for each live session in all (an event each).
+        let store = try PostgresStore(
+            connectionString: connectionString,
+            poolSize: 1,
+            replyDeadline: Self.postgresStatementDeadline,
+            callTimeout: Self.postgresStatementDeadline
+        )
         defer { store.close() }
         let ended = try RestoredStore.endGrants(store, now: Date(), random: SystemRandom())
         RestoreCommand.say("on the restored PostgreSQL database: \(describe(ended))")

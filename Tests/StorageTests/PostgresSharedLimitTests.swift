@@ -96,24 +96,23 @@ struct PostgresSharedLimitTests {
         #expect(try store.drawTokens(limit: "account", key: Self.key, count: 1, perSecond: 1, burst: 10, now: Self.start) == (1, 9))
     }
 
-    /// A draw commits lazily without changing its connection's setting: on a connection with durable commits, by
-    /// `SET LOCAL` in a transaction of its own (before, a `SET` there, and another by the ceremony's next durable
-    /// call: two more transactions); on a lazy one, in its single statement.
-    @Test func aDrawLeavesItsConnectionsCommitSettingAlone() throws {
+    /// A draw commits lazily in one round trip, its `synchronous_commit` sent with it for its own transaction
+    /// (before, on a connection with durable commits, three: `BEGIN` with `SET LOCAL`, the draw, `COMMIT`).
+    @Test func aDrawIsOneRoundTripAndLeavesItsConnectionsCommitSettingAlone() throws {
         let cluster = try PostgresClusterScope.current()
         let drawing = try PostgresStore(connectionString: cluster.connectionString(database: try cluster.createDatabase()), poolSize: 1)
         func statements(_ body: () throws -> Void) throws -> Int {
-            let before = try drawing.pool.withConnection(durableCommits: nil) { connection throws(PostgresError) in connection.statementsSent }
+            let before = try drawing.pool.withConnection { connection throws(PostgresError) in connection.statementsSent }
             try body()
-            return try drawing.pool.withConnection(durableCommits: nil) { connection throws(PostgresError) in connection.statementsSent } - before
+            return try drawing.pool.withConnection { connection throws(PostgresError) in connection.statementsSent } - before
         }
         func draw() throws { _ = try drawing.drawTokens(limit: "account", key: Self.key, count: 1, perSecond: 1, burst: 10, now: Self.start) }
         try draw()
-        #expect(try statements(draw) == 3, "BEGIN with SET LOCAL, the draw, COMMIT")
-        #expect(try drawing.pool.withConnection(durableCommits: nil) { connection throws(PostgresError) in connection.hasDurableCommits })
-        try drawing.pool.withConnection(durableCommits: false) { _ throws(PostgresError) in }
-        #expect(try statements(draw) == 1, "on a lazy connection, the draw alone")
-        #expect(try drawing.pool.withConnection(durableCommits: nil) { connection throws(PostgresError) in !connection.hasDurableCommits })
+        #expect(try statements(draw) == 1, "the setting and the draw in one pipeline")
+        let setting = try drawing.withConnection { connection throws(PostgresError) in
+            try connection.run("SELECT current_setting('synchronous_commit')", []) { row throws(PostgresError) in row.text(0) }.first
+        }
+        #expect(setting == "on")
     }
 
     @Test func bucketsArePurgedOnceFull() throws {

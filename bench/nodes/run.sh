@@ -19,7 +19,8 @@
 # flushed), IDLE_SECONDS (60), SHARED_BUDGET (600), SHARED_REQUESTS (three times SHARED_BUDGET), ONLY_TEN_NODES (1: skip
 # the ceremonies and pgbench, measure only the ten nodes), IDLE_STATEMENTS (1: log every statement of the idle minute,
 # `log_statement = all`, and print how many of each kind the ten nodes sent), TEN_NODES_MEMBERS (configuration members
-# added to the ten nodes', such as a `"webhooks": […]` endpoint whose idle claims to count).
+# added to the ten nodes', such as a `"webhooks": […]` endpoint whose idle claims to count), STATS_SETTLE (11: seconds
+# between the load and each reading of PostgreSQL's and PgBouncer's counters).
 # Each round also prints the server CPU per ceremony (user + system time from /proc: the SQLite node; the PostgreSQL
 # nodes, PgBouncer and PostgreSQL's processes apart) and, for PostgreSQL, the commits and WAL flushes per ceremony
 # (pg_stat_database, pg_stat_wal): where the two-node figure's time goes on a machine whose cores they all share.
@@ -110,12 +111,18 @@ postgres_pids() {
     postmaster=$(head -n 1 "$cluster/data/postmaster.pid")
     echo "$postmaster" $(pgrep -P "$postmaster")
 }
-# Transactions (commits and rollbacks) in the database `passkeyd`, and WAL flushes. A backend reports its counts at most
-# once a second, so each reading waits a little longer than that after the load.
+# Transactions (commits and rollbacks) in the database `passkeyd`, WAL flushes, and the transactions PgBouncer passed
+# on for its clients (SHOW STATS, refreshed every second: `stats_period` in bench/lib.sh). A busy backend reports its
+# counts at most once a second, and one that goes idle less than a second after its last report waits 10 s
+# (PostgreSQL 15's idle interval), so each reading waits STATS_SETTLE (11 s) after the load: with 1.2 s, as before
+# 2026-12-06 evening, the counts per ceremony moved by ±10 % with the backends' report times (1.8–1.9 direct, where
+# every ceremony makes 2).
 postgres_counters() {
-    sleep 1.2
-    "$postgres_bin/psql" -h 127.0.0.1 -p "$postgres_port" -U passkeyd -d postgres -At -F ' ' \
-        -c "SELECT (SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = 'passkeyd'), wal_sync FROM pg_stat_wal"
+    sleep "${STATS_SETTLE:-11}"
+    printf '%s %s\n' "$("$postgres_bin/psql" -h 127.0.0.1 -p "$postgres_port" -U passkeyd -d postgres -At -F ' ' \
+        -c "SELECT (SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = 'passkeyd'), wal_sync FROM pg_stat_wal")" \
+        "$("$postgres_bin/psql" -h 127.0.0.1 -p "$pgbouncer_port" -U passkeyd -d pgbouncer -At -F ' ' -c 'SHOW STATS' \
+            | awk '$1 == "passkeyd" { print $2 }')"
 }
 pgbouncer_pid=$(cat "$pgbouncer_folder/pgbouncer.pid")
 
@@ -143,11 +150,14 @@ load() {
         if [ "$1" = two-nodes-pgbouncer ]; then
             line=$(printf '%s, PgBouncer %.3f ms' "$line" "$(echo "($(cpu_ticks "$pgbouncer_pid") - $bouncer_before) * $tick_milliseconds / $ceremonies" | bc -l)")
         fi
-        read -r transactions_before syncs_before <<<"$counters_before"
-        read -r transactions_after syncs_after <<<"$(postgres_counters)"
+        read -r transactions_before syncs_before pooled_before <<<"$counters_before"
+        read -r transactions_after syncs_after pooled_after <<<"$(postgres_counters)"
         transactions=$(echo "($transactions_after - $transactions_before) / $ceremonies" | bc -l)
         line=$(printf '%s; per ceremony %.2f transactions, %.2f WAL flushes' "$line" "$transactions" \
             "$(echo "($syncs_after - $syncs_before) / $ceremonies" | bc -l)")
+        if [ "$1" = two-nodes-pgbouncer ]; then
+            line=$(printf '%s, %.2f transactions of clients through PgBouncer' "$line" "$(echo "($pooled_after - $pooled_before) / $ceremonies" | bc -l)")
+        fi
     fi
     echo "    $line"
     sed -n 's|^login ceremonies: \([0-9.]*\)/s.* p50 \([0-9.]*\) ms, p99 \([0-9.]*\) ms.*|'"$1"' \1 \2 \3 '"$nodes $postgres $transactions"'|p' \

@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// An idle webhook worker claims only every 8 s (issue 42), so every request that may write an event must wake it,
+/// An idle webhook worker claims only every 16 s (issue 42), so every request that may write an event must wake it,
 /// refused ones too: a clone warning is committed by a sign-in that is then refused with `possible_clone`.
 @Suite(.serialized) struct WebhookWakeTests {
     @Test func aRefusedSignInsCloneWarningIsDeliveredAtOnceByAnIdleWorker() throws {
@@ -18,7 +18,7 @@ import Testing
         let signedIn = receiver.wait { $0.count >= WebhookDeliveryTests.expectedTypes(signIns: 1).count }
         #expect(signedIn.count == WebhookDeliveryTests.expectedTypes(signIns: 1).count)
         // The options (a write that succeeds, so it wakes the worker) first; then claims that find nothing at about 1,
-        // 2, 4 and 8 s: the worker now waits 8 s between claims when the refused verification comes.
+        // 2, 4 and 8 s: the worker now waits 8 s (then 16 s) between claims when the refused verification comes.
         let options = try client.requestOptions()
         Thread.sleep(forTimeInterval: 9)
         let refused = Date()
