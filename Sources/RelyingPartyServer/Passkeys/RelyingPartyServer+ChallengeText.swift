@@ -11,12 +11,10 @@ extension RelyingPartyServer {
     /// A response's client data decoded and parsed, for its challenge and then for the ceremony, which verifies it in
     /// full without reading it again.
     static func clientData(_ clientDataJSON: String) throws(ServerError) -> DecodedClientData {
-        guard let bytes = Base64URL.decode(clientDataJSON) else {
-            throw ServerError(.verificationFailed, member: "response.clientDataJSON")
-        }
         do {
-            return try DecodedClientData(text: clientDataJSON, bytes: bytes)
+            return try DecodedClientData(text: clientDataJSON)
         } catch {
+            if error.code == .responseInvalidEncoding { throw ServerError(.verificationFailed, member: "response.clientDataJSON") }
             throw .verification(error)
         }
     }

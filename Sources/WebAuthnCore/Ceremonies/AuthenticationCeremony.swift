@@ -54,7 +54,7 @@ public struct AuthenticationCeremony: Sendable {
             }
         }
         // §7.2 step 7: let cData, authData and sig be the response's clientDataJSON, authenticatorData and signature.
-        let read = decoded.flatMap { $0.text == credential.response.clientDataJSON ? $0 : nil }
+        let read = decoded.flatMap { $0.isRead(from: credential.response.clientDataJSON) ? $0 : nil }
         let clientDataBytes: [UInt8]
         if let read {
             clientDataBytes = read.bytes

@@ -9,10 +9,17 @@ public struct DecodedClientData: Sendable {
     public let bytes: [UInt8]
     public let parsed: CollectedClientData
 
-    /// `bytes`, which the caller decoded from `text`, parsed (§7.2 steps 8–9).
-    public init(text: String, bytes: [UInt8]) throws(WebAuthnError) {
+    /// `text` decoded (`response.invalidEncoding` unless it is unpadded base64url) and parsed (§7.2 steps 8–9): the
+    /// bytes always come from the text, so a ceremony that matches the text can use them.
+    public init(text: String) throws(WebAuthnError) {
         self.text = text
-        self.bytes = bytes
+        bytes = try ResponseField.decode(text, member: "clientDataJSON")
         parsed = try CollectedClientData(bytes: bytes)
+    }
+
+    /// Whether this was read from `clientDataJSON`, byte for byte (String's `==` would also match a canonically
+    /// equivalent text, such as one with U+212A KELVIN SIGN for "K", which is not base64url).
+    func isRead(from clientDataJSON: String) -> Bool {
+        text.utf8.elementsEqual(clientDataJSON.utf8)
     }
 }

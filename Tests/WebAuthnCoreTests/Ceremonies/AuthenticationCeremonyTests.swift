@@ -160,7 +160,7 @@ struct AuthenticationCeremonyTests {
         let response = try Fixture.authenticator.authenticate(credential, challenge: Fixture.challenge)
         let other = try Fixture.authenticator.authenticate(credential, challenge: [1, 2, 3])
         let ceremony = AuthenticationCeremony(relyingParty: Fixture.relyingParty())
-        let read = { (text: String) in try DecodedClientData(text: text, bytes: try #require(Base64URL.decode(text))) }
+        let read = { (text: String) in try DecodedClientData(text: text) }
         let own = try read(response.response.clientDataJSON)
         #expect(own.parsed.challenge == Base64URL.encode(Fixture.challenge))
         let result = try ceremony.verify(response, clientData: own, expecting: try expectations(for: credential))
@@ -171,6 +171,31 @@ struct AuthenticationCeremonyTests {
             Fixture.failureCode { _ = try ceremony.verify(other, clientData: foreign, expecting: try expectations(for: credential)) }
                 == .challengeMismatch
         )
+    }
+
+    /// Client data read before matches the response's byte for byte, not as Swift's `==` compares strings: a
+    /// clientDataJSON with U+212A KELVIN SIGN where the read text has "K" is canonically equivalent, but it is not
+    /// base64url, and it is refused as the response's own would be.
+    @Test func clientDataReadBeforeMatchesByteForByte() throws {
+        let credential = try SoftwareCredential.generate(.es256)
+        let challenges = (0..<64).map { [UInt8](repeating: UInt8($0), count: 32) }
+        let responses = try challenges.map { try Fixture.authenticator.authenticate(credential, challenge: $0) }
+        let index = try #require(responses.firstIndex { $0.response.clientDataJSON.contains("K") })
+        let response = responses[index]
+        let read = try DecodedClientData(text: response.response.clientDataJSON)
+        var kelvin = response
+        kelvin.response.clientDataJSON = response.response.clientDataJSON.replacingOccurrences(of: "K", with: "\u{212A}")
+        #expect(kelvin.response.clientDataJSON == response.response.clientDataJSON, "canonically equivalent")
+        let ceremony = AuthenticationCeremony(relyingParty: Fixture.relyingParty())
+        let expecting = AuthenticationExpectations(
+            challenge: challenges[index],
+            credential: try credential.storedCredential(signCount: 0, backupEligible: nil),
+            userVerification: .preferred,
+            allowedCredentialIDs: [],
+            identifiedUserHandle: nil
+        )
+        #expect(try ceremony.verify(response, clientData: read, expecting: expecting).credentialID == credential.id)
+        #expect(Fixture.failureCode { _ = try ceremony.verify(kelvin, clientData: read, expecting: expecting) } == .responseInvalidEncoding)
     }
 
     @Test func attestedCredentialDataInAnAssertionFails() throws {
