@@ -33,7 +33,9 @@ final class LoopMailbox: @unchecked Sendable {
     private let state = Mutex(State())
     /// The `eventfd` a post signals when the mailbox was empty; nil once closed (under `descriptorLock` write-locked).
     nonisolated(unsafe) private var wakeUp: WakeUpDescriptor?
-    private var descriptorLock = pthread_rwlock_t()
+    /// Allocated, not a stored `pthread_rwlock_t`: a lock must not move, and Swift does not promise a stored property's
+    /// address.
+    private let descriptorLock: UnsafeMutablePointer<pthread_rwlock_t>
     /// The loop's persistent read watch on `descriptor`, freed by `close`.
     private var event: Event?
 
@@ -43,7 +45,8 @@ final class LoopMailbox: @unchecked Sendable {
             throw HTTPServerError(.eventLoopFailed, "eventfd: \(String(cString: strerror(errno)))")
         }
         self.wakeUp = wakeUp
-        pthread_rwlock_init(&descriptorLock, nil)
+        descriptorLock = .allocate(capacity: 1)
+        pthread_rwlock_init(descriptorLock, nil)
         let event = Event(
             base: base,
             descriptor: wakeUp.descriptor,
@@ -63,7 +66,8 @@ final class LoopMailbox: @unchecked Sendable {
     }
 
     deinit {
-        pthread_rwlock_destroy(&descriptorLock)
+        pthread_rwlock_destroy(descriptorLock)
+        descriptorLock.deallocate()
     }
 
     /// Runs `delivery` on the loop's thread soon; dropped once the loop is closed.
@@ -75,9 +79,9 @@ final class LoopMailbox: @unchecked Sendable {
             return state.deliveries.count == 1
         }
         guard wakes else { return }
-        pthread_rwlock_rdlock(&descriptorLock)
+        pthread_rwlock_rdlock(descriptorLock)
         wakeUp?.signal()
-        pthread_rwlock_unlock(&descriptorLock)
+        pthread_rwlock_unlock(descriptorLock)
     }
 
     /// Drops what is still undelivered, frees the watch and closes the descriptor; later posts are dropped. Call on the
@@ -89,10 +93,10 @@ final class LoopMailbox: @unchecked Sendable {
         }
         event?.free()
         event = nil
-        pthread_rwlock_wrlock(&descriptorLock)
+        pthread_rwlock_wrlock(descriptorLock)
         wakeUp?.close()
         wakeUp = nil
-        pthread_rwlock_unlock(&descriptorLock)
+        pthread_rwlock_unlock(descriptorLock)
     }
 
     private func deliver() {

@@ -48,12 +48,19 @@ struct PostgresLockTimeoutTests {
         #expect(waiting.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "a backend still waits for the lock")
     }
 
-    /// The sign-in's read is a function that carries its own bound, for the default call timeout. Called once before
-    /// the table is locked, as on a node that has signed someone in: a first call would wait for the lock while the
-    /// function is parsed, under the connection's bound, and pass whatever the function's were.
+    /// The sign-in's read, a single statement on a direct connection: the connection's bound.
     @Test func aSingleCallStopsWaitingOnTheServer() throws {
+        try waitForLockedTable("credentials") { store in _ = try store.credentialWithOwner(id: StoreSamples.credential(1, owner: 1).id) }
+    }
+
+    /// Through a transaction pooler the sign-in's read is a function that carries its own bound, for the default call
+    /// timeout. Called once before the table is locked, as on a node that has signed someone in: a first call would
+    /// wait for the lock while the function is parsed, and pass whatever the function's bound were.
+    @Test func aSignInReadThroughAPoolerStopsWaitingOnTheServer() throws {
+        let bouncer = try PgBouncer(inFrontOf: try PostgresClusterScope.current())
+        defer { bouncer.destroy() }
         let read = { (store: PostgresStore) throws in _ = try store.credentialWithOwner(id: StoreSamples.credential(1, owner: 1).id) }
-        try waitForLockedTable("credentials", callTimeout: PostgresStore.defaultCallTimeout, warmUp: read, read)
+        try waitForLockedTable("credentials", through: bouncer, callTimeout: PostgresStore.defaultCallTimeout, warmUp: read, read)
     }
 
     /// The functions' own `lock_timeout` (a fixed text of schema step 24) is the pool's bound for the default call
