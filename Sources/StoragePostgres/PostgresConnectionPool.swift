@@ -27,14 +27,24 @@ final class PostgresConnectionPool: Sendable {
     let replyDeadline: Duration
     /// How long a call without a deadline of its own takes at most, whatever it waits for (see `withConnection`).
     let callTimeout: Duration
-    /// PostgreSQL's own bound of a call's lock waits and statements, in milliseconds: half a second below `callTimeout`,
-    /// so that the server stops waiting (and frees its lock queue and its backend) before the client gives up on it
-    /// and closes the connection, which a backend waiting for a lock would not notice. Each connection's
-    /// `lock_timeout` (direct connections: through a pooler, the session is not ours) and `PostgresStore`'s
-    /// transactions' (`SET LOCAL`, both ways).
+    /// PostgreSQL's own bound of a call's lock waits and statements, in milliseconds: half a second below `callTimeout`
+    /// or `replyDeadline`, whichever is shorter, so that the server stops waiting (and frees its lock queue and its
+    /// backend) before the client gives up on it and closes the connection, which a backend waiting for a lock would
+    /// not notice. Each connection's `lock_timeout` (direct connections: through a pooler, the session is not ours)
+    /// and `PostgresStore`'s transactions' (`SET LOCAL`, both ways).
     var serverTimeoutMilliseconds: Int {
-        let (seconds, attoseconds) = callTimeout.components
-        return max(100, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000) - 500)
+        max(100, min(Self.milliseconds(callTimeout), Self.milliseconds(replyDeadline)) - 500)
+    }
+
+    /// The server's bound of one statement's lock wait in a call with a deadline of its own (an import): half a second
+    /// below `replyDeadline`, after which the client gives up on the statement.
+    var statementLockTimeoutMilliseconds: Int {
+        max(100, Self.milliseconds(replyDeadline) - 500)
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
     private let permits: DispatchSemaphore
     private let state = Mutex(State())

@@ -119,9 +119,13 @@ extension PostgresStore: ImportableStore {
         let isEmpty = try pool.withConnection(deadline: deadline) { connection throws(PostgresError) -> Bool in
             try connection.transaction { () throws(PostgresError) -> Bool in
                 // Blocks every writer of these tables until the import commits, so nothing slips in between the
-                // emptiness check and the copy.
+                // emptiness check and the copy. The wait for the lock ends before the client gives up on the statement:
+                // a backend still queued for it after that would block every writer of these tables, on every node.
                 try connection.execute(
-                    "\(PostgresMigrations.longLockWait); LOCK TABLE users, sessions, apple_identities, apple_revocations, events IN EXCLUSIVE MODE"
+                    """
+                    SET LOCAL lock_timeout = \(pool.statementLockTimeoutMilliseconds);
+                    LOCK TABLE users, sessions, apple_identities, apple_revocations, events IN EXCLUSIVE MODE
+                    """
                 )
                 let rows = try connection.run(
                     """

@@ -39,6 +39,29 @@ struct PostgresImportDeadlineTests {
         #expect(try eventsIn(database) == "\(Self.eventCount)")
     }
 
+    /// An import that cannot lock the tables (another session holds one) gives up when its statement's reply deadline
+    /// has passed, and so does the server: no backend is left queued for the lock, where it would block every writer
+    /// of the tables (it waited up to 600 s before).
+    @Test func anImportThatCannotLockLeavesNoBackendWaiting() throws {
+        let (export, first, database) = try source()
+        first.close()
+        let cluster = try PostgresClusterScope.current()
+        let connectionString = cluster.connectionString(database: database)
+        let target = try PostgresStore(connectionString: connectionString, poolSize: 1, replyDeadline: .seconds(2))
+        defer { target.close() }
+        let holder = try PostgresConnection(connectionString: connectionString)
+        try holder.execute("BEGIN; LOCK TABLE sessions IN ROW EXCLUSIVE MODE")
+        defer { holder.rollBack() }
+        let started = ContinuousClock.now
+        #expect(throws: StorageError.self) { try target.importRecords(export) }
+        #expect(ContinuousClock.now - started < .seconds(3))
+        let waiting = try cluster.psql(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)' AND wait_event_type = 'Lock'",
+            database: database
+        )
+        #expect(waiting.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "a backend still waits for the lock")
+    }
+
     /// Past its allowance an import still ends, and nothing of it is kept: a later import finds the database empty.
     @Test func anImportPastItsAllowanceRollsBack() throws {
         let (export, target, database) = try source()
