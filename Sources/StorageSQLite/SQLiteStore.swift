@@ -31,6 +31,8 @@ public final class SQLiteStore: PasskeyStore {
     private let connection: Mutex<SQLiteConnection?>
     /// The read connections of a database file (none for an in-memory one, which only its own connection sees).
     private let readers: SQLiteReaders?
+    /// The WAL checkpoints of a database file, off the commit path (none for an in-memory one, which has no WAL).
+    let checkpointer: SQLiteCheckpointer?
     /// The ceremonies' final writes, committed in groups (`SQLiteStore+Ceremonies`).
     let commitGroup = SQLiteCommitGroup()
     /// How many batches ran again with each write in a savepoint because one of their writes was refused
@@ -84,13 +86,29 @@ public final class SQLiteStore: PasskeyStore {
         }
         // The one clock of the store: the time of the events a migration writes.
         try SQLiteMigrations.migrate(connection, now: Date())
+        if path == ":memory:" {
+            checkpointer = nil
+        } else {
+            let checkpointer: SQLiteCheckpointer
+            do throws(SQLiteError) {
+                checkpointer = try SQLiteCheckpointer(path: path)
+            } catch {
+                throw error.storageError
+            }
+            try checkpointer.start(writer: connection)
+            self.checkpointer = checkpointer
+        }
         self.connection = Mutex(connection)
         readers = path == ":memory:" ? nil : SQLiteReaders(path: path)
     }
 
     /// Closes the connections. Later calls throw `storage.unavailable`. Idempotent.
     public func close() {
-        connection.withLock { $0 = nil }
+        connection.withLock { connection in
+            // Stopped first: the writer's commits call into it, and its connection is closed before the writer's.
+            checkpointer?.stop()
+            connection = nil
+        }
         readers?.close()
     }
 

@@ -88,9 +88,10 @@ awk -v n="$ceremonies" '
     { name = $2; sub(/\(.*/, "", name); calls[name]++; total++
       file = ""
       if (match($0, /\(-?[0-9]+<[^>]*>/)) { file = substr($0, RSTART, RLENGTH); sub(/.*\//, "", file); sub(/>$/, "", file) }
+      if (name == "fdatasync" && file == "passkeyd.sqlite") databaseSyncs[$1]++
       if ((name == "pwrite64" || name == "pread64") && file ~ /\.sqlite/) {
           sub(/^passkeyd\.sqlite/, "database", file); byFile[name " " file]++
-          if (name == "pwrite64" && file == "database-wal" && $0 ~ /, 24[,)]/ ) frames++
+          if (name == "pwrite64" && file == "database-wal" && $0 ~ /, 24[,)]/ ) { frames++; committing[$1] = 1 }
       } }
     END {
       printf "  system calls: %.1f\n", total / n
@@ -98,6 +99,8 @@ awk -v n="$ceremonies" '
       close("sort -k2 -g -r")
       for (key in byFile) printf "    %-24s %6.2f\n", key, byFile[key] / n | "sort"
       close("sort")
+      for (thread in databaseSyncs) { syncs += databaseSyncs[thread]; if (thread in committing) inCommits += databaseSyncs[thread] }
+      printf "  checkpoints that synced the database: %.1f per 1,000 ceremonies, %.1f of them in a committing thread\n", 1000 * syncs / n, 1000 * inCommits / n
       printf "  WAL frames: %.2f per ceremony, %.1f per fdatasync (%d frames, %d fdatasync)\n", frames / n, (calls["fdatasync"] ? frames / calls["fdatasync"] : 0), frames, calls["fdatasync"]
     }' "$work/strace.txt"
 awk -F, -v n="$ceremonies" '
