@@ -35,8 +35,10 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     static let walSizeLimit = 32 * 1024 * 1024
 
     private var connection: SQLiteConnection?
-    private var mutex = pthread_mutex_t()
-    private var condition = pthread_cond_t()
+    /// Allocated, not stored `pthread_*_t` values: a mutex must not move, and Swift does not promise a stored property's
+    /// address.
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t> = .allocate(capacity: 1)
+    private let condition: UnsafeMutablePointer<pthread_cond_t> = .allocate(capacity: 1)
     private var isWanted = false
     /// The WAL's frames when a commit last woke the thread.
     private var framesAtWake: Int32 = 0
@@ -46,17 +48,20 @@ final class SQLiteCheckpointer: @unchecked Sendable {
 
     /// Opens the checkpoint connection to the WAL database at `path`; `start` starts its thread.
     init(path: String) throws(SQLiteError) {
+        // First, so that `deinit` finds them made whatever throws below.
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
         let connection = try SQLiteConnection(path: path)
         try connection.setBusyTimeout(milliseconds: SQLiteStore.busyTimeoutMilliseconds)
         try connection.setDurableCommits(true)
         self.connection = connection
-        pthread_mutex_init(&mutex, nil)
-        pthread_cond_init(&condition, nil)
     }
 
     deinit {
-        pthread_cond_destroy(&condition)
-        pthread_mutex_destroy(&mutex)
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
     }
 
     /// Starts the thread and hands the writer's checkpoints to it: `writer`'s commits wake it (its automatic checkpoint
@@ -98,10 +103,10 @@ final class SQLiteCheckpointer: @unchecked Sendable {
 
     /// Ends the thread once its checkpoint in progress has ended, and closes its connection. Idempotent.
     func stop() {
-        pthread_mutex_lock(&mutex)
+        pthread_mutex_lock(mutex)
         isStopped = true
-        pthread_cond_signal(&condition)
-        pthread_mutex_unlock(&mutex)
+        pthread_cond_signal(condition)
+        pthread_mutex_unlock(mutex)
         if let thread {
             pthread_join(thread, nil)
             self.thread = nil
@@ -109,10 +114,13 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         connection = nil
     }
 
+    /// Whether the thread was started and not stopped (tests; read by the thread that started or stopped it).
+    var isRunning: Bool { thread != nil }
+
     /// How many checkpoints the thread has run (tests).
     var checkpointCount: Int {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         return finished
     }
 
@@ -121,33 +129,33 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         if frames >= Self.fallbackFrames {
             sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
         } else if frames >= Self.wakeFrames {
-            pthread_mutex_lock(&mutex)
+            pthread_mutex_lock(mutex)
             // Fewer frames than at the last wake: the WAL restarted since.
             if frames < framesAtWake { framesAtWake = 0 }
             if frames - framesAtWake >= Self.wakeFrames {
                 framesAtWake = frames
                 isWanted = true
-                pthread_cond_signal(&condition)
+                pthread_cond_signal(condition)
             }
-            pthread_mutex_unlock(&mutex)
+            pthread_mutex_unlock(mutex)
         }
     }
 
     private func run() {
-        pthread_mutex_lock(&mutex)
+        pthread_mutex_lock(mutex)
         while true {
-            while !isWanted && !isStopped { pthread_cond_wait(&condition, &mutex) }
+            while !isWanted && !isStopped { pthread_cond_wait(condition, mutex) }
             if isStopped { break }
             isWanted = false
-            pthread_mutex_unlock(&mutex)
+            pthread_mutex_unlock(mutex)
             // A failure (a busy checkpoint lock, an I/O error) leaves the frames in the WAL: the next commit past the
             // threshold wakes the thread again, and the writer's fallback bounds the WAL meanwhile.
             if let handle = connection?.handle {
                 sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
             }
-            pthread_mutex_lock(&mutex)
+            pthread_mutex_lock(mutex)
             finished += 1
         }
-        pthread_mutex_unlock(&mutex)
+        pthread_mutex_unlock(mutex)
     }
 }

@@ -102,6 +102,11 @@ public final class SQLiteStore: PasskeyStore {
         readers = path == ":memory:" ? nil : SQLiteReaders(path: path)
     }
 
+    /// A store dropped without `close()` still ends the checkpoint thread (which holds its own connection to the file).
+    deinit {
+        checkpointer?.stop()
+    }
+
     /// Closes the connections. Later calls throw `storage.unavailable`. Idempotent.
     public func close() {
         connection.withLock { connection in

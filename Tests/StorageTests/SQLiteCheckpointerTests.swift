@@ -45,4 +45,17 @@ struct SQLiteCheckpointerTests {
         }
         #expect(rows == Int64(Self.fillerRows))
     }
+
+    /// A store dropped without `close()` ends its checkpoint thread, which would otherwise wait forever holding a
+    /// connection to the file; a store in memory has none.
+    @Test func aStoreDroppedWithoutClosingEndsItsThread() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var store: SQLiteStore? = try SQLiteStore(path: directory.newDatabasePath())
+        let checkpointer = try #require(store?.checkpointer)
+        #expect(checkpointer.isRunning)
+        store = nil
+        #expect(!checkpointer.isRunning)
+        #expect(try SQLiteStore.inMemory().checkpointer == nil)
+    }
 }
