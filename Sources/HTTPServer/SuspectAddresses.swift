@@ -32,15 +32,15 @@ final class SuspectAddresses: Sendable {
     /// to half the table) is freed after the lock is released, so the event loops that look addresses up meanwhile
     /// do not wait for it.
     func noteRefusal(_ address: String, now: Int) {
-        let dropped = generations.withLock { tables -> [[String: Record]] in
-            var dropped = [rotateIfDue(&tables, now: now)]
+        let dropped = generations.withLock { tables -> (due: [String: Record], full: [String: Record]) in
+            let due = rotateIfDue(&tables, now: now)
             var record = tables.current[address] ?? tables.previous.removeValue(forKey: address) ?? Record(refusals: 0, last: now)
             if now - record.last > lane.seconds { record.refusals = 0 }
             record.refusals = min(record.refusals + 1, lane.refusals)
             record.last = now
             tables.current[address] = record
-            if tables.current.count >= max(1, lane.maximumAddresses / 2) { dropped.append(rotate(&tables, now: now)) }
-            return dropped
+            let full = tables.current.count >= max(1, lane.maximumAddresses / 2) ? rotate(&tables, now: now) : [:]
+            return (due, full)
         }
         withExtendedLifetime(dropped) {}
     }
