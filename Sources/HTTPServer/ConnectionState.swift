@@ -51,8 +51,9 @@ final class ConnectionState {
     var isOverArrivingBound = false
     /// True once the client sent a NUL byte: the listener then refuses its requests.
     private(set) var hasReceivedNUL = false
-    /// The client address it is counted against, once admitted under the per-address cap.
-    private var address: PeerAddress?
+    /// The client address it is counted against, once admitted under the per-address cap, with that address's
+    /// connections on the loop.
+    private var address: AddressConnections?
     /// Whether the connection is a trusted proxy's (`proxyProtocolFrom`) whose PROXY protocol header has not been read:
     /// its bufferevent does not read meanwhile, and it is counted against no address yet.
     private var awaitsProxyHeader = false
@@ -211,7 +212,7 @@ final class ConnectionState {
             )
             guard madeRoom else { return false }
         }
-        address = peer
+        address = loop.joined(peer)
         return true
     }
 
@@ -239,14 +240,14 @@ final class ConnectionState {
             closeSoon(reason: "a connection from a trusted proxy was closed: \(reason)")
         case .header(_, let client):
             let peer = client.map { PeerAddress(bytes: $0.bytes) } ?? connection.peer.flatMap(PeerAddress.init)
-            guard let peer, admit(peer) else {
+            guard let peer, admit(peer), let address else {
                 closeSoon(reason: nil)
                 return
             }
             awaitsProxyHeader = false
             proxiedClient = client?.address
             bufferEvent.setReading(true)
-            listener.loop.becameIdle(self, address: peer)
+            listener.loop.becameIdle(self, address: address)
         }
     }
 
@@ -339,9 +340,8 @@ final class ConnectionState {
         }
         connection = nil
         if let address {
-            listener.loop.becameBusy(self, address: address, isClosing: true)
-            listener.loop.requestEnded(self, address: address, isClosing: true)
-            listener.loop.connections.release(address)
+            listener.loop.left(self, address: address)
+            listener.loop.connections.release(address.address)
             self.address = nil
         }
         if !isHandshakeCounted, let session = bufferEvent.tlsSession {

@@ -24,13 +24,13 @@ final class EventLoop: @unchecked Sendable {
     let suspects: SuspectAddresses?
     /// The workers' finished responses, written out on this loop's thread.
     let mailbox: LoopMailbox
-    /// This loop's connections with no request in progress, oldest idle first, all of them and by client address.
+    /// This loop's connections with no request in progress, oldest idle first (of each address: `connectionsByAddress`).
     private let idleConnections = IdleConnections(.all)
-    private var idleConnectionsByAddress: [PeerAddress: IdleConnections] = [:]
     /// Connections whose request is still arriving (its first byte came, it is not whole yet), oldest request first:
     /// under a connection cap with none idle, the oldest of them makes way for a new connection.
     private let incompleteConnections = IdleConnections(.incomplete)
-    private var incompleteConnectionsByAddress: [PeerAddress: IdleConnections] = [:]
+    /// The connections of each client address with one on this loop.
+    private var connectionsByAddress: [PeerAddress: AddressConnections] = [:]
     /// The `Date` header cache of this loop.
     let date = HTTPDate()
     /// True while a listener writes a handler's response, so that output is not mistaken for a libevent error page.
@@ -109,17 +109,32 @@ final class EventLoop: @unchecked Sendable {
         return key
     }()
 
-    /// `connection` has no request in progress (it is counted against `address`).
-    func becameIdle(_ connection: ConnectionState, address: PeerAddress) {
-        idleConnections.append(connection)
-        Self.append(connection, at: address, to: &idleConnectionsByAddress, as: .address)
+    /// `connection`, admitted under `address`'s cap, joins that address's connections on this loop.
+    func joined(_ address: PeerAddress) -> AddressConnections {
+        let connections = connectionsByAddress[address] ?? AddressConnections(address)
+        if connections.count == 0 { connectionsByAddress[address] = connections }
+        connections.count += 1
+        return connections
     }
 
-    /// `connection` received bytes, or (`isClosing`) closed; an address's empty list is dropped when one of its
-    /// connections closes, not on every request.
-    func becameBusy(_ connection: ConnectionState, address: PeerAddress, isClosing: Bool = false) {
+    /// `connection` closed: it leaves every list, and the address's entry goes with its last connection.
+    func left(_ connection: ConnectionState, address: AddressConnections) {
+        becameBusy(connection, address: address)
+        requestEnded(connection, address: address)
+        address.count -= 1
+        if address.count == 0 { connectionsByAddress[address.address] = nil }
+    }
+
+    /// `connection` has no request in progress.
+    func becameIdle(_ connection: ConnectionState, address: AddressConnections) {
+        idleConnections.append(connection)
+        address.idle.append(connection)
+    }
+
+    /// `connection` received bytes, or closed.
+    func becameBusy(_ connection: ConnectionState, address: AddressConnections) {
         idleConnections.remove(connection)
-        Self.remove(connection, at: address, from: &idleConnectionsByAddress, isClosing: isClosing)
+        address.idle.remove(connection)
     }
 
     /// The bytes of requests still arriving on this loop's connections (`HTTPServerConfiguration.maximumArrivingBytes`);
@@ -127,52 +142,24 @@ final class EventLoop: @unchecked Sendable {
     var arrivingBytes = 0
 
     /// A request of `connection` started arriving (nothing when it is already listed: its first byte counts).
-    func requestStarted(_ connection: ConnectionState, address: PeerAddress) {
+    func requestStarted(_ connection: ConnectionState, address: AddressConnections) {
         incompleteConnections.append(connection)
-        Self.append(connection, at: address, to: &incompleteConnectionsByAddress, as: .addressIncomplete)
+        address.incomplete.append(connection)
     }
 
-    /// The request of `connection` is whole (handed to a worker), was answered, or (`isClosing`) the connection closed.
-    func requestEnded(_ connection: ConnectionState, address: PeerAddress, isClosing: Bool = false) {
+    /// The request of `connection` is whole (handed to a worker), was answered, or the connection closed.
+    func requestEnded(_ connection: ConnectionState, address: AddressConnections) {
         arrivingBytes -= connection.arrivingBytes
         connection.arrivingBytes = 0
         connection.isOverArrivingBound = false
         incompleteConnections.remove(connection)
-        Self.remove(connection, at: address, from: &incompleteConnectionsByAddress, isClosing: isClosing)
-    }
-
-    /// Lists `connection` in `address`'s list of `lists`, making the list (of `membership`) on the address's first.
-    private static func append(
-        _ connection: ConnectionState,
-        at address: PeerAddress,
-        to lists: inout [PeerAddress: IdleConnections],
-        as membership: IdleConnections.Membership
-    ) {
-        if let list = lists[address] {
-            list.append(connection)
-        } else {
-            let list = IdleConnections(membership)
-            list.append(connection)
-            lists[address] = list
-        }
-    }
-
-    /// Takes `connection` off `address`'s list of `lists`; drops the list once empty when the connection closes.
-    private static func remove(
-        _ connection: ConnectionState,
-        at address: PeerAddress,
-        from lists: inout [PeerAddress: IdleConnections],
-        isClosing: Bool
-    ) {
-        guard let list = lists[address] else { return }
-        list.remove(connection)
-        if isClosing && list.count == 0 { lists[address] = nil }
+        address.incomplete.remove(connection)
     }
 
     /// Closes this loop's connection (of `address` only, when given) whose incomplete request is the oldest: a
     /// trickling client's, first. Whether there was one.
     func closeOldestIncompleteConnection(of address: PeerAddress? = nil) -> Bool {
-        guard let oldest = address.map({ incompleteConnectionsByAddress[$0]?.first }) ?? incompleteConnections.first else { return false }
+        guard let oldest = address.map({ connectionsByAddress[$0]?.incomplete.first }) ?? incompleteConnections.first else { return false }
         oldest.close()
         return true
     }
@@ -182,7 +169,7 @@ final class EventLoop: @unchecked Sendable {
     @discardableResult
     func closeIdleConnections(upTo limit: Int, of address: PeerAddress? = nil) -> Int {
         var closed = 0
-        while closed < limit, let oldest = address.map({ idleConnectionsByAddress[$0]?.first }) ?? idleConnections.first {
+        while closed < limit, let oldest = address.map({ connectionsByAddress[$0]?.idle.first }) ?? idleConnections.first {
             oldest.close()
             closed += 1
         }

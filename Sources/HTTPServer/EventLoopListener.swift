@@ -191,19 +191,20 @@ final class EventLoopListener {
             headers: incoming.headers,
             path: incoming.path
         )
-        // The client as the suspect lane counts it, with a lane.
-        let client = loop.suspects.map { _ in String(configuration.clientAddress(incoming).prefix(64)) }
-        if configuration.sharesClientAddress { incoming.clientAddress = client }
         if let refusal = sentNUL ? "The request contains a NUL byte." : RequestFraming.refusal(framing) {
-            noteRefusal(of: client, status: 400)
+            noteRefusal(of: incoming, status: 400)
             send(ErrorResponse.badRequest(refusal), to: request, isHead: isHead, connection: connectionState)
             return
         }
         if let response = handler.answerOnLoop(incoming) {
-            noteRefusal(of: client, status: response.status)
+            noteRefusal(of: incoming, status: response.status)
             send(response, to: request, isHead: isHead, connection: connectionState)
             return
         }
+        // The client as the suspect lane counts it, with a lane; resolved only here, for a request answered on the loop
+        // only when it is refused (an answer from memory that rate-limits resolves its client itself, once).
+        let client = suspectClient(of: incoming)
+        if configuration.sharesClientAddress { incoming.clientAddress = client }
         guard let connectionState else {
             send(handler.handle(incoming), to: request, isHead: isHead, connection: nil)
             return
@@ -233,9 +234,14 @@ final class EventLoopListener {
         }
     }
 
-    /// Counts an answer of `status` against `client` when it is a refusal (with a suspect lane).
-    private func noteRefusal(of client: String?, status: Int) {
-        guard let client, let suspects = loop.suspects, SuspectLane.isRefusal(status) else { return }
+    /// The client of `request` as the suspect lane counts it, when there is a lane.
+    private func suspectClient(of request: HTTPRequest) -> String? {
+        loop.suspects.map { _ in String(configuration.clientAddress(request).prefix(64)) }
+    }
+
+    /// Counts an answer of `status` to `request` against its client when it is a refusal (with a suspect lane).
+    private func noteRefusal(of request: HTTPRequest, status: Int) {
+        guard let suspects = loop.suspects, SuspectLane.isRefusal(status), let client = suspectClient(of: request) else { return }
         suspects.noteRefusal(client, now: ThrottledLog.now)
     }
 

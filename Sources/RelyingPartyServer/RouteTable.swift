@@ -1,23 +1,24 @@
 /// A table of routes with its literal paths indexed: a request is matched against the routes of exactly its path and
 /// the parameter routes only, in table order, instead of against every route (that scan was the largest item of a
-/// well-known file's profile once everything else had been made cheap). The public table is
-/// `RelyingPartyServer.routeTable`, the admin listener's `RelyingPartyServer.adminRouteTable`.
+/// well-known file's profile once everything else had been made cheap). For a path some literal route has, every
+/// match (the parameter routes' too) is found once, when the table is made: a well-known file or a ceremony's route
+/// runs no parameter route's match per request. The public table is `RelyingPartyServer.routeTable`, the admin
+/// listener's `RelyingPartyServer.adminRouteTable`.
 struct RouteTable: Sendable {
     let routes: [Route]
-    /// The indexes of the literal routes by path, in table order.
-    private let literalRoutes: [String: [Int]]
+    /// Every route matching each literal route's path, with its parameters, in table order.
+    private let literalPathMatches: [String: [(route: Int, parameters: [String])]]
     /// The indexes of the routes with parameter segments, in table order.
     private let parameterRoutes: [Int]
 
     init(_ routes: [Route]) {
         self.routes = routes
-        var literal: [String: [Int]] = [:]
-        var parameter: [Int] = []
-        for (index, route) in routes.enumerated() {
-            if route.isLiteral { literal[route.path, default: []].append(index) } else { parameter.append(index) }
+        parameterRoutes = routes.indices.filter { !routes[$0].isLiteral }
+        var matches: [String: [(route: Int, parameters: [String])]] = [:]
+        for path in Set(routes.filter(\.isLiteral).map(\.path)) {
+            matches[path] = routes.indices.compactMap { index in routes[index].match(path).map { (index, $0) } }
         }
-        literalRoutes = literal
-        parameterRoutes = parameter
+        literalPathMatches = matches
     }
 
     /// The route for `method` (HEAD already read as GET) and `path`: the first in table order whose path matches and
@@ -49,23 +50,15 @@ struct RouteTable: Sendable {
 
     /// Calls `body` with each route matching `path` and its parameters, in table order, while it returns true.
     private func forEachMatch(of path: String, _ body: (Route, [String]) -> Bool) {
-        let literal = literalRoutes[path] ?? []
-        var nextLiteral = 0
-        var nextParameter = 0
-        while nextLiteral < literal.count || nextParameter < parameterRoutes.count {
-            let takesLiteral =
-                nextParameter == parameterRoutes.count
-                || (nextLiteral < literal.count && literal[nextLiteral] < parameterRoutes[nextParameter])
-            if takesLiteral {
-                let route = routes[literal[nextLiteral]]
-                nextLiteral += 1
-                guard body(route, []) else { return }
-            } else {
-                let route = routes[parameterRoutes[nextParameter]]
-                nextParameter += 1
-                guard let parameters = route.match(path) else { continue }
-                guard body(route, parameters) else { return }
+        if let matches = literalPathMatches[path] {
+            for match in matches {
+                guard body(routes[match.route], match.parameters) else { return }
             }
+            return
+        }
+        for index in parameterRoutes {
+            guard let parameters = routes[index].match(path) else { continue }
+            guard body(routes[index], parameters) else { return }
         }
     }
 }

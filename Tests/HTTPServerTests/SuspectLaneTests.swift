@@ -105,8 +105,9 @@ import Glibc
         #expect(try curl([url + "/nice"]).output == "10")
     }
 
-    /// Issue 44: the client the lane resolved reaches the handler (on a worker and on the loop) when the configuration
-    /// says it is the handler's rule too, and only then: one resolution per request instead of two.
+    /// Issue 44: the client the lane resolved reaches a worker's handler when the configuration says it is the
+    /// handler's rule too, and only then: one resolution per request instead of two. A request answered on the loop is
+    /// not resolved ahead (a well-known file needs no client; an answer from memory that does resolves it once itself).
     @Test func theResolvedClientReachesTheHandlerWhenShared() throws {
         final class ClientRecorder: HTTPHandler {
             let clients = Mutex<[String: String]>([:])
@@ -120,8 +121,26 @@ import Glibc
             let handler = ClientRecorder()
             let server = try TestServer(threads: 1, suspectLane: lane, sharesClientAddress: shares, handler: handler)
             for path in ["/pool", "/loop"] { #expect(try Self.status(Self.flooder + [server.httpURL + path]) == "200") }
-            #expect(handler.clients.withLock { $0 } == ["/pool": expected, "/loop": expected], "shares \(shares), lane \(lane != nil)")
+            #expect(handler.clients.withLock { $0 } == ["/pool": expected, "/loop": "none"], "shares \(shares), lane \(lane != nil)")
         }
+    }
+
+    /// Refusals answered on the loop (from memory) count against their client like a worker's: the address is resolved
+    /// for them when they are refusals.
+    @Test func refusalsAnsweredOnTheLoopMakeASuspect() throws {
+        final class LoopRefuser: HTTPHandler {
+            func handle(_ request: HTTPRequest) -> HTTPResponse { LaneHandler().handle(request) }
+            func answerOnLoop(_ request: HTTPRequest) -> HTTPResponse? {
+                request.path == "/refuse" ? .json(status: 401, Array(#"{"error":"password_invalid"}"#.utf8)) : nil
+            }
+        }
+        let server = try TestServer(threads: 1, suspectLane: Self.lane, handler: LoopRefuser())
+        let url = server.httpURL
+        for _ in 0..<2 { #expect(try Self.status(Self.flooder + [url + "/refuse"]) == "401") }
+        #expect(try curl(Self.flooder + [url + "/nice"]).output == "0", "two refusals of three")
+        #expect(try Self.status(Self.flooder + [url + "/refuse"]) == "401")
+        #expect(try curl(Self.flooder + [url + "/nice"]).output == "10")
+        #expect(try curl([url + "/nice"]).output == "0", "another address")
     }
 
     /// Without a lane (`limits.suspectLane: null`) every request runs on the pool's threads.

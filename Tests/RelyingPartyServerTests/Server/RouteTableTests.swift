@@ -1,4 +1,5 @@
 import Foundation
+import HTTPEdge
 import HTTPFields
 import HTTPServer
 import TestSupport
@@ -161,6 +162,32 @@ struct RouteTableTests {
                 #expect(table.pattern(of: path) == table.routes.first { $0.match(path) != nil }?.path, "\(path)")
             }
         }
+    }
+
+    /// A parameter route that matches a literal route's path wins when it comes first in the table and follows it
+    /// otherwise, whichever method each has: the literal paths' matches found when the table is made keep table order.
+    @Test func parameterRoutesOverlappingALiteralPathKeepTableOrder() {
+        let answer: @Sendable (RelyingPartyServer) -> (HTTPRequest) throws(ServerError) -> HTTPResponse = { _ in { _ in HTTPResponse(status: 204) } }
+        let table = RouteTable([
+            Route("GET", "/items/{id}", [], answer),
+            Route("GET", "/items/new", [], answer),
+            Route("POST", "/items/new", [], answer),
+            Route("POST", "/items/{id}", [], answer),
+            Route("DELETE", "/items/{id}", [], answer),
+            Route("PUT", "/other", [], answer),
+        ])
+        for path in ["/items/new", "/items/7", "/other", "/items", "/items/"] {
+            for method in ["GET", "POST", "DELETE", "PUT", "PATCH"] {
+                #expect(
+                    Self.describe(table.dispatch(method, path)) == Self.describe(Self.scan(table.routes, method, path)),
+                    "\(method) \(path)"
+                )
+            }
+            #expect(table.pattern(of: path) == table.routes.first { $0.match(path) != nil }?.path, "\(path)")
+        }
+        // GET /items/new is the parameter route's (first in the table), with "new" as its parameter.
+        #expect(Self.describe(table.dispatch("GET", "/items/new")) == Self.describe(.route(table.routes[0], parameters: ["new"])))
+        #expect(Self.describe(table.dispatch("POST", "/items/new")) == Self.describe(.route(table.routes[2], parameters: [])))
     }
 
     /// The reference: every route in table order.
