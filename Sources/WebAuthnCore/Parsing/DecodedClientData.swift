@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+
 /// A response's client data read once: the base64url text it came from, its bytes (what the signature covers, through
 /// their hash) and what they say. The server reads it first to find the ceremony's challenge, then hands it to the
 /// ceremony (`AuthenticationCeremony.verify(_:clientData:expecting:)`), which would otherwise decode and parse the same
@@ -18,8 +24,17 @@ public struct DecodedClientData: Sendable {
     }
 
     /// Whether this was read from `clientDataJSON`, byte for byte (String's `==` would also match a canonically
-    /// equivalent text, such as one with U+212A KELVIN SIGN for "K", which is not base64url).
+    /// equivalent text, such as one with U+212A KELVIN SIGN for "K", which is not base64url). Both texts are stored
+    /// contiguously (read off the request body) and compared in place: the generic `elementsEqual` of two UTF-8 views,
+    /// a byte at a time, cost 14 k instructions a sign-in.
     func isRead(from clientDataJSON: String) -> Bool {
-        text.utf8.elementsEqual(clientDataJSON.utf8)
+        guard text.utf8.count == clientDataJSON.utf8.count else { return false }
+        let compared = text.utf8.withContiguousStorageIfAvailable { ours in
+            clientDataJSON.utf8.withContiguousStorageIfAvailable { theirs in
+                ours.isEmpty || memcmp(ours.baseAddress!, theirs.baseAddress!, ours.count) == 0
+            }
+        }
+        if let compared = compared ?? nil { return compared }
+        return text.utf8.elementsEqual(clientDataJSON.utf8)
     }
 }

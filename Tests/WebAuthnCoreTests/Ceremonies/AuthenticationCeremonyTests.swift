@@ -173,6 +173,22 @@ struct AuthenticationCeremonyTests {
         )
     }
 
+    /// Another response's client data of the same length (a challenge of the same size, one byte changed) is not the
+    /// response's own either: the texts are compared byte for byte, not by length.
+    @Test func clientDataReadBeforeOfTheSameLengthIsUsedOnlyWhenItIsTheResponses() throws {
+        let credential = try SoftwareCredential.generate(.es256)
+        let response = try Fixture.authenticator.authenticate(credential, challenge: Fixture.challenge)
+        let ceremony = AuthenticationCeremony(relyingParty: Fixture.relyingParty())
+        for index in [0, 15, 31] {
+            var challenge = Fixture.challenge
+            challenge[index] ^= 0x01
+            let other = try Fixture.authenticator.authenticate(credential, challenge: challenge)
+            #expect(other.response.clientDataJSON.utf8.count == response.response.clientDataJSON.utf8.count)
+            let foreign = try DecodedClientData(text: other.response.clientDataJSON)
+            #expect(try ceremony.verify(response, clientData: foreign, expecting: try expectations(for: credential)).credentialID == credential.id)
+        }
+    }
+
     /// Client data read before matches the response's byte for byte, not as Swift's `==` compares strings: a
     /// clientDataJSON with U+212A KELVIN SIGN where the read text has "K" is canonically equivalent, but it is not
     /// base64url, and it is refused as the response's own would be.
