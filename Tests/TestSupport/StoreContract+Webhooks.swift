@@ -15,6 +15,7 @@ extension StoreContract {
         StoreContractCheck(name: "purgeEvents keeps undelivered events", run: purgeKeepsUndelivered),
         StoreContractCheck(name: "repairWebhookChains makes an orphaned delivery due", run: orphanedChainsAreRepaired),
         StoreContractCheck(name: "ceremonies queue their events' deliveries", run: ceremoniesQueueDeliveries),
+        StoreContractCheck(name: "a sign-in queues its events' deliveries behind the user's pending one", run: signInsQueueDeliveries),
         StoreContractCheck(name: "8 threads claiming: each delivery to one of them", run: concurrentClaimsAreExclusive),
     ]
 
@@ -296,6 +297,38 @@ extension StoreContract {
             }
         }
         try expectEqual(order, try store.allEvents().map(\.id), "in event order")
+    }
+
+    /// A sign-in's events get a delivery per subscribed endpoint of their type, in event order; for a user with a
+    /// delivery pending at an endpoint they wait behind it (not due), at an endpoint with none the first is due.
+    public static func signInsQueueDeliveries(_ makeStore: StoreFactory) throws {
+        let store = try makeStore()
+        var credential = StoreSamples.credential(1, owner: 1)
+        credential.signCount = 5
+        try store.seedUser(StoreSamples.user(1), credential: credential)
+        try subscribe(store, [everything, renamesOnly])
+        let pending = try append(store, [StoreSamples.event(1, owner: 1, type: "user.updated")])
+        let events = [StoreSamples.event(2, owner: 1, type: "session.created"), StoreSamples.event(3, owner: 1)]
+        try store.completeAuthentication(
+            AuthenticationUpdate(
+                credentialID: credential.id,
+                signCount: 9,
+                backupEligible: true,
+                backupState: true,
+                usedAt: StoreSamples.now,
+                backupEligibilityChanged: false
+            ),
+            session: StoreSamples.session(1, owner: 1),
+            events: events
+        )
+        let ids = try store.allEvents().map(\.id)
+        try expectEqual(ids.count, 3, "the sign-in's events appended")
+        let deliveries = try store.webhookDeliveries(status: nil, after: 0, limit: 10)
+        try expectEqual(deliveries.filter { $0.endpointID == "ep_all" }.map(\.eventID), ids, "every event to the endpoint of every type")
+        try expectEqual(deliveries.filter { $0.endpointID == "ep-renames" }.map(\.eventID), [ids[2]], "the rename to the other")
+        try expectEqual(pending, [ids[0]], "the event before the sign-in")
+        try expectEqual(try claim(store, "ep_all").map(\.event.id), [ids[0]], "behind the pending delivery")
+        try expectEqual(try claim(store, "ep-renames", owner: "worker-2").map(\.event.id), [ids[2]], "the first of its chain: due")
     }
 
     public static func concurrentClaimsAreExclusive(_ makeStore: StoreFactory) throws {
