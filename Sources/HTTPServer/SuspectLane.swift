@@ -7,8 +7,8 @@
 /// `niceness` (`setpriority`), and wait in the lane's own queue of at most `maximumQueued`; one more is answered
 /// `429 rate_limited` with `Retry-After` at once. Every other address's requests keep the pool's threads and queue:
 /// a flooded lane never refuses them, nor takes their threads or places in the queue. It still shares the store
-/// with them: a suspect's write holds the SQLite writer (or leads a group commit) at the lane's priority, so on
-/// saturated cores a genuine write may wait behind it for a scheduling period.
+/// with them; an SQLite store runs the writes of a niced thread on a thread of its own priority
+/// (`SQLiteWriterHandoff`), so a suspect never holds the writer's lock at the lane's priority.
 ///
 /// A `429` is not a refusal that counts: the rate limits' `429` is answered on the event loop at little cost, and
 /// counting the lane's own would keep a shed client that retries a suspect for as long as it retries.

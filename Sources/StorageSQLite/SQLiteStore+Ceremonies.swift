@@ -54,9 +54,12 @@ extension SQLiteStore {
         }
     }
 
-    /// Commits `write` with the writes that arrive while the commit before it is on its way to the disk.
+    /// Commits `write` with the writes that arrive while the commit before it is on its way to the disk. A thread of
+    /// lowered priority hands the whole call off (`SQLiteWriterHandoff`): it never leads a batch that others wait for.
     func groupCommit(_ write: @escaping SQLiteCommitGroup.Write) throws(StorageError) {
-        try commitGroup.commit(write) { writes in commitBatch(writes) }
+        try writerHandoff.run { () throws(StorageError) in
+            try commitGroup.commit(write) { writes in commitBatch(writes) }
+        }
     }
 
     /// One durable transaction for `writes`, and each write's error (nil for those that are durable now). First all of

@@ -35,6 +35,8 @@ public final class SQLiteStore: PasskeyStore {
     let checkpointer: SQLiteCheckpointer?
     /// The ceremonies' final writes, committed in groups (`SQLiteStore+Ceremonies`).
     let commitGroup = SQLiteCommitGroup()
+    /// The writer's sections of threads of lowered priority (the HTTP server's suspect lane), run at the store's.
+    let writerHandoff: SQLiteWriterHandoff
     /// How many batches ran again with each write in a savepoint because one of their writes was refused
     /// (`commitBatch`).
     let batchesRunInSavepoints = Atomic<Int>(0)
@@ -100,11 +102,15 @@ public final class SQLiteStore: PasskeyStore {
         }
         self.connection = Mutex(connection)
         readers = path == ":memory:" ? nil : SQLiteReaders(path: path)
+        // Last: its thread lives until `stop`, which a store that failed to open would never call.
+        writerHandoff = SQLiteWriterHandoff()
     }
 
-    /// A store dropped without `close()` still ends the checkpoint thread (which holds its own connection to the file).
+    /// A store dropped without `close()` still ends the checkpoint thread (which holds its own connection to the file)
+    /// and the writer's handoff thread.
     deinit {
         checkpointer?.stop()
+        writerHandoff.stop()
     }
 
     /// Closes the connections. Later calls throw `storage.unavailable`. Idempotent.
@@ -114,6 +120,8 @@ public final class SQLiteStore: PasskeyStore {
             checkpointer?.stop()
             connection = nil
         }
+        // Outside the lock: a section handed off meanwhile takes it, finds the store closed and throws.
+        writerHandoff.stop()
         readers?.close()
     }
 
@@ -130,16 +138,18 @@ public final class SQLiteStore: PasskeyStore {
         deferringDurability: Bool = false,
         _ body: (SQLiteRecords) throws(StorageError) -> Result
     ) throws(StorageError) -> Result {
-        try connection.withLock { connection throws(StorageError) -> Result in
-            guard let connection else { throw StorageError(.unavailable, "the store is closed") }
-            do throws(SQLiteError) {
-                try connection.setDurableCommits(!deferringDurability)
-            } catch {
-                throw error.storageError
+        try writerHandoff.run { () throws(StorageError) -> Result in
+            try connection.withLock { connection throws(StorageError) -> Result in
+                guard let connection else { throw StorageError(.unavailable, "the store is closed") }
+                do throws(SQLiteError) {
+                    try connection.setDurableCommits(!deferringDurability)
+                } catch {
+                    throw error.storageError
+                }
+                let records = SQLiteRecords(connection: connection)
+                defer { records.isOpen = false }
+                return try body(records)
             }
-            let records = SQLiteRecords(connection: connection)
-            defer { records.isOpen = false }
-            return try body(records)
         }
     }
 
