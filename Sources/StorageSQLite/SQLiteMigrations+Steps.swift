@@ -495,5 +495,6 @@ extension SQLiteMigrations {
         // No query reads sessions by passkey (a deleted passkey's sessions are found by user, `sessions_by_user`), yet
         // every passkey session written updated this index: about two WAL frames per sign-in's commit (issue 44).
         Step(version: 23, sql: "DROP INDEX sessions_by_credential;"),
+        Step(version: 24, sql: Self.eventSequenceSchema),
     ]
 }

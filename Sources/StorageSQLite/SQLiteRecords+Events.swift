@@ -3,11 +3,20 @@ import Storage
 
 extension SQLiteRecords {
     static let eventColumns = "id, type, user_id, occurred_at, data, uuid"
-    static let eventInsert = SQLiteQuery("INSERT INTO events (type, user_id, occurred_at, data, uuid) VALUES (?1, ?2, ?3, ?4, ?5)")
+    /// The id is one above the newest stored one and above `event_sequence.last_id` (its one row, made with the table by
+    /// schema version 24), which the purge raises to the newest id before it deletes: never reused, without the
+    /// `sqlite_sequence` row `AUTOINCREMENT` rewrote with every event. `VALUES`, not `INSERT … SELECT`: a SELECT that
+    /// reads the table it inserts into is first copied into a temporary table (18 k instructions per sign-in).
+    static let eventInsert = SQLiteQuery(
+        """
+        INSERT INTO events (id, type, user_id, occurred_at, data, uuid)
+        VALUES ((SELECT max(coalesce((SELECT max(id) FROM events), 0), last_id) + 1 FROM event_sequence), ?1, ?2, ?3, ?4, ?5)
+        """
+    )
     static let legacyEventInsert = SQLiteQuery("INSERT INTO events (type, user_id, occurred_at, data) VALUES (?1, ?2, ?3, ?4)")
 
-    /// `AUTOINCREMENT` ids: never reused, even after the newest event is purged; a rolled-back transaction gives its
-    /// ids back, so committed ids have no gaps but those of purges. The event's UUID (unique, `events_by_uuid`) is its
+    /// Ids never reused, even after the newest event is purged (`eventInsert`); a rolled-back transaction gives its ids
+    /// back, so committed ids have no gaps but those of purges. The event's UUID (unique, `events_by_uuid`) is its
     /// identity outside the store.
     @discardableResult
     func appendEvent(_ event: NewEvent) throws(StorageError) -> Int64 {
@@ -21,8 +30,8 @@ extension SQLiteRecords {
         )
     }
 
-    /// Appends an event without a UUID, as the schema's version 10 does (before the column existed): its public ID is
-    /// its sequence number's (`EventRecord.publicID`). For migrations only.
+    /// Appends an event without a UUID, as the schema's version 10 does (before the column existed, while the table had
+    /// `AUTOINCREMENT`): its public ID is its sequence number's (`EventRecord.publicID`). For migrations only.
     func appendLegacyEvent(type: String, userID: [UInt8]?, occurredAt: Date, data: [UInt8]) throws(StorageError) {
         try insertEvent(
             Self.legacyEventInsert,

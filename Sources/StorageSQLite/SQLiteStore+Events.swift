@@ -23,15 +23,20 @@ extension SQLiteStore {
         return Dictionary(rows) { first, _ in first }
     }
 
+    /// Raises `event_sequence.last_id` to the newest id first, in the same transaction: the ids of the events it deletes
+    /// are not handed out again (`SQLiteRecords.eventInsert`).
     public func purgeEvents(occurredBefore cutoff: Date) throws(StorageError) -> Int {
         try withConnection { connection throws(SQLiteError) in
-            try connection.statement(
-                """
-                DELETE FROM events WHERE occurred_at < ?1 AND NOT EXISTS (
-                    SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id AND (d.status = 'pending' OR (d.status = 'dead' AND d.updated_at >= ?1))
-                )
-                """
-            ).run([.date(cutoff)])
+            try connection.immediateTransaction { () throws(SQLiteError) -> Int in
+                try connection.statement("UPDATE event_sequence SET last_id = max(last_id, coalesce((SELECT max(id) FROM events), 0))").run([])
+                return try connection.statement(
+                    """
+                    DELETE FROM events WHERE occurred_at < ?1 AND NOT EXISTS (
+                        SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id AND (d.status = 'pending' OR (d.status = 'dead' AND d.updated_at >= ?1))
+                    )
+                    """
+                ).run([.date(cutoff)])
+            }
         }
     }
 }

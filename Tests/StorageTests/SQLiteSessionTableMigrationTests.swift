@@ -21,18 +21,7 @@ struct SQLiteSessionTableMigrationTests {
     /// holding one account and three sessions, one of them a hand-off with every optional field set.
     private func versionTwentyTwoDatabase(_ path: String) throws {
         let connection = try SQLiteConnection(path: path)
-        try connection.immediateTransaction { () throws(SQLiteError) in
-            for step in SQLiteMigrations.steps.prefix(while: { $0.version <= 22 }) {
-                try connection.execute(step.sql)
-                let records = SQLiteRecords(connection: connection)
-                do throws(StorageError) {
-                    try step.rewrite?(records, StoreSamples.now)
-                } catch {
-                    throw SQLiteError(.failed, error.reason)
-                }
-            }
-            try connection.execute("PRAGMA user_version = 22;")
-        }
+        try connection.applySchemaSteps(through: 22)
         let records = SQLiteRecords(connection: connection)
         try records.insertUser(StoreSamples.user(1))
         try records.insertCredential(StoreSamples.credential(1, owner: 1))
