@@ -17,6 +17,9 @@ extension SQLiteRecords {
         ]
     }
 
+    /// A row when the challenge is stored (`SQLiteStore.takeChallenge` asks a read connection first).
+    static let challengeExists = SQLiteQuery("SELECT 1 FROM challenges WHERE challenge = ?1")
+
     /// `challengeInsert` that does nothing when the challenge is stored already.
     static let challengeInsertUnlessStored = SQLiteQuery(challengeInsert + " ON CONFLICT (challenge) DO NOTHING")
 

@@ -9,7 +9,19 @@ extension SQLiteStore {
         }
     }
 
+    /// A challenge no read connection finds is unknown without the writer: a flood naming challenges never issued (or
+    /// taken already) takes the writer's lock for none of them, and a genuine ceremony's commit waits behind none. A
+    /// challenge is committed before its options are answered, so every read that begins after a client could name
+    /// it finds it; one that is found is taken on the writer as before, where only one of several takers gets it.
     public func takeChallenge(_ challenge: [UInt8], now: Date) throws(StorageError) -> ChallengeLookup {
+        if readers != nil {
+            let exists = try reading { records throws(StorageError) in
+                try records.run { connection throws(SQLiteError) in
+                    try !connection.statement(SQLiteRecords.challengeExists).run([.blob(challenge)]) { _ throws(SQLiteError) in true }.isEmpty
+                }
+            }
+            guard exists else { return .unknown }
+        }
         let taken = try withConnectionDeferringDurability { connection throws(SQLiteError) in
             try connection.statement(
                 """

@@ -30,7 +30,7 @@ import Glibc
 public final class SQLiteStore: PasskeyStore {
     private let connection: Mutex<SQLiteConnection?>
     /// The read connections of a database file (none for an in-memory one, which only its own connection sees).
-    private let readers: SQLiteReaders?
+    let readers: SQLiteReaders?
     /// The WAL checkpoints of a database file, off the commit path (none for an in-memory one, which has no WAL).
     let checkpointer: SQLiteCheckpointer?
     /// The ceremonies' final writes, committed in groups (`SQLiteStore+Ceremonies`).
