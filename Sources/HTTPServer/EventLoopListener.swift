@@ -202,7 +202,8 @@ final class EventLoopListener {
             return
         }
         // The client as the suspect lane counts it, with a lane; resolved only here, for a request answered on the loop
-        // only when it is refused (an answer from memory that rate-limits resolves its client itself, once).
+        // only when it is refused (an answer from memory that rate-limits resolves its client itself: a refusal among
+        // those is resolved twice, a success once, and a well-known file never).
         let client = suspectClient(of: incoming)
         if configuration.sharesClientAddress { incoming.clientAddress = client }
         guard let connectionState else {

@@ -41,9 +41,13 @@ final class SQLiteWriterHandoff: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t> = .allocate(capacity: 1)
     private let wanted: UnsafeMutablePointer<pthread_cond_t> = .allocate(capacity: 1)
     private let done: UnsafeMutablePointer<pthread_cond_t> = .allocate(capacity: 1)
-    /// Each thread's nice value plus `Self.offset` (never zero, which reads as not known yet); nil when the process
-    /// had no key left (then each section asks the kernel).
-    private var niceKey: pthread_key_t?
+    /// Each thread's nice value plus `Self.offset` (never zero, which reads as not known yet), one key for the process
+    /// (a thread's nice value is the same whichever store asks); nil when the process had no key left (then each
+    /// section asks the kernel).
+    private static let niceKey: pthread_key_t? = {
+        var key = pthread_key_t()
+        return pthread_key_create(&key, nil) == 0 ? key : nil
+    }()
     private var jobs: [Job] = []
     private var thread: pthread_t?
     private var isStopped = false
@@ -55,15 +59,12 @@ final class SQLiteWriterHandoff: @unchecked Sendable {
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(wanted, nil)
         pthread_cond_init(done, nil)
-        var key = pthread_key_t()
-        niceKey = pthread_key_create(&key, nil) == 0 ? key : nil
         baseline = Self.readNice()
         start()
     }
 
     /// The thread holds the handoff while it runs: a handoff goes only after `stop`.
     deinit {
-        if let niceKey { pthread_key_delete(niceKey) }
         pthread_cond_destroy(done)
         pthread_cond_destroy(wanted)
         pthread_mutex_destroy(mutex)
@@ -114,7 +115,7 @@ final class SQLiteWriterHandoff: @unchecked Sendable {
 
     /// Whether the calling thread runs at a lower priority than the store's.
     private var isLowered: Bool {
-        guard let niceKey else { return Self.readNice() > baseline }
+        guard let niceKey = Self.niceKey else { return Self.readNice() > baseline }
         if let known = pthread_getspecific(niceKey) {
             return Int32(Int(bitPattern: known) - Self.offset) > baseline
         }
