@@ -24,14 +24,7 @@ struct PostgresSignInWriteTests {
         defer { holder.rollBack() }
         let started = ContinuousClock.now
         try store.completeAuthentication(
-            AuthenticationUpdate(
-                credentialID: credential.id,
-                signCount: 9,
-                backupEligible: true,
-                backupState: true,
-                usedAt: StoreSamples.now,
-                backupEligibilityChanged: false
-            ),
+            StoreSamples.signIn(owner: 1, signCount: 9),
             session: StoreSamples.session(1, owner: 1),
             events: [StoreSamples.event(1, owner: 1, type: "session.created")]
         )

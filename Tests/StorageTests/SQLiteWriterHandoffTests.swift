@@ -85,14 +85,5 @@ struct SQLiteWriterHandoffTests {
 
     private static func session() -> SessionRecord { StoreSamples.session(1, owner: 1) }
 
-    private static func update() -> AuthenticationUpdate {
-        AuthenticationUpdate(
-            credentialID: StoreSamples.credential(1, owner: 1).id,
-            signCount: 77,
-            backupEligible: true,
-            backupState: false,
-            usedAt: StoreSamples.now,
-            backupEligibilityChanged: false
-        )
-    }
+    private static func update() -> AuthenticationUpdate { StoreSamples.signIn(owner: 1, signCount: 77, backupState: false) }
 }

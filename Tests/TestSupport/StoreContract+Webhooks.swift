@@ -310,14 +310,7 @@ extension StoreContract {
         let pending = try append(store, [StoreSamples.event(1, owner: 1, type: "user.updated")])
         let events = [StoreSamples.event(2, owner: 1, type: "session.created"), StoreSamples.event(3, owner: 1)]
         try store.completeAuthentication(
-            AuthenticationUpdate(
-                credentialID: credential.id,
-                signCount: 9,
-                backupEligible: true,
-                backupState: true,
-                usedAt: StoreSamples.now,
-                backupEligibilityChanged: false
-            ),
+            StoreSamples.signIn(owner: 1, signCount: 9),
             session: StoreSamples.session(1, owner: 1),
             events: events
         )

@@ -66,6 +66,18 @@ public enum StoreSamples {
         )
     }
 
+    /// A sign-in's update of the passkey `credential(owner, owner: owner)`: its counter now `signCount`, used `now`.
+    public static func signIn(owner: UInt8, signCount: UInt32, backupState: Bool = true) -> AuthenticationUpdate {
+        AuthenticationUpdate(
+            credentialID: credential(owner, owner: owner).id,
+            signCount: signCount,
+            backupEligible: true,
+            backupState: backupState,
+            usedAt: now,
+            backupEligibilityChanged: false
+        )
+    }
+
     /// A session of the user `owner` with a token hash and an ID derived from `number`, signed in by the owner's
     /// passkey `credential(owner, owner: owner)`, with every optional field but `lastUsedAt` set.
     public static func session(
