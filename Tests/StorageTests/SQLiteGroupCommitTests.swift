@@ -218,4 +218,28 @@ struct SQLiteGroupCommitTests {
         #expect(sizes.allSatisfy { $0 <= SQLiteCommitGroup.maximumBatch })
         #expect(sizes.contains { $0 > 1 })
     }
+
+    /// Issue 44: a waiting writer is woken once, by the thread that committed its write or to lead the next commit,
+    /// never by the end of a commit that did not hold its write (a broadcast to every waiting writer woke the next
+    /// batch's too, each a context switch and a `futex` call).
+    @Test func eachWaitingWriteIsWokenOnce() {
+        let group = SQLiteCommitGroup()
+        let writers = 24
+        let dispatch = DispatchGroup()
+        for _ in 0..<writers {
+            dispatch.enter()
+            Thread.detachNewThread {
+                defer { dispatch.leave() }
+                try? group.commit({ _ throws(StorageError) in }) { writes in
+                    Thread.sleep(forTimeInterval: 0.01)
+                    return [StorageError?](repeating: nil, count: writes.count)
+                }
+            }
+        }
+        #expect(dispatch.wait(timeout: .now() + 30) == .success, "a writer was left waiting")
+        let waits = group.waits
+        #expect(group.batchSizes.reduce(0, +) == writers)
+        #expect(waits.writes > 0, "no writer waited: the test measured nothing")
+        #expect(waits.wakeUps == waits.writes, "\(waits.wakeUps) wake-ups for \(waits.writes) waiting writes")
+    }
 }
