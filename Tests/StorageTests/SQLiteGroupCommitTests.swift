@@ -29,6 +29,29 @@ struct SQLiteGroupCommitTests {
         return write
     }
 
+    /// Commits one empty write through `group` from each of `writers` threads at once, each commit taking
+    /// `commitSeconds` and reporting its size to `committed`; whether every writer returned within 30 s.
+    static func commitFromThreads(
+        _ group: SQLiteCommitGroup,
+        writers: Int,
+        commitSeconds: TimeInterval,
+        committed: @escaping @Sendable (Int) -> Void = { _ in }
+    ) -> Bool {
+        let dispatch = DispatchGroup()
+        for _ in 0..<writers {
+            dispatch.enter()
+            Thread.detachNewThread {
+                defer { dispatch.leave() }
+                try? group.commit({ _ throws(StorageError) in }) { writes in
+                    Thread.sleep(forTimeInterval: commitSeconds)
+                    committed(writes.count)
+                    return [StorageError?](repeating: nil, count: writes.count)
+                }
+            }
+        }
+        return dispatch.wait(timeout: .now() + 30) == .success
+    }
+
     /// A batch of three in which the middle write inserts a session and then is refused: it is rolled back to its
     /// savepoint and gets its error; the writes before and after it are committed.
     @Test func aRefusedWriteInABatchFailsAlone() throws {
@@ -199,23 +222,27 @@ struct SQLiteGroupCommitTests {
         let group = SQLiteCommitGroup()
         let writers = SQLiteCommitGroup.maximumBatch * 2 + 8
         let committed = Mutex(0)
-        let dispatch = DispatchGroup()
-        for _ in 0..<writers {
-            dispatch.enter()
-            Thread.detachNewThread {
-                defer { dispatch.leave() }
-                try? group.commit({ _ throws(StorageError) in }) { writes in
-                    Thread.sleep(forTimeInterval: 0.02)
-                    committed.withLock { $0 += writes.count }
-                    return [StorageError?](repeating: nil, count: writes.count)
-                }
-            }
+        let returned = Self.commitFromThreads(group, writers: writers, commitSeconds: 0.02) { size in
+            committed.withLock { $0 += size }
         }
-        #expect(dispatch.wait(timeout: .now() + 30) == .success, "a writer was left waiting")
+        #expect(returned, "a writer was left waiting")
         #expect(committed.withLock { $0 } == writers)
         let sizes = group.batchSizes
         #expect(sizes.reduce(0, +) == writers)
         #expect(sizes.allSatisfy { $0 <= SQLiteCommitGroup.maximumBatch })
         #expect(sizes.contains { $0 > 1 })
+    }
+
+    /// Issue 44: a waiting writer is woken once, by the thread that committed its write or to lead the next commit,
+    /// never by the end of a commit that did not hold its write (a broadcast to every waiting writer woke the next
+    /// batch's too, each a context switch and a `futex` call).
+    @Test func eachWaitingWriteIsWokenOnce() {
+        let group = SQLiteCommitGroup()
+        let writers = 24
+        #expect(Self.commitFromThreads(group, writers: writers, commitSeconds: 0.01), "a writer was left waiting")
+        let waits = group.waits
+        #expect(group.batchSizes.reduce(0, +) == writers)
+        #expect(waits.writes > 0, "no writer waited: the test measured nothing")
+        #expect(waits.wakeUps == waits.writes, "\(waits.wakeUps) wake-ups for \(waits.writes) waiting writes")
     }
 }

@@ -4,7 +4,8 @@
 # statements and bindings (uprobes on libsqlite3's `sqlite3_reset`, one per statement run, and `sqlite3_bind_*`,
 # through `perf stat`), over COUNT_SECONDS of `passkeyd-loadgen` ceremonies (options + verify) on LOAD_CONNECTIONS
 # connections. Ceremonies are counted in the database (the sessions stored, less one per registration). Both tracers slow
-# the server many times over: the rate under them means nothing, the counts per ceremony are the figure.
+# the server many times over: the rate under them means nothing, the counts per ceremony are the figure. Then, with
+# no tracer, one more loadgen run for the server threads' context switches per ceremony (/proc).
 # Needs root (uprobes, ptrace), strace, perf and sqlite3. The uprobes it defines are removed on exit.
 # Knobs (environment): COUNT_SECONDS (default 4), LOAD_CONNECTIONS (8), LOAD_PASSKEYS (LOAD_CONNECTIONS),
 # BENCH_TMPDIR (default /dev/shm), PASSKEYD_BIN and LOADGEN_BIN (binaries to measure; else release builds),
@@ -108,3 +109,17 @@ awk -F, -v n="$ceremonies" '
     $3 ~ /sqlite3_bind_/ { bindings += $1 }
     END { printf "  SQLite statements run: %.2f, bindings: %.2f\n", statements / n, bindings / n }' "$work/perf.txt"
 python3 bench/counts/wal_owners.py "$work/copy/passkeyd.sqlite"
+
+# Context switches, untraced (a tracer stops every system call, each stop a switch): the server's threads' voluntary
+# (a wait: a futex, epoll_wait, the disk) and involuntary (preempted) switches from /proc over one more loadgen run of
+# COUNT_SECONDS, whose registrations are subtracted as above.
+switches() { cat /proc/"$server_pid"/task/*/status 2>/dev/null | awk '/^voluntary_ctxt/ { v += $2 } /^nonvoluntary_ctxt/ { n += $2 } END { print v, n }'; }
+read -r voluntary_before involuntary_before < <(switches)
+sessions_before=$(sessions)
+"$LOADGEN_BIN" --port "$port" --connections "$LOAD_CONNECTIONS" --passkeys "$LOAD_PASSKEYS" \
+    --seconds "$COUNT_SECONDS" --warm-up 0 >"$work/loadgen-untraced.txt" 2>&1 || { cat "$work/loadgen-untraced.txt" >&2; exit 1; }
+read -r voluntary_after involuntary_after < <(switches)
+untraced=$(($(sessions) - sessions_before - LOAD_PASSKEYS))
+[ "$untraced" -gt 0 ] || { echo "no ceremony ended untraced" >&2; exit 1; }
+awk -v n="$untraced" -v v=$((voluntary_after - voluntary_before)) -v i=$((involuntary_after - involuntary_before)) \
+    'BEGIN { printf "  context switches (untraced, %d ceremonies): %.2f voluntary, %.2f involuntary\n", n, v / n, i / n }'
