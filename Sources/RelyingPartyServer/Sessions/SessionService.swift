@@ -49,8 +49,9 @@ struct SessionService: Sendable {
     /// (`randomLength` bytes) from `reserve`, or from the service's source: each draw costs a system call (OpenSSL 3's
     /// fork check, `getpid`). The ID is laid out as a version-7 UUID (`UUIDVersion7`): its time first, so that a new
     /// session's entry is appended to the ID's unique index instead of dirtying a random page of it (a WAL frame each
-    /// with SQLite), with 74 random bits, no more guessable than before in any way that matters (it names a session
-    /// only to its own account, whose session list shows its `createdAt` anyway). The token stays all random.
+    /// with SQLite), then 74 random bits, which nobody guesses. The time in it tells little: the ID names a session to
+    /// its own account, whose session list shows its `createdAt`, and as `sid` to its tokens' holders, beside `iat`.
+    /// The token stays all random.
     func prepare(
         for userID: [UInt8],
         method: SessionMethod,
