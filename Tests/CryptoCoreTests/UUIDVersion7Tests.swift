@@ -34,6 +34,13 @@ struct UUIDVersion7Tests {
         }
     }
 
+    @Test func laysOutGivenRandomBytesAsTheUUIDDoes() {
+        let random: [UInt8] = (0..<16).map { UInt8($0 * 17) }
+        let time = Date(timeIntervalSince1970: 1_645_557_742)
+        let uuid = ReplayedRandom(replayed: random).uuidVersion7(at: time)
+        #expect(UUIDVersion7.bytes(random: random, at: time) == withUnsafeBytes(of: uuid.uuid) { Array($0) })
+    }
+
     @Test func ordersByMillisecondAndClampsTheTimestamp() {
         let random = SystemRandom()
         let earlier = random.uuidVersion7(at: Date(timeIntervalSince1970: 1_800_000_000.001))

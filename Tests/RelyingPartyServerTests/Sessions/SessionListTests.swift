@@ -61,6 +61,30 @@ struct SessionListTests {
         #expect(revoked.count == 3 && revoked.allSatisfy { $0.contains(#""reason":"user""#) })
     }
 
+    /// A session's ID is a version-7 UUID's layout: its creation's Unix milliseconds first (so that SQLite appends it to
+    /// the ID's unique index instead of writing a random page of it to the WAL), then 74 random bits.
+    @Test func sessionIDsBeginWithTheirTimeAndDifferInTheirRandomBits() throws {
+        let registered = clock.now
+        let alice = try client.register("alice")
+        clock.advance(by: 0.002)
+        _ = try client.signIn(alice.credential)
+        _ = try client.signIn(alice.credential)
+        let ids = try sessions(alice.token).map { session in
+            let encoded = try #require(session["id"] as? String)
+            return try #require(Base64URL.decode(encoded))
+        }
+        #expect(ids.count == 3)
+        let milliseconds = { (date: Date) -> [UInt8] in
+            let count = UInt64(date.timeIntervalSince1970 * 1000)
+            return (0..<6).map { UInt8(truncatingIfNeeded: count >> (8 * (5 - UInt64($0)))) }
+        }
+        #expect(ids.first.map { Array($0[0..<6]) } == milliseconds(registered))
+        #expect(ids.dropFirst().allSatisfy { Array($0[0..<6]) == milliseconds(clock.now) })
+        #expect(ids.allSatisfy { $0.count == 16 && $0[6] >> 4 == 7 && $0[8] >> 6 == 0b10 })
+        #expect(Set(ids).count == 3, "one millisecond's sessions differ in their random bits")
+        #expect(ids[0].lexicographicallyPrecedes(ids[1]) && ids[0].lexicographicallyPrecedes(ids[2]), "a later session's ID sorts after")
+    }
+
     @Test func deletingAPasskeyEndsTheOtherSessionsItMade() throws {
         let alice = try client.register("alice")
         let second = try client.addPasskey(token: alice.token)
