@@ -143,6 +143,7 @@ public final class RelyingPartyServer: HTTPHandler {
             time: time,
             challenges: challenges,
             keys: keys,
+            records: SignInRecordCache(time: time),
             decoys: decoys,
             settings: settings,
             limits: limits,

@@ -38,6 +38,23 @@ public protocol CeremonyStore: Sendable {
         spending: ChallengeRecord?
     ) throws(StorageError)
 
+    /// `completeAuthentication` for a sign-in verified against records the node kept rather than read for it: stores
+    /// the sign-in only when the stored credential belongs to `session.userID` and still holds what the verification
+    /// assumed (`expecting`), in the same statement or transaction as the rest, and answers the owner's record as
+    /// stored at the write (for the answer and the access token: never a record the node kept).
+    ///
+    /// - Throws: as `completeAuthentication` does, but `storage.credentialChanged` instead of `storage.notFound`, and
+    ///   whenever the stored credential does not hold `expecting` (checked before the user and the counter): nothing
+    ///   is written then but `spending`, so that the caller may verify again from a fresh read and write without
+    ///   spending it a second time.
+    func completeAuthentication(
+        _ update: AuthenticationUpdate,
+        session: SessionRecord,
+        events: [NewEvent],
+        spending: ChallengeRecord?,
+        expecting: SignInExpectation
+    ) throws(StorageError) -> UserRecord
+
     /// After a successful registration, atomically: stores the new account with `credential` as its first credential
     /// when `newUser` is given, or adds `credential` to its existing user when it is nil, stores `session` and appends
     /// `events` in their order.

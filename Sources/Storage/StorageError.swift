@@ -19,6 +19,7 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
             case invalidRecord = "storage.invalidRecord"
             case challengeSpent = "storage.challengeSpent"
             case userDisabled = "storage.userDisabled"
+            case credentialChanged = "storage.credentialChanged"
         }
 
         private let base: Base
@@ -56,6 +57,9 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         public static let challengeSpent = Code(.challengeSpent)
         /// A session was to start for a disabled user (`UserRecord.disabled`).
         public static let userDisabled = Code(.userDisabled)
+        /// The stored credential is not the one a sign-in was verified against (`SignInExpectation`): deleted, moved to
+        /// another user, or stored again with another key, backup eligibility or user handle.
+        public static let credentialChanged = Code(.credentialChanged)
 
         public var rawValue: String { base.rawValue }
         public var description: String { rawValue }

@@ -13,7 +13,54 @@ extension PostgresStore {
     ) throws(StorageError) {
         try Self.checkBounds(session: session, events: events)
         var parameters = PostgresParameters()
-        // The spent challenge first (NULL: none), then the counter and flags, the session, the events.
+        let arguments = Self.signInArguments(update, session: session, events: events, spending: spending, &parameters)
+        let sql = "SELECT passkeyd_complete_authentication(\(arguments.joined(separator: ", ")))"
+        let outcome = try withConnection { connection throws(PostgresError) -> String? in
+            try connection.run(sql, parameters.values) { row throws(PostgresError) in row.text(0) }.first
+        }
+        try Self.check(signIn: outcome)
+    }
+
+    /// Step 26's function (`PostgresMigrations.expectedSignInSchema`): step 25's write with what the verification
+    /// assumed, answering the owner's row as locked by the write.
+    public func completeAuthentication(
+        _ update: AuthenticationUpdate,
+        session: SessionRecord,
+        events: [NewEvent],
+        spending: ChallengeRecord?,
+        expecting: SignInExpectation
+    ) throws(StorageError) -> UserRecord {
+        try Self.checkBounds(session: session, events: events)
+        var parameters = PostgresParameters()
+        var arguments = Self.signInArguments(update, session: session, events: events, spending: spending, &parameters)
+        arguments += [
+            parameters.bind(.bytea(expecting.publicKey), as: "bytea"), parameters.bind(.boolean(expecting.backupEligible), as: "boolean"),
+            parameters.bind(.bytea(expecting.userHandle), as: "bytea"),
+        ]
+        let sql = """
+            SELECT written.o_outcome, \(PostgresRecords.qualified(PostgresRecords.userColumns, "(written.o_owner)"))
+            FROM passkeyd_complete_authentication_expecting(\(arguments.joined(separator: ", "))) AS written
+            """
+        let written = try withConnection { connection throws(PostgresError) -> (String, UserRecord?)? in
+            try connection.run(sql, parameters.values) { row throws(PostgresError) in
+                let outcome = row.text(0)
+                return (outcome, outcome == "recorded" ? try PostgresRecords.userRecord(row.columns(from: 1)) : nil)
+            }.first
+        }
+        try Self.check(signIn: written?.0)
+        guard let owner = written?.1 else { throw StorageError(.unavailable, "the sign-in's function answered no owner") }
+        return owner
+    }
+
+    /// The arguments both sign-in functions begin with: the spent challenge (NULL: none), the counter and flags, the
+    /// session, the events.
+    private static func signInArguments(
+        _ update: AuthenticationUpdate,
+        session: SessionRecord,
+        events: [NewEvent],
+        spending: ChallengeRecord?,
+        _ parameters: inout PostgresParameters
+    ) -> [String] {
         var arguments = [
             parameters.bind(.optional(spending?.challenge, PostgresValue.bytea), as: "bytea"),
             parameters.bind(.optional(spending?.ceremony.rawValue, PostgresValue.text), as: "text"),
@@ -30,16 +77,17 @@ extension PostgresStore {
         var sessionValues = PostgresRecords.sessionValues(session)
         sessionValues.remove(at: 2)
         arguments.append(parameters.bind(sessionValues))
-        arguments += Self.eventArguments(events, &parameters)
-        let sql = "SELECT passkeyd_complete_authentication(\(arguments.joined(separator: ", ")))"
-        let outcome = try withConnection { connection throws(PostgresError) -> String? in
-            try connection.run(sql, parameters.values) { row throws(PostgresError) in row.text(0) }.first
-        }
+        return arguments + eventArguments(events, &parameters)
+    }
+
+    /// Throws the contract's error for a sign-in function's answer other than `recorded`.
+    private static func check(signIn outcome: String?) throws(StorageError) {
         switch outcome {
         case "recorded": return
         case "challenge_spent": try CounterUpdate.challengeSpent.check()
         case "user_disabled": try CounterUpdate.userDisabled.check()
         case "credential_missing": try CounterUpdate.credentialMissing.check()
+        case "credential_changed": try CounterUpdate.credentialChanged.check()
         case "counter_not_increased": try CounterUpdate.counterNotIncreased.check()
         default: throw StorageError(.unavailable, "the sign-in's function answered \(outcome ?? "nothing")")
         }

@@ -13,6 +13,29 @@ extension SQLiteStore {
         events: [NewEvent],
         spending: ChallengeRecord?
     ) throws(StorageError) {
+        _ = try signIn(update, session: session, events: events, spending: spending, expecting: nil)
+    }
+
+    public func completeAuthentication(
+        _ update: AuthenticationUpdate,
+        session: SessionRecord,
+        events: [NewEvent],
+        spending: ChallengeRecord?,
+        expecting: SignInExpectation
+    ) throws(StorageError) -> UserRecord {
+        let owner = try signIn(update, session: session, events: events, spending: spending, expecting: expecting)
+        guard let owner else { throw StorageError(.notFound, "the session's user does not exist") }
+        return owner
+    }
+
+    /// Both `completeAuthentication`s; with `expecting`, the owner as stored at the write.
+    private func signIn(
+        _ update: AuthenticationUpdate,
+        session: SessionRecord,
+        events: [NewEvent],
+        spending: ChallengeRecord?,
+        expecting: SignInExpectation?
+    ) throws(StorageError) -> UserRecord? {
         try Self.checkBounds(session: session, events: events)
         // A spent challenge writes nothing; a refused counter or a missing credential writes the spent challenge alone.
         // Either outcome is thrown once the batch is committed. The write may run twice (`commitBatch`): it starts
@@ -21,23 +44,27 @@ extension SQLiteStore {
         try groupCommit { records throws(StorageError) in
             outcome.isChallengeSpent = false
             outcome.counter = .recorded
+            outcome.owner = nil
             if let spending, try !records.insertChallengeUnlessStored(spending) {
                 outcome.isChallengeSpent = true
                 return
             }
-            outcome.counter = try records.recordSignIn(update, userID: session.userID)
+            outcome.counter = try records.recordSignIn(update, userID: session.userID, expecting: expecting)
             guard outcome.counter == .recorded else { return }
             try records.insertSession(session)
             try records.appendEvents(events)
+            if expecting != nil { outcome.owner = try records.user(id: session.userID) }
         }
         if outcome.isChallengeSpent { throw StorageError(.challengeSpent, "the challenge was used before") }
         try outcome.counter.check()
+        return outcome.owner
     }
 
     /// What a sign-in's write found, read by the caller after the batch that ran the write was committed.
     private final class SignInOutcome {
         var isChallengeSpent = false
         var counter = CounterUpdate.recorded
+        var owner: UserRecord?
     }
 
     public func completeRegistration(

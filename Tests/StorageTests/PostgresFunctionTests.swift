@@ -24,6 +24,7 @@ struct PostgresFunctionTests {
             database: name
         )
         #expect(fixed.contains("passkeyd_complete_authentication search_path=public, pg_temp"), "\(fixed)")
+        #expect(fixed.contains("passkeyd_complete_authentication_expecting search_path=public, pg_temp"), "\(fixed)")
         #expect(fixed.contains("passkeyd_credential_with_owner search_path=public, pg_temp"), "\(fixed)")
         #expect(fixed.contains("passkeyd_complete_registration search_path=public, pg_temp"), "\(fixed)")
         // Empty tables of the same names in a schema that comes first on the caller's path.

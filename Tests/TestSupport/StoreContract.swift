@@ -9,7 +9,8 @@ public enum StoreContract {
         [
             StoreContractCheck(name: "lookups of missing records return nil", run: missingRecordsAreNil)
         ] + userChecks + usernameChecks + externalIDChecks + passwordChecks + credentialChecks + challengeChecks + sessionChecks + ceremonyChecks
-        + spentChallengeChecks + transactionChecks + accountChecks + accountRecoveryChecks + appleChecks + federatedIdentityChecks
+        + spentChallengeChecks + expectedSignInChecks + transactionChecks + accountChecks + accountRecoveryChecks + appleChecks
+        + federatedIdentityChecks
         + signingKeyChecks + openIDProviderChecks + eventChecks
         + webhookChecks + statusChecks + disabledUserChecks + mailOutboxChecks + emailTokenChecks
         + registrationMailChecks + sessionLineageChecks + mailBounceChecks

@@ -99,7 +99,10 @@ struct MergeController: Sendable {
             return MergeProof(otherUserID: identity.userID, acceptance: .apple(replay))
         case (nil, nil, let passkey?):
             let assertion = try assertions.verify(passkey, deferringSpend: false)
-            return MergeProof(otherUserID: assertion.user.id, acceptance: .passkey(assertion.update(at: time.now), owner: assertion.user.id))
+            return MergeProof(
+                otherUserID: assertion.stored.userID,
+                acceptance: .passkey(assertion.update(at: time.now), owner: assertion.stored.userID)
+            )
         default:
             throw ServerError(.invalidRequest, member: "proof")
         }

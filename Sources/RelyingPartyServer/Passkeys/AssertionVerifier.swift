@@ -16,6 +16,8 @@ struct AssertionVerifier: Sendable {
     let time: any TimeSource
     let challenges: ChallengeService
     let keys: CredentialKeyCache
+    /// The passkeys of the sign-ins this node wrote (`verify(_:deferringSpend:keeping:)`, `keep(_:at:)`).
+    let records: SignInRecordCache
     let decoys: DecoyCredentials
     let settings: SettingsInForce
     let limits: RequestLimits
@@ -30,14 +32,29 @@ struct AssertionVerifier: Sendable {
         var decoys: [String]?
     }
 
+    /// An assertion whose challenge was opened: what its verification needs besides the stored passkey.
+    struct Ceremony {
+        let credential: AuthenticationResponseJSON
+        let clientData: DecodedClientData
+        let record: ChallengeRecord
+        let rawID: [UInt8]
+    }
+
     /// A verified assertion: the passkey as stored, what the ceremony found, and its owner.
     struct VerifiedAssertion {
         let stored: CredentialRecord
         let result: AuthenticationResult
-        let user: UserRecord
+        /// The owner as read with the passkey; nil when the passkey was a kept record (`expecting`), whose final write
+        /// answers the owner as stored.
+        let user: UserRecord?
         /// The record that spends the assertion's sealed challenge, for the ceremony's final commit to store; nil when
         /// the challenge was taken or spent already.
         let unspent: ChallengeRecord?
+        /// What the verification assumed, when it was against a record this node kept rather than read for it: the
+        /// final write must find the stored passkey still holding it (`CeremonyStore`).
+        let expecting: SignInExpectation?
+        /// The ceremony, to verify it again from a fresh read (`verifyAgain`).
+        let ceremony: Ceremony
 
         /// The counter and flags to store for it at `now`.
         func update(at now: Date) -> AuthenticationUpdate {
@@ -59,60 +76,98 @@ struct AssertionVerifier: Sendable {
     /// (`VerifiedAssertion.unspent`). A refusal spends it before anything else, so that a replayed assertion is
     /// refused as `challenge_unknown` and never flags its passkey.
     ///
+    /// With `keeping` (a sign-in, whose final write checks `VerifiedAssertion.expecting` and keeps the passkey as it
+    /// wrote it: `keep(_:at:)`), an assertion naming a kept passkey is verified against the kept record without a
+    /// read. An assertion the kept record refuses is verified from a fresh read as any other, once: the same verdict
+    /// is taken again without a second verification when the fresh record holds what the kept one gave it.
+    ///
     /// Verified before any limit is consulted, so that no limit ever stops a valid assertion; a failed one counts
     /// against the credential it names (`429 rate_limited` past `perAccountBurst`). An assertion naming a credential
     /// this server does not have (a decoy, a deleted passkey, junk) runs the same steps against a key nobody holds and
     /// fails as a real passkey's junk assertion does: the same code, step and message.
-    func verify(_ credential: AuthenticationResponseJSON, deferringSpend: Bool) throws(ServerError) -> VerifiedAssertion {
+    func verify(_ credential: AuthenticationResponseJSON, deferringSpend: Bool, keeping: Bool = false) throws(ServerError) -> VerifiedAssertion {
         let clientData = try RelyingPartyServer.clientData(credential.response.clientDataJSON)
         let opened = try challenges.open(clientData.parsed.challenge)
-        let record = opened.record
         var unspent = opened.unspent
         if !deferringSpend, let spent = unspent {
             try challenges.spend(spent)
             unspent = nil
         }
+        guard let rawID = Base64URL.decode(credential.rawId) else {
+            if let spent = unspent { try challenges.spend(spent) }
+            throw ServerError(.credentialUnknown)
+        }
+        let ceremony = Ceremony(credential: credential, clientData: clientData, record: opened.record, rawID: rawID)
+        var refusedByKept: (kept: CredentialRecord, error: WebAuthnError)?
+        if keeping, let kept = records.record(for: rawID) {
+            switch try attempt(ceremony, against: kept) {
+            case .success(let result):
+                return VerifiedAssertion(
+                    stored: kept,
+                    result: result,
+                    user: nil,
+                    unspent: unspent,
+                    expecting: SignInExpectation(kept),
+                    ceremony: ceremony
+                )
+            case .failure(let error):
+                records.remove(rawID)
+                refusedByKept = (kept, error)
+            }
+        }
+        return try verifyRead(ceremony, unspent: unspent, refusedByKept: refusedByKept)
+    }
+
+    /// After the final write found that the kept passkey changed (`storage.credentialChanged`): forgets it and verifies
+    /// the assertion again from a fresh read, as one without a kept record is, against the same challenge, which the
+    /// refused write spent. A passkey deleted meanwhile is refused as any unknown credential is.
+    func verifyAgain(_ assertion: VerifiedAssertion) throws(ServerError) -> VerifiedAssertion {
+        records.remove(assertion.ceremony.rawID)
+        return try verifyRead(assertion.ceremony, unspent: nil, refusedByKept: nil)
+    }
+
+    /// Keeps the passkey of a sign-in whose final write succeeded, as that write left it.
+    func keep(_ assertion: VerifiedAssertion, at now: Date) {
+        var written = assertion.stored
+        written.signCount = assertion.result.signCount
+        written.backupEligible = assertion.result.backupEligible
+        written.backupState = assertion.result.backupState
+        written.lastUsedAt = now
+        records.keep(written)
+    }
+
+    /// `verify` from a fresh read of the passkey and its owner.
+    private func verifyRead(
+        _ ceremony: Ceremony,
+        unspent: ChallengeRecord?,
+        refusedByKept: (kept: CredentialRecord, error: WebAuthnError)?
+    ) throws(ServerError) -> VerifiedAssertion {
         /// Spends a sealed challenge not spent yet: the first thing a refusal does.
         func spendBeforeRefusing() throws(ServerError) {
             if let spent = unspent { try challenges.spend(spent) }
         }
-        guard let rawID = Base64URL.decode(credential.rawId) else {
-            try spendBeforeRefusing()
-            throw ServerError(.credentialUnknown)
-        }
         /// The key a failure counts against: made only when one does (a digest and its text, on no sign-in's path).
-        func failureKey() -> String { "credential:" + Base64URL.encode(DigestAlgorithm.sha256.hash(rawID)) }
+        func failureKey() -> String { "credential:" + Base64URL.encode(DigestAlgorithm.sha256.hash(ceremony.rawID)) }
         // The owner is read with the credential: on PostgreSQL one round trip instead of two.
-        guard let found = try storage({ try store.credentialWithOwner(id: rawID) }) else {
-            let error = failedUnknownCredential(credential, rawID: rawID, record: record)
+        guard let found = try storage({ try store.credentialWithOwner(id: ceremony.rawID) }) else {
+            let error = failedUnknownCredential(ceremony.credential, rawID: ceremony.rawID, record: ceremony.record)
             try spendBeforeRefusing()
             try limits.take(.account, key: failureKey())
             throw error
         }
         let (stored, user) = found
-        let key: COSEKey
-        do {
-            key = try keys.key(for: stored.id, encoded: stored.publicKey)
-        } catch {
-            throw ServerError(.internalError, detail: "a stored public key is unreadable: \(error)")
+        let outcome: Result<AuthenticationResult, WebAuthnError>
+        if let refusedByKept, refusedByKept.kept.userID == stored.userID, refusedByKept.kept.signCount == stored.signCount,
+            SignInExpectation(refusedByKept.kept).holds(for: stored)
+        {
+            outcome = .failure(refusedByKept.error)  // the same inputs as the kept record's: the same verdict
+        } else {
+            outcome = try attempt(ceremony, against: stored)
         }
-        let expectations = AuthenticationExpectations(
-            challenge: record.challenge,
-            credential: StoredCredential(
-                id: stored.id,
-                publicKey: key,
-                signCount: stored.signCount,
-                userHandle: stored.userHandle,
-                backupEligible: stored.backupEligible
-            ),
-            userVerification: try UserVerificationRequirement(record.userVerification),
-            identifiedUserHandle: try identifiedUserHandle(record, credential: stored)
-        )
-        let result: AuthenticationResult
-        do {
-            result = try AuthenticationCeremony(relyingParty: settings.relyingParty)
-                .verify(credential, clientData: clientData, expecting: expectations)
-        } catch {
+        switch outcome {
+        case .success(let result):
+            return VerifiedAssertion(stored: stored, result: result, user: user, unspent: unspent, expecting: nil, ceremony: ceremony)
+        case .failure(let error):
             try spendBeforeRefusing()
             log("authentication refused: \(error)", event: "ceremony")
             if error.code == .signCountNotIncreased {
@@ -121,7 +176,36 @@ struct AssertionVerifier: Sendable {
             try limits.take(.account, key: failureKey())
             throw .verification(error)
         }
-        return VerifiedAssertion(stored: stored, result: result, user: user, unspent: unspent)
+    }
+
+    /// §7.2 on the ceremony against `stored`, with no side effect.
+    private func attempt(_ ceremony: Ceremony, against stored: CredentialRecord) throws(ServerError) -> Result<AuthenticationResult, WebAuthnError> {
+        let key: COSEKey
+        do {
+            key = try keys.key(for: stored.id, encoded: stored.publicKey)
+        } catch {
+            throw ServerError(.internalError, detail: "a stored public key is unreadable: \(error)")
+        }
+        let expectations = AuthenticationExpectations(
+            challenge: ceremony.record.challenge,
+            credential: StoredCredential(
+                id: stored.id,
+                publicKey: key,
+                signCount: stored.signCount,
+                userHandle: stored.userHandle,
+                backupEligible: stored.backupEligible
+            ),
+            userVerification: try UserVerificationRequirement(ceremony.record.userVerification),
+            identifiedUserHandle: try identifiedUserHandle(ceremony.record, credential: stored)
+        )
+        do {
+            return .success(
+                try AuthenticationCeremony(relyingParty: settings.relyingParty)
+                    .verify(ceremony.credential, clientData: ceremony.clientData, expecting: expectations)
+            )
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// The refusal of an assertion naming a credential this server does not have: §7.2 run against a key whose private

@@ -57,10 +57,22 @@ struct AuthenticationController: Sendable {
     }
 
     /// `POST /webauthn/authentication/verify`: verifies the assertion, updates the counter and flags, starts a session.
+    /// A passkey this node verified a sign-in against before is not read again (`AssertionVerifier`): its final write
+    /// checks it still holds what the verification assumed and answers the owner as stored; when it does not
+    /// (`storage.credentialChanged`), the assertion is verified again from a fresh read, once.
     func verify(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let credential = try JSONBody.decode(AuthenticationResponseJSON.self, from: request)
-        let assertion = try assertions.verify(credential, deferringSpend: true)
-        let (stored, result, user) = (assertion.stored, assertion.result, assertion.user)
+        let assertion = try assertions.verify(credential, deferringSpend: true, keeping: true)
+        if let answer = try complete(assertion, request) { return answer }
+        guard let answer = try complete(try assertions.verifyAgain(assertion), request) else {
+            throw ServerError(.internalError, detail: "a sign-in read afresh was refused as changed")
+        }
+        return answer
+    }
+
+    /// The final write of a verified sign-in, and its answer; nil when the kept passkey it was verified against changed.
+    private func complete(_ assertion: AssertionVerifier.VerifiedAssertion, _ request: HTTPRequest) throws(ServerError) -> HTTPResponse? {
+        let (stored, result) = (assertion.stored, assertion.result)
         // The counter, flags, session and events in one transaction: one durable commit, which also spends a sealed
         // challenge, or makes the stored challenge taken above durable (see `CeremonyStore`).
         let now = time.now
@@ -70,7 +82,7 @@ struct AuthenticationController: Sendable {
             from: sessions.random
         )
         let session = sessions.prepare(
-            for: user.id,
+            for: stored.userID,
             method: .passkey,
             credentialID: stored.id,
             userVerified: result.userVerified,
@@ -79,24 +91,40 @@ struct AuthenticationController: Sendable {
         )
         var events = [AccountEvent.sessionCreated(session.record)]
         if result.backupEligibilityChanged {
-            events.append(.passkeyBackupEligibilityChanged(userID: user.id, credentialID: stored.id, backupEligible: result.backupEligible))
+            events.append(.passkeyBackupEligibilityChanged(userID: stored.userID, credentialID: stored.id, backupEligible: result.backupEligible))
         }
+        let written = events.map { $0.event(at: now, random: random) }
+        let user: UserRecord?
         do {
-            try store.completeAuthentication(
-                assertion.update(at: now),
-                session: session.record,
-                events: events.map { $0.event(at: now, random: random) },
-                spending: assertion.unspent
-            )
+            if let expecting = assertion.expecting {
+                user = try store.completeAuthentication(
+                    assertion.update(at: now),
+                    session: session.record,
+                    events: written,
+                    spending: assertion.unspent,
+                    expecting: expecting
+                )
+            } else {
+                try store.completeAuthentication(assertion.update(at: now), session: session.record, events: written, spending: assertion.unspent)
+                user = assertion.user
+            }
+        } catch  where error.code == .credentialChanged {
+            return nil
         } catch  where error.code == .signCountNotIncreased {
             // §7.2 step 23 failed at the write: a concurrent sign-in with this passkey, here or on another node,
-            // stored a counter at least as high after this one was read. The same verdict as at verification.
+            // stored a counter at least as high after this one was read. The same verdict as at verification, the
+            // passkey flagged as stored now (a kept record's flags and time may be older).
             log("authentication refused: \(error.code)", event: "ceremony")
-            try assertions.markPossibleClone(stored)
+            assertions.records.remove(stored.id)
+            let current: CredentialRecord? = assertion.expecting == nil ? stored : try storage({ try store.credential(id: stored.id) })
+            if let current { try assertions.markPossibleClone(current) }
             throw .possibleClone(step: error.code)
         } catch {
+            if assertion.expecting != nil { assertions.records.remove(stored.id) }
             throw .storage(error)
         }
+        guard let user else { throw ServerError(.internalError, detail: "a sign-in without its owner's record") }
+        assertions.keep(assertion, at: now)
         if result.backupEligibilityChanged { metrics?.backupChanges.increment(["eligible"]) }
         if result.backupState != stored.backupState { metrics?.backupChanges.increment(["state"]) }
         return try answers.passkey(user: user, credentialID: stored.id, issued: session.issued)

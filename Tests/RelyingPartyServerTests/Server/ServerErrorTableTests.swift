@@ -76,6 +76,8 @@ struct ServerErrorTableTests {
             (.duplicateKey, .storageUnavailable), (.signCountNotIncreased, .storageUnavailable), (.notEmpty, .storageUnavailable),
             (.invalidRecord, .storageUnavailable), (.challengeSpent, .challengeUnknown), (.federatedIdentityTaken, .identityTaken),
             (.userDisabled, .accountDisabled),
+            // Handled by the sign-in (verified again from a fresh read); never meant to reach a client.
+            (.credentialChanged, .storageUnavailable),
         ]
         #expect(Set(cases.map(\.0)) == Set(StorageError.Code.allCases))
         for (storage, server) in cases {

@@ -66,6 +66,15 @@ final class FailingStore: PasskeyStore {
     ) throws(StorageError) {
         try inner.completeAuthentication(update, session: session, events: events, spending: spending)
     }
+    func completeAuthentication(
+        _ update: AuthenticationUpdate,
+        session: SessionRecord,
+        events: [NewEvent],
+        spending: ChallengeRecord?,
+        expecting: SignInExpectation
+    ) throws(StorageError) -> UserRecord {
+        try inner.completeAuthentication(update, session: session, events: events, spending: spending, expecting: expecting)
+    }
     func completeRegistration(
         newUser: UserRecord?,
         credential: CredentialRecord,
