@@ -2,8 +2,8 @@ import Foundation
 
 extension PostgresMigrations {
     /// Version 26 (issue 42): `passkeyd_complete_authentication_expecting`, the sign-in's final write for a sign-in a
-    /// node verified against the credential and owner it kept from an earlier sign-in (`SignInRecordCache`), without
-    /// reading them again: the credential read was one of the sign-in's two round trips, 0.12–0.13 ms of PostgreSQL's
+    /// node verified against the credential it kept from an earlier sign-in (`SignInRecordCache`), without
+    /// reading it again: the credential read was one of the sign-in's two round trips, 0.12–0.13 ms of PostgreSQL's
     /// CPU each when paced as sign-ins come (pgbench, 1,200 reads a second on 8 connections), against 0.48–0.50 ms for
     /// the whole sign-in. Step 25's write with three more arguments, what the verification assumed (the public key,
     /// the backup-eligibility flag, the user handle): the credential's row is updated only while it holds them, in the

@@ -491,8 +491,7 @@ extension PostgresMigrations {
         Step(version: 21, sql: Self.mailBounceSchema),
         // No query reads events by user (the outbox is read by id and purged by time), yet every event written updated it.
         Step(version: 22, sql: "DROP INDEX events_by_user;"),
-        // No query reads sessions by passkey (a deleted passkey's sessions are found by user, `sessions_by_user`), yet
-        // every passkey session written updated this index (issue 44; SQLite's step 23 too).
+        // Read by no query (a deleted passkey's sessions are found by user), written by every passkey session (issue 44).
         Step(version: 23, sql: "DROP INDEX sessions_by_credential;"),
         Step(version: 24, sql: Self.ceremonyFunctionsSchema),
         Step(version: 25, sql: Self.signInWriteSchema),

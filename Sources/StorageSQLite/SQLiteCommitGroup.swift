@@ -93,11 +93,11 @@ final class SQLiteCommitGroup: @unchecked Sendable {
         for (member, error) in zip(batch, errors) {
             member.error = error
             member.role = .done
-            if member !== entry { sem_post(member.wakeUp) }
+            if member !== entry { wake(member) }
         }
         if let next {
             next.role = .leading
-            sem_post(next.wakeUp)
+            wake(next)
         }
         if let error = entry.error { throw error }
     }
@@ -106,7 +106,12 @@ final class SQLiteCommitGroup: @unchecked Sendable {
     private func park(_ entry: Entry) {
         parkedWrites.add(1, ordering: .relaxed)
         while sem_wait(entry.wakeUp) != 0 && errno == EINTR {}
+    }
+
+    /// Wakes the parked (or parking) `entry`, its role set.
+    private func wake(_ entry: Entry) {
         wakeUps.add(1, ordering: .relaxed)
+        sem_post(entry.wakeUp)
     }
 
     /// How many writes each recent commit held, oldest first (the last 1,024).
@@ -116,8 +121,8 @@ final class SQLiteCommitGroup: @unchecked Sendable {
         return sizes
     }
 
-    /// How many writes waited for another thread's commit, and how many times a waiting writer was woken (tests: one
-    /// wake-up each).
+    /// How many writes waited for another thread's commit, and how many wake-ups were posted to waiting writers (tests:
+    /// one each: a second post to one writer, or a post to one that never waits, would make them differ).
     var waits: (writes: Int, wakeUps: Int) {
         (parkedWrites.load(ordering: .relaxed), wakeUps.load(ordering: .relaxed))
     }

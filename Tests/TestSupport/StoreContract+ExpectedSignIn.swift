@@ -10,7 +10,7 @@ extension StoreContract {
         StoreContractCheck(name: "an expected sign-in keeps the user's and the counter's refusals", run: anExpectedSignInKeepsTheOtherRefusals),
     ]
 
-    /// The expected sign-in of `credential(1, owner: 1)` with counter `signCount` and session `session`, spending `spent`.
+    /// The expected sign-in of `credential(1, owner: 1)` with counter `signCount` and session `session`, spending `spending`.
     static func expectedSignIn(
         _ store: any PasskeyStore,
         expecting: CredentialRecord,

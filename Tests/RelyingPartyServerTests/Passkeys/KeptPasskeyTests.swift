@@ -67,7 +67,48 @@ struct KeptPasskeyTests {
         #expect(reply.text == unkept.text)
         // The challenge was spent: the same assertion again is refused for its challenge, as on a node that read.
         let replayed = try nodes.kept.authenticationVerify(assertion)
-        #expect(replayed.status == 400 && replayed.errorCode != reply.errorCode, "\(replayed.text)")
+        #expect(replayed.status == 400 && replayed.errorCode == "challenge_unknown", "\(replayed.text)")
+    }
+
+    @Test func aKeptPasskeyIsNotReadAgainByTheNodeThatKeptIt() throws {
+        let (store, clock) = (FailingStore(InMemoryStore()), ManualClock())
+        let node = { () throws in PasskeyClient(DirectTransport(handler: try TestServerFactory.make(store: store, clock: clock))) }
+        let (kept, fresh) = (try node(), try node())
+        let account = try kept.register("alice")
+        let reads = { store.ownerReads.withLock { $0 } }
+        #expect(try kept.signIn(account.credential, AssertionOptions(signCount: 1)).status == 200)
+        let afterFirst = reads()
+        #expect(afterFirst == 1, "the first sign-in reads the passkey")
+        #expect(try kept.signIn(account.credential, AssertionOptions(signCount: 2)).status == 200)
+        #expect(reads() == afterFirst, "the node that kept it does not read it again")
+        #expect(try fresh.signIn(account.credential, AssertionOptions(signCount: 3)).status == 200)
+        #expect(reads() == afterFirst + 1, "a node that never saw it reads it")
+    }
+
+    @Test func aKeptPasskeyChangedElsewhereIsVerifiedAgainAndSignsInOnce() throws {
+        let nodes = try Nodes()
+        var changed = try nodes.stored
+        changed.backupEligible.toggle()
+        try nodes.change { transaction throws(StorageError) in
+            _ = try transaction.deleteCredential(id: changed.id, userID: changed.userID)
+            try transaction.insertCredential(changed)
+        }
+        let sessions = {
+            try nodes.store.transaction { transaction throws(StorageError) in
+                try transaction.sessions(userID: nodes.account.userID, now: Date(timeIntervalSince1970: 0)).count
+            }
+        }
+        let before = try sessions()
+        let options = try nodes.kept.requestOptions()
+        let assertion = try nodes.kept.assertion(nodes.account.credential, answering: options, AssertionOptions(signCount: 2))
+        // The write refuses the kept record (its flag changed), and the fresh read's verification passes.
+        let reply = try nodes.kept.authenticationVerify(assertion)
+        #expect(reply.status == 200, "\(reply.text)")
+        #expect(try sessions() == before + 1, "one session")
+        #expect(try nodes.stored.signCount == 2)
+        let replayed = try nodes.kept.authenticationVerify(assertion)
+        #expect(replayed.status == 400 && replayed.errorCode == "challenge_unknown", "\(replayed.text)")
+        #expect(try sessions() == before + 1)
     }
 
     @Test func aCounterRaisedOnAnotherNodeRefusesTheKeptOnesLowerCounter() throws {

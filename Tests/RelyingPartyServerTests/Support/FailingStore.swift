@@ -47,8 +47,11 @@ final class FailingStore: PasskeyStore {
     func user(name: String) throws(StorageError) -> UserRecord? { try inner.user(name: name) }
     func user(nameSkeleton skeleton: String) throws(StorageError) -> UserRecord? { try inner.user(nameSkeleton: skeleton) }
     func credential(id: [UInt8]) throws(StorageError) -> CredentialRecord? { try inner.credential(id: id) }
+    /// How many times `credentialWithOwner` was called.
+    let ownerReads = Mutex(0)
     func credentialWithOwner(id: [UInt8]) throws(StorageError) -> (credential: CredentialRecord, owner: UserRecord)? {
-        try inner.credentialWithOwner(id: id)
+        ownerReads.withLock { $0 += 1 }
+        return try inner.credentialWithOwner(id: id)
     }
     func credentials(userID: [UInt8]) throws(StorageError) -> [CredentialRecord] { try inner.credentials(userID: userID) }
     func insertChallenge(_ challenge: ChallengeRecord) throws(StorageError) { try inner.insertChallenge(challenge) }
