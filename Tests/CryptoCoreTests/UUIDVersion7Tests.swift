@@ -34,11 +34,11 @@ struct UUIDVersion7Tests {
         }
     }
 
-    @Test func laysOutGivenRandomBytesAsTheUUIDDoes() {
-        let random: [UInt8] = (0..<16).map { UInt8($0 * 17) }
-        let time = Date(timeIntervalSince1970: 1_645_557_742)
-        let uuid = ReplayedRandom(replayed: random).uuidVersion7(at: time)
-        #expect(UUIDVersion7.bytes(random: random, at: time) == withUnsafeBytes(of: uuid.uuid) { Array($0) })
+    @Test func laysOutGivenRandomBytesAsAppendixA6Does() {
+        // The layout the session IDs use, on the bytes of the example above (not through `uuidVersion7`, which calls it).
+        let random: [UInt8] = [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x0C, 0xC3, 0x18, 0xC4, 0xDC, 0x0C, 0x0C, 0x07, 0x39, 0x8F]
+        let expected: [UInt8] = [0x01, 0x7F, 0x22, 0xE2, 0x79, 0xB0, 0x7C, 0xC3, 0x98, 0xC4, 0xDC, 0x0C, 0x0C, 0x07, 0x39, 0x8F]
+        #expect(UUIDVersion7.bytes(random: random, at: Date(timeIntervalSince1970: 1_645_557_742)) == expected)
     }
 
     @Test func ordersByMillisecondAndClampsTheTimestamp() {
