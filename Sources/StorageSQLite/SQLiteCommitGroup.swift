@@ -45,7 +45,9 @@ final class SQLiteCommitGroup: @unchecked Sendable {
         }
     }
 
-    private var mutex = pthread_mutex_t()
+    /// Allocated, not stored `pthread_*_t` values: a mutex must not move, and Swift does not promise a stored property's
+    /// address.
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t> = .allocate(capacity: 1)
     private var waiting: [Entry] = []
     private var isCommitting = false
     private var sizes: [Int] = []
@@ -53,27 +55,28 @@ final class SQLiteCommitGroup: @unchecked Sendable {
     private let wakeUps = Atomic<Int>(0)
 
     init() {
-        pthread_mutex_init(&mutex, nil)
+        pthread_mutex_init(mutex, nil)
     }
 
     deinit {
-        pthread_mutex_destroy(&mutex)
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
     }
 
     /// Runs `write` in a commit shared with the writes waiting meanwhile; `commitBatch` commits a batch and returns
     /// each write's error (nil for those that are durable now).
     func commit(_ write: @escaping Write, commitBatch: ([Write]) -> [StorageError?]) throws(StorageError) {
         let entry = Entry(write)
-        pthread_mutex_lock(&mutex)
+        pthread_mutex_lock(mutex)
         waiting.append(entry)
         if isCommitting {
-            pthread_mutex_unlock(&mutex)
+            pthread_mutex_unlock(mutex)
             park(entry)
             if entry.role == .done {
                 if let error = entry.error { throw error }
                 return
             }
-            pthread_mutex_lock(&mutex)
+            pthread_mutex_lock(mutex)
         } else {
             isCommitting = true
         }
@@ -81,14 +84,14 @@ final class SQLiteCommitGroup: @unchecked Sendable {
         // first of those that arrived during its commit), so the batch holds it.
         let batch = Array(waiting.prefix(Self.maximumBatch))
         waiting.removeFirst(batch.count)
-        pthread_mutex_unlock(&mutex)
+        pthread_mutex_unlock(mutex)
         let errors = commitBatch(batch.map(\.write))
-        pthread_mutex_lock(&mutex)
+        pthread_mutex_lock(mutex)
         sizes.append(batch.count)
         if sizes.count > 1024 { sizes.removeFirst(sizes.count - 1024) }
         let next = waiting.first
         isCommitting = next != nil
-        pthread_mutex_unlock(&mutex)
+        pthread_mutex_unlock(mutex)
         // Posted once the mutex is free, so that no woken writer blocks on it at once.
         for (member, error) in zip(batch, errors) {
             member.error = error
@@ -116,8 +119,8 @@ final class SQLiteCommitGroup: @unchecked Sendable {
 
     /// How many writes each recent commit held, oldest first (the last 1,024).
     var batchSizes: [Int] {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         return sizes
     }
 

@@ -17,21 +17,25 @@ final class SQLiteReaders: @unchecked Sendable {
     static let maximumOpen = 16
 
     private let path: String
-    private var mutex = pthread_mutex_t()
-    private var returned = pthread_cond_t()
+    /// Allocated, not stored `pthread_*_t` values: a mutex must not move, and Swift does not promise a stored property's
+    /// address.
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t> = .allocate(capacity: 1)
+    private let returned: UnsafeMutablePointer<pthread_cond_t> = .allocate(capacity: 1)
     private var idle: [SQLiteConnection] = []
     private var open = 0
     private var isClosed = false
 
     init(path: String) {
         self.path = path
-        pthread_mutex_init(&mutex, nil)
-        pthread_cond_init(&returned, nil)
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(returned, nil)
     }
 
     deinit {
-        pthread_cond_destroy(&returned)
-        pthread_mutex_destroy(&mutex)
+        pthread_cond_destroy(returned)
+        pthread_mutex_destroy(mutex)
+        returned.deallocate()
+        mutex.deallocate()
     }
 
     /// Runs `body` on a read connection of its own. Throws `storage.unavailable` once closed or when no read
@@ -46,57 +50,57 @@ final class SQLiteReaders: @unchecked Sendable {
 
     /// Closes the idle connections; those in use close when given back. Later reads throw `storage.unavailable`.
     func close() {
-        pthread_mutex_lock(&mutex)
+        pthread_mutex_lock(mutex)
         isClosed = true
         open -= idle.count
         idle.removeAll()
-        pthread_cond_broadcast(&returned)
-        pthread_mutex_unlock(&mutex)
+        pthread_cond_broadcast(returned)
+        pthread_mutex_unlock(mutex)
     }
 
     /// The number of read connections open now (tests).
     var openCount: Int {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         return open
     }
 
     private func take() throws(StorageError) -> SQLiteConnection {
-        pthread_mutex_lock(&mutex)
+        pthread_mutex_lock(mutex)
         while !isClosed && idle.isEmpty && open >= Self.maximumOpen {
-            pthread_cond_wait(&returned, &mutex)
+            pthread_cond_wait(returned, mutex)
         }
         guard !isClosed else {
-            pthread_mutex_unlock(&mutex)
+            pthread_mutex_unlock(mutex)
             throw StorageError(.unavailable, "the store is closed")
         }
         if let connection = idle.popLast() {
-            pthread_mutex_unlock(&mutex)
+            pthread_mutex_unlock(mutex)
             return connection
         }
         open += 1
-        pthread_mutex_unlock(&mutex)
+        pthread_mutex_unlock(mutex)
         do throws(SQLiteError) {
             let connection = try SQLiteConnection(path: path, readOnly: true)
             try connection.setBusyTimeout(milliseconds: SQLiteStore.busyTimeoutMilliseconds)
             return connection
         } catch {
-            pthread_mutex_lock(&mutex)
+            pthread_mutex_lock(mutex)
             open -= 1
-            pthread_cond_signal(&returned)
-            pthread_mutex_unlock(&mutex)
+            pthread_cond_signal(returned)
+            pthread_mutex_unlock(mutex)
             throw error.storageError
         }
     }
 
     private func give(_ connection: SQLiteConnection) {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         if isClosed {
             open -= 1
             return
         }
         idle.append(connection)
-        pthread_cond_signal(&returned)
+        pthread_cond_signal(returned)
     }
 }
