@@ -118,4 +118,43 @@ struct ChangedPasskeyTests {
         #expect(reply.status == 400, "\(reply.text)")
         #expect(node.store.signInWrites.withLock { $0 } == writes, "refused at the read: the kept record went with the account")
     }
+
+    @Test func aKeptPasskeyThatChangesAgainAfterTheFreshReadIsAStableConflict() throws {
+        let node = try Node()
+        #expect(try node.client.signIn(node.account.credential, AssertionOptions(signCount: 1)).status == 200, "kept")
+        let kept = try node.stored
+        var toggled = kept
+        toggled.backupEligible.toggle()
+        try node.store.inner.transaction { transaction throws(StorageError) in
+            _ = try transaction.deleteCredential(id: toggled.id, userID: toggled.userID)
+            try transaction.insertCredential(toggled)
+        }
+        // The kept record is stale; the fresh read finds the toggled row, which changes back before its write.
+        node.replace(afterReads: [kept])
+        let reply = try node.client.signIn(node.account.credential, AssertionOptions(signCount: 2))
+        #expect(reply.status == 409 && reply.errorCode == "passkey_changed", "\(reply.text)")
+        #expect(try node.stored == kept, "nothing written")
+    }
+
+    @Test func aPasskeyMovedByAMergeOnThisNodeIsNotVerifiedAgainstItsKeptRecord() throws {
+        let store = FailingStore(InMemoryStore())
+        let server = try TestServerFactory.make(configuration: try TestServerFactory.configuration(AdminAPITests.configuration), store: store)
+        let client = PasskeyClient(DirectTransport(handler: server))
+        let admin = PasskeyClient(DirectTransport(handler: AdminAPI(server: server)))
+        let alice = try client.register("alice")
+        let bob = try client.register("bob")
+        #expect(try client.signIn(bob.credential, AssertionOptions(signCount: 1)).status == 200, "kept")
+        let merged = try admin.send(
+            "POST",
+            "/admin/users/\(Base64URL.encode(alice.userID))/merge",
+            json: Array(#"{"from": "\#(Base64URL.encode(bob.userID))"}"#.utf8),
+            headers: AdminAPITests.key
+        )
+        #expect(merged.status == 200, "\(merged.text)")
+        let writes = store.signInWrites.withLock { $0 }
+        let reply = try client.signIn(bob.credential, AssertionOptions(signCount: 2))
+        #expect(reply.status == 200, "\(reply.text)")
+        #expect((reply.object["user"] as? [String: Any])?["id"] as? String == Base64URL.encode(alice.userID), "into the survivor")
+        #expect(store.signInWrites.withLock { $0 } == writes + 1, "one write: the kept record naming the gone account went with the merge")
+    }
 }
