@@ -15,8 +15,10 @@ package struct AccountService: Sendable {
     package let store: any PasskeyStore
     package let time: any TimeSource
     package let random: any RandomSource
-    /// The verified public keys of passkeys, dropped when a passkey goes.
+    /// The verified public keys of passkeys, dropped when a passkey goes (`forget(passkey:)`).
     package let keys: CredentialKeyCache
+    /// The passkeys of the sign-ins this node wrote, dropped when a passkey goes or moves (`forget(passkey:)`).
+    package let signInRecords: SignInRecordCache
     /// Sign in with Apple, whose revocation worker is woken when a deletion queued refresh tokens; nil without it.
     package let apple: AppleIntegration?
     /// `recovery.enrollmentLinkLifetimeSeconds`.
@@ -30,6 +32,7 @@ package struct AccountService: Sendable {
         time: any TimeSource,
         random: any RandomSource,
         keys: CredentialKeyCache,
+        signInRecords: SignInRecordCache,
         apple: AppleIntegration?,
         enrollmentLinkLifetime: TimeInterval,
         log: Logger,
@@ -39,6 +42,7 @@ package struct AccountService: Sendable {
         self.time = time
         self.random = random
         self.keys = keys
+        self.signInRecords = signInRecords
         self.apple = apple
         self.enrollmentLinkLifetime = enrollmentLinkLifetime
         self.log = log
@@ -128,7 +132,7 @@ package struct AccountService: Sendable {
                 return .deleted
             }
         }
-        if outcome == .deleted { keys.remove(credentialID) }
+        if outcome == .deleted { forget(passkey: credentialID) }
         return outcome
     }
 
@@ -363,14 +367,23 @@ package struct AccountService: Sendable {
         return deletion
     }
 
-    /// After the commit: drops the passkeys' cached keys, wakes the revocation worker, and says when an account with
-    /// Sign in with Apple held no refresh token to revoke (the app never sent an `authorizationCode`).
+    /// After the commit: forgets what this node keeps of the passkeys (`forget(passkey:)`), wakes the revocation
+    /// worker, and says when an account with Sign in with Apple held no refresh token to revoke (the app never sent an
+    /// `authorizationCode`).
     package func finish(_ deletion: Deletion) {
-        deletion.credentialIDs.forEach { keys.remove($0) }
+        deletion.credentialIDs.forEach(forget(passkey:))
         if deletion.queuedRevocations > 0 {
             apple?.worker.wake()
         } else if deletion.appleIdentities > 0 {
             log("account deleted: no Apple refresh token was held, so none is revoked (the app never sent an authorizationCode)", event: "apple")
         }
+    }
+
+    /// Forgets what this node keeps of a passkey that went or moved to another account: its parsed key and its kept
+    /// sign-in record, so that the next sign-in with it reads it (the sign-in's write would refuse a kept record of a
+    /// passkey gone or moved, at the cost of one more round trip).
+    package func forget(passkey credentialID: [UInt8]) {
+        keys.remove(credentialID)
+        signInRecords.remove(credentialID)
     }
 }

@@ -7,7 +7,8 @@ import Synchronization
 /// one is verified without reading it again: on PostgreSQL the read was one of a sign-in's two round trips. What a
 /// kept record may have gone stale in is re-checked by the sign-in's final write, atomically (`SignInExpectation`:
 /// the key, the backup-eligibility flag and the user handle the verification used; the owner; the counter; the owner
-/// not disabled), which also answers the owner's record as stored: nothing the node answers comes from this cache.
+/// not disabled), which also answers the owner's record as stored: nothing the node answers comes from this cache. A
+/// passkey deleted or moved on this node is forgotten at once (`AccountService.forget(passkey:)`).
 /// Bounded: when full it is emptied and refilled by use; a record is used for `lifetime` after it was kept at most.
 package final class SignInRecordCache: Sendable {
     private struct Entry {

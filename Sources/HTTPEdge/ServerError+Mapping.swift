@@ -39,6 +39,8 @@ extension ServerError {
         case .challengeSpent: ServerError(.challengeUnknown)
         // A sign-in that verified, into an account an admin disabled (here or on another node).
         case .userDisabled: ServerError(.accountDisabled)
+        // A passkey that changed under a sign-in's write, after the sign-in verified it again (`passkey_changed`).
+        case .credentialChanged: ServerError(.passkeyChanged)
         default: storageUnavailable(error)
         }
     }

@@ -29,6 +29,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case algorithmNotAllowed = "algorithm_not_allowed"
             case credentialUnknown = "credential_unknown"
             case possibleClone = "possible_clone"
+            case passkeyChanged = "passkey_changed"
             case notSignedIn = "not_signed_in"
             case invalidIdentityToken = "invalid_identity_token"
             case notFound = "not_found"
@@ -134,6 +135,9 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         package static let credentialUnknown = Code(.credentialUnknown)
         /// The signature counter did not increase: a possibly cloned authenticator; the passkey is flagged.
         package static let possibleClone = Code(.possibleClone)
+        /// The passkey's stored record changed while the sign-in was written, twice: after the first change the assertion
+        /// was verified again from a fresh read, and the record changed again before that write. The challenge is spent.
+        package static let passkeyChanged = Code(.passkeyChanged)
         /// No valid session.
         package static let notSignedIn = Code(.notSignedIn)
         /// An Apple identity token was refused; the rule that failed goes to the log only.
@@ -312,6 +316,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             case .algorithmNotAllowed: (400, "The passkey uses an algorithm this server does not accept.")
             case .credentialUnknown: (400, "This passkey is not registered here.")
             case .possibleClone: (401, "This passkey's signature counter went backwards; sign-in was refused.")
+            case .passkeyChanged: (409, "The passkey changed while signing in; sign in again.")
             case .notSignedIn: (401, "Sign in first.")
             case .invalidIdentityToken: (401, "The identity token was not accepted.")
             case .notFound: (404, "There is nothing here.")

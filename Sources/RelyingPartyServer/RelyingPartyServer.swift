@@ -138,12 +138,13 @@ public final class RelyingPartyServer: HTTPHandler {
         }
         let identityProviders = try IdentityProviders(configuration.identityProviders, client: outbound, random: random, time: time, log: log)
         let keys = CredentialKeyCache()
+        let signInRecords = SignInRecordCache(time: time)
         let assertions = AssertionVerifier(
             store: store,
             time: time,
             challenges: challenges,
             keys: keys,
-            records: SignInRecordCache(time: time),
+            records: signInRecords,
             decoys: decoys,
             settings: settings,
             limits: limits,
@@ -162,6 +163,7 @@ public final class RelyingPartyServer: HTTPHandler {
             time: time,
             random: random,
             keys: keys,
+            signInRecords: signInRecords,
             apple: apple,
             enrollmentLinkLifetime: TimeInterval(configuration.enrollmentLinkLifetimeSeconds),
             log: log,

@@ -15,7 +15,14 @@ import Foundation
 public protocol CeremonyStore: Sendable {
     /// After a successful assertion, atomically: records `update` as `StoreTransaction.recordAuthentication` does
     /// (sets `signCount`, `backupEligible`, `backupState`, `lastUsedAt = usedAt`; ORs in the two warnings), stores
-    /// `session` as `StoreTransaction.insertSession` does, and appends `events` in their order.
+    /// `session` as `StoreTransaction.insertSession` does, and appends `events` in their order; answers the owner's
+    /// record as stored at the write (for the answer and the access token).
+    ///
+    /// Only while the stored credential belongs to `session.userID` and still holds what the verification assumed
+    /// (`expecting`: the key, the backup-eligibility flag and the user handle of the record it was verified against,
+    /// kept by the node or read for this sign-in), checked in the same statement or transaction as the rest: a
+    /// credential deleted and registered again with the same ID and another key between the verification's record and
+    /// the write is never signed in with by an assertion of the old key.
     ///
     /// The counter check of WebAuthn §7.2 step 23 holds against the stored counter at the moment of the write, not
     /// only against the one the verification read: when `update.signCount` or the stored counter is non-zero,
@@ -26,27 +33,14 @@ public protocol CeremonyStore: Sendable {
     /// challenge: of any number of concurrent callers spending the same bytes, on any nodes, at most one succeeds.
     ///
     /// - Throws: `storage.challengeSpent` when a challenge with the bytes of `spending` is already stored;
-    ///   `storage.notFound` when no credential has this ID or it does not belong to `session.userID`;
-    ///   `storage.signCountNotIncreased` when the counter check fails against the stored counter;
+    ///   `storage.credentialChanged` when no credential has this ID, it does not belong to `session.userID` or it does
+    ///   not hold `expecting` (checked before the user and the counter); `storage.userDisabled` when the owner is
+    ///   disabled; `storage.signCountNotIncreased` when the counter check fails against the stored counter;
     ///   `storage.duplicateKey` when a session with the same token hash or ID is already stored;
     ///   `storage.invalidRecord` for a session or event out of bounds. Nothing changes then, with one exception: after
-    ///   `notFound` and `signCountNotIncreased`, `spending` is stored (a failed ceremony uses its challenge too).
-    func completeAuthentication(
-        _ update: AuthenticationUpdate,
-        session: SessionRecord,
-        events: [NewEvent],
-        spending: ChallengeRecord?
-    ) throws(StorageError)
-
-    /// `completeAuthentication` for a sign-in verified against records the node kept rather than read for it: stores
-    /// the sign-in only when the stored credential belongs to `session.userID` and still holds what the verification
-    /// assumed (`expecting`), in the same statement or transaction as the rest, and answers the owner's record as
-    /// stored at the write (for the answer and the access token: never a record the node kept).
-    ///
-    /// - Throws: as `completeAuthentication` does, but `storage.credentialChanged` instead of `storage.notFound`, and
-    ///   whenever the stored credential does not hold `expecting` (checked before the user and the counter): nothing
-    ///   is written then but `spending`, so that the caller may verify again from a fresh read and write without
-    ///   spending it a second time.
+    ///   `credentialChanged`, `userDisabled` and `signCountNotIncreased`, `spending` is stored (a failed ceremony uses
+    ///   its challenge too), so that the caller may verify again from a fresh read and write without spending it a
+    ///   second time.
     func completeAuthentication(
         _ update: AuthenticationUpdate,
         session: SessionRecord,
@@ -84,11 +78,6 @@ extension CeremonyStore {
         events: [NewEvent]
     ) throws(StorageError) {
         try completeRegistration(newUser: newUser, credential: credential, session: session, events: events, mail: [])
-    }
-
-    /// `completeAuthentication` for a ceremony whose challenge was stored and taken already: nothing to spend.
-    public func completeAuthentication(_ update: AuthenticationUpdate, session: SessionRecord, events: [NewEvent]) throws(StorageError) {
-        try completeAuthentication(update, session: session, events: events, spending: nil)
     }
 
     /// The rules of `completeRegistration` that need no stored data: the credential belongs to the new user when

@@ -5,43 +5,19 @@ extension InMemoryStore {
         _ update: AuthenticationUpdate,
         session: SessionRecord,
         events: [NewEvent],
-        spending: ChallengeRecord?
-    ) throws(StorageError) {
-        _ = try signIn(update, session: session, events: events, spending: spending, expecting: nil)
-    }
-
-    public func completeAuthentication(
-        _ update: AuthenticationUpdate,
-        session: SessionRecord,
-        events: [NewEvent],
         spending: ChallengeRecord?,
         expecting: SignInExpectation
     ) throws(StorageError) -> UserRecord {
-        try signIn(update, session: session, events: events, spending: spending, expecting: expecting)
-    }
-
-    /// Both `completeAuthentication`s: the owner as stored at the write.
-    private func signIn(
-        _ update: AuthenticationUpdate,
-        session: SessionRecord,
-        events: [NewEvent],
-        spending: ChallengeRecord?,
-        expecting: SignInExpectation?
-    ) throws(StorageError) -> UserRecord {
         try Self.checkBounds(session: session, events: events)
-        // A refused counter or a missing credential commits the spent challenge alone: the outcome is thrown after.
+        // A refused counter, owner or credential commits the spent challenge alone: the outcome is thrown after.
         let (outcome, owner) = try inMemoryTransaction { transaction throws(StorageError) -> (CounterUpdate, UserRecord?) in
             if let spending {
                 guard transaction.state.challenges[spending.challenge] == nil else { return (.challengeSpent, nil) }
                 transaction.state.challenges[spending.challenge] = spending
             }
-            let credential = try transaction.credential(id: update.credentialID)
-            if let expecting {
-                guard let credential, credential.userID == session.userID, expecting.holds(for: credential) else {
-                    return (.credentialChanged, nil)
-                }
-            }
-            guard let credential, credential.userID == session.userID else { return (.credentialMissing, nil) }
+            guard let credential = try transaction.credential(id: update.credentialID), credential.userID == session.userID,
+                expecting.holds(for: credential)
+            else { return (.credentialChanged, nil) }
             let owner = try transaction.user(id: session.userID)
             guard owner?.disabled != true else { return (.userDisabled, nil) }
             // §7.2 step 23 against the counter stored now.

@@ -1,8 +1,8 @@
-/// What a sign-in was verified against when a node verified it from records it kept rather than read for it
-/// (`CeremonyStore.completeAuthentication(_:session:events:spending:expecting:)`): the credential's public key, the
-/// backup-eligibility flag the assertion's was compared with, and the user handle. The final write stores the sign-in
-/// only when the stored credential still has them, so that a credential deleted and registered again with the same ID
-/// but another key can never be signed in with by an assertion verified against the old one.
+/// What a sign-in was verified against, a record the node kept from an earlier sign-in or one it read for this one
+/// (`CeremonyStore.completeAuthentication`): the credential's public key, the backup-eligibility flag the assertion's
+/// was compared with, and the user handle. The final write stores the sign-in only when the stored credential still
+/// has them, so that a credential deleted and registered again with the same ID but another key, before the write,
+/// can never be signed in with by an assertion verified against the old one.
 public struct SignInExpectation: Sendable, Equatable {
     /// The COSE public key the signature was verified with.
     public var publicKey: [UInt8]

@@ -12,7 +12,9 @@ extension PostgresMigrations {
     /// `user_disabled` and `counter_not_increased`), having written the spent challenge alone, and returns the owner's
     /// row as locked by the write, for the answer and the access token. The user's row is locked for every sign-in
     /// written (step 25 locked it only for one with events: every sign-in has its `session.created`). Nodes of the
-    /// previous release keep calling step 25's function, which is left as it is.
+    /// previous release keep calling step 25's function, which is left as it is. Nodes built since call only this one,
+    /// for every sign-in, one verified from a fresh read too (with the record read); step 25's stays for nodes built
+    /// before, which may still run during a rolling upgrade (no step drops it).
     static let expectedSignInSchema = """
         CREATE FUNCTION passkeyd_complete_authentication_expecting(
             p_spent_challenge bytea, p_spent_ceremony text, p_spent_user_verification text, p_spent_context bytea,

@@ -5,24 +5,9 @@ import Storage
 /// trip to the database: a call of a function of the schema (`PostgresMigrations.ceremonyFunctionsSchema`), which the
 /// server plans once per connection even through a transaction-mode pooler.
 extension PostgresStore {
-    public func completeAuthentication(
-        _ update: AuthenticationUpdate,
-        session: SessionRecord,
-        events: [NewEvent],
-        spending: ChallengeRecord?
-    ) throws(StorageError) {
-        try Self.checkBounds(session: session, events: events)
-        var parameters = PostgresParameters()
-        let arguments = Self.signInArguments(update, session: session, events: events, spending: spending, &parameters)
-        let sql = "SELECT passkeyd_complete_authentication(\(arguments.joined(separator: ", ")))"
-        let outcome = try withConnection { connection throws(PostgresError) -> String? in
-            try connection.run(sql, parameters.values) { row throws(PostgresError) in row.text(0) }.first
-        }
-        try Self.check(signIn: outcome)
-    }
-
     /// Step 26's function (`PostgresMigrations.expectedSignInSchema`): step 25's write with what the verification
-    /// assumed, answering the owner's row as locked by the write.
+    /// assumed, answering the owner's row as locked by the write. Step 25's `passkeyd_complete_authentication` stays in
+    /// the schema, unused here: nodes built before call it during a rolling upgrade.
     public func completeAuthentication(
         _ update: AuthenticationUpdate,
         session: SessionRecord,
@@ -52,8 +37,8 @@ extension PostgresStore {
         return owner
     }
 
-    /// The arguments both sign-in functions begin with: the spent challenge (NULL: none), the counter and flags, the
-    /// session, the events.
+    /// The arguments the sign-in's function begins with (as step 25's did): the spent challenge (NULL: none), the
+    /// counter and flags, the session, the events.
     private static func signInArguments(
         _ update: AuthenticationUpdate,
         session: SessionRecord,
@@ -80,13 +65,12 @@ extension PostgresStore {
         return arguments + eventArguments(events, &parameters)
     }
 
-    /// Throws the contract's error for a sign-in function's answer other than `recorded`.
+    /// Throws the contract's error for the sign-in function's answer other than `recorded`.
     private static func check(signIn outcome: String?) throws(StorageError) {
         switch outcome {
         case "recorded": return
         case "challenge_spent": try CounterUpdate.challengeSpent.check()
         case "user_disabled": try CounterUpdate.userDisabled.check()
-        case "credential_missing": try CounterUpdate.credentialMissing.check()
         case "credential_changed": try CounterUpdate.credentialChanged.check()
         case "counter_not_increased": try CounterUpdate.counterNotIncreased.check()
         default: throw StorageError(.unavailable, "the sign-in's function answered \(outcome ?? "nothing")")

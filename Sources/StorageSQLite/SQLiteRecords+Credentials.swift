@@ -85,42 +85,36 @@ extension SQLiteRecords {
         guard updated == 1 else { throw StorageError(.notFound, "the credential does not exist") }
     }
 
-    /// The sign-in's write of `CeremonyStore.completeAuthentication`: §7.2 step 23 against the counter stored now,
-    /// the row is updated only when the counter increased (or both are zero).
-    /// A sign-in's counter, flags and time, stored only when the counter increased and the user is not disabled.
-    private static let signInUpdate = """
+    /// The sign-in's write of `CeremonyStore.completeAuthentication`: §7.2 step 23 against the counter stored now, the
+    /// row updated only when the counter increased (or both are zero), the user is not disabled and the credential
+    /// holds what the verification assumed (`SignInExpectation`).
+    static let signInRecording = SQLiteQuery(
+        """
         UPDATE credentials SET sign_count = ?3, backup_eligible = ?4, backup_state = ?5, last_used_at = ?6,
             clone_warning = (clone_warning OR ?7),
             backup_eligibility_changed = (backup_eligibility_changed OR ?8)
         WHERE id = ?1 AND user_id = ?2 AND (sign_count < ?3 OR (?3 = 0 AND sign_count = 0))
             AND NOT EXISTS (SELECT 1 FROM users WHERE id = ?2 AND disabled = 1)
+            AND public_key = ?9 AND backup_eligible = ?10 AND user_handle = ?11
         """
-    static let signInRecording = SQLiteQuery(signInUpdate)
-    /// The same, only while the stored credential holds what the verification assumed (`SignInExpectation`).
-    static let expectedSignInRecording = SQLiteQuery(signInUpdate + " AND public_key = ?9 AND backup_eligible = ?10 AND user_handle = ?11")
+    )
 
-    /// Records a sign-in; with `expecting`, only on a stored credential that holds it (`.credentialChanged` else,
+    /// Records a sign-in, only on a stored credential of `userID` that holds `expecting` (`.credentialChanged` else,
     /// found before the user and the counter).
-    func recordSignIn(_ update: AuthenticationUpdate, userID: [UInt8], expecting: SignInExpectation? = nil) throws(StorageError) -> CounterUpdate {
+    func recordSignIn(_ update: AuthenticationUpdate, userID: [UInt8], expecting: SignInExpectation) throws(StorageError) -> CounterUpdate {
         try run { connection throws(SQLiteError) -> CounterUpdate in
-            var values: [SQLiteValue] = [
+            let updated = try connection.statement(Self.signInRecording).run([
                 .blob(update.credentialID), .blob(userID), .integer(Int64(update.signCount)), .bool(update.backupEligible),
                 .bool(update.backupState), .date(update.usedAt), .bool(update.cloneWarning), .bool(update.backupEligibilityChanged),
-            ]
-            if let expecting { values += [.blob(expecting.publicKey), .bool(expecting.backupEligible), .blob(expecting.userHandle)] }
-            let updated = try connection.statement(expecting == nil ? Self.signInRecording : Self.expectedSignInRecording).run(values)
+                .blob(expecting.publicKey), .bool(expecting.backupEligible), .blob(expecting.userHandle),
+            ])
             guard updated == 0 else { return .recorded }
-            if let expecting {
-                let held = try connection.statement("SELECT \(Self.credentialColumns) FROM credentials WHERE id = ?1 AND user_id = ?2")
-                    .run([.blob(update.credentialID), .blob(userID)], row: Self.credentialRecord).first.map(expecting.holds(for:))
-                guard held == true else { return .credentialChanged }
-            }
+            let held = try connection.statement("SELECT \(Self.credentialColumns) FROM credentials WHERE id = ?1 AND user_id = ?2")
+                .run([.blob(update.credentialID), .blob(userID)], row: Self.credentialRecord).first.map(expecting.holds(for:))
+            guard held == true else { return .credentialChanged }
             let disabled: [Void] = try connection.statement("SELECT 1 FROM users WHERE id = ?1 AND disabled = 1")
                 .run([.blob(userID)]) { _ throws(SQLiteError) in () }
-            guard disabled.isEmpty else { return .userDisabled }
-            let found: [Void] = try connection.statement("SELECT 1 FROM credentials WHERE id = ?1 AND user_id = ?2")
-                .run([.blob(update.credentialID), .blob(userID)]) { _ throws(SQLiteError) in () }
-            return found.isEmpty ? .credentialMissing : .counterNotIncreased
+            return disabled.isEmpty ? .counterNotIncreased : .userDisabled
         }
     }
 

@@ -11,33 +11,11 @@ extension SQLiteStore {
         _ update: AuthenticationUpdate,
         session: SessionRecord,
         events: [NewEvent],
-        spending: ChallengeRecord?
-    ) throws(StorageError) {
-        _ = try signIn(update, session: session, events: events, spending: spending, expecting: nil)
-    }
-
-    public func completeAuthentication(
-        _ update: AuthenticationUpdate,
-        session: SessionRecord,
-        events: [NewEvent],
         spending: ChallengeRecord?,
         expecting: SignInExpectation
     ) throws(StorageError) -> UserRecord {
-        let owner = try signIn(update, session: session, events: events, spending: spending, expecting: expecting)
-        guard let owner else { throw StorageError(.notFound, "the session's user does not exist") }
-        return owner
-    }
-
-    /// Both `completeAuthentication`s; with `expecting`, the owner as stored at the write.
-    private func signIn(
-        _ update: AuthenticationUpdate,
-        session: SessionRecord,
-        events: [NewEvent],
-        spending: ChallengeRecord?,
-        expecting: SignInExpectation?
-    ) throws(StorageError) -> UserRecord? {
         try Self.checkBounds(session: session, events: events)
-        // A spent challenge writes nothing; a refused counter or a missing credential writes the spent challenge alone.
+        // A spent challenge writes nothing; a refused counter, owner or credential writes the spent challenge alone.
         // Either outcome is thrown once the batch is committed. The write may run twice (`commitBatch`): it starts
         // from a clean outcome.
         let outcome = SignInOutcome()
@@ -53,11 +31,12 @@ extension SQLiteStore {
             guard outcome.counter == .recorded else { return }
             try records.insertSession(session)
             try records.appendEvents(events)
-            if expecting != nil { outcome.owner = try records.user(id: session.userID) }
+            outcome.owner = try records.user(id: session.userID)
         }
         if outcome.isChallengeSpent { throw StorageError(.challengeSpent, "the challenge was used before") }
         try outcome.counter.check()
-        return outcome.owner
+        guard let owner = outcome.owner else { throw StorageError(.notFound, "the session's user does not exist") }
+        return owner
     }
 
     /// What a sign-in's write found, read by the caller after the batch that ran the write was committed.

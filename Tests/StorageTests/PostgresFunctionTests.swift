@@ -23,6 +23,7 @@ struct PostgresFunctionTests {
             """,
             database: name
         )
+        // Step 25's sign-in write, unused since step 26's but called by nodes built before it: no step drops it.
         #expect(fixed.contains("passkeyd_complete_authentication search_path=public, pg_temp"), "\(fixed)")
         #expect(fixed.contains("passkeyd_complete_authentication_expecting search_path=public, pg_temp"), "\(fixed)")
         #expect(fixed.contains("passkeyd_credential_with_owner search_path=public, pg_temp"), "\(fixed)")

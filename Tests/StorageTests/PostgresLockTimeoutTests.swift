@@ -91,17 +91,12 @@ struct PostgresLockTimeoutTests {
         let bouncer = try PgBouncer(inFrontOf: try PostgresClusterScope.current())
         defer { bouncer.destroy() }
         try waitForLockedTable("credentials", through: bouncer, callTimeout: PostgresStore.defaultCallTimeout) { store in
-            try store.completeAuthentication(
-                AuthenticationUpdate(
-                    credentialID: StoreSamples.credential(1, owner: 1).id,
-                    signCount: 9,
-                    backupEligible: true,
-                    backupState: true,
-                    usedAt: StoreSamples.now,
-                    backupEligibilityChanged: false
-                ),
+            _ = try store.completeAuthentication(
+                StoreSamples.signIn(owner: 1, signCount: 9),
                 session: StoreSamples.session(1, owner: 1),
-                events: []
+                events: [],
+                spending: nil,
+                expecting: StoreSamples.expecting(1, owner: 1)
             )
         }
     }

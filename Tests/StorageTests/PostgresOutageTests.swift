@@ -45,17 +45,12 @@ struct PostgresOutageTests {
         var credential = StoreSamples.credential(1, owner: 1)
         credential.signCount = 6
         try store.seedUser(StoreSamples.user(1), credential: credential)
-        try store.completeAuthentication(
-            AuthenticationUpdate(
-                credentialID: StoreSamples.credential(1, owner: 1).id,
-                signCount: 7,
-                backupEligible: true,
-                backupState: true,
-                usedAt: StoreSamples.now,
-                backupEligibilityChanged: false
-            ),
+        _ = try store.completeAuthentication(
+            StoreSamples.signIn(owner: 1, signCount: 7),
             session: StoreSamples.session(1, owner: 1),
-            events: []
+            events: [],
+            spending: nil,
+            expecting: SignInExpectation(credential)
         )
         try cluster.stop(immediately: true)
         try cluster.start()

@@ -23,10 +23,12 @@ struct PostgresSignInWriteTests {
         try holder.execute("BEGIN; LOCK TABLE webhook_deliveries IN ACCESS EXCLUSIVE MODE")
         defer { holder.rollBack() }
         let started = ContinuousClock.now
-        try store.completeAuthentication(
+        _ = try store.completeAuthentication(
             StoreSamples.signIn(owner: 1, signCount: 9),
             session: StoreSamples.session(1, owner: 1),
-            events: [StoreSamples.event(1, owner: 1, type: "session.created")]
+            events: [StoreSamples.event(1, owner: 1, type: "session.created")],
+            spending: nil,
+            expecting: SignInExpectation(credential)
         )
         #expect(ContinuousClock.now - started < .seconds(2))
         #expect(try store.allEvents().map(\.type) == ["session.created"])

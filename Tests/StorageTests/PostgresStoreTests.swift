@@ -278,7 +278,7 @@ struct PostgresStoreTests {
             )
             #expect(
                 try statements {
-                    try store.completeAuthentication(
+                    _ = try store.completeAuthentication(
                         AuthenticationUpdate(
                             credentialID: first.id,
                             signCount: 2,
@@ -288,7 +288,9 @@ struct PostgresStoreTests {
                             backupEligibilityChanged: false
                         ),
                         session: StoreSamples.session(20 + round, owner: round),
-                        events: events
+                        events: events,
+                        spending: nil,
+                        expecting: SignInExpectation(first)
                     )
                 } == (round == 1 ? 2 : 1),
                 "sign-in, round \(round)"

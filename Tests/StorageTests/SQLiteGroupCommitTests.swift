@@ -111,7 +111,13 @@ struct SQLiteGroupCommitTests {
                 usedAt: StoreSamples.now,
                 backupEligibilityChanged: false
             )
-            try store.completeAuthentication(update, session: Self.session(round, owner: 1), events: [], spending: challenge)
+            _ = try store.completeAuthentication(
+                update,
+                session: Self.session(round, owner: 1),
+                events: [],
+                spending: challenge,
+                expecting: SignInExpectation(credential)
+            )
         }
         try signIn(1, spending: StoreSamples.challenge(1))
         do {
@@ -194,7 +200,13 @@ struct SQLiteGroupCommitTests {
                         backupEligibilityChanged: false
                     )
                     do {
-                        try store.completeAuthentication(update, session: Self.session(Int(owner) * 100 + round, owner: owner), events: [])
+                        _ = try store.completeAuthentication(
+                            update,
+                            session: Self.session(Int(owner) * 100 + round, owner: owner),
+                            events: [],
+                            spending: nil,
+                            expecting: StoreSamples.expecting(owner, owner: owner)
+                        )
                     } catch {
                         failures.withLock { $0.append("\(owner)/\(round): \(error)") }
                     }

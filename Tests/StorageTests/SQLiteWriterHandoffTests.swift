@@ -31,7 +31,13 @@ struct SQLiteWriterHandoffTests {
         let niced = Self.onNicedThread { () throws(StorageError) -> (thread: pthread_t, nice: Int32, section: (thread: pthread_t, nice: Int32)) in
             let section = try store.withConnection { _ throws(SQLiteError) in (Self.threadID(), Self.nice()) }
             try store.insertChallenge(challenge)
-            try store.completeAuthentication(Self.update(), session: Self.session(), events: [])
+            _ = try store.completeAuthentication(
+                Self.update(),
+                session: Self.session(),
+                events: [],
+                spending: nil,
+                expecting: StoreSamples.expecting(1, owner: 1)
+            )
             return (Self.threadID(), Self.nice(), section)
         }
         let outcome = try niced.get()

@@ -29,7 +29,7 @@ extension StoreContract {
         try store.seedUser(StoreSamples.user(1), credential: original)
         let usedAt = StoreSamples.now.addingTimeInterval(5.5)
         let session = StoreSamples.session(1, owner: 1)
-        try store.completeAuthentication(
+        let owner = try store.completeAuthentication(
             AuthenticationUpdate(
                 credentialID: original.id,
                 signCount: 3,
@@ -39,8 +39,11 @@ extension StoreContract {
                 backupEligibilityChanged: true
             ),
             session: session,
-            events: []
+            events: [],
+            spending: nil,
+            expecting: SignInExpectation(original)
         )
+        try expectEqual(owner, try store.user(id: original.userID), "the owner as stored")
         var expected = original
         expected.signCount = 3
         expected.backupEligible = false
@@ -51,7 +54,7 @@ extension StoreContract {
         try expectEqual(try store.session(tokenHash: session.tokenHash, now: StoreSamples.now), session, "session")
 
         let later = usedAt.addingTimeInterval(60)
-        try store.completeAuthentication(
+        _ = try store.completeAuthentication(
             AuthenticationUpdate(
                 credentialID: original.id,
                 signCount: 4,
@@ -61,7 +64,9 @@ extension StoreContract {
                 backupEligibilityChanged: false
             ),
             session: StoreSamples.session(2, owner: 1),
-            events: []
+            events: [],
+            spending: nil,
+            expecting: SignInExpectation(expected)
         )
         expected.signCount = 4
         expected.backupState = false
@@ -75,7 +80,7 @@ extension StoreContract {
         credential.signCount = 5
         try store.seedUser(StoreSamples.user(1), credential: credential)
         func complete(_ signCount: UInt32, _ session: UInt8) throws(StorageError) {
-            try store.completeAuthentication(
+            _ = try store.completeAuthentication(
                 AuthenticationUpdate(
                     credentialID: credential.id,
                     signCount: signCount,
@@ -85,7 +90,9 @@ extension StoreContract {
                     backupEligibilityChanged: true
                 ),
                 session: StoreSamples.session(session, owner: 1),
-                events: []
+                events: [],
+                spending: nil,
+                expecting: SignInExpectation(credential)
             )
         }
         for (signCount, session): (UInt32, UInt8) in [(5, 1), (4, 2), (0, 3)] {
@@ -107,7 +114,7 @@ extension StoreContract {
         counterless.signCount = 0
         try store.seedUser(StoreSamples.user(2), credential: counterless)
         for session: UInt8 in [5, 6] {
-            try store.completeAuthentication(
+            _ = try store.completeAuthentication(
                 AuthenticationUpdate(
                     credentialID: counterless.id,
                     signCount: 0,
@@ -117,7 +124,9 @@ extension StoreContract {
                     backupEligibilityChanged: false
                 ),
                 session: StoreSamples.session(session, owner: 2),
-                events: []
+                events: [],
+                spending: nil,
+                expecting: SignInExpectation(counterless)
             )
         }
 
@@ -145,6 +154,7 @@ extension StoreContract {
         credential.signCount = 10
         try store.seedUser(StoreSamples.user(1), credential: credential)
         let credentialID = credential.id
+        let expecting = SignInExpectation(credential)
         let accepted = Mutex<[UInt32]>([])
         let failures = Mutex<[StorageError]>([])
         let start = DispatchSemaphore(value: 0)
@@ -156,7 +166,7 @@ extension StoreContract {
             Thread {
                 start.wait()
                 do throws(StorageError) {
-                    try store.completeAuthentication(
+                    _ = try store.completeAuthentication(
                         AuthenticationUpdate(
                             credentialID: credentialID,
                             signCount: signCount,
@@ -166,7 +176,9 @@ extension StoreContract {
                             backupEligibilityChanged: false
                         ),
                         session: StoreSamples.session(UInt8(100 + index), owner: 1),
-                        events: []
+                        events: [],
+                        spending: nil,
+                        expecting: expecting
                     )
                     accepted.withLock { $0.append(signCount) }
                 } catch  where error.code == .signCountNotIncreased {
@@ -193,7 +205,7 @@ extension StoreContract {
         try store.seedUser(StoreSamples.user(2), credential: StoreSamples.credential(2, owner: 2))
         try store.seedSession(StoreSamples.session(1, owner: 1))
         func complete(_ credentialID: [UInt8], _ session: SessionRecord) throws(StorageError) {
-            try store.completeAuthentication(
+            _ = try store.completeAuthentication(
                 AuthenticationUpdate(
                     credentialID: credentialID,
                     signCount: 1,
@@ -203,13 +215,15 @@ extension StoreContract {
                     backupEligibilityChanged: true
                 ),
                 session: session,
-                events: []
+                events: [],
+                spending: nil,
+                expecting: SignInExpectation(first)
             )
         }
-        try expectStorageError(.notFound, "unknown credential") { () throws(StorageError) in
+        try expectStorageError(.credentialChanged, "unknown credential") { () throws(StorageError) in
             try complete([1, 2, 3], StoreSamples.session(3, owner: 1))
         }
-        try expectStorageError(.notFound, "another user's credential") { () throws(StorageError) in
+        try expectStorageError(.credentialChanged, "another user's credential") { () throws(StorageError) in
             try complete(first.id, StoreSamples.session(4, owner: 2))
         }
         try expectStorageError(.duplicateKey, "same token hash") { () throws(StorageError) in

@@ -52,7 +52,13 @@ extension StoreContract {
             backupEligibilityChanged: false
         )
         try expectStorageError(.userDisabled, "completeAuthentication") { () throws(StorageError) in
-            try store.completeAuthentication(update, session: StoreSamples.session(3, owner: 1), events: [StoreSamples.event(1, owner: 1)])
+            _ = try store.completeAuthentication(
+                update,
+                session: StoreSamples.session(3, owner: 1),
+                events: [StoreSamples.event(1, owner: 1)],
+                spending: nil,
+                expecting: StoreSamples.expecting(1, owner: 1)
+            )
         }
         try expectEqual(try store.credential(id: update.credentialID)?.signCount, StoreSamples.credential(1, owner: 1).signCount, "counter")
         var second = StoreSamples.credential(2, owner: 1)
@@ -69,7 +75,13 @@ extension StoreContract {
         user.disabled = false
         _ = try store.transaction { transaction throws(StorageError) in try transaction.updateUser(user) }
         try expectEqual(try store.session(tokenHash: live.tokenHash, now: now)?.id, live.id, "the session after enabling")
-        try store.completeAuthentication(update, session: StoreSamples.session(3, owner: 1), events: [])
+        _ = try store.completeAuthentication(
+            update,
+            session: StoreSamples.session(3, owner: 1),
+            events: [],
+            spending: nil,
+            expecting: StoreSamples.expecting(1, owner: 1)
+        )
         try expectEqual(try store.credential(id: update.credentialID)?.signCount, update.signCount, "counter after enabling")
     }
 

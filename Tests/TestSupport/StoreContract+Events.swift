@@ -93,7 +93,7 @@ extension StoreContract {
         }
         let signedIn = [StoreSamples.event(6, owner: 1, type: "session.created")]
         func signIn(_ signCount: UInt32, _ session: UInt8) throws(StorageError) {
-            try store.completeAuthentication(
+            _ = try store.completeAuthentication(
                 AuthenticationUpdate(
                     credentialID: credential.id,
                     signCount: signCount,
@@ -103,7 +103,9 @@ extension StoreContract {
                     backupEligibilityChanged: false
                 ),
                 session: StoreSamples.session(session, owner: 1),
-                events: signedIn
+                events: signedIn,
+                spending: nil,
+                expecting: SignInExpectation(credential)
             )
         }
         try expectStorageError(.signCountNotIncreased, "a refused sign-in") { () throws(StorageError) in try signIn(5, 4) }

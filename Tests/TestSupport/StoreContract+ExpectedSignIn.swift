@@ -1,13 +1,14 @@
 import Foundation
 import Storage
 
-/// The clauses of the store contract for a sign-in verified against a record the node kept
-/// (`CeremonyStore.completeAuthentication(_:session:events:spending:expecting:)`).
+/// The clauses of the store contract for a sign-in's final write, which expects what the verification assumed of the
+/// credential, kept by the node from an earlier sign-in or read for this one (`CeremonyStore.completeAuthentication`).
 extension StoreContract {
     static let expectedSignInChecks: [StoreContractCheck] = [
         StoreContractCheck(name: "an expected sign-in is stored and answers the owner as stored", run: anExpectedSignInAnswersTheStoredOwner),
         StoreContractCheck(name: "an expected sign-in on a changed credential writes nothing but its challenge", run: aChangedCredentialIsRefused),
         StoreContractCheck(name: "an expected sign-in keeps the user's and the counter's refusals", run: anExpectedSignInKeepsTheOtherRefusals),
+        StoreContractCheck(name: "a sign-in read afresh expects what the read answered", run: aFreshlyReadSignInExpectsWhatItRead),
     ]
 
     /// The expected sign-in of `credential(1, owner: 1)` with counter `signCount` and session `session`, spending `spending`.
@@ -91,7 +92,7 @@ extension StoreContract {
         credential.signCount = 5
         try store.seedUser(StoreSamples.user(1), credential: credential)
         // A counter raised by a sign-in elsewhere after this one's record was kept.
-        try store.completeAuthentication(StoreSamples.signIn(owner: 1, signCount: 8), session: StoreSamples.session(1, owner: 1), events: [])
+        _ = try expectedSignIn(store, expecting: credential, signCount: 8, session: 1)
         try expectStorageError(.signCountNotIncreased, "a counter at or below the stored one") { () throws(StorageError) in
             _ = try expectedSignIn(store, expecting: credential, signCount: 7, session: 2)
         }
@@ -109,5 +110,46 @@ extension StoreContract {
                 "no session \(session)"
             )
         }
+    }
+
+    /// The driver's own sign-in read (`credentialWithOwner`) answers what its write compares with, bytes alike; a
+    /// credential deleted and registered again with the same ID and another key between that read and the write is
+    /// refused as any changed one.
+    public static func aFreshlyReadSignInExpectsWhatItRead(_ makeStore: StoreFactory) throws {
+        let store = try makeStore()
+        var credential = StoreSamples.credential(1, owner: 1)
+        credential.signCount = 5
+        // A handle other than the owner's ID, as a passkey merged in from another account keeps.
+        credential.userHandle = [UInt8](repeating: 0x4D, count: 24)
+        try store.seedUser(StoreSamples.user(1), credential: credential)
+        try store.seedUser(StoreSamples.user(2), credential: StoreSamples.credential(2, owner: 2))
+        let read = { () throws -> CredentialRecord in
+            guard let found = try store.credentialWithOwner(id: credential.id) else {
+                throw StoreContractFailure(message: "the credential was not read", file: #filePath, line: #line)
+            }
+            return found.credential
+        }
+        let owner = try expectedSignIn(store, expecting: try read(), signCount: 6, session: 1)
+        try expectEqual(owner, try store.user(id: credential.userID), "the owner as stored at the write")
+        try expectEqual(try store.credential(id: credential.id)?.signCount, 6, "the sign-in stored")
+        let readAgain = try read()
+        var again = readAgain
+        again.publicKey = StoreSamples.credential(2, owner: 2).publicKey
+        again.signCount = 0
+        try store.transaction { transaction throws(StorageError) in
+            _ = try transaction.deleteCredential(id: again.id, userID: again.userID)
+            try transaction.insertCredential(again)
+        }
+        let spent = spentChallenge(2)
+        try expectStorageError(.credentialChanged, "registered again with another key after the read") { () throws(StorageError) in
+            _ = try expectedSignIn(store, expecting: readAgain, signCount: 7, session: 2, spending: spent)
+        }
+        try expectEqual(try store.credential(id: credential.id), again, "nothing written")
+        try expectEqual(
+            try store.session(tokenHash: StoreSamples.session(2, owner: 1).tokenHash, now: StoreSamples.now),
+            nil,
+            "no session"
+        )
+        try expect(try isStored(store, spent), "the challenge is spent")
     }
 }

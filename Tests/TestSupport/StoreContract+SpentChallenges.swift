@@ -3,7 +3,7 @@ import Storage
 import Synchronization
 
 /// The clauses of the store contract for a sign-in that spends a sealed challenge in its final write
-/// (`CeremonyStore.completeAuthentication(_:session:events:spending:)`).
+/// (`CeremonyStore.completeAuthentication`).
 extension StoreContract {
     static let spentChallengeChecks: [StoreContractCheck] = [
         StoreContractCheck(name: "completeAuthentication spends a sealed challenge once", run: aSealedChallengeIsSpentOnce),
@@ -23,6 +23,7 @@ extension StoreContract {
         )
     }
 
+    /// A sign-in of `credentialID` verified against `credential(1, owner: 1)` as sampled.
     static func signIn(
         _ store: any PasskeyStore,
         _ credentialID: [UInt8],
@@ -30,7 +31,7 @@ extension StoreContract {
         session: SessionRecord,
         spending: ChallengeRecord
     ) throws(StorageError) {
-        try store.completeAuthentication(
+        _ = try store.completeAuthentication(
             AuthenticationUpdate(
                 credentialID: credentialID,
                 signCount: signCount,
@@ -41,7 +42,8 @@ extension StoreContract {
             ),
             session: session,
             events: [],
-            spending: spending
+            spending: spending,
+            expecting: StoreSamples.expecting(1, owner: 1)
         )
     }
 
@@ -98,7 +100,7 @@ extension StoreContract {
         try expect(try isStored(store, counter), "spent by the refused counter")
 
         let missing = spentChallenge(2)
-        try expectStorageError(.notFound, "an unknown credential") { () throws(StorageError) in
+        try expectStorageError(.credentialChanged, "an unknown credential") { () throws(StorageError) in
             try signIn(store, [0xEE, 0xEE], signCount: 6, session: StoreSamples.session(2, owner: 1), spending: missing)
         }
         try expect(try isStored(store, missing), "spent by the missing credential")

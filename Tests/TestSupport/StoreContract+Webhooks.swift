@@ -16,7 +16,6 @@ extension StoreContract {
         StoreContractCheck(name: "repairWebhookChains makes an orphaned delivery due", run: orphanedChainsAreRepaired),
         StoreContractCheck(name: "ceremonies queue their events' deliveries", run: ceremoniesQueueDeliveries),
         StoreContractCheck(name: "a sign-in queues its events' deliveries behind the user's pending one", run: signInsQueueDeliveries),
-        StoreContractCheck(name: "an expected sign-in queues its events' deliveries as a sign-in does", run: expectedSignInsQueueDeliveries),
         StoreContractCheck(name: "8 threads claiming: each delivery to one of them", run: concurrentClaimsAreExclusive),
     ]
 
@@ -303,15 +302,6 @@ extension StoreContract {
     /// A sign-in's events get a delivery per subscribed endpoint of their type, in event order; for a user with a
     /// delivery pending at an endpoint they wait behind it (not due), at an endpoint with none the first is due.
     public static func signInsQueueDeliveries(_ makeStore: StoreFactory) throws {
-        try signInQueuesDeliveries(makeStore, expecting: false)
-    }
-
-    /// The same through the write of a sign-in verified against a kept record (its own statement on PostgreSQL).
-    public static func expectedSignInsQueueDeliveries(_ makeStore: StoreFactory) throws {
-        try signInQueuesDeliveries(makeStore, expecting: true)
-    }
-
-    private static func signInQueuesDeliveries(_ makeStore: StoreFactory, expecting: Bool) throws {
         let store = try makeStore()
         var credential = StoreSamples.credential(1, owner: 1)
         credential.signCount = 5
@@ -320,11 +310,7 @@ extension StoreContract {
         let pending = try append(store, [StoreSamples.event(1, owner: 1, type: "user.updated")])
         let events = [StoreSamples.event(2, owner: 1, type: "session.created"), StoreSamples.event(3, owner: 1)]
         let (update, session) = (StoreSamples.signIn(owner: 1, signCount: 9), StoreSamples.session(1, owner: 1))
-        if expecting {
-            _ = try store.completeAuthentication(update, session: session, events: events, spending: nil, expecting: SignInExpectation(credential))
-        } else {
-            try store.completeAuthentication(update, session: session, events: events)
-        }
+        _ = try store.completeAuthentication(update, session: session, events: events, spending: nil, expecting: SignInExpectation(credential))
         let ids = try store.allEvents().map(\.id)
         try expectEqual(ids.count, 3, "the sign-in's events appended")
         let deliveries = try store.webhookDeliveries(status: nil, after: 0, limit: 10)

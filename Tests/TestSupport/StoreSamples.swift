@@ -78,6 +78,11 @@ public enum StoreSamples {
         )
     }
 
+    /// What a sign-in verified against `credential(number, owner: owner)` assumed, for `completeAuthentication`.
+    public static func expecting(_ number: UInt8, owner: UInt8) -> SignInExpectation {
+        SignInExpectation(credential(number, owner: owner))
+    }
+
     /// A session of the user `owner` with a token hash and an ID derived from `number`, signed in by the owner's
     /// passkey `credential(owner, owner: owner)`, with every optional field but `lastUsedAt` set.
     public static func session(

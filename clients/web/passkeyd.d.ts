@@ -30,7 +30,7 @@ export type ServerErrorCode =
   | "invalid_json" | "invalid_request" | "invalid_username" | "unsupported_media_type" | "challenge_unknown"
   | "challenge_expired" | "verification_failed" | "user_verification_required" | "origin_mismatch"
   | "algorithm_not_allowed" | "credential_unknown" | "possible_clone" | "not_signed_in" | "invalid_identity_token"
-  | "not_found" | "not_configured" | "passkey_not_found" | "method_not_allowed" | "username_taken"
+  | "passkey_changed" | "not_found" | "not_configured" | "passkey_not_found" | "method_not_allowed" | "username_taken"
   | "credential_exists" | "last_credential" | "apple_identity_taken" | "last_sign_in_method" | "merge_conflict"
   | "merge_same_account" | "merge_proof_rejected" | "apple_identity_not_found" | "handoff_code_invalid"
   | "rate_limited" | "apple_not_configured" | "invalid_notification" | "internal_error" | "storage_unavailable"

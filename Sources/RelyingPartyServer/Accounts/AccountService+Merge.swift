@@ -82,6 +82,9 @@ extension AccountService {
         // A disabled account's passkeys and identities never move to an account that can sign in, nor the other way.
         guard !survivor.disabled, !gone.disabled else { throw StorageError(.userDisabled, "a merged account is disabled") }
         var events: [AccountEvent] = []
+        // The moved passkeys' kept sign-in records name the gone account: forgotten (a rolled-back merge only costs
+        // their next sign-ins a read).
+        try transaction.credentials(userID: goneID).forEach { forget(passkey: $0.id) }
         _ = try transaction.moveCredentials(from: goneID, to: survivorID)
         _ = try transaction.moveAppleIdentities(from: goneID, to: survivorID)
         _ = try transaction.moveFederatedIdentities(from: goneID, to: survivorID)

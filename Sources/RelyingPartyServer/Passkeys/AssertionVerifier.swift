@@ -40,21 +40,22 @@ struct AssertionVerifier: Sendable {
         let rawID: [UInt8]
     }
 
-    /// A verified assertion: the passkey as stored, what the ceremony found, and its owner.
+    /// A verified assertion: the passkey it was verified against and what the ceremony found.
     struct VerifiedAssertion {
+        /// The passkey as read for this assertion, or as this node kept it from an earlier sign-in (`isKept`).
         let stored: CredentialRecord
         let result: AuthenticationResult
-        /// The owner as read with the passkey; nil when the passkey was a kept record (`expecting`), whose final write
-        /// answers the owner as stored.
-        let user: UserRecord?
+        /// Whether `stored` is a record this node kept rather than read for this assertion.
+        let isKept: Bool
         /// The record that spends the assertion's sealed challenge, for the ceremony's final commit to store; nil when
         /// the challenge was taken or spent already.
         let unspent: ChallengeRecord?
-        /// What the verification assumed, when it was against a record this node kept rather than read for it: the
-        /// final write must find the stored passkey still holding it (`CeremonyStore`).
-        let expecting: SignInExpectation?
         /// The ceremony, to verify it again from a fresh read (`verifyAgain`).
         let ceremony: Ceremony
+
+        /// What the verification assumed: the final write must find the stored passkey still holding it
+        /// (`CeremonyStore.completeAuthentication`), read or kept alike.
+        var expecting: SignInExpectation { SignInExpectation(stored) }
 
         /// The counter and flags to store for it at `now`.
         func update(at now: Date) -> AuthenticationUpdate {
@@ -76,10 +77,10 @@ struct AssertionVerifier: Sendable {
     /// (`VerifiedAssertion.unspent`). A refusal spends it before anything else, so that a replayed assertion is
     /// refused as `challenge_unknown` and never flags its passkey.
     ///
-    /// With `keeping` (a sign-in, whose final write checks `VerifiedAssertion.expecting` and keeps the passkey as it
-    /// wrote it: `keep(_:at:)`), an assertion naming a kept passkey is verified against the kept record without a
-    /// read. An assertion the kept record refuses is verified from a fresh read as any other, once: the same verdict
-    /// is taken again without a second verification when the fresh record holds what the kept one gave it.
+    /// With `keeping` (a sign-in, which keeps the passkey as its final write left it: `keep(_:at:)`), an assertion
+    /// naming a kept passkey is verified against the kept record without a read. An assertion the kept record refuses
+    /// is verified from a fresh read as any other, once: the same verdict is taken again without a second verification
+    /// when the fresh record holds what the kept one gave it.
     ///
     /// Verified before any limit is consulted, so that no limit ever stops a valid assertion; a failed one counts
     /// against the credential it names (`429 rate_limited` past `perAccountBurst`). An assertion naming a credential
@@ -102,14 +103,7 @@ struct AssertionVerifier: Sendable {
         if keeping, let kept = records.record(for: rawID) {
             switch try attempt(ceremony, against: kept) {
             case .success(let result):
-                return VerifiedAssertion(
-                    stored: kept,
-                    result: result,
-                    user: nil,
-                    unspent: unspent,
-                    expecting: SignInExpectation(kept),
-                    ceremony: ceremony
-                )
+                return VerifiedAssertion(stored: kept, result: result, isKept: true, unspent: unspent, ceremony: ceremony)
             case .failure(let error):
                 records.remove(rawID)
                 refusedByKept = (kept, error)
@@ -118,9 +112,10 @@ struct AssertionVerifier: Sendable {
         return try verifyRead(ceremony, unspent: unspent, refusedByKept: refusedByKept)
     }
 
-    /// After the final write found that the kept passkey changed (`storage.credentialChanged`): forgets it and verifies
-    /// the assertion again from a fresh read, as one without a kept record is, against the same challenge, which the
-    /// refused write spent. A passkey deleted meanwhile is refused as any unknown credential is.
+    /// After the final write found that the passkey changed since the record the assertion was verified against, kept
+    /// or read (`storage.credentialChanged`): forgets it and verifies the assertion again from a fresh read, as one
+    /// without a kept record is, against the same challenge, which the refused write spent. A passkey deleted meanwhile
+    /// is refused as any unknown credential is, one registered again with another key as any wrong signature is.
     func verifyAgain(_ assertion: VerifiedAssertion) throws(ServerError) -> VerifiedAssertion {
         records.remove(assertion.ceremony.rawID)
         return try verifyRead(assertion.ceremony, unspent: nil, refusedByKept: nil)
@@ -148,14 +143,14 @@ struct AssertionVerifier: Sendable {
         }
         /// The key a failure counts against: made only when one does (a digest and its text, on no sign-in's path).
         func failureKey() -> String { "credential:" + Base64URL.encode(DigestAlgorithm.sha256.hash(ceremony.rawID)) }
-        // The owner is read with the credential: on PostgreSQL one round trip instead of two.
-        guard let found = try storage({ try store.credentialWithOwner(id: ceremony.rawID) }) else {
+        // The read each driver tunes for the sign-in (on PostgreSQL, planned once per pooled connection); its owner is
+        // not used: a sign-in answers the owner as its final write finds it.
+        guard let stored = try storage({ try store.credentialWithOwner(id: ceremony.rawID) })?.credential else {
             let error = failedUnknownCredential(ceremony.credential, rawID: ceremony.rawID, record: ceremony.record)
             try spendBeforeRefusing()
             try limits.take(.account, key: failureKey())
             throw error
         }
-        let (stored, user) = found
         let outcome: Result<AuthenticationResult, WebAuthnError>
         if let refusedByKept, refusedByKept.kept.userID == stored.userID, refusedByKept.kept.signCount == stored.signCount,
             SignInExpectation(refusedByKept.kept).holds(for: stored)
@@ -166,7 +161,7 @@ struct AssertionVerifier: Sendable {
         }
         switch outcome {
         case .success(let result):
-            return VerifiedAssertion(stored: stored, result: result, user: user, unspent: unspent, expecting: nil, ceremony: ceremony)
+            return VerifiedAssertion(stored: stored, result: result, isKept: false, unspent: unspent, ceremony: ceremony)
         case .failure(let error):
             try spendBeforeRefusing()
             log("authentication refused: \(error)", event: "ceremony")

@@ -57,20 +57,27 @@ struct AuthenticationController: Sendable {
     }
 
     /// `POST /webauthn/authentication/verify`: verifies the assertion, updates the counter and flags, starts a session.
-    /// A passkey this node verified a sign-in against before is not read again (`AssertionVerifier`): its final write
-    /// checks it still holds what the verification assumed and answers the owner as stored; when it does not
-    /// (`storage.credentialChanged`), the assertion is verified again from a fresh read, once.
+    /// A passkey this node verified a sign-in against before is not read again (`AssertionVerifier`). The final write
+    /// stores the sign-in only while the stored passkey holds what the verification assumed, kept or read, and answers
+    /// the owner as stored; when it does not (`storage.credentialChanged`), the assertion is verified again from a fresh
+    /// read, once: a kept record gone stale, or a change in the moment between a read and its write (a merge, another
+    /// node's sign-in that changed the backup eligibility, a passkey deleted or registered again), then ends as on a node
+    /// that read after the change. When the write after that read is refused as changed too, the passkey is changing
+    /// under the sign-in: `409 passkey_changed`, no further round (each costs a signature verification and a round trip
+    /// to the database). The challenge stays spent, the passkey is not flagged, and no limit counts it.
     func verify(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let credential = try JSONBody.decode(AuthenticationResponseJSON.self, from: request)
         let assertion = try assertions.verify(credential, deferringSpend: true, keeping: true)
         if let answer = try complete(assertion, request) { return answer }
         guard let answer = try complete(try assertions.verifyAgain(assertion), request) else {
-            throw ServerError(.internalError, detail: "a sign-in read afresh was refused as changed")
+            log("authentication refused: the passkey changed twice while signing in", event: "ceremony")
+            throw ServerError(.passkeyChanged)
         }
         return answer
     }
 
-    /// The final write of a verified sign-in, and its answer; nil when the kept passkey it was verified against changed.
+    /// The final write of a verified sign-in, and its answer; nil when the passkey changed since the record it was
+    /// verified against (kept or read).
     private func complete(_ assertion: AssertionVerifier.VerifiedAssertion, _ request: HTTPRequest) throws(ServerError) -> HTTPResponse? {
         let (stored, result) = (assertion.stored, assertion.result)
         // The counter, flags, session and events in one transaction: one durable commit, which also spends a sealed
@@ -94,20 +101,15 @@ struct AuthenticationController: Sendable {
             events.append(.passkeyBackupEligibilityChanged(userID: stored.userID, credentialID: stored.id, backupEligible: result.backupEligible))
         }
         let written = events.map { $0.event(at: now, random: random) }
-        let user: UserRecord?
+        let user: UserRecord
         do {
-            if let expecting = assertion.expecting {
-                user = try store.completeAuthentication(
-                    assertion.update(at: now),
-                    session: session.record,
-                    events: written,
-                    spending: assertion.unspent,
-                    expecting: expecting
-                )
-            } else {
-                try store.completeAuthentication(assertion.update(at: now), session: session.record, events: written, spending: assertion.unspent)
-                user = assertion.user
-            }
+            user = try store.completeAuthentication(
+                assertion.update(at: now),
+                session: session.record,
+                events: written,
+                spending: assertion.unspent,
+                expecting: assertion.expecting
+            )
         } catch  where error.code == .credentialChanged {
             return nil
         } catch  where error.code == .signCountNotIncreased {
@@ -116,16 +118,18 @@ struct AuthenticationController: Sendable {
             // passkey flagged as stored now (a kept record's flags and time may be older).
             log("authentication refused: \(error.code)", event: "ceremony")
             assertions.records.remove(stored.id)
-            let current: CredentialRecord? = assertion.expecting == nil ? stored : try storage({ try store.credential(id: stored.id) })
+            let current: CredentialRecord? = assertion.isKept ? try storage({ try store.credential(id: stored.id) }) : stored
             if let current { try assertions.markPossibleClone(current) }
             throw .possibleClone(step: error.code)
         } catch {
-            if assertion.expecting != nil { assertions.records.remove(stored.id) }
+            if assertion.isKept { assertions.records.remove(stored.id) }
             throw .storage(error)
         }
-        guard let user else { throw ServerError(.internalError, detail: "a sign-in without its owner's record") }
         assertions.keep(assertion, at: now)
         if result.backupEligibilityChanged { metrics?.backupChanges.increment(["eligible"]) }
+        // Against the record verified against: on a kept one, the state this node wrote last (another node's sign-ins
+        // since are not seen), so with several nodes a change may be counted on two of them or on none
+        // (docs/reference/metrics.md).
         if result.backupState != stored.backupState { metrics?.backupChanges.increment(["state"]) }
         return try answers.passkey(user: user, credentialID: stored.id, issued: session.issued)
     }

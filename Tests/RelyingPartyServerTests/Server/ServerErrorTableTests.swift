@@ -76,8 +76,8 @@ struct ServerErrorTableTests {
             (.duplicateKey, .storageUnavailable), (.signCountNotIncreased, .storageUnavailable), (.notEmpty, .storageUnavailable),
             (.invalidRecord, .storageUnavailable), (.challengeSpent, .challengeUnknown), (.federatedIdentityTaken, .identityTaken),
             (.userDisabled, .accountDisabled),
-            // Handled by the sign-in (verified again from a fresh read); never meant to reach a client.
-            (.credentialChanged, .storageUnavailable),
+            // Handled by the sign-in (verified again from a fresh read, once), then its own stable code.
+            (.credentialChanged, .passkeyChanged),
         ]
         #expect(Set(cases.map(\.0)) == Set(StorageError.Code.allCases))
         for (storage, server) in cases {

@@ -49,9 +49,19 @@ final class FailingStore: PasskeyStore {
     func credential(id: [UInt8]) throws(StorageError) -> CredentialRecord? { try inner.credential(id: id) }
     /// How many times `credentialWithOwner` was called.
     let ownerReads = Mutex(0)
+    /// Run once after each of the next `credentialWithOwner` reads (a sign-in's fresh read), before it returns: what
+    /// another node or an operator changes between a sign-in's read and its write. Each call runs and drops the first.
+    let afterCredentialReads = Mutex<[@Sendable () throws -> Void]>([])
     func credentialWithOwner(id: [UInt8]) throws(StorageError) -> (credential: CredentialRecord, owner: UserRecord)? {
         ownerReads.withLock { $0 += 1 }
-        return try inner.credentialWithOwner(id: id)
+        let read = try inner.credentialWithOwner(id: id)
+        let change = afterCredentialReads.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+        do {
+            try change?()
+        } catch {
+            throw StorageError(.unavailable, "a test's change after a read failed: \(error)")
+        }
+        return read
     }
     func credentials(userID: [UInt8]) throws(StorageError) -> [CredentialRecord] { try inner.credentials(userID: userID) }
     func insertChallenge(_ challenge: ChallengeRecord) throws(StorageError) { try inner.insertChallenge(challenge) }
@@ -61,14 +71,8 @@ final class FailingStore: PasskeyStore {
     func session(id: [UInt8], now: Date) throws(StorageError) -> SessionRecord? { try inner.session(id: id, now: now) }
     func recordSessionUse(tokenHash: [UInt8], at: Date) throws(StorageError) { try inner.recordSessionUse(tokenHash: tokenHash, at: at) }
     func purgeExpiredSessions(now: Date) throws(StorageError) -> Int { try inner.purgeExpiredSessions(now: now) }
-    func completeAuthentication(
-        _ update: AuthenticationUpdate,
-        session: SessionRecord,
-        events: [NewEvent],
-        spending: ChallengeRecord?
-    ) throws(StorageError) {
-        try inner.completeAuthentication(update, session: session, events: events, spending: spending)
-    }
+    /// How many sign-ins' final writes were sent to the wrapped store.
+    let signInWrites = Mutex(0)
     func completeAuthentication(
         _ update: AuthenticationUpdate,
         session: SessionRecord,
@@ -76,7 +80,8 @@ final class FailingStore: PasskeyStore {
         spending: ChallengeRecord?,
         expecting: SignInExpectation
     ) throws(StorageError) -> UserRecord {
-        try inner.completeAuthentication(update, session: session, events: events, spending: spending, expecting: expecting)
+        signInWrites.withLock { $0 += 1 }
+        return try inner.completeAuthentication(update, session: session, events: events, spending: spending, expecting: expecting)
     }
     func completeRegistration(
         newUser: UserRecord?,

@@ -21,6 +21,7 @@ public struct PasskeydError: Error, Sendable, Equatable, CustomStringConvertible
         case algorithmNotAllowed = "algorithm_not_allowed"
         case credentialUnknown = "credential_unknown"
         case possibleClone = "possible_clone"
+        case passkeyChanged = "passkey_changed"
         case notSignedIn = "not_signed_in"
         case invalidIdentityToken = "invalid_identity_token"
         case notFound = "not_found"
