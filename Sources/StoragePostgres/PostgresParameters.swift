@@ -3,11 +3,20 @@
 /// placeholder stands in a `SELECT` or `VALUES` list.
 struct PostgresParameters {
     private(set) var values: [PostgresValue] = []
+    /// Whether placeholders carry their cast. A function's arguments need none: each non-NULL value's type goes with
+    /// the statement (`PostgresValue.typeOID`), and a NULL's is the argument's. Without the casts a call's text is
+    /// shorter to parse and analyse, which a transaction-mode pooler makes PostgreSQL do on every call (a sign-in's:
+    /// about 20 of its 100 µs; bench/runs/2026-12-07-morning.md).
+    private let castsPlaceholders: Bool
 
-    /// Binds `value` and returns its placeholder, such as `$3::bytea`.
+    init(castsPlaceholders: Bool = true) {
+        self.castsPlaceholders = castsPlaceholders
+    }
+
+    /// Binds `value` and returns its placeholder, such as `$3::bytea` (`$3` without casts).
     mutating func bind(_ value: PostgresValue, as type: String) -> String {
         values.append(value)
-        return "$\(values.count)::\(type)"
+        return castsPlaceholders ? "$\(values.count)::\(type)" : "$\(values.count)"
     }
 
     /// Binds a row of typed values and returns their placeholders, comma-separated.

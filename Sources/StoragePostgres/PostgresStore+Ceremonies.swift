@@ -16,7 +16,7 @@ extension PostgresStore {
         expecting: SignInExpectation
     ) throws(StorageError) -> UserRecord {
         try Self.checkBounds(session: session, events: events)
-        var parameters = PostgresParameters()
+        var parameters = PostgresParameters(castsPlaceholders: false)
         var arguments = Self.signInArguments(update, session: session, events: events, spending: spending, &parameters)
         arguments += [
             parameters.bind(.bytea(expecting.publicKey), as: "bytea"), parameters.bind(.boolean(expecting.backupEligible), as: "boolean"),
