@@ -61,4 +61,24 @@ struct PgBouncerStoreTests {
             #expect(outcomes.valid == 1 && outcomes.unknown == 15 && outcomes.failures.isEmpty, "round \(round)")
         }
     }
+
+    /// A destroyed PgBouncer is gone, whatever signals the test's thread blocks: a child inherits its spawner's signal
+    /// mask, and a PgBouncer started with `SIGTERM` blocked ignored the one that stops it and outlived the test run.
+    @Test func aDestroyedPoolerIsStoppedEvenWhenItsStarterBlocksSignals() throws {
+        var blocked = sigset_t()
+        var previous = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &blocked, &previous)
+        let bouncer: PgBouncer
+        do {
+            defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+            bouncer = try PgBouncer(inFrontOf: try PostgresClusterScope.current())
+        }
+        let pid = try #require(bouncer.processID)
+        bouncer.destroy()
+        let stopped = !PgBouncer.isRunning(pid)
+        if !stopped { kill(pid, SIGKILL) }
+        #expect(stopped, "PgBouncer \(pid) is still running after destroy()")
+    }
 }

@@ -74,18 +74,33 @@ public final class PgBouncer: Sendable {
     /// PgBouncer's log, for failure messages.
     public var log: String { (try? String(contentsOfFile: folder + "/pgbouncer.log", encoding: .utf8)) ?? "" }
 
+    /// The daemon's process ID from its pid file; nil once destroyed.
+    public var processID: pid_t? {
+        let pidFile = try? String(contentsOfFile: folder + "/pgbouncer.pid", encoding: .utf8)
+        return pidFile.flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+
     /// Stops PgBouncer (SIGTERM to the pid in its pid file) and deletes the folder. Idempotent.
     public func destroy() {
         guard FileManager.default.fileExists(atPath: folder) else { return }
-        let pidFile = try? String(contentsOfFile: folder + "/pgbouncer.pid", encoding: .utf8)
-        if let pid = pidFile.flatMap({ pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) {
+        if let pid = processID {
             kill(pid, SIGTERM)
-            for _ in 0..<50 where kill(pid, 0) == 0 { usleep(20_000) }
+            for _ in 0..<50 where Self.isRunning(pid) { usleep(20_000) }
         }
         try? FileManager.default.removeItem(atPath: folder)
     }
 
     private static let executable = "/usr/sbin/pgbouncer"
+
+    /// Whether process `pid` exists and has not exited: a daemon's parent is the machine's init, which may leave it a
+    /// zombie for a while (on this project's VMs it does).
+    public static func isRunning(_ pid: pid_t) -> Bool {
+        guard kill(pid, 0) == 0 else { return false }
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let state = stat.split(separator: ")").last?.split(separator: " ").first
+        else { return true }
+        return state != "Z"
+    }
 
     private func waitUntilListening() throws {
         for _ in 0..<100 {
