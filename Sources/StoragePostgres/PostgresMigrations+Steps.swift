@@ -495,6 +495,6 @@ extension PostgresMigrations {
         Step(version: 23, sql: "DROP INDEX sessions_by_credential;"),
         Step(version: 24, sql: Self.ceremonyFunctionsSchema),
         Step(version: 25, sql: Self.signInWriteSchema),
-        Step(version: 26, sql: Self.expectedSignInSchema),
+        Step(version: 26, sql: Self.expectedSignInSchema), Step(version: 27, sql: Self.signInStatementsSchema),
     ]
 }

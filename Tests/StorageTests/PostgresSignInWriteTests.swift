@@ -8,19 +8,33 @@ import Testing
 /// Schema step 25 (issue 42): the sign-in's final write leaves the webhook deliveries out of its statement when no
 /// endpoint is subscribed, so that PostgreSQL does not set up their insert, its sort, window and join and open the
 /// deliveries' four indexes on every sign-in. Seen from outside: a sign-in goes through while another session holds
-/// `webhook_deliveries` locked, which the statement of step 24 waited for until its `lock_timeout`.
+/// `webhook_deliveries` locked, which the statement of step 24 waited for until its `lock_timeout`. Schema step 27: the
+/// expected sign-in's write is a sequence of statements that stops at the first refusal, so a replayed or refused
+/// sign-in no longer sets up (and locks) the tables it does not write, which step 26's single statement did.
 @Suite("PostgreSQL sign-in write", PostgresClusterScope())
 struct PostgresSignInWriteTests {
-    @Test func aSignInWithoutEndpointsLeavesTheDeliveriesAlone() throws {
+    /// A store on a new database whose user 1 has credential 1 with counter 5, and that database's connection string.
+    private func seededStore() throws -> (store: PostgresStore, credential: CredentialRecord, connectionString: String) {
         let cluster = try PostgresClusterScope.current()
-        let name = try cluster.createDatabase()
-        let store = try PostgresStore(connectionString: cluster.connectionString(database: name), poolSize: 1)
-        defer { store.close() }
+        let connectionString = cluster.connectionString(database: try cluster.createDatabase())
+        let store = try PostgresStore(connectionString: connectionString, poolSize: 1)
         var credential = StoreSamples.credential(1, owner: 1)
         credential.signCount = 5
         try store.seedUser(StoreSamples.user(1), credential: credential)
-        let holder = try PostgresConnection(connectionString: cluster.connectionString(database: name))
-        try holder.execute("BEGIN; LOCK TABLE webhook_deliveries IN ACCESS EXCLUSIVE MODE")
+        return (store, credential, connectionString)
+    }
+
+    /// Another session holding `tables` locked until it rolls back.
+    private func holdLocked(_ tables: String, _ connectionString: String) throws -> PostgresConnection {
+        let holder = try PostgresConnection(connectionString: connectionString)
+        try holder.execute("BEGIN; LOCK TABLE \(tables) IN ACCESS EXCLUSIVE MODE")
+        return holder
+    }
+
+    @Test func aSignInWithoutEndpointsLeavesTheDeliveriesAlone() throws {
+        let (store, _, connectionString) = try seededStore()
+        defer { store.close() }
+        let holder = try holdLocked("webhook_deliveries", connectionString)
         defer { holder.rollBack() }
         let started = ContinuousClock.now
         _ = try store.completeAuthentication(
@@ -31,6 +45,49 @@ struct PostgresSignInWriteTests {
             expecting: SignInExpectation(credential)
         )
         #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(try store.allEvents().map(\.type) == ["session.created"])
+    }
+
+    /// A replay of a spent challenge answers `challenge_spent` while `credentials` is locked, and a counter that did not
+    /// increase answers `counter_not_increased` while `sessions` and `events` are: neither waits for a table it does
+    /// not write (step 26's statement set up every table of its plan and waited until its `lock_timeout`, 4.5 s).
+    @Test func aRefusedExpectedSignInLeavesTheTablesItDoesNotWriteAlone() throws {
+        let (store, credential, connectionString) = try seededStore()
+        defer { store.close() }
+        let spent = ChallengeRecord(
+            challenge: [UInt8](repeating: 7, count: 48),
+            ceremony: .spentAuthentication,
+            userID: nil,
+            userVerification: "preferred",
+            context: [],
+            expiresAt: StoreSamples.now.addingTimeInterval(600)
+        )
+        let signIn = { (signCount: UInt32, session: UInt8, spending: ChallengeRecord?) throws(StorageError) in
+            _ = try store.completeAuthentication(
+                StoreSamples.signIn(owner: 1, signCount: signCount),
+                session: StoreSamples.session(session, owner: 1),
+                events: [StoreSamples.event(Int(session), owner: 1, type: "session.created")],
+                spending: spending,
+                expecting: SignInExpectation(credential)
+            )
+        }
+        try signIn(6, 1, spent)
+        // The tables locked, the refusal expected, and the sign-in refused: a replay, then a counter not above 6.
+        let refusals: [(String, StorageError.Code, UInt32, UInt8, ChallengeRecord?)] = [
+            ("credentials", .challengeSpent, 9, 2, spent), ("sessions, events", .signCountNotIncreased, 6, 3, nil),
+        ]
+        for (tables, code, signCount, session, spending) in refusals {
+            let holder = try holdLocked(tables, connectionString)
+            defer { holder.rollBack() }
+            let started = ContinuousClock.now
+            do {
+                try signIn(signCount, session, spending)
+                Issue.record("\(tables) locked: a refused sign-in went through")
+            } catch {
+                #expect(error.code == code, "\(tables) locked: \(error)")
+            }
+            #expect(ContinuousClock.now - started < .seconds(2), "\(tables) locked")
+        }
         #expect(try store.allEvents().map(\.type) == ["session.created"])
     }
 }
