@@ -19,7 +19,8 @@
 #   RATIO attack-p99-vs-quiet-p99 <median p99 under attack ÷ median p99 undisturbed>   (goal ≤ 2)
 # and fails (exit 1) when any genuine sign-in was refused or any attack request was accepted.
 # Knobs (environment): ATTACK_ROUNDS (3), LOAD_SECONDS (10), LOAD_CONNECTIONS (8), GENUINE_RATE (50), ATTACK_RATE
-# (1200), ATTACK_CONNECTIONS (32), ATTACK_ADDRESSES (1024), ATTACK_NICE (0: the flood's niceness), PASSWORD_USERS
+# (1200), ATTACK_CONNECTIONS (32), ATTACK_ADDRESSES (1024), ATTACK_NICE (0: the flood's niceness), ATTACK_KINDS
+# (assertion,idtoken,password: the kinds the flood sends, in turn; one alone sends all of ATTACK_RATE), PASSWORD_USERS
 # (16), SUSPECT_LANE (the server's `limits.suspectLane`: its default when unset, `null` for none, or an object),
 # BENCH_TMPDIR, PASSKEYD_BIN.
 set -euo pipefail
@@ -34,6 +35,7 @@ ATTACK_RATE=${ATTACK_RATE:-1200}
 ATTACK_CONNECTIONS=${ATTACK_CONNECTIONS:-32}
 ATTACK_ADDRESSES=${ATTACK_ADDRESSES:-1024}
 ATTACK_NICE=${ATTACK_NICE:-0}
+ATTACK_KINDS=${ATTACK_KINDS:-assertion,idtoken,password}
 PASSWORD_USERS=${PASSWORD_USERS:-16}
 SUSPECT_LANE=${SUSPECT_LANE:-}
 
@@ -110,7 +112,7 @@ genuine() {
 
 echo "attack: passkeyd $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $ATTACK_ROUNDS rounds of $LOAD_SECONDS s;" \
     "genuine $GENUINE_RATE ceremonies/s over $LOAD_CONNECTIONS connections; flood $ATTACK_RATE requests/s over" \
-    "$ATTACK_CONNECTIONS connections from $ATTACK_ADDRESSES addresses (nice $ATTACK_NICE); $PASSWORD_USERS password users;" \
+    "$ATTACK_CONNECTIONS connections from $ATTACK_ADDRESSES addresses (nice $ATTACK_NICE; $ATTACK_KINDS); $PASSWORD_USERS password users;" \
     "suspect lane ${SUSPECT_LANE:-default}"
 echo "machine: $(nproc) cores; $(uptime)"
 quiet_p99s=""
@@ -124,7 +126,7 @@ for round in $(seq "$ATTACK_ROUNDS"); do
     rm -f "$work/victims.txt"
     nice -n "$ATTACK_NICE" ./.build/release/passkeyd-loadgen --mode attack --port "$port" --connections "$ATTACK_CONNECTIONS" \
         --rate "$ATTACK_RATE" --addresses "$ATTACK_ADDRESSES" --provider corp --issuer "$issuer" --audience passkeyd \
-        --password-users "$PASSWORD_USERS" --victims "$work/victims.txt" >"$work/attack.txt" 2>&1 &
+        --password-users "$PASSWORD_USERS" --kinds "$ATTACK_KINDS" --victims "$work/victims.txt" >"$work/attack.txt" 2>&1 &
     attack_pid=$!
     read -r attack_p99 attack_failed < <(genuine "$work/under-attack.txt" "$work/victims.txt") || true
     kill -TERM "$attack_pid" 2>/dev/null || true

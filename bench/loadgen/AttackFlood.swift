@@ -7,7 +7,7 @@ import Synchronization
 /// 127/8 is this machine), next to which the attack benchmark measures genuine sign-ins. `connections` threads each
 /// hold one keep-alive TLS connection bound to a source address of their own, send their share of `rate` requests a
 /// second at even intervals (at once when behind), and after `requestsPerConnection` requests reconnect from the next
-/// address, so that `addresses` addresses take turns. Each thread cycles through three kinds:
+/// address, so that `addresses` addresses take turns. Each thread cycles through `kinds` (all three by default):
 /// - **bad assertions**: discoverable options (a genuine sealed challenge), then an assertion over it signed with the
 ///   attacker's own key but naming a genuine user's credential and user handle (`victims`, when given: every check but
 ///   the signature passes, so the server verifies the signature and counts a failure against that passkey), or a
@@ -32,6 +32,8 @@ struct AttackFlood {
     let passwordPrefix: String
     /// A file of `credentialID userHandle` lines (base64url) that the genuine load generator writes; waited for.
     let victimsFile: String?
+    /// The kinds sent, in this order (`--kinds assertion,idtoken,password`): one alone sends all of `rate`.
+    let kinds: [Kind]
 
     struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -41,6 +43,12 @@ struct AttackFlood {
         case assertion, idToken, password
 
         var name: String { ["bad assertions", "ID tokens naming unknown keys", "password guesses"][rawValue] }
+
+        /// `assertion`, `idtoken` or `password`: the name `--kinds` lists.
+        init?(option: Substring) {
+            guard let index = ["assertion", "idtoken", "password"].firstIndex(of: option) else { return nil }
+            self.init(rawValue: index)
+        }
     }
 
     /// One kind's answers so far.
@@ -210,8 +218,8 @@ struct AttackFlood {
         /// Sends the next request of the cycle (a bad assertion may take two: its options, then the assertion):
         /// its kind, status and latency in milliseconds.
         mutating func send() throws -> (Kind, Int, Double) {
-            let kind = Kind(rawValue: sequence % Kind.allCases.count)!
-            let round = sequence / Kind.allCases.count
+            let kind = flood.kinds[sequence % flood.kinds.count]
+            let round = sequence / flood.kinds.count
             sequence += 1
             let client = try connection()
             sentOnConnection += 1

@@ -14,9 +14,9 @@ import Foundation
 // Sign in with Apple requests whose tokens name an unknown key, one every S seconds per connection (the stall
 // benchmark's disturbance), answers counted by status.
 // passkeyd-loadgen --mode attack --port PORT [--connections N] [--rate R] [--addresses N] [--per-connection N]
-// [--seconds S] [--provider NAME --issuer URL --audience ID] [--password-users N --password-prefix P] [--victims FILE]:
-// a flood of bad assertions, ID tokens naming unknown keys and password guesses from many loopback addresses, until
-// SIGTERM (`AttackFlood`). --credentials-out FILE (ceremonies): the registered passkeys, for --victims.
+// [--seconds S] [--provider NAME --issuer URL --audience ID] [--password-users N --password-prefix P] [--victims FILE]
+// [--kinds assertion,idtoken,password]: a flood of bad assertions, ID tokens naming unknown keys and password guesses
+// (or only the kinds listed) from many loopback addresses, until SIGTERM (`AttackFlood`). --credentials-out FILE (ceremonies): the registered passkeys, for --victims.
 var options: [String: String] = [:]
 var portTexts: [Substring] = []
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -45,6 +45,7 @@ else {
                    passkeyd-loadgen --mode apple-stream --port PORT --audience BUNDLE_ID [--connections N] [--seconds S] [--interval S]
                    passkeyd-loadgen --mode attack --port PORT [--connections N] [--rate R] [--addresses N] [--per-connection N] [--seconds S]
                                     [--provider NAME --issuer URL --audience ID] [--password-users N --password-prefix P] [--victims FILE]
+                                    [--kinds assertion,idtoken,password]
             --port may be repeated; --ports is the same option.
 
             """.utf8
@@ -53,6 +54,11 @@ else {
     exit(2)
 }
 let connections = options["connections"].flatMap(Int.init) ?? 8
+let attackKinds = (options["kinds"] ?? "assertion,idtoken,password").split(separator: ",").map(AttackFlood.Kind.init(option:))
+guard !attackKinds.isEmpty, !attackKinds.contains(nil) else {
+    FileHandle.standardError.write(Data("passkeyd-loadgen: --kinds lists assertion, idtoken or password, comma-separated\n".utf8))
+    exit(2)
+}
 do {
     if mode == "soak" {
         let soak = SoakRun(
@@ -84,7 +90,8 @@ do {
             audience: options["audience"] ?? "passkeyd",
             passwordUsers: max(0, options["password-users"].flatMap(Int.init) ?? 0),
             passwordPrefix: options["password-prefix"] ?? "bench-password-",
-            victimsFile: options["victims"]
+            victimsFile: options["victims"],
+            kinds: attackKinds.compactMap { $0 }
         ).run()
     } else {
         var generator = LoadGenerator(
