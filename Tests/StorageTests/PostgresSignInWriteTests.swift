@@ -32,7 +32,7 @@ struct PostgresSignInWriteTests {
     }
 
     @Test func aSignInWithoutEndpointsLeavesTheDeliveriesAlone() throws {
-        let (store, _, connectionString) = try seededStore()
+        let (store, credential, connectionString) = try seededStore()
         defer { store.close() }
         let holder = try holdLocked("webhook_deliveries", connectionString)
         defer { holder.rollBack() }
