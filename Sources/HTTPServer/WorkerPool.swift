@@ -64,7 +64,9 @@ final class WorkerPool: @unchecked Sendable {
         }
     }
 
-    private var mutex = pthread_mutex_t()
+    /// Allocated, not a stored `pthread_mutex_t`: a mutex must not move, and Swift does not promise a stored property's
+    /// address.
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t> = .allocate(capacity: 1)
     /// One semaphore per thread, by the thread's index: its wake-up.
     private let wakeUps: UnsafeMutablePointer<sem_t>
     private let wakeUpCount: Int
@@ -83,7 +85,7 @@ final class WorkerPool: @unchecked Sendable {
     init(threads count: Int, maximumQueued: Int, lane: SuspectLane? = nil) throws(HTTPServerError) {
         clean = Queue(limit: maximumQueued)
         suspect = Queue(limit: lane?.maximumQueued ?? 0)
-        pthread_mutex_init(&mutex, nil)
+        pthread_mutex_init(mutex, nil)
         let niceness = Int32(lane?.niceness ?? 0)
         let threads = Array(repeating: Lane.clean, count: count) + Array(repeating: Lane.suspect, count: lane?.workers ?? 0)
         wakeUpCount = threads.count
@@ -103,13 +105,14 @@ final class WorkerPool: @unchecked Sendable {
     deinit {
         for index in 0..<wakeUpCount { sem_destroy(wakeUps + index) }
         wakeUps.deallocate()
-        pthread_mutex_destroy(&mutex)
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
     }
 
     /// Queues `job` in `lane` (a pool without a suspect lane runs every job in the clean one); `.busy` or `.shed`,
     /// and nothing queued, when that queue is full or the pool is stopping.
     func submit(_ job: @escaping Job, lane: Lane = .clean) -> Admission {
-        pthread_mutex_lock(&mutex)
+        pthread_mutex_lock(mutex)
         let isSuspect = lane == .suspect && suspect.limit > 0
         let admission: Admission
         var woken: Int?
@@ -133,7 +136,7 @@ final class WorkerPool: @unchecked Sendable {
                 refusals += 1
             }
         }
-        pthread_mutex_unlock(&mutex)
+        pthread_mutex_unlock(mutex)
         // Posted once the mutex is free, so that the thread it wakes does not block on it at once (a second wait and
         // a second context switch).
         if let woken { sem_post(wakeUps + woken) }
@@ -142,30 +145,30 @@ final class WorkerPool: @unchecked Sendable {
 
     /// The jobs waiting for a thread now.
     var queuedCount: Int {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         return clean.count
     }
 
     /// The jobs refused so far because the queue was full (each answered `503 server_busy`).
     var refusedCount: Int {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         return refusals
     }
 
     /// The suspect lane's figures: jobs waiting now, jobs queued so far, and jobs refused so far because its queue was
     /// full (each answered `429 rate_limited`).
     var suspectStatistics: (queued: Int, admitted: Int, shed: Int) {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         return (suspect.count, suspectJobs, sheds)
     }
 
     /// Drops the jobs still queued (never started: nothing of them happened), waits for the running ones to end and
     /// joins the threads. Idempotent; not callable from a worker.
     func stop() {
-        pthread_mutex_lock(&mutex)
+        pthread_mutex_lock(mutex)
         isStopping = true
         clean.clear()
         suspect.clear()
@@ -174,7 +177,7 @@ final class WorkerPool: @unchecked Sendable {
         let parked = cleanParked + suspectParked
         cleanParked.removeAll()
         suspectParked.removeAll()
-        pthread_mutex_unlock(&mutex)
+        pthread_mutex_unlock(mutex)
         // The threads not parked see `isStopping` before they would park.
         for index in parked { sem_post(wakeUps + index) }
         for thread in running { pthread_join(thread, nil) }
@@ -195,26 +198,26 @@ final class WorkerPool: @unchecked Sendable {
     /// the job taken by a thread that was busy, and parks again.
     private func next(_ lane: Lane, index: Int) -> Job? {
         while true {
-            pthread_mutex_lock(&mutex)
+            pthread_mutex_lock(mutex)
             if isStopping {
-                pthread_mutex_unlock(&mutex)
+                pthread_mutex_unlock(mutex)
                 return nil
             }
             switch lane {
             case .clean where clean.count > 0:
                 let job = clean.take()
-                pthread_mutex_unlock(&mutex)
+                pthread_mutex_unlock(mutex)
                 return job
             case .suspect where suspect.count > 0:
                 let job = suspect.take()
-                pthread_mutex_unlock(&mutex)
+                pthread_mutex_unlock(mutex)
                 return job
             case .clean:
                 cleanParked.append(index)
             case .suspect:
                 suspectParked.append(index)
             }
-            pthread_mutex_unlock(&mutex)
+            pthread_mutex_unlock(mutex)
             while sem_wait(wakeUps + index) != 0 && errno == EINTR {}
         }
     }
