@@ -125,6 +125,13 @@ struct AuthenticationController: Sendable {
             if assertion.isKept { assertions.records.remove(stored.id) }
             throw .storage(error)
         }
+        // The owner as the write locked it: on PostgreSQL the user's row lock may have waited for a transaction that
+        // disabled the account after the write's own check of the flag. The session just stored is never usable then
+        // (a session's look-up requires an enabled user); no answer, no access token either.
+        guard !user.disabled else {
+            log("authentication refused: the account was disabled during the sign-in", event: "ceremony")
+            throw ServerError(.accountDisabled)
+        }
         assertions.keep(assertion, at: now)
         if result.backupEligibilityChanged { metrics?.backupChanges.increment(["eligible"]) }
         // Against the record verified against: on a kept one, the state this node wrote last (another node's sign-ins

@@ -157,4 +157,21 @@ struct ChangedPasskeyTests {
         #expect((reply.object["user"] as? [String: Any])?["id"] as? String == Base64URL.encode(alice.userID), "into the survivor")
         #expect(store.signInWrites.withLock { $0 } == writes + 1, "one write: the kept record naming the gone account went with the merge")
     }
+
+    /// A PostgreSQL write answers the owner's row as locked, after waiting for a transaction that disabled the account
+    /// once the write had checked the flag: the sign-in is refused as a disabled account's, without an access token.
+    @Test func anOwnerDisabledWhileTheWriteWaitedIsRefused() throws {
+        let node = try Node()
+        node.store.ownerAtWrite.withLock {
+            $0 = { owner in
+                var disabled = owner
+                disabled.disabled = true
+                return disabled
+            }
+        }
+        let reply = try node.client.signIn(node.account.credential, AssertionOptions(signCount: 1))
+        #expect(reply.status == 403, "\(reply.text)")
+        #expect(reply.errorCode == "account_disabled")
+        #expect(!reply.text.contains("accessToken") && !reply.text.contains("token\""), "no token in the answer")
+    }
 }

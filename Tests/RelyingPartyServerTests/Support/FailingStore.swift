@@ -73,6 +73,9 @@ final class FailingStore: PasskeyStore {
     func purgeExpiredSessions(now: Date) throws(StorageError) -> Int { try inner.purgeExpiredSessions(now: now) }
     /// How many sign-ins' final writes were sent to the wrapped store.
     let signInWrites = Mutex(0)
+    /// When set, the owner a sign-in's write answers, as changed by a concurrent transaction the write waited for (a
+    /// PostgreSQL write answers the user's row as locked, which it may have waited for).
+    let ownerAtWrite = Mutex<(@Sendable (UserRecord) -> UserRecord)?>(nil)
     func completeAuthentication(
         _ update: AuthenticationUpdate,
         session: SessionRecord,
@@ -81,7 +84,8 @@ final class FailingStore: PasskeyStore {
         expecting: SignInExpectation
     ) throws(StorageError) -> UserRecord {
         signInWrites.withLock { $0 += 1 }
-        return try inner.completeAuthentication(update, session: session, events: events, spending: spending, expecting: expecting)
+        let owner = try inner.completeAuthentication(update, session: session, events: events, spending: spending, expecting: expecting)
+        return ownerAtWrite.withLock { $0 }.map { $0(owner) } ?? owner
     }
     func completeRegistration(
         newUser: UserRecord?,
