@@ -5,8 +5,8 @@ struct PostgresParameters {
     private(set) var values: [PostgresValue] = []
     /// Whether placeholders carry their cast. A function's arguments need none: each non-NULL value's type goes with
     /// the statement (`PostgresValue.typeOID`), and a NULL's is the argument's. Without the casts a call's text is
-    /// shorter to parse and analyse, which a transaction-mode pooler makes PostgreSQL do on every call (a sign-in's:
-    /// about 20 of its 100 µs; bench/runs/2026-12-07-morning.md).
+    /// shorter to parse and analyse, which a transaction-mode pooler makes PostgreSQL do on every call (a sign-in's
+    /// parsing, analysis and planning: 101 → 73 µs, bench/runs/2026-12-07-nodes-after.md).
     private let castsPlaceholders: Bool
 
     init(castsPlaceholders: Bool = true) {

@@ -54,14 +54,7 @@ struct PostgresSignInWriteTests {
     @Test func aRefusedExpectedSignInLeavesTheTablesItDoesNotWriteAlone() throws {
         let (store, credential, connectionString) = try seededStore()
         defer { store.close() }
-        let spent = ChallengeRecord(
-            challenge: [UInt8](repeating: 7, count: 48),
-            ceremony: .spentAuthentication,
-            userID: nil,
-            userVerification: "preferred",
-            context: [],
-            expiresAt: StoreSamples.now.addingTimeInterval(600)
-        )
+        let spent = StoreSamples.spentChallenge(7)
         let signIn = { (signCount: UInt32, session: UInt8, spending: ChallengeRecord?) throws(StorageError) in
             _ = try store.completeAuthentication(
                 StoreSamples.signIn(owner: 1, signCount: signCount),

@@ -45,14 +45,7 @@ struct SQLiteBackupTests {
         try store.seedUser(StoreSamples.user(2), credential: StoreSamples.credential(2, owner: 2))
         let sessions = [StoreSamples.session(1, owner: 1), StoreSamples.session(2, owner: 2)]
         for session in sessions { try store.seedSession(session) }
-        let spent = ChallengeRecord(
-            challenge: [UInt8](repeating: 7, count: 48),
-            ceremony: .spentAuthentication,
-            userID: nil,
-            userVerification: "preferred",
-            context: [],
-            expiresAt: now.addingTimeInterval(600)
-        )
+        let spent = StoreSamples.spentChallenge(7)
         let outstanding = StoreSamples.challenge(1, userID: StoreSamples.userID(1))
         try store.insertChallenge(spent)
         try store.insertChallenge(outstanding)

@@ -71,7 +71,7 @@ extension StoreContract {
                 _ = try transaction.deleteCredential(id: kept.id, userID: StoreSamples.userID(2))
                 if let stored { try transaction.insertCredential(stored) }
             }
-            let spent = spentChallenge(session)
+            let spent = StoreSamples.spentChallenge(session)
             try expectStorageError(.credentialChanged, change) { () throws(StorageError) in
                 _ = try expectedSignIn(store, expecting: kept, signCount: 9, session: session, spending: spent)
             }
@@ -140,7 +140,7 @@ extension StoreContract {
             _ = try transaction.deleteCredential(id: again.id, userID: again.userID)
             try transaction.insertCredential(again)
         }
-        let spent = spentChallenge(2)
+        let spent = StoreSamples.spentChallenge(2)
         try expectStorageError(.credentialChanged, "registered again with another key after the read") { () throws(StorageError) in
             _ = try expectedSignIn(store, expecting: readAgain, signCount: 7, session: 2, spending: spent)
         }

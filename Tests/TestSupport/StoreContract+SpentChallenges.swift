@@ -11,18 +11,6 @@ extension StoreContract {
         StoreContractCheck(name: "16 threads spending one challenge: one sign-in", run: concurrentSpendsHaveOneWinner),
     ]
 
-    /// A spent sealed challenge: 48 bytes, as the server's are, kept until `expiresAt`.
-    static func spentChallenge(_ number: UInt8, expiresAt: Date = StoreSamples.now.addingTimeInterval(600)) -> ChallengeRecord {
-        ChallengeRecord(
-            challenge: [UInt8](repeating: number, count: 48),
-            ceremony: .spentAuthentication,
-            userID: nil,
-            userVerification: "preferred",
-            context: [],
-            expiresAt: expiresAt
-        )
-    }
-
     /// A sign-in of `credentialID` verified against `credential(1, owner: 1)` as sampled.
     static func signIn(
         _ store: any PasskeyStore,
@@ -63,7 +51,7 @@ extension StoreContract {
         var credential = StoreSamples.credential(1, owner: 1)
         credential.signCount = 0
         try store.seedUser(StoreSamples.user(1), credential: credential)
-        let spent = spentChallenge(1)
+        let spent = StoreSamples.spentChallenge(1)
         try signIn(store, credential.id, signCount: 0, session: StoreSamples.session(1, owner: 1), spending: spent)
         let afterFirst = try store.credential(id: credential.id)
         try expect(try isStored(store, spent), "the challenge is stored as spent")
@@ -93,20 +81,20 @@ extension StoreContract {
         try store.seedUser(StoreSamples.user(1), credential: credential)
         try store.seedSession(StoreSamples.session(9, owner: 1))
 
-        let counter = spentChallenge(1)
+        let counter = StoreSamples.spentChallenge(1)
         try expectStorageError(.signCountNotIncreased, "counter 5 after 5") { () throws(StorageError) in
             try signIn(store, credential.id, signCount: 5, session: StoreSamples.session(1, owner: 1), spending: counter)
         }
         try expect(try isStored(store, counter), "spent by the refused counter")
 
-        let missing = spentChallenge(2)
+        let missing = StoreSamples.spentChallenge(2)
         try expectStorageError(.credentialChanged, "an unknown credential") { () throws(StorageError) in
             try signIn(store, [0xEE, 0xEE], signCount: 6, session: StoreSamples.session(2, owner: 1), spending: missing)
         }
         try expect(try isStored(store, missing), "spent by the missing credential")
 
         // A fault (a session that exists) changes nothing: the client may try again with the same challenge.
-        let fault = spentChallenge(3)
+        let fault = StoreSamples.spentChallenge(3)
         try expectStorageError(.duplicateKey, "a session stored already") { () throws(StorageError) in
             try signIn(store, credential.id, signCount: 6, session: StoreSamples.session(9, owner: 1), spending: fault)
         }
@@ -127,7 +115,7 @@ extension StoreContract {
         credential.signCount = 0
         try store.seedUser(StoreSamples.user(1), credential: credential)
         let credentialID = credential.id
-        let spent = spentChallenge(7)
+        let spent = StoreSamples.spentChallenge(7)
         let winners = Mutex<[Int]>([])
         let sessions = (UInt8(100)..<116).map { StoreSamples.session($0, owner: 1) }
         let failures = concurrently(threads: sessions.count, rounds: 1) { index, _ throws(StorageError) in

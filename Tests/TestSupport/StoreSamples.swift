@@ -66,6 +66,18 @@ public enum StoreSamples {
         )
     }
 
+    /// A spent sealed challenge: 48 bytes, as the server's are, kept until `expiresAt`.
+    public static func spentChallenge(_ number: UInt8, expiresAt: Date = now.addingTimeInterval(600)) -> ChallengeRecord {
+        ChallengeRecord(
+            challenge: [UInt8](repeating: number, count: 48),
+            ceremony: .spentAuthentication,
+            userID: nil,
+            userVerification: "preferred",
+            context: [],
+            expiresAt: expiresAt
+        )
+    }
+
     /// A sign-in's update of the passkey `credential(owner, owner: owner)`: its counter now `signCount`, used `now`.
     public static func signIn(owner: UInt8, signCount: UInt32, backupState: Bool = true) -> AuthenticationUpdate {
         AuthenticationUpdate(
