@@ -17,6 +17,26 @@ extension PostgresMigrations {
     /// set again, as step 26 set them. Nodes of the previous release call the function with the same arguments.
     static let signInStatementsSchema = """
         CREATE OR REPLACE FUNCTION passkeyd_complete_authentication_expecting(
+        \(signInParameters),
+            OUT o_outcome text, OUT o_owner users
+        ) LANGUAGE plpgsql AS $body$
+        DECLARE
+            appended_ids bigint[];
+            appended_id bigint;
+        BEGIN
+        \(signInStatements(outcome: "o_outcome", returning: "RETURN;", owner: "u.* INTO o_owner"))
+        END
+        $body$;
+        DO $fix$ BEGIN
+            EXECUTE format('ALTER FUNCTION passkeyd_complete_authentication_expecting SET search_path = %I, pg_temp', current_schema());
+        END $fix$;
+        ALTER FUNCTION passkeyd_complete_authentication_expecting SET lock_timeout = '4500ms';
+        ALTER FUNCTION passkeyd_complete_authentication_expecting SET plan_cache_mode = force_generic_plan;
+        """
+
+    /// The sign-in function's arguments (steps 26, 27 and 28): the spent challenge (NULL: none), the counter and flags,
+    /// the session but its user, the events, then what the verification assumed.
+    static let signInParameters = """
             p_spent_challenge bytea, p_spent_ceremony text, p_spent_user_verification text, p_spent_context bytea,
             p_spent_expires_at double precision,
             p_credential_id bytea, p_user_id bytea, p_sign_count bigint, p_backup_eligible boolean, p_backup_state boolean,
@@ -27,20 +47,20 @@ extension PostgresMigrations {
             p_federated_subject text, p_parent_id bytea,
             p_event_types text[], p_event_user_ids bytea[], p_event_occurred_at double precision[], p_event_data bytea[],
             p_event_uuids text[],
-            p_expected_public_key bytea, p_expected_backup_eligible boolean, p_expected_user_handle bytea,
-            OUT o_outcome text, OUT o_owner users
-        ) LANGUAGE plpgsql AS $body$
-        DECLARE
-            appended_ids bigint[];
-            appended_id bigint;
-        BEGIN
+            p_expected_public_key bytea, p_expected_backup_eligible boolean, p_expected_user_handle bytea
+        """
+
+    /// The sign-in function's statements (steps 27 and 28), given the variable its outcome goes to, the statement that
+    /// returns, and what the owner's row is selected as and into.
+    static func signInStatements(outcome: String, returning: String, owner: String) -> String {
+        """
             IF p_spent_challenge IS NOT NULL THEN
                 INSERT INTO challenges (challenge, ceremony, user_verification, context, expires_at)
                 VALUES (p_spent_challenge, p_spent_ceremony, p_spent_user_verification, p_spent_context, p_spent_expires_at)
                 ON CONFLICT (challenge) DO NOTHING;
                 IF NOT FOUND THEN
-                    o_outcome := 'challenge_spent';
-                    RETURN;
+                    \(outcome) := 'challenge_spent';
+                    \(returning)
                 END IF;
             END IF;
             UPDATE credentials SET sign_count = p_sign_count, backup_eligible = p_backup_eligible,
@@ -54,7 +74,7 @@ extension PostgresMigrations {
                 AND NOT EXISTS (SELECT 1 FROM users WHERE id = p_user_id AND disabled);
             IF FOUND THEN
                 -- The user's row lock before the session and the events, until the commit.
-                SELECT u.* INTO o_owner FROM users u WHERE u.id = p_user_id FOR NO KEY UPDATE;
+                SELECT \(owner) FROM users u WHERE u.id = p_user_id FOR NO KEY UPDATE;
                 INSERT INTO sessions (
                     token_hash, id, user_id, method, credential_id, apple_subject, user_verified, created_at,
                     authenticated_at, expires_at, user_agent, last_used_at, federated_issuer, federated_subject, parent_id
@@ -89,26 +109,20 @@ extension PostgresMigrations {
                     WHERE a.id = ANY (appended_ids)
                     ORDER BY a.id, s.endpoint_id COLLATE "C";
                 END IF;
-                o_outcome := 'recorded';
-                RETURN;
+                \(outcome) := 'recorded';
+                \(returning)
             END IF;
             IF NOT EXISTS (
                 SELECT 1 FROM credentials WHERE id = p_credential_id AND user_id = p_user_id
                     AND public_key = p_expected_public_key AND backup_eligible = p_expected_backup_eligible
                     AND user_handle = p_expected_user_handle
             ) THEN
-                o_outcome := 'credential_changed';
+                \(outcome) := 'credential_changed';
             ELSIF EXISTS (SELECT 1 FROM users WHERE id = p_user_id AND disabled) THEN
-                o_outcome := 'user_disabled';
+                \(outcome) := 'user_disabled';
             ELSE
-                o_outcome := 'counter_not_increased';
+                \(outcome) := 'counter_not_increased';
             END IF;
-        END
-        $body$;
-        DO $fix$ BEGIN
-            EXECUTE format('ALTER FUNCTION passkeyd_complete_authentication_expecting SET search_path = %I, pg_temp', current_schema());
-        END $fix$;
-        ALTER FUNCTION passkeyd_complete_authentication_expecting SET lock_timeout = '4500ms';
-        ALTER FUNCTION passkeyd_complete_authentication_expecting SET plan_cache_mode = force_generic_plan;
         """
+    }
 }

@@ -5,9 +5,10 @@ import Storage
 /// trip to the database: a call of a function of the schema (`PostgresMigrations.ceremonyFunctionsSchema`), which the
 /// server plans once per connection even through a transaction-mode pooler.
 extension PostgresStore {
-    /// Step 26's function (`PostgresMigrations.expectedSignInSchema`): step 25's write with what the verification
-    /// assumed, answering the owner's row as locked by the write. Step 25's `passkeyd_complete_authentication` stays in
-    /// the schema, unused here: nodes built before call it during a rolling upgrade.
+    /// Step 28's function (`PostgresMigrations.signInAnswerSchema`): step 25's write with what the verification
+    /// assumed (step 26), as simple statements (step 27), answering the owner's row as locked by the write in columns of
+    /// their own. Steps 25's and 27's functions stay in the schema, unused here: nodes built before call them during a
+    /// rolling upgrade.
     public func completeAuthentication(
         _ update: AuthenticationUpdate,
         session: SessionRecord,
@@ -16,18 +17,10 @@ extension PostgresStore {
         expecting: SignInExpectation
     ) throws(StorageError) -> UserRecord {
         try Self.checkBounds(session: session, events: events)
-        var parameters = PostgresParameters(castsPlaceholders: false)
-        var arguments = Self.signInArguments(update, session: session, events: events, spending: spending, &parameters)
-        arguments += [
-            parameters.bind(.bytea(expecting.publicKey), as: "bytea"), parameters.bind(.boolean(expecting.backupEligible), as: "boolean"),
-            parameters.bind(.bytea(expecting.userHandle), as: "bytea"),
-        ]
-        let sql = """
-            SELECT written.o_outcome, \(PostgresRecords.qualified(PostgresRecords.userColumns, "(written.o_owner)"))
-            FROM passkeyd_complete_authentication_expecting(\(arguments.joined(separator: ", "))) AS written
-            """
+        let call = Self.signInArguments(update, session: session, events: events, spending: spending, expecting: expecting)
+        let sql = "SELECT outcome, \(PostgresRecords.userColumns) FROM passkeyd_sign_in(\(call.placeholders))"
         let written = try withConnection { connection throws(PostgresError) -> (String, UserRecord?)? in
-            try connection.run(sql, parameters.values) { row throws(PostgresError) in
+            try connection.run(sql, call.values) { row throws(PostgresError) in
                 let outcome = row.text(0)
                 return (outcome, outcome == "recorded" ? try PostgresRecords.userRecord(row.columns(from: 1)) : nil)
             }.first
@@ -37,15 +30,16 @@ extension PostgresStore {
         return owner
     }
 
-    /// The arguments the sign-in's function begins with (as step 25's did): the spent challenge (NULL: none), the
-    /// counter and flags, the session, the events.
-    private static func signInArguments(
+    /// The sign-in function's arguments (steps 26, 27 and 28 take the same), bound without casts: the spent challenge
+    /// (NULL: none), the counter and flags, the session, the events, what the verification assumed.
+    static func signInArguments(
         _ update: AuthenticationUpdate,
         session: SessionRecord,
         events: [NewEvent],
         spending: ChallengeRecord?,
-        _ parameters: inout PostgresParameters
-    ) -> [String] {
+        expecting: SignInExpectation
+    ) -> (placeholders: String, values: [PostgresValue]) {
+        var parameters = PostgresParameters(castsPlaceholders: false)
         var arguments = [
             parameters.bind(.optional(spending?.challenge, PostgresValue.bytea), as: "bytea"),
             parameters.bind(.optional(spending?.ceremony.rawValue, PostgresValue.text), as: "text"),
@@ -62,7 +56,12 @@ extension PostgresStore {
         var sessionValues = PostgresRecords.sessionValues(session)
         sessionValues.remove(at: 2)
         arguments.append(parameters.bind(sessionValues))
-        return arguments + eventArguments(events, &parameters)
+        arguments += eventArguments(events, &parameters)
+        arguments += [
+            parameters.bind(.bytea(expecting.publicKey), as: "bytea"), parameters.bind(.boolean(expecting.backupEligible), as: "boolean"),
+            parameters.bind(.bytea(expecting.userHandle), as: "bytea"),
+        ]
+        return (arguments.joined(separator: ", "), parameters.values)
     }
 
     /// Throws the contract's error for the sign-in function's answer other than `recorded`.

@@ -63,7 +63,7 @@ struct PostgresLockTimeoutTests {
         try waitForLockedTable("credentials", through: bouncer, callTimeout: PostgresStore.defaultCallTimeout, warmUp: read, read)
     }
 
-    /// The functions' own `lock_timeout` (fixed texts of schema steps 24, 25, 26 and 27) is the pool's bound for the default call
+    /// The functions' own `lock_timeout` (fixed texts of schema steps 24 to 28) is the pool's bound for the default call
     /// timeout, the only one the callers of the functions use: a change of either needs a step that sets it again.
     @Test func theFunctionsBoundIsTheDefaultCallsBound() {
         let bound = PostgresConnectionPool(connectionString: "", size: 1, waitTimeout: .seconds(1)).serverTimeoutMilliseconds
@@ -79,6 +79,10 @@ struct PostgresLockTimeoutTests {
         let statements = PostgresMigrations.signInStatementsSchema
         #expect(statements.components(separatedBy: "passkeyd_complete_authentication_expecting SET lock_timeout = '\(bound)ms'").count - 1 == 1)
         #expect(statements.components(separatedBy: "SET lock_timeout").count - 1 == 1)
+        let answer = PostgresMigrations.signInAnswerSchema
+        #expect(answer.components(separatedBy: "passkeyd_sign_in SET lock_timeout = '\(bound)ms'").count - 1 == 1)
+        #expect(answer.components(separatedBy: "passkeyd_credential_and_owner SET lock_timeout = '\(bound)ms'").count - 1 == 1)
+        #expect(answer.components(separatedBy: "SET lock_timeout").count - 1 == 2)
     }
 
     /// 3 s: longer than the wait for the transaction's fairness lock (2 s), so that its bound is the one met.

@@ -10,7 +10,9 @@ import Testing
 /// deliveries' four indexes on every sign-in. Seen from outside: a sign-in goes through while another session holds
 /// `webhook_deliveries` locked, which the statement of step 24 waited for until its `lock_timeout`. Schema step 27: the
 /// expected sign-in's write is a sequence of statements that stops at the first refusal, so a replayed or refused
-/// sign-in no longer sets up (and locks) the tables it does not write, which step 26's single statement did.
+/// sign-in no longer sets up (and locks) the tables it does not write, which step 26's single statement did. Schema
+/// step 28: the same write as `passkeyd_sign_in`, answering columns of its own; nodes of the previous release still
+/// call step 27's function beside it.
 @Suite("PostgreSQL sign-in write", PostgresClusterScope())
 struct PostgresSignInWriteTests {
     /// A store on a new database whose user 1 has credential 1 with counter 5, and that database's connection string.
@@ -82,5 +84,47 @@ struct PostgresSignInWriteTests {
             #expect(ContinuousClock.now - started < .seconds(2), "\(tables) locked")
         }
         #expect(try store.allEvents().map(\.type) == ["session.created"])
+    }
+
+    /// During a rolling upgrade to step 28, nodes of the previous release call step 27's function with its statement
+    /// (the owner's columns taken out of its `OUT` row) beside this release's `passkeyd_sign_in`: both write the same
+    /// rows, so each refuses the other's spent challenges and counters, and both answer the owner.
+    @Test func aNodeOfThePreviousReleaseSignsInBesideThisOne() throws {
+        let (store, credential, connectionString) = try seededStore()
+        defer { store.close() }
+        let previous = try PostgresConnection(connectionString: connectionString)
+        let signInOfThePreviousRelease = { (signCount: UInt32, session: UInt8, spending: ChallengeRecord?) throws in
+            let call = PostgresStore.signInArguments(
+                StoreSamples.signIn(owner: 1, signCount: signCount),
+                session: StoreSamples.session(session, owner: 1),
+                events: [StoreSamples.event(Int(session), owner: 1, type: "session.created")],
+                spending: spending,
+                expecting: SignInExpectation(credential)
+            )
+            let sql = """
+                SELECT written.o_outcome, \(PostgresRecords.qualified(PostgresRecords.userColumns, "(written.o_owner)"))
+                FROM passkeyd_complete_authentication_expecting(\(call.placeholders)) AS written
+                """
+            return try previous.run(sql, call.values) { row throws(PostgresError) in
+                (row.text(0), row.isNull(1) ? nil : try PostgresRecords.userRecord(row.columns(from: 1)).id)
+            }.first
+        }
+        let signIn = { (signCount: UInt32, session: UInt8, spending: ChallengeRecord?) throws(StorageError) in
+            try store.completeAuthentication(
+                StoreSamples.signIn(owner: 1, signCount: signCount),
+                session: StoreSamples.session(session, owner: 1),
+                events: [StoreSamples.event(Int(session), owner: 1, type: "session.created")],
+                spending: spending,
+                expecting: SignInExpectation(credential)
+            ).id
+        }
+        let owner = StoreSamples.userID(1)
+        let first = try signInOfThePreviousRelease(6, 1, StoreSamples.spentChallenge(7))
+        #expect(first?.0 == "recorded" && first?.1 == owner)
+        #expect(throws: StorageError.self) { try signIn(7, 2, StoreSamples.spentChallenge(7)) }
+        #expect(try signIn(7, 3, StoreSamples.spentChallenge(8)) == owner)
+        #expect(try signInOfThePreviousRelease(7, 4, nil)?.0 == "counter_not_increased")
+        #expect(try signInOfThePreviousRelease(9, 5, StoreSamples.spentChallenge(8))?.0 == "challenge_spent")
+        #expect(try store.allEvents().map(\.type) == ["session.created", "session.created"])
     }
 }
