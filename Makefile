@@ -81,9 +81,14 @@ docs-deps:
 test-deps:
 	$(call install_missing,$(TEST_PACKAGES))
 
+# The tests' temporary folders (theirs, SwiftPM's, their servers' and clusters') go in one folder of the run, removed
+# after it whatever the outcome, so that runs leave nothing in /tmp; traversable by all, as a test cluster runs as the
+# `postgres` user when the tests run as root.
 test-swift: test-deps webhook-deps backend-deps metrics-deps mail-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --parallel && $(MAKE) fuzz-replay
+	run=$$(mktemp -d /tmp/passkeyd-tests.XXXXXX) && chmod 755 "$$run" && \
+	  { TMPDIR="$$run" $(SWIFT) test --skip-build --parallel; status=$$?; rm -rf "$$run"; exit $$status; }
+	$(MAKE) fuzz-replay
 
 # The Swift client package (clients/swift, a package of its own) against a real `passkeyd serve` on loopback, with the
 # main package's software authenticator and Apple stand-in as the device (passkeyd-test-device); its Apple-only files

@@ -22,6 +22,7 @@
 # (1200), ATTACK_CONNECTIONS (32), ATTACK_ADDRESSES (1024), ATTACK_NICE (0: the flood's niceness), ATTACK_KINDS
 # (assertion,idtoken,password: the kinds the flood sends, in turn; one alone sends all of ATTACK_RATE), PASSWORD_USERS
 # (16), SUSPECT_LANE (the server's `limits.suspectLane`: its default when unset, `null` for none, or an object),
+# PASSWORD_CONCURRENCY (the server's `passwords.maximumConcurrentVerifications`: its default when unset),
 # BENCH_TMPDIR, PASSKEYD_BIN.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -38,6 +39,7 @@ ATTACK_NICE=${ATTACK_NICE:-0}
 ATTACK_KINDS=${ATTACK_KINDS:-assertion,idtoken,password}
 PASSWORD_USERS=${PASSWORD_USERS:-16}
 SUSPECT_LANE=${SUSPECT_LANE:-}
+PASSWORD_CONCURRENCY=${PASSWORD_CONCURRENCY:-}
 
 build_release
 
@@ -59,8 +61,11 @@ issuer="http://127.0.0.1:$issuer_port"
 
 port=$(free_port)
 admin_port=$(free_port)
-lane_member=""
-if [ -n "$SUSPECT_LANE" ]; then lane_member="\"limits\": {\"suspectLane\": $SUSPECT_LANE},"; fi
+extra_members=""
+if [ -n "$SUSPECT_LANE" ]; then extra_members="\"limits\": {\"suspectLane\": $SUSPECT_LANE},"; fi
+if [ -n "$PASSWORD_CONCURRENCY" ]; then
+    extra_members="$extra_members \"passwords\": {\"maximumConcurrentVerifications\": $PASSWORD_CONCURRENCY},"
+fi
 cat >"$work/passkeyd.json" <<JSON
 {
   "relyingParty": {"id": "example.com", "name": "Example", "origins": ["https://example.com"]},
@@ -70,7 +75,7 @@ cat >"$work/passkeyd.json" <<JSON
   "www": null,
   "threads": 2,
   "rateLimits": {"perAddressPerMinute": 1000000, "perAddressBurst": 1000000, "outstandingChallengesPerAddress": 1000000},
-  $lane_member
+  $extra_members
   "identityProviders": {"corp": {"type": "oidc", "issuer": "$issuer", "clientID": "passkeyd"}}
 }
 JSON
@@ -113,7 +118,7 @@ genuine() {
 echo "attack: passkeyd $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $ATTACK_ROUNDS rounds of $LOAD_SECONDS s;" \
     "genuine $GENUINE_RATE ceremonies/s over $LOAD_CONNECTIONS connections; flood $ATTACK_RATE requests/s over" \
     "$ATTACK_CONNECTIONS connections from $ATTACK_ADDRESSES addresses (nice $ATTACK_NICE; $ATTACK_KINDS); $PASSWORD_USERS password users;" \
-    "suspect lane ${SUSPECT_LANE:-default}"
+    "suspect lane ${SUSPECT_LANE:-default}; password verifications at once ${PASSWORD_CONCURRENCY:-default}"
 echo "machine: $(nproc) cores; $(uptime)"
 quiet_p99s=""
 attack_p99s=""
