@@ -28,21 +28,19 @@ extension PostgresRecords {
         FROM credentials c JOIN users u ON u.id = c.user_id WHERE c.id = $1
         """
 
-    /// The same from the schema's function (step 28's `passkeyd_credential_and_owner`), planned once per server
-    /// connection: through a transaction-mode pooler, where a statement is sent unnamed, parsed and planned with each
-    /// call, the call costs less than the join (callgrind, per call parsed each time: 444,859 instructions against
-    /// 919,590; step 24's function, whose whole rows the caller took apart, 808,553).
-    private static let credentialWithOwnerQuery =
-        "SELECT \(credentialColumns), \(qualified(userColumns, "owner", separator: "_")) FROM passkeyd_credential_and_owner($1)"
+    /// The same from the schema's function (step 28's `passkeyd_credential_and_owner`, whose columns are
+    /// `credentialColumns` then `userColumns`), planned once per server connection: through a transaction-mode pooler,
+    /// where a statement is sent unnamed, parsed and planned with each call, the call costs less than the join
+    /// (callgrind, per call parsed each time: 444,859 instructions against 919,590; step 24's function, whose whole
+    /// rows the caller took apart, 808,553). `*` is shorter to parse than thirty names.
+    private static let credentialWithOwnerQuery = "SELECT * FROM passkeyd_credential_and_owner($1)"
 
     /// How many columns `credentialColumns` names.
     static let credentialColumnCount = Int32(credentialColumns.split(separator: ",").count)
 
-    /// `columns` (a list "a, b, …") each prefixed with `table` and `separator`, for a join of tables with column names in
-    /// common (or columns named after them, such as `owner_id`).
-    static func qualified(_ columns: String, _ table: String, separator: String = ".") -> String {
-        columns.split(separator: ",").map { "\(table)\(separator)\($0.trimmingCharacters(in: .whitespacesAndNewlines))" }
-            .joined(separator: ", ")
+    /// `columns` (a list "a, b, …") each prefixed with `table`, for a join of tables with column names in common.
+    static func qualified(_ columns: String, _ table: String) -> String {
+        columns.split(separator: ",").map { "\(table).\($0.trimmingCharacters(in: .whitespacesAndNewlines))" }.joined(separator: ", ")
     }
 
     func credential(id: [UInt8]) throws(StorageError) -> CredentialRecord? {
