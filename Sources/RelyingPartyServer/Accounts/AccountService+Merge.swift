@@ -15,6 +15,9 @@ extension AccountService {
         case merged(survivor: UserRecord, issued: SessionService.Issued?)
     }
 
+    /// What a merge's transaction wrote: the survivor as it is now, the continuing session, the passkeys it moved.
+    typealias Merged = (survivor: UserRecord, issued: SessionService.Issued?, movedPasskeys: [[UInt8]])
+
     /// A merge without a chosen survivor (`409 merge_conflict`): accepts the proof and reads both accounts' summaries,
     /// in one transaction.
     /// - Returns: the summaries of the signed-in account (`current`) and of the one the proof identifies, or nil when
@@ -42,12 +45,13 @@ extension AccountService {
     ) throws(ServerError) -> MergeOutcome {
         let now = time.now
         let outcome = try storage {
-            try store.transaction { transaction throws(StorageError) -> (UserRecord, SessionService.Issued?)? in
+            try store.transaction { transaction throws(StorageError) -> Merged? in
                 guard try proof.accept(in: transaction, now: now) else { return nil }
                 return try merge(goneID, into: survivorID, continuation: continuation, in: transaction, now: now)
             }
         }
-        guard let (survivor, issued) = outcome else { return .proofRejected }
+        guard let (survivor, issued, moved) = outcome else { return .proofRejected }
+        moved.forEach(forget(passkey:))
         log("accounts merged", event: "account")
         return .merged(survivor: survivor, issued: issued)
     }
@@ -58,12 +62,14 @@ extension AccountService {
     /// - Returns: the survivor as it is now, or nil when either account is gone.
     func merge(_ goneID: [UInt8], into survivorID: [UInt8]) throws(ServerError) -> UserRecord? {
         let now = time.now
-        let survivor = try storage {
-            try store.transaction { transaction throws(StorageError) -> UserRecord? in
-                try merge(goneID, into: survivorID, continuation: nil, in: transaction, now: now)?.0
+        let merged = try storage {
+            try store.transaction { transaction throws(StorageError) -> Merged? in
+                try merge(goneID, into: survivorID, continuation: nil, in: transaction, now: now)
             }
         }
-        if survivor != nil { log("accounts merged by an administrator", event: "account") }
+        guard let (survivor, _, moved) = merged else { return nil }
+        moved.forEach(forget(passkey:))
+        log("accounts merged by an administrator", event: "account")
         return survivor
     }
 
@@ -71,20 +77,20 @@ extension AccountService {
     /// display name or email when its own are a default or absent), the other account is deleted with its sessions
     /// (no Apple revocation: its identities moved), and `continuation`, a session for the survivor that continues the
     /// signed-in one when that was the other account's, is stored. Nil, changing nothing, when either account is gone.
+    /// The caller forgets the moved passkeys (`forget(passkey:)`) once the transaction committed: their kept sign-in
+    /// records name the gone account.
     func merge(
         _ goneID: [UInt8],
         into survivorID: [UInt8],
         continuation: (issued: SessionService.Issued, record: SessionRecord)?,
         in transaction: any StoreTransaction,
         now: Date
-    ) throws(StorageError) -> (UserRecord, SessionService.Issued?)? {
+    ) throws(StorageError) -> Merged? {
         guard var survivor = try transaction.user(id: survivorID), let gone = try transaction.user(id: goneID) else { return nil }
         // A disabled account's passkeys and identities never move to an account that can sign in, nor the other way.
         guard !survivor.disabled, !gone.disabled else { throw StorageError(.userDisabled, "a merged account is disabled") }
         var events: [AccountEvent] = []
-        // The moved passkeys' kept sign-in records name the gone account: forgotten (a rolled-back merge only costs
-        // their next sign-ins a read).
-        try transaction.credentials(userID: goneID).forEach { forget(passkey: $0.id) }
+        let moved = try transaction.credentials(userID: goneID).map(\.id)
         _ = try transaction.moveCredentials(from: goneID, to: survivorID)
         _ = try transaction.moveAppleIdentities(from: goneID, to: survivorID)
         _ = try transaction.moveFederatedIdentities(from: goneID, to: survivorID)
@@ -104,7 +110,7 @@ extension AccountService {
             issued = session.issued
         }
         try transaction.appendEvents(events.map { $0.event(at: now, random: random) })
-        return (survivor, issued)
+        return (survivor, issued, moved)
     }
 
     /// Whether the signed-in account holds nothing a merge could lose (issue 43 item 14): it was made by the very sign-in
