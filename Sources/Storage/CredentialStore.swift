@@ -7,10 +7,6 @@ public protocol CredentialStore: Sendable {
     /// Returns the credential with this ID, whoever owns it, or nil when there is none.
     func credential(id: [UInt8]) throws(StorageError) -> CredentialRecord?
 
-    /// Returns the credential with this ID together with the user who owns it, read together (one statement on
-    /// PostgreSQL: a sign-in needs both, and each statement is a round trip); nil when there is no such credential.
-    func credentialWithOwner(id: [UInt8]) throws(StorageError) -> (credential: CredentialRecord, owner: UserRecord)?
-
     /// Returns the user's credentials ordered by `createdAt`, then by `id` (lexicographic bytes);
     /// empty when the user has none or does not exist.
     func credentials(userID: [UInt8]) throws(StorageError) -> [CredentialRecord]

@@ -100,13 +100,6 @@ public final class InMemoryStore: PasskeyStore {
         try withRecords { records throws(StorageError) in try records.credential(id: id) }
     }
 
-    public func credentialWithOwner(id: [UInt8]) throws(StorageError) -> (credential: CredentialRecord, owner: UserRecord)? {
-        try withRecords { records throws(StorageError) in
-            guard let credential = try records.credential(id: id), let owner = try records.user(id: credential.userID) else { return nil }
-            return (credential, owner)
-        }
-    }
-
     public func credentials(userID: [UInt8]) throws(StorageError) -> [CredentialRecord] {
         try withRecords { records throws(StorageError) in try records.credentials(userID: userID) }
     }

@@ -24,7 +24,7 @@ extension PostgresMigrations {
     /// account (when there is one), passkey, session, events and notices, and how many sessions it started (0: the
     /// user is disabled, nothing was written).
     ///
-    /// `passkeyd_credential_with_owner` (`CredentialStore.credentialWithOwner`, the sign-in's first read): the
+    /// `passkeyd_credential_with_owner` (the sign-in's first read through a pooler until step 28): the
     /// credential's row and its owner's, as whole rows, so that a column a later step adds needs no new function; the
     /// caller picks the columns it reads.
     static let ceremonyFunctionsSchema = """

@@ -6,12 +6,13 @@ extension PostgresMigrations {
     /// executor more than a plain column, and whose result type PostgreSQL built on each call from the function's
     /// `pg_proc` row. `passkeyd_sign_in` is step 27's write, same arguments and statements, answering
     /// `passkeyd_sign_in_answer` (the outcome, then the owner's columns in `PostgresRecords.userColumns` order) instead of
-    /// `OUT` parameters; `passkeyd_credential_and_owner` is `passkeyd_credential_with_owner` (step 24, the read through a
-    /// transaction-mode pooler) answering `passkeyd_credential_and_owner_row` (`credentialColumns`, then `userColumns`
-    /// each prefixed `owner_`). Callgrind, single-user backend, per call (`bench/runs/2026-12-07-answer.md`): the write
-    /// 1,622,650 → 1,385,655 instructions parsed, analysed and planned each time (as through a pooler), 1,366,084 →
-    /// 1,302,723 prepared (direct); the read 808,553 → 444,859 (the join a direct connection prepares: 919,590 parsed
-    /// each time). Nodes of the previous release keep calling steps 24's and 27's functions, which stay.
+    /// `OUT` parameters. `passkeyd_credential` answers `passkeyd_credential_row` (`credentialColumns`): the read of a
+    /// sign-in through a transaction-mode pooler, the passkey alone, since the write answers the owner (step 24's
+    /// `passkeyd_credential_with_owner` took whole rows of both apart, for a caller that used only the passkey).
+    /// Callgrind, single-user backend, per call (`bench/runs/2026-12-07-answer.md`): the write 1,622,650 → 1,385,655
+    /// instructions parsed, analysed and planned each time (as through a pooler), 1,366,084 → 1,302,723 prepared
+    /// (direct); the read 808,553 → 279,500 (the plain statement, parsed each time: 338,489). Nodes of the previous
+    /// release keep calling steps 24's and 27's functions, which stay.
     /// A step that adds a column that `userColumns` or `credentialColumns` reads adds it to these types and functions.
     static let signInAnswerSchema = """
         CREATE TYPE passkeyd_sign_in_answer AS (
@@ -36,31 +37,25 @@ extension PostgresMigrations {
         END $fix$;
         ALTER FUNCTION passkeyd_sign_in SET lock_timeout = '4500ms';
         ALTER FUNCTION passkeyd_sign_in SET plan_cache_mode = force_generic_plan;
-        CREATE TYPE passkeyd_credential_and_owner_row AS (
+        CREATE TYPE passkeyd_credential_row AS (
             id bytea, user_id bytea, public_key bytea, algorithm bigint, sign_count bigint, transports text, aaguid bytea,
             backup_eligible boolean, backup_state boolean, attestation_format text, attestation_summary text, name text,
             created_at double precision, last_used_at double precision, clone_warning boolean,
-            backup_eligibility_changed boolean, user_handle bytea,
-            owner_id bytea, owner_name text, owner_display_name text, owner_created_at double precision,
-            owner_display_name_is_default boolean, owner_app_account_token text, owner_email text,
-            owner_email_verified boolean, owner_name_key text, owner_external_id text, owner_disabled boolean,
-            owner_metadata text, owner_name_skeleton text
+            backup_eligibility_changed boolean, user_handle bytea
         );
-        CREATE FUNCTION passkeyd_credential_and_owner(p_id bytea)
-        RETURNS SETOF passkeyd_credential_and_owner_row LANGUAGE plpgsql STABLE AS $body$
+        CREATE FUNCTION passkeyd_credential(p_id bytea)
+        RETURNS SETOF passkeyd_credential_row LANGUAGE plpgsql STABLE AS $body$
         BEGIN
             RETURN QUERY SELECT c.id, c.user_id, c.public_key, c.algorithm, c.sign_count, c.transports, c.aaguid,
                 c.backup_eligible, c.backup_state, c.attestation_format, c.attestation_summary, c.name, c.created_at,
-                c.last_used_at, c.clone_warning, c.backup_eligibility_changed, c.user_handle,
-                u.id, u.name, u.display_name, u.created_at, u.display_name_is_default, u.app_account_token, u.email,
-                u.email_verified, u.name_key, u.external_id, u.disabled, u.metadata, u.name_skeleton
-            FROM credentials c JOIN users u ON u.id = c.user_id WHERE c.id = p_id;
+                c.last_used_at, c.clone_warning, c.backup_eligibility_changed, c.user_handle
+            FROM credentials c WHERE c.id = p_id;
         END
         $body$;
         DO $fix$ BEGIN
-            EXECUTE format('ALTER FUNCTION passkeyd_credential_and_owner SET search_path = %I, pg_temp', current_schema());
+            EXECUTE format('ALTER FUNCTION passkeyd_credential SET search_path = %I, pg_temp', current_schema());
         END $fix$;
-        ALTER FUNCTION passkeyd_credential_and_owner SET lock_timeout = '4500ms';
+        ALTER FUNCTION passkeyd_credential SET lock_timeout = '4500ms';
         """
 
     /// The owner's columns into the answer's, after its outcome (set when the write is recorded).

@@ -2,51 +2,32 @@ import Foundation
 import Storage
 
 extension PostgresRecords {
-    /// `passkeyd_credential_and_owner_row` (schema step 28) answers these columns: a column added here is added to that
-    /// type and its function by the same step.
+    /// `passkeyd_credential_row` (schema step 28) answers these columns: a column added here is added to that type and
+    /// its function by the same step.
     static let credentialColumns = """
         id, user_id, public_key, algorithm, sign_count, transports, aaguid, backup_eligible, backup_state, \
         attestation_format, attestation_summary, name, created_at, last_used_at, clone_warning, \
         backup_eligibility_changed, user_handle
         """
 
-    func credentialWithOwner(id: [UInt8]) throws(StorageError) -> (credential: CredentialRecord, owner: UserRecord)? {
+    /// Directly, a statement prepared once per connection; through a transaction-mode pooler, where a statement is
+    /// sent unnamed, parsed and planned with each call and the connection's `lock_timeout` is not ours, step 28's
+    /// `passkeyd_credential`, planned once per server connection and carrying its own bound (callgrind, per call parsed
+    /// each time: 279,500 instructions, against 338,489 for this statement and 444,859 for the passkey and its owner).
+    func credential(id: [UInt8]) throws(StorageError) -> CredentialRecord? {
         try run { connection throws(PostgresError) in
-            let query = connection.transactionPooling ? Self.credentialWithOwnerQuery : Self.credentialWithOwnerJoin
-            return try connection.run(query, [.bytea(id)]) { row throws(PostgresError) in
-                (try Self.credentialRecord(row), try Self.userRecord(row.columns(from: Self.credentialColumnCount)))
-            }.first
+            let query = connection.transactionPooling ? Self.credentialCall : Self.credentialQuery
+            return try connection.run(query, [.bytea(id)], row: Self.credentialRecord).first
         }
     }
 
-    /// The credential's columns, then its owner's, as a join: prepared once per connection, and cheaper than the
-    /// function on a direct one, where it runs a kept plan too (PL/pgSQL's call, its `RETURN QUERY` and the fields taken
-    /// from the two whole rows cost PostgreSQL 20–50 µs more a sign-in: pgbench on one connection, 13.5k–20.7k calls a
-    /// second against 8.9k–14.8k, issue 42). Built once, as every sign-in runs it.
-    private static let credentialWithOwnerJoin = """
-        SELECT \(qualified(credentialColumns, "c")), \(qualified(userColumns, "u"))
-        FROM credentials c JOIN users u ON u.id = c.user_id WHERE c.id = $1
-        """
-
-    /// The same from the schema's function (step 28's `passkeyd_credential_and_owner`, whose columns are
-    /// `credentialColumns` then `userColumns`), planned once per server connection: through a transaction-mode pooler,
-    /// where a statement is sent unnamed, parsed and planned with each call, the call costs less than the join
-    /// (callgrind, per call parsed each time: 444,859 instructions against 919,590; step 24's function, whose whole
-    /// rows the caller took apart, 808,553). `*` is shorter to parse than thirty names.
-    private static let credentialWithOwnerQuery = "SELECT * FROM passkeyd_credential_and_owner($1)"
-
-    /// How many columns `credentialColumns` names.
-    static let credentialColumnCount = Int32(credentialColumns.split(separator: ",").count)
+    /// Built once: a sign-in whose passkey the node did not keep reads it here first.
+    private static let credentialQuery = "SELECT \(credentialColumns) FROM credentials WHERE id = $1"
+    private static let credentialCall = "SELECT * FROM passkeyd_credential($1)"
 
     /// `columns` (a list "a, b, …") each prefixed with `table`, for a join of tables with column names in common.
     static func qualified(_ columns: String, _ table: String) -> String {
         columns.split(separator: ",").map { "\(table).\($0.trimmingCharacters(in: .whitespacesAndNewlines))" }.joined(separator: ", ")
-    }
-
-    func credential(id: [UInt8]) throws(StorageError) -> CredentialRecord? {
-        try run { connection throws(PostgresError) in
-            try connection.run("SELECT \(Self.credentialColumns) FROM credentials WHERE id = $1", [.bytea(id)], row: Self.credentialRecord).first
-        }
     }
 
     func credentials(userID: [UInt8]) throws(StorageError) -> [CredentialRecord] {

@@ -3,8 +3,8 @@ import Storage
 
 extension PostgresRecords {
     /// `name_key` (`UserRecord.nameKey`) and `name_skeleton` (`UserRecord.nameSkeleton`) are written from the name and
-    /// never read back. The sign-in's functions answer these columns (`passkeyd_sign_in_answer` and
-    /// `passkeyd_credential_and_owner_row`, schema step 28): a column added here is added to those types by the same step.
+    /// never read back. The sign-in's write answers these columns (`passkeyd_sign_in_answer`, schema step 28): a column
+    /// added here is added to that type by the same step.
     static let userColumns =
         "id, name, display_name, created_at, display_name_is_default, app_account_token, email, email_verified, name_key, external_id, disabled, metadata, "
         + "name_skeleton"

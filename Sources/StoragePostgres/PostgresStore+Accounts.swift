@@ -17,10 +17,6 @@ extension PostgresStore {
         try withRecords { records throws(StorageError) in try records.credential(id: id) }
     }
 
-    public func credentialWithOwner(id: [UInt8]) throws(StorageError) -> (credential: CredentialRecord, owner: UserRecord)? {
-        try withRecords { records throws(StorageError) in try records.credentialWithOwner(id: id) }
-    }
-
     public func credentials(userID: [UInt8]) throws(StorageError) -> [CredentialRecord] {
         try withRecords { records throws(StorageError) in try records.credentials(userID: userID) }
     }

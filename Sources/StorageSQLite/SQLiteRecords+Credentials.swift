@@ -9,36 +9,13 @@ extension SQLiteRecords {
         backup_eligibility_changed, user_handle
         """
 
+    /// Built once: a sign-in whose passkey the node did not keep reads it here first.
+    static let credentialQuery = SQLiteQuery("SELECT \(credentialColumns) FROM credentials WHERE id = ?1")
+
     func credential(id: [UInt8]) throws(StorageError) -> CredentialRecord? {
         try run { connection throws(SQLiteError) in
-            try connection.statement("SELECT \(Self.credentialColumns) FROM credentials WHERE id = ?1")
-                .run([.blob(id)], row: Self.credentialRecord).first
+            try connection.statement(Self.credentialQuery).run([.blob(id)], row: Self.credentialRecord).first
         }
-    }
-
-    /// The number of `credentialColumns`, where a join's next record begins.
-    static let credentialColumnCount = Int32(credentialColumns.split(separator: ",").count)
-
-    /// A sign-in's passkey and its account in one statement (one read transaction instead of two, and one snapshot).
-    static let credentialWithOwnerQuery = SQLiteQuery(
-        """
-        SELECT \(qualified(credentialColumns, by: "c")), \(qualified(userColumns, by: "u"))
-        FROM credentials c JOIN users u ON u.id = c.user_id WHERE c.id = ?1
-        """
-    )
-
-    func credentialWithOwner(id: [UInt8]) throws(StorageError) -> (credential: CredentialRecord, owner: UserRecord)? {
-        try run { connection throws(SQLiteError) in
-            try connection.statement(Self.credentialWithOwnerQuery).run([.blob(id)]) { row throws(SQLiteError) in
-                (try Self.credentialRecord(row), try Self.userRecord(row.shifted(by: Self.credentialColumnCount)))
-            }
-            .first
-        }
-    }
-
-    /// `columns` ("a, b") with each name prefixed by `table` ("t.a, t.b").
-    static func qualified(_ columns: String, by table: String) -> String {
-        columns.split(separator: ",").map { "\(table).\($0.trimmingCharacters(in: .whitespacesAndNewlines))" }.joined(separator: ", ")
     }
 
     func credentials(userID: [UInt8]) throws(StorageError) -> [CredentialRecord] {

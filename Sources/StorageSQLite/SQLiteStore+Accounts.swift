@@ -17,11 +17,6 @@ extension SQLiteStore {
         try reading { records throws(StorageError) in try records.credential(id: id) }
     }
 
-    /// One joined statement on a reader connection (`SQLiteRecords.credentialWithOwner`).
-    public func credentialWithOwner(id: [UInt8]) throws(StorageError) -> (credential: CredentialRecord, owner: UserRecord)? {
-        try reading { records throws(StorageError) in try records.credentialWithOwner(id: id) }
-    }
-
     public func credentials(userID: [UInt8]) throws(StorageError) -> [CredentialRecord] {
         try reading { records throws(StorageError) in try records.credentials(userID: userID) }
     }

@@ -27,7 +27,7 @@ struct PostgresFunctionTests {
         #expect(fixed.contains("passkeyd_complete_authentication search_path=public, pg_temp"), "\(fixed)")
         #expect(fixed.contains("passkeyd_complete_authentication_expecting search_path=public, pg_temp"), "\(fixed)")
         #expect(fixed.contains("passkeyd_sign_in search_path=public, pg_temp"), "\(fixed)")
-        #expect(fixed.contains("passkeyd_credential_and_owner search_path=public, pg_temp"), "\(fixed)")
+        #expect(fixed.contains("passkeyd_credential search_path=public, pg_temp"), "\(fixed)")
         #expect(fixed.contains("passkeyd_credential_with_owner search_path=public, pg_temp"), "\(fixed)")
         #expect(fixed.contains("passkeyd_complete_registration search_path=public, pg_temp"), "\(fixed)")
         // Empty tables of the same names in a schema that comes first on the caller's path.
@@ -38,11 +38,11 @@ struct PostgresFunctionTests {
             CREATE TABLE decoy.users (LIKE public.users);
             SET search_path = decoy, public;
             SELECT count(*) FROM passkeyd_credential_with_owner('\\x\(id)'::bytea)
-                UNION ALL SELECT count(*) FROM passkeyd_credential_and_owner('\\x\(id)'::bytea);
+                UNION ALL SELECT count(*) FROM passkeyd_credential('\\x\(id)'::bytea);
             """,
             database: name
         )
         #expect(found.split(whereSeparator: \.isNewline).suffix(2) == ["1", "1"], "\(found)")
-        #expect(try store.credentialWithOwner(id: credential.id)?.credential == credential)
+        #expect(try store.credential(id: credential.id) == credential)
     }
 }

@@ -50,7 +50,7 @@ struct PostgresLockTimeoutTests {
 
     /// The sign-in's read, a single statement on a direct connection: the connection's bound.
     @Test func aSingleCallStopsWaitingOnTheServer() throws {
-        try waitForLockedTable("credentials") { store in _ = try store.credentialWithOwner(id: StoreSamples.credential(1, owner: 1).id) }
+        try waitForLockedTable("credentials") { store in _ = try store.credential(id: StoreSamples.credential(1, owner: 1).id) }
     }
 
     /// Through a transaction pooler the sign-in's read is a function that carries its own bound, for the default call
@@ -59,7 +59,7 @@ struct PostgresLockTimeoutTests {
     @Test func aSignInReadThroughAPoolerStopsWaitingOnTheServer() throws {
         let bouncer = try PgBouncer(inFrontOf: try PostgresClusterScope.current())
         defer { bouncer.destroy() }
-        let read = { (store: PostgresStore) throws in _ = try store.credentialWithOwner(id: StoreSamples.credential(1, owner: 1).id) }
+        let read = { (store: PostgresStore) throws in _ = try store.credential(id: StoreSamples.credential(1, owner: 1).id) }
         try waitForLockedTable("credentials", through: bouncer, callTimeout: PostgresStore.defaultCallTimeout, warmUp: read, read)
     }
 
@@ -81,7 +81,7 @@ struct PostgresLockTimeoutTests {
         #expect(statements.components(separatedBy: "SET lock_timeout").count - 1 == 1)
         let answer = PostgresMigrations.signInAnswerSchema
         #expect(answer.components(separatedBy: "passkeyd_sign_in SET lock_timeout = '\(bound)ms'").count - 1 == 1)
-        #expect(answer.components(separatedBy: "passkeyd_credential_and_owner SET lock_timeout = '\(bound)ms'").count - 1 == 1)
+        #expect(answer.components(separatedBy: "passkeyd_credential SET lock_timeout = '\(bound)ms'").count - 1 == 1)
         #expect(answer.components(separatedBy: "SET lock_timeout").count - 1 == 2)
     }
 

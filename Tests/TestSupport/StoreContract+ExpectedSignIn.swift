@@ -112,7 +112,7 @@ extension StoreContract {
         }
     }
 
-    /// The driver's own sign-in read (`credentialWithOwner`) answers what its write compares with, bytes alike; a
+    /// The driver's own sign-in read (`credential(id:)`) answers what its write compares with, bytes alike; a
     /// credential deleted and registered again with the same ID and another key between that read and the write is
     /// refused as any changed one.
     public static func aFreshlyReadSignInExpectsWhatItRead(_ makeStore: StoreFactory) throws {
@@ -124,10 +124,10 @@ extension StoreContract {
         try store.seedUser(StoreSamples.user(1), credential: credential)
         try store.seedUser(StoreSamples.user(2), credential: StoreSamples.credential(2, owner: 2))
         let read = { () throws -> CredentialRecord in
-            guard let found = try store.credentialWithOwner(id: credential.id) else {
+            guard let found = try store.credential(id: credential.id) else {
                 throw StoreContractFailure(message: "the credential was not read", file: #filePath, line: #line)
             }
-            return found.credential
+            return found
         }
         let owner = try expectedSignIn(store, expecting: try read(), signCount: 6, session: 1)
         try expectEqual(owner, try store.user(id: credential.userID), "the owner as stored at the write")

@@ -14,7 +14,9 @@ extension StoreContract {
         let store = try makeStore()
         var user = StoreSamples.user(1, name: "frank")
         user.externalID = "firebase|Uid-42"
-        try register(store, user, StoreSamples.credential(1, owner: 1))
+        var passkey = StoreSamples.credential(1, owner: 1)
+        passkey.signCount = 5
+        try register(store, user, passkey)
         try store.seedUser(StoreSamples.user(2, name: "without"), credential: StoreSamples.credential(2, owner: 2))
         try expectEqual(try store.user(id: user.id)?.externalID, "firebase|Uid-42", "kept by completeRegistration")
         try expectEqual(try store.user(id: StoreSamples.userID(2))?.externalID, nil, "an account without one")
@@ -27,11 +29,7 @@ extension StoreContract {
         try expectEqual(found.0, user.id, "found by its id")
         try expectEqual(found.1, nil, "compared byte for byte, not case-insensitively")
         try expectEqual(found.2, nil, "not by a prefix")
-        try expectEqual(
-            try store.credentialWithOwner(id: StoreSamples.credential(1, owner: 1).id)?.owner.externalID,
-            "firebase|Uid-42",
-            "with its passkey"
-        )
+        try expectEqual(try expectedSignIn(store, expecting: passkey, signCount: 6, session: 1).externalID, "firebase|Uid-42", "a sign-in's owner")
         user.externalID = "Uid-43"
         try expect(try store.transaction { transaction throws(StorageError) in try transaction.updateUser(user) }, "changed")
         try expectEqual(

@@ -143,9 +143,9 @@ struct AssertionVerifier: Sendable {
         }
         /// The key a failure counts against: made only when one does (a digest and its text, on no sign-in's path).
         func failureKey() -> String { "credential:" + Base64URL.encode(DigestAlgorithm.sha256.hash(ceremony.rawID)) }
-        // The read each driver tunes for the sign-in (on PostgreSQL, planned once per pooled connection); its owner is
-        // not used: a sign-in answers the owner as its final write finds it.
-        guard let stored = try storage({ try store.credentialWithOwner(id: ceremony.rawID) })?.credential else {
+        // The passkey alone (on PostgreSQL through a pooler, a function planned once per server connection): a sign-in
+        // answers the owner as its final write finds it.
+        guard let stored = try storage({ try store.credential(id: ceremony.rawID) }) else {
             let error = failedUnknownCredential(ceremony.credential, rawID: ceremony.rawID, record: ceremony.record)
             try spendBeforeRefusing()
             try limits.take(.account, key: failureKey())

@@ -75,7 +75,7 @@ struct KeptPasskeyTests {
         let node = { () throws in PasskeyClient(DirectTransport(handler: try TestServerFactory.make(store: store, clock: clock))) }
         let (kept, fresh) = (try node(), try node())
         let account = try kept.register("alice")
-        let reads = { store.ownerReads.withLock { $0 } }
+        let reads = { store.credentialReads.withLock { $0 } }
         #expect(try kept.signIn(account.credential, AssertionOptions(signCount: 1)).status == 200)
         let afterFirst = reads()
         #expect(afterFirst == 1, "the first sign-in reads the passkey")

@@ -46,15 +46,14 @@ final class FailingStore: PasskeyStore {
     }
     func user(name: String) throws(StorageError) -> UserRecord? { try inner.user(name: name) }
     func user(nameSkeleton skeleton: String) throws(StorageError) -> UserRecord? { try inner.user(nameSkeleton: skeleton) }
-    func credential(id: [UInt8]) throws(StorageError) -> CredentialRecord? { try inner.credential(id: id) }
-    /// How many times `credentialWithOwner` was called.
-    let ownerReads = Mutex(0)
-    /// Run once after each of the next `credentialWithOwner` reads (a sign-in's fresh read), before it returns: what
+    /// How many times `credential(id:)` was called (a sign-in's fresh read).
+    let credentialReads = Mutex(0)
+    /// Run once after each of the next `credential(id:)` reads (a sign-in's fresh read), before it returns: what
     /// another node or an operator changes between a sign-in's read and its write. Each call runs and drops the first.
     let afterCredentialReads = Mutex<[@Sendable () throws -> Void]>([])
-    func credentialWithOwner(id: [UInt8]) throws(StorageError) -> (credential: CredentialRecord, owner: UserRecord)? {
-        ownerReads.withLock { $0 += 1 }
-        let read = try inner.credentialWithOwner(id: id)
+    func credential(id: [UInt8]) throws(StorageError) -> CredentialRecord? {
+        credentialReads.withLock { $0 += 1 }
+        let read = try inner.credential(id: id)
         let change = afterCredentialReads.withLock { $0.isEmpty ? nil : $0.removeFirst() }
         do {
             try change?()
