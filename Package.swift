@@ -160,7 +160,7 @@ let package = Package(
                 "WebAuthnCore", "CryptoCore", "JSON", "Storage", "HTTPServer", "AppleSignIn", "OpenIDConnect", "Observability", "PasswordHashes",
                 "Confusables", "MailTransport", "UserImport", "ConfigurationReading", "AssociatedDomains", "AccessTokens", "Webhooks",
                 "HTTPEdge", "AccountEvents", "ConfigurationFile", "BackgroundWork", "Email", "FederatedIdentity", "Accounts",
-                "RateLimiting", "OutboundHTTP", "HTTPFields",
+                "RateLimiting", "OutboundHTTP", "HTTPFields", "LibEvent",
             ],
             resources: [.embedInCode("OpenAPI/openapi.json"), .embedInCode("Email/recovery-page.js")]
         ),

@@ -10,6 +10,11 @@ public struct PasswordSettings: Sendable, Equatable {
 
     public static let concurrencyRange = 1...64
 
+    /// `hashing`: `idle` (the default: each hash on a thread at Linux's idle scheduling policy, which takes only the CPU
+    /// no other request wants, and waits at most 5 s for it) or `normal` (the default policy, sharing the cores with
+    /// every request: for a node whose cores other work keeps busy, where idle hashes would wait).
+    public var hashesAtIdlePolicy = true
+
     /// How long after a password sign-in its session may make an automatic passkey upgrade (a conditional registration,
     /// `"mediation": "conditional"`): the platforms offer one right after a password sign-in only.
     public var upgradeWindowSeconds = 300
@@ -38,7 +43,13 @@ public struct PasswordSettings: Sendable, Equatable {
     public init() {}
 
     package init(_ reader: ConfigurationReader) throws(ConfigurationError) {
-        try reader.only(["maximumConcurrentVerifications", "upgradeWindowSeconds", "session", "afterUpgrade", "retireAfterDays"])
+        try reader.only(["maximumConcurrentVerifications", "hashing", "upgradeWindowSeconds", "session", "afterUpgrade", "retireAfterDays"])
+        if let hashing = try reader.string("hashing") {
+            guard ["idle", "normal"].contains(hashing) else {
+                throw ConfigurationError(.invalidValue, key: reader.key("hashing"), "must be idle or normal")
+            }
+            hashesAtIdlePolicy = hashing == "idle"
+        }
         if let afterUpgrade = try reader.string("afterUpgrade") {
             guard ["keep", "retire"].contains(afterUpgrade) else {
                 throw ConfigurationError(.invalidValue, key: reader.key("afterUpgrade"), "must be keep or retire")

@@ -106,7 +106,10 @@ struct Controllers: Sendable {
             sessions: sessions,
             answers: answers,
             limits: limits,
-            verifier: PasswordVerifier(limit: configuration.passwords.maximumConcurrentVerifications),
+            verifier: PasswordVerifier(
+                limit: configuration.passwords.maximumConcurrentVerifications,
+                idle: configuration.passwords.hashesAtIdlePolicy
+            ),
             restrictsSessions: configuration.passwords.restrictsSessions,
             retirement: configuration.passwords.retirement,
             stuffing: CredentialStuffingSignals(raised: metrics?.passwordStuffingSignals),

@@ -204,6 +204,14 @@ struct PasswordSignInTests {
                 #"{"relyingParty": {"id": "example.com", "name": "E", "origins": ["https://example.com"]}, "passwords": {"session": "x"}}"#
             )
         }
+        #expect(throws: ConfigurationError.self) {
+            _ = try TestServerFactory.configuration(
+                #"{"relyingParty": {"id": "example.com", "name": "E", "origins": ["https://example.com"]}, "passwords": {"hashing": "high"}}"#
+            )
+        }
+        let relyingParty = #"{"relyingParty": {"id": "example.com", "name": "E", "origins": ["https://example.com"]}"#
+        #expect(try TestServerFactory.configuration(relyingParty + "}").passwords.hashesAtIdlePolicy, "idle by default")
+        #expect(try !TestServerFactory.configuration(relyingParty + #", "passwords": {"hashing": "normal"}}"#).passwords.hashesAtIdlePolicy)
     }
 
     @Test func theFunnelCountsPasswordSignInsByOutcomeAndCode() throws {
