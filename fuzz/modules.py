@@ -8,12 +8,14 @@ prints four lines for fuzz/build.sh:
 
     modules CBOR CryptoCore ...     the Swift library targets to compile, each after the ones it depends on
     cmodules CICU ...               the C targets among them (their .c files, their include/module.modulemap)
-    includes Sources/CLibCBOR ...   the module map folders they reach (system libraries' and C targets' include/)
+    includes Sources/CLibCBOR ...   the module map folders they reach (system libraries' and C targets' include/),
+                                    then the header folders their pkg-config names
     links cbor ssl crypto ...       the libraries those module maps link
 """
 import json
 import os
 import re
+import subprocess
 import sys
 
 package = json.load(sys.stdin)
@@ -63,6 +65,11 @@ links = []
 for include in includes:
     with open(f"{include}/module.modulemap", encoding="utf-8") as modulemap:
         links += re.findall(r'^\s*link\s+"([^"]+)"', modulemap.read(), re.MULTILINE)
+# The header folders a system library's pkg-config names (libpq's /usr/include/postgresql), as SwiftPM adds them.
+for name in order:
+    if targets[name]["type"] == "system" and targets[name].get("pkgConfig"):
+        flags = subprocess.run(["pkg-config", "--cflags-only-I", targets[name]["pkgConfig"]], capture_output=True, text=True).stdout
+        includes += [flag[2:] for flag in flags.split() if flag.startswith("-I") and flag[2:] not in includes]
 print("modules", *modules)
 print("cmodules", *cmodules)
 print("includes", *includes)

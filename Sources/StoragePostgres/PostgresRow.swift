@@ -1,27 +1,70 @@
 import CLibPQ
 import Foundation
 
-/// One row of a binary-format result; valid only inside the `row` closure of `PostgresConnection.run`.
-/// Reading a column as the wrong type throws instead of returning garbage.
+/// One row of a binary-format result, or the fields of a composite value in one of its columns; valid only inside the
+/// `row` closure of `PostgresConnection.run`. Reading a column as the wrong type throws instead of returning garbage.
 struct PostgresRow {
-    let result: OpaquePointer
-    let index: Int32
-    /// The result column that is column 0 of this row: a row of a join holds one record's columns after another's.
-    var firstColumn: Int32 = 0
-
-    /// The same row from result column `first` on, for the record whose columns start there.
-    func columns(from first: Int32) -> PostgresRow {
-        PostgresRow(result: result, index: index, firstColumn: firstColumn + first)
+    private enum Values {
+        case result(OpaquePointer, index: Int32)
+        /// A composite value's bytes and its fields' ranges in them (nil: NULL).
+        case composite([UInt8], fields: [Range<Int>?])
     }
 
+    private let values: Values
+    /// The column that is column 0 of this row: a row of a join holds one record's columns after another's.
+    private var firstColumn: Int32 = 0
+
+    init(result: OpaquePointer, index: Int32) {
+        values = .result(result, index: index)
+    }
+
+    private init(composite value: [UInt8], fields: [Range<Int>?]) {
+        values = .composite(value, fields: fields)
+    }
+
+    /// The same row from column `first` on, for the record whose columns start there.
+    func columns(from first: Int32) -> PostgresRow {
+        var row = self
+        row.firstColumn += first
+        return row
+    }
+
+    /// The composite value in `column` (binary format, `PostgresComposite`) as a row of its fields.
+    /// - Throws: `postgres.decodingFailed` when it is NULL, malformed or has another number of fields than `count`.
+    func composite(_ column: Int32, fields count: Int) throws(PostgresError) -> PostgresRow {
+        guard !isNull(column) else { throw PostgresError(.decodingFailed, "a composite column is NULL") }
+        let value = bytes(column)
+        let fields = try PostgresComposite.fields(value)
+        guard fields.count == count else {
+            throw PostgresError(.decodingFailed, "a composite value has \(fields.count) fields, not \(count)")
+        }
+        return PostgresRow(composite: value, fields: fields)
+    }
+
+    /// A column this row does not have reads as NULL, as libpq answers one out of range.
     func isNull(_ column: Int32) -> Bool {
-        PQgetisnull(result, index, firstColumn + column) == 1
+        switch values {
+        case .result(let result, let index):
+            return PQgetisnull(result, index, firstColumn + column) == 1
+        case .composite(_, let fields):
+            return field(fields, firstColumn + column) == nil
+        }
     }
 
     func bytes(_ column: Int32) -> [UInt8] {
-        let count = Int(PQgetlength(result, index, firstColumn + column))
-        guard count > 0, let value = PQgetvalue(result, index, firstColumn + column) else { return [] }
-        return Array(UnsafeRawBufferPointer(start: value, count: count))
+        switch values {
+        case .result(let result, let index):
+            let count = Int(PQgetlength(result, index, firstColumn + column))
+            guard count > 0, let value = PQgetvalue(result, index, firstColumn + column) else { return [] }
+            return Array(UnsafeRawBufferPointer(start: value, count: count))
+        case .composite(let value, let fields):
+            guard let range = field(fields, firstColumn + column) else { return [] }
+            return Array(value[range])
+        }
+    }
+
+    private func field(_ fields: [Range<Int>?], _ index: Int32) -> Range<Int>? {
+        fields.indices.contains(Int(index)) ? fields[Int(index)] : nil
     }
 
     func text(_ column: Int32) -> String {

@@ -33,6 +33,27 @@ struct PostgresSignInWriteTests {
         return holder
     }
 
+    /// The write answers one composite column (since the call has no `FROM`), read field by field in binary format: a
+    /// value with another number of fields than the answer type's is refused, not read short.
+    @Test func aCompositeAnswerReadsItsFieldsAndRefusesAnotherShape() throws {
+        let cluster = try PostgresClusterScope.current()
+        let connection = try PostgresConnection(connectionString: cluster.connectionString(database: try cluster.createDatabase()))
+        let sql = "SELECT ROW('recorded'::text, NULL::bytea, 2.5::float8, true)"
+        let read = try connection.run(sql, []) { row throws(PostgresError) in
+            let answer = try row.composite(0, fields: 4)
+            return (answer.text(0), answer.isNull(1), try answer.double(2), try answer.columns(from: 3).boolean(0), answer.isNull(4))
+        }.first
+        #expect(read?.0 == "recorded" && read?.1 == true && read?.2 == 2.5 && read?.3 == true && read?.4 == true)
+        for fields in [3, 5] {
+            #expect(throws: PostgresError.self, "\(fields) fields") {
+                _ = try connection.run(sql, []) { row throws(PostgresError) in try row.composite(0, fields: fields) }
+            }
+        }
+        #expect(throws: PostgresError.self, "NULL") {
+            _ = try connection.run("SELECT NULL::record", []) { row throws(PostgresError) in try row.composite(0, fields: 0) }
+        }
+    }
+
     @Test func aSignInWithoutEndpointsLeavesTheDeliveriesAlone() throws {
         let (store, credential, connectionString) = try seededStore()
         defer { store.close() }
