@@ -39,7 +39,7 @@ struct PasswordController: Sendable {
     /// `401 password_invalid` after the same work: an unknown name or email, an account without a hash, a wrong
     /// password (an unknown account is verified against a timing twin). Limited per address (the route) and per
     /// account, before any work; at most `passwords.maximumConcurrentVerifications` at once (`503
-    /// password_verification_busy` beyond, at once).
+    /// password_verification_busy` beyond, at once, and for a hash that waited 5 s for a core: `PasswordVerifier`).
     func signIn(_ request: HTTPRequest, _ context: RouteContext) throws(ServerError) -> HTTPResponse {
         let body = try JSONBody.decode(PasswordRequest.self, from: request)
         guard (body.username == nil) != (body.email == nil) else { throw ServerError(.invalidRequest, member: "username") }

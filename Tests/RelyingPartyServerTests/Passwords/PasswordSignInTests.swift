@@ -19,8 +19,13 @@ struct PasswordSignInTests {
     let client: PasskeyClient
     let admin: PasskeyClient
 
+    /// Hashes at the default scheduling policy (`passwords.hashing: normal`): in a parallel test run the cores are busy by
+    /// design, and a hash at the idle policy (the production default, `PasswordVerifierTests`) could wait past its
+    /// deadline for them.
     init(configuration: String = AdminAPITests.configuration) throws {
-        server = try TestServerFactory.make(configuration: try TestServerFactory.configuration(configuration), store: store, clock: clock)
+        var parsed = try TestServerFactory.configuration(configuration)
+        parsed.passwords.hashesAtIdlePolicy = false
+        server = try TestServerFactory.make(configuration: parsed, store: store, clock: clock)
         client = PasskeyClient(DirectTransport(handler: server))
         admin = PasskeyClient(DirectTransport(handler: AdminAPI(server: server)))
     }

@@ -15,9 +15,6 @@ enum TestServerFactory {
         try ServerConfiguration.load(json: Data(json.utf8))
     }
 
-    /// Password hashes at the default scheduling policy (`passwords.hashing: normal`): in a parallel test run the cores
-    /// are busy by design, and a hash at the idle policy (the production default, `PasswordVerifierTests`) could wait
-    /// past its deadline for them.
     static func make(
         configuration: ServerConfiguration? = nil,
         store: any PasskeyStore = InMemoryStore(),
@@ -25,10 +22,8 @@ enum TestServerFactory {
         enumerationSecret: [UInt8] = Array(repeating: 0x5A, count: 32),
         log: Logger = .discarding
     ) throws -> RelyingPartyServer {
-        var configuration = try configuration ?? Self.configuration()
-        configuration.passwords.hashesAtIdlePolicy = false
-        return try RelyingPartyServer(
-            configuration: configuration,
+        try RelyingPartyServer(
+            configuration: configuration ?? Self.configuration(),
             store: store,
             time: clock,
             random: SystemRandom(),
