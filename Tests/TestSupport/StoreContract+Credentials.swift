@@ -67,14 +67,16 @@ extension StoreContract {
     }
 
     /// Each owner's credential, every column (the optional ones set); nil for a credential nobody has, and once its
-    /// account is deleted. On PostgreSQL through a transaction-mode pooler, this is schema step 28's function.
+    /// account is deleted. On PostgreSQL through a transaction-mode pooler, this is schema step 28's function. The owner,
+    /// which this read no longer joins, comes from the sign-in's write, optional columns included.
     public static func credentialIsReadByItsID(_ makeStore: StoreFactory) throws {
         let store = try makeStore()
         var ann = StoreSamples.user(1)
         ann.email = "ann@example.com"
         ann.emailVerified = true
         let bob = StoreSamples.user(2)
-        let annsKey = StoreSamples.credential(1, owner: 1)
+        var annsKey = StoreSamples.credential(1, owner: 1)
+        annsKey.signCount = 5
         var bobsKey = StoreSamples.credential(2, owner: 2)
         bobsKey.lastUsedAt = StoreSamples.now.addingTimeInterval(-5.25)
         bobsKey.signCount = 9
@@ -86,6 +88,9 @@ extension StoreContract {
         _ = try store.transaction { transaction throws(StorageError) in try transaction.deleteUser(id: bob.id) }
         try expectEqual(try store.credential(id: bobsKey.id) == nil, true, "deleted account")
         try expectEqual(try store.credential(id: annsKey.id), annsKey, "Ann's still")
+        let owner = try expectedSignIn(store, expecting: annsKey, signCount: 6, session: 1)
+        try expectEqual(owner, try store.user(id: ann.id), "Ann, as a sign-in's write answers her")
+        try expectEqual(owner.email, "ann@example.com", "Ann's email")
     }
 
     public static func recordAuthenticationORsWarnings(_ makeStore: StoreFactory) throws {
