@@ -12,7 +12,10 @@ extension PostgresMigrations {
     /// Callgrind, single-user backend, per call (`bench/runs/2026-12-07-answer.md`): the write 1,622,650 → 1,385,655
     /// instructions parsed, analysed and planned each time (as through a pooler), 1,366,084 → 1,302,723 prepared
     /// (direct); the read 808,553 → 279,500 (the plain statement, parsed each time: 338,489). Nodes of the previous
-    /// release keep calling steps 24's and 27's functions, which stay.
+    /// release keep calling steps 24's and 27's functions, which stay. The write takes its arguments as one value of
+    /// `passkeyd_sign_in_call` (step 27's arguments as its fields, without their `p_`), so that a call parsed, analysed
+    /// and planned each time handles one placeholder instead of 35: PostgreSQL's instructions per pooled sign-in on a
+    /// running cluster 823,576 → 673,560, per direct one 652,060 → 641,196 (`bench/runs/2026-12-07-record.md`).
     /// A step that adds a column that `userColumns` or `credentialColumns` reads adds it to these types and functions.
     static let signInAnswerSchema = """
         CREATE TYPE passkeyd_sign_in_answer AS (
@@ -20,15 +23,17 @@ extension PostgresMigrations {
             display_name_is_default boolean, app_account_token text, email text, email_verified boolean, name_key text,
             external_id text, disabled boolean, metadata text, name_skeleton text
         );
-        CREATE FUNCTION passkeyd_sign_in(
-        \(signInParameters)
-        ) RETURNS passkeyd_sign_in_answer LANGUAGE plpgsql AS $body$
+        CREATE TYPE passkeyd_sign_in_call AS (
+        \(signInCallFields)
+        );
+        CREATE FUNCTION passkeyd_sign_in(given passkeyd_sign_in_call)
+        RETURNS passkeyd_sign_in_answer LANGUAGE plpgsql AS $body$
         DECLARE
             answer passkeyd_sign_in_answer;
             appended_ids bigint[];
             appended_id bigint;
         BEGIN
-        \(signInStatements(outcome: "answer.outcome", returning: "RETURN answer;", owner: Self.ownerIntoAnswer))
+        \(signInCallStatements)
             RETURN answer;
         END
         $body$;
@@ -57,6 +62,16 @@ extension PostgresMigrations {
         END $fix$;
         ALTER FUNCTION passkeyd_credential SET lock_timeout = '4500ms';
         """
+
+    /// `passkeyd_sign_in_call`'s fields: the sign-in function's arguments of steps 26 and 27 without their `p_`.
+    private static let signInCallFields = signInParameters.replacing(/\bp_/, with: "")
+
+    /// Step 27's statements over the fields of the call's one argument, `given`, instead of its arguments.
+    private static let signInCallStatements = signInStatements(
+        outcome: "answer.outcome",
+        returning: "RETURN answer;",
+        owner: Self.ownerIntoAnswer
+    ).replacing(/\bp_/, with: "given.")
 
     /// The owner's columns into the answer's, after its outcome (set when the write is recorded).
     private static let ownerIntoAnswer =

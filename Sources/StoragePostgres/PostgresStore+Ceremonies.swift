@@ -17,13 +17,9 @@ extension PostgresStore {
         expecting: SignInExpectation
     ) throws(StorageError) -> UserRecord {
         try Self.checkBounds(session: session, events: events)
-        let call = Self.signInArguments(update, session: session, events: events, spending: spending, expecting: expecting)
-        // One column, the answer as a composite value: the outcome, then `PostgresRecords.userColumns` (schema step 28).
-        // Without `FROM`, PostgreSQL plans no function scan and keeps no tuple store for it (callgrind, per call: 1,385,655
-        // → 1,256,369 instructions parsed each time, as through a pooler; 1,302,723 → 1,224,753 prepared).
-        let sql = "SELECT passkeyd_sign_in(\(call.placeholders))"
+        let call = PostgresValue.record(typed: Self.signInFields(update, session: session, events: events, spending: spending, expecting: expecting))
         let written = try withConnection { connection throws(PostgresError) -> (String, UserRecord?)? in
-            try connection.run(sql, call.values) { row throws(PostgresError) in
+            try connection.run(Self.signInCall, [call]) { row throws(PostgresError) in
                 let answer = try row.composite(0, fields: Self.signInAnswerFields)
                 let outcome = answer.text(0)
                 return (outcome, outcome == "recorded" ? try PostgresRecords.userRecord(answer.columns(from: 1)) : nil)
@@ -34,41 +30,46 @@ extension PostgresStore {
         return owner
     }
 
+    /// The call of step 28's write: its arguments one composite value (`passkeyd_sign_in_call`, its type inferred from
+    /// the argument's), so that a call parsed, analysed and planned each time, as through a transaction-mode pooler,
+    /// handles one placeholder instead of 35; its answer one column, the answer as a composite value (the outcome, then
+    /// `PostgresRecords.userColumns`), without `FROM`: no function scan, no tuple store.
+    static let signInCall = "SELECT passkeyd_sign_in($1)"
+
     /// `passkeyd_sign_in_answer`'s fields: the outcome, then the owner's columns.
     static let signInAnswerFields = 1 + PostgresRecords.userColumns.split(separator: ",").count
 
-    /// The sign-in function's arguments (steps 26, 27 and 28 take the same), bound without casts: the spent challenge
-    /// (NULL: none), the counter and flags, the session, the events, what the verification assumed.
-    static func signInArguments(
+    /// The sign-in's arguments with the types they are declared with (steps 26 and 27 take them as arguments, step 28 as
+    /// the fields of `passkeyd_sign_in_call`, in the same order): the spent challenge (NULL: none), the counter and
+    /// flags, the session but its user, the events, what the verification assumed.
+    static func signInFields(
         _ update: AuthenticationUpdate,
         session: SessionRecord,
         events: [NewEvent],
         spending: ChallengeRecord?,
         expecting: SignInExpectation
-    ) -> (placeholders: String, values: [PostgresValue]) {
-        var parameters = PostgresParameters(castsPlaceholders: false)
-        var arguments = [
-            parameters.bind(.optional(spending?.challenge, PostgresValue.bytea), as: "bytea"),
-            parameters.bind(.optional(spending?.ceremony.rawValue, PostgresValue.text), as: "text"),
-            parameters.bind(.optional(spending?.userVerification, PostgresValue.text), as: "text"),
-            parameters.bind(.optional(spending?.context, PostgresValue.bytea), as: "bytea"),
-            parameters.bind(.optional(spending?.expiresAt, PostgresValue.date), as: "float8"),
-            parameters.bind(.bytea(update.credentialID), as: "bytea"), parameters.bind(.bytea(session.userID), as: "bytea"),
-            parameters.bind(.bigint(Int64(update.signCount)), as: "int8"), parameters.bind(.boolean(update.backupEligible), as: "boolean"),
-            parameters.bind(.boolean(update.backupState), as: "boolean"), parameters.bind(.date(update.usedAt), as: "float8"),
-            parameters.bind(.boolean(update.cloneWarning), as: "boolean"),
-            parameters.bind(.boolean(update.backupEligibilityChanged), as: "boolean"),
+    ) -> [(PostgresValue, String)] {
+        var fields: [(PostgresValue, String)] = [
+            (.optional(spending?.challenge, PostgresValue.bytea), "bytea"),
+            (.optional(spending?.ceremony.rawValue, PostgresValue.text), "text"),
+            (.optional(spending?.userVerification, PostgresValue.text), "text"),
+            (.optional(spending?.context, PostgresValue.bytea), "bytea"),
+            (.optional(spending?.expiresAt, PostgresValue.date), "float8"),
+            (.bytea(update.credentialID), "bytea"), (.bytea(session.userID), "bytea"),
+            (.bigint(Int64(update.signCount)), "int8"), (.boolean(update.backupEligible), "boolean"),
+            (.boolean(update.backupState), "boolean"), (.date(update.usedAt), "float8"),
+            (.boolean(update.cloneWarning), "boolean"), (.boolean(update.backupEligibilityChanged), "boolean"),
         ]
         // The session's columns but its user (bound above), in `sessionColumns` order.
         var sessionValues = PostgresRecords.sessionValues(session)
         sessionValues.remove(at: 2)
-        arguments.append(parameters.bind(sessionValues))
-        arguments += eventArguments(events, &parameters)
-        arguments += [
-            parameters.bind(.bytea(expecting.publicKey), as: "bytea"), parameters.bind(.boolean(expecting.backupEligible), as: "boolean"),
-            parameters.bind(.bytea(expecting.userHandle), as: "bytea"),
+        fields += sessionValues
+        fields += eventValues(events)
+        fields += [
+            (.bytea(expecting.publicKey), "bytea"), (.boolean(expecting.backupEligible), "boolean"),
+            (.bytea(expecting.userHandle), "bytea"),
         ]
-        return (arguments.joined(separator: ", "), parameters.values)
+        return fields
     }
 
     /// Throws the contract's error for the sign-in function's answer other than `recorded`.
@@ -104,7 +105,7 @@ extension PostgresStore {
         var sessionValues = PostgresRecords.sessionValues(session)
         sessionValues.remove(at: 2)
         arguments.append(parameters.bind(sessionValues))
-        arguments += Self.eventArguments(events, &parameters)
+        arguments.append(parameters.bind(Self.eventValues(events)))
         arguments += [
             parameters.bind(.array(mail, of: 25) { .text($0.kind) }, as: "text[]"),
             parameters.bind(.array(mail, of: 25) { .text($0.recipient) }, as: "text[]"),
@@ -127,13 +128,13 @@ extension PostgresStore {
     ]
 
     /// The events' columns as arrays (`type`, `user_id`, `occurred_at`, `data`, `uuid`), for the ceremonies' functions.
-    private static func eventArguments(_ events: [NewEvent], _ parameters: inout PostgresParameters) -> [String] {
+    private static func eventValues(_ events: [NewEvent]) -> [(PostgresValue, String)] {
         [
-            parameters.bind(.array(events, of: 25) { .text($0.type) }, as: "text[]"),
-            parameters.bind(.array(events, of: 17) { .optional($0.userID, PostgresValue.bytea) }, as: "bytea[]"),
-            parameters.bind(.array(events, of: 701) { .date($0.occurredAt) }, as: "float8[]"),
-            parameters.bind(.array(events, of: 17) { .bytea($0.data) }, as: "bytea[]"),
-            parameters.bind(.array(events, of: 25) { .text($0.id.lowercaseText) }, as: "text[]"),
+            (.array(events, of: 25) { .text($0.type) }, "text[]"),
+            (.array(events, of: 17) { .optional($0.userID, PostgresValue.bytea) }, "bytea[]"),
+            (.array(events, of: 701) { .date($0.occurredAt) }, "float8[]"),
+            (.array(events, of: 17) { .bytea($0.data) }, "bytea[]"),
+            (.array(events, of: 25) { .text($0.id.lowercaseText) }, "text[]"),
         ]
     }
 }

@@ -26,6 +26,21 @@ struct PostgresCompositeTests {
         #expect(try PostgresComposite.fields(Self.value([])).isEmpty)
     }
 
+    /// The sign-in's arguments go the other way, as one composite value (`PostgresValue.record`) in the same format: a
+    /// NULL field keeps the type it is declared with, which the server checks against its column's.
+    @Test func aRecordArgumentIsWrittenInTheSameFormat() {
+        let record = PostgresValue.record(typed: [
+            (.text("recorded"), "text"), (.null, "bytea"), (.double(3.141592653589793), "float8"), (.text(""), "text"),
+        ])
+        #expect(record.binary == Self.sample)
+        #expect(record.typeOID == 0, "inferred by the server from where it stands")
+        #expect(PostgresValue.record(typed: []).binary == Self.value([]))
+        #expect(
+            PostgresValue.record(typed: [(.null, "money")]).binary == Self.value([(0, nil)]),
+            "an undeclared type: OID 0, which the server refuses"
+        )
+    }
+
     @Test func everyShortenedValueIsRefused() {
         for length in 0..<Self.sample.count {
             #expect(throws: PostgresError.self, "\(length) bytes") { try PostgresComposite.fields(Array(Self.sample.prefix(length))) }

@@ -54,6 +54,31 @@ struct PostgresSignInWriteTests {
         }
     }
 
+    /// The write takes its arguments as one composite value (`passkeyd_sign_in_call`): the server reads a record
+    /// argument field by field, NULLs and arrays included, and refuses one whose fields are not its type's (another
+    /// type, another number of fields), never coercing them.
+    @Test func aRecordArgumentReadsAsItsTypeAndAnotherShapeIsRefused() throws {
+        let cluster = try PostgresClusterScope.current()
+        let connection = try PostgresConnection(connectionString: cluster.connectionString(database: try cluster.createDatabase()))
+        try connection.execute("CREATE TYPE sample_call AS (name text, key bytea, times float8[], kept boolean)")
+        let sql =
+            "SELECT (given).name, (given).key IS NULL, cardinality((given).times)::int8, (given).kept FROM (SELECT $1::sample_call AS given) AS call"
+        let fields: [(PostgresValue, String)] = [
+            (.text("ann"), "text"), (.null, "bytea"), (.array([1.5, 2.5], of: 701) { .double($0) }, "float8[]"), (.boolean(true), "boolean"),
+        ]
+        let read = try connection.run(sql, [.record(typed: fields)]) { row throws(PostgresError) in
+            (row.text(0), try row.boolean(1), try row.integer(2), try row.boolean(3))
+        }.first
+        #expect(read?.0 == "ann" && read?.1 == true && read?.2 == 2 && read?.3 == true)
+        var anotherType = fields
+        anotherType[1] = (.text("key"), "text")
+        for shape in [anotherType, Array(fields.dropLast()), fields + [(.boolean(false), "boolean")]] {
+            #expect(throws: PostgresError.self, "\(shape.map(\.1))") {
+                _ = try connection.run(sql, [.record(typed: shape)]) { row throws(PostgresError) in row.text(0) }
+            }
+        }
+    }
+
     @Test func aSignInWithoutEndpointsLeavesTheDeliveriesAlone() throws {
         let (store, credential, connectionString) = try seededStore()
         defer { store.close() }
@@ -115,18 +140,22 @@ struct PostgresSignInWriteTests {
         defer { store.close() }
         let previous = try PostgresConnection(connectionString: connectionString)
         let signInOfThePreviousRelease = { (signCount: UInt32, session: UInt8, spending: ChallengeRecord?) throws in
-            let call = PostgresStore.signInArguments(
-                StoreSamples.signIn(owner: 1, signCount: signCount),
-                session: StoreSamples.session(session, owner: 1),
-                events: [StoreSamples.event(Int(session), owner: 1, type: "session.created")],
-                spending: spending,
-                expecting: SignInExpectation(credential)
+            // The previous release binds the same values as step 27's arguments, without casts.
+            var parameters = PostgresParameters(castsPlaceholders: false)
+            let placeholders = parameters.bind(
+                PostgresStore.signInFields(
+                    StoreSamples.signIn(owner: 1, signCount: signCount),
+                    session: StoreSamples.session(session, owner: 1),
+                    events: [StoreSamples.event(Int(session), owner: 1, type: "session.created")],
+                    spending: spending,
+                    expecting: SignInExpectation(credential)
+                )
             )
             let sql = """
                 SELECT written.o_outcome, \(PostgresRecords.qualified(PostgresRecords.userColumns, "(written.o_owner)"))
-                FROM passkeyd_complete_authentication_expecting(\(call.placeholders)) AS written
+                FROM passkeyd_complete_authentication_expecting(\(placeholders)) AS written
                 """
-            return try previous.run(sql, call.values) { row throws(PostgresError) in
+            return try previous.run(sql, parameters.values) { row throws(PostgresError) in
                 (row.text(0), row.isNull(1) ? nil : try PostgresRecords.userRecord(row.columns(from: 1)).id)
             }.first
         }
