@@ -113,9 +113,10 @@ public final class PgBouncer: Sendable {
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
             }
             close(descriptor)
-            if connected { return }
+            // The daemon may listen before it writes its pid file, without which `destroy()` could not stop it.
+            if connected, processID != nil { return }
             usleep(50_000)
         }
-        throw PostgresClusterFailure("pgbouncer did not listen on \(port): \(log)")
+        throw PostgresClusterFailure("pgbouncer did not listen on \(port) with its pid file written: \(log)")
     }
 }
