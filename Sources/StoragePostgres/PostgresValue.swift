@@ -43,7 +43,7 @@ enum PostgresValue {
 
     /// The OIDs of the types that values are declared with in this module's statements (pg_type), by the name used in
     /// their casts; 0 (which the server refuses in a record) for any other.
-    static func typeOID(named name: String) -> UInt32 {
+    private static func typeOID(named name: String) -> UInt32 {
         switch name {
         case "boolean": 16
         case "bytea": 17
