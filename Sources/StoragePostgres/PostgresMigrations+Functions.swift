@@ -109,6 +109,50 @@ extension PostgresMigrations {
         END
         $body$;
         CREATE OR REPLACE FUNCTION passkeyd_complete_registration(
+        \(registrationParameters)
+        ) RETURNS bigint LANGUAGE plpgsql AS $body$
+        DECLARE
+            started_count bigint;
+        BEGIN
+        \(registrationStatements)
+            RETURN started_count;
+        END
+        $body$;
+        DO $fix$ BEGIN
+            EXECUTE format('ALTER FUNCTION passkeyd_complete_authentication SET search_path = %I, pg_temp', current_schema());
+            EXECUTE format('ALTER FUNCTION passkeyd_credential_with_owner SET search_path = %I, pg_temp', current_schema());
+            EXECUTE format('ALTER FUNCTION passkeyd_complete_registration SET search_path = %I, pg_temp', current_schema());
+        END $fix$;
+        ALTER FUNCTION passkeyd_complete_authentication SET lock_timeout = '4500ms';
+        ALTER FUNCTION passkeyd_complete_authentication SET plan_cache_mode = force_generic_plan;
+        ALTER FUNCTION passkeyd_credential_with_owner SET lock_timeout = '4500ms';
+        ALTER FUNCTION passkeyd_complete_registration SET lock_timeout = '4500ms';
+        ALTER FUNCTION passkeyd_complete_registration SET plan_cache_mode = force_generic_plan;
+        """
+
+    /// Both ceremony functions' CTE `queued`: the webhook deliveries of the `appended` events, as
+    /// `PostgresRecords.queuingWebhookDeliveries` queues them. Written out here, not taken from that constant, so that
+    /// this step's text never changes with later code.
+    private static let queuingDeliveries = """
+        queued AS (
+            INSERT INTO webhook_deliveries (
+                event_id, endpoint_id, user_id, status, attempts, queued_at, next_attempt_at, lease_until, updated_at
+            )
+            SELECT a.id, s.endpoint_id, a.user_id, 'pending', 0, a.occurred_at,
+                CASE WHEN a.user_id IS NULL OR (
+                    row_number() OVER (PARTITION BY s.endpoint_id, a.user_id ORDER BY a.id) = 1 AND NOT EXISTS (
+                        SELECT 1 FROM webhook_deliveries p
+                        WHERE p.endpoint_id = s.endpoint_id AND p.user_id = a.user_id AND p.status = 'pending'
+                    )
+                ) THEN a.occurred_at END,
+                0, a.occurred_at
+            FROM appended a JOIN webhook_subscriptions s ON s.event_type = a.type OR s.event_type = '*'
+            ORDER BY a.id, s.endpoint_id COLLATE "C"
+        """
+
+    /// The registration function's arguments (steps 24 and 28): whether the account is new, its columns, the passkey's
+    /// and the session's but their user, the events, then the notices.
+    static let registrationParameters = """
             p_new_user boolean, p_user_id bytea, p_name text, p_display_name text, p_user_created_at double precision,
             p_display_name_is_default boolean, p_app_account_token text, p_email text, p_email_verified boolean,
             p_name_key text, p_external_id text, p_disabled boolean, p_metadata text, p_name_skeleton text,
@@ -125,10 +169,11 @@ extension PostgresMigrations {
             p_event_uuids text[],
             p_mail_kinds text[], p_mail_recipients text[], p_mail_user_ids bytea[], p_mail_message_ids text[],
             p_mail_messages bytea[], p_mail_created_at double precision[], p_mail_address_keys text[]
-        ) RETURNS bigint LANGUAGE plpgsql AS $body$
-        DECLARE
-            started_count bigint;
-        BEGIN
+        """
+
+    /// The registration function's statement (steps 24 and 28): one statement, the chain of common table expressions
+    /// step 24 wrote, which counts the sessions it started into `started_count`.
+    static let registrationStatements = """
             -- One statement, as the ceremony's was before this function. An existing user that is disabled gets
             -- neither the credential nor the session (one snapshot for both); the events and the notices are written
             -- only with the session. A new account's row is this statement's own: no other transaction can append
@@ -196,38 +241,5 @@ extension PostgresMigrations {
                 ORDER BY mail.position
             )
             SELECT count(*) FROM started INTO started_count;
-            RETURN started_count;
-        END
-        $body$;
-        DO $fix$ BEGIN
-            EXECUTE format('ALTER FUNCTION passkeyd_complete_authentication SET search_path = %I, pg_temp', current_schema());
-            EXECUTE format('ALTER FUNCTION passkeyd_credential_with_owner SET search_path = %I, pg_temp', current_schema());
-            EXECUTE format('ALTER FUNCTION passkeyd_complete_registration SET search_path = %I, pg_temp', current_schema());
-        END $fix$;
-        ALTER FUNCTION passkeyd_complete_authentication SET lock_timeout = '4500ms';
-        ALTER FUNCTION passkeyd_complete_authentication SET plan_cache_mode = force_generic_plan;
-        ALTER FUNCTION passkeyd_credential_with_owner SET lock_timeout = '4500ms';
-        ALTER FUNCTION passkeyd_complete_registration SET lock_timeout = '4500ms';
-        ALTER FUNCTION passkeyd_complete_registration SET plan_cache_mode = force_generic_plan;
-        """
-
-    /// Both ceremony functions' CTE `queued`: the webhook deliveries of the `appended` events, as
-    /// `PostgresRecords.queuingWebhookDeliveries` queues them. Written out here, not taken from that constant, so that
-    /// this step's text never changes with later code.
-    private static let queuingDeliveries = """
-        queued AS (
-            INSERT INTO webhook_deliveries (
-                event_id, endpoint_id, user_id, status, attempts, queued_at, next_attempt_at, lease_until, updated_at
-            )
-            SELECT a.id, s.endpoint_id, a.user_id, 'pending', 0, a.occurred_at,
-                CASE WHEN a.user_id IS NULL OR (
-                    row_number() OVER (PARTITION BY s.endpoint_id, a.user_id ORDER BY a.id) = 1 AND NOT EXISTS (
-                        SELECT 1 FROM webhook_deliveries p
-                        WHERE p.endpoint_id = s.endpoint_id AND p.user_id = a.user_id AND p.status = 'pending'
-                    )
-                ) THEN a.occurred_at END,
-                0, a.occurred_at
-            FROM appended a JOIN webhook_subscriptions s ON s.event_type = a.type OR s.event_type = '*'
-            ORDER BY a.id, s.endpoint_id COLLATE "C"
         """
 }

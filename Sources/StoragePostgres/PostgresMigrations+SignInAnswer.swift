@@ -17,6 +17,7 @@ extension PostgresMigrations {
     /// and planned each time handles one placeholder instead of 35: PostgreSQL's instructions per pooled sign-in on a
     /// running cluster 823,576 → 673,560, per direct one 652,060 → 641,196 (`bench/runs/2026-12-07-record.md`).
     /// A step that adds a column that `userColumns` or `credentialColumns` reads adds it to these types and functions.
+    /// The step also takes the registration's write with one composite argument (`registrationCallSchema`).
     static let signInAnswerSchema = """
         CREATE TYPE passkeyd_sign_in_answer AS (
             outcome text, id bytea, name text, display_name text, created_at double precision,

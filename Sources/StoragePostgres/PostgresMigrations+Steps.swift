@@ -496,6 +496,6 @@ extension PostgresMigrations {
         Step(version: 24, sql: Self.ceremonyFunctionsSchema),
         Step(version: 25, sql: Self.signInWriteSchema),
         Step(version: 26, sql: Self.expectedSignInSchema), Step(version: 27, sql: Self.signInStatementsSchema),
-        Step(version: 28, sql: Self.signInAnswerSchema),
+        Step(version: 28, sql: Self.signInAnswerSchema + "\n" + Self.registrationCallSchema),
     ]
 }

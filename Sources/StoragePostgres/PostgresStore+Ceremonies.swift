@@ -93,33 +93,51 @@ extension PostgresStore {
     ) throws(StorageError) {
         try Self.checkRegistration(newUser: newUser, credential: credential, session: session, events: events)
         for message in mail { try message.validate() }
-        var parameters = PostgresParameters()
-        // The new account's columns (NULL without one), then the passkey's and the session's but their user.
-        var arguments = [parameters.bind(.boolean(newUser != nil), as: "boolean")]
-        var userValues = newUser.map(PostgresRecords.userValues) ?? Self.absentUserTypes.map { (PostgresValue.null, $0) }
-        userValues[0] = (.bytea(session.userID), "bytea")
-        arguments.append(parameters.bind(userValues))
-        var credentialValues = try PostgresRecords.credentialValues(credential)
-        credentialValues.remove(at: 1)
-        arguments.append(parameters.bind(credentialValues))
-        var sessionValues = PostgresRecords.sessionValues(session)
-        sessionValues.remove(at: 2)
-        arguments.append(parameters.bind(sessionValues))
-        arguments.append(parameters.bind(Self.eventValues(events)))
-        arguments += [
-            parameters.bind(.array(mail, of: 25) { .text($0.kind) }, as: "text[]"),
-            parameters.bind(.array(mail, of: 25) { .text($0.recipient) }, as: "text[]"),
-            parameters.bind(.array(mail, of: 17) { .optional($0.userID, PostgresValue.bytea) }, as: "bytea[]"),
-            parameters.bind(.array(mail, of: 25) { .text($0.messageID) }, as: "text[]"),
-            parameters.bind(.array(mail, of: 17) { .bytea($0.message) }, as: "bytea[]"),
-            parameters.bind(.array(mail, of: 701) { .date($0.createdAt) }, as: "float8[]"),
-            parameters.bind(.array(mail, of: 25) { .text(MailSuppression.key($0.recipient)) }, as: "text[]"),
-        ]
-        let sql = "SELECT passkeyd_complete_registration(\(arguments.joined(separator: ", ")))"
+        let call = PostgresValue.record(
+            typed: try Self.registrationFields(newUser: newUser, credential: credential, session: session, events: events, mail: mail)
+        )
         let started = try withConnection { connection throws(PostgresError) -> Int64 in
-            try connection.run(sql, parameters.values) { row throws(PostgresError) in try row.integer(0) }.first ?? 0
+            try connection.run(Self.registrationCall, [call]) { row throws(PostgresError) in try row.integer(0) }.first ?? 0
         }
         guard started == 1 else { throw StorageError(.userDisabled, "the user is disabled") }
+    }
+
+    /// The call of step 28's registration write: its arguments one composite value (`passkeyd_registration_call`, its
+    /// type inferred from the argument's), so that a call parsed, analysed and planned each time, as through a
+    /// transaction-mode pooler, handles one placeholder instead of 56.
+    static let registrationCall = "SELECT passkeyd_register($1)"
+
+    /// The registration's arguments with the types they are declared with (step 24 takes them as arguments, step 28 as
+    /// the fields of `passkeyd_registration_call`, in the same order): whether the account is new, its columns (NULL
+    /// without one, but its ID), the passkey's and the session's but their user, the events, the notices.
+    static func registrationFields(
+        newUser: UserRecord?,
+        credential: CredentialRecord,
+        session: SessionRecord,
+        events: [NewEvent],
+        mail: [NewMail]
+    ) throws(StorageError) -> [(PostgresValue, String)] {
+        var fields: [(PostgresValue, String)] = [(.boolean(newUser != nil), "boolean")]
+        var userValues = newUser.map(PostgresRecords.userValues) ?? Self.absentUserTypes.map { (PostgresValue.null, $0) }
+        userValues[0] = (.bytea(session.userID), "bytea")
+        fields += userValues
+        var credentialValues = try PostgresRecords.credentialValues(credential)
+        credentialValues.remove(at: 1)
+        fields += credentialValues
+        var sessionValues = PostgresRecords.sessionValues(session)
+        sessionValues.remove(at: 2)
+        fields += sessionValues
+        fields += eventValues(events)
+        fields += [
+            (.array(mail, of: 25) { .text($0.kind) }, "text[]"),
+            (.array(mail, of: 25) { .text($0.recipient) }, "text[]"),
+            (.array(mail, of: 17) { .optional($0.userID, PostgresValue.bytea) }, "bytea[]"),
+            (.array(mail, of: 25) { .text($0.messageID) }, "text[]"),
+            (.array(mail, of: 17) { .bytea($0.message) }, "bytea[]"),
+            (.array(mail, of: 701) { .date($0.createdAt) }, "float8[]"),
+            (.array(mail, of: 25) { .text(MailSuppression.key($0.recipient)) }, "text[]"),
+        ]
+        return fields
     }
 
     /// The types of `PostgresRecords.userValues`, for a registration without a new account (its values all NULL).

@@ -30,6 +30,7 @@ struct PostgresFunctionTests {
         #expect(fixed.contains("passkeyd_credential search_path=public, pg_temp"), "\(fixed)")
         #expect(fixed.contains("passkeyd_credential_with_owner search_path=public, pg_temp"), "\(fixed)")
         #expect(fixed.contains("passkeyd_complete_registration search_path=public, pg_temp"), "\(fixed)")
+        #expect(fixed.contains("passkeyd_register search_path=public, pg_temp"), "\(fixed)")
         // Empty tables of the same names in a schema that comes first on the caller's path.
         let id = credential.id.map { String(format: "%02x", $0) }.joined()
         let found = try cluster.psql(
