@@ -180,7 +180,8 @@ for round in $(seq "$ROUNDS"); do
     load two-nodes-limited "$limited_ports" "$limited_node_pids"
 done
 awk -v rounds="$ROUNDS" -v setups="$setups" '
-    { rate[$1] += $2; p50[$1] += $3; p99[$1] += $4; nodes[$1] += $5; postgres[$1] += $6; transactions[$1] += $7; runs[$1]++ }
+    { rate[$1] += $2; p50[$1] += $3; p99[$1] += $4; nodes[$1] += $5; postgres[$1] += $6; transactions[$1] += $7; runs[$1]++
+      round_rate[$1, runs[$1]] = $2 }
     END {
         count = split(setups, names, " ")
         for (i = 1; i <= count; i++) {
@@ -191,6 +192,9 @@ awk -v rounds="$ROUNDS" -v setups="$setups" '
             printf " (means of %d rounds)\n", rounds
         }
         printf "RATIO two-nodes-postgres-vs-one-node-sqlite %.3f\n", rate["two-nodes-postgres"] / rate["one-node-sqlite"]
+        printf "pgbouncer-vs-direct by round:"
+        for (r = 1; r <= rounds; r++) printf " %.3f", round_rate["two-nodes-pgbouncer", r] / round_rate["two-nodes-postgres", r]
+        printf " (the rounds of one run spread by more than most changes: compare several runs)\n"
         printf "RATIO pgbouncer-vs-direct %.3f\n", rate["two-nodes-pgbouncer"] / rate["two-nodes-postgres"]
         printf "RATIO shared-limits-transactions-cost-on-vs-off %.3f\n", transactions["two-nodes-limited"] / transactions["two-nodes-postgres"]
         printf "RATIO shared-limits-postgres-cpu-cost-on-vs-off %.3f\n", postgres["two-nodes-limited"] / postgres["two-nodes-postgres"]
