@@ -83,14 +83,19 @@ struct LoadGenerator {
         // raw-verify rounds fall outside): what the load costs the cores it shares with the server.
         let ownCPU = ProcessCPUTime(processID: getpid())
         var ownCPUSeconds = 0.0
+        var machine = MachineIdleTime.Reading(idle: 0, busy: 0)
         var signRates: [Double] = []
         for _ in 0..<rounds {
             rawRates.append(RawVerifyRate.measure(seconds: rawSecondsPerRound))
             if serverCPU != nil { signRates.append(RawSignRate.measure(seconds: rawSecondsPerRound / 3)) }
             let cpuBefore = try serverCPU?.seconds() ?? 0
             let ownBefore = try ownCPU.seconds()
+            let machineBefore = try MachineIdleTime.read()
             samples += try phase(clients, credential, seconds: seconds / Double(rounds))
+            let machineAfter = try MachineIdleTime.read()
             ownCPUSeconds += try ownCPU.seconds() - ownBefore
+            machine.idle += machineAfter.idle - machineBefore.idle
+            machine.busy += machineAfter.busy - machineBefore.busy
             serverCPUSeconds += try (serverCPU?.seconds() ?? 0) - cpuBefore
         }
         let raw = rawRates.reduce(0, +) / Double(rawRates.count)
@@ -144,6 +149,19 @@ struct LoadGenerator {
                 ownCPUSeconds / Double(samples.count) * 1e3,
                 ownCPUSeconds,
                 samples.count
+            )
+        )
+        // The raw-verify rounds between the load rounds keep one core busy and leave the other idle: only the load
+        // rounds are counted here.
+        let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
+        let total = machine.idle + machine.busy
+        print(
+            String(
+                format: "machine idle during the load: %.1f %% of %.0f cores (%.2f of %.2f core-seconds)",
+                total > 0 ? machine.idle / total * 100 : 0,
+                cores,
+                machine.idle,
+                total
             )
         )
         if failures > 0 { throw Failure(description: "\(failures) ceremonies failed") }
