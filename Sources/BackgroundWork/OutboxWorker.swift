@@ -62,10 +62,10 @@ package final class OutboxWorker<Delivery: OutboxDelivery>: Sendable {
     package func start() -> Bool {
         guard !started.exchange(true, ordering: .relaxed) else { return false }
         let thread = Thread { [self] in
+            ThreadName.setCurrent(Delivery.threadName)
             run()
             finished.signal()
         }
-        thread.name = Delivery.threadName
         thread.start()
         return true
     }

@@ -36,13 +36,13 @@ package final class PeriodicWorker: Sendable {
         }
         guard starting else { return }
         let thread = Thread { [self] in
+            ThreadName.setCurrent(name)
             while phase.withLock({ $0 == .running }) {
                 work()
                 _ = wakeUp.wait(timeout: .now() + interval())
             }
             finished.signal()
         }
-        thread.name = name
         thread.start()
     }
 

@@ -86,7 +86,7 @@ final class EventLoop: @unchecked Sendable {
 
     /// Starts the loop's thread, which holds the loop while it runs.
     func start() throws(HTTPServerError) {
-        let started = LoopThread.start { [self] in
+        let started = LoopThread.start(named: "passkeyd-loop") { [self] in
             pthread_setspecific(Self.currentKey, Unmanaged.passUnretained(self).toOpaque())
             base.run()
         }

@@ -92,7 +92,8 @@ final class WorkerPool: @unchecked Sendable {
         wakeUps = .allocate(capacity: threads.count)
         for index in threads.indices { sem_init(wakeUps + index, 0, 0) }
         for (index, kind) in threads.enumerated() {
-            switch LoopThread.start({ [self] in work(kind, index: index, niceness: niceness) }) {
+            let name = kind == .clean ? "passkeyd-worker" : "passkeyd-lane"
+            switch LoopThread.start(named: name, { [self] in work(kind, index: index, niceness: niceness) }) {
             case .success(let thread):
                 self.threads.append(thread)
             case .failure(let failure):

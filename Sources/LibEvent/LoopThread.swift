@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,20 +12,29 @@ package enum LoopThread {
         package let reason: String
     }
 
-    /// Runs `body` on a new thread, which holds it (and what it captures) until it returns.
-    package static func start(_ body: @escaping @Sendable () -> Void) -> Result<pthread_t, Failure> {
+    /// Runs `body` on a new thread named `name` (what `top -H`, `ps -L` and `perf` show for it; Linux keeps the first
+    /// 15 bytes), which holds `body` (and what it captures) until it returns.
+    package static func start(named name: String, _ body: @escaping @Sendable () -> Void) -> Result<pthread_t, Failure> {
         final class Body {
+            let name: String
             let run: @Sendable () -> Void
-            init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+            init(_ name: String, _ run: @escaping @Sendable () -> Void) {
+                self.name = name
+                self.run = run
+            }
         }
         var thread = pthread_t()
-        let context = Unmanaged.passRetained(Body(body)).toOpaque()
+        let context = Unmanaged.passRetained(Body(name, body)).toOpaque()
         let status = pthread_create(
             &thread,
             nil,
             { argument in
                 guard let argument else { return nil }
-                Unmanaged<Body>.fromOpaque(argument).takeRetainedValue().run()
+                let body = Unmanaged<Body>.fromOpaque(argument).takeRetainedValue()
+                // Foundation's setter on the thread itself reaches the system (`pthread_setname_np`, which Swift's
+                // Glibc does not declare), and refuses more than 15 bytes.
+                Thread.current.name = String(decoding: body.name.utf8.prefix(15), as: UTF8.self)
+                body.run()
                 return nil
             },
             context

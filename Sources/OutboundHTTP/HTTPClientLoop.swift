@@ -94,7 +94,7 @@ final class HTTPClientLoop: @unchecked Sendable {
 
     /// Starts the thread; it holds the loop until the loop has shut down.
     private func start() throws(HTTPClientError) {
-        switch LoopThread.start({ [self] in run() }) {
+        switch LoopThread.start(named: "passkeyd-fetch", { [self] in run() }) {
         case .success(let thread): self.thread = thread
         case .failure(let failure): throw HTTPClientError(.eventLoopFailed, failure.reason)
         }

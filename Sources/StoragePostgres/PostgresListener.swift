@@ -48,8 +48,10 @@ final class PostgresListener: Sendable {
             return !state.isStarted && !state.isStopped
         }
         guard starting else { return }
-        let thread = Thread { [self] in run() }
-        thread.name = "passkeyd-listen"
+        let thread = Thread { [self] in
+            Thread.current.name = "passkeyd-listen"  // set on the thread itself, where it reaches the system
+            run()
+        }
         thread.start()
     }
 

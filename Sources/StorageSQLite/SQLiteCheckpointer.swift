@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 import Storage
 
 #if canImport(Glibc)
@@ -142,6 +143,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     }
 
     private func run() {
+        Thread.current.name = "passkeyd-ckpt"  // what `top -H` shows
         pthread_mutex_lock(mutex)
         while true {
             while !isWanted && !isStopped { pthread_cond_wait(condition, mutex) }

@@ -1,3 +1,4 @@
+import Foundation
 import Storage
 
 #if canImport(Glibc)
@@ -148,6 +149,7 @@ final class SQLiteWriterHandoff: @unchecked Sendable {
 
     /// The thread's life: the jobs in the order they came, until `stop` and none is left.
     private func work() {
+        Thread.current.name = "passkeyd-writer"  // what `top -H` shows
         pthread_mutex_lock(mutex)
         while true {
             while jobs.isEmpty && !isStopped { pthread_cond_wait(wanted, mutex) }

@@ -90,6 +90,37 @@ import Testing
         #expect(handler.threads.withLock { $0 } == ["/loop": true, "/pool": false])
     }
 
+    /// The server's threads carry names that `top -H`, `ps -L` and `perf` show: its event loops `passkeyd-loop`, its
+    /// workers `passkeyd-worker` and a suspect lane's `passkeyd-lane` (before, every thread showed the process's name).
+    @Test func threadsCarryTheirKindsNameForTheSystemsTools() throws {
+        final class NameRecorder: HTTPHandler {
+            let names = Mutex<[String: String]>([:])
+            func handle(_ request: HTTPRequest) -> HTTPResponse {
+                names.withLock { $0[request.path] = WorkerPoolTests.currentThreadName() }
+                return .json(status: 200, Array("{}".utf8))
+            }
+            func answerOnLoop(_ request: HTTPRequest) -> HTTPResponse? { request.path == "/loop" ? handle(request) : nil }
+        }
+        let handler = NameRecorder()
+        let server = try TestServer(threads: 1, handler: handler)
+        #expect(try curl(["-o", "/dev/null", server.httpURL + "/loop"]).status == 0)
+        #expect(try curl(["-o", "/dev/null", server.httpURL + "/pool"]).status == 0)
+        #expect(handler.names.withLock { $0 } == ["/loop": "passkeyd-loop", "/pool": "passkeyd-worker"])
+
+        let pool = try WorkerPool(threads: 1, maximumQueued: 1, lane: SuspectLane(workers: 1, maximumQueued: 1, niceness: 0))
+        let laneName = Mutex<String?>(nil)
+        #expect(pool.submit({ laneName.withLock { $0 = Self.currentThreadName() } }, lane: .suspect) == .queued)
+        let deadline = Date().addingTimeInterval(5)
+        while laneName.withLock({ $0 }) == nil && Date() < deadline { usleep(10_000) }
+        pool.stop()
+        #expect(laneName.withLock { $0 } == "passkeyd-lane")
+    }
+
+    /// The calling thread's name as the system shows it.
+    static func currentThreadName() -> String {
+        ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "").trimmingCharacters(in: .newlines)
+    }
+
     /// One worker busy and one request queued: the next is answered `503 server_busy` with `Retry-After` at once,
     /// and the two accepted ones are answered once the worker is free.
     @Test func aFullQueueIsAnswered503WithRetryAfter() throws {

@@ -112,14 +112,25 @@ python3 bench/counts/wal_owners.py "$work/copy/passkeyd.sqlite"
 
 # Context switches, untraced (a tracer stops every system call, each stop a switch): the server's threads' voluntary
 # (a wait: a futex, epoll_wait, the disk) and involuntary (preempted) switches from /proc over one more loadgen run of
-# COUNT_SECONDS, whose registrations are subtracted as above.
-switches() { cat /proc/"$server_pid"/task/*/status 2>/dev/null | awk '/^voluntary_ctxt/ { v += $2 } /^nonvoluntary_ctxt/ { n += $2 } END { print v, n }'; }
-read -r voluntary_before involuntary_before < <(switches)
+# COUNT_SECONDS, whose registrations are subtracted as above; in all, then by the threads' names (`passkeyd-loop`,
+# `passkeyd-worker`, `passkeyd-writer`, ...: what `top -H` shows).
+switches() {
+    for task in /proc/"$server_pid"/task/*; do
+        awk -v name="$(cat "$task/comm" 2>/dev/null)" '/^voluntary_ctxt/ { v = $2 } /^nonvoluntary_ctxt/ { n = $2 }
+            END { print name, v + 0, n + 0 }' "$task/status" 2>/dev/null || true
+    done | awk '{ v[$1] += $2; n[$1] += $3 } END { for (name in v) print name, v[name], n[name] }'
+}
+switches >"$work/switches-before.txt"
 sessions_before=$(sessions)
 "$LOADGEN_BIN" --port "$port" --connections "$LOAD_CONNECTIONS" --passkeys "$LOAD_PASSKEYS" \
     --seconds "$COUNT_SECONDS" --warm-up 0 >"$work/loadgen-untraced.txt" 2>&1 || { cat "$work/loadgen-untraced.txt" >&2; exit 1; }
-read -r voluntary_after involuntary_after < <(switches)
+switches >"$work/switches-after.txt"
 untraced=$(($(sessions) - sessions_before - LOAD_PASSKEYS))
 [ "$untraced" -gt 0 ] || { echo "no ceremony ended untraced" >&2; exit 1; }
-awk -v n="$untraced" -v v=$((voluntary_after - voluntary_before)) -v i=$((involuntary_after - involuntary_before)) \
-    'BEGIN { printf "  context switches (untraced, %d ceremonies): %.2f voluntary, %.2f involuntary\n", n, v / n, i / n }'
+awk -v n="$untraced" '
+    FNR == NR { v0[$1] = $2; n0[$1] = $3; next }
+    { v[$1] = $2 - v0[$1]; i[$1] = $3 - n0[$1]; tv += v[$1]; ti += i[$1] }
+    END {
+        printf "  context switches (untraced, %d ceremonies): %.2f voluntary, %.2f involuntary\n", n, tv / n, ti / n
+        for (name in v) if (v[name] + i[name] > 0) printf "    %-24s %6.2f %6.2f\n", name, v[name] / n, i[name] / n | "sort -k2 -g -r"
+    }' "$work/switches-before.txt" "$work/switches-after.txt"

@@ -76,7 +76,7 @@ final class MetadataRefresher: Sendable {
         }
         previous?.stop()
         guard let client, attestation.sources.metadata != nil, attestation.metadataURL != nil else { return }
-        let worker = PeriodicWorker(name: "passkeyd-metadata", interval: attestation.metadataRefreshSeconds) { [weak self] in
+        let worker = PeriodicWorker(name: "passkeyd-mds", interval: attestation.metadataRefreshSeconds) { [weak self] in
             _ = self?.refresh(client: client)
         }
         state.withLock { $0.worker = worker }

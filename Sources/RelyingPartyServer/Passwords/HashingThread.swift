@@ -16,7 +16,7 @@ enum HashingThread {
     /// Runs `body` on a new detached thread, at the idle policy when `idle`; false, and `body` not run, when no thread
     /// could start.
     static func start(idle: Bool, _ body: @escaping @Sendable () -> Void) -> Bool {
-        let started = LoopThread.start {
+        let started = LoopThread.start(named: "passkeyd-hash") {
             if idle { lowerPolicy() }
             body()
         }

@@ -19,7 +19,7 @@ struct WebhookEndpointDelivery: OutboxDelivery {
         let messageID: String
     }
 
-    static var threadName: String { "passkeyd-webhooks" }
+    static var threadName: String { "passkeyd-hooks" }
 
     let endpoint: WebhookEndpoint
     /// The endpoint's secret, keyed once for every attempt's signature.
