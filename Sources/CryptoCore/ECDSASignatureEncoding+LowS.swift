@@ -35,15 +35,22 @@ extension ECDSASignatureEncoding {
         der.withUnsafeBufferPointer { lowSRawEncoded(der: $0, curve: curve) }
     }
 
-    /// `lowSRawEncoded` of DER where it lies (the signer's scratch buffer).
+    /// `lowSRawEncoded` of DER where it lies.
     static func lowSRawEncoded(der: UnsafeBufferPointer<UInt8>, curve: EllipticCurve) -> [UInt8]? {
-        guard let order = CurveOrder.of(curve), let parsed = parse(der: der) else { return nil }
+        guard let parsed = parse(der: der) else { return nil }
         defer { ECDSA_SIG_free(parsed) }
+        return lowSRaw(signature: parsed, curve: curve)
+    }
+
+    /// The low-S `r || s` form of OpenSSL's `ECDSA_SIG`, which the caller owns and frees: its `s` is replaced by
+    /// `n - s` in place when high. Nil when an integer is too long or `s` is not in `1..<n`.
+    static func lowSRaw(signature: OpaquePointer, curve: EllipticCurve) -> [UInt8]? {
+        guard let order = CurveOrder.of(curve) else { return nil }
         var r: OpaquePointer?
         var s: OpaquePointer?
-        ECDSA_SIG_get0(parsed, &r, &s)
+        ECDSA_SIG_get0(signature, &r, &s)
         guard let r, let s, BN_is_zero(s) == 0, BN_is_negative(s) == 0, BN_cmp(s, order.number) < 0 else { return nil }
-        // RFC 7518 §3.4 leaves both twins valid; only s ≤ n/2 is issued. `s` belongs to `parsed`, which is ours.
+        // RFC 7518 §3.4 leaves both twins valid; only s ≤ n/2 is issued. `s` belongs to `signature`, the caller's.
         if BN_cmp(s, order.halfNumber) > 0 {
             guard BN_sub(s, order.number, s) == 1 else { return nil }
         }

@@ -3,14 +3,16 @@ import JSON
 import Synchronization
 
 /// A private key that signs JWSs with one algorithm under one key ID (`kid`): access tokens, and the OpenID
-/// provider's ID tokens. Thread-safe; ECDSA and RSA keep a few prepared signing contexts (padding and hash set) for
-/// reuse, as public keys do for verification. Never logged.
+/// provider's ID tokens. Thread-safe; RSA keeps a few prepared signing contexts (padding and hash set) for reuse, as
+/// public keys do for verification, and ES256 signs through one `ECDSASigner`. Never logged.
 public final class JWSSigningKey: Sendable {
     public let algorithm: JWSAlgorithm
     /// The `kid` of every JWS it signs and of its JWK.
     public let keyID: String
     public let publicKey: PublicKey
     private let privateKey: PrivateKey
+    /// ES256's signer (`ECDSA_do_sign` straight to `r || s`); nil for the other algorithms.
+    private let ecdsa: ECDSASigner?
     private let contexts = KeyContextPool()
     /// The largest signature OpenSSL may produce for this key (DER for ECDSA).
     let maximumSignatureLength: Int
@@ -29,6 +31,12 @@ public final class JWSSigningKey: Sendable {
         self.keyID = keyID
         self.publicKey = publicKey
         self.privateKey = privateKey
+        if algorithm == .es256 {
+            guard let signer = ECDSASigner(privateKey: privateKey) else { throw CryptoError(.invalidKey, "the key cannot sign ES256") }
+            ecdsa = signer
+        } else {
+            ecdsa = nil
+        }
         maximumSignatureLength = Int(EVP_PKEY_get_size(privateKey.key))
     }
 
@@ -37,6 +45,7 @@ public final class JWSSigningKey: Sendable {
     public func sign(_ signingInput: [UInt8]) throws(CryptoError) -> [UInt8] {
         let scheme = algorithm.signatureAlgorithm
         guard let digest = scheme.digest else { return try signEdwards(signingInput) }
+        if let ecdsa { return try signECDSA(signingInput, digest: digest, with: ecdsa) }
         guard let context = contexts.take(scheme) ?? makeSigningContext(scheme) else {
             throw CryptoError(.internalFailure, "no signing context for \(algorithm.rawValue)")
         }
@@ -47,19 +56,24 @@ public final class JWSSigningKey: Sendable {
             digest.hash(signingInput, [], into: hash)
             var length = output.count
             guard EVP_PKEY_sign(context, output.baseAddress, &length, hash.baseAddress, hash.count) == 1 else { return nil as [UInt8]? }
-            let signature = UnsafeBufferPointer(rebasing: output[..<length])
-            guard algorithm == .es256 else { return Array(signature) }
-            // RFC 7518 §3.4: the JWS form of an ECDSA signature is r || s, each 32 bytes for P-256, not DER.
-            // Only the low-S twin is issued (s ≤ n/2), so every token has one valid signature and verifiers of
-            // passkeyd's own tokens refuse the other.
-            return ECDSASignatureEncoding.lowSRawEncoded(der: signature, curve: .p256) ?? []
+            return Array(UnsafeBufferPointer(rebasing: output[..<length]))
         }
         contexts.give(context, for: scheme)
         guard let signed else {
             ERR_clear_error()
             throw CryptoError(.internalFailure, "\(algorithm.rawValue) signing failed")
         }
-        guard !signed.isEmpty else { throw CryptoError(.internalFailure, "OpenSSL produced an ECDSA signature that is not P-256 DER") }
+        return signed
+    }
+
+    /// ES256: the digest on the stack, then OpenSSL's signature straight to r || s. RFC 7518 §3.4: the JWS form of
+    /// an ECDSA signature is r || s, each 32 bytes for P-256, not DER.
+    private func signECDSA(_ signingInput: [UInt8], digest: DigestAlgorithm, with signer: ECDSASigner) throws(CryptoError) -> [UInt8] {
+        let signed = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: digest.outputLength) { hash in
+            digest.hash(signingInput, [], into: hash)
+            return signer.sign(digest: UnsafeBufferPointer(hash))
+        }
+        guard let signed else { throw CryptoError(.internalFailure, "ES256 signing failed") }
         return signed
     }
 

@@ -1,5 +1,6 @@
 import CryptoCore
 import Foundation
+import Synchronization
 import Testing
 
 /// Signing JWSs for access tokens: each algorithm's signature verifies with the public key and its JWK, ES256 is
@@ -38,6 +39,26 @@ import Testing
             for _ in 0..<20 {
                 #expect(try key.sign(Array("header.payload".utf8)).count == length, "\(algorithm)")
             }
+        }
+    }
+
+    /// Threads sharing one ES256 key (its one `EC_KEY`, read by every signature) each get signatures that verify and
+    /// are low-S, every one different (a fresh nonce each).
+    @Test func threadsSharingAnES256KeyGetValidLowSSignatures() throws {
+        let key = try JWSSigningKey(privateKey: try JWSAlgorithm.es256.generateKey(), algorithm: .es256, keyID: "k")
+        let message = Array("header.payload".utf8)
+        let signatures = Mutex([[UInt8]]())
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            let mine = (0..<100).compactMap { _ in try? key.sign(message) }
+            signatures.withLock { $0 += mine }
+        }
+        let all = signatures.withLock { $0 }
+        #expect(all.count == 800)
+        #expect(Set(all).count == all.count)
+        for raw in all {
+            let der = try #require(ECDSASignatureEncoding.derEncoded(raw: raw, curve: .p256))
+            #expect(key.publicKey.verify(signature: der, message: message, algorithm: .ecdsaSHA256))
+            #expect(ECDSASignatureEncoding.isLowS(raw: raw, curve: .p256))
         }
     }
 
