@@ -100,7 +100,7 @@ static inline void pk_sha256_two(const unsigned char *a, size_t a_length, const 
 /* ECDSA's signature of a digest as OpenSSL's ECDSA_SIG (r and s), for the JWS signer (`ECDSASigner`): the same
    ECDSA_do_sign_ex that EVP_PKEY_sign reaches through the default provider, without the DER it then writes
    (i2d_ECDSA_SIG) and the signer parsed back to r || s (d2i_ECDSA_SIG): some 11 k instructions of an access token's
-   285 k. The EC_KEY is the key's legacy form, taken once per signing key (EVP_PKEY_get1_EC_KEY) and only read by
+   284 k. The EC_KEY is the key's legacy form, taken once per signing key (EVP_PKEY_get1_EC_KEY) and only read by
    the signatures, as the provider's own EC_KEY is by concurrent EVP_PKEY_sign calls. Deprecated in OpenSSL 3.0 like
    the SHA256 functions above, and the same implementation. */
 static inline EC_KEY *pk_EVP_PKEY_get1_EC_KEY(EVP_PKEY *key) { return EVP_PKEY_get1_EC_KEY(key); }

@@ -27,16 +27,10 @@ extension ECDSASignatureEncoding {
         return written ? output : nil
     }
 
-    /// The low-S `r || s` form of a DER `ECDSA-Sig-Value`: what `rawEncoded` then `lowS` give, in one step for the
-    /// signer. The DER is parsed once (OpenSSL's `ECDSA_SIG`), `s` compared with the curve's `n` and `n/2` held as
-    /// BIGNUMs, and a high `s` replaced by `n - s` in its own BIGNUM (`BN_sub`). Nil when the DER is malformed, an
-    /// integer is too long, or `s` is not in `1..<n`.
+    /// The low-S `r || s` form of a DER `ECDSA-Sig-Value`: what `rawEncoded` then `lowS` give, in one step (the DER
+    /// parsed once, `lowSRaw` on OpenSSL's `ECDSA_SIG`). Nil when the DER is malformed, an integer is too long, or `s`
+    /// is not in `1..<n`.
     public static func lowSRawEncoded(der: [UInt8], curve: EllipticCurve) -> [UInt8]? {
-        der.withUnsafeBufferPointer { lowSRawEncoded(der: $0, curve: curve) }
-    }
-
-    /// `lowSRawEncoded` of DER where it lies.
-    static func lowSRawEncoded(der: UnsafeBufferPointer<UInt8>, curve: EllipticCurve) -> [UInt8]? {
         guard let parsed = parse(der: der) else { return nil }
         defer { ECDSA_SIG_free(parsed) }
         return lowSRaw(signature: parsed, curve: curve)

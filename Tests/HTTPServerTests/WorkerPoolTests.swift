@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import HTTPServer
@@ -75,50 +76,42 @@ import Testing
     /// A route answered from memory runs on the loop thread itself: while it runs, the loop serves nobody else (which
     /// is why only answers that wait on nothing may say so).
     @Test func answersFromMemoryRunOnTheLoopThread() throws {
-        final class LoopRecorder: HTTPHandler {
-            let threads = Mutex<[String: Bool]>([:])
-            func handle(_ request: HTTPRequest) -> HTTPResponse {
-                threads.withLock { $0[request.path] = EventLoop.current != nil }
-                return .json(status: 200, Array("{}".utf8))
-            }
-            func answerOnLoop(_ request: HTTPRequest) -> HTTPResponse? { request.path == "/loop" ? handle(request) : nil }
-        }
-        let handler = LoopRecorder()
-        let server = try TestServer(threads: 1, handler: handler)
-        #expect(try curl(["-o", "/dev/null", server.httpURL + "/loop"]).status == 0)
-        #expect(try curl(["-o", "/dev/null", server.httpURL + "/pool"]).status == 0)
-        #expect(handler.threads.withLock { $0 } == ["/loop": true, "/pool": false])
+        let threads = try Self.threadsAnswering(["/loop", "/pool"])
+        #expect(threads.mapValues(\.isOnLoop) == ["/loop": true, "/pool": false])
     }
 
     /// The server's threads carry names that `top -H`, `ps -L` and `perf` show: its event loops `passkeyd-loop`, its
     /// workers `passkeyd-worker` and a suspect lane's `passkeyd-lane` (before, every thread showed the process's name).
     @Test func threadsCarryTheirKindsNameForTheSystemsTools() throws {
-        final class NameRecorder: HTTPHandler {
-            let names = Mutex<[String: String]>([:])
-            func handle(_ request: HTTPRequest) -> HTTPResponse {
-                names.withLock { $0[request.path] = WorkerPoolTests.currentThreadName() }
-                return .json(status: 200, Array("{}".utf8))
-            }
-            func answerOnLoop(_ request: HTTPRequest) -> HTTPResponse? { request.path == "/loop" ? handle(request) : nil }
-        }
-        let handler = NameRecorder()
-        let server = try TestServer(threads: 1, handler: handler)
-        #expect(try curl(["-o", "/dev/null", server.httpURL + "/loop"]).status == 0)
-        #expect(try curl(["-o", "/dev/null", server.httpURL + "/pool"]).status == 0)
-        #expect(handler.names.withLock { $0 } == ["/loop": "passkeyd-loop", "/pool": "passkeyd-worker"])
+        let threads = try Self.threadsAnswering(["/loop", "/pool"])
+        #expect(threads.mapValues(\.name) == ["/loop": "passkeyd-loop", "/pool": "passkeyd-worker"])
 
         let pool = try WorkerPool(threads: 1, maximumQueued: 1, lane: SuspectLane(workers: 1, maximumQueued: 1, niceness: 0))
         let laneName = Mutex<String?>(nil)
-        #expect(pool.submit({ laneName.withLock { $0 = Self.currentThreadName() } }, lane: .suspect) == .queued)
+        #expect(pool.submit({ laneName.withLock { $0 = SystemThreadName.current } }, lane: .suspect) == .queued)
         let deadline = Date().addingTimeInterval(5)
         while laneName.withLock({ $0 }) == nil && Date() < deadline { usleep(10_000) }
         pool.stop()
         #expect(laneName.withLock { $0 } == "passkeyd-lane")
     }
 
-    /// The calling thread's name as the system shows it.
-    static func currentThreadName() -> String {
-        ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "").trimmingCharacters(in: .newlines)
+    /// The thread that answered each of `paths` on a one-loop server (`/loop` on the loop, the others on its pool):
+    /// whether it was the loop, and its name as the system shows it.
+    private static func threadsAnswering(_ paths: [String]) throws -> [String: (isOnLoop: Bool, name: String)] {
+        final class ThreadRecorder: HTTPHandler {
+            let threads = Mutex<[String: (isOnLoop: Bool, name: String)]>([:])
+            func handle(_ request: HTTPRequest) -> HTTPResponse {
+                threads.withLock { $0[request.path] = (EventLoop.current != nil, SystemThreadName.current) }
+                return .json(status: 200, Array("{}".utf8))
+            }
+            func answerOnLoop(_ request: HTTPRequest) -> HTTPResponse? { request.path == "/loop" ? handle(request) : nil }
+        }
+        let handler = ThreadRecorder()
+        let server = try TestServer(threads: 1, handler: handler)
+        for path in paths {
+            #expect(try curl(["-o", "/dev/null", server.httpURL + path]).status == 0)
+        }
+        return handler.threads.withLock { $0 }
     }
 
     /// One worker busy and one request queued: the next is answered `503 server_busy` with `Retry-After` at once,

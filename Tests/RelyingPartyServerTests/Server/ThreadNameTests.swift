@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import BackgroundWork
@@ -11,8 +12,8 @@ import Testing
     @Test func aPeriodicWorkersThreadShowsItsNameCutTo15Bytes() throws {
         let seen = Mutex<String?>(nil)
         let worker = PeriodicWorker(name: "passkeyd-periodic-test", interval: 60) {
-            let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
-            seen.withLock { $0 = $0 ?? name.trimmingCharacters(in: .newlines) }
+            let name = SystemThreadName.current
+            seen.withLock { $0 = $0 ?? name }
         }
         worker.start()
         let deadline = Date().addingTimeInterval(5)
