@@ -43,6 +43,8 @@ let package = Package(
         // Pure layers.
         // JSON reading and writing: the value tree, the strict parser, the writer, the tree decoders.
         .target(name: "JSON"),
+        // The server's threads: plain POSIX threads, named on themselves.
+        .target(name: "SystemThreads"),
         .target(name: "CBOR", dependencies: ["CLibCBOR"]),
         .target(name: "CryptoCore", dependencies: ["COpenSSL", "JSON"]),
         .target(name: "WebAuthnCore", dependencies: ["CBOR", "CryptoCore", "JSON"]),
@@ -60,8 +62,8 @@ let package = Package(
 
         // Storage: protocols and the in-memory driver; SQLite driver; PostgreSQL driver for several nodes.
         .target(name: "Storage", dependencies: ["Confusables"]),
-        .target(name: "StorageSQLite", dependencies: ["Storage", "CSQLite"]),
-        .target(name: "StoragePostgres", dependencies: ["Storage", "CLibPQ"]),
+        .target(name: "StorageSQLite", dependencies: ["Storage", "CSQLite", "SystemThreads"]),
+        .target(name: "StoragePostgres", dependencies: ["Storage", "CLibPQ", "SystemThreads"]),
 
         // The readers of user exports: passkeyd's own NDJSON (and its lines' writer), and the files of the systems an app
         // moves from (Firebase, Supabase, Auth0), parsed into typed records; applying them to accounts is the server's.
@@ -78,9 +80,9 @@ let package = Package(
         // too), evhttp's server, requests and connections, the resolver. Per-request methods are `@inlinable`.
         .target(name: "LibEvent", dependencies: ["CLibEvent", "HTTPFields"]),
         // HTTP/1.1 over TLS on libevent; the relying-party server composes everything.
-        .target(name: "HTTPServer", dependencies: ["LibEvent", "HTTPFields", "CryptoCore", "Observability"]),
+        .target(name: "HTTPServer", dependencies: ["LibEvent", "HTTPFields", "CryptoCore", "Observability", "SystemThreads"]),
         // The one outbound HTTP(S) client: libevent's HTTP client over OpenSSL, on a loop thread of its own.
-        .target(name: "OutboundHTTP", dependencies: ["LibEvent", "HTTPFields", "CryptoCore"]),
+        .target(name: "OutboundHTTP", dependencies: ["LibEvent", "HTTPFields", "CryptoCore", "SystemThreads"]),
         // Reading the configuration file: typed access to one block with errors naming the full key, and the one
         // configuration error type, so that each feature module parses its own settings block.
         .target(name: "ConfigurationReading", dependencies: ["JSON", "OutboundHTTP"]),
@@ -112,7 +114,7 @@ let package = Package(
         .target(name: "AccountEvents", dependencies: ["AppleSignIn", "CryptoCore", "HTTPEdge", "JSON", "Storage"]),
         // Threads that work in the background: a round every interval (`PeriodicWorker`), a cached document's fetch schedule
         // (`BackgroundRefresh`) and the durable outboxes' worker (`OutboxWorker`, run by an `OutboxDelivery`).
-        .target(name: "BackgroundWork", dependencies: ["CryptoCore"]),
+        .target(name: "BackgroundWork", dependencies: ["CryptoCore", "SystemThreads"]),
         // Mail that passkeyd writes: the `email` block with its templates, the messages (`MailComposer`) and the bounce
         // webhooks of the mail providers, verified and read, and the outbox's delivery (`MailDelivery`, run by an
         // `OutboxWorker`), which sends through MailTransport.
@@ -160,7 +162,7 @@ let package = Package(
                 "WebAuthnCore", "CryptoCore", "JSON", "Storage", "HTTPServer", "AppleSignIn", "OpenIDConnect", "Observability", "PasswordHashes",
                 "Confusables", "MailTransport", "UserImport", "ConfigurationReading", "AssociatedDomains", "AccessTokens", "Webhooks",
                 "HTTPEdge", "AccountEvents", "ConfigurationFile", "BackgroundWork", "Email", "FederatedIdentity", "Accounts",
-                "RateLimiting", "OutboundHTTP", "HTTPFields", "LibEvent",
+                "RateLimiting", "OutboundHTTP", "HTTPFields", "SystemThreads",
             ],
             resources: [.embedInCode("OpenAPI/openapi.json"), .embedInCode("Email/recovery-page.js")]
         ),

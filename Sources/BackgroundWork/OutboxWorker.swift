@@ -2,6 +2,7 @@ import CryptoCore
 import Dispatch
 import Foundation
 import Synchronization
+import SystemThreads
 
 /// The thread of a durable outbox's worker (`OutboxDelivery`: the mail outbox, each webhook endpoint). It claims due
 /// rows, keeps up to `concurrency` sends in flight, records their outcomes in batches, and claims again: when an
@@ -61,13 +62,13 @@ package final class OutboxWorker<Delivery: OutboxDelivery>: Sendable {
     @discardableResult
     package func start() -> Bool {
         guard !started.exchange(true, ordering: .relaxed) else { return false }
-        let thread = Thread { [self] in
-            ThreadName.setCurrent(Delivery.threadName)
+        let running = NamedThread.startDetached(named: Delivery.threadName) { [self] in
             run()
             finished.signal()
         }
-        thread.start()
-        return true
+        // No thread (the system's limit): unstarted, so that `stop` does not wait for one and a later `start` tries again.
+        if !running { started.store(false, ordering: .relaxed) }
+        return running
     }
 
     /// Something was written: claim soon.

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import SystemThreads
 
 /// A background thread that runs `work` every `interval` seconds, or sooner when woken: the Apple work (code
 /// exchanges, revocations), the signing-key rotation and the metadata refresh, never on a request's path. Started and
@@ -27,7 +28,7 @@ package final class PeriodicWorker: Sendable {
         self.work = work
     }
 
-    /// Starts the thread; does nothing when it runs or was stopped.
+    /// Starts the thread; does nothing when it runs or was stopped, or when no thread can start (the system's limit).
     package func start() {
         let starting = phase.withLock { phase in
             guard phase == .idle else { return false }
@@ -35,15 +36,15 @@ package final class PeriodicWorker: Sendable {
             return true
         }
         guard starting else { return }
-        let thread = Thread { [self] in
-            ThreadName.setCurrent(name)
+        let started = NamedThread.startDetached(named: name) { [self] in
             while phase.withLock({ $0 == .running }) {
                 work()
                 _ = wakeUp.wait(timeout: .now() + interval())
             }
             finished.signal()
         }
-        thread.start()
+        // No thread: as stopped, so that `stop` does not wait for one.
+        if !started { phase.withLock { $0 = .stopped } }
     }
 
     /// Makes a sleeping thread run its next round now.

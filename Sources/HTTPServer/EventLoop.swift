@@ -1,6 +1,7 @@
 import CryptoCore
 import LibEvent
 import Synchronization
+import SystemThreads
 
 #if canImport(Glibc)
 import Glibc
@@ -86,7 +87,7 @@ final class EventLoop: @unchecked Sendable {
 
     /// Starts the loop's thread, which holds the loop while it runs.
     func start() throws(HTTPServerError) {
-        let started = LoopThread.start(named: "passkeyd-loop") { [self] in
+        let started = NamedThread.start(named: "passkeyd-loop") { [self] in
             pthread_setspecific(Self.currentKey, Unmanaged.passUnretained(self).toOpaque())
             base.run()
         }

@@ -1,5 +1,6 @@
 import LibEvent
 import Synchronization
+import SystemThreads
 
 #if canImport(Glibc)
 import Glibc
@@ -93,7 +94,7 @@ final class WorkerPool: @unchecked Sendable {
         for index in threads.indices { sem_init(wakeUps + index, 0, 0) }
         for (index, kind) in threads.enumerated() {
             let name = kind == .clean ? "passkeyd-worker" : "passkeyd-lane"
-            switch LoopThread.start(named: name, { [self] in work(kind, index: index, niceness: niceness) }) {
+            switch NamedThread.start(named: name, { [self] in work(kind, index: index, niceness: niceness) }) {
             case .success(let thread):
                 self.threads.append(thread)
             case .failure(let failure):

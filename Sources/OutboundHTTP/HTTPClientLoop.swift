@@ -1,6 +1,7 @@
 import CryptoCore
 import LibEvent
 import Synchronization
+import SystemThreads
 
 #if canImport(Glibc)
 import Glibc
@@ -94,7 +95,7 @@ final class HTTPClientLoop: @unchecked Sendable {
 
     /// Starts the thread; it holds the loop until the loop has shut down.
     private func start() throws(HTTPClientError) {
-        switch LoopThread.start(named: "passkeyd-fetch", { [self] in run() }) {
+        switch NamedThread.start(named: "passkeyd-fetch", { [self] in run() }) {
         case .success(let thread): self.thread = thread
         case .failure(let failure): throw HTTPClientError(.eventLoopFailed, failure.reason)
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Storage
 import Synchronization
+import SystemThreads
 
 /// The one connection of a store that listens for the notification announcing a change of the signing keys
 /// (`LISTEN passkeyd_signing_keys`; `PostgresRecords` sends it in the transaction that writes them), on a thread of
@@ -48,11 +49,12 @@ final class PostgresListener: Sendable {
             return !state.isStarted && !state.isStopped
         }
         guard starting else { return }
-        let thread = Thread { [self] in
-            Thread.current.name = "passkeyd-listen"  // set on the thread itself, where it reaches the system
-            run()
+        guard NamedThread.startDetached(named: "passkeyd-listen", { [self] in run() }) else {
+            // The next watcher tries again; meanwhile the watchers poll, as they do while the connection is lost.
+            state.withLock { $0.isStarted = false }
+            notices.receive(PostgresNotice(severity: "WARNING", message: "the signing-key listener: no thread could start"))
+            return
         }
-        thread.start()
     }
 
     /// Makes the thread end (within `stopCheckInterval`) and close its connection. Idempotent.

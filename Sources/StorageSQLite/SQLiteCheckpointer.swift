@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Storage
+import SystemThreads
 
 #if canImport(Glibc)
 import Glibc
@@ -73,21 +74,8 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         } catch {
             throw error.storageError
         }
-        var thread = pthread_t()
         // The thread holds the checkpointer until it returns.
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let status = pthread_create(
-            &thread,
-            nil,
-            { argument in
-                guard let argument else { return nil }
-                Unmanaged<SQLiteCheckpointer>.fromOpaque(argument).takeRetainedValue().run()
-                return nil
-            },
-            context
-        )
-        guard status == 0 else {
-            Unmanaged<SQLiteCheckpointer>.fromOpaque(context).release()
+        guard case .success(let thread) = NamedThread.start(named: "passkeyd-ckpt", { [self] in run() }) else {
             throw StorageError(.unavailable, "starting the checkpoint thread failed")
         }
         self.thread = thread
@@ -143,7 +131,6 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     }
 
     private func run() {
-        Thread.current.name = "passkeyd-ckpt"  // what `top -H` shows
         pthread_mutex_lock(mutex)
         while true {
             while !isWanted && !isStopped { pthread_cond_wait(condition, mutex) }

@@ -1,5 +1,6 @@
 import Foundation
 import Storage
+import SystemThreads
 
 #if canImport(Glibc)
 import Glibc
@@ -127,29 +128,12 @@ final class SQLiteWriterHandoff: @unchecked Sendable {
 
     /// Starts the thread; without it (`pthread_create` failed) sections run where they are called.
     private func start() {
-        var started = pthread_t()
         // The thread holds the handoff until it returns.
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let status = pthread_create(
-            &started,
-            nil,
-            { argument in
-                guard let argument else { return nil }
-                Unmanaged<SQLiteWriterHandoff>.fromOpaque(argument).takeRetainedValue().work()
-                return nil
-            },
-            context
-        )
-        guard status == 0 else {
-            Unmanaged<SQLiteWriterHandoff>.fromOpaque(context).release()
-            return
-        }
-        thread = started
+        if case .success(let started) = NamedThread.start(named: "passkeyd-writer", { [self] in work() }) { thread = started }
     }
 
     /// The thread's life: the jobs in the order they came, until `stop` and none is left.
     private func work() {
-        Thread.current.name = "passkeyd-writer"  // what `top -H` shows
         pthread_mutex_lock(mutex)
         while true {
             while jobs.isEmpty && !isStopped { pthread_cond_wait(wanted, mutex) }

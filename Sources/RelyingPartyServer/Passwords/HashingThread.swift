@@ -1,5 +1,5 @@
 import Foundation
-import LibEvent
+import SystemThreads
 
 #if canImport(Glibc)
 import Glibc
@@ -16,13 +16,10 @@ enum HashingThread {
     /// Runs `body` on a new detached thread, at the idle policy when `idle`; false, and `body` not run, when no thread
     /// could start.
     static func start(idle: Bool, _ body: @escaping @Sendable () -> Void) -> Bool {
-        let started = LoopThread.start(named: "passkeyd-hash") {
+        NamedThread.startDetached(named: "passkeyd-hash") {
             if idle { lowerPolicy() }
             body()
         }
-        guard case .success(let thread) = started else { return false }
-        pthread_detach(thread)
-        return true
     }
 
     /// Moves the calling thread to `SCHED_IDLE` (Linux's 5; the C library defines it for GNU sources only).

@@ -4,9 +4,11 @@ import Foundation
 import Glibc
 #endif
 
-/// Starts the plain POSIX thread an event loop runs on (not a Dispatch or Foundation thread: it blocks in
-/// `event_base_loop` for its whole life).
-package enum LoopThread {
+/// Starts the server's own threads (the event loops, the workers, the background workers, the hashing threads) as plain
+/// POSIX threads, each named on itself. Not Foundation's `Thread`: a name set on one of those from its own body was
+/// lost whenever the thread ran before `start` had recorded it (Foundation then names no thread), which left the name of
+/// the thread that started it (seen in CI on 2026-12-07).
+package enum NamedThread {
     /// Why no thread started: `pthread_create`'s error, as text.
     package struct Failure: Error {
         package let reason: String
@@ -44,5 +46,12 @@ package enum LoopThread {
             return .failure(Failure(reason: "pthread_create: \(String(cString: strerror(status)))"))
         }
         return .success(thread)
+    }
+
+    /// As `start`, for a thread nobody joins: detached once started. False, and `body` not run, when none could start.
+    package static func startDetached(named name: String, _ body: @escaping @Sendable () -> Void) -> Bool {
+        guard case .success(let thread) = start(named: name, body) else { return false }
+        pthread_detach(thread)
+        return true
     }
 }
