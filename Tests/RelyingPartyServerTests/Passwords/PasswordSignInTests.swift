@@ -129,7 +129,9 @@ struct PasswordSignInTests {
 
     @Test func verificationsBeyondTheLimitAreRefusedAtOnceNotQueued() throws {
         let slow = try PasswordHash(Self.fixture("argon2 (Django").hash)
-        let verifier = PasswordVerifier(limit: 1)
+        // At the default policy: a hash at the idle one may wait past its deadline behind the other tests' work (CI on
+        // 2026-12-07, the last verification `503`), which is that policy's design, not what this test checks.
+        let verifier = PasswordVerifier(limit: 1, idle: false)
         let started = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
