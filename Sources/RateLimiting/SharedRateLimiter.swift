@@ -8,11 +8,12 @@ import Synchronization
 ///
 /// Each request first takes a token of the node's own `RateLimiter` (the same rule, in memory: one node never lets
 /// more through than the whole deployment may). With a `SharedLimitStore`, it then spends a token this node holds for
-/// its key, or draws `chunk` more from the key's shared bucket (one database write) and keeps the rest for
-/// `holdSeconds`. Every token spent was taken from the shared bucket, so the nodes together stay within the budget;
-/// what they lose is the tokens held and unspent, at most `chunk - 1` per node and key, which `chunk` keeps under
-/// 10 % of the burst for `rateLimits.nodes` nodes (a chunk of one for small budgets such as failed sign-ins, whose
-/// every request draws). When the database fails, the node's own limit decides (`SharedLimitOutage`).
+/// its key, or draws `chunk` more from the key's shared bucket and keeps the rest for `holdSeconds`: a database write,
+/// which the node's requests drawing at once share (`SharedLimitDrawQueue`). Every token spent was taken from the
+/// shared bucket, so the nodes together stay within the budget; what they lose is the tokens held and unspent, at most
+/// `chunk - 1` per node and key, which `chunk` keeps under 10 % of the burst for `rateLimits.nodes` nodes (a chunk of
+/// one for small budgets such as failed sign-ins, whose every request draws). When the database fails, the node's own
+/// limit decides (`SharedLimitOutage`).
 package final class SharedRateLimiter: Sendable {
     /// How long drawn tokens stay spendable: tokens taken while the bucket was full must not add to a refilled one.
     package static let holdSeconds: TimeInterval = 10
@@ -27,7 +28,7 @@ package final class SharedRateLimiter: Sendable {
     private let rule: RateLimiter.Rule
     /// The limit's name in the shared buckets and the metrics (`RequestLimits.Rule`).
     private let name: String
-    private let shared: (any SharedLimitStore)?
+    private let draws: SharedLimitDrawQueue?
     private let outage: SharedLimitOutage
     /// Tokens drawn at a time: a tenth of the burst shared by `nodes` nodes, at least one.
     package let chunk: Int
@@ -37,7 +38,7 @@ package final class SharedRateLimiter: Sendable {
         local = RateLimiter(rule: rule, capacity: capacity)
         self.rule = rule
         self.name = name
-        self.shared = shared
+        draws = shared.map { SharedLimitDrawQueue(store: $0, limit: name, perSecond: rule.perMinute / 60, burst: rule.burst) }
         self.outage = outage
         chunk = max(1, Int(rule.burst / Double(10 * max(1, nodes))))
     }
@@ -46,18 +47,11 @@ package final class SharedRateLimiter: Sendable {
     /// node's own limit only, with no database call (for a request answered on the event loop).
     package func take(_ key: String, now: Date, locally: Bool = false) -> Int? {
         if let retryAfter = local.take(key, now: now) { return retryAfter }
-        guard !locally, let shared, !outage.skips(name, now: now) else { return nil }
+        guard !locally, let draws, !outage.skips(name, now: now) else { return nil }
         if spendHeld(key, now: now) { return nil }
         let drawn: (taken: Int, left: Double)
         do throws(StorageError) {
-            drawn = try shared.drawTokens(
-                limit: name,
-                key: DigestAlgorithm.sha256.hash(Array(key.utf8)),
-                count: chunk,
-                perSecond: rule.perMinute / 60,
-                burst: rule.burst,
-                now: now
-            )
+            drawn = try draws.draw(key: DigestAlgorithm.sha256.hash(Array(key.utf8)), count: chunk, now: now)
         } catch {
             outage.failed(name, error, now: now)
             return nil

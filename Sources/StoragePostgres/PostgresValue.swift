@@ -62,8 +62,8 @@ enum PostgresValue {
         .record(values.map { (type: typeOID(named: $0.1), value: $0.0) })
     }
 
-    /// The array type of each element type an array parameter may have: text, bytea, double precision.
-    private static let arrayTypes: [UInt32: UInt32] = [25: 1009, 17: 1001, 701: 1022]
+    /// The array type of each element type an array parameter may have: text, bytea, bigint, double precision.
+    private static let arrayTypes: [UInt32: UInt32] = [25: 1009, 17: 1001, 20: 1016, 701: 1022]
 
     /// PostgreSQL's binary array format (`array_recv`): the dimensions (one, or none when empty), whether an element
     /// is NULL, the element type, the length and lower bound (1), then each element's length (-1: NULL) and bytes.

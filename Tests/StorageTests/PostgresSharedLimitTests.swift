@@ -52,6 +52,68 @@ struct PostgresSharedLimitTests {
         #expect(taken == 50)
     }
 
+    /// A batch (the draws of one node's requests asking at once) is one statement: each key's draws served in their
+    /// order from one take, each answered with its bucket's tokens after the whole batch.
+    @Test func aBatchServesEachKeysDrawsInOrderInOneStatement() throws {
+        let cluster = try PostgresClusterScope.current()
+        let store = try PostgresStore(connectionString: cluster.connectionString(database: try cluster.createDatabase()), poolSize: 1)
+        let (first, second) = (Self.key, [UInt8](repeating: 9, count: 32))
+        _ = try store.drawTokens(limit: "account", key: second, count: 2, perSecond: 0.001, burst: 10, now: Self.start)
+        let before = try store.pool.withConnection { connection throws(PostgresError) in connection.statementsSent }
+        let drawn = try store.drawTokens(
+            limit: "account",
+            [4, 1, 4, 4, 0].enumerated().map { LimitDraw(key: $0.offset == 1 ? second : first, count: $0.element) },
+            perSecond: 0.001,
+            burst: 10,
+            now: Self.start
+        )
+        let after = try store.pool.withConnection { connection throws(PostgresError) in connection.statementsSent }
+        #expect(drawn.map(\.taken) == [4, 1, 4, 2, 0], "ten of the first key's twelve, in order; one of the second's eight")
+        #expect(drawn.map(\.left) == [0, 7, 0, 0, 0])
+        #expect(after - before == 1)
+        #expect(try store.drawTokens(limit: "account", [], perSecond: 1, burst: 10, now: Self.start).isEmpty)
+    }
+
+    /// Batches of the same keys in other orders, from ten stores at once, lock their rows in one order (no deadlock,
+    /// which would fail a draw) and take each bucket's burst exactly.
+    @Test func tenStoresDrawingBatchesOfTheSameKeysTakeEachBurstExactly() async throws {
+        let database = try PostgresClusterScope.current().createDatabase()
+        let stores = try (0..<10).map { _ in try Self.store(database) }
+        let keys = (0..<5).map { [UInt8](repeating: UInt8($0), count: 32) }
+        let taken = await withTaskGroup(of: [[UInt8]: Int]?.self) { group in
+            for (index, store) in stores.enumerated() {
+                group.addTask {
+                    var taken: [[UInt8]: Int] = [:]
+                    for round in 0..<12 {
+                        let order = (index + round).isMultiple(of: 2) ? keys : keys.reversed()
+                        guard
+                            let drawn = try? store.drawTokens(
+                                limit: "account",
+                                order.map { LimitDraw(key: $0, count: 1) },
+                                perSecond: 0.001,
+                                burst: 40,
+                                now: Self.start
+                            )
+                        else { return nil }
+                        for (key, draw) in zip(order, drawn) { taken[key, default: 0] += draw.taken }
+                    }
+                    return taken
+                }
+            }
+            var total: [[UInt8]: Int]? = [:]
+            for await taken in group {
+                guard let taken else {
+                    total = nil
+                    continue
+                }
+                for (key, count) in taken { total?[key, default: 0] += count }
+            }
+            return total
+        }
+        #expect(taken != nil, "no draw failed")
+        #expect(taken.map { total in keys.map { total[$0] ?? 0 } } == Array(repeating: 40, count: 5))
+    }
+
     /// Through a transaction-mode pooler (PgBouncer) two nodes draw from one bucket as directly: one statement each.
     @Test func twoNodesDrawThroughATransactionPooler() throws {
         let cluster = try PostgresClusterScope.current()

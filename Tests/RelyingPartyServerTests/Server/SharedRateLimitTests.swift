@@ -229,16 +229,13 @@ struct SharedRateLimitTests {
 
         func drawTokens(
             limit: String,
-            key: [UInt8],
-            count: Int,
+            _ draws: [LimitDraw],
             perSecond: Double,
             burst: Double,
             now: Date
-        ) throws(StorageError) -> (
-            taken: Int, left: Double
-        ) {
-            draws.withLock { $0 += 1 }
-            return (count, burst - Double(count))
+        ) throws(StorageError) -> [(taken: Int, left: Double)] {
+            self.draws.withLock { $0 += 1 }
+            return draws.map { ($0.count, burst - Double($0.count)) }
         }
 
         func purgeFullLimitBuckets(now: Date) throws(StorageError) -> Int { 0 }
