@@ -7,7 +7,8 @@ import Synchronization
 /// request that finds no draw in flight sends its own at once; the requests that come while one is in flight wait,
 /// and the first of them sends every waiting draw in one statement when it returns. Alone, a draw costs what it did;
 /// under load, one database write serves as many requests as came during the previous one (issue 42: a limit shared
-/// by ten nodes with a small budget draws one token per request).
+/// by ten nodes with a small budget draws one token per request). A failed statement fails the draws waiting behind it
+/// too: the store is unusable, and their limiters decide alone (`SharedLimitOutage`) instead of waiting for another.
 final class SharedLimitDrawQueue: Sendable {
     /// The most draws in one statement.
     static let maximumBatch = 64
@@ -81,7 +82,8 @@ final class SharedLimitDrawQueue: Sendable {
         return state.withLock { _ in waiter.leads ? nil : waiter.outcome }
     }
 
-    /// Sends `leader`'s draw with those waiting, answers them, and chooses the first to come since to send the next.
+    /// Sends `leader`'s draw with those waiting, answers them, and chooses the first to come since to send the next;
+    /// after a failure, answers every waiting draw with it.
     private func lead(_ leader: Waiter) throws(StorageError) -> (taken: Int, left: Double) {
         let batch = state.withLock { state in
             let followers = state.waiting.prefix(Self.maximumBatch - 1)
@@ -104,20 +106,26 @@ final class SharedLimitDrawQueue: Sendable {
         } catch {
             outcome = .failure(error)
         }
-        let next = state.withLock { state -> Waiter? in
+        let (answered, next) = state.withLock { state -> ([Waiter], Waiter?) in
+            var answered = Array(batch.dropFirst())
             for (index, waiter) in batch.enumerated() {
                 waiter.leads = false
                 waiter.outcome = outcome.map { $0[index] }
             }
+            if case .failure(let error) = outcome {
+                for waiter in state.waiting { waiter.outcome = .failure(error) }
+                answered += state.waiting
+                state.waiting.removeAll()
+            }
             guard !state.waiting.isEmpty else {
                 state.isDrawing = false
-                return nil
+                return (answered, nil)
             }
             let next = state.waiting.removeFirst()
             next.leads = true
-            return next
+            return (answered, next)
         }
-        for waiter in batch.dropFirst() { waiter.woken.signal() }
+        for waiter in answered { waiter.woken.signal() }
         next?.woken.signal()
         return try outcome.map { $0[0] }.get()
     }

@@ -64,8 +64,8 @@ extension PostgresStore: SharedLimitStore {
         }
     }
 
-    /// Skips the rows a draw holds: the purge never waits for a draw, nor a draw for it, whatever order each locks rows
-    /// in (a row skipped is purged next time).
+    /// Skips the rows a draw holds (purged next time): the purge never waits for a draw, so the two never deadlock,
+    /// whatever order each locks rows in.
     public func purgeFullLimitBuckets(now: Date) throws(StorageError) -> Int {
         try withConnectionDeferringDurability { connection throws(PostgresError) in
             try connection.run(

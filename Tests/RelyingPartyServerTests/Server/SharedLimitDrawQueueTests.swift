@@ -86,7 +86,9 @@ import Testing
         #expect(buckets.batches.withLock { $0.map(\.count) } == [1, 5, 1])
     }
 
-    @Test func aFailedStatementFailsEveryDrawInIt() throws {
+    /// The draws waiting behind a failed statement fail with it, without a statement of their own: the store is
+    /// unusable, and each limiter decides alone at once instead of waiting another deadline.
+    @Test func aFailedStatementFailsEveryDrawInItAndBehindIt() throws {
         let buckets = GatedBuckets()
         buckets.failing.store(true, ordering: .relaxed)
         let queue = SharedLimitDrawQueue(store: buckets, limit: "address", perSecond: 1, burst: 100)
@@ -99,6 +101,7 @@ import Testing
             }
             #expect(error.code == .unavailable && error.outage == .unreachable)
         }
+        #expect(buckets.batches.withLock { $0.count } == 1)
         buckets.failing.store(false, ordering: .relaxed)
         #expect(try queue.draw(key: [9], count: 2, now: Self.now).taken == 2, "the queue draws again after a failure")
     }
