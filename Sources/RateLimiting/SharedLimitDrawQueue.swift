@@ -51,6 +51,9 @@ final class SharedLimitDrawQueue: Sendable {
         self.longestWait = longestWait
     }
 
+    /// How many draws wait behind the one in flight (for tests).
+    var waitingCount: Int { state.withLock { $0.waiting.count } }
+
     /// Takes up to `count` tokens from `key`'s bucket: how many were taken and the tokens the bucket holds after.
     func draw(key: [UInt8], count: Int, now: Date) throws(StorageError) -> (taken: Int, left: Double) {
         let waiter = Waiter(LimitDraw(key: key, count: count), now: now)

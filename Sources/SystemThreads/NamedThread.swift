@@ -4,8 +4,8 @@ import Foundation
 import Glibc
 #endif
 
-/// Starts the server's own threads (the event loops, the workers, the background workers, the hashing threads) as plain
-/// POSIX threads, each named on itself. Not Foundation's `Thread`: a name set on one of those from its own body was
+/// Starts the server's own threads (the event loops, the request workers, the background workers, the SQLite writer and
+/// checkpointer, the signing-key listener, the hashing threads) as plain POSIX threads, each named on itself. Not Foundation's `Thread`: a name set on one of those from its own body was
 /// lost whenever the thread ran before `start` had recorded it (Foundation then names no thread), which left the name of
 /// the thread that started it (seen in CI on 2026-12-07).
 package enum NamedThread {

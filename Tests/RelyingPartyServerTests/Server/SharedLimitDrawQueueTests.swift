@@ -64,8 +64,11 @@ import Testing
         start(1)
         buckets.entered.wait()
         for number in 2...count { start(number) }
-        // The others are queued once the queue's lock has seen them: give their threads time to get there.
-        Thread.sleep(forTimeInterval: 0.2)
+        // The others wait behind the held draw (not a guess at how long their threads take to get there: on a loaded
+        // machine a late one would go in a statement of its own).
+        let deadline = Date().addingTimeInterval(10)
+        while queue.waitingCount < count - 1 && Date() < deadline { usleep(1_000) }
+        #expect(queue.waitingCount == count - 1)
         buckets.release()
         done.wait()
         return outcomes.withLock { $0 }
